@@ -1,0 +1,65 @@
+// Parses `key=value` attributes of instructions (and raw values of module header attributes).
+//
+// Every attribute's text is kept for printing. Keys that analyses read (index, dimensions,
+// slice, kind, direction, metadata, custom_call_target, backend_config, ...) are also decoded
+// into typed fields; computation names and control predecessors are recorded for resolution
+// once all names are known.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "hlo/module.h"
+#include "hlo/shape_parser.h"
+#include "hlo/text_cursor.h"
+
+namespace hloscope {
+
+class AttributeParser {
+ public:
+  AttributeParser(TextCursor& cursor, Module& module, ShapeParser& shapes)
+      : cur_(cursor), module_(module), shapes_(shapes) {}
+
+  // At the key of `key=value` (after the separating comma).
+  bool ParseAttribute(Instruction* instr);
+  // A value whose structure is not interpreted: runs to a top-level ',' or whitespace, with
+  // brackets balanced and strings skipped. The text is saved in the module's arena.
+  bool ParseRawValue(std::string_view key, std::string_view* value);
+
+  struct PendingCall {
+    Instruction* instr;
+    size_t slot;  // index into the instruction's called computations
+    std::string_view name;
+    const char* at;
+  };
+  struct PendingControl {
+    Instruction* instr;
+    std::string_view name;
+    const char* at;
+  };
+  std::vector<PendingCall> TakePendingCalls() { return std::move(pending_calls_); }
+  std::vector<PendingControl> TakePendingControls() { return std::move(pending_controls_); }
+  // Name of the first computation `instr` calls, if it has one pending (for shape inference).
+  std::string_view FirstCalleeName(const Instruction* instr) const;
+
+ private:
+  bool ParseComputationRefs(Instruction* instr, uint32_t key);
+  bool ParseControlPredecessors(Instruction* instr);
+  bool ParseIntList(absl::InlinedVector<int64_t, 4>* out, std::string_view what);
+  bool ParseSlice(std::vector<SliceDim>* out);
+  bool ParseOperandAliasing(std::vector<OperandAlias>* out);
+  bool ParseShapeIndex(ShapeIndex* out);
+  bool DecodeMetadata(std::string_view inner, Metadata* metadata);
+  std::string_view Unquote(std::string_view raw);
+
+  TextCursor& cur_;
+  Module& module_;
+  ShapeParser& shapes_;
+  std::vector<PendingCall> pending_calls_;
+  std::vector<PendingControl> pending_controls_;
+};
+
+// Extracts N from a backend_config containing "known_trip_count":{"n":"N"} (escaped or not).
+int64_t FindKnownTripCount(std::string_view backend_config);
+
+}  // namespace hloscope

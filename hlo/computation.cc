@@ -1,0 +1,42 @@
+#include "hlo/computation.h"
+
+#include <algorithm>
+
+namespace hloscope {
+
+void Computation::AddInstruction(Instruction* instr) { instructions_.push_back(instr); }
+
+bool Computation::SetParameter(Instruction* instr) {
+  int64_t n = instr->parameter_number();
+  if (n < 0) return false;
+  if (static_cast<size_t>(n) >= parameters_.size()) {
+    parameters_.resize(static_cast<size_t>(n) + 1, nullptr);
+  }
+  if (parameters_[static_cast<size_t>(n)] != nullptr) return false;
+  parameters_[static_cast<size_t>(n)] = instr;
+  return true;
+}
+
+void Computation::RemoveInstruction(Instruction* instr) {
+  instr->DetachOperands();
+  instr->RemoveAllControlEdges();
+  instr->parent_ = nullptr;
+  needs_compaction_ = true;
+}
+
+void Computation::CompactInstructions() {
+  if (!needs_compaction_) return;
+  instructions_.erase(std::remove_if(instructions_.begin(), instructions_.end(),
+                                     [](Instruction* i) { return i->parent() == nullptr; }),
+                      instructions_.end());
+  needs_compaction_ = false;
+}
+
+void Computation::MoveBefore(Instruction* instr, Instruction* before) {
+  auto it = std::find(instructions_.begin(), instructions_.end(), instr);
+  if (it != instructions_.end()) instructions_.erase(it);
+  auto pos = std::find(instructions_.begin(), instructions_.end(), before);
+  instructions_.insert(pos, instr);
+}
+
+}  // namespace hloscope

@@ -1,0 +1,64 @@
+// A computation: a named list of instructions with one root. The list order is the text order,
+// which is the schedule when the module has is_scheduled=true.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "hlo/instruction.h"
+
+namespace hloscope {
+
+class Module;
+
+class Computation {
+ public:
+  Computation(std::string_view name, Module* module) : name_(name), module_(module) {}
+  Computation(const Computation&) = delete;
+  Computation& operator=(const Computation&) = delete;
+
+  std::string_view name() const { return name_; }
+  Module* module() const { return module_; }
+  bool is_entry() const { return is_entry_; }
+  Instruction* root() const { return root_; }
+  // Instructions in order (dead ones removed by RemoveInstruction are not listed).
+  absl::Span<Instruction* const> instructions() const { return instructions_; }
+  int64_t instruction_count() const { return static_cast<int64_t>(instructions_.size()); }
+  // Parameters by parameter number (parameters_[i]->parameter_number() == i).
+  absl::Span<Instruction* const> parameters() const { return parameters_; }
+  Instruction* parameter(int64_t i) const { return parameters_[static_cast<size_t>(i)]; }
+  int64_t parameter_count() const { return static_cast<int64_t>(parameters_.size()); }
+  // `execution_thread="..."` written after the closing brace; empty for the main thread.
+  std::string_view execution_thread() const { return execution_thread_; }
+  // The text after `}` on the computation's last line (e.g. `, execution_thread="host"`).
+  bool had_signature() const { return had_signature_; }
+
+  // Appends an instruction created by Module::CreateInstruction to this computation.
+  void AddInstruction(Instruction* instr);
+  void set_root(Instruction* root) { root_ = root; }
+  void set_is_entry(bool v) { is_entry_ = v; }
+  void set_execution_thread(std::string_view t) { execution_thread_ = t; }
+  void set_had_signature(bool v) { had_signature_ = v; }
+  // Registers `instr` as parameter number instr->parameter_number(); fails on a duplicate.
+  bool SetParameter(Instruction* instr);
+  // Removes an instruction with no users that is not the root; its operands lose it as a user.
+  void RemoveInstruction(Instruction* instr);
+  // Drops removed instructions from the list (RemoveInstruction only marks them).
+  void CompactInstructions();
+  // Inserts `instr` (already appended) right before `before` in the order.
+  void MoveBefore(Instruction* instr, Instruction* before);
+
+ private:
+  std::string_view name_;
+  Module* module_;
+  std::vector<Instruction*> instructions_;
+  std::vector<Instruction*> parameters_;
+  Instruction* root_ = nullptr;
+  std::string_view execution_thread_;
+  bool is_entry_ = false;
+  bool had_signature_ = false;
+  bool needs_compaction_ = false;
+};
+
+}  // namespace hloscope

@@ -1,0 +1,209 @@
+#include "hlo/module.h"
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
+#include "hlo/str_util.h"
+
+namespace hloscope {
+
+namespace {
+// Names of the AttrKey values, in enum order.
+constexpr std::string_view kKnownAttrKeys[] = {
+    "index",         "dimensions",        "slice",
+    "dynamic_slice_sizes", "kind",        "direction",
+    "output_to_operand_aliasing", "custom_call_target", "backend_config",
+    "metadata",      "frontend_attributes", "control-predecessors",
+    "sharding",      "calls",             "to_apply",
+    "condition",     "body",              "branch_computations",
+    "true_computation", "false_computation", "called_computations",
+    "select",        "scatter",           "comparator",
+};
+static_assert(sizeof(kKnownAttrKeys) / sizeof(kKnownAttrKeys[0]) == kAttrFirstUnknown);
+
+
+size_t HashShapeValue(const Shape& s) {
+  size_t h = absl::HashOf(static_cast<int>(s.element_type), s.has_layout, s.dims.size());
+  for (int64_t d : s.dims) h = absl::HashOf(h, d);
+  if (s.has_layout) {
+    for (int64_t d : s.layout.minor_to_major) h = absl::HashOf(h, d);
+    h = absl::HashOf(h, s.layout.memory_space, s.layout.tiles.size());
+  }
+  for (const Shape* e : s.tuple_elements) h = absl::HashOf(h, HashShapeValue(*e));
+  return h;
+}
+}  // namespace
+
+size_t Module::ShapeHash::operator()(const Shape* s) const { return HashShapeValue(*s); }
+
+Module::Module(std::string_view name) {
+  name_ = arena_.Save(name);
+  for (std::string_view k : kKnownAttrKeys) InternAttrKey(k);
+}
+
+Module::~Module() = default;
+
+Computation* Module::FindComputation(std::string_view name) const {
+  auto it = computation_by_name_.find(name);
+  return it == computation_by_name_.end() ? nullptr : it->second;
+}
+
+std::optional<std::string_view> Module::FindAttribute(std::string_view key) const {
+  for (const ModuleAttribute& a : attributes_) {
+    if (a.key == key) return a.value;
+  }
+  return std::nullopt;
+}
+
+const Shape* Module::InternShape(Shape shape) {
+  auto it = shape_set_.find(&shape);
+  if (it != shape_set_.end()) return it->second;
+  shapes_.push_back(std::move(shape));
+  const Shape* s = &shapes_.back();
+  shape_set_.emplace(s, s);
+  return s;
+}
+
+Computation* Module::AddComputation(std::string_view name) {
+  std::string_view saved = arena_.Save(name);
+  computation_storage_.emplace_back(saved, this);
+  Computation* c = &computation_storage_.back();
+  computations_.push_back(c);
+  computation_by_name_.emplace(saved, c);
+  return c;
+}
+
+Instruction* Module::CreateInstruction(Opcode opcode, const Shape* shape, std::string_view name,
+                                       Computation* parent) {
+  instruction_storage_.emplace_back(opcode, shape, name, parent);
+  Instruction* instr = &instruction_storage_.back();
+  instr->id_ = next_instruction_id_++;
+  if (!name_counters_.empty()) name_counters_.emplace(name, 0);
+  return instr;
+}
+
+Metadata* Module::CreateMetadata() { return &metadata_storage_.emplace_back(); }
+InstructionDetails* Module::CreateDetails() { return &details_storage_.emplace_back(); }
+
+void Module::set_entry(Computation* c) {
+  if (entry_ != nullptr) entry_->set_is_entry(false);
+  entry_ = c;
+  if (c != nullptr) c->set_is_entry(true);
+}
+
+void Module::AddAttribute(std::string_view key, std::string_view value) {
+  attributes_.push_back({arena_.Save(key), arena_.Save(value)});
+  if (key == "is_scheduled") is_scheduled_ = (value == "true");
+}
+
+void Module::SetAttribute(std::string_view key, std::string_view value) {
+  if (key == "is_scheduled") is_scheduled_ = (value == "true");
+  for (ModuleAttribute& a : attributes_) {
+    if (a.key == key) {
+      a.value = arena_.Save(value);
+      return;
+    }
+  }
+  attributes_.push_back({arena_.Save(key), arena_.Save(value)});
+}
+
+int64_t Module::RemoveUnreachableComputations() {
+  if (entry_ == nullptr) return 0;
+  absl::flat_hash_set<const Computation*> reachable = {entry_};
+  std::vector<const Computation*> stack = {entry_};
+  while (!stack.empty()) {
+    const Computation* c = stack.back();
+    stack.pop_back();
+    for (const Instruction* i : c->instructions()) {
+      for (const Computation* callee : i->called_computations()) {
+        if (reachable.insert(callee).second) stack.push_back(callee);
+      }
+    }
+  }
+  int64_t removed = 0;
+  std::vector<Computation*> kept;
+  for (Computation* c : computations_) {
+    if (reachable.contains(c)) {
+      kept.push_back(c);
+    } else {
+      computation_by_name_.erase(c->name());
+      ++removed;
+    }
+  }
+  computations_ = std::move(kept);
+  return removed;
+}
+
+std::string_view Module::UniqueInstructionName(std::string_view base) {
+  if (name_counters_.empty()) {
+    // Built on first use: passes that never create instructions pay nothing.
+    for (const Instruction& i : instruction_storage_) name_counters_.emplace(i.name(), 0);
+    name_counters_.emplace(std::string_view("\x01"), 0);  // keeps the map non-empty
+  }
+  if (!name_counters_.contains(base)) {
+    std::string_view saved = arena_.Save(base);
+    name_counters_.emplace(saved, 0);
+    return saved;
+  }
+  int& counter = name_counters_[base];
+  while (true) {
+    std::string candidate = StrCat(base, ".", ++counter);
+    if (!name_counters_.contains(candidate)) {
+      std::string_view saved = arena_.Save(candidate);
+      name_counters_.emplace(saved, 0);
+      return saved;
+    }
+  }
+}
+
+uint32_t Module::InternAttrKey(std::string_view key) {
+  auto it = attr_key_ids_.find(key);
+  if (it != attr_key_ids_.end()) return it->second;
+  std::string_view saved = arena_.Save(key);
+  uint32_t id = static_cast<uint32_t>(attr_key_names_.size());
+  attr_key_names_.push_back(saved);
+  attr_key_ids_.emplace(saved, id);
+  return id;
+}
+
+int64_t Module::instruction_count() const {
+  int64_t n = 0;
+  for (const Computation* c : computations_) n += c->instruction_count();
+  return n;
+}
+
+namespace {
+template <typename V>
+int64_t HeapBytes(const V& v) {
+  // InlinedVector keeps small sizes inline; count only what spilled to the heap.
+  using T = typename V::value_type;
+  return v.capacity() > V().capacity() ? static_cast<int64_t>(v.capacity() * sizeof(T)) : 0;
+}
+}  // namespace
+
+Module::MemoryStats Module::ComputeMemoryStats() const {
+  MemoryStats s;
+  for (const Instruction& i : instruction_storage_) {
+    if (i.parent() == nullptr) continue;
+    ++s.instructions;
+    s.instruction_bytes += static_cast<int64_t>(sizeof(Instruction)) + HeapBytes(i.operands_) +
+                           HeapBytes(i.users_) + HeapBytes(i.called_) +
+                           static_cast<int64_t>((i.control_preds_.capacity() + i.control_succs_.capacity()) * sizeof(void*)) +
+                           HeapBytes(i.attrs_);
+    if (i.metadata_ != nullptr) s.metadata_string_bytes += static_cast<int64_t>(i.metadata_->text.size());
+  }
+  for (const Shape& sh : shapes_) {
+    s.shape_bytes += static_cast<int64_t>(sizeof(Shape) + sh.tuple_elements.capacity() * sizeof(void*) +
+                                          sh.layout.tiles.capacity() * sizeof(Tile));
+  }
+  s.string_bytes = static_cast<int64_t>(arena_.bytes_allocated());
+  s.other_bytes = static_cast<int64_t>(computation_storage_.size() * sizeof(Computation) +
+                                       metadata_storage_.size() * sizeof(Metadata) +
+                                       details_storage_.size() * sizeof(InstructionDetails));
+  for (const Computation* c : computations_) {
+    s.other_bytes += static_cast<int64_t>((c->instructions().size() + c->parameters().size()) *
+                                          sizeof(void*));
+  }
+  return s;
+}
+
+}  // namespace hloscope

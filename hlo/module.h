@@ -1,0 +1,116 @@
+// An HLO module: computations, the entry, header attributes, and the storage everything lives
+// in. A Module owns its instructions, computations, interned shapes and strings; pointers into
+// it stay valid for its lifetime.
+//
+//   absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(text, "model.hlo");
+//   for (Computation* c : (*m)->computations())
+//     for (Instruction* i : c->instructions()) ...
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/types/span.h"
+#include "hlo/computation.h"
+#include "hlo/instruction.h"
+#include "hlo/shape.h"
+#include "hlo/string_arena.h"
+
+namespace hloscope {
+
+// A header attribute `key=value` after `HloModule name,` kept as written.
+struct ModuleAttribute {
+  std::string_view key;
+  std::string_view value;
+};
+
+class Module {
+ public:
+  explicit Module(std::string_view name);
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+  ~Module();
+
+  std::string_view name() const { return name_; }
+  Computation* entry() const { return entry_; }
+  // Computations in text order (callees usually before callers; not guaranteed).
+  absl::Span<Computation* const> computations() const { return computations_; }
+  Computation* FindComputation(std::string_view name) const;
+  absl::Span<const ModuleAttribute> attributes() const { return attributes_; }
+  std::optional<std::string_view> FindAttribute(std::string_view key) const;
+  bool is_scheduled() const { return is_scheduled_; }
+  // Stack-frame tables (FileNames, FunctionNames, FileLocations, StackFrames) as written.
+  std::string_view stack_frame_tables() const { return stack_frame_tables_; }
+
+  // --- construction (parser, passes) ---
+  StringArena& arena() { return arena_; }
+  std::string_view Save(std::string_view s) { return arena_.Save(s); }
+  // Returns the module's single copy of a shape equal to `shape`.
+  const Shape* InternShape(Shape shape);
+  Computation* AddComputation(std::string_view name);
+  // Creates an instruction owned by the module; the caller adds it to a computation.
+  Instruction* CreateInstruction(Opcode opcode, const Shape* shape, std::string_view name,
+                                 Computation* parent);
+  Metadata* CreateMetadata();
+  InstructionDetails* CreateDetails();
+  void set_entry(Computation* c);
+  void set_name(std::string_view n) { name_ = n; }
+  void AddAttribute(std::string_view key, std::string_view value);
+  void SetAttribute(std::string_view key, std::string_view value);
+  void set_is_scheduled(bool v) { is_scheduled_ = v; }
+  void set_stack_frame_tables(std::string_view t) { stack_frame_tables_ = t; }
+  // Removes computations no instruction calls (the entry is always kept). Returns how many.
+  int64_t RemoveUnreachableComputations();
+  // A name not yet used by any instruction of the module, derived from `base`.
+  std::string_view UniqueInstructionName(std::string_view base);
+
+  // Attribute key interning: fixed ids for AttrKey values, new ids for other keys.
+  uint32_t InternAttrKey(std::string_view key);
+  std::string_view AttrKeyName(uint32_t key) const { return attr_key_names_[key]; }
+
+  // --- size accounting (bytes of the in-memory IR) ---
+  struct MemoryStats {
+    int64_t instructions = 0;
+    int64_t instruction_bytes = 0;   // Instruction objects incl. heap parts of their vectors
+    int64_t shape_bytes = 0;         // interned shapes
+    int64_t string_bytes = 0;        // arena (names, attribute and metadata text)
+    int64_t metadata_string_bytes = 0;  // of string_bytes, metadata text
+    int64_t other_bytes = 0;         // computations, details, metadata structs
+  };
+  MemoryStats ComputeMemoryStats() const;
+  int64_t instruction_count() const;
+
+ private:
+  struct ShapeHash {
+    size_t operator()(const Shape* s) const;
+  };
+  struct ShapeEq {
+    bool operator()(const Shape* a, const Shape* b) const { return *a == *b; }
+  };
+
+  std::string_view name_;
+  Computation* entry_ = nullptr;
+  bool is_scheduled_ = false;
+  std::vector<Computation*> computations_;
+  std::vector<ModuleAttribute> attributes_;
+  std::string_view stack_frame_tables_;
+  absl::flat_hash_map<std::string_view, Computation*> computation_by_name_;
+  StringArena arena_;
+  std::deque<Shape> shapes_;
+  absl::flat_hash_map<const Shape*, const Shape*, ShapeHash, ShapeEq> shape_set_;
+  std::deque<Computation> computation_storage_;
+  std::deque<Instruction> instruction_storage_;
+  std::deque<Metadata> metadata_storage_;
+  std::deque<InstructionDetails> details_storage_;
+  std::vector<std::string_view> attr_key_names_;
+  absl::flat_hash_map<std::string_view, uint32_t> attr_key_ids_;
+  absl::flat_hash_map<std::string_view, int> name_counters_;
+  uint32_t next_instruction_id_ = 0;
+};
+
+}  // namespace hloscope

@@ -1,0 +1,495 @@
+// Recursive-descent parser for HLO text. Grammar (informal):
+//
+//   module      := 'HloModule' name (',' key '=' value)* frame_tables? computation*
+//   computation := 'ENTRY'? name signature? '{' instruction* '}' (',' 'execution_thread=' str)?
+//   signature   := '(' (name ':' shape (',' ...)*)? ')' '->' shape
+//   instruction := 'ROOT'? name '=' shape? opcode '(' operands ')' (',' key '=' value)*
+//
+// Operands may be written `name`, `%name` or `shape %name`; names may be used before their
+// definition inside a computation, and computations may be called before they are defined.
+// Both are resolved at the end of the computation / module.
+#include "hlo/parser.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_map.h"
+#include "hlo/str_util.h"
+#include "hlo/attribute_parser.h"
+#include "hlo/shape_inference.h"
+#include "hlo/shape_parser.h"
+#include "hlo/text_cursor.h"
+
+namespace hloscope {
+namespace {
+
+constexpr std::string_view kFrameTableNames[] = {"FileNames", "FunctionNames", "FileLocations",
+                                                 "StackFrames"};
+
+class Parser {
+ public:
+  Parser(std::string_view text, const ParseOptions& options)
+      : cur_(text, options.filename, options.first_line),
+        module_(std::make_unique<Module>("")),
+        shapes_(cur_, *module_),
+        attrs_(cur_, *module_, shapes_) {}
+
+  absl::StatusOr<std::unique_ptr<Module>> Run() {
+    if (!ParseModule()) return cur_.status();
+    return std::move(module_);
+  }
+
+ private:
+  struct PendingOperand {
+    Instruction* instr;
+    size_t index;
+    std::string_view name;
+    const char* at;
+  };
+
+  bool ParseModule();
+  bool ParseHeader();
+  bool ParseFrameTables();
+  bool ParseComputation();
+  bool ParseSignature();
+  bool ParseInstruction(Computation* comp, const char** root_at);
+  bool ParseOperands(Instruction* instr);
+  bool ParseLiteralOperand(Instruction* instr);
+  bool ResolveForwardReferences(Computation* comp);
+  bool CheckAcyclic(Computation* comp);
+  bool ResolveComputationReferences();
+
+  TextCursor cur_;
+  std::unique_ptr<Module> module_;
+  ShapeParser shapes_;
+  AttributeParser attrs_;
+  // Names of the current computation's instructions (views into the arena).
+  absl::flat_hash_map<std::string_view, Instruction*> names_;
+  // Instruction names of the whole module, for the duplicate-name error.
+  absl::flat_hash_map<std::string_view, const char*> computation_at_;
+  std::vector<PendingOperand> pending_;
+  bool computation_has_forward_refs_ = false;
+};
+
+bool Parser::ParseModule() {
+  if (!cur_.SkipSpace()) return false;
+  if (!cur_.TryConsumeWord("HloModule")) {
+    if (!cur_.ok()) return false;
+    return cur_.ErrorHere(StrCat("expected 'HloModule' at the start of the module, found ",
+                                       DescribeChar(cur_.pos(), cur_.end())));
+  }
+  if (!ParseHeader()) return false;
+  if (!ParseFrameTables()) return false;
+  while (true) {
+    if (!cur_.SkipSpace()) return false;
+    if (cur_.AtEnd()) break;
+    if (cur_.TryConsumeWord("HloModule")) {
+      return cur_.Error(cur_.pos() - 9,
+                        "a second 'HloModule' in the same input; separate modules with a "
+                        "'// -----' line and use --split-input-file");
+    }
+    if (!ParseComputation()) return false;
+  }
+  if (module_->computations().empty()) {
+    return cur_.ErrorHere("module has no computations");
+  }
+  if (module_->entry() == nullptr) module_->set_entry(module_->computations().back());
+  return ResolveComputationReferences();
+}
+
+bool Parser::ParseHeader() {
+  std::string_view name;
+  if (!cur_.ParseName(&name, "a module name")) return false;
+  module_->set_name(module_->Save(name));
+  while (cur_.TryConsume(',')) {
+    std::string_view key, value;
+    if (!cur_.ParseWord(&key, "a module attribute name")) return false;
+    if (!cur_.Expect('=', StrCat("after module attribute '", key, "'"))) return false;
+    if (!attrs_.ParseRawValue(key, &value)) return false;
+    module_->AddAttribute(key, value);
+  }
+  return cur_.ok();
+}
+
+bool Parser::ParseFrameTables() {
+  // Stack-frame tables are kept verbatim: a keyword line, then lines that start with an id.
+  if (!cur_.SkipSpace()) return false;
+  const char* start = cur_.pos();
+  const char* end = start;
+  while (true) {
+    if (!cur_.SkipSpace()) return false;
+    bool found = false;
+    for (std::string_view table : kFrameTableNames) {
+      if (cur_.TryConsumeWord(table)) {
+        found = true;
+        break;
+      }
+    }
+    if (!found) break;
+    while (true) {
+      cur_.SkipBlanks();
+      if (cur_.Peek() == '\n') cur_.set_pos(cur_.pos() + 1);
+      cur_.SkipBlanks();
+      char c = cur_.Peek();
+      if (c < '0' || c > '9') break;
+      while (!cur_.AtEnd() && cur_.Peek() != '\n') {
+        if (cur_.Peek() == '"') {
+          std::string_view ignored;
+          if (!cur_.ParseQuoted(&ignored)) return false;
+        } else {
+          cur_.set_pos(cur_.pos() + 1);
+        }
+      }
+    }
+    end = cur_.pos();
+    while (end > start && (end[-1] == '\n' || end[-1] == ' ' || end[-1] == '\t')) --end;
+  }
+  if (end > start) {
+    module_->set_stack_frame_tables(
+        module_->Save(std::string_view(start, static_cast<size_t>(end - start))));
+  }
+  return true;
+}
+
+bool Parser::ParseSignature() {
+  // `(p0: f32[2], p1: (s32[], f32[])) -> shape`; the parameter instructions carry the same
+  // information, so the signature is only checked for syntax.
+  if (!cur_.TryConsume(')')) {
+    if (!cur_.ok()) return false;
+    while (true) {
+      std::string_view pname;
+      if (!cur_.ParseName(&pname, "a parameter name in the signature")) return false;
+      if (!cur_.Expect(':', "after the parameter name in the signature")) return false;
+      const Shape* ignored;
+      if (!shapes_.Parse(&ignored)) return false;
+      if (cur_.TryConsume(',')) continue;
+      if (!cur_.Expect(')', "to close the signature")) return false;
+      break;
+    }
+  }
+  if (!cur_.SkipSpace()) return false;
+  if (!(cur_.Peek() == '-' && cur_.PeekAt(1) == '>')) {
+    return cur_.ErrorHere(StrCat("expected '->' after the signature's parameters, found ",
+                                       DescribeChar(cur_.pos(), cur_.end())));
+  }
+  cur_.set_pos(cur_.pos() + 2);
+  const Shape* ignored;
+  return shapes_.Parse(&ignored);
+}
+
+bool Parser::ParseComputation() {
+  bool is_entry = cur_.TryConsumeWord("ENTRY");
+  if (!cur_.ok()) return false;
+  if (!cur_.SkipSpace()) return false;
+  const char* name_at = cur_.pos();
+  std::string_view name;
+  if (!cur_.ParseName(&name, "a computation name or 'ENTRY'")) return false;
+  if (module_->FindComputation(name) != nullptr) {
+    return cur_.Error(name_at, StrCat("computation '", name, "' is defined twice"));
+  }
+  Computation* comp = module_->AddComputation(name);
+  computation_at_.emplace(comp->name(), name_at);
+  if (is_entry) {
+    if (module_->entry() != nullptr) {
+      return cur_.Error(name_at, StrCat("second ENTRY computation '", name, "'; '",
+                                              module_->entry()->name(), "' is already the entry"));
+    }
+    module_->set_entry(comp);
+  }
+  if (cur_.TryConsume('(')) {
+    comp->set_had_signature(true);
+    if (!ParseSignature()) return false;
+  }
+  if (!cur_.ok() || !cur_.Expect('{', StrCat("to open computation '", name, "'"))) {
+    return false;
+  }
+  names_.clear();
+  pending_.clear();
+  computation_has_forward_refs_ = false;
+  const char* root_at = nullptr;
+  while (true) {
+    if (!cur_.SkipSpace()) return false;
+    if (cur_.AtEnd()) {
+      return cur_.Error(name_at, StrCat("computation '", name,
+                                              "' is not closed: missing '}' before end of input"));
+    }
+    if (cur_.Peek() == '}') {
+      cur_.set_pos(cur_.pos() + 1);
+      break;
+    }
+    if (!ParseInstruction(comp, &root_at)) return false;
+  }
+  if (comp->instructions().empty()) {
+    return cur_.Error(name_at, StrCat("computation '", name, "' has no instructions"));
+  }
+  if (comp->root() == nullptr) comp->set_root(comp->instructions().back());
+  for (size_t i = 0; i < comp->parameters().size(); ++i) {
+    if (comp->parameters()[i] == nullptr) {
+      return cur_.Error(name_at, StrCat("computation '", name, "' has no parameter(", i,
+                                              ") but has a parameter with a higher number"));
+    }
+  }
+  if (!ResolveForwardReferences(comp)) return false;
+  // `}, execution_thread="host"` after the closing brace.
+  const char* before = cur_.pos();
+  if (cur_.TryConsume(',')) {
+    std::string_view key, value;
+    if (!cur_.ParseWord(&key, "'execution_thread'")) return false;
+    if (key != "execution_thread") {
+      return cur_.Error(before, StrCat("unexpected attribute '", key,
+                                             "' after computation '", name, "'"));
+    }
+    if (!cur_.Expect('=', "after 'execution_thread'")) return false;
+    if (!cur_.SkipSpace()) return false;
+    if (cur_.Peek() != '"') return cur_.ErrorHere("expected a quoted execution thread name");
+    if (!cur_.ParseQuoted(&value)) return false;
+    comp->set_execution_thread(module_->Save(value.substr(1, value.size() - 2)));
+  }
+  return cur_.ok();
+}
+
+bool Parser::ParseInstruction(Computation* comp, const char** root_at) {
+  const char* start = cur_.pos();
+  bool is_root = cur_.TryConsumeWord("ROOT");
+  if (!cur_.ok()) return false;
+  if (!cur_.SkipSpace()) return false;
+  const char* name_at = cur_.pos();
+  std::string_view name;
+  if (!cur_.ParseName(&name, "an instruction name")) return false;
+  if (!cur_.Expect('=', StrCat("after instruction name '", name, "'"))) return false;
+  if (!cur_.SkipSpace()) return false;
+  const Shape* shape = nullptr;
+  if (shapes_.AtShape()) {
+    if (!shapes_.Parse(&shape)) return false;
+  }
+  if (!cur_.SkipSpace()) return false;
+  const char* opcode_at = cur_.pos();
+  std::string_view opcode_text;
+  if (!cur_.ParseWord(&opcode_text, "an opcode")) return false;
+  std::optional<Opcode> opcode = ParseOpcode(opcode_text);
+  Opcode wrapped = Opcode::kOpcodeCount;
+  if (!opcode) {
+    // Async sugar: `custom-call-start(...)` is an async-start wrapping a custom-call.
+    for (auto [suffix, async_op] : {std::pair{std::string_view("-start"), Opcode::kAsyncStart},
+                                    std::pair{std::string_view("-update"), Opcode::kAsyncUpdate},
+                                    std::pair{std::string_view("-done"), Opcode::kAsyncDone}}) {
+      if (opcode_text.size() > suffix.size() && opcode_text.ends_with(suffix)) {
+        if (auto inner = ParseOpcode(opcode_text.substr(0, opcode_text.size() - suffix.size()))) {
+          opcode = async_op;
+          wrapped = *inner;
+        }
+      }
+    }
+    if (!opcode) {
+      return cur_.Error(opcode_at, StrCat("unknown opcode '", opcode_text, "'"));
+    }
+  }
+  std::string_view saved_name = module_->Save(name);
+  Instruction* instr = module_->CreateInstruction(*opcode, shape, saved_name, comp);
+  InstructionBuilder builder(instr);
+  if (wrapped != Opcode::kOpcodeCount) builder.set_wrapped_opcode(wrapped);
+  if (!names_.emplace(saved_name, instr).second) {
+    return cur_.Error(name_at, StrCat("instruction '", name,
+                                            "' is defined twice in computation '", comp->name(),
+                                            "'"));
+  }
+  comp->AddInstruction(instr);
+  if (is_root) {
+    if (*root_at != nullptr) {
+      return cur_.Error(start, StrCat("computation '", comp->name(),
+                                            "' has two ROOT instructions; the first is '",
+                                            comp->root()->name(), "'"));
+    }
+    *root_at = start;
+    comp->set_root(instr);
+  }
+  if (!cur_.Expect('(', StrCat("after opcode '", opcode_text, "'"))) return false;
+  if (*opcode == Opcode::kConstant) {
+    if (!ParseLiteralOperand(instr)) return false;
+  } else if (*opcode == Opcode::kParameter) {
+    const char* at = cur_.pos();
+    int64_t number;
+    if (!cur_.ParseInt(&number, "a parameter number")) return false;
+    if (number < 0) return cur_.Error(at, "parameter number must not be negative");
+    builder.set_number(number);
+    if (!cur_.Expect(')', "after the parameter number")) return false;
+    if (!comp->SetParameter(instr)) {
+      return cur_.Error(at, StrCat("parameter number ", number,
+                                         " is used twice in computation '", comp->name(), "'"));
+    }
+  } else if (!ParseOperands(instr)) {
+    return false;
+  }
+  while (true) {
+    // Attributes follow on the same logical line: `, key=value`.
+    const char* before = cur_.pos();
+    if (!cur_.SkipSpace()) return false;
+    if (cur_.Peek() != ',') {
+      cur_.set_pos(before);
+      break;
+    }
+    cur_.set_pos(cur_.pos() + 1);
+    if (!attrs_.ParseAttribute(instr)) return false;
+  }
+  if (instr->shape_ptr() == nullptr) {
+    std::string error;
+    std::string_view callee_name = attrs_.FirstCalleeName(instr);
+    const Computation* callee =
+        callee_name.empty() ? nullptr : module_->FindComputation(callee_name);
+    const Shape* inferred = InferShape(*instr, callee, *module_, &error);
+    if (inferred == nullptr) return cur_.Error(opcode_at, error);
+    builder.set_shape(inferred);
+  }
+  return true;
+}
+
+bool Parser::ParseLiteralOperand(Instruction* instr) {
+  // The literal is kept as text: `constant(1)`, `constant({...})`, `constant({ {1,2},{3,4} })`.
+  cur_.set_pos(cur_.pos() - 1);
+  std::string_view raw;
+  if (!cur_.ParseBalanced(&raw)) return false;
+  std::string_view body = raw.substr(1, raw.size() - 2);
+  while (!body.empty() && (body.front() == ' ' || body.front() == '\n')) body.remove_prefix(1);
+  while (!body.empty() && (body.back() == ' ' || body.back() == '\n')) body.remove_suffix(1);
+  if (body.empty()) return cur_.Error(raw.data() + 1, "constant has no literal value");
+  InstructionBuilder(instr).set_literal(module_->Save(body));
+  return true;
+}
+
+bool Parser::ParseOperands(Instruction* instr) {
+  if (cur_.TryConsume(')')) return true;
+  if (!cur_.ok()) return false;
+  while (true) {
+    if (!cur_.SkipSpace()) return false;
+    if (shapes_.AtShape()) {  // legacy `f32[2]{0} %x`
+      const Shape* ignored;
+      if (!shapes_.Parse(&ignored)) return false;
+    }
+    if (!cur_.SkipSpace()) return false;
+    const char* at = cur_.pos();
+    std::string_view name;
+    if (!cur_.ParseName(&name, "an operand name")) return false;
+    auto it = names_.find(name);
+    if (it != names_.end()) {
+      if (it->second == instr) {
+        return cur_.Error(at, StrCat("instruction '", name, "' uses itself as an operand"));
+      }
+      instr->AppendOperand(it->second);
+    } else {
+      // Possibly defined later in this computation; resolved at the closing brace.
+      pending_.push_back({instr, static_cast<size_t>(instr->operand_count()), name, at});
+      InstructionBuilder(instr).AppendOperandPlaceholder();
+      computation_has_forward_refs_ = true;
+    }
+    if (cur_.TryConsume(',')) continue;
+    return cur_.Expect(')', "to close the operand list");
+  }
+}
+
+bool Parser::ResolveForwardReferences(Computation* comp) {
+  for (const PendingOperand& p : pending_) {
+    auto it = names_.find(p.name);
+    if (it == names_.end()) {
+      return cur_.Error(p.at, StrCat("use of undefined instruction '", p.name,
+                                           "' in computation '", comp->name(), "'"));
+    }
+    InstructionBuilder(p.instr).SetOperand(p.index, it->second);
+  }
+  for (const AttributeParser::PendingControl& p : attrs_.TakePendingControls()) {
+    auto it = names_.find(p.name);
+    if (it == names_.end()) {
+      return cur_.Error(p.at, StrCat("control predecessor '", p.name,
+                                           "' is not an instruction of computation '",
+                                           comp->name(), "'"));
+    }
+    if (it->second == p.instr) {
+      return cur_.Error(p.at, StrCat("instruction '", p.name,
+                                           "' is its own control predecessor"));
+    }
+    p.instr->AddControlPredecessor(it->second);
+    computation_has_forward_refs_ = true;
+  }
+  return computation_has_forward_refs_ ? CheckAcyclic(comp) : true;
+}
+
+bool Parser::CheckAcyclic(Computation* comp) {
+  // Iterative DFS over operands and control predecessors; 0 = new, 1 = on stack, 2 = done.
+  absl::flat_hash_map<const Instruction*, uint8_t> state;
+  state.reserve(comp->instructions().size());
+  std::vector<std::pair<const Instruction*, size_t>> stack;
+  for (const Instruction* start : comp->instructions()) {
+    if (state[start] != 0) continue;
+    stack.push_back({start, 0});
+    state[start] = 1;
+    while (!stack.empty()) {
+      auto& [node, next] = stack.back();
+      size_t n_ops = node->operands().size();
+      size_t total = n_ops + node->control_predecessors().size();
+      if (next == total) {
+        state[node] = 2;
+        stack.pop_back();
+        continue;
+      }
+      const Instruction* dep = next < n_ops ? node->operands()[next]
+                                            : node->control_predecessors()[next - n_ops];
+      ++next;
+      uint8_t& s = state[dep];
+      if (s == 1) {
+        return cur_.Error(cur_.pos() - 1,
+                          StrCat("computation '", comp->name(), "' has a cycle through '",
+                                       dep->name(), "'"));
+      }
+      if (s == 0) {
+        s = 1;
+        stack.push_back({dep, 0});
+      }
+    }
+  }
+  return true;
+}
+
+bool Parser::ResolveComputationReferences() {
+  for (const AttributeParser::PendingCall& p : attrs_.TakePendingCalls()) {
+    Computation* callee = module_->FindComputation(p.name);
+    if (callee == nullptr) {
+      return cur_.Error(p.at, StrCat("instruction '", p.instr->name(),
+                                           "' calls undefined computation '", p.name, "'"));
+    }
+    InstructionBuilder(p.instr).SetCalledComputation(p.slot, callee);
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Module>> ParseModule(std::string_view text,
+                                                    const ParseOptions& options) {
+  Parser parser(text, options);
+  return parser.Run();
+}
+
+std::vector<InputChunk> SplitInputFile(std::string_view text) {
+  std::vector<InputChunk> chunks;
+  size_t chunk_start = 0;
+  int chunk_line = 1;
+  int line = 1;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t nl = text.find('\n', pos);
+    size_t line_end = nl == std::string_view::npos ? text.size() : nl;
+    std::string_view l = text.substr(pos, line_end - pos);
+    while (!l.empty() && (l.back() == ' ' || l.back() == '\r')) l.remove_suffix(1);
+    size_t first = l.find_first_not_of(" \t");
+    if (first != std::string_view::npos && l.substr(first) == "// -----") {
+      chunks.push_back({text.substr(chunk_start, pos - chunk_start), chunk_line});
+      chunk_start = line_end + 1 <= text.size() ? line_end + 1 : text.size();
+      chunk_line = line + 1;
+    }
+    if (nl == std::string_view::npos) break;
+    pos = nl + 1;
+    ++line;
+  }
+  chunks.push_back({text.substr(std::min(chunk_start, text.size())), chunk_line});
+  return chunks;
+}
+
+}  // namespace hloscope

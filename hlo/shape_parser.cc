@@ -1,0 +1,276 @@
+#include "hlo/shape_parser.h"
+
+#include "hlo/str_util.h"
+
+
+namespace hloscope {
+
+namespace {
+constexpr int kMaxShapeDepth = 64;  // tuples nested deeper are refused (no runaway recursion)
+}
+
+bool ShapeParser::AtShape() const {
+  const char* p = cur_.pos();
+  const char* end = cur_.end();
+  if (p < end && *p == '(') return true;
+  const char* w = p;
+  while (w < end && ((*w >= 'a' && *w <= 'z') || (*w >= '0' && *w <= '9'))) ++w;
+  if (w == p || w >= end || *w != '[') return false;
+  return ParsePrimitiveType(std::string_view(p, static_cast<size_t>(w - p))).has_value();
+}
+
+size_t ShapeParser::ShapeTextLength() const {
+  const char* p = cur_.pos();
+  const char* end = cur_.end();
+  const char* start = p;
+  int depth = 0;
+  if (p < end && *p == '(') {
+    for (; p < end; ++p) {
+      if (*p == '(') ++depth;
+      if (*p == ')' && --depth == 0) return static_cast<size_t>(p + 1 - start);
+      if (*p == '"' || *p == '\n') return 0;  // not a plain shape; parse without the cache
+    }
+    return 0;
+  }
+  while (p < end && ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9'))) ++p;
+  if (p >= end || *p != '[') return 0;
+  for (; p < end; ++p) {
+    if (*p == ']') {
+      ++p;
+      break;
+    }
+    if (*p == '\n') return 0;
+  }
+  if (p < end && *p == '{') {
+    for (; p < end; ++p) {
+      if (*p == '{' || *p == '(') ++depth;
+      if (*p == ')') --depth;
+      if (*p == '}' && --depth == 0) return static_cast<size_t>(p + 1 - start);
+      if (*p == '\n') return 0;
+    }
+    return 0;
+  }
+  return static_cast<size_t>(p - start);
+}
+
+bool ShapeParser::Parse(const Shape** out) {
+  if (!cur_.SkipSpace()) return false;
+  size_t len = ShapeTextLength();
+  if (len > 0) {
+    std::string_view key(cur_.pos(), len);
+    auto it = cache_.find(key);
+    if (it != cache_.end()) {
+      cur_.set_pos(cur_.pos() + len);
+      *out = it->second;
+      return true;
+    }
+    Shape shape;
+    const char* start = cur_.pos();
+    if (!ParseUncached(&shape)) return false;
+    *out = module_.InternShape(std::move(shape));
+    // Only cache when the parse consumed exactly the scanned text (comments or spaces inside a
+    // tuple can make them differ; then the text is still a valid key for this same result).
+    if (cur_.pos() == start + len) cache_.emplace(key, *out);
+    return true;
+  }
+  Shape shape;
+  if (!ParseUncached(&shape)) return false;
+  *out = module_.InternShape(std::move(shape));
+  return true;
+}
+
+bool ShapeParser::ParseUncached(Shape* shape) {
+  if (!cur_.SkipSpace()) return false;
+  if (cur_.Peek() == '(') {
+    if (++depth_ > kMaxShapeDepth) return cur_.ErrorHere("tuple shape nested too deeply");
+    cur_.set_pos(cur_.pos() + 1);
+    shape->element_type = PrimitiveType::kTuple;
+    if (!cur_.TryConsume(')')) {
+      if (!cur_.ok()) return false;
+      while (true) {
+        const Shape* element;
+        if (!Parse(&element)) return false;
+        shape->tuple_elements.push_back(element);
+        if (cur_.TryConsume(',')) continue;
+        if (!cur_.Expect(')', "to close the tuple shape")) return false;
+        break;
+      }
+    }
+    --depth_;
+    return true;
+  }
+  const char* type_pos = cur_.pos();
+  std::string_view type_name;
+  if (!cur_.ParseWord(&type_name, "a shape")) return false;
+  std::optional<PrimitiveType> type = ParsePrimitiveType(type_name);
+  if (!type) {
+    return cur_.Error(type_pos, StrCat("unknown element type '", type_name, "'"));
+  }
+  shape->element_type = *type;
+  if (cur_.Peek() != '[') {
+    return cur_.ErrorHere(StrCat("expected '[' after element type '", type_name,
+                                       "', found ", DescribeChar(cur_.pos(), cur_.end())));
+  }
+  cur_.set_pos(cur_.pos() + 1);
+  if (!cur_.TryConsume(']')) {
+    if (!cur_.ok()) return false;
+    while (true) {
+      if (!cur_.SkipSpace()) return false;
+      bool dynamic = false;
+      int64_t size = 0;
+      if (cur_.Peek() == '?') {
+        cur_.set_pos(cur_.pos() + 1);
+        dynamic = true;
+        size = Shape::kUnboundedSize;
+      } else {
+        if (cur_.Peek() == '<' && cur_.PeekAt(1) == '=') {
+          cur_.set_pos(cur_.pos() + 2);
+          dynamic = true;
+        }
+        const char* at = cur_.pos();
+        if (!cur_.ParseInt(&size, "a dimension size")) return false;
+        if (size < 0) return cur_.Error(at, "dimension size must not be negative");
+      }
+      shape->dims.push_back(size);
+      shape->dynamic.push_back(dynamic);
+      if (cur_.TryConsume(',')) continue;
+      if (!cur_.Expect(']', "to close the dimensions")) return false;
+      break;
+    }
+  }
+  if ((*type == PrimitiveType::kToken || *type == PrimitiveType::kOpaque) && !shape->dims.empty()) {
+    return cur_.Error(type_pos, StrCat("'", type_name, "' shapes have no dimensions"));
+  }
+  if (cur_.Peek() == '{') return ParseLayout(shape);
+  return true;
+}
+
+bool ShapeParser::ParseLayout(Shape* shape) {
+  const char* brace = cur_.pos();
+  cur_.set_pos(cur_.pos() + 1);
+  shape->has_layout = true;
+  Layout& layout = shape->layout;
+  if (!cur_.SkipSpace()) return false;
+  if (cur_.Peek() != '}' && cur_.Peek() != ':') {
+    while (true) {
+      int64_t d;
+      if (!cur_.ParseInt(&d, "a layout dimension")) return false;
+      layout.minor_to_major.push_back(d);
+      if (cur_.TryConsume(',')) continue;
+      break;
+    }
+  }
+  if (cur_.TryConsume(':')) {
+    if (!ParseLayoutParts(&layout)) return false;
+  }
+  if (!cur_.ok() || !cur_.Expect('}', "to close the layout")) return false;
+  if (!shape->IsArray()) return true;
+  if (static_cast<int64_t>(layout.minor_to_major.size()) != shape->rank()) {
+    return cur_.Error(brace, StrCat("layout has ", layout.minor_to_major.size(),
+                                          " dimensions but the shape has rank ", shape->rank()));
+  }
+  uint64_t seen = 0;
+  for (int64_t d : layout.minor_to_major) {
+    if (d < 0 || d >= shape->rank() || d >= 64 || (seen >> d) & 1) {
+      return cur_.Error(brace, StrCat("layout {", StrJoin(layout.minor_to_major, ","),
+                                            "} is not a permutation of the dimensions 0..",
+                                            shape->rank() - 1));
+    }
+    seen |= uint64_t{1} << d;
+  }
+  return true;
+}
+
+bool ShapeParser::ParseParenInt(int64_t* out, std::string_view what) {
+  return cur_.Expect('(', StrCat("after '", what, "' in the layout")) &&
+         cur_.ParseInt(out, what) && cur_.Expect(')', StrCat("to close '", what, "('"));
+}
+
+bool ShapeParser::ParseParenRaw(std::string_view* out) {
+  if (!cur_.SkipSpace()) return false;
+  if (cur_.Peek() != '(') return cur_.ErrorHere("expected '(' in the layout");
+  std::string_view raw;
+  if (!cur_.ParseBalanced(&raw)) return false;
+  *out = module_.Save(raw.substr(1, raw.size() - 2));
+  return true;
+}
+
+bool ShapeParser::ParseParenType(PrimitiveType* out) {
+  std::string_view name;
+  if (!cur_.Expect('(', "in the layout")) return false;
+  const char* at = cur_.pos();
+  if (!cur_.ParseWord(&name, "an element type")) return false;
+  auto t = ParsePrimitiveType(name);
+  if (!t) return cur_.Error(at, StrCat("unknown element type '", name, "'"));
+  *out = *t;
+  return cur_.Expect(')', "after the element type");
+}
+
+bool ShapeParser::ParseLayoutParts(Layout* layout) {
+  while (true) {
+    if (!cur_.SkipSpace()) return false;
+    const char* at = cur_.pos();
+    char c = cur_.Peek();
+    if (c == '}') return true;
+    if (c == 'T') {
+      cur_.set_pos(at + 1);
+      if (cur_.Peek() != '(') return cur_.ErrorHere("expected '(' after 'T' in the layout");
+      while (cur_.Peek() == '(') {
+        cur_.set_pos(cur_.pos() + 1);
+        Tile tile;
+        while (true) {
+          if (!cur_.SkipSpace()) return false;
+          if (cur_.Peek() == '*') {
+            cur_.set_pos(cur_.pos() + 1);
+            tile.dims.push_back(Tile::kTileCombine);
+          } else {
+            int64_t d;
+            if (!cur_.ParseInt(&d, "a tile dimension")) return false;
+            tile.dims.push_back(d);
+          }
+          if (cur_.TryConsume(',')) continue;
+          if (!cur_.Expect(')', "to close the tile")) return false;
+          break;
+        }
+        layout->tiles.push_back(std::move(tile));
+      }
+    } else if (c == 'S' && cur_.PeekAt(1) == 'C') {
+      cur_.set_pos(at + 2);
+      if (!ParseParenRaw(&layout->split_configs)) return false;
+    } else if (c == 'S') {
+      cur_.set_pos(at + 1);
+      if (!ParseParenInt(&layout->memory_space, "S")) return false;
+    } else if (c == 'E') {
+      cur_.set_pos(at + 1);
+      if (!ParseParenInt(&layout->element_size_bits, "E")) return false;
+    } else if (c == 'L') {
+      cur_.set_pos(at + 1);
+      if (!ParseParenInt(&layout->tail_padding_alignment, "L")) return false;
+    } else if (c == 'M') {
+      cur_.set_pos(at + 1);
+      if (!ParseParenInt(&layout->dynamic_metadata_prefix_bytes, "M")) return false;
+    } else if (c == 'D') {
+      cur_.set_pos(at + 1);
+      if (!ParseParenRaw(&layout->dim_level_types)) return false;
+    } else if (c == '#') {
+      cur_.set_pos(at + 1);
+      if (!ParseParenType(&layout->index_type)) return false;
+    } else if (c == '*') {
+      cur_.set_pos(at + 1);
+      if (!ParseParenType(&layout->pointer_type)) return false;
+    } else if (c == 'P') {
+      cur_.set_pos(at + 1);
+      if (!cur_.Expect('(', "after 'P' in the layout")) return false;
+      const Shape* physical;
+      if (!Parse(&physical)) return false;
+      layout->physical_shape = physical;
+      if (!cur_.Expect(')', "to close 'P('")) return false;
+    } else {
+      return cur_.ErrorHere(StrCat("unknown layout attribute ",
+                                         DescribeChar(at, cur_.end()),
+                                         "; expected one of D T L # * E S SC P M"));
+    }
+  }
+}
+
+}  // namespace hloscope

@@ -1,0 +1,40 @@
+// Parses shapes and layouts at a TextCursor into a module's interned shapes. Identical shape
+// text is parsed once: the parser caches text → interned shape (large modules repeat a few
+// hundred distinct shapes tens of thousands of times).
+#pragma once
+
+#include <string_view>
+
+#include "absl/container/flat_hash_map.h"
+#include "hlo/module.h"
+#include "hlo/text_cursor.h"
+
+namespace hloscope {
+
+class ShapeParser {
+ public:
+  ShapeParser(TextCursor& cursor, Module& module) : cur_(cursor), module_(module) {}
+
+  // Parses a shape starting at the cursor (leading space is skipped).
+  bool Parse(const Shape** out);
+  // True when the text at the cursor starts a shape: `(` or an element type name followed
+  // by `[`. Does not move the cursor.
+  bool AtShape() const;
+
+ private:
+  // Byte length of the shape text at the cursor (brackets balanced), or 0 if unclear.
+  size_t ShapeTextLength() const;
+  bool ParseUncached(Shape* shape);
+  bool ParseLayout(Shape* shape);
+  bool ParseLayoutParts(Layout* layout);
+  bool ParseParenInt(int64_t* out, std::string_view what);
+  bool ParseParenRaw(std::string_view* out);
+  bool ParseParenType(PrimitiveType* out);
+
+  TextCursor& cur_;
+  Module& module_;
+  absl::flat_hash_map<std::string_view, const Shape*> cache_;
+  int depth_ = 0;
+};
+
+}  // namespace hloscope

@@ -1,0 +1,54 @@
+// String concatenation for std::string_view and integers.
+//
+// Debian's abseil is built with its own absl::string_view (ABSL_OPTION_USE_STD_STRING_VIEW=0),
+// so absl::StrCat does not accept std::string_view; these few lines give the same convenience
+// without converting at every call.
+#pragma once
+
+#include <charconv>
+#include <concepts>
+#include <string>
+#include <string_view>
+
+namespace hloscope {
+
+namespace str_internal {
+inline void AppendPiece(std::string& out, std::string_view s) { out.append(s.data(), s.size()); }
+inline void AppendPiece(std::string& out, const char* s) { out.append(s); }
+inline void AppendPiece(std::string& out, const std::string& s) { out.append(s); }
+inline void AppendPiece(std::string& out, char c) { out.push_back(c); }
+template <std::integral T>
+  requires(!std::same_as<T, char> && !std::same_as<T, bool>)
+void AppendPiece(std::string& out, T v) {
+  char buf[24];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+  out.append(buf, end);
+}
+}  // namespace str_internal
+
+template <typename... Args>
+void StrAppend(std::string* out, const Args&... args) {
+  (str_internal::AppendPiece(*out, args), ...);
+}
+
+template <typename... Args>
+std::string StrCat(const Args&... args) {
+  std::string out;
+  (str_internal::AppendPiece(out, args), ...);
+  return out;
+}
+
+// Joins integers or strings with `sep`.
+template <typename Range>
+std::string StrJoin(const Range& items, std::string_view sep) {
+  std::string out;
+  bool first = true;
+  for (const auto& item : items) {
+    if (!first) out.append(sep);
+    first = false;
+    str_internal::AppendPiece(out, item);
+  }
+  return out;
+}
+
+}  // namespace hloscope

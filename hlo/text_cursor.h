@@ -1,0 +1,81 @@
+// Character-level scanning for the HLO text parser: whitespace and comments, identifiers,
+// integers, quoted strings, balanced spans, and error reporting with file:line:col plus the
+// source line and a caret. Kept separate so the parser reads as grammar, not as pointer math.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+
+namespace hloscope {
+
+class TextCursor {
+ public:
+  TextCursor(std::string_view text, std::string_view filename, int first_line)
+      : begin_(text.data()), pos_(text.data()), end_(text.data() + text.size()),
+        filename_(filename), first_line_(first_line) {}
+
+  const char* pos() const { return pos_; }
+  void set_pos(const char* p) { pos_ = p; }
+  const char* end() const { return end_; }
+  bool AtEnd() const { return pos_ >= end_; }
+  char Peek() const { return pos_ < end_ ? *pos_ : '\0'; }
+  char PeekAt(size_t k) const { return pos_ + k < end_ ? pos_[k] : '\0'; }
+  bool ok() const { return status_.ok(); }
+  const absl::Status& status() const { return status_; }
+
+  // Skips spaces, newlines, `// ...` and `/* ... */`. An unterminated block comment is an error.
+  bool SkipSpace();
+  // Skips spaces and tabs only (not newlines or comments).
+  void SkipBlanks() {
+    while (pos_ < end_ && (*pos_ == ' ' || *pos_ == '\t')) ++pos_;
+  }
+  // Consumes `c` after skipping space; false (no error) if the next char is something else.
+  bool TryConsume(char c) {
+    if (!SkipSpace()) return false;
+    if (pos_ < end_ && *pos_ == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+  bool TryConsumeWord(std::string_view word);  // whole identifier `word`
+  // Consumes `c` or reports "expected 'c' <context>".
+  bool Expect(char c, std::string_view context);
+  // Name: an optional `%` then [A-Za-z0-9_.\-$]+ (leading `%` not included in *out).
+  bool ParseName(std::string_view* out, std::string_view what);
+  // Identifier-like word without `%` handling, e.g. a type or opcode: [A-Za-z0-9_\-.]+.
+  bool ParseWord(std::string_view* out, std::string_view what);
+  bool ParseInt(int64_t* out, std::string_view what);
+  // A double-quoted string with backslash escapes; *raw includes the quotes.
+  bool ParseQuoted(std::string_view* raw);
+  // From an opening ( [ { at the cursor to its matching closer, skipping strings; *raw
+  // includes both brackets.
+  bool ParseBalanced(std::string_view* raw);
+
+  // Records an error at `at` (first error wins) and returns false.
+  bool Error(const char* at, std::string_view message);
+  bool ErrorHere(std::string_view message) { return Error(pos_, message); }
+  // The `file:line:col: error: message` text with source line and caret.
+  std::string FormatError(const char* at, std::string_view message) const;
+
+  static bool IsNameChar(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '.' || c == '-' || c == '$';
+  }
+
+ private:
+  const char* begin_;
+  const char* pos_;
+  const char* end_;
+  std::string_view filename_;
+  int first_line_;
+  absl::Status status_;
+};
+
+// Describes the character at `p` for messages: 'x', "end of input" or "newline".
+std::string DescribeChar(const char* p, const char* end);
+
+}  // namespace hloscope

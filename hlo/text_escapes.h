@@ -1,0 +1,14 @@
+// C-style escapes in HLO string literals (`\"`, `\\`, `\n`, octal `\101`, hex `\x41`).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace hloscope {
+
+// Decodes the escapes of a string body (without quotes). Unknown escapes keep the character.
+std::string UnescapeCString(std::string_view body);
+// Encodes a string body so that UnescapeCString gives it back.
+std::string EscapeCString(std::string_view text);
+
+}  // namespace hloscope

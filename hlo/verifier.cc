@@ -1,0 +1,863 @@
+#include "hlo/verifier.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "hlo/str_util.h"
+
+namespace hloscope {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Message helpers. All messages go through these so the `computation '...': instruction '...':`
+// prefix stays identical everywhere.
+
+std::string ShapeText(const Shape& s) { return s.ToString(/*print_layout=*/false); }
+
+std::string Count(int64_t n, std::string_view singular, std::string_view plural) {
+  return StrCat(n, " ", n == 1 ? singular : plural);
+}
+
+absl::Status ModuleError(const Module& m, std::string_view what) {
+  return absl::InvalidArgumentError(StrCat("module '", m.name(), "': ", what));
+}
+
+absl::Status ComputationError(const Computation& c, std::string_view what) {
+  return absl::InvalidArgumentError(StrCat("computation '", c.name(), "': ", what));
+}
+
+absl::Status InstrError(const Computation& c, const Instruction& instr, std::string_view what) {
+  return absl::InvalidArgumentError(
+      StrCat("computation '", c.name(), "': instruction '", instr.name(), "': ", what));
+}
+
+// For the shape rules, which run after the structure check proved every parent right.
+absl::Status InstrError(const Instruction& instr, std::string_view what) {
+  return InstrError(*instr.parent(), instr, what);
+}
+
+// "operand 1 'x'"
+std::string OperandRef(const Instruction& instr, int64_t i) {
+  return StrCat("operand ", i, " '", instr.operand(i)->name(), "'");
+}
+
+template <typename T>
+bool Contains(absl::Span<T* const> list, const T* x) {
+  return std::find(list.begin(), list.end(), x) != list.end();
+}
+
+bool IsIntegerScalar(const Shape& s) {
+  if (!s.IsArray() || s.rank() != 0) return false;
+  const PrimitiveTypeInfo& info = GetPrimitiveTypeInfo(s.element_type);
+  return info.is_signed_int || info.is_unsigned_int;
+}
+
+bool IsScalarOf(const Shape& s, PrimitiveType t) { return s.element_type == t && s.rank() == 0; }
+
+// Hash of one directed edge. Sums of these over both sides of a mirrored relation (operands vs
+// users, predecessors vs successors) are equal exactly when the two sides list the same edges,
+// up to a negligible collision chance; the exact and slower search runs only on a mismatch.
+uint64_t EdgeHash(const void* from, const void* to) {
+  uint64_t x = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(from)) * 0x9E3779B97F4A7C15ull;
+  x ^= static_cast<uint64_t>(reinterpret_cast<uintptr_t>(to)) + 0x632BE59BD9B4E019ull;
+  x ^= x >> 30;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 27;
+  x *= 0x94D049BB133111EBull;
+  x ^= x >> 31;
+  return x;
+}
+
+// Fewest operands a variadic opcode needs before its shape rule can look at them.
+int MinOperandCount(Opcode op) {
+  switch (op) {
+    case Opcode::kConditional:
+    case Opcode::kDynamicSlice:
+      return 1;
+    case Opcode::kDynamicUpdateSlice:
+      return 2;
+    default:
+      return 0;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Step 1 and 2: graph structure and the call graph.
+
+class StructureChecker {
+ public:
+  StructureChecker(const Module& module, const VerifierOptions& options)
+      : module_(module), options_(options) {}
+
+  absl::Status Run() {
+    if (absl::Status s = CheckModule(); !s.ok()) return s;
+    if (absl::Status s = IndexInstructions(); !s.ok()) return s;
+    auto comps = module_.computations();
+    for (size_t ci = 0; ci < comps.size(); ++ci) {
+      if (absl::Status s = CheckComputation(static_cast<int32_t>(ci)); !s.ok()) return s;
+    }
+    if (operand_edges_ != user_edges_ || pred_edges_ != succ_edges_) return FindEdgeMismatch();
+    return CheckCallGraph();
+  }
+
+ private:
+  bool Indexed(const Instruction* i) const {
+    return i->unique_id() < by_id_.size() && by_id_[i->unique_id()] == i;
+  }
+  bool InComputation(const Instruction* i, int32_t ci) const {
+    return Indexed(i) && comp_of_[i->unique_id()] == ci;
+  }
+  // Why `other` is not usable from computation `ci`, for messages.
+  std::string WhereIs(const Instruction* other) const {
+    if (Indexed(other)) {
+      return StrCat("it belongs to computation '",
+                          module_.computations()[comp_of_[other->unique_id()]]->name(), "'");
+    }
+    return "it is not listed in any computation";
+  }
+
+  absl::Status CheckModule() {
+    auto comps = module_.computations();
+    comp_index_.reserve(comps.size());
+    absl::flat_hash_map<std::string_view, const Computation*> by_name;
+    for (size_t ci = 0; ci < comps.size(); ++ci) {
+      const Computation* c = comps[ci];
+      if (c == nullptr) return ModuleError(module_, StrCat("computation ", ci, " is null"));
+      if (!comp_index_.emplace(c, static_cast<int32_t>(ci)).second) {
+        return ComputationError(*c, "is listed more than once");
+      }
+      if (!by_name.emplace(c->name(), c).second) {
+        return ComputationError(*c, "name is used by another computation");
+      }
+    }
+    if (module_.entry() == nullptr) return ModuleError(module_, "has no entry computation");
+    if (!comp_index_.contains(module_.entry())) {
+      return ModuleError(module_, StrCat("entry computation '", module_.entry()->name(),
+                                               "' is not in the module"));
+    }
+    return absl::OkStatus();
+  }
+
+  // Gives every listed instruction a slot by unique id, so the later checks use arrays instead
+  // of hash maps (the verifier runs after every parse and must stay cheap).
+  absl::Status IndexInstructions() {
+    uint32_t max_id = 0;
+    size_t total = 0;
+    for (const Computation* c : module_.computations()) {
+      for (size_t p = 0; p < c->instructions().size(); ++p) {
+        const Instruction* instr = c->instructions()[p];
+        if (instr == nullptr) {
+          return ComputationError(*c, StrCat("instruction list entry ", p, " is null"));
+        }
+        max_id = std::max(max_id, instr->unique_id());
+        ++total;
+      }
+    }
+    size_t slots = total == 0 ? 0 : static_cast<size_t>(max_id) + 1;
+    by_id_.assign(slots, nullptr);
+    comp_of_.assign(slots, -1);
+    pos_.assign(slots, -1);
+    last_seen_.assign(slots, 0);
+    if (options_.check_unique_names) names_.reserve(total);
+    auto comps = module_.computations();
+    for (size_t ci = 0; ci < comps.size(); ++ci) {
+      auto instrs = comps[ci]->instructions();
+      for (size_t p = 0; p < instrs.size(); ++p) {
+        const Instruction* instr = instrs[p];
+        uint32_t id = instr->unique_id();
+        if (by_id_[id] == instr) {
+          return InstrError(*comps[ci], *instr,
+                            StrCat("is listed twice (also in computation '",
+                                         comps[comp_of_[id]]->name(), "')"));
+        }
+        if (by_id_[id] != nullptr) {
+          return InstrError(*comps[ci], *instr,
+                            StrCat("unique id ", id, " is also used by instruction '",
+                                         by_id_[id]->name(), "'"));
+        }
+        by_id_[id] = instr;
+        comp_of_[id] = static_cast<int32_t>(ci);
+        pos_[id] = static_cast<int32_t>(p);
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckComputation(int32_t ci) {
+    const Computation& c = *module_.computations()[ci];
+    const Instruction* root = c.root();
+    if (root == nullptr) return ComputationError(c, "has no root instruction");
+    if (!InComputation(root, ci)) {
+      return ComputationError(c, StrCat("root instruction '", root->name(),
+                                              "' is not in this computation (", WhereIs(root),
+                                              ")"));
+    }
+    bool in_order = true;  // every operand and predecessor comes earlier in the list
+    std::vector<const Instruction*> params;
+    auto instrs = c.instructions();
+    for (size_t p = 0; p < instrs.size(); ++p) {
+      const Instruction& instr = *instrs[p];
+      if (absl::Status s = CheckInstruction(c, ci, instr, static_cast<int32_t>(p), in_order);
+          !s.ok()) {
+        return s;
+      }
+      if (instr.opcode() == Opcode::kParameter) params.push_back(&instr);
+    }
+    if (absl::Status s = CheckParameters(c, params); !s.ok()) return s;
+    if (!in_order) return CheckAcyclic(c);
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckInstruction(const Computation& c, int32_t ci, const Instruction& instr,
+                                int32_t p, bool& in_order) {
+    if (instr.shape_ptr() == nullptr) return InstrError(c, instr, "has no shape");
+    if (instr.parent() != &c) {
+      return InstrError(c, instr,
+                        instr.parent() == nullptr
+                            ? std::string("has no parent computation (it was removed)")
+                            : StrCat("parent is computation '", instr.parent()->name(),
+                                           "'"));
+    }
+    if (options_.check_unique_names) {
+      auto [it, inserted] = names_.emplace(instr.name(), &c);
+      if (!inserted) {
+        return InstrError(c, instr,
+                          StrCat("name is already used in computation '",
+                                       it->second->name(), "'"));
+      }
+    }
+    const int arity = GetOpcodeInfo(instr.opcode()).arity;
+    if (arity != kVariadic && instr.operand_count() != arity) {
+      return InstrError(c, instr,
+                        StrCat(instr.PrintedOpcode(), " expects ",
+                                     Count(arity, "operand", "operands"), ", has ",
+                                     instr.operand_count()));
+    }
+    if (int min = MinOperandCount(instr.opcode()); instr.operand_count() < min) {
+      return InstrError(c, instr,
+                        StrCat(instr.PrintedOpcode(), " expects at least ",
+                                     Count(min, "operand", "operands"), ", has ",
+                                     instr.operand_count()));
+    }
+    // Operands: same computation, earlier in the list (else a cycle is possible), and each
+    // distinct operand contributes one edge to the operand/user fingerprint.
+    ++stamp_;
+    for (int64_t i = 0; i < instr.operand_count(); ++i) {
+      const Instruction* op = instr.operand(i);
+      if (op == nullptr) return InstrError(c, instr, StrCat("operand ", i, " is null"));
+      if (!InComputation(op, ci)) {
+        return InstrError(c, instr,
+                          StrCat(OperandRef(instr, i), " is not in this computation (",
+                                       WhereIs(op), ")"));
+      }
+      if (pos_[op->unique_id()] >= p) in_order = false;
+      if (last_seen_[op->unique_id()] != stamp_) {
+        last_seen_[op->unique_id()] = stamp_;
+        operand_edges_ += EdgeHash(op, &instr);
+      }
+    }
+    for (const Instruction* user : instr.users()) {
+      if (user == nullptr) return InstrError(c, instr, "user list has a null entry");
+      user_edges_ += EdgeHash(&instr, user);
+    }
+    for (const Instruction* pred : instr.control_predecessors()) {
+      if (pred == nullptr) return InstrError(c, instr, "control predecessor list has a null entry");
+      if (!InComputation(pred, ci)) {
+        return InstrError(c, instr,
+                          StrCat("control predecessor '", pred->name(),
+                                       "' is not in this computation (", WhereIs(pred), ")"));
+      }
+      if (pos_[pred->unique_id()] >= p) in_order = false;
+      pred_edges_ += EdgeHash(pred, &instr);
+    }
+    for (const Instruction* succ : instr.control_successors()) {
+      if (succ == nullptr) return InstrError(c, instr, "control successor list has a null entry");
+      succ_edges_ += EdgeHash(&instr, succ);
+    }
+    auto called = instr.called_computations();
+    for (size_t k = 0; k < called.size(); ++k) {
+      if (called[k] == nullptr) {
+        return InstrError(c, instr, StrCat("called computation ", k, " is null"));
+      }
+      if (!comp_index_.contains(called[k])) {
+        return InstrError(c, instr,
+                          StrCat("calls computation '", called[k]->name(),
+                                       "', which is not in the module"));
+      }
+    }
+    for (const Attribute& a : instr.attributes()) {
+      if (a.is_computation_ref && static_cast<size_t>(a.first) + a.count > called.size()) {
+        return InstrError(c, instr,
+                          StrCat("attribute '", module_.AttrKeyName(a.key),
+                                       "' names called computations ", a.first, "..",
+                                       a.first + a.count - 1, " but the instruction has ",
+                                       called.size()));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckParameters(const Computation& c,
+                               const std::vector<const Instruction*>& params) {
+    const int64_t n = static_cast<int64_t>(params.size());
+    std::vector<const Instruction*> by_number(params.size(), nullptr);
+    for (const Instruction* param : params) {
+      int64_t k = param->parameter_number();
+      if (k < 0 || k >= n) {
+        return InstrError(c, *param,
+                          StrCat("parameter number ", k,
+                                       " is out of range: the computation has ",
+                                       Count(n, "parameter", "parameters")));
+      }
+      if (by_number[k] != nullptr) {
+        return InstrError(c, *param,
+                          StrCat("parameter number ", k, " is already used by '",
+                                       by_number[k]->name(), "'"));
+      }
+      by_number[k] = param;
+    }
+    // The computation's parameter table (what parameter(i) returns) must agree.
+    if (c.parameter_count() != n) {
+      return ComputationError(c, StrCat("parameter table has ", c.parameter_count(),
+                                              " entries but the computation has ",
+                                              Count(n, "parameter", "parameters")));
+    }
+    for (int64_t k = 0; k < n; ++k) {
+      if (c.parameter(k) != by_number[k]) {
+        return ComputationError(
+            c, StrCat("parameter table entry ", k, " is ",
+                            c.parameter(k) == nullptr
+                                ? std::string("empty")
+                                : StrCat("'", c.parameter(k)->name(), "'"),
+                            ", expected '", by_number[k]->name(), "'"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // Depth-first search over operands and control predecessors; runs only for computations
+  // whose list order is not already a topological order.
+  absl::Status CheckAcyclic(const Computation& c) {
+    enum : uint8_t { kWhite = 0, kGray = 1, kBlack = 2 };
+    std::vector<uint8_t> color(by_id_.size(), kWhite);
+    struct Frame {
+      const Instruction* instr;
+      size_t next_edge;
+    };
+    std::vector<Frame> stack;
+    auto edge = [](const Instruction* i, size_t k) -> const Instruction* {
+      size_t ops = i->operands().size();
+      return k < ops ? i->operands()[k] : i->control_predecessors()[k - ops];
+    };
+    for (const Instruction* start : c.instructions()) {
+      if (color[start->unique_id()] != kWhite) continue;
+      stack.push_back({start, 0});
+      color[start->unique_id()] = kGray;
+      while (!stack.empty()) {
+        Frame& f = stack.back();
+        size_t edges = f.instr->operands().size() + f.instr->control_predecessors().size();
+        if (f.next_edge == edges) {
+          color[f.instr->unique_id()] = kBlack;
+          stack.pop_back();
+          continue;
+        }
+        const Instruction* next = edge(f.instr, f.next_edge++);
+        uint8_t& col = color[next->unique_id()];
+        if (col == kBlack) continue;
+        if (col == kGray) {
+          auto first = std::find_if(stack.begin(), stack.end(),
+                                    [&](const Frame& fr) { return fr.instr == next; });
+          std::vector<std::string_view> names;
+          for (auto it = first; it != stack.end(); ++it) names.push_back(it->instr->name());
+          names.push_back(next->name());
+          return InstrError(c, *next,
+                            StrCat("is part of a cycle: ", StrJoin(names, " -> ")));
+        }
+        col = kGray;
+        stack.push_back({next, 0});
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // The exact search behind a fingerprint mismatch: finds the first edge listed on one side
+  // only. Quadratic in the worst case, but it runs only when the module is already broken.
+  absl::Status FindEdgeMismatch() {
+    auto comps = module_.computations();
+    for (size_t ci = 0; ci < comps.size(); ++ci) {
+      const Computation& c = *comps[ci];
+      for (const Instruction* instr : c.instructions()) {
+        for (int64_t i = 0; i < instr->operand_count(); ++i) {
+          if (!Contains(instr->operand(i)->users(), instr)) {
+            return InstrError(c, *instr,
+                              StrCat(OperandRef(*instr, i), " does not list it as a user"));
+          }
+        }
+        auto users = instr->users();
+        for (size_t u = 0; u < users.size(); ++u) {
+          const Instruction* user = users[u];
+          if (!InComputation(user, static_cast<int32_t>(ci))) {
+            return InstrError(c, *instr,
+                              StrCat("user '", user->name(), "' is not in this computation (",
+                                           WhereIs(user), ")"));
+          }
+          if (!Contains(user->operands(), instr)) {
+            return InstrError(c, *instr,
+                              StrCat("user '", user->name(),
+                                           "' does not have it as an operand"));
+          }
+          if (std::find(users.begin(), users.begin() + u, user) != users.begin() + u) {
+            return InstrError(c, *instr, StrCat("user '", user->name(), "' is listed twice"));
+          }
+        }
+        for (const Instruction* pred : instr->control_predecessors()) {
+          if (!Contains(pred->control_successors(), instr)) {
+            return InstrError(c, *instr,
+                              StrCat("control predecessor '", pred->name(),
+                                           "' does not list it as a control successor"));
+          }
+        }
+        auto succs = instr->control_successors();
+        for (size_t s = 0; s < succs.size(); ++s) {
+          const Instruction* succ = succs[s];
+          if (!InComputation(succ, static_cast<int32_t>(ci))) {
+            return InstrError(c, *instr,
+                              StrCat("control successor '", succ->name(),
+                                           "' is not in this computation (", WhereIs(succ), ")"));
+          }
+          if (!Contains(succ->control_predecessors(), instr)) {
+            return InstrError(c, *instr,
+                              StrCat("control successor '", succ->name(),
+                                           "' does not list it as a control predecessor"));
+          }
+          if (std::find(succs.begin(), succs.begin() + s, succ) != succs.begin() + s) {
+            return InstrError(c, *instr,
+                              StrCat("control successor '", succ->name(),
+                                           "' is listed twice"));
+          }
+        }
+        for (const Instruction* pred : instr->control_predecessors()) {
+          if (std::count(instr->control_predecessors().begin(),
+                         instr->control_predecessors().end(), pred) > 1) {
+            return InstrError(c, *instr,
+                              StrCat("control predecessor '", pred->name(),
+                                           "' is listed twice"));
+          }
+        }
+      }
+    }
+    // Unreachable unless two different edge sets hash to the same sum difference.
+    return ModuleError(module_, "operand/user or control edge lists are inconsistent");
+  }
+
+  // No computation may reach itself through called computations (XLA has no recursion).
+  absl::Status CheckCallGraph() {
+    auto comps = module_.computations();
+    enum : uint8_t { kWhite = 0, kGray = 1, kBlack = 2 };
+    std::vector<uint8_t> color(comps.size(), kWhite);
+    struct Frame {
+      int32_t comp;
+      size_t instr;   // next instruction to look at
+      size_t callee;  // next called computation of that instruction
+    };
+    std::vector<Frame> stack;
+    for (size_t start = 0; start < comps.size(); ++start) {
+      if (color[start] != kWhite) continue;
+      stack.push_back({static_cast<int32_t>(start), 0, 0});
+      color[start] = kGray;
+      while (!stack.empty()) {
+        Frame& f = stack.back();
+        auto instrs = comps[f.comp]->instructions();
+        if (f.instr == instrs.size()) {
+          color[f.comp] = kBlack;
+          stack.pop_back();
+          continue;
+        }
+        const Instruction* caller = instrs[f.instr];
+        auto called = caller->called_computations();
+        if (f.callee == called.size()) {
+          ++f.instr;
+          f.callee = 0;
+          continue;
+        }
+        int32_t next = comp_index_.at(called[f.callee++]);
+        if (color[next] == kBlack) continue;
+        if (color[next] == kGray) {
+          auto first = std::find_if(stack.begin(), stack.end(),
+                                    [&](const Frame& fr) { return fr.comp == next; });
+          std::vector<std::string_view> names;
+          for (auto it = first; it != stack.end(); ++it) names.push_back(comps[it->comp]->name());
+          names.push_back(comps[next]->name());
+          return InstrError(*comps[f.comp], *caller,
+                            StrCat("call graph cycle: ", StrJoin(names, " -> ")));
+        }
+        color[next] = kGray;
+        stack.push_back({next, 0, 0});
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  const Module& module_;
+  const VerifierOptions& options_;
+  absl::flat_hash_map<const Computation*, int32_t> comp_index_;
+  absl::flat_hash_map<std::string_view, const Computation*> names_;
+  // Indexed by unique id.
+  std::vector<const Instruction*> by_id_;
+  std::vector<int32_t> comp_of_;
+  std::vector<int32_t> pos_;
+  std::vector<uint32_t> last_seen_;  // stamp of the last instruction that counted this operand
+  uint32_t stamp_ = 0;
+  uint64_t operand_edges_ = 0, user_edges_ = 0, pred_edges_ = 0, succ_edges_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Step 3: per-opcode shape rules. Each rule may assume step 1 passed: operand counts match the
+// opcode table, parents are right, called computations have consistent parameter tables and
+// roots.
+
+absl::Status CheckTuple(const Instruction& instr) {
+  const Shape& shape = instr.shape();
+  if (!shape.IsTuple()) {
+    return InstrError(instr, StrCat("tuple shape ", ShapeText(shape), " is not a tuple"));
+  }
+  const int64_t elements = static_cast<int64_t>(shape.tuple_elements.size());
+  if (elements != instr.operand_count()) {
+    return InstrError(instr, StrCat("tuple shape ", ShapeText(shape), " has ",
+                                          Count(elements, "element", "elements"), " but ",
+                                          Count(instr.operand_count(), "operand", "operands")));
+  }
+  for (int64_t i = 0; i < elements; ++i) {
+    const Shape& element = *shape.tuple_elements[i];
+    const Shape& operand = instr.operand(i)->shape();
+    if (!element.Compatible(operand)) {
+      return InstrError(instr, StrCat("tuple element ", i, " shape ", ShapeText(element),
+                                            " does not match ", OperandRef(instr, i), " shape ",
+                                            ShapeText(operand)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckGetTupleElement(const Instruction& instr) {
+  const Instruction& op = *instr.operand(0);
+  const Shape& tuple = op.shape();
+  if (!tuple.IsTuple()) {
+    return InstrError(instr, StrCat("get-tuple-element operand '", op.name(), "' shape ",
+                                          ShapeText(tuple), " is not a tuple"));
+  }
+  const int64_t index = instr.tuple_index();
+  if (index < 0 || index >= static_cast<int64_t>(tuple.tuple_elements.size())) {
+    return InstrError(instr, StrCat("get-tuple-element index ", index,
+                                          " is out of range for operand '", op.name(),
+                                          "' shape ", ShapeText(tuple)));
+  }
+  const Shape& element = *tuple.tuple_elements[index];
+  if (!instr.shape().Compatible(element)) {
+    return InstrError(instr, StrCat("get-tuple-element shape ", ShapeText(instr.shape()),
+                                          " does not match operand '", op.name(), "' element ",
+                                          index, " shape ", ShapeText(element)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckWhile(const Instruction& instr) {
+  const Computation* cond = instr.while_condition();
+  const Computation* body = instr.while_body();
+  if (cond == nullptr) return InstrError(instr, "while has no condition computation");
+  if (body == nullptr) return InstrError(instr, "while has no body computation");
+  const Shape& shape = instr.shape();
+  const Instruction& init = *instr.operand(0);
+  if (!init.shape().Compatible(shape)) {
+    return InstrError(instr, StrCat("while operand '", init.name(), "' shape ",
+                                          ShapeText(init.shape()), " does not match while shape ",
+                                          ShapeText(shape)));
+  }
+  for (const auto& [callee, role] : {std::pair{cond, "condition"}, std::pair{body, "body"}}) {
+    if (callee->parameter_count() != 1) {
+      return InstrError(instr, StrCat("while ", role, " '", callee->name(), "' has ",
+                                            Count(callee->parameter_count(), "parameter",
+                                                  "parameters"),
+                                            ", expected 1"));
+    }
+    const Instruction& param = *callee->parameter(0);
+    if (!param.shape().Compatible(shape)) {
+      return InstrError(param, StrCat("while ", role, " parameter shape ",
+                                            ShapeText(param.shape()),
+                                            " does not match while shape ", ShapeText(shape)));
+    }
+  }
+  const Instruction& body_root = *body->root();
+  if (!body_root.shape().Compatible(shape)) {
+    return InstrError(body_root, StrCat("while body root shape ",
+                                              ShapeText(body_root.shape()),
+                                              " does not match while shape ", ShapeText(shape)));
+  }
+  const Instruction& cond_root = *cond->root();
+  if (!IsScalarOf(cond_root.shape(), PrimitiveType::kPred)) {
+    return InstrError(cond_root, StrCat("while condition root shape ",
+                                              ShapeText(cond_root.shape()), " is not pred[]"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckConditional(const Instruction& instr) {
+  const std::vector<Computation*> branches = instr.branch_computations();
+  const int64_t n = static_cast<int64_t>(branches.size());
+  if (n == 0) return InstrError(instr, "conditional has no branch computations");
+  const Instruction& index = *instr.operand(0);
+  if (IsScalarOf(index.shape(), PrimitiveType::kPred)) {
+    if (n != 2) {
+      return InstrError(instr, StrCat("conditional with a pred[] branch index has ",
+                                            Count(n, "branch", "branches"), ", expected 2"));
+    }
+  } else if (!IsScalarOf(index.shape(), PrimitiveType::kS32)) {
+    return InstrError(instr, StrCat("conditional branch index '", index.name(), "' shape ",
+                                          ShapeText(index.shape()), " is not pred[] or s32[]"));
+  }
+  if (instr.operand_count() - 1 != n) {
+    return InstrError(instr, StrCat("conditional has ", Count(n, "branch", "branches"),
+                                          " but ",
+                                          Count(instr.operand_count() - 1, "branch operand",
+                                                "branch operands")));
+  }
+  for (int64_t b = 0; b < n; ++b) {
+    const Computation& branch = *branches[b];
+    if (branch.parameter_count() != 1) {
+      return InstrError(instr, StrCat("conditional branch ", b, " '", branch.name(),
+                                            "' has ",
+                                            Count(branch.parameter_count(), "parameter",
+                                                  "parameters"),
+                                            ", expected 1"));
+    }
+    const Instruction& param = *branch.parameter(0);
+    const Shape& arg = instr.operand(b + 1)->shape();
+    if (!param.shape().Compatible(arg)) {
+      return InstrError(param, StrCat("conditional branch ", b, " parameter shape ",
+                                            ShapeText(param.shape()), " does not match ",
+                                            OperandRef(instr, b + 1), " shape ", ShapeText(arg)));
+    }
+    const Instruction& root = *branch.root();
+    if (!root.shape().Compatible(instr.shape())) {
+      return InstrError(root, StrCat("conditional branch ", b, " root shape ",
+                                           ShapeText(root.shape()),
+                                           " does not match conditional shape ",
+                                           ShapeText(instr.shape())));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// call and fusion: the callee takes the operands as parameters 0..n-1 and returns the result.
+absl::Status CheckCallee(const Instruction& instr, const Computation* callee,
+                         std::string_view kind, std::string_view attr) {
+  if (callee == nullptr) {
+    return InstrError(instr, StrCat(kind, " has no ", attr, " computation"));
+  }
+  if (callee->parameter_count() != instr.operand_count()) {
+    return InstrError(instr, StrCat(kind, " computation '", callee->name(), "' has ",
+                                          Count(callee->parameter_count(), "parameter",
+                                                "parameters"),
+                                          " but the ", kind, " has ",
+                                          Count(instr.operand_count(), "operand", "operands")));
+  }
+  for (int64_t i = 0; i < instr.operand_count(); ++i) {
+    const Instruction& param = *callee->parameter(i);
+    const Shape& arg = instr.operand(i)->shape();
+    if (!param.shape().Compatible(arg)) {
+      return InstrError(param, StrCat(kind, " parameter ", i, " shape ",
+                                            ShapeText(param.shape()), " does not match ",
+                                            OperandRef(instr, i), " shape ", ShapeText(arg)));
+    }
+  }
+  const Instruction& root = *callee->root();
+  if (!root.shape().Compatible(instr.shape())) {
+    return InstrError(root, StrCat(kind, " root shape ", ShapeText(root.shape()),
+                                         " does not match ", kind, " shape ",
+                                         ShapeText(instr.shape())));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckCall(const Instruction& instr) {
+  return CheckCallee(instr, instr.to_apply(), "call", "to_apply");
+}
+
+absl::Status CheckFusion(const Instruction& instr) {
+  return CheckCallee(instr, instr.fused_computation(), "fusion", "calls");
+}
+
+// Operands first..first+rank-1 of a dynamic-(update-)slice are scalar integer start indices,
+// one per dimension of operand 0.
+absl::Status CheckStartIndices(const Instruction& instr, int64_t first) {
+  const std::string kind = instr.PrintedOpcode();
+  const Instruction& op = *instr.operand(0);
+  const int64_t indices = instr.operand_count() - first;
+  if (indices != op.shape().rank()) {
+    return InstrError(instr, StrCat(kind, " has ",
+                                          Count(indices, "start index", "start indices"),
+                                          " but operand '", op.name(), "' has rank ",
+                                          op.shape().rank()));
+  }
+  for (int64_t i = first; i < instr.operand_count(); ++i) {
+    const Shape& s = instr.operand(i)->shape();
+    if (!IsIntegerScalar(s)) {
+      return InstrError(instr, StrCat(kind, " ", OperandRef(instr, i), " shape ",
+                                            ShapeText(s), " is not an integer scalar"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckArrayOperand(const Instruction& instr, int64_t i) {
+  const Shape& s = instr.operand(i)->shape();
+  if (s.IsArray()) return absl::OkStatus();
+  return InstrError(instr, StrCat(instr.PrintedOpcode(), " ", OperandRef(instr, i),
+                                        " shape ", ShapeText(s), " is not an array"));
+}
+
+absl::Status CheckDynamicSlice(const Instruction& instr) {
+  if (absl::Status s = CheckArrayOperand(instr, 0); !s.ok()) return s;
+  if (absl::Status s = CheckStartIndices(instr, 1); !s.ok()) return s;
+  const Instruction& op = *instr.operand(0);
+  const Shape& in = op.shape();
+  absl::Span<const int64_t> sizes = instr.dynamic_slice_sizes();
+  const std::string sizes_text = StrCat("dynamic_slice_sizes={", StrJoin(sizes, ","),
+                                              "}");
+  if (static_cast<int64_t>(sizes.size()) != in.rank()) {
+    return InstrError(instr, StrCat("dynamic-slice ", sizes_text, " has ",
+                                          Count(static_cast<int64_t>(sizes.size()), "entry",
+                                                "entries"),
+                                          " but operand '", op.name(), "' has rank ", in.rank()));
+  }
+  for (int64_t d = 0; d < in.rank(); ++d) {
+    if (sizes[d] < 0 || (in.dims[d] != Shape::kUnboundedSize && sizes[d] > in.dims[d])) {
+      return InstrError(instr, StrCat("dynamic-slice size ", sizes[d], " in dimension ", d,
+                                            " does not fit in operand '", op.name(), "' shape ",
+                                            ShapeText(in)));
+    }
+  }
+  const Shape& out = instr.shape();
+  bool ok = out.IsArray() && out.element_type == in.element_type && out.rank() == in.rank() &&
+            std::equal(out.dims.begin(), out.dims.end(), sizes.begin());
+  if (!ok) {
+    Shape expected;
+    expected.element_type = in.element_type;
+    expected.dims.assign(sizes.begin(), sizes.end());
+    expected.dynamic.assign(sizes.size(), false);
+    return InstrError(instr, StrCat("dynamic-slice shape ", ShapeText(out),
+                                          " does not match ", ShapeText(expected),
+                                          " (element type of operand '", op.name(), "', ",
+                                          sizes_text, ")"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckDynamicUpdateSlice(const Instruction& instr) {
+  if (absl::Status s = CheckArrayOperand(instr, 0); !s.ok()) return s;
+  if (absl::Status s = CheckArrayOperand(instr, 1); !s.ok()) return s;
+  const Instruction& op = *instr.operand(0);
+  const Instruction& update = *instr.operand(1);
+  const Shape& in = op.shape();
+  const Shape& up = update.shape();
+  if (up.rank() != in.rank()) {
+    return InstrError(instr, StrCat("dynamic-update-slice update '", update.name(),
+                                          "' shape ", ShapeText(up), " has rank ", up.rank(),
+                                          " but operand '", op.name(), "' shape ", ShapeText(in),
+                                          " has rank ", in.rank()));
+  }
+  if (up.element_type != in.element_type) {
+    return InstrError(instr, StrCat("dynamic-update-slice update '", update.name(),
+                                          "' element type ", PrimitiveTypeName(up.element_type),
+                                          " does not match operand '", op.name(),
+                                          "' element type ", PrimitiveTypeName(in.element_type)));
+  }
+  for (int64_t d = 0; d < in.rank(); ++d) {
+    if (in.dims[d] != Shape::kUnboundedSize && up.dims[d] != Shape::kUnboundedSize &&
+        up.dims[d] > in.dims[d]) {
+      return InstrError(instr, StrCat("dynamic-update-slice update '", update.name(),
+                                            "' shape ", ShapeText(up),
+                                            " does not fit in operand '", op.name(), "' shape ",
+                                            ShapeText(in)));
+    }
+  }
+  if (absl::Status s = CheckStartIndices(instr, 2); !s.ok()) return s;
+  if (!instr.shape().Compatible(in)) {
+    return InstrError(instr, StrCat("dynamic-update-slice shape ", ShapeText(instr.shape()),
+                                          " does not match operand '", op.name(), "' shape ",
+                                          ShapeText(in)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckBitcast(const Instruction& instr) {
+  const Instruction& op = *instr.operand(0);
+  const int64_t out = instr.shape().ByteSize();
+  const int64_t in = op.shape().ByteSize();
+  if (out != in) {
+    // Layouts are printed here: E(n) element sizes change the byte count.
+    return InstrError(instr, StrCat("bitcast shape ", instr.shape().ToString(), " has ",
+                                          Count(out, "byte", "bytes"), " but operand '",
+                                          op.name(), "' shape ", op.shape().ToString(), " has ",
+                                          Count(in, "byte", "bytes")));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckCopy(const Instruction& instr) {
+  const Instruction& op = *instr.operand(0);
+  if (!instr.shape().Compatible(op.shape())) {
+    return InstrError(instr, StrCat("copy shape ", ShapeText(instr.shape()),
+                                          " does not match operand '", op.name(), "' shape ",
+                                          ShapeText(op.shape())));
+  }
+  return absl::OkStatus();
+}
+
+using ShapeRule = absl::Status (*)(const Instruction&);
+
+// The per-opcode rules, one line each; opcodes not listed have none.
+constexpr std::pair<Opcode, ShapeRule> kShapeRules[] = {
+    {Opcode::kTuple, CheckTuple},
+    {Opcode::kGetTupleElement, CheckGetTupleElement},
+    {Opcode::kWhile, CheckWhile},
+    {Opcode::kConditional, CheckConditional},
+    {Opcode::kCall, CheckCall},
+    {Opcode::kFusion, CheckFusion},
+    {Opcode::kDynamicSlice, CheckDynamicSlice},
+    {Opcode::kDynamicUpdateSlice, CheckDynamicUpdateSlice},
+    {Opcode::kBitcast, CheckBitcast},
+    {Opcode::kCopy, CheckCopy},
+};
+
+constexpr auto kRuleByOpcode = [] {
+  std::array<ShapeRule, static_cast<size_t>(Opcode::kOpcodeCount)> table{};
+  for (const auto& [op, rule] : kShapeRules) table[static_cast<size_t>(op)] = rule;
+  return table;
+}();
+
+absl::Status CheckShapes(const Module& module) {
+  for (const Computation* c : module.computations()) {
+    for (const Instruction* instr : c->instructions()) {
+      ShapeRule rule = kRuleByOpcode[static_cast<size_t>(instr->opcode())];
+      if (rule == nullptr) continue;
+      if (absl::Status s = rule(*instr); !s.ok()) return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status VerifyModule(const Module& module, const VerifierOptions& options) {
+  if (absl::Status s = StructureChecker(module, options).Run(); !s.ok()) return s;
+  if (options.check_shapes) return CheckShapes(module);
+  return absl::OkStatus();
+}
+
+}  // namespace hloscope

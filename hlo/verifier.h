@@ -1,0 +1,44 @@
+// Structural checks on a module: operand counts and shapes for the ops analyses rely on,
+// parameter numbering, operand/user consistency, one root per computation, no cycles.
+// Returns the first problem as an error naming the computation and instruction.
+//
+//   absl::Status s = VerifyModule(*module);
+//   // s.message(): "computation 'body': instruction 'tuple.3': while body root shape
+//   //               (f32[2], s32[]) does not match while shape (f32[2])"
+//
+// Every message has the form `computation 'C': instruction 'I': <what is wrong>` (or
+// `computation 'C': ...` / `module 'M': ...` when no single instruction is at fault) and is
+// stable: tests compare them exactly. The status code is InvalidArgument for every problem.
+//
+// What is checked, in this order (the first failure is reported):
+//  1. Structure of every computation: a root that belongs to it; each instruction listed
+//     once, with a shape and this computation as parent; unique instruction names (option);
+//     operand count from the opcode table; operands and control edges inside the same
+//     computation and mirrored on the other side (operand ↔ user, predecessor ↔
+//     successor); called computations belong to the module; parameters numbered 0..n-1
+//     without gaps or duplicates; no cycle through operands and control predecessors.
+//  2. No computation calls itself, directly or through others.
+//  3. Per-opcode shape rules (option check_shapes): tuple, get-tuple-element, while,
+//     conditional, call, fusion, dynamic-slice, dynamic-update-slice, bitcast, copy.
+//     Shapes are compared ignoring layouts (Shape::Compatible), as XLA's layout-insensitive
+//     verifier does; bitcast compares Shape::ByteSize, where layouts (E(n)) matter.
+//     Mismatches between a caller and a called computation's signature are reported at the
+//     callee's parameter or root, where the fix usually goes.
+#pragma once
+
+#include "absl/status/status.h"
+#include "hlo/module.h"
+
+namespace hloscope {
+
+struct VerifierOptions {
+  // Check that instruction names are unique within the module (XLA requires it).
+  bool check_unique_names = true;
+  // Run the per-opcode operand and shape rules (step 3 above). Off, only the graph structure
+  // is checked.
+  bool check_shapes = true;
+};
+
+absl::Status VerifyModule(const Module& module, const VerifierOptions& options = {});
+
+}  // namespace hloscope
