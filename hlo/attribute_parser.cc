@@ -181,7 +181,15 @@ bool AttributeParser::ParseComputationRefs(Instruction* instr, uint32_t key) {
     ++attr.count;
     return true;
   };
-  if (braced) {
+  if (braced && inline_parser_ && StartsInlineComputation()) {
+    Computation* inline_comp = nullptr;
+    if (!inline_parser_(StrCat(instr->name(), ".", module_.AttrKeyName(key)), &inline_comp)) {
+      return false;
+    }
+    builder.AddCalledComputation(inline_comp);
+    attr.count = 1;
+    attr.is_list = false;
+  } else if (braced) {
     cur_.set_pos(cur_.pos() + 1);
     if (!cur_.TryConsume('}')) {
       if (!cur_.ok()) return false;
@@ -200,6 +208,18 @@ bool AttributeParser::ParseComputationRefs(Instruction* instr, uint32_t key) {
   }
   builder.AddAttribute(attr);
   return true;
+}
+
+bool AttributeParser::StartsInlineComputation() const {
+  // `{ name = ...` (an instruction) as opposed to `{name, name}` (a list of computations).
+  const char* p = cur_.pos() + 1;
+  const char* end = cur_.end();
+  while (p < end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')) ++p;
+  if (p + 4 < end && std::string_view(p, 4) == "ROOT" && !TextCursor::IsNameChar(p[4])) return true;
+  if (p < end && *p == '%') ++p;
+  while (p < end && TextCursor::IsNameChar(*p)) ++p;
+  while (p < end && (*p == ' ' || *p == '\t')) ++p;
+  return p < end && *p == '=';
 }
 
 bool AttributeParser::ParseControlPredecessors(Instruction* instr) {

@@ -6,6 +6,7 @@
 // once all names are known.
 #pragma once
 
+#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -39,12 +40,19 @@ class AttributeParser {
   };
   std::vector<PendingCall> TakePendingCalls() { return std::move(pending_calls_); }
   std::vector<PendingControl> TakePendingControls() { return std::move(pending_controls_); }
+  void RestorePendingControls(std::vector<PendingControl> controls) {
+    pending_controls_ = std::move(controls);
+  }
+  // Parses `{ instructions }` written in place of a computation name; set by the Parser.
+  using InlineComputationParser = std::function<bool(std::string_view base, Computation** out)>;
+  void set_inline_computation_parser(InlineComputationParser p) { inline_parser_ = std::move(p); }
   // Name of the first computation `instr` calls, if it has one pending (for shape inference).
   std::string_view FirstCalleeName(const Instruction* instr) const;
 
  private:
   bool ParseComputationRefs(Instruction* instr, uint32_t key);
   bool ParseControlPredecessors(Instruction* instr);
+  bool StartsInlineComputation() const;
   bool ParseIntList(absl::InlinedVector<int64_t, 4>* out, std::string_view what);
   bool ParseSlice(std::vector<SliceDim>* out);
   bool ParseOperandAliasing(std::vector<OperandAlias>* out);
@@ -57,6 +65,7 @@ class AttributeParser {
   ShapeParser& shapes_;
   std::vector<PendingCall> pending_calls_;
   std::vector<PendingControl> pending_controls_;
+  InlineComputationParser inline_parser_;
 };
 
 // Extracts N from a backend_config containing "known_trip_count":{"n":"N"} (escaped or not).

@@ -31,7 +31,12 @@ class Parser {
       : cur_(text, options.filename, options.first_line),
         module_(std::make_unique<Module>("")),
         shapes_(cur_, *module_),
-        attrs_(cur_, *module_, shapes_) {}
+        attrs_(cur_, *module_, shapes_) {
+    attrs_.set_inline_computation_parser(
+        [this](std::string_view base, Computation** out) {
+          return ParseInlineComputation(base, out);
+        });
+  }
 
   absl::StatusOr<std::unique_ptr<Module>> Run() {
     if (!ParseModule()) return cur_.status();
@@ -51,9 +56,18 @@ class Parser {
   bool ParseFrameTables();
   bool ParseComputation();
   bool ParseSignature();
+  bool ParseComputationBody(Computation* comp, const char* name_at);
+  bool ParseInlineComputation(std::string_view base_name, Computation** out);
+  // Parses from the opcode on: `opcode(operands)` and, when allowed, `, key=value` attributes.
+  Instruction* ParseInstructionTail(Computation* comp, std::string_view name,
+                                    const char* name_at, const Shape* shape, bool is_root,
+                                    const char* start, const char** root_at,
+                                    bool allow_attributes);
   bool ParseInstruction(Computation* comp, const char** root_at);
   bool ParseOperands(Instruction* instr);
   bool ParseLiteralOperand(Instruction* instr);
+  bool AtNestedInstruction() const;
+  Instruction* ParseNestedInstruction(Instruction* user, const Shape* shape);
   bool ResolveForwardReferences(Computation* comp);
   bool CheckAcyclic(Computation* comp);
   bool ResolveComputationReferences();
@@ -68,16 +82,19 @@ class Parser {
   absl::flat_hash_map<std::string_view, const char*> computation_at_;
   std::vector<PendingOperand> pending_;
   bool computation_has_forward_refs_ = false;
+  int nested_counter_ = 0;
 };
 
 bool Parser::ParseModule() {
   if (!cur_.SkipSpace()) return false;
-  if (!cur_.TryConsumeWord("HloModule")) {
+  if (cur_.TryConsumeWord("HloModule")) {
+    if (!ParseHeader()) return false;
+  } else {
+    // XLA's tools also accept bare computations (lit tests of single fusions do this).
     if (!cur_.ok()) return false;
-    return cur_.ErrorHere(StrCat("expected 'HloModule' at the start of the module, found ",
-                                       DescribeChar(cur_.pos(), cur_.end())));
+    if (cur_.AtEnd()) return cur_.ErrorHere("empty input: expected 'HloModule' or a computation");
+    module_->set_name(module_->Save("module"));
   }
-  if (!ParseHeader()) return false;
   if (!ParseFrameTables()) return false;
   while (true) {
     if (!cur_.SkipSpace()) return false;
@@ -100,6 +117,7 @@ bool Parser::ParseHeader() {
   std::string_view name;
   if (!cur_.ParseName(&name, "a module name")) return false;
   module_->set_name(module_->Save(name));
+  cur_.TryConsume(':');  // some old tests write `HloModule name:`
   while (cur_.TryConsume(',')) {
     std::string_view key, value;
     if (!cur_.ParseWord(&key, "a module attribute name")) return false;
@@ -202,6 +220,28 @@ bool Parser::ParseComputation() {
   if (!cur_.ok() || !cur_.Expect('{', StrCat("to open computation '", name, "'"))) {
     return false;
   }
+  if (!ParseComputationBody(comp, name_at)) return false;
+  // `}, execution_thread="host"` after the closing brace.
+  const char* before = cur_.pos();
+  if (cur_.TryConsume(',')) {
+    std::string_view key, value;
+    if (!cur_.ParseWord(&key, "'execution_thread'")) return false;
+    if (key != "execution_thread") {
+      return cur_.Error(before, StrCat("unexpected attribute '", key,
+                                             "' after computation '", name, "'"));
+    }
+    if (!cur_.Expect('=', "after 'execution_thread'")) return false;
+    if (!cur_.SkipSpace()) return false;
+    if (cur_.Peek() != '"') return cur_.ErrorHere("expected a quoted execution thread name");
+    if (!cur_.ParseQuoted(&value)) return false;
+    comp->set_execution_thread(module_->Save(value.substr(1, value.size() - 2)));
+  }
+  return cur_.ok();
+}
+
+bool Parser::ParseComputationBody(Computation* comp, const char* name_at) {
+  // After the opening brace; parses instructions up to and including the closing brace.
+  std::string_view name = comp->name();
   names_.clear();
   pending_.clear();
   computation_has_forward_refs_ = false;
@@ -228,23 +268,30 @@ bool Parser::ParseComputation() {
                                               ") but has a parameter with a higher number"));
     }
   }
-  if (!ResolveForwardReferences(comp)) return false;
-  // `}, execution_thread="host"` after the closing brace.
-  const char* before = cur_.pos();
-  if (cur_.TryConsume(',')) {
-    std::string_view key, value;
-    if (!cur_.ParseWord(&key, "'execution_thread'")) return false;
-    if (key != "execution_thread") {
-      return cur_.Error(before, StrCat("unexpected attribute '", key,
-                                             "' after computation '", name, "'"));
-    }
-    if (!cur_.Expect('=', "after 'execution_thread'")) return false;
-    if (!cur_.SkipSpace()) return false;
-    if (cur_.Peek() != '"') return cur_.ErrorHere("expected a quoted execution thread name");
-    if (!cur_.ParseQuoted(&value)) return false;
-    comp->set_execution_thread(module_->Save(value.substr(1, value.size() - 2)));
-  }
-  return cur_.ok();
+  return ResolveForwardReferences(comp);
+}
+
+bool Parser::ParseInlineComputation(std::string_view base_name, Computation** out) {
+  // `to_apply={ p = f32[] parameter(0) ... }`: an unnamed computation written in place. It
+  // gets a fresh name and its own instruction scope; the enclosing scope is restored after.
+  const char* at = cur_.pos();
+  cur_.set_pos(at + 1);
+  std::string name(base_name);
+  for (int n = 1; module_->FindComputation(name) != nullptr; ++n) name = StrCat(base_name, ".", n);
+  Computation* comp = module_->AddComputation(name);
+  auto saved_names = std::move(names_);
+  auto saved_pending = std::move(pending_);
+  bool saved_forward = computation_has_forward_refs_;
+  auto saved_controls = attrs_.TakePendingControls();
+  names_ = {};
+  pending_ = {};
+  bool ok = ParseComputationBody(comp, at);
+  names_ = std::move(saved_names);
+  pending_ = std::move(saved_pending);
+  computation_has_forward_refs_ = saved_forward;
+  attrs_.RestorePendingControls(std::move(saved_controls));
+  *out = comp;
+  return ok;
 }
 
 bool Parser::ParseInstruction(Computation* comp, const char** root_at) {
@@ -261,10 +308,18 @@ bool Parser::ParseInstruction(Computation* comp, const char** root_at) {
   if (shapes_.AtShape()) {
     if (!shapes_.Parse(&shape)) return false;
   }
-  if (!cur_.SkipSpace()) return false;
+  return ParseInstructionTail(comp, name, name_at, shape, is_root, start, root_at,
+                              /*allow_attributes=*/true) != nullptr;
+}
+
+Instruction* Parser::ParseInstructionTail(Computation* comp, std::string_view name,
+                                          const char* name_at, const Shape* shape, bool is_root,
+                                          const char* start, const char** root_at,
+                                          bool allow_attributes) {
+  if (!cur_.SkipSpace()) return nullptr;
   const char* opcode_at = cur_.pos();
   std::string_view opcode_text;
-  if (!cur_.ParseWord(&opcode_text, "an opcode")) return false;
+  if (!cur_.ParseWord(&opcode_text, "an opcode")) return nullptr;
   std::optional<Opcode> opcode = ParseOpcode(opcode_text);
   Opcode wrapped = Opcode::kOpcodeCount;
   if (!opcode) {
@@ -280,7 +335,8 @@ bool Parser::ParseInstruction(Computation* comp, const char** root_at) {
       }
     }
     if (!opcode) {
-      return cur_.Error(opcode_at, StrCat("unknown opcode '", opcode_text, "'"));
+      cur_.Error(opcode_at, StrCat("unknown opcode '", opcode_text, "'"));
+      return nullptr;
     }
   }
   std::string_view saved_name = module_->Save(name);
@@ -288,58 +344,69 @@ bool Parser::ParseInstruction(Computation* comp, const char** root_at) {
   InstructionBuilder builder(instr);
   if (wrapped != Opcode::kOpcodeCount) builder.set_wrapped_opcode(wrapped);
   if (!names_.emplace(saved_name, instr).second) {
-    return cur_.Error(name_at, StrCat("instruction '", name,
-                                            "' is defined twice in computation '", comp->name(),
-                                            "'"));
+    cur_.Error(name_at, StrCat("instruction '", name, "' is defined twice in computation '",
+                               comp->name(), "'"));
+    return nullptr;
   }
   comp->AddInstruction(instr);
   if (is_root) {
     if (*root_at != nullptr) {
-      return cur_.Error(start, StrCat("computation '", comp->name(),
-                                            "' has two ROOT instructions; the first is '",
-                                            comp->root()->name(), "'"));
+      cur_.Error(start, StrCat("computation '", comp->name(),
+                               "' has two ROOT instructions; the first is '",
+                               comp->root()->name(), "'"));
+      return nullptr;
     }
     *root_at = start;
     comp->set_root(instr);
   }
-  if (!cur_.Expect('(', StrCat("after opcode '", opcode_text, "'"))) return false;
+  if (!cur_.Expect('(', StrCat("after opcode '", opcode_text, "'"))) return nullptr;
   if (*opcode == Opcode::kConstant) {
-    if (!ParseLiteralOperand(instr)) return false;
+    if (!ParseLiteralOperand(instr)) return nullptr;
   } else if (*opcode == Opcode::kParameter) {
     const char* at = cur_.pos();
     int64_t number;
-    if (!cur_.ParseInt(&number, "a parameter number")) return false;
-    if (number < 0) return cur_.Error(at, "parameter number must not be negative");
+    if (!cur_.ParseInt(&number, "a parameter number")) return nullptr;
+    if (number < 0) {
+      cur_.Error(at, "parameter number must not be negative");
+      return nullptr;
+    }
     builder.set_number(number);
-    if (!cur_.Expect(')', "after the parameter number")) return false;
+    if (!cur_.Expect(')', "after the parameter number")) return nullptr;
     if (!comp->SetParameter(instr)) {
-      return cur_.Error(at, StrCat("parameter number ", number,
-                                         " is used twice in computation '", comp->name(), "'"));
+      cur_.Error(at, StrCat("parameter number ", number, " is used twice in computation '",
+                            comp->name(), "'"));
+      return nullptr;
     }
   } else if (!ParseOperands(instr)) {
-    return false;
+    return nullptr;
   }
-  while (true) {
+  while (allow_attributes) {
     // Attributes follow on the same logical line: `, key=value`.
     const char* before = cur_.pos();
-    if (!cur_.SkipSpace()) return false;
+    if (!cur_.SkipSpace()) return nullptr;
     if (cur_.Peek() != ',') {
       cur_.set_pos(before);
       break;
     }
     cur_.set_pos(cur_.pos() + 1);
-    if (!attrs_.ParseAttribute(instr)) return false;
+    if (!attrs_.ParseAttribute(instr)) return nullptr;
   }
   if (instr->shape_ptr() == nullptr) {
     std::string error;
-    std::string_view callee_name = attrs_.FirstCalleeName(instr);
-    const Computation* callee =
-        callee_name.empty() ? nullptr : module_->FindComputation(callee_name);
+    const Computation* callee = nullptr;
+    if (!instr->called_computations().empty()) callee = instr->called_computations()[0];
+    if (callee == nullptr) {
+      std::string_view callee_name = attrs_.FirstCalleeName(instr);
+      if (!callee_name.empty()) callee = module_->FindComputation(callee_name);
+    }
     const Shape* inferred = InferShape(*instr, callee, *module_, &error);
-    if (inferred == nullptr) return cur_.Error(opcode_at, error);
+    if (inferred == nullptr) {
+      cur_.Error(opcode_at, error);
+      return nullptr;
+    }
     builder.set_shape(inferred);
   }
-  return true;
+  return instr;
 }
 
 bool Parser::ParseLiteralOperand(Instruction* instr) {
@@ -360,14 +427,30 @@ bool Parser::ParseOperands(Instruction* instr) {
   if (!cur_.ok()) return false;
   while (true) {
     if (!cur_.SkipSpace()) return false;
-    if (shapes_.AtShape()) {  // legacy `f32[2]{0} %x`
-      const Shape* ignored;
-      if (!shapes_.Parse(&ignored)) return false;
+    if (shapes_.AtShape()) {  // legacy `f32[2]{0} %x`, or a nested `f32[] constant(0)`
+      const Shape* operand_shape;
+      if (!shapes_.Parse(&operand_shape)) return false;
+      if (!cur_.SkipSpace()) return false;
+      if (AtNestedInstruction()) {
+        Instruction* nested = ParseNestedInstruction(instr, operand_shape);
+        if (nested == nullptr) return false;
+        instr->AppendOperand(nested);
+        if (cur_.TryConsume(',')) continue;
+        return cur_.Expect(')', "to close the operand list");
+      }
     }
     if (!cur_.SkipSpace()) return false;
     const char* at = cur_.pos();
     std::string_view name;
     if (!cur_.ParseName(&name, "an operand name")) return false;
+    if (cur_.Peek() == '(' && *at != '%') {  // nested `add(a, b)` without a shape
+      cur_.set_pos(at);
+      Instruction* nested = ParseNestedInstruction(instr, nullptr);
+      if (nested == nullptr) return false;
+      instr->AppendOperand(nested);
+      if (cur_.TryConsume(',')) continue;
+      return cur_.Expect(')', "to close the operand list");
+    }
     auto it = names_.find(name);
     if (it != names_.end()) {
       if (it->second == instr) {
@@ -383,6 +466,29 @@ bool Parser::ParseOperands(Instruction* instr) {
     if (cur_.TryConsume(',')) continue;
     return cur_.Expect(')', "to close the operand list");
   }
+}
+
+bool Parser::AtNestedInstruction() const {
+  // `opcode(` right after an operand's shape: an instruction written inside the operand list.
+  const char* p = cur_.pos();
+  if (p < cur_.end() && *p == '%') return false;
+  while (p < cur_.end() && TextCursor::IsNameChar(*p)) ++p;
+  return p < cur_.end() && p > cur_.pos() && *p == '(';
+}
+
+Instruction* Parser::ParseNestedInstruction(Instruction* user, const Shape* shape) {
+  // The nested instruction gets a generated name and is placed right before its user, which
+  // is what printing it back as a separate line needs.
+  Computation* comp = user->parent();
+  const char* at = cur_.pos();
+  std::string name;
+  do {
+    name = StrCat(user->name(), ".operand.", ++nested_counter_);
+  } while (names_.contains(name));
+  Instruction* nested = ParseInstructionTail(comp, name, at, shape, false, at, nullptr,
+                                             /*allow_attributes=*/false);
+  if (nested != nullptr) comp->MoveBefore(nested, user);
+  return nested;
 }
 
 bool Parser::ResolveForwardReferences(Computation* comp) {

@@ -44,6 +44,7 @@ constexpr std::array<PrimitiveTypeInfo, static_cast<size_t>(P::kCount)> kTable =
     {P::kToken, "token", 0, false, false, false, false},
     {P::kOpaque, "opaque", 0, false, false, false, false},
     {P::kTuple, "tuple", 0, false, false, false, false},
+    {P::kBuffer, "b", 0, false, false, false, false},
 }};
 
 constexpr bool TableIsInEnumOrder() {
@@ -65,7 +66,9 @@ std::string_view PrimitiveTypeName(PrimitiveType type) { return GetPrimitiveType
 std::optional<PrimitiveType> ParsePrimitiveType(std::string_view name) {
   // Linear scan over ~36 short names: cheaper than hashing, and the parser caches whole shapes.
   for (size_t i = 1; i < kTable.size(); ++i) {
-    if (kTable[i].name == name && kTable[i].type != P::kTuple) return kTable[i].type;
+    if (kTable[i].name == name && kTable[i].type != P::kTuple && kTable[i].type != P::kBuffer) {
+      return kTable[i].type;
+    }
   }
   return std::nullopt;
 }

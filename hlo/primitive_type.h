@@ -23,6 +23,7 @@ enum class PrimitiveType : uint8_t {
   kToken,
   kOpaque,
   kTuple,
+  kBuffer,  // `b(f32[8])`: a buffer holding one array (XLA's buffer shapes)
   kCount,  // not a type; the number of entries above
 };
 
@@ -42,7 +43,8 @@ std::string_view PrimitiveTypeName(PrimitiveType type);
 std::optional<PrimitiveType> ParsePrimitiveType(std::string_view name);
 inline bool IsArrayType(PrimitiveType t) {
   return t != PrimitiveType::kInvalid && t != PrimitiveType::kToken &&
-         t != PrimitiveType::kOpaque && t != PrimitiveType::kTuple && t != PrimitiveType::kCount;
+         t != PrimitiveType::kOpaque && t != PrimitiveType::kTuple && t != PrimitiveType::kBuffer &&
+         t != PrimitiveType::kCount;
 }
 
 }  // namespace hloscope

@@ -40,7 +40,7 @@ int64_t Shape::ByteSize() const {
 }
 
 int64_t Shape::TotalArrayBytes() const {
-  if (!IsTuple()) return ByteSize();
+  if (!IsTuple() && !IsBuffer()) return ByteSize();
   int64_t total = 0;
   for (const Shape* e : tuple_elements) total += e->TotalArrayBytes();
   return total;
@@ -49,7 +49,7 @@ int64_t Shape::TotalArrayBytes() const {
 bool Shape::Compatible(const Shape& other) const {
   if (this == &other) return true;
   if (element_type != other.element_type) return false;
-  if (IsTuple()) {
+  if (IsTuple() || IsBuffer()) {
     if (tuple_elements.size() != other.tuple_elements.size()) return false;
     for (size_t i = 0; i < tuple_elements.size(); ++i) {
       if (!tuple_elements[i]->Compatible(*other.tuple_elements[i])) return false;
@@ -125,6 +125,12 @@ void AppendLayout(const Layout& layout, std::string& out) {
 }  // namespace
 
 void Shape::AppendTo(std::string& out, bool print_layout) const {
+  if (IsBuffer()) {
+    out += "b(";
+    tuple_elements[0]->AppendTo(out, print_layout);
+    out += ')';
+    return;
+  }
   if (IsTuple()) {
     out += '(';
     for (size_t i = 0; i < tuple_elements.size(); ++i) {

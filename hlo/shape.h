@@ -55,9 +55,10 @@ class Shape {
   absl::InlinedVector<bool, 6> dynamic;           // dims[i] is dynamic (`<=N` or `?`)
   bool has_layout = false;                        // printed with `{...}`
   Layout layout;
-  std::vector<const Shape*> tuple_elements;       // only for tuples
+  std::vector<const Shape*> tuple_elements;       // tuples; for buffers, the one array
 
   bool IsTuple() const { return element_type == PrimitiveType::kTuple; }
+  bool IsBuffer() const { return element_type == PrimitiveType::kBuffer; }
   bool IsArray() const { return IsArrayType(element_type); }
   bool IsToken() const { return element_type == PrimitiveType::kToken; }
   int64_t rank() const { return static_cast<int64_t>(dims.size()); }

@@ -13,6 +13,7 @@ bool ShapeParser::AtShape() const {
   const char* p = cur_.pos();
   const char* end = cur_.end();
   if (p < end && *p == '(') return true;
+  if (p + 1 < end && p[0] == 'b' && p[1] == '(') return true;
   const char* w = p;
   while (w < end && ((*w >= 'a' && *w <= 'z') || (*w >= '0' && *w <= '9'))) ++w;
   if (w == p || w >= end || *w != '[') return false;
@@ -99,6 +100,15 @@ bool ShapeParser::ParseUncached(Shape* shape) {
     --depth_;
     return true;
   }
+  if (cur_.Peek() == 'b' && cur_.PeekAt(1) == '(') {
+    cur_.set_pos(cur_.pos() + 2);
+    shape->element_type = PrimitiveType::kBuffer;
+    const Shape* inner;
+    if (!Parse(&inner)) return false;
+    if (!inner->IsArray()) return cur_.ErrorHere("a buffer shape b(...) must hold an array");
+    shape->tuple_elements.push_back(inner);
+    return cur_.Expect(')', "to close the buffer shape");
+  }
   const char* type_pos = cur_.pos();
   std::string_view type_name;
   if (!cur_.ParseWord(&type_name, "a shape")) return false;
@@ -142,6 +152,18 @@ bool ShapeParser::ParseUncached(Shape* shape) {
     return cur_.Error(type_pos, StrCat("'", type_name, "' shapes have no dimensions"));
   }
   if (cur_.Peek() == '{') return ParseLayout(shape);
+  // Some tests write the layout after a space: `f32[3,6] {1,0}`. A brace counts as a layout
+  // only when it holds a layout (digits, ':' or '}'), not a computation body.
+  const char* p = cur_.pos();
+  while (p < cur_.end() && *p == ' ') ++p;
+  if (p > cur_.pos() && p < cur_.end() && *p == '{') {
+    const char* q = p + 1;
+    while (q < cur_.end() && *q == ' ') ++q;
+    if (q < cur_.end() && ((*q >= '0' && *q <= '9') || *q == ':' || *q == '}')) {
+      cur_.set_pos(p);
+      return ParseLayout(shape);
+    }
+  }
   return true;
 }
 

@@ -22,6 +22,11 @@ bool TextCursor::SkipSpace() {
     char c = *pos_;
     if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
       ++pos_;
+    } else if (c == '#' && AtLineStart()) {
+      // `# RUN: ...` lines in lit tests: a comment only where a line starts, since `#(s32)`
+      // is also a layout part.
+      const void* nl = std::memchr(pos_, '\n', static_cast<size_t>(end_ - pos_));
+      pos_ = nl ? static_cast<const char*>(nl) + 1 : end_;
     } else if (c == '/' && pos_ + 1 < end_ && pos_[1] == '/') {
       const void* nl = std::memchr(pos_, '\n', static_cast<size_t>(end_ - pos_));
       pos_ = nl ? static_cast<const char*>(nl) + 1 : end_;
@@ -37,6 +42,15 @@ bool TextCursor::SkipSpace() {
     } else {
       return true;
     }
+  }
+  return true;
+}
+
+bool TextCursor::AtLineStart() const {
+  for (const char* p = pos_; p > begin_; --p) {
+    char c = p[-1];
+    if (c == '\n') return true;
+    if (c != ' ' && c != '\t') return false;
   }
   return true;
 }

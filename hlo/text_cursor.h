@@ -28,6 +28,8 @@ class TextCursor {
 
   // Skips spaces, newlines, `// ...` and `/* ... */`. An unterminated block comment is an error.
   bool SkipSpace();
+  // True when only blanks stand between the cursor and the start of its line.
+  bool AtLineStart() const;
   // Skips spaces and tabs only (not newlines or comments).
   void SkipBlanks() {
     while (pos_ < end_ && (*pos_ == ' ' || *pos_ == '\t')) ++pos_;
