@@ -96,7 +96,7 @@ bool AttributeParser::ParseRawValue(std::string_view key, std::string_view* valu
 }
 
 bool AttributeParser::ParseIntList(absl::InlinedVector<int64_t, 4>* out, std::string_view what) {
-  if (!cur_.Expect('{', StrCat("to open the ", what, " list"))) return false;
+  if (!(cur_.TryConsume('{') || cur_.Expect('{', StrCat("to open the ", what, " list")))) return false;
   if (cur_.TryConsume('}')) return true;
   if (!cur_.ok()) return false;
   while (true) {
@@ -104,7 +104,7 @@ bool AttributeParser::ParseIntList(absl::InlinedVector<int64_t, 4>* out, std::st
     if (!cur_.ParseInt(&v, what)) return false;
     out->push_back(v);
     if (cur_.TryConsume(',')) continue;
-    return cur_.Expect('}', StrCat("to close the ", what, " list"));
+    return (cur_.TryConsume('}') || cur_.Expect('}', StrCat("to close the ", what, " list")));
   }
 }
 
@@ -298,7 +298,7 @@ bool AttributeParser::ParseAttribute(Instruction* instr) {
   const char* key_at = cur_.pos();
   std::string_view key_text;
   if (!cur_.ParseWord(&key_text, "an attribute name")) return false;
-  if (!cur_.Expect('=', StrCat("after attribute name '", key_text, "'"))) return false;
+  if (!(cur_.TryConsume('=') || cur_.Expect('=', StrCat("after attribute name '", key_text, "'")))) return false;
   uint32_t key = module_.InternAttrKey(key_text);
   if (IsComputationRefKey(key)) return ParseComputationRefs(instr, key);
   if (key == kAttrControlPredecessors) return ParseControlPredecessors(instr);

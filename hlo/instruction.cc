@@ -153,15 +153,20 @@ void Instruction::RemoveUser(Instruction* user) {
 }
 
 void Instruction::AppendOperand(Instruction* operand) {
+  // The user list holds each user once. Checking our own (short) operand list keeps this
+  // O(operands) even for an operand with thousands of users.
+  bool already_user = std::find(operands_.begin(), operands_.end(), operand) != operands_.end();
   operands_.push_back(operand);
-  operand->AddUser(this);
+  if (!already_user) operand->users_.push_back(this);
 }
 
 void Instruction::ReplaceOperand(int64_t index, Instruction* new_operand) {
   Instruction* old = operands_[static_cast<size_t>(index)];
   if (old == new_operand) return;
+  bool already_user =
+      std::find(operands_.begin(), operands_.end(), new_operand) != operands_.end();
   operands_[static_cast<size_t>(index)] = new_operand;
-  new_operand->AddUser(this);
+  if (!already_user) new_operand->users_.push_back(this);
   if (std::find(operands_.begin(), operands_.end(), old) == operands_.end()) old->RemoveUser(this);
 }
 

@@ -8,6 +8,7 @@
 // attribute is also kept as text in source order so printing loses nothing.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -231,8 +232,10 @@ class InstructionBuilder {
   // Parser support for names used before their definition: reserve a slot, fill it later.
   void AppendOperandPlaceholder() { instr_->operands_.push_back(nullptr); }
   void SetOperand(size_t index, Instruction* operand) {
-    instr_->operands_[index] = operand;
-    operand->AddUser(instr_);
+    auto& ops = instr_->operands_;
+    bool already_user = std::find(ops.begin(), ops.end(), operand) != ops.end();
+    ops[index] = operand;
+    if (!already_user) operand->users_.push_back(instr_);
   }
   void SetCalledComputation(size_t slot, Computation* c) { instr_->called_[slot] = c; }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "hlo/string_hash.h"
 #include "absl/types/span.h"
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
@@ -99,7 +100,7 @@ class Module {
   std::vector<Computation*> computations_;
   std::vector<ModuleAttribute> attributes_;
   std::string_view stack_frame_tables_;
-  absl::flat_hash_map<std::string_view, Computation*> computation_by_name_;
+  StringViewMap<Computation*> computation_by_name_;
   StringArena arena_;
   std::deque<Shape> shapes_;
   absl::flat_hash_map<const Shape*, const Shape*, ShapeHash, ShapeEq> shape_set_;
@@ -108,8 +109,8 @@ class Module {
   std::deque<Metadata> metadata_storage_;
   std::deque<InstructionDetails> details_storage_;
   std::vector<std::string_view> attr_key_names_;
-  absl::flat_hash_map<std::string_view, uint32_t> attr_key_ids_;
-  absl::flat_hash_map<std::string_view, int> name_counters_;
+  StringViewMap<uint32_t> attr_key_ids_;
+  StringViewMap<int> name_counters_;
   uint32_t next_instruction_id_ = 0;
 };
 

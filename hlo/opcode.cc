@@ -3,6 +3,7 @@
 #include <array>
 
 #include "absl/container/flat_hash_map.h"
+#include "hlo/string_hash.h"
 
 namespace hloscope {
 namespace {
@@ -19,7 +20,7 @@ const OpcodeInfo& GetOpcodeInfo(Opcode op) { return kOpcodes[static_cast<size_t>
 
 std::optional<Opcode> ParseOpcode(std::string_view name) {
   static const auto* const kByName = [] {
-    auto* m = new absl::flat_hash_map<std::string_view, Opcode>();
+    auto* m = new StringViewMap<Opcode>();
     for (const OpcodeInfo& info : kOpcodes) m->emplace(info.name, info.opcode);
     return m;
   }();

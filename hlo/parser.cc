@@ -13,6 +13,7 @@
 #include <algorithm>
 
 #include "absl/container/flat_hash_map.h"
+#include "hlo/string_hash.h"
 #include "hlo/str_util.h"
 #include "hlo/attribute_parser.h"
 #include "hlo/shape_inference.h"
@@ -77,9 +78,9 @@ class Parser {
   ShapeParser shapes_;
   AttributeParser attrs_;
   // Names of the current computation's instructions (views into the arena).
-  absl::flat_hash_map<std::string_view, Instruction*> names_;
+  StringViewMap<Instruction*> names_;
   // Instruction names of the whole module, for the duplicate-name error.
-  absl::flat_hash_map<std::string_view, const char*> computation_at_;
+  StringViewMap<const char*> computation_at_;
   std::vector<PendingOperand> pending_;
   bool computation_has_forward_refs_ = false;
   int nested_counter_ = 0;
@@ -121,7 +122,7 @@ bool Parser::ParseHeader() {
   while (cur_.TryConsume(',')) {
     std::string_view key, value;
     if (!cur_.ParseWord(&key, "a module attribute name")) return false;
-    if (!cur_.Expect('=', StrCat("after module attribute '", key, "'"))) return false;
+    if (!(cur_.TryConsume('=') || cur_.Expect('=', StrCat("after module attribute '", key, "'")))) return false;
     if (!attrs_.ParseRawValue(key, &value)) return false;
     module_->AddAttribute(key, value);
   }
@@ -217,7 +218,7 @@ bool Parser::ParseComputation() {
     comp->set_had_signature(true);
     if (!ParseSignature()) return false;
   }
-  if (!cur_.ok() || !cur_.Expect('{', StrCat("to open computation '", name, "'"))) {
+  if (!cur_.ok() || !(cur_.TryConsume('{') || cur_.Expect('{', StrCat("to open computation '", name, "'")))) {
     return false;
   }
   if (!ParseComputationBody(comp, name_at)) return false;
@@ -302,7 +303,7 @@ bool Parser::ParseInstruction(Computation* comp, const char** root_at) {
   const char* name_at = cur_.pos();
   std::string_view name;
   if (!cur_.ParseName(&name, "an instruction name")) return false;
-  if (!cur_.Expect('=', StrCat("after instruction name '", name, "'"))) return false;
+  if (!(cur_.TryConsume('=') || cur_.Expect('=', StrCat("after instruction name '", name, "'")))) return false;
   if (!cur_.SkipSpace()) return false;
   const Shape* shape = nullptr;
   if (shapes_.AtShape()) {
@@ -359,7 +360,7 @@ Instruction* Parser::ParseInstructionTail(Computation* comp, std::string_view na
     *root_at = start;
     comp->set_root(instr);
   }
-  if (!cur_.Expect('(', StrCat("after opcode '", opcode_text, "'"))) return nullptr;
+  if (!(cur_.TryConsume('(') || cur_.Expect('(', StrCat("after opcode '", opcode_text, "'")))) return nullptr;
   if (*opcode == Opcode::kConstant) {
     if (!ParseLiteralOperand(instr)) return nullptr;
   } else if (*opcode == Opcode::kParameter) {

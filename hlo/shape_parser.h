@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "absl/container/flat_hash_map.h"
+#include "hlo/string_hash.h"
 #include "hlo/module.h"
 #include "hlo/text_cursor.h"
 
@@ -33,7 +34,7 @@ class ShapeParser {
 
   TextCursor& cur_;
   Module& module_;
-  absl::flat_hash_map<std::string_view, const Shape*> cache_;
+  StringViewMap<const Shape*> cache_;
   int depth_ = 0;
 };
 

@@ -226,9 +226,12 @@ class StructureChecker {
     if (options_.check_unique_names) {
       auto [it, inserted] = names_.emplace(instr.name(), &c);
       if (!inserted) {
-        return InstrError(c, instr,
-                          StrCat("name is already used in computation '",
-                                       it->second->name(), "'"));
+        if (it->second == &c || options_.check_module_unique_names) {
+          return InstrError(c, instr,
+                            StrCat("name is already used in computation '", it->second->name(),
+                                   "'"));
+        }
+        it->second = &c;  // so a second use inside `c` is caught
       }
     }
     const int arity = GetOpcodeInfo(instr.opcode()).arity;

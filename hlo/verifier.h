@@ -12,7 +12,7 @@
 //
 // What is checked, in this order (the first failure is reported):
 //  1. Structure of every computation: a root that belongs to it; each instruction listed
-//     once, with a shape and this computation as parent; unique instruction names (option);
+//     once, with a shape and this computation as parent; unique instruction names (options);
 //     operand count from the opcode table; operands and control edges inside the same
 //     computation and mirrored on the other side (operand ↔ user, predecessor ↔
 //     successor); called computations belong to the module; parameters numbered 0..n-1
@@ -32,8 +32,14 @@
 namespace hloscope {
 
 struct VerifierOptions {
-  // Check that instruction names are unique within the module (XLA requires it).
+  // Check that instruction names are unique within each computation (operands are looked up
+  // by name there, so a repeated name makes the text ambiguous).
   bool check_unique_names = true;
+  // Also require names to be unique across the whole module, as XLA does for modules it
+  // builds. Off by default: hand-written HLO (XLA's own tests, much of the corpus) reuses
+  // names such as `p0` in different computations, and XLA's parser accepts that by renaming,
+  // which hloscope does not do so that printing reproduces the input.
+  bool check_module_unique_names = false;
   // Run the per-opcode operand and shape rules (step 3 above). Off, only the graph structure
   // is checked.
   bool check_shapes = true;
