@@ -69,8 +69,9 @@ class Parser {
   bool ParseLiteralOperand(Instruction* instr);
   bool AtNestedInstruction() const;
   Instruction* ParseNestedInstruction(Instruction* user, const Shape* shape);
-  bool ResolveForwardReferences(Computation* comp);
-  bool CheckAcyclic(Computation* comp);
+  bool ResolveForwardReferences(Computation* comp, const char* comp_start);
+  bool CheckAcyclic(Computation* comp, const char* comp_start);
+  const char* FindDefinition(const char* from, std::string_view name) const;
   bool ResolveComputationReferences();
 
   TextCursor cur_;
@@ -269,7 +270,7 @@ bool Parser::ParseComputationBody(Computation* comp, const char* name_at) {
                                               ") but has a parameter with a higher number"));
     }
   }
-  return ResolveForwardReferences(comp);
+  return ResolveForwardReferences(comp, name_at);
 }
 
 bool Parser::ParseInlineComputation(std::string_view base_name, Computation** out) {
@@ -492,7 +493,7 @@ Instruction* Parser::ParseNestedInstruction(Instruction* user, const Shape* shap
   return nested;
 }
 
-bool Parser::ResolveForwardReferences(Computation* comp) {
+bool Parser::ResolveForwardReferences(Computation* comp, const char* comp_start) {
   for (const PendingOperand& p : pending_) {
     auto it = names_.find(p.name);
     if (it == names_.end()) {
@@ -515,10 +516,30 @@ bool Parser::ResolveForwardReferences(Computation* comp) {
     p.instr->AddControlPredecessor(it->second);
     computation_has_forward_refs_ = true;
   }
-  return computation_has_forward_refs_ ? CheckAcyclic(comp) : true;
+  return computation_has_forward_refs_ ? CheckAcyclic(comp, comp_start) : true;
 }
 
-bool Parser::CheckAcyclic(Computation* comp) {
+const char* Parser::FindDefinition(const char* from, std::string_view name) const {
+  // Only used for error messages, so a plain scan of the computation text is fine: the
+  // definition is a line starting with [ROOT] [%]name followed by '='.
+  for (const char* p = from; p < cur_.pos(); ++p) {
+    if (*p != '\n') continue;
+    const char* q = p + 1;
+    while (q < cur_.pos() && (*q == ' ' || *q == '\t')) ++q;
+    const char* line = q;
+    if (cur_.pos() - q > 5 && std::string_view(q, 5) == "ROOT ") q += 5;
+    if (q < cur_.pos() && *q == '%') ++q;
+    if (static_cast<size_t>(cur_.pos() - q) > name.size() &&
+        std::string_view(q, name.size()) == name && !TextCursor::IsNameChar(q[name.size()])) {
+      const char* r = q + name.size();
+      while (r < cur_.pos() && *r == ' ') ++r;
+      if (r < cur_.pos() && *r == '=') return line;
+    }
+  }
+  return cur_.pos() - 1;
+}
+
+bool Parser::CheckAcyclic(Computation* comp, const char* comp_start) {
   // Iterative DFS over operands and control predecessors; 0 = new, 1 = on stack, 2 = done.
   absl::flat_hash_map<const Instruction*, uint8_t> state;
   state.reserve(comp->instructions().size());
@@ -541,9 +562,9 @@ bool Parser::CheckAcyclic(Computation* comp) {
       ++next;
       uint8_t& s = state[dep];
       if (s == 1) {
-        return cur_.Error(cur_.pos() - 1,
+        return cur_.Error(FindDefinition(comp_start, dep->name()),
                           StrCat("computation '", comp->name(), "' has a cycle through '",
-                                       dep->name(), "'"));
+                                 dep->name(), "'"));
       }
       if (s == 0) {
         s = 1;

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/hash/hash.h"
+#include "absl/strings/string_view.h"
 #include "hlo/str_util.h"
 
 namespace hloscope {
@@ -73,6 +75,14 @@ uint64_t EdgeHash(const void* from, const void* to) {
   return x;
 }
 
+// absl's string hash; absl::Hash<std::string_view> falls back to the slower std::hash here
+// (Debian's abseil has its own absl::string_view).
+struct NameHash {
+  size_t operator()(std::string_view s) const {
+    return absl::Hash<absl::string_view>{}(absl::string_view(s.data(), s.size()));
+  }
+};
+
 // Fewest operands a variadic opcode needs before its shape rule can look at them.
 int MinOperandCount(Opcode op) {
   switch (op) {
@@ -86,6 +96,8 @@ int MinOperandCount(Opcode op) {
   }
 }
 
+bool HasShapeRule(Opcode op);  // step 3, below
+
 // ---------------------------------------------------------------------------------------------
 // Step 1 and 2: graph structure and the call graph.
 
@@ -93,6 +105,9 @@ class StructureChecker {
  public:
   StructureChecker(const Module& module, const VerifierOptions& options)
       : module_(module), options_(options) {}
+
+  // After Run: the instructions step 3 must look at, in module order.
+  absl::Span<const Instruction* const> with_shape_rules() const { return with_shape_rules_; }
 
   absl::Status Run() {
     if (absl::Status s = CheckModule(); !s.ok()) return s;
@@ -107,16 +122,16 @@ class StructureChecker {
 
  private:
   bool Indexed(const Instruction* i) const {
-    return i->unique_id() < by_id_.size() && by_id_[i->unique_id()] == i;
+    return i->unique_id() < slots_.size() && slots_[i->unique_id()].instr == i;
   }
   bool InComputation(const Instruction* i, int32_t ci) const {
-    return Indexed(i) && comp_of_[i->unique_id()] == ci;
+    return Indexed(i) && slots_[i->unique_id()].comp == ci;
   }
   // Why `other` is not usable from computation `ci`, for messages.
   std::string WhereIs(const Instruction* other) const {
     if (Indexed(other)) {
       return StrCat("it belongs to computation '",
-                          module_.computations()[comp_of_[other->unique_id()]]->name(), "'");
+                          module_.computations()[slots_[other->unique_id()].comp]->name(), "'");
     }
     return "it is not listed in any computation";
   }
@@ -124,7 +139,7 @@ class StructureChecker {
   absl::Status CheckModule() {
     auto comps = module_.computations();
     comp_index_.reserve(comps.size());
-    absl::flat_hash_map<std::string_view, const Computation*> by_name;
+    absl::flat_hash_map<std::string_view, const Computation*, NameHash> by_name;
     for (size_t ci = 0; ci < comps.size(); ++ci) {
       const Computation* c = comps[ci];
       if (c == nullptr) return ModuleError(module_, StrCat("computation ", ci, " is null"));
@@ -146,43 +161,36 @@ class StructureChecker {
   // Gives every listed instruction a slot by unique id, so the later checks use arrays instead
   // of hash maps (the verifier runs after every parse and must stay cheap).
   absl::Status IndexInstructions() {
-    uint32_t max_id = 0;
     size_t total = 0;
-    for (const Computation* c : module_.computations()) {
-      for (size_t p = 0; p < c->instructions().size(); ++p) {
-        const Instruction* instr = c->instructions()[p];
-        if (instr == nullptr) {
-          return ComputationError(*c, StrCat("instruction list entry ", p, " is null"));
-        }
-        max_id = std::max(max_id, instr->unique_id());
-        ++total;
-      }
-    }
-    size_t slots = total == 0 ? 0 : static_cast<size_t>(max_id) + 1;
-    by_id_.assign(slots, nullptr);
-    comp_of_.assign(slots, -1);
-    pos_.assign(slots, -1);
-    last_seen_.assign(slots, 0);
+    for (const Computation* c : module_.computations()) total += c->instructions().size();
+    // Ids are dense (Module numbers instructions as it creates them), so `total` slots
+    // usually suffice; removed instructions leave gaps, handled by growing.
+    slots_.assign(total, Slot{});
     if (options_.check_unique_names) names_.reserve(total);
     auto comps = module_.computations();
     for (size_t ci = 0; ci < comps.size(); ++ci) {
       auto instrs = comps[ci]->instructions();
       for (size_t p = 0; p < instrs.size(); ++p) {
         const Instruction* instr = instrs[p];
-        uint32_t id = instr->unique_id();
-        if (by_id_[id] == instr) {
+        if (instr == nullptr) {
+          return ComputationError(*comps[ci], StrCat("instruction list entry ", p, " is null"));
+        }
+        const uint32_t id = instr->unique_id();
+        if (id >= slots_.size()) slots_.resize(std::max<size_t>(id + 1, slots_.size() * 2));
+        Slot& slot = slots_[id];
+        if (slot.instr == instr) {
           return InstrError(*comps[ci], *instr,
                             StrCat("is listed twice (also in computation '",
-                                         comps[comp_of_[id]]->name(), "')"));
+                                   comps[slot.comp]->name(), "')"));
         }
-        if (by_id_[id] != nullptr) {
+        if (slot.instr != nullptr) {
           return InstrError(*comps[ci], *instr,
                             StrCat("unique id ", id, " is also used by instruction '",
-                                         by_id_[id]->name(), "'"));
+                                   slot.instr->name(), "'"));
         }
-        by_id_[id] = instr;
-        comp_of_[id] = static_cast<int32_t>(ci);
-        pos_[id] = static_cast<int32_t>(p);
+        slot.instr = instr;
+        slot.comp = static_cast<int32_t>(ci);
+        slot.pos = static_cast<int32_t>(p);
       }
     }
     return absl::OkStatus();
@@ -198,7 +206,7 @@ class StructureChecker {
                                               ")"));
     }
     bool in_order = true;  // every operand and predecessor comes earlier in the list
-    std::vector<const Instruction*> params;
+    params_.clear();
     auto instrs = c.instructions();
     for (size_t p = 0; p < instrs.size(); ++p) {
       const Instruction& instr = *instrs[p];
@@ -206,9 +214,10 @@ class StructureChecker {
           !s.ok()) {
         return s;
       }
-      if (instr.opcode() == Opcode::kParameter) params.push_back(&instr);
+      if (instr.opcode() == Opcode::kParameter) params_.push_back(&instr);
+      if (HasShapeRule(instr.opcode())) with_shape_rules_.push_back(&instr);
     }
-    if (absl::Status s = CheckParameters(c, params); !s.ok()) return s;
+    if (absl::Status s = CheckParameters(c, params_); !s.ok()) return s;
     if (!in_order) return CheckAcyclic(c);
     return absl::OkStatus();
   }
@@ -258,9 +267,10 @@ class StructureChecker {
                           StrCat(OperandRef(instr, i), " is not in this computation (",
                                        WhereIs(op), ")"));
       }
-      if (pos_[op->unique_id()] >= p) in_order = false;
-      if (last_seen_[op->unique_id()] != stamp_) {
-        last_seen_[op->unique_id()] = stamp_;
+      Slot& slot = slots_[op->unique_id()];
+      if (slot.pos >= p) in_order = false;
+      if (slot.last_seen != stamp_) {
+        slot.last_seen = stamp_;
         operand_edges_ += EdgeHash(op, &instr);
       }
     }
@@ -275,7 +285,7 @@ class StructureChecker {
                           StrCat("control predecessor '", pred->name(),
                                        "' is not in this computation (", WhereIs(pred), ")"));
       }
-      if (pos_[pred->unique_id()] >= p) in_order = false;
+      if (slots_[pred->unique_id()].pos >= p) in_order = false;
       pred_edges_ += EdgeHash(pred, &instr);
     }
     for (const Instruction* succ : instr.control_successors()) {
@@ -283,6 +293,7 @@ class StructureChecker {
       succ_edges_ += EdgeHash(&instr, succ);
     }
     auto called = instr.called_computations();
+    if (called.empty()) return absl::OkStatus();
     for (size_t k = 0; k < called.size(); ++k) {
       if (called[k] == nullptr) {
         return InstrError(c, instr, StrCat("called computation ", k, " is null"));
@@ -308,7 +319,8 @@ class StructureChecker {
   absl::Status CheckParameters(const Computation& c,
                                const std::vector<const Instruction*>& params) {
     const int64_t n = static_cast<int64_t>(params.size());
-    std::vector<const Instruction*> by_number(params.size(), nullptr);
+    std::vector<const Instruction*>& by_number = by_number_;
+    by_number.assign(params.size(), nullptr);
     for (const Instruction* param : params) {
       int64_t k = param->parameter_number();
       if (k < 0 || k >= n) {
@@ -347,7 +359,7 @@ class StructureChecker {
   // whose list order is not already a topological order.
   absl::Status CheckAcyclic(const Computation& c) {
     enum : uint8_t { kWhite = 0, kGray = 1, kBlack = 2 };
-    std::vector<uint8_t> color(by_id_.size(), kWhite);
+    std::vector<uint8_t> color(slots_.size(), kWhite);
     struct Frame {
       const Instruction* instr;
       size_t next_edge;
@@ -509,12 +521,22 @@ class StructureChecker {
   const Module& module_;
   const VerifierOptions& options_;
   absl::flat_hash_map<const Computation*, int32_t> comp_index_;
-  absl::flat_hash_map<std::string_view, const Computation*> names_;
+  absl::flat_hash_map<std::string_view, const Computation*, NameHash> names_;
   // Indexed by unique id.
-  std::vector<const Instruction*> by_id_;
-  std::vector<int32_t> comp_of_;
-  std::vector<int32_t> pos_;
-  std::vector<uint32_t> last_seen_;  // stamp of the last instruction that counted this operand
+  // Per instruction, indexed by unique id: one struct so a lookup touches one cache line.
+  struct Slot {
+    const Instruction* instr = nullptr;
+    int32_t comp = -1;        // index in module.computations()
+    int32_t pos = -1;         // index in the computation's instruction list
+    uint32_t last_seen = 0;   // stamp of the last user that counted this operand
+  };
+  std::vector<Slot> slots_;
+  // Scratch space reused across computations (thousands of small ones in large modules).
+  std::vector<const Instruction*> params_;
+  std::vector<const Instruction*> by_number_;
+  // Instructions whose opcode has a shape rule, collected here so step 3 does not walk the
+  // whole module again.
+  std::vector<const Instruction*> with_shape_rules_;
   uint32_t stamp_ = 0;
   uint64_t operand_edges_ = 0, user_edges_ = 0, pred_edges_ = 0, succ_edges_ = 0;
 };
@@ -695,12 +717,24 @@ absl::Status CheckFusion(const Instruction& instr) {
   return CheckCallee(instr, instr.fused_computation(), "fusion", "calls");
 }
 
+// The deprecated form of dynamic-(update-)slice start indices: one integer vector with an
+// entry per dimension (`s32[2] start` for a rank-2 operand). XLA still accepts it, and older
+// modules and tests use it.
+bool IsIndexVector(const Shape& s, int64_t rank) {
+  if (!s.IsArray() || s.rank() != 1 || s.dims[0] != rank) return false;
+  const PrimitiveTypeInfo& info = GetPrimitiveTypeInfo(s.element_type);
+  return info.is_signed_int || info.is_unsigned_int;
+}
+
 // Operands first..first+rank-1 of a dynamic-(update-)slice are scalar integer start indices,
-// one per dimension of operand 0.
+// one per dimension of operand 0 (or, deprecated, a single index vector).
 absl::Status CheckStartIndices(const Instruction& instr, int64_t first) {
   const std::string kind = instr.PrintedOpcode();
   const Instruction& op = *instr.operand(0);
   const int64_t indices = instr.operand_count() - first;
+  if (indices == 1 && IsIndexVector(instr.operand(first)->shape(), op.shape().rank())) {
+    return absl::OkStatus();
+  }
   if (indices != op.shape().rank()) {
     return InstrError(instr, StrCat(kind, " has ",
                                           Count(indices, "start index", "start indices"),
@@ -798,11 +832,46 @@ absl::Status CheckDynamicUpdateSlice(const Instruction& instr) {
   return absl::OkStatus();
 }
 
+// Bytes of an array in memory when its layout has tiles: each tiled dimension is padded up to
+// a multiple of the first tile's size for it (the first tile applies to the most minor
+// dimensions; later tiles subdivide it and add no padding of their own). A bitcast
+// reinterprets that memory, so XLA's TPU dumps bitcast u32[10]{0:T(128)} to
+// u32[5]{0:T(128)}: both occupy 128 elements. Equal to ByteSize() without tiles.
+int64_t PaddedByteSize(const Shape& s) {
+  if (!s.IsArray() || !s.has_layout || s.layout.tiles.empty() ||
+      static_cast<int64_t>(s.layout.minor_to_major.size()) != s.rank()) {
+    return s.ByteSize();
+  }
+  absl::InlinedVector<int64_t, 6> dims(s.dims.begin(), s.dims.end());
+  int64_t extra = 1;  // tile dimensions beyond the shape's rank pad size-1 dimensions
+  const auto& tile = s.layout.tiles.front().dims;
+  const int64_t k = static_cast<int64_t>(tile.size());
+  for (int64_t j = 0; j < k; ++j) {
+    const int64_t t = tile[k - 1 - j];  // j-th most minor tile dimension
+    if (t == Tile::kTileCombine || t <= 0) continue;
+    if (j < s.rank()) {
+      const int64_t dim = s.layout.minor_to_major[j];
+      if (dim < 0 || dim >= s.rank()) return s.ByteSize();
+      int64_t& d = dims[dim];
+      if (d == Shape::kUnboundedSize) return s.ByteSize();
+      d = (d + t - 1) / t * t;
+    } else {
+      extra *= t;
+    }
+  }
+  int64_t elements = extra;
+  for (int64_t d : dims) elements *= d;
+  const int64_t bits = s.layout.element_size_bits != 0
+                           ? s.layout.element_size_bits
+                           : GetPrimitiveTypeInfo(s.element_type).bits;
+  return (elements * bits + 7) / 8;
+}
+
 absl::Status CheckBitcast(const Instruction& instr) {
   const Instruction& op = *instr.operand(0);
   const int64_t out = instr.shape().ByteSize();
   const int64_t in = op.shape().ByteSize();
-  if (out != in) {
+  if (out != in && PaddedByteSize(instr.shape()) != PaddedByteSize(op.shape())) {
     // Layouts are printed here: E(n) element sizes change the byte count.
     return InstrError(instr, StrCat("bitcast shape ", instr.shape().ToString(), " has ",
                                           Count(out, "byte", "bytes"), " but operand '",
@@ -844,13 +913,12 @@ constexpr auto kRuleByOpcode = [] {
   return table;
 }();
 
-absl::Status CheckShapes(const Module& module) {
-  for (const Computation* c : module.computations()) {
-    for (const Instruction* instr : c->instructions()) {
-      ShapeRule rule = kRuleByOpcode[static_cast<size_t>(instr->opcode())];
-      if (rule == nullptr) continue;
-      if (absl::Status s = rule(*instr); !s.ok()) return s;
-    }
+bool HasShapeRule(Opcode op) { return kRuleByOpcode[static_cast<size_t>(op)] != nullptr; }
+
+absl::Status CheckShapes(absl::Span<const Instruction* const> instrs) {
+  for (const Instruction* instr : instrs) {
+    ShapeRule rule = kRuleByOpcode[static_cast<size_t>(instr->opcode())];
+    if (absl::Status s = rule(*instr); !s.ok()) return s;
   }
   return absl::OkStatus();
 }
@@ -858,8 +926,9 @@ absl::Status CheckShapes(const Module& module) {
 }  // namespace
 
 absl::Status VerifyModule(const Module& module, const VerifierOptions& options) {
-  if (absl::Status s = StructureChecker(module, options).Run(); !s.ok()) return s;
-  if (options.check_shapes) return CheckShapes(module);
+  StructureChecker structure(module, options);
+  if (absl::Status s = structure.Run(); !s.ok()) return s;
+  if (options.check_shapes) return CheckShapes(structure.with_shape_rules());
   return absl::OkStatus();
 }
 

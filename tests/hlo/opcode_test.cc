@@ -1,0 +1,40 @@
+#include <set>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "hlo/opcode.h"
+
+namespace hloscope {
+namespace {
+
+TEST(Opcode, TableHasUniqueNamesThatParseBack) {
+  std::set<std::string> names;
+  for (int i = 0; i < OpcodeCount(); ++i) {
+    auto op = static_cast<Opcode>(i);
+    const OpcodeInfo& info = GetOpcodeInfo(op);
+    EXPECT_EQ(info.opcode, op);
+    EXPECT_TRUE(names.insert(std::string(info.name)).second) << info.name;
+    auto parsed = ParseOpcode(info.name);
+    ASSERT_TRUE(parsed.has_value()) << info.name;
+    EXPECT_EQ(*parsed, op);
+  }
+  EXPECT_EQ(OpcodeCount(), 136);
+  EXPECT_FALSE(ParseOpcode("clz").has_value());  // XLA prints count-leading-zeros
+}
+
+TEST(Opcode, PropertiesComeFromTheTable) {
+  EXPECT_TRUE(IsElementwise(Opcode::kAdd));
+  EXPECT_TRUE(IsElementwise(Opcode::kSelect));
+  EXPECT_FALSE(IsElementwise(Opcode::kDot));
+  EXPECT_TRUE(HasFlag(Opcode::kSend, kOpSideEffect));
+  EXPECT_TRUE(HasFlag(Opcode::kAllReduce, kOpCollective));
+  EXPECT_TRUE(HasFlag(Opcode::kWhile, kOpControlFlow));
+  EXPECT_TRUE(HasFlag(Opcode::kAsyncStart, kOpAsyncStart));
+  EXPECT_EQ(GetOpcodeInfo(Opcode::kGetTupleElement).arity, 1);
+  EXPECT_EQ(GetOpcodeInfo(Opcode::kTuple).arity, kVariadic);
+  EXPECT_EQ(GetOpcodeInfo(Opcode::kRaggedAllToAll).arity, 6);
+  EXPECT_EQ(OpcodeName(Opcode::kDynamicUpdateSlice), "dynamic-update-slice");
+}
+
+}  // namespace
+}  // namespace hloscope

@@ -1,0 +1,244 @@
+#include <string>
+
+#include "gtest/gtest.h"
+#include "hlo/parser.h"
+#include "hlo/printer.h"
+#include "test_util.h"
+
+namespace hloscope {
+namespace {
+
+using testing::Find;
+using testing::ParseOrDie;
+
+std::string ParseError(std::string_view text) {
+  auto m = ParseModule(text, {.filename = "bad.hlo"});
+  EXPECT_FALSE(m.ok());
+  return m.ok() ? "" : std::string(m.status().message());
+}
+
+constexpr std::string_view kPipelineLoop = R"(HloModule pipeline, is_scheduled=true, input_output_alias={ {0}: (0, {}, may-alias) }
+
+stash.fusion {
+  p0 = bf16[4,8]{1,0} parameter(0)
+  p1 = bf16[1,8]{1,0} parameter(1)
+  i = s32[] parameter(2)
+  z = s32[] constant(0)
+  ROOT dus = bf16[4,8]{1,0} dynamic-update-slice(p0, p1, i, z)
+}
+
+body {
+  param = (bf16[4,8]{1,0}, s32[]) parameter(0)
+  buf = bf16[4,8]{1,0} get-tuple-element(param), index=0
+  idx = s32[] get-tuple-element(param), index=1
+  act = bf16[1,8]{1,0} slice(buf), slice={[0:1], [0:8:2]}
+  f = bf16[4,8]{1,0} fusion(buf, act, idx), kind=kLoop, calls=stash.fusion, output_to_operand_aliasing={{}: (0, {})}, metadata={op_type="dus" op_name="jit(step)/while/body/dynamic_update_slice" source_file="model.py" source_line=42}
+  c = bf16[4,8]{1,0} copy(f)
+  one = s32[] constant(1)
+  next = s32[] add(idx, one), control-predecessors={f}
+  ROOT t = (bf16[4,8]{1,0}, s32[]) tuple(c, next)
+}
+
+cond {
+  param = (bf16[4,8]{1,0}, s32[]) parameter(0)
+  i = s32[] get-tuple-element(param), index=1
+  n = s32[] constant(4)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+
+ENTRY main {
+  buf = bf16[4,8]{1,0} parameter(0)
+  zero = s32[] constant(0)
+  init = tuple(buf, zero)
+  ROOT w = (bf16[4,8]{1,0}, s32[]) while(init), condition=cond, body=body, backend_config="{\"known_trip_count\":{\"n\":\"4\"}}", frontend_attributes={_xla_stage="2",other="x,y"}
+}
+)";
+
+TEST(Parser, DecodesTypedAttributes) {
+  auto m = ParseOrDie(kPipelineLoop);
+  ASSERT_NE(m, nullptr);
+  EXPECT_TRUE(m->is_scheduled());
+  EXPECT_EQ(m->entry()->name(), "main");
+  EXPECT_EQ(m->computations().size(), 4u);
+  EXPECT_EQ(Find(*m, "idx")->tuple_index(), 1);
+  const Instruction* f = Find(*m, "f");
+  EXPECT_EQ(f->fusion_kind(), FusionKind::kLoop);
+  EXPECT_EQ(f->fused_computation()->name(), "stash.fusion");
+  ASSERT_EQ(f->output_to_operand_aliasing().size(), 1u);
+  EXPECT_EQ(f->output_to_operand_aliasing()[0].operand, 0);
+  ASSERT_NE(f->metadata(), nullptr);
+  EXPECT_EQ(f->metadata()->op_name, "jit(step)/while/body/dynamic_update_slice");
+  EXPECT_EQ(f->metadata()->op_type, "dus");
+  EXPECT_EQ(f->metadata()->source_file, "model.py");
+  EXPECT_EQ(f->metadata()->source_line, 42);
+  const Instruction* act = Find(*m, "act");
+  ASSERT_EQ(act->slice().size(), 2u);
+  EXPECT_EQ(act->slice()[1].stride, 2);
+  EXPECT_EQ(Find(*m, "lt")->comparison_direction(), ComparisonDirection::kLt);
+  const Instruction* w = Find(*m, "w");
+  EXPECT_EQ(w->while_body()->name(), "body");
+  EXPECT_EQ(w->while_condition()->name(), "cond");
+  EXPECT_EQ(w->known_trip_count(), 4);
+  EXPECT_EQ(w->FrontendAttribute("_xla_stage"), "2");
+  EXPECT_EQ(w->FrontendAttribute("other"), "x,y");
+  EXPECT_FALSE(w->FrontendAttribute("missing").has_value());
+  const Instruction* next = Find(*m, "next");
+  ASSERT_EQ(next->control_predecessors().size(), 1u);
+  EXPECT_EQ(next->control_predecessors()[0], f);
+  EXPECT_EQ(f->control_successors()[0], next);
+  // The tuple written without a shape gets the inferred one.
+  EXPECT_EQ(Find(*m, "init")->shape().ToString(), "(bf16[4,8]{1,0}, s32[])");
+  EXPECT_EQ(m->FindAttribute("input_output_alias"), "{ {0}: (0, {}, may-alias) }");
+}
+
+TEST(Parser, UsersAndOperandsAreConsistent) {
+  auto m = ParseOrDie(kPipelineLoop);
+  ASSERT_NE(m, nullptr);
+  const Instruction* buf = Find(*m, "buf");
+  // `buf` in body: used by slice and by the fusion (once each, though the fusion lists it once).
+  EXPECT_EQ(buf->user_count(), 2);
+  const Instruction* idx = Find(*m, "idx");
+  EXPECT_EQ(idx->user_count(), 2);  // fusion and add
+  EXPECT_TRUE(Find(*m, "t")->IsRoot());
+  EXPECT_EQ(m->entry()->root()->name(), "w");
+}
+
+TEST(Parser, PrintIsAFixedPoint) {
+  auto m = ParseOrDie(kPipelineLoop);
+  ASSERT_NE(m, nullptr);
+  std::string once = PrintModule(*m);
+  auto again = ParseOrDie(once);
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(PrintModule(*again), once);
+  EXPECT_EQ(again->instruction_count(), m->instruction_count());
+  // Legacy style parses back to the same graph and prints the same canonical text.
+  std::string legacy = PrintModule(*m, {.style = PrintStyle::kLegacy});
+  EXPECT_NE(legacy.find("%body (param: (bf16[4,8]{1,0}, s32[])) -> (bf16[4,8]{1,0}, s32[]) {"),
+            std::string::npos)
+      << legacy;
+  EXPECT_NE(legacy.find("copy(bf16[4,8]{1,0} %f)"), std::string::npos);
+  auto from_legacy = ParseOrDie(legacy);
+  ASSERT_NE(from_legacy, nullptr);
+  EXPECT_EQ(PrintModule(*from_legacy), once);
+  std::string bare = PrintModule(*m, {.print_metadata = false});
+  EXPECT_EQ(bare.find("metadata="), std::string::npos);
+  EXPECT_NE(once.find("metadata="), std::string::npos);
+}
+
+TEST(Parser, CalleesAndOperandsMayBeDefinedLater) {
+  auto m = ParseOrDie(R"(HloModule m
+ENTRY e {
+  a = f32[] parameter(0)
+  ROOT r = f32[] call(b), to_apply=later
+  b = f32[] negate(a)
+}
+later {
+  ROOT p = f32[] parameter(0)
+})");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->entry()->name(), "e");
+  EXPECT_EQ(Find(*m, "r")->to_apply()->name(), "later");
+  EXPECT_EQ(Find(*m, "r")->operand(0)->name(), "b");
+  EXPECT_EQ(Find(*m, "b")->users()[0]->name(), "r");
+}
+
+TEST(Parser, LastComputationIsEntryWithoutEntryKeyword) {
+  auto m = ParseOrDie("HloModule m\nfirst {\n ROOT c = f32[] constant(1)\n}\nsecond {\n ROOT c = "
+                      "f32[] constant(2)\n}\n");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->entry()->name(), "second");
+  EXPECT_EQ(Find(*m, "c")->literal(), "1");
+}
+
+TEST(Parser, AsyncSugarInlineComputationsAndNestedOperands) {
+  auto m = ParseOrDie(R"(HloModule m
+ENTRY e {
+  p = f32[4] parameter(0)
+  s = ((f32[4]), f32[4], s32[]) custom-call-start(p), custom_call_target="Foo\"Bar"
+  d = f32[4] custom-call-done(s)
+  r = f32[] reduce(d, f32[] constant(0)), dimensions={0}, to_apply={
+    x = f32[] parameter(0)
+    y = f32[] parameter(1)
+    ROOT z = f32[] add(x, y)
+  }
+  ROOT b = f32[4] broadcast(r), dimensions={}
+})");
+  ASSERT_NE(m, nullptr);
+  const Instruction* s = Find(*m, "s");
+  EXPECT_EQ(s->opcode(), Opcode::kAsyncStart);
+  EXPECT_EQ(s->async_wrapped_opcode(), Opcode::kCustomCall);
+  EXPECT_EQ(s->PrintedOpcode(), "custom-call-start");
+  EXPECT_EQ(s->custom_call_target(), "Foo\"Bar");
+  const Instruction* r = Find(*m, "r");
+  ASSERT_NE(r->to_apply(), nullptr);
+  EXPECT_EQ(r->to_apply()->root()->name(), "z");
+  EXPECT_EQ(r->operand(1)->opcode(), Opcode::kConstant);
+  // The nested constant is placed before its user.
+  auto instrs = m->entry()->instructions();
+  auto pos = [&](const Instruction* x) { return std::find(instrs.begin(), instrs.end(), x); };
+  EXPECT_LT(pos(r->operand(1)), pos(r));
+  std::string printed = PrintModule(*m);
+  auto again = ParseOrDie(printed);
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(PrintModule(*again), printed);
+}
+
+TEST(Parser, StackFrameTablesAndExecutionThreadsRoundTrip) {
+  constexpr std::string_view text = R"(HloModule m
+
+FileNames
+1 "a.py"
+
+StackFrames
+1 {file_location_id=1 parent_frame_id=1}
+
+async_comp {
+  ROOT p = f32[] parameter(0)
+}, execution_thread="host"
+
+ENTRY e {
+  ROOT c = f32[] constant(1), metadata={op_name="c" stack_frame_id=1}
+}
+)";
+  auto m = ParseOrDie(text);
+  ASSERT_NE(m, nullptr);
+  EXPECT_NE(m->stack_frame_tables().find("FileNames\n1 \"a.py\""), std::string::npos);
+  EXPECT_EQ(m->FindComputation("async_comp")->execution_thread(), "host");
+  EXPECT_EQ(PrintModule(*m), text);
+}
+
+TEST(Parser, SplitInputFileKeepsLineNumbers) {
+  std::string text = "HloModule a\nENTRY e {\n ROOT c = f32[] constant(1)\n}\n// -----\n"
+                     "HloModule b\nENTRY e {\n ROOT c = f32[] bogus(1)\n}\n";
+  auto chunks = SplitInputFile(text);
+  ASSERT_EQ(chunks.size(), 2u);
+  EXPECT_EQ(chunks[1].first_line, 6);
+  auto bad = ParseModule(chunks[1].text, {.filename = "x.hlo", .first_line = chunks[1].first_line});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "x.hlo:8:17: error: unknown opcode 'bogus'\n ROOT c = f32[] bogus(1)\n                ^");
+}
+
+TEST(Parser, ErrorsPointAtTheProblem) {
+  EXPECT_EQ(ParseError("HloModule m\nENTRY e {\n  ROOT a = f32[2]{0,1} parameter(0)\n}\n"),
+            "bad.hlo:3:18: error: layout has 2 dimensions but the shape has rank 1\n"
+            "  ROOT a = f32[2]{0,1} parameter(0)\n                 ^");
+  EXPECT_EQ(ParseError("HloModule m\nENTRY e {\n  ROOT a = f32[] add(x, x)\n}\n"),
+            "bad.hlo:3:22: error: use of undefined instruction 'x' in computation 'e'\n"
+            "  ROOT a = f32[] add(x, x)\n                     ^");
+  EXPECT_EQ(ParseError("HloModule m\n/* never closed\nENTRY e {\n"),
+            "bad.hlo:2:1: error: unterminated comment: '/*' has no closing '*/'\n"
+            "/* never closed\n^");
+  EXPECT_EQ(ParseError("HloModule m\nENTRY e {\n  a = f32[] add(b, b)\n  ROOT b = f32[] add(a, a)\n}\n"),
+            "bad.hlo:3:3: error: computation 'e' has a cycle through 'a'\n"
+            "  a = f32[] add(b, b)\n  ^");
+}
+
+TEST(Parser, RejectsDeepNestingWithoutCrashing) {
+  std::string text = "HloModule m\nENTRY e {\n ROOT a = " + std::string(100000, '(') + "\n}";
+  std::string message = ParseError(text);
+  EXPECT_NE(message.find("error: "), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hloscope
