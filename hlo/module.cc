@@ -57,16 +57,14 @@ std::optional<std::string_view> Module::FindAttribute(std::string_view key) cons
 const Shape* Module::InternShape(Shape shape) {
   auto it = shape_set_.find(&shape);
   if (it != shape_set_.end()) return it->second;
-  shapes_.push_back(std::move(shape));
-  const Shape* s = &shapes_.back();
+  const Shape* s = &shapes_.emplace_back(std::move(shape));
   shape_set_.emplace(s, s);
   return s;
 }
 
 Computation* Module::AddComputation(std::string_view name) {
   std::string_view saved = arena_.Save(name);
-  computation_storage_.emplace_back(saved, this);
-  Computation* c = &computation_storage_.back();
+  Computation* c = &computation_storage_.emplace_back(saved, this);
   computations_.push_back(c);
   computation_by_name_.emplace(saved, c);
   return c;
@@ -74,8 +72,7 @@ Computation* Module::AddComputation(std::string_view name) {
 
 Instruction* Module::CreateInstruction(Opcode opcode, const Shape* shape, std::string_view name,
                                        Computation* parent) {
-  instruction_storage_.emplace_back(opcode, shape, name, parent);
-  Instruction* instr = &instruction_storage_.back();
+  Instruction* instr = &instruction_storage_.emplace_back(opcode, shape, name, parent);
   instr->id_ = next_instruction_id_++;
   if (!name_counters_.empty()) name_counters_.emplace(name, 0);
   return instr;
@@ -136,7 +133,9 @@ int64_t Module::RemoveUnreachableComputations() {
 std::string_view Module::UniqueInstructionName(std::string_view base) {
   if (name_counters_.empty()) {
     // Built on first use: passes that never create instructions pay nothing.
-    for (const Instruction& i : instruction_storage_) name_counters_.emplace(i.name(), 0);
+    for (size_t k = 0; k < instruction_storage_.size(); ++k) {
+      name_counters_.emplace(instruction_storage_[k].name(), 0);
+    }
     name_counters_.emplace(std::string_view("\x01"), 0);  // keeps the map non-empty
   }
   if (!name_counters_.contains(base)) {
@@ -182,7 +181,8 @@ int64_t HeapBytes(const V& v) {
 
 Module::MemoryStats Module::ComputeMemoryStats() const {
   MemoryStats s;
-  for (const Instruction& i : instruction_storage_) {
+  for (size_t k = 0; k < instruction_storage_.size(); ++k) {
+    const Instruction& i = instruction_storage_[k];
     if (i.parent() == nullptr) continue;
     ++s.instructions;
     s.instruction_bytes += static_cast<int64_t>(sizeof(Instruction)) + HeapBytes(i.operands_) +
@@ -191,7 +191,8 @@ Module::MemoryStats Module::ComputeMemoryStats() const {
                            HeapBytes(i.attrs_);
     if (i.metadata_ != nullptr) s.metadata_string_bytes += static_cast<int64_t>(i.metadata_->text.size());
   }
-  for (const Shape& sh : shapes_) {
+  for (size_t k = 0; k < shapes_.size(); ++k) {
+    const Shape& sh = shapes_[k];
     s.shape_bytes += static_cast<int64_t>(sizeof(Shape) + sh.tuple_elements.capacity() * sizeof(void*) +
                                           sh.layout.tiles.capacity() * sizeof(Tile));
   }

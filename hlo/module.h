@@ -8,7 +8,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -19,6 +18,7 @@
 #include "absl/types/span.h"
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
+#include "hlo/object_pool.h"
 #include "hlo/shape.h"
 #include "hlo/string_arena.h"
 
@@ -102,12 +102,12 @@ class Module {
   std::string_view stack_frame_tables_;
   StringViewMap<Computation*> computation_by_name_;
   StringArena arena_;
-  std::deque<Shape> shapes_;
+  ObjectPool<Shape, 64> shapes_;
   absl::flat_hash_map<const Shape*, const Shape*, ShapeHash, ShapeEq> shape_set_;
-  std::deque<Computation> computation_storage_;
-  std::deque<Instruction> instruction_storage_;
-  std::deque<Metadata> metadata_storage_;
-  std::deque<InstructionDetails> details_storage_;
+  ObjectPool<Computation, 32> computation_storage_;
+  ObjectPool<Instruction> instruction_storage_;
+  ObjectPool<Metadata> metadata_storage_;
+  ObjectPool<InstructionDetails, 64> details_storage_;
   std::vector<std::string_view> attr_key_names_;
   StringViewMap<uint32_t> attr_key_ids_;
   StringViewMap<int> name_counters_;

@@ -14,10 +14,11 @@ bool ShapeParser::AtShape() const {
   const char* end = cur_.end();
   if (p < end && *p == '(') return true;
   if (p + 1 < end && p[0] == 'b' && p[1] == '(') return true;
+  // A word directly followed by '[' can only be an element type (opcodes and names never
+  // are); Parse() reports an unknown type with a precise message.
   const char* w = p;
   while (w < end && ((*w >= 'a' && *w <= 'z') || (*w >= '0' && *w <= '9'))) ++w;
-  if (w == p || w >= end || *w != '[') return false;
-  return ParsePrimitiveType(std::string_view(p, static_cast<size_t>(w - p))).has_value();
+  return w != p && w < end && *w == '[';
 }
 
 size_t ShapeParser::ShapeTextLength() const {

@@ -17,7 +17,7 @@ std::string DescribeChar(const char* p, const char* end) {
   return StrCat("'", std::string_view(p, 1), "'");
 }
 
-bool TextCursor::SkipSpace() {
+bool TextCursor::SkipSpaceSlow() {
   while (pos_ < end_) {
     char c = *pos_;
     if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {

@@ -3,6 +3,7 @@
 // source line and a caret. Kept separate so the parser reads as grammar, not as pointer math.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -10,6 +11,16 @@
 #include "absl/status/status.h"
 
 namespace hloscope {
+
+// Characters allowed in names after an optional `%`: [A-Za-z0-9_.\-$].
+inline constexpr auto kNameChar = [] {
+  std::array<bool, 256> table{};
+  for (int c = 'a'; c <= 'z'; ++c) table[c] = true;
+  for (int c = 'A'; c <= 'Z'; ++c) table[c] = true;
+  for (int c = '0'; c <= '9'; ++c) table[c] = true;
+  for (char c : {'_', '.', '-', '$'}) table[static_cast<unsigned char>(c)] = true;
+  return table;
+}();
 
 class TextCursor {
  public:
@@ -27,7 +38,13 @@ class TextCursor {
   const absl::Status& status() const { return status_; }
 
   // Skips spaces, newlines, `// ...` and `/* ... */`. An unterminated block comment is an error.
-  bool SkipSpace();
+  bool SkipSpace() {
+    // Fast path: most calls find a token right away.
+    if (pos_ < end_ && static_cast<unsigned char>(*pos_) > ' ' && *pos_ != '/' && *pos_ != '#') {
+      return true;
+    }
+    return SkipSpaceSlow();
+  }
   // True when only blanks stand between the cursor and the start of its line.
   bool AtLineStart() const;
   // Skips spaces and tabs only (not newlines or comments).
@@ -63,12 +80,11 @@ class TextCursor {
   // The `file:line:col: error: message` text with source line and caret.
   std::string FormatError(const char* at, std::string_view message) const;
 
-  static bool IsNameChar(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '.' || c == '-' || c == '$';
-  }
+  static bool IsNameChar(char c) { return kNameChar[static_cast<unsigned char>(c)]; }
 
  private:
+  bool SkipSpaceSlow();
+
   const char* begin_;
   const char* pos_;
   const char* end_;
