@@ -326,15 +326,24 @@ bool AttributeParser::ParseAttribute(Instruction* instr) {
         typed_ok = ParseRawValue(key_text, &ignored);
       }
       break;
-    case kAttrDimensions:
-      typed_ok = ParseIntList(&builder.details().dimensions, "dimension");
+    case kAttrDimensions: {
+      absl::InlinedVector<int64_t, 4> dims;
+      typed_ok = ParseIntList(&dims, "dimension");
+      builder.details().dimensions = module_.SaveArray<int64_t>(dims);
       break;
-    case kAttrDynamicSliceSizes:
-      typed_ok = ParseIntList(&builder.details().dynamic_slice_sizes, "dynamic slice size");
+    }
+    case kAttrDynamicSliceSizes: {
+      absl::InlinedVector<int64_t, 4> sizes;
+      typed_ok = ParseIntList(&sizes, "dynamic slice size");
+      builder.details().dynamic_slice_sizes = module_.SaveArray<int64_t>(sizes);
       break;
-    case kAttrSlice:
-      typed_ok = ParseSlice(&builder.details().slice);
+    }
+    case kAttrSlice: {
+      std::vector<SliceDim> slice;
+      typed_ok = ParseSlice(&slice);
+      builder.details().slice = module_.SaveArray<SliceDim>(slice);
       break;
+    }
     case kAttrOutputToOperandAliasing:
       typed_ok = ParseOperandAliasing(&builder.details().output_to_operand_aliasing);
       break;

@@ -183,24 +183,27 @@ void Instruction::ReplaceAllUsesWith(Instruction* replacement) {
 }
 
 void Instruction::AddControlPredecessor(Instruction* pred) {
-  if (std::find(control_preds_.begin(), control_preds_.end(), pred) != control_preds_.end()) {
+  if (control_ == nullptr) control_ = module()->CreateControlEdges();
+  if (std::find(control_->preds.begin(), control_->preds.end(), pred) != control_->preds.end()) {
     return;
   }
-  control_preds_.push_back(pred);
-  pred->control_succs_.push_back(this);
+  control_->preds.push_back(pred);
+  if (pred->control_ == nullptr) pred->control_ = pred->module()->CreateControlEdges();
+  pred->control_->succs.push_back(this);
 }
 
 void Instruction::RemoveAllControlEdges() {
-  for (Instruction* pred : control_preds_) {
-    auto& s = pred->control_succs_;
+  if (control_ == nullptr) return;
+  for (Instruction* pred : control_->preds) {
+    auto& s = pred->control_->succs;
     s.erase(std::remove(s.begin(), s.end(), this), s.end());
   }
-  for (Instruction* succ : control_succs_) {
-    auto& p = succ->control_preds_;
+  for (Instruction* succ : control_->succs) {
+    auto& p = succ->control_->preds;
     p.erase(std::remove(p.begin(), p.end(), this), p.end());
   }
-  control_preds_.clear();
-  control_succs_.clear();
+  control_->preds.clear();
+  control_->succs.clear();
 }
 
 void Instruction::DetachOperands() {

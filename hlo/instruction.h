@@ -22,6 +22,7 @@
 namespace hloscope {
 
 class Computation;
+class Instruction;
 class Module;
 
 enum class FusionKind : uint8_t { kNone, kLoop, kInput, kOutput, kCustom };
@@ -98,11 +99,18 @@ struct Metadata {
   int64_t source_line = -1;
 };
 
-// Decoded attributes that only some instructions have; allocated on demand.
+// Control dependencies of one instruction; most instructions have none, so they live outside.
+struct ControlEdges {
+  std::vector<Instruction*> preds;
+  std::vector<Instruction*> succs;
+};
+
+// Decoded attributes that only some instructions have; allocated on demand. Integer lists
+// live in the module's arena (see Module::SaveArray).
 struct InstructionDetails {
-  absl::InlinedVector<int64_t, 4> dimensions;
-  std::vector<SliceDim> slice;
-  absl::InlinedVector<int64_t, 4> dynamic_slice_sizes;
+  absl::Span<const int64_t> dimensions;
+  absl::Span<const SliceDim> slice;
+  absl::Span<const int64_t> dynamic_slice_sizes;
   std::vector<OperandAlias> output_to_operand_aliasing;
   std::string_view custom_call_target;  // unquoted
   std::string_view sharding;            // text inside the braces
@@ -137,8 +145,12 @@ class Instruction {
   absl::Span<Instruction* const> users() const { return users_; }
   int64_t user_count() const { return static_cast<int64_t>(users_.size()); }
   absl::Span<Computation* const> called_computations() const { return called_; }
-  absl::Span<Instruction* const> control_predecessors() const { return control_preds_; }
-  absl::Span<Instruction* const> control_successors() const { return control_succs_; }
+  absl::Span<Instruction* const> control_predecessors() const {
+    return control_ ? absl::Span<Instruction* const>(control_->preds) : absl::Span<Instruction* const>();
+  }
+  absl::Span<Instruction* const> control_successors() const {
+    return control_ ? absl::Span<Instruction* const>(control_->succs) : absl::Span<Instruction* const>();
+  }
   absl::Span<const Attribute> attributes() const { return attrs_; }
   const Attribute* FindAttribute(uint32_t key) const;
 
@@ -207,8 +219,7 @@ class Instruction {
   absl::InlinedVector<Instruction*, 2> operands_;
   absl::InlinedVector<Instruction*, 2> users_;
   absl::InlinedVector<Computation*, 1> called_;
-  std::vector<Instruction*> control_preds_;
-  std::vector<Instruction*> control_succs_;
+  ControlEdges* control_ = nullptr;  // allocated by the module when the first edge is added
   absl::InlinedVector<Attribute, 1> attrs_;
   Metadata* metadata_ = nullptr;
   InstructionDetails* details_ = nullptr;

@@ -79,6 +79,7 @@ Instruction* Module::CreateInstruction(Opcode opcode, const Shape* shape, std::s
 }
 
 Metadata* Module::CreateMetadata() { return &metadata_storage_.emplace_back(); }
+ControlEdges* Module::CreateControlEdges() { return &control_storage_.emplace_back(); }
 InstructionDetails* Module::CreateDetails() { return &details_storage_.emplace_back(); }
 
 void Module::set_entry(Computation* c) {
@@ -187,7 +188,11 @@ Module::MemoryStats Module::ComputeMemoryStats() const {
     ++s.instructions;
     s.instruction_bytes += static_cast<int64_t>(sizeof(Instruction)) + HeapBytes(i.operands_) +
                            HeapBytes(i.users_) + HeapBytes(i.called_) +
-                           static_cast<int64_t>((i.control_preds_.capacity() + i.control_succs_.capacity()) * sizeof(void*)) +
+                           (i.control_ ? static_cast<int64_t>(
+                                             sizeof(ControlEdges) + (i.control_->preds.capacity() +
+                                                                     i.control_->succs.capacity()) *
+                                                                        sizeof(void*))
+                                       : 0) +
                            HeapBytes(i.attrs_);
     if (i.metadata_ != nullptr) s.metadata_string_bytes += static_cast<int64_t>(i.metadata_->text.size());
   }

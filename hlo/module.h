@@ -7,6 +7,7 @@
 //     for (Instruction* i : c->instructions()) ...
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -58,6 +59,17 @@ class Module {
   Instruction* CreateInstruction(Opcode opcode, const Shape* shape, std::string_view name,
                                  Computation* parent);
   Metadata* CreateMetadata();
+  ControlEdges* CreateControlEdges();
+  // Copies a small array into the arena (8-byte aligned); lives as long as the module.
+  template <typename T>
+  absl::Span<const T> SaveArray(absl::Span<const T> items) {
+    if (items.empty()) return {};
+    char* raw = arena_.Allocate(items.size() * sizeof(T) + alignof(T));
+    auto addr = reinterpret_cast<uintptr_t>(raw);
+    T* out = reinterpret_cast<T*>((addr + alignof(T) - 1) & ~(uintptr_t{alignof(T)} - 1));
+    std::copy(items.begin(), items.end(), out);
+    return {out, items.size()};
+  }
   InstructionDetails* CreateDetails();
   void set_entry(Computation* c);
   void set_name(std::string_view n) { name_ = n; }
@@ -107,6 +119,7 @@ class Module {
   ObjectPool<Computation, 32> computation_storage_;
   ObjectPool<Instruction> instruction_storage_;
   ObjectPool<Metadata> metadata_storage_;
+  ObjectPool<ControlEdges, 64> control_storage_;
   ObjectPool<InstructionDetails, 64> details_storage_;
   std::vector<std::string_view> attr_key_names_;
   StringViewMap<uint32_t> attr_key_ids_;
