@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
 #include "absl/strings/string_view.h"
 #include "hlo/str_util.h"
@@ -166,7 +167,7 @@ class StructureChecker {
     // Ids are dense (Module numbers instructions as it creates them), so `total` slots
     // usually suffice; removed instructions leave gaps, handled by growing.
     slots_.assign(total, Slot{});
-    if (options_.check_unique_names) names_.reserve(total);
+    if (options_.check_module_unique_names) module_names_.reserve(total);
     auto comps = module_.computations();
     for (size_t ci = 0; ci < comps.size(); ++ci) {
       auto instrs = comps[ci]->instructions();
@@ -232,16 +233,15 @@ class StructureChecker {
                             : StrCat("parent is computation '", instr.parent()->name(),
                                            "'"));
     }
-    if (options_.check_unique_names) {
-      auto [it, inserted] = names_.emplace(instr.name(), &c);
+    if (options_.check_module_unique_names) {
+      auto [it, inserted] = module_names_.emplace(instr.name(), &c);
       if (!inserted) {
-        if (it->second == &c || options_.check_module_unique_names) {
-          return InstrError(c, instr,
-                            StrCat("name is already used in computation '", it->second->name(),
-                                   "'"));
-        }
-        it->second = &c;  // so a second use inside `c` is caught
+        return InstrError(c, instr,
+                          StrCat("name is already used in computation '", it->second->name(),
+                                 "'"));
       }
+    } else if (options_.check_unique_names && !IsNewNameInComputation(c, instr, p)) {
+      return InstrError(c, instr, StrCat("name is already used in computation '", c.name(), "'"));
     }
     const int arity = GetOpcodeInfo(instr.opcode()).arity;
     if (arity != kVariadic && instr.operand_count() != arity) {
@@ -315,6 +315,25 @@ class StructureChecker {
     }
     return absl::OkStatus();
   }
+
+  // Whether no instruction before position p of `c` has instr's name. Most computations are a
+  // handful of instructions (reducers), where comparing with the earlier ones beats hashing;
+  // larger ones use a set of their own, which stays smaller than a module-wide one.
+  bool IsNewNameInComputation(const Computation& c, const Instruction& instr, int32_t p) {
+    auto instrs = c.instructions();
+    if (instrs.size() <= kSmallComputation) {
+      for (int32_t i = 0; i < p; ++i) {
+        if (instrs[i]->name() == instr.name()) return false;
+      }
+      return true;
+    }
+    if (p == 0) {
+      local_names_.clear();
+      local_names_.reserve(instrs.size());
+    }
+    return local_names_.insert(instr.name()).second;
+  }
+  static constexpr size_t kSmallComputation = 8;
 
   absl::Status CheckParameters(const Computation& c,
                                const std::vector<const Instruction*>& params) {
@@ -521,7 +540,8 @@ class StructureChecker {
   const Module& module_;
   const VerifierOptions& options_;
   absl::flat_hash_map<const Computation*, int32_t> comp_index_;
-  absl::flat_hash_map<std::string_view, const Computation*, NameHash> names_;
+  absl::flat_hash_map<std::string_view, const Computation*, NameHash> module_names_;
+  absl::flat_hash_set<std::string_view, NameHash> local_names_;
   // Indexed by unique id.
   // Per instruction, indexed by unique id: one struct so a lookup touches one cache line.
   struct Slot {

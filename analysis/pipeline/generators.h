@@ -1,0 +1,58 @@
+// Compute-only schedules (F/B/I/W, no SEND/RECV, no idle cells) of the published families. Each
+// returns per-rank program order; timing comes from the simulator. `p` is the number of ranks,
+// `m` the number of microbatches, `v` the number of stages per rank.
+//
+//   gpipe          p stages. All forwards, then all backwards (B). Every rank holds m
+//                  microbatches of activations at its peak.
+//   1f1b           p stages. Rank r runs p-r-1 warm-up forwards, then alternates F and B, then
+//                  drains its backwards (PipeDream-flush / Megatron). Rank r holds p-r.
+//   interleaved:v  p*v stages, stage s on rank s mod p (loop placement). Forwards go round by
+//                  round of p microbatches, chunk by chunk; rank r runs 2(p-r-1)+(v-1)p warm-up
+//                  forwards (Megatron's count), then alternates; needs m to be a multiple of
+//                  p. Rank 0 holds p+(p-1)/v stage-equivalents.
+//   looped-bfs:v   p*v stages in loop placement; each rank runs all forwards of its first stage,
+//                  then its next, ..., then all backwards in reverse (breadth first).
+//   zb-h1          p stages; backward split into I and W (zero-bubble paper, handcrafted H1).
+//                  Step x of rank r runs F(x), I(x-(p-1-r)), W(x-(p-1)) where they exist: W is
+//                  delayed to fill the drain, which leaves a bubble of (p-1)(T_F+T_I-T_W).
+//   zb-v           2p stages in V placement: rank r holds stages r and 2p-1-r, so the last rank
+//                  holds two adjacent stages that pass activations directly. Handcrafted ZB-V
+//                  phases; needs m >= 2p-1.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "analysis/pipeline/schedule.h"
+
+namespace hloscope::pipeline {
+
+enum class ScheduleFamily {
+  kGPipe,
+  kOneFOneB,
+  kInterleaved1F1B,
+  kLoopedBfs,
+  kZeroBubbleH1,
+  kZeroBubbleV,
+};
+
+struct ScheduleSpec {
+  ScheduleFamily family = ScheduleFamily::kOneFOneB;
+  // v; fixed at 1 for gpipe/1f1b/zb-h1 and 2 for zb-v.
+  int32_t stages_per_rank = 1;
+};
+
+// Accepts "gpipe", "1f1b", "interleaved[:v]" (v defaults to 2), "looped-bfs[:v]" (default 2),
+// "zb-h1", "zb-v"; case-insensitive, '_' and '-' interchangeable.
+absl::StatusOr<ScheduleSpec> ParseScheduleSpec(std::string_view name);
+// The canonical name: "interleaved:2".
+std::string SpecName(const ScheduleSpec& spec);
+// Comma-separated names of all families, for help text.
+std::string_view KnownScheduleNames();
+
+absl::StatusOr<Schedule> GenerateSchedule(const ScheduleSpec& spec, int32_t ranks,
+                                          int32_t microbatches);
+
+}  // namespace hloscope::pipeline

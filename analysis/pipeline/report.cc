@@ -1,0 +1,218 @@
+#include "analysis/pipeline/report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string_view>
+
+#include "analysis/pipeline/units.h"
+#include "fmt/format.h"
+#include "hlo/str_util.h"
+
+namespace hloscope::pipeline {
+namespace {
+
+std::string Size(double value, const ReportOptions& o) {
+  return o.sizes_in_bytes ? FormatBytes(value) : fmt::format("{:.2f}", value);
+}
+
+std::string Percent(double fraction) { return fmt::format("{:.2f}%", 100.0 * fraction); }
+
+// Whole microseconds as integers (no exponent for long makespans), fractions to 3 places.
+std::string Time(double us) {
+  if (us == std::floor(us) && std::fabs(us) < 1e15) return fmt::format("{:.0f}", us);
+  std::string text = fmt::format("{:.3f}", us);
+  while (text.back() == '0') text.pop_back();
+  return text;
+}
+
+std::string_view SizeUnit(const ReportOptions& o) {
+  return o.sizes_in_bytes ? "bytes" : "stage-equivalents";
+}
+
+// Left-aligned columns, two spaces apart, trailing blanks trimmed.
+std::string Table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> width;
+  for (const auto& row : rows) {
+    width.resize(std::max(width.size(), row.size()));
+    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); ++c) {
+      line += row[c];
+      if (c + 1 < row.size()) line.append(width[c] - row[c].size() + 2, ' ');
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    StrAppend(&out, line, "\n");
+  }
+  return out;
+}
+
+std::vector<std::vector<int32_t>> StagesByRank(const Schedule& s) {
+  std::vector<std::vector<int32_t>> out(s.num_ranks());
+  for (int32_t stage = 0; stage < s.num_stages; ++stage) {
+    if (const int32_t r = s.stage_rank[stage]; r >= 0) out[r].push_back(stage);
+  }
+  return out;
+}
+
+int64_t CountComms(const Schedule& s) {
+  int64_t n = 0;
+  for (const auto& row : s.rows) {
+    n += std::count_if(row.begin(), row.end(), [](const Action& a) { return IsComm(a.kind); });
+  }
+  return n;
+}
+
+std::string FitText(const Simulation& sim, const ReportOptions& o) {
+  if (!o.memory_limit) return "";
+  return AllFit(sim, o) ? "yes" : "no";
+}
+
+}  // namespace
+
+double StaticBytes(const ReportOptions& o, int32_t rank) {
+  if (o.static_bytes.empty()) return 0;
+  if (o.static_bytes.size() == 1) return o.static_bytes[0];
+  return rank < static_cast<int32_t>(o.static_bytes.size()) ? o.static_bytes[rank] : 0;
+}
+
+bool Fits(const Simulation& sim, const ReportOptions& o, int32_t rank) {
+  if (!o.memory_limit) return true;
+  return sim.ranks[rank].peak_bytes + StaticBytes(o, rank) <= *o.memory_limit;
+}
+
+bool AllFit(const Simulation& sim, const ReportOptions& o) {
+  for (int32_t r = 0; r < static_cast<int32_t>(sim.ranks.size()); ++r) {
+    if (!Fits(sim, o, r)) return false;
+  }
+  return true;
+}
+
+std::string FormatSummary(const Schedule& s, const Simulation& sim, const ReportOptions& o) {
+  const int64_t comms = CountComms(s);
+  std::string out = fmt::format(
+      "schedule {}: {} ranks, {} stages, {} microbatches, {} compute + {} send/recv actions\n",
+      s.name, s.num_ranks(), s.num_stages, s.num_microbatches, s.CountActions() - comms, comms);
+  StrAppend(&out, "makespan ", Time(sim.makespan), " us, bubble ", Percent(sim.bubble_fraction),
+            " (idle share of ranks x makespan)\n");
+  if (o.memory_limit) {
+    StrAppend(&out, "memory limit ", Size(*o.memory_limit, o),
+              " per rank: ", AllFit(sim, o) ? "fits" : "does NOT fit", "\n");
+  }
+  std::vector<std::string> header = {"rank",    "stages",
+                                     "busy us", "idle us",
+                                     "bubble",  StrCat("peak activations (", SizeUnit(o), ")"),
+                                     "live",    "peak at us"};
+  if (o.memory_limit) {
+    header.insert(header.end(), {"+static", "total", "fits"});
+  }
+  std::vector<std::vector<std::string>> rows = {header};
+  const auto stages = StagesByRank(s);
+  for (int32_t r = 0; r < s.num_ranks(); ++r) {
+    const RankStats& st = sim.ranks[r];
+    std::vector<std::string> row = {StrCat(r),
+                                    StrJoin(stages[r], ","),
+                                    Time(st.busy_time),
+                                    Time(sim.makespan - st.busy_time),
+                                    Percent(st.bubble_fraction),
+                                    Size(st.peak_bytes, o),
+                                    StrCat(st.peak_live),
+                                    Time(st.peak_time)};
+    if (o.memory_limit) {
+      const double extra = StaticBytes(o, r);
+      row.insert(row.end(),
+                 {Size(extra, o), Size(st.peak_bytes + extra, o), Fits(sim, o, r) ? "yes" : "no"});
+    }
+    rows.push_back(std::move(row));
+  }
+  StrAppend(&out, Table(rows));
+  return out;
+}
+
+std::string SummaryJson(const Schedule& s, const Simulation& sim, const ReportOptions& o) {
+  const int64_t comms = CountComms(s);
+  const auto stages = StagesByRank(s);
+  std::vector<std::string> ranks;
+  for (int32_t r = 0; r < s.num_ranks(); ++r) {
+    const RankStats& st = sim.ranks[r];
+    ranks.push_back(fmt::format(
+        "{{\"rank\":{},\"stages\":[{}],\"busy\":{},\"idle\":{},\"bubble_fraction\":{},"
+        "\"peak_activation\":{},\"peak_live\":{},\"peak_time\":{},\"static\":{},\"fits\":{}}}",
+        r, StrJoin(stages[r], ","), JsonNumber(st.busy_time),
+        JsonNumber(sim.makespan - st.busy_time), JsonNumber(st.bubble_fraction),
+        JsonNumber(st.peak_bytes), st.peak_live, JsonNumber(st.peak_time),
+        JsonNumber(StaticBytes(o, r)), Fits(sim, o, r) ? "true" : "false"));
+  }
+  return fmt::format(
+      "{{\"schedule\":{},\"ranks\":{},\"stages\":{},\"microbatches\":{},\"compute_actions\":{},"
+      "\"comm_actions\":{},\"makespan\":{},\"bubble_fraction\":{},\"size_unit\":\"{}\","
+      "\"memory_limit\":{},\"fits\":{},\"per_rank\":[{}]}}\n",
+      JsonString(s.name), s.num_ranks(), s.num_stages, s.num_microbatches, s.CountActions() - comms,
+      comms, JsonNumber(sim.makespan), JsonNumber(sim.bubble_fraction), SizeUnit(o),
+      o.memory_limit ? JsonNumber(*o.memory_limit) : "null", AllFit(sim, o) ? "true" : "false",
+      StrJoin(ranks, ","));
+}
+
+std::string FormatCompare(std::span<const CompareEntry> entries, const ReportOptions& o) {
+  std::vector<std::string> header = {
+      "schedule", "stages", "makespan us", "bubble", StrCat("peak per rank (", SizeUnit(o), ")"),
+      "max"};
+  if (o.memory_limit) header.push_back(StrCat("fits ", Size(*o.memory_limit, o)));
+  std::vector<std::vector<std::string>> rows = {header};
+  std::string errors;
+  for (const CompareEntry& e : entries) {
+    if (e.sim == nullptr) {
+      // Dashes keep the table's columns; the reason goes below, where its length harms nothing.
+      std::vector<std::string> row(header.size(), "-");
+      row[0] = e.name;
+      rows.push_back(std::move(row));
+      StrAppend(&errors, e.name, ": ", e.error, "\n");
+      continue;
+    }
+    std::vector<std::string> peaks;
+    double max_peak = 0;
+    for (const RankStats& st : e.sim->ranks) {
+      peaks.push_back(Size(st.peak_bytes, o));
+      max_peak = std::max(max_peak, st.peak_bytes);
+    }
+    std::vector<std::string> row = {e.name,
+                                    StrCat(e.schedule->num_stages),
+                                    Time(e.sim->makespan),
+                                    Percent(e.sim->bubble_fraction),
+                                    StrJoin(peaks, " "),
+                                    Size(max_peak, o)};
+    if (o.memory_limit) row.push_back(FitText(*e.sim, o));
+    rows.push_back(std::move(row));
+  }
+  return Table(rows) + errors;
+}
+
+std::string CompareJson(std::span<const CompareEntry> entries, const ReportOptions& o) {
+  std::vector<std::string> items;
+  for (const CompareEntry& e : entries) {
+    if (e.sim == nullptr) {
+      items.push_back(
+          fmt::format("{{\"schedule\":{},\"error\":{}}}", JsonString(e.name), JsonString(e.error)));
+      continue;
+    }
+    std::vector<std::string> peaks;
+    double max_peak = 0;
+    for (const RankStats& st : e.sim->ranks) {
+      peaks.push_back(JsonNumber(st.peak_bytes));
+      max_peak = std::max(max_peak, st.peak_bytes);
+    }
+    items.push_back(
+        fmt::format("{{\"schedule\":{},\"stages\":{},\"makespan\":{},\"bubble_fraction\":{},"
+                    "\"peak_per_rank\":[{}],\"max_peak\":{},\"fits\":{}}}",
+                    JsonString(e.name), e.schedule->num_stages, JsonNumber(e.sim->makespan),
+                    JsonNumber(e.sim->bubble_fraction), StrJoin(peaks, ","), JsonNumber(max_peak),
+                    o.memory_limit ? (AllFit(*e.sim, o) ? "true" : "false") : "null"));
+  }
+  return fmt::format("{{\"size_unit\":\"{}\",\"memory_limit\":{},\"schedules\":[{}]}}\n",
+                     SizeUnit(o), o.memory_limit ? JsonNumber(*o.memory_limit) : "null",
+                     StrJoin(items, ","));
+}
+
+}  // namespace hloscope::pipeline

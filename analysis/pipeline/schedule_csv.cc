@@ -1,0 +1,97 @@
+#include "analysis/pipeline/schedule_csv.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "analysis/pipeline/string_pieces.h"
+#include "hlo/str_util.h"
+
+namespace hloscope::pipeline {
+
+absl::StatusOr<Schedule> ParseScheduleCsv(std::string_view text, std::string name) {
+  std::vector<std::string_view> lines = Split(text, '\n');
+  // A final newline ends the last row; it does not start an empty rank.
+  if (!lines.empty() && Trim(lines.back()).empty()) lines.pop_back();
+  std::vector<std::vector<Action>> rows;
+  rows.reserve(lines.size());
+  // The cell with the largest index, and where it is: see the check after the loop.
+  int64_t actions = 0;
+  int32_t largest = -1;
+  size_t largest_line = 0, largest_column = 0;
+  for (size_t line = 0; line < lines.size(); ++line) {
+    std::string_view content = lines[line];
+    if (!content.empty() && content.back() == '\r') content.remove_suffix(1);
+    std::vector<Action> row;
+    size_t column = 1;
+    for (std::string_view cell : Split(content, ',')) {
+      // Spreadsheets quote cells now and then; an action never contains a quote.
+      std::string_view bare = cell;
+      if (bare.size() >= 2 && bare.front() == '"' && bare.back() == '"') {
+        bare = bare.substr(1, bare.size() - 2);
+      }
+      absl::StatusOr<Action> action = ParseAction(bare);
+      if (!action.ok()) {
+        return absl::InvalidArgumentError(StrCat(name, ":", line + 1, ":", column, ": rank ", line,
+                                                 ": ", StdView(action.status().message())));
+      }
+      row.push_back(*action);
+      if (!action->is_idle()) {
+        ++actions;
+        if (std::max(action->stage, action->microbatch) > largest) {
+          largest = std::max(action->stage, action->microbatch);
+          largest_line = line;
+          largest_column = column;
+        }
+      }
+      column += cell.size() + 1;
+    }
+    while (!row.empty() && row.back().is_idle()) row.pop_back();
+    rows.push_back(std::move(row));
+  }
+  if (rows.empty()) return absl::InvalidArgumentError(StrCat(name, ": no rows (ranks)"));
+  // A valid schedule has a forward for every (stage, microbatch), so no index reaches the
+  // number of actions. Rejecting such an index here keeps a typo like 0F2000000000 from sizing
+  // per-stage and per-microbatch tables by it.
+  if (largest >= actions) {
+    return absl::InvalidArgumentError(
+        StrCat(name, ":", largest_line + 1, ":", largest_column, ": rank ", largest_line,
+               ": index ", largest, " is out of range for a schedule of ", actions, " actions"));
+  }
+  return MakeSchedule(std::move(name), std::move(rows));
+}
+
+std::string DumpScheduleCsv(const Schedule& schedule) {
+  std::string out;
+  for (const auto& row : schedule.rows) {
+    size_t end = row.size();
+    while (end > 0 && row[end - 1].is_idle()) --end;
+    for (size_t k = 0; k < end; ++k) {
+      if (k > 0) out += ',';
+      out += ToString(row[k]);
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+absl::StatusOr<Schedule> ReadScheduleCsvFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(StrCat("cannot open schedule CSV '", path, "'"));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return ParseScheduleCsv(buffer.str(), path);
+}
+
+absl::Status WriteScheduleCsvFile(const Schedule& schedule, const std::string& path) {
+  std::ofstream out(path, std::ios::binary);
+  out << DumpScheduleCsv(schedule);
+  out.close();
+  if (!out) return absl::UnavailableError(StrCat("cannot write '", path, "'"));
+  return absl::OkStatus();
+}
+
+}  // namespace hloscope::pipeline

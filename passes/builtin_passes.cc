@@ -1,0 +1,15 @@
+// The list of passes hloscope ships. Adding a pass: write it in its own file and add one line
+// here.
+#include "passes/dce.h"
+#include "passes/pass_registry.h"
+#include "passes/tuple_simplify.h"
+
+namespace hloscope {
+
+absl::Status RegisterBuiltinPasses(PassRegistry& registry) {
+  if (absl::Status s = registry.Register<DeadCodeElimination>(); !s.ok()) return s;
+  if (absl::Status s = registry.Register<TupleSimplify>(); !s.ok()) return s;
+  return absl::OkStatus();
+}
+
+}  // namespace hloscope

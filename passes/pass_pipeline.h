@@ -1,0 +1,67 @@
+// Runs passes in order, optionally verifying the module after each one so that a pass that
+// breaks the module is named in the error instead of surfacing later as a confusing failure.
+//
+//   absl::StatusOr<std::unique_ptr<PassPipeline>> p =
+//       BuildPipeline("dce,tuple-simplify", PassRegistry::Global(), {.verify_each = true});
+//   absl::StatusOr<bool> changed = (*p)->Run(*module);
+//
+// The pipeline does not verify its input: callers verify after parsing (hlo-opt does).
+#pragma once
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "hlo/verifier.h"
+#include "passes/pass.h"
+#include "passes/pass_registry.h"
+
+namespace hloscope {
+
+struct PipelineOptions {
+  // Run VerifyModule after every pass; the first failure stops the pipeline with
+  //   "pass 'NAME' left an invalid module: <verifier message>" (status Internal: the pass,
+  //   not the input, is at fault).
+  bool verify_each = false;
+  VerifierOptions verifier;
+};
+
+// What one pass did in the last Run.
+struct PassRunRecord {
+  std::string_view name;
+  bool changed = false;
+  double seconds = 0;
+};
+
+class PassPipeline : public Pass {
+ public:
+  explicit PassPipeline(PipelineOptions options = {}) : options_(options) {}
+
+  void AddPass(std::unique_ptr<Pass> pass) { passes_.push_back(std::move(pass)); }
+  size_t size() const { return passes_.size(); }
+
+  std::string_view name() const override { return "pipeline"; }
+  std::string_view description() const override { return "Runs a list of passes in order."; }
+  // True when any pass changed the module. A failing pass stops the pipeline with
+  //   "pass 'NAME' failed: <its message>" (the pass's status code is kept).
+  absl::StatusOr<bool> Run(Module& module) override;
+
+  // One record per pass that ran in the last Run (including the one that failed).
+  absl::Span<const PassRunRecord> records() const { return records_; }
+
+ private:
+  PipelineOptions options_;
+  std::vector<std::unique_ptr<Pass>> passes_;
+  std::vector<PassRunRecord> records_;
+};
+
+// A pipeline of the registered passes named in `pass_list`, comma-separated ("dce,dce" runs
+// dce twice; spaces around names are ignored). Errors: an unknown name (NotFound, listing the
+// known passes) or an empty name (InvalidArgument).
+absl::StatusOr<std::unique_ptr<PassPipeline>> BuildPipeline(std::string_view pass_list,
+                                                            const PassRegistry& registry,
+                                                            PipelineOptions options = {});
+
+}  // namespace hloscope

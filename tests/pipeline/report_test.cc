@@ -1,0 +1,63 @@
+#include "analysis/pipeline/report.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+#include "tests/pipeline/pipeline_test_util.h"
+
+namespace hloscope::pipeline {
+namespace {
+
+using ::hloscope::pipeline::testing::Costs;
+using ::hloscope::pipeline::testing::Generate;
+using ::hloscope::pipeline::testing::Sim;
+
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+TEST(Report, FitsAddsStaticMemoryToThePeak) {
+  const Schedule s = Generate("1f1b", 4, 8);
+  const Simulation sim = Sim(s, Costs(s, 1, 1, 1, {10 * kGiB}));
+  ReportOptions o;
+  o.sizes_in_bytes = true;
+  o.memory_limit = 50 * kGiB;
+  o.static_bytes = {15 * kGiB};
+  // Peaks are 40, 30, 20, 10 GiB: only rank 0 exceeds 50 once 15 GiB of weights are added.
+  EXPECT_FALSE(Fits(sim, o, 0));
+  EXPECT_TRUE(Fits(sim, o, 1));
+  EXPECT_FALSE(AllFit(sim, o));
+  const std::string text = FormatSummary(s, sim, o);
+  EXPECT_NE(text.find("does NOT fit"), std::string::npos) << text;
+  EXPECT_NE(text.find("40.00 GiB"), std::string::npos) << text;
+}
+
+TEST(Report, CompareHasOneRowPerScheduleAndKeepsErrors) {
+  const Schedule a = Generate("gpipe", 4, 8), b = Generate("1f1b", 4, 8);
+  const Simulation sa = Sim(a, Costs(a, 1, 1, 1)), sb = Sim(b, Costs(b, 1, 1, 1));
+  const CompareEntry entries[] = {{"gpipe", &a, &sa, ""},
+                                  {"1f1b", &b, &sb, ""},
+                                  {"zb-v", nullptr, nullptr, "needs more microbatches"}};
+  ReportOptions o;
+  o.memory_limit = 5;
+  const std::string table = FormatCompare(entries, o);
+  EXPECT_NE(table.find("8.00 8.00 8.00 8.00"), std::string::npos) << table;
+  EXPECT_NE(table.find("4.00 3.00 2.00 1.00"), std::string::npos) << table;
+  EXPECT_NE(table.find("zb-v: needs more microbatches"), std::string::npos) << table;
+  const std::string json = CompareJson(entries, o);
+  EXPECT_NE(json.find("\"peak_per_rank\":[4,3,2,1],\"max_peak\":4,\"fits\":true"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"schedule\":\"gpipe\""), std::string::npos);
+  EXPECT_NE(json.find("\"error\":\"needs more microbatches\""), std::string::npos);
+}
+
+TEST(Report, SummaryJsonHasPerRankFields) {
+  const Schedule s = Generate("gpipe", 2, 2);
+  const Simulation sim = Sim(s, Costs(s, 1, 1, 1));
+  const std::string json = SummaryJson(s, sim, ReportOptions{});
+  EXPECT_NE(json.find("\"size_unit\":\"stage-equivalents\""), std::string::npos) << json;
+  EXPECT_NE(json.find("{\"rank\":1,\"stages\":[1],"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"memory_limit\":null"), std::string::npos) << json;
+}
+
+}  // namespace
+}  // namespace hloscope::pipeline

@@ -1,0 +1,246 @@
+// hlo-opt end to end: exit status 0 / 1 (bad input) / 2 (bad usage), what goes to stdout and
+// stderr, files, stdin, --split-input-file and --stats.
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void WriteFile(const fs::path& path, std::string_view text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+class HloOptTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::path(::testing::TempDir()) / (std::string("hlo_opt_test_") + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // A file in this test's scratch directory.
+  std::string Path(std::string_view name) const { return (dir_ / name).string(); }
+  std::string Write(std::string_view name, std::string_view text) const {
+    WriteFile(dir_ / name, text);
+    return Path(name);
+  }
+
+  // Runs `hlo-opt ARGS` through the shell (ARGS may redirect stdin).
+  Result Run(const std::string& args) const {
+    const std::string out = Path("stdout.txt");
+    const std::string err = Path("stderr.txt");
+    const std::string cmd = std::string(HLO_OPT_PATH) + " " + args + " >" + out + " 2>" + err;
+    int status = std::system(cmd.c_str());
+    Result r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = ReadFile(out);
+    r.err = ReadFile(err);
+    return r;
+  }
+
+  fs::path dir_;
+};
+
+constexpr std::string_view kGood = R"(HloModule good
+
+ENTRY main {
+  a = f32[2] parameter(0)
+  t = (f32[2]) tuple(a)
+  g = f32[2] get-tuple-element(t), index=0
+  dead = f32[2] exponential(a)
+  ROOT n = f32[2] negate(g)
+}
+)";
+
+constexpr std::string_view kInvalid = R"(HloModule invalid
+
+ENTRY main {
+  p = f32[2] parameter(0)
+  ROOT t = (f32[3]) tuple(p)
+}
+)";
+
+TEST_F(HloOptTest, PrintsValidModule) {
+  Result r = Run(Write("good.hlo", kGood));
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("HloModule good"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ROOT n = f32[2] negate(g)"), std::string::npos) << r.out;
+}
+
+TEST_F(HloOptTest, ReadsStdin) {
+  const std::string file = Write("good.hlo", kGood);
+  Result from_file = Run(file);
+  Result dash = Run("- < " + file);
+  Result no_arg = Run("< " + file);
+  EXPECT_EQ(dash.code, 0) << dash.err;
+  EXPECT_EQ(no_arg.code, 0) << no_arg.err;
+  EXPECT_EQ(dash.out, from_file.out);
+  EXPECT_EQ(no_arg.out, from_file.out);
+}
+
+TEST_F(HloOptTest, RunsPasses) {
+  Result r = Run(Write("good.hlo", kGood) + " --passes=tuple-simplify,dce --verify-each");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find("exponential"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("get-tuple-element"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ROOT n = f32[2] negate(a)"), std::string::npos) << r.out;
+}
+
+TEST_F(HloOptTest, WritesOutputFile) {
+  const std::string in = Write("good.hlo", kGood);
+  Result to_stdout = Run(in + " -o -");
+  Result to_file = Run(in + " -o " + Path("out.hlo"));
+  EXPECT_EQ(to_file.code, 0) << to_file.err;
+  EXPECT_EQ(to_file.out, "");
+  EXPECT_EQ(ReadFile(Path("out.hlo")), to_stdout.out);
+  // The output parses again.
+  Result again = Run(Path("out.hlo"));
+  EXPECT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(again.out, to_stdout.out);
+}
+
+TEST_F(HloOptTest, ParseErrorIsBadInput) {
+  const std::string file = Write("bad.hlo", "HloModule bad\n\nENTRY main {\n  p = f32[2] bogus-op(0)\n}\n");
+  Result r = Run(file);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err.rfind(file + ":4:", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find(": error: "), std::string::npos) << r.err;
+}
+
+TEST_F(HloOptTest, VerifierErrorIsBadInput) {
+  Result r = Run(Write("invalid.hlo", kInvalid));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            "computation 'main': instruction 't': tuple element 0 shape f32[3] does not match "
+            "operand 0 'p' shape f32[2]\n");
+}
+
+TEST_F(HloOptTest, FailedRunLeavesNoOutputFile) {
+  Result r = Run(Write("invalid.hlo", kInvalid) + " -o " + Path("out.hlo"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_FALSE(fs::exists(Path("out.hlo")));
+}
+
+TEST_F(HloOptTest, UnknownOptionIsBadUsage) {
+  Result r = Run("--frobnicate");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "hlo-opt: error: unknown option '--frobnicate'\n"
+                   "Run 'hlo-opt --help' for usage.\n");
+}
+
+TEST_F(HloOptTest, MissingFileIsBadUsage) {
+  Result r = Run(Path("missing.hlo"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("cannot open '" + Path("missing.hlo") + "': No such file or directory"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(HloOptTest, UnknownPassIsBadUsage) {
+  Result r = Run(Write("good.hlo", kGood) + " --passes=dce,cse");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "hlo-opt: error: unknown pass 'cse' (known passes: dce, tuple-simplify)\n"
+                   "Run 'hlo-opt --help' for usage.\n");
+}
+
+TEST_F(HloOptTest, OtherUsageErrors) {
+  const std::string good = Write("good.hlo", kGood);
+  EXPECT_EQ(Run(good + " " + good).code, 2);
+  EXPECT_EQ(Run(good + " --print-style=fancy").code, 2);
+  EXPECT_EQ(Run(good + " -o").code, 2);
+  EXPECT_EQ(Run(good + " --stats=yes").code, 2);
+  EXPECT_EQ(Run(good + " -o " + Path("no/such/dir/out.hlo")).code, 2);
+}
+
+TEST_F(HloOptTest, HelpDocumentsEveryOption) {
+  Result r = Run("--help");
+  EXPECT_EQ(r.code, 0);
+  for (const char* flag : {"-o OUT", "--passes=", "--list-passes", "--split-input-file",
+                           "--verify-each", "--print-style=", "--no-metadata", "--stats",
+                           "--help"}) {
+    EXPECT_NE(r.out.find(flag), std::string::npos) << flag;
+  }
+}
+
+TEST_F(HloOptTest, ListPasses) {
+  Result r = Run("--list-passes");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("  dce "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  tuple-simplify "), std::string::npos) << r.out;
+}
+
+TEST_F(HloOptTest, SplitInputFile) {
+  std::string text = std::string(kGood) + "// -----\n" + std::string(kInvalid) + "// -----\n" +
+                     std::string(kGood);
+  Result r = Run(Write("split.hlo", text) + " --split-input-file");
+  EXPECT_EQ(r.code, 1);
+  // Both good modules are printed, separated by one `// -----` line.
+  Result one = Run(Write("good.hlo", kGood));
+  EXPECT_EQ(r.out, one.out + "// -----\n" + one.out);
+  EXPECT_NE(r.err.find("instruction 't': tuple element 0"), std::string::npos) << r.err;
+}
+
+TEST_F(HloOptTest, SplitInputFileErrorsNameLinesOfTheWholeFile) {
+  std::string text = std::string(kGood) + "// -----\n" + "HloModule bad\nENTRY e {\n  x = f32[] oops()\n}\n";
+  const std::string file = Write("split.hlo", text);
+  Result r = Run(file + " --split-input-file");
+  EXPECT_EQ(r.code, 1);
+  // kGood has 9 lines, the separator is line 10, `x = ...` is line 13.
+  EXPECT_EQ(r.err.rfind(file + ":13:", 0), 0u) << r.err;
+}
+
+TEST_F(HloOptTest, Stats) {
+  Result r = Run(Write("good.hlo", kGood) + " --stats");
+  EXPECT_EQ(r.code, 0) << r.err;
+  for (const char* line : {"module good", "computations", "instructions", "total array bytes",
+                           "parse time", "verify time", "IR memory", "per instruction",
+                           "instructions per opcode"}) {
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
+  }
+  EXPECT_NE(r.out.find("  instructions          5\n"), std::string::npos) << r.out;
+  // Five results of 8 bytes each (the tuple counts its one f32[2] element).
+  EXPECT_NE(r.out.find("  total array bytes     40 (40 B)\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("HloModule"), std::string::npos);
+}
+
+TEST_F(HloOptTest, NoMetadataAndLegacyStyle) {
+  const std::string file = Write(
+      "meta.hlo",
+      "HloModule m\n\nENTRY main {\n  ROOT a = f32[2] parameter(0), metadata={op_name=\"x\"}\n}\n");
+  Result with = Run(file);
+  Result without = Run(file + " --no-metadata");
+  EXPECT_NE(with.out.find("metadata="), std::string::npos) << with.out;
+  EXPECT_EQ(without.out.find("metadata="), std::string::npos) << without.out;
+  Result legacy = Run(file + " --print-style=legacy");
+  EXPECT_EQ(legacy.code, 0);
+  EXPECT_NE(legacy.out.find("%a"), std::string::npos) << legacy.out;
+}
+
+}  // namespace

@@ -1,0 +1,371 @@
+// hlo-opt: parse, verify, transform and print HLO text modules.
+//
+//   hlo-opt model.hlo --passes=dce,tuple-simplify -o out.hlo
+//   hlo-opt out.hlo --stats
+//
+// Exit status: 0 success, 1 bad input (parse, verify or pass error; the message on stderr),
+// 2 bad usage (unknown option, unreadable file, unknown pass).
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "fmt/core.h"
+#include "hlo/module.h"
+#include "hlo/parser.h"
+#include "hlo/printer.h"
+#include "hlo/verifier.h"
+#include "passes/pass_pipeline.h"
+#include "passes/pass_registry.h"
+
+namespace hloscope {
+namespace {
+
+enum ExitCode { kExitOk = 0, kExitBadInput = 1, kExitBadUsage = 2 };
+
+constexpr std::string_view kHelp = R"(OVERVIEW: parse, verify, transform and print HLO text modules
+
+USAGE: hlo-opt [options] [FILE|-]
+
+Reads one HLO module from FILE, or from standard input when FILE is '-' or absent, checks it
+with the verifier, runs the requested passes and prints the result in canonical HLO text.
+
+OPTIONS:
+  -o OUT                 Write the output to OUT ('-' is standard output, the default). The
+                         file is only written when every module succeeded.
+  --passes=A,B,...       Run these passes in order (see --list-passes). A pass may repeat.
+  --list-passes          List the available passes with a description, then exit.
+  --split-input-file     Treat each part of the input between lines '// -----' as its own
+                         module: each is processed on its own, errors name lines of the whole
+                         file, and the outputs are printed separated by '// -----' lines. A
+                         failing part does not stop the others.
+  --verify-each          Verify the module after every pass and name the pass that broke it.
+                         (The input is always verified after parsing.)
+  --print-style=STYLE    'canonical' (default): XLA's current short form. 'legacy': '%'-prefixed
+                         names, operand shapes and computation signatures.
+  --no-metadata          Leave metadata={...} out of the printed module.
+  --stats                Print statistics instead of the module: instructions per opcode,
+                         computations, total bytes of all instruction results, parse and
+                         verify time, and the in-memory size of the IR per instruction.
+  -h, --help             Show this help, then exit.
+
+EXIT STATUS:
+  0  success
+  1  bad input: a parse, verifier or pass error (the message is written to stderr)
+  2  bad usage: unknown option, unreadable input or output file, unknown pass
+)";
+
+struct Flags {
+  std::string input = "-";
+  std::string output = "-";
+  std::string passes;
+  bool list_passes = false;
+  bool split_input_file = false;
+  bool verify_each = false;
+  bool no_metadata = false;
+  bool stats = false;
+  bool help = false;
+  PrintStyle style = PrintStyle::kCanonical;
+};
+
+std::string_view MessageOf(const absl::Status& s) {
+  return std::string_view(s.message().data(), s.message().size());
+}
+
+// Reports a usage error and returns the exit code for it.
+int UsageError(std::string_view message) {
+  fmt::print(stderr, "hlo-opt: error: {}\nRun 'hlo-opt --help' for usage.\n", message);
+  return kExitBadUsage;
+}
+
+// Parses argv into *flags. Returns an exit code when the program should stop (usage error),
+// or -1 to go on. Options take their value as `--opt=V` or as the next argument `--opt V`.
+int ParseFlags(int argc, char** argv, Flags* flags) {
+  bool input_seen = false;
+  bool options_done = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (options_done || arg == "-" || !arg.starts_with("-")) {
+      if (input_seen) {
+        return UsageError(fmt::format("more than one input file ('{}' and '{}')", flags->input,
+                                      arg));
+      }
+      flags->input = std::string(arg);
+      input_seen = true;
+      continue;
+    }
+    if (arg == "--") {
+      options_done = true;
+      continue;
+    }
+    std::string_view name = arg;
+    std::string_view value;
+    bool has_value = false;
+    if (size_t eq = arg.find('='); eq != std::string_view::npos) {
+      name = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+      has_value = true;
+    }
+    auto take_value = [&](std::string* out) -> bool {
+      if (!has_value) {
+        if (i + 1 >= argc) return false;
+        value = argv[++i];
+      }
+      *out = std::string(value);
+      return true;
+    };
+    auto no_value = [&](bool* out) -> bool {
+      if (has_value) return false;
+      *out = true;
+      return true;
+    };
+    bool ok = true;
+    if (name == "-o") {
+      ok = take_value(&flags->output);
+      if (!ok) return UsageError("option '-o' needs a file name");
+    } else if (name == "--passes") {
+      ok = take_value(&flags->passes);
+      if (!ok) return UsageError("option '--passes' needs a list of passes");
+    } else if (name == "--print-style") {
+      std::string style;
+      if (!take_value(&style)) return UsageError("option '--print-style' needs a value");
+      if (style == "canonical") {
+        flags->style = PrintStyle::kCanonical;
+      } else if (style == "legacy") {
+        flags->style = PrintStyle::kLegacy;
+      } else {
+        return UsageError(fmt::format(
+            "unknown print style '{}' (expected 'canonical' or 'legacy')", style));
+      }
+    } else if (name == "--list-passes") {
+      ok = no_value(&flags->list_passes);
+    } else if (name == "--split-input-file") {
+      ok = no_value(&flags->split_input_file);
+    } else if (name == "--verify-each") {
+      ok = no_value(&flags->verify_each);
+    } else if (name == "--no-metadata") {
+      ok = no_value(&flags->no_metadata);
+    } else if (name == "--stats") {
+      ok = no_value(&flags->stats);
+    } else if (name == "--help" || name == "-h") {
+      ok = no_value(&flags->help);
+    } else {
+      return UsageError(fmt::format("unknown option '{}'", arg));
+    }
+    if (!ok) return UsageError(fmt::format("option '{}' takes no value", name));
+  }
+  return -1;
+}
+
+// Reads all of `path` ('-' = stdin) into *text; false with *error set on failure.
+bool ReadInput(const std::string& path, std::string* text, std::string* error) {
+  FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    *error = fmt::format("cannot open '{}': {}", path, std::strerror(errno));
+    return false;
+  }
+  char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) text->append(buf, n);
+  bool failed = std::ferror(f) != 0;
+  int err = errno;
+  if (f != stdin) std::fclose(f);
+  if (failed) {
+    *error = fmt::format("cannot read '{}': {}", path == "-" ? "<stdin>" : path,
+                         std::strerror(err));
+    return false;
+  }
+  return true;
+}
+
+bool WriteOutput(const std::string& path, std::string_view text, std::string* error) {
+  FILE* f = path == "-" ? stdout : std::fopen(path.c_str(), "wb");
+  if (f == nullptr) {
+    *error = fmt::format("cannot open '{}' for writing: {}", path, std::strerror(errno));
+    return false;
+  }
+  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  ok = (f == stdout ? std::fflush(f) : std::fclose(f)) == 0 && ok;
+  if (!ok) *error = fmt::format("cannot write '{}': {}", path, std::strerror(errno));
+  return ok;
+}
+
+// "1.5 MiB"
+std::string HumanBytes(int64_t bytes) {
+  constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(bytes);
+  int unit = 0;
+  while (v >= 1024 && unit < 4) {
+    v /= 1024;
+    ++unit;
+  }
+  return unit == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.1f} {}", v, kUnits[unit]);
+}
+
+struct Timings {
+  double parse_seconds = 0;
+  double verify_seconds = 0;
+};
+
+void AppendStats(const Module& module, const Timings& t, std::string& out) {
+  absl::flat_hash_map<std::string, int64_t> per_opcode;
+  int64_t instructions = 0;
+  int64_t array_bytes = 0;
+  for (const Computation* c : module.computations()) {
+    for (const Instruction* instr : c->instructions()) {
+      ++per_opcode[instr->PrintedOpcode()];
+      ++instructions;
+      array_bytes += instr->shape().TotalArrayBytes();
+    }
+  }
+  const Module::MemoryStats mem = module.ComputeMemoryStats();
+  const int64_t ir_bytes = mem.instruction_bytes + mem.shape_bytes + mem.string_bytes +
+                           mem.other_bytes;
+  auto per_instr = [&](int64_t bytes) {
+    return mem.instructions == 0 ? 0.0
+                                 : static_cast<double>(bytes) / static_cast<double>(mem.instructions);
+  };
+  out += fmt::format("module {}\n", module.name());
+  out += fmt::format("  computations          {}\n", module.computations().size());
+  out += fmt::format("  instructions          {}\n", instructions);
+  out += fmt::format("  total array bytes     {} ({})\n", array_bytes, HumanBytes(array_bytes));
+  out += fmt::format("  parse time            {:.3f} ms\n", t.parse_seconds * 1e3);
+  out += fmt::format("  verify time           {:.3f} ms\n", t.verify_seconds * 1e3);
+  out += fmt::format("  IR memory             {} ({})\n", ir_bytes, HumanBytes(ir_bytes));
+  out += fmt::format("    per instruction     {:.1f} bytes, {:.1f} without metadata strings\n",
+                     per_instr(ir_bytes), per_instr(ir_bytes - mem.metadata_string_bytes));
+  out += fmt::format("    instructions        {}\n", HumanBytes(mem.instruction_bytes));
+  out += fmt::format("    shapes              {}\n", HumanBytes(mem.shape_bytes));
+  out += fmt::format("    strings             {} (metadata {})\n", HumanBytes(mem.string_bytes),
+                     HumanBytes(mem.metadata_string_bytes));
+  out += fmt::format("    other               {}\n", HumanBytes(mem.other_bytes));
+  std::vector<std::pair<std::string_view, int64_t>> sorted(per_opcode.begin(), per_opcode.end());
+  // Most frequent first; equal counts by name so the output is stable.
+  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  });
+  out += "instructions per opcode\n";
+  for (const auto& [name, count] : sorted) out += fmt::format("  {:<28}{:>8}\n", name, count);
+}
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Parses, verifies, transforms and prints one module. Returns the error to report, if any.
+absl::Status ProcessModule(const InputChunk& chunk, std::string_view filename, const Flags& flags,
+                           PassPipeline* pipeline, std::string& out) {
+  Timings timings;
+  auto start = std::chrono::steady_clock::now();
+  ParseOptions parse_options;
+  parse_options.filename = filename;
+  parse_options.first_line = chunk.first_line;
+  absl::StatusOr<std::unique_ptr<Module>> module = ParseModule(chunk.text, parse_options);
+  timings.parse_seconds = SecondsSince(start);
+  if (!module.ok()) return module.status();
+  start = std::chrono::steady_clock::now();
+  if (absl::Status s = VerifyModule(**module); !s.ok()) return s;
+  timings.verify_seconds = SecondsSince(start);
+  if (pipeline != nullptr) {
+    if (absl::StatusOr<bool> changed = pipeline->Run(**module); !changed.ok()) {
+      return changed.status();
+    }
+  }
+  if (flags.stats) {
+    AppendStats(**module, timings, out);
+  } else {
+    PrintOptions print_options;
+    print_options.style = flags.style;
+    print_options.print_metadata = !flags.no_metadata;
+    AppendModule(**module, print_options, out);
+  }
+  return absl::OkStatus();
+}
+
+void PrintError(const absl::Status& status) {
+  std::string_view message = MessageOf(status);
+  fmt::print(stderr, "{}{}", message, message.ends_with('\n') ? "" : "\n");
+}
+
+bool IsBlank(std::string_view text) {
+  return text.find_first_not_of(" \t\r\n") == std::string_view::npos;
+}
+
+int Main(int argc, char** argv) {
+  Flags flags;
+  if (int code = ParseFlags(argc, argv, &flags); code >= 0) return code;
+  if (flags.help) {
+    fmt::print("{}", kHelp);
+    return kExitOk;
+  }
+  const PassRegistry& registry = PassRegistry::Global();
+  if (flags.list_passes) {
+    size_t width = 0;
+    for (const PassRegistry::Entry* e : registry.Entries()) width = std::max(width, e->name.size());
+    fmt::print("Available passes:\n");
+    for (const PassRegistry::Entry* e : registry.Entries()) {
+      fmt::print("  {:<{}}  {}\n", e->name, width, e->description);
+    }
+    return kExitOk;
+  }
+
+  // Unknown passes are usage errors: report them before reading any input.
+  std::unique_ptr<PassPipeline> pipeline;
+  if (!flags.passes.empty()) {
+    PipelineOptions options;
+    options.verify_each = flags.verify_each;
+    absl::StatusOr<std::unique_ptr<PassPipeline>> built =
+        BuildPipeline(flags.passes, registry, options);
+    if (!built.ok()) return UsageError(MessageOf(built.status()));
+    pipeline = *std::move(built);
+  }
+
+  std::string text;
+  std::string error;
+  if (!ReadInput(flags.input, &text, &error)) return UsageError(error);
+  const std::string filename = flags.input == "-" ? "<stdin>" : flags.input;
+
+  std::vector<InputChunk> chunks;
+  if (flags.split_input_file) {
+    for (const InputChunk& chunk : SplitInputFile(text)) {
+      if (!IsBlank(chunk.text)) chunks.push_back(chunk);  // e.g. after a trailing separator
+    }
+  } else {
+    chunks.push_back({text, 1});
+  }
+
+  std::string out;
+  bool all_ok = true;
+  bool first_output = true;
+  for (const InputChunk& chunk : chunks) {
+    std::string module_out;
+    if (absl::Status s = ProcessModule(chunk, filename, flags, pipeline.get(), module_out);
+        !s.ok()) {
+      PrintError(s);
+      all_ok = false;
+      continue;
+    }
+    if (!first_output) out += "// -----\n";
+    first_output = false;
+    out += module_out;
+  }
+  // A file is only written for a complete success, so a failed run never leaves a partial
+  // output behind; standard output still shows the modules that worked.
+  if (all_ok || flags.output == "-") {
+    if (!WriteOutput(flags.output, out, &error)) return UsageError(error);
+  }
+  return all_ok ? kExitOk : kExitBadInput;
+}
+
+}  // namespace
+}  // namespace hloscope
+
+int main(int argc, char** argv) { return hloscope::Main(argc, argv); }

@@ -1,0 +1,232 @@
+// hlo-pipeline: generates or loads pipeline schedules, lowers them to SEND/RECV, simulates them
+// with per-stage costs and prints bubble, timing and per-rank activation memory (see --help and
+// docs/pipeline.md). A thin main: the work is in analysis/pipeline.
+#include <cstdio>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "analysis/pipeline/cost_model.h"
+#include "analysis/pipeline/generators.h"
+#include "analysis/pipeline/grid_text.h"
+#include "analysis/pipeline/lowering.h"
+#include "analysis/pipeline/report.h"
+#include "analysis/pipeline/schedule_csv.h"
+#include "analysis/pipeline/simulator.h"
+#include "analysis/pipeline/string_pieces.h"
+#include "analysis/pipeline/trace_json.h"
+#include "fmt/format.h"
+#include "hlo/str_util.h"
+#include "tools/hlo_pipeline_flags.h"
+
+namespace hloscope::pipeline {
+namespace {
+
+constexpr int kOk = 0;
+constexpr int kBadInput = 1;
+constexpr int kBadUsage = 2;
+
+// An error with the exit code it maps to.
+struct Failure {
+  int code;
+  std::string message;
+};
+
+int Fail(const Failure& f) {
+  std::string_view message = f.message;
+  while (!message.empty() && message.back() == '\n') message.remove_suffix(1);  // grids end in one
+  fmt::print(stderr, "hlo-pipeline: error: {}\n", message);
+  if (f.code == kBadUsage) fmt::print(stderr, "(see hlo-pipeline --help)\n");
+  return f.code;
+}
+
+// One schedule, ready to report.
+struct Run {
+  std::string name;
+  Schedule schedule;  // as simulated (lowered unless --no-comms)
+  Simulation sim;
+};
+
+// Generator names are checked before anything runs, so that a typo is a usage error even when
+// another schedule in --compare would fail for a different reason.
+std::optional<Failure> CheckNames(const PipelineFlags& f, const std::vector<std::string>& names) {
+  bool generated = false;
+  for (const std::string& name : names) {
+    if (name.rfind("csv:", 0) == 0) {
+      if (name.size() == 4) return Failure{kBadUsage, "csv: needs a path (csv:PATH)"};
+      continue;
+    }
+    generated = true;
+    if (absl::StatusOr<ScheduleSpec> spec = ParseScheduleSpec(name); !spec.ok()) {
+      return Failure{kBadUsage, std::string(StdView(spec.status().message()))};
+    }
+  }
+  if (generated && !f.ranks)
+    return Failure{kBadUsage, "--ranks is required to generate a schedule"};
+  if (generated && !f.microbatches && f.microbatch_tokens.empty()) {
+    return Failure{kBadUsage, "--microbatches is required to generate a schedule"};
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<Schedule> LoadOrGenerate(const PipelineFlags& f, const std::string& name) {
+  if (name.rfind("csv:", 0) == 0) {
+    absl::StatusOr<Schedule> s = ReadScheduleCsvFile(name.substr(4));
+    if (!s.ok()) return s.status();
+    if (f.ranks && *f.ranks != s->num_ranks()) {
+      return absl::InvalidArgumentError(
+          StrCat(name, " has ", s->num_ranks(), " ranks, but --ranks=", *f.ranks));
+    }
+    if (f.microbatches && *f.microbatches != s->num_microbatches) {
+      return absl::InvalidArgumentError(
+          StrCat(name, " has ", s->num_microbatches,
+                 " microbatches, but --microbatches=", *f.microbatches));
+    }
+    return s;
+  }
+  const int32_t m =
+      f.microbatches ? *f.microbatches : static_cast<int32_t>(f.microbatch_tokens.size());
+  return GenerateSchedule(*ParseScheduleSpec(name), *f.ranks, m);
+}
+
+CostInputs Costs(const PipelineFlags& f) {
+  CostInputs in;
+  if (f.forward_time) in.forward_time = *f.forward_time;
+  if (f.backward_time) in.backward_time = *f.backward_time;
+  if (f.backward_input_time) in.backward_input_time = *f.backward_input_time;
+  if (f.backward_weight_time) in.backward_weight_time = *f.backward_weight_time;
+  if (f.activation_bytes) in.activation_bytes = *f.activation_bytes;
+  in.microbatch_tokens = f.microbatch_tokens;
+  in.comm_time = f.comm_time;
+  return in;
+}
+
+absl::StatusOr<Run> Simulated(const PipelineFlags& f, const std::string& name) {
+  absl::StatusOr<Schedule> compute = LoadOrGenerate(f, name);
+  if (!compute.ok()) return compute.status();
+  Schedule schedule = *compute;
+  const bool lower = !f.no_comms && !compute->HasComms();
+  if (lower) {
+    absl::StatusOr<Schedule> lowered = AddSendRecv(*compute);
+    if (!lowered.ok()) return lowered.status();
+    schedule = *std::move(lowered);
+  }
+  absl::StatusOr<CostModel> costs = BuildCostModel(Costs(f), schedule);
+  if (!costs.ok()) return costs.status();
+  absl::StatusOr<Simulation> sim = Simulate(schedule, *costs);
+  if (!sim.ok()) {
+    // Lowering keeps a deadlock a deadlock; the user's own grid, without the SEND/RECV we
+    // added, shows it more plainly. Only computed on failure, so the common path pays nothing.
+    if (lower) {
+      absl::StatusOr<Simulation> plain = Simulate(*compute, CostModel::UnitSteps(*compute));
+      if (!plain.ok()) return plain.status();
+    }
+    return sim.status();
+  }
+  return Run{name, std::move(schedule), *std::move(sim)};
+}
+
+std::optional<Failure> WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) return Failure{kBadInput, StrCat("cannot write '", path, "'")};
+  return std::nullopt;
+}
+
+std::optional<Failure> PrintGrid(const Run& run) {
+  absl::StatusOr<Schedule> aligned = AlignToSteps(run.schedule);
+  if (!aligned.ok()) return Failure{kBadInput, std::string(StdView(aligned.status().message()))};
+  fmt::print("{}", FormatStepGrid(*aligned));
+  return std::nullopt;
+}
+
+int Main(int argc, char** argv) {
+  absl::StatusOr<PipelineFlags> parsed = ParsePipelineFlags(argc, argv);
+  if (!parsed.ok()) return Fail({kBadUsage, std::string(StdView(parsed.status().message()))});
+  const PipelineFlags& f = *parsed;
+  if (f.help) {
+    fmt::print("{}", PipelineHelp());
+    return kOk;
+  }
+  if (f.from_hlo) {
+    return Fail({kBadUsage,
+                 "--from-hlo is not available yet: needs the memory profiler (issue 7); give "
+                 "--activation-bytes and the --*-time flags instead"});
+  }
+  if (f.schedule.empty() == f.compare.empty()) {
+    return Fail({kBadUsage, "give exactly one of --schedule=NAME or --compare=NAME,NAME,..."});
+  }
+  if (!f.compare.empty() && (!f.trace_path.empty() || !f.dump_csv_path.empty())) {
+    return Fail({kBadUsage, "--trace and --dump-csv write one schedule: use them with --schedule"});
+  }
+  const std::vector<std::string> names =
+      f.compare.empty() ? std::vector<std::string>{f.schedule} : f.compare;
+  if (std::optional<Failure> bad = CheckNames(f, names)) return Fail(*bad);
+
+  ReportOptions report;
+  report.sizes_in_bytes = f.activation_bytes.has_value();
+  report.static_bytes = f.static_bytes;
+  report.memory_limit = f.memory_limit;
+
+  if (f.compare.empty()) {
+    absl::StatusOr<Run> run = Simulated(f, f.schedule);
+    if (!run.ok()) return Fail({kBadInput, std::string(StdView(run.status().message()))});
+    if (f.grid) {
+      if (std::optional<Failure> bad = PrintGrid(*run)) return Fail(*bad);
+    }
+    fmt::print("{}", f.json ? SummaryJson(run->schedule, run->sim, report)
+                            : FormatSummary(run->schedule, run->sim, report));
+    if (!f.trace_path.empty()) {
+      TraceOptions trace;
+      trace.size_unit = report.sizes_in_bytes ? "bytes" : "stage-equivalents";
+      if (auto bad = WriteFile(f.trace_path, ChromeTraceJson(run->schedule, run->sim, trace))) {
+        return Fail(*bad);
+      }
+    }
+    if (!f.dump_csv_path.empty()) {
+      absl::StatusOr<Schedule> aligned = AlignToSteps(run->schedule);
+      if (!aligned.ok()) return Fail({kBadInput, std::string(StdView(aligned.status().message()))});
+      if (auto bad = WriteFile(f.dump_csv_path, DumpScheduleCsv(*aligned))) return Fail(*bad);
+    }
+    return kOk;
+  }
+
+  std::vector<std::optional<Run>> runs;
+  std::vector<CompareEntry> entries;
+  runs.reserve(names.size());
+  bool any_failed = false;
+  for (const std::string& name : names) {
+    absl::StatusOr<Run> run = Simulated(f, name);
+    CompareEntry e;
+    e.name = name;
+    if (run.ok()) {
+      runs.emplace_back(*std::move(run));
+      if (name.rfind("csv:", 0) != 0) e.name = runs.back()->schedule.name;  // canonical spelling
+      e.schedule = &runs.back()->schedule;
+      e.sim = &runs.back()->sim;
+      if (f.grid) {
+        fmt::print("{}:\n", e.name);
+        if (std::optional<Failure> bad = PrintGrid(*runs.back())) return Fail(*bad);
+        fmt::print("\n");
+      }
+    } else {
+      runs.emplace_back(std::nullopt);
+      any_failed = true;
+      // The first line; a deadlock's grid would not fit in a table cell.
+      std::string_view message = StdView(run.status().message());
+      e.error = std::string(message.substr(0, message.find('\n')));
+    }
+    entries.push_back(std::move(e));
+  }
+  fmt::print("{}", f.json ? CompareJson(entries, report) : FormatCompare(entries, report));
+  return any_failed ? kBadInput : kOk;
+}
+
+}  // namespace
+}  // namespace hloscope::pipeline
+
+int main(int argc, char** argv) { return hloscope::pipeline::Main(argc, argv); }

@@ -1,0 +1,44 @@
+// Command-line flags of hlo-pipeline: a small explicit parser (--name=value and bare --switch)
+// and the help text. Parse errors are usage errors (exit 2); whether the values make a runnable
+// schedule is decided later (exit 1).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace hloscope::pipeline {
+
+struct PipelineFlags {
+  bool help = false;
+  std::string schedule;              // --schedule: a generator name or csv:PATH
+  std::vector<std::string> compare;  // --compare: several of those
+  std::optional<int32_t> ranks;
+  std::optional<int32_t> microbatches;
+  // Per part (see analysis/pipeline/cost_model.h); unset keeps the cost model's defaults.
+  std::optional<std::vector<double>> activation_bytes;
+  std::optional<std::vector<double>> forward_time;
+  std::optional<std::vector<double>> backward_time;
+  std::optional<std::vector<double>> backward_input_time;
+  std::optional<std::vector<double>> backward_weight_time;
+  std::vector<int64_t> microbatch_tokens;
+  double comm_time = 0;
+  std::vector<double> static_bytes;
+  std::optional<double> memory_limit;
+  bool no_comms = false;
+  bool grid = false;
+  bool json = false;
+  std::string trace_path;
+  std::string dump_csv_path;
+  std::optional<std::string> from_hlo;
+};
+
+// argv[0] is skipped.
+absl::StatusOr<PipelineFlags> ParsePipelineFlags(int argc, const char* const* argv);
+
+std::string PipelineHelp();
+
+}  // namespace hloscope::pipeline
