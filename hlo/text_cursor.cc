@@ -22,6 +22,7 @@ bool TextCursor::SkipSpaceSlow() {
     char c = *pos_;
     if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
       ++pos_;
+      while (pos_ < end_ && (*pos_ == ' ' || *pos_ == '\n')) ++pos_;  // indentation runs
     } else if (c == '#' && AtLineStart()) {
       // `# RUN: ...` lines in lit tests: a comment only where a line starts, since `#(s32)`
       // is also a layout part.
