@@ -1,5 +1,7 @@
 #include "hlo/attribute_parser.h"
 
+#include <cstring>
+
 #include "hlo/str_util.h"
 #include "hlo/text_escapes.h"
 
@@ -25,6 +27,55 @@ bool IsComputationRefKey(uint32_t key) {
   }
 }
 }  // namespace
+
+bool NeedsNormalizing(std::string_view text) {
+  return text.find('\n') != std::string_view::npos || text.find("/*") != std::string_view::npos ||
+         text.find("//") != std::string_view::npos;
+}
+
+std::string NormalizeValueText(std::string_view text) {
+  // Outside strings: drop comments, and turn whitespace runs that hold a line break into one
+  // space (or nothing right after an opening or before a closing bracket).
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  auto drop_trailing_space = [&] {
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+  };
+  while (i < text.size()) {
+    char c = text[i];
+    if (c == '"') {
+      size_t j = i + 1;
+      while (j < text.size() && text[j] != '"') j += text[j] == '\\' ? 2 : 1;
+      j = std::min(j + 1, text.size());
+      out.append(text.substr(i, j - i));
+      i = j;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
+      size_t end = text.find("*/", i + 2);
+      i = end == std::string_view::npos ? text.size() : end + 2;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      size_t end = text.find('\n', i);
+      i = end == std::string_view::npos ? text.size() : end;
+    } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      size_t j = i;
+      while (j < text.size() && (text[j] == ' ' || text[j] == '\t' || text[j] == '\n' ||
+                                 text[j] == '\r')) {
+        ++j;
+      }
+      bool after_open = !out.empty() && (out.back() == '{' || out.back() == '(' || out.back() == '[');
+      bool before_close = j < text.size() && (text[j] == '}' || text[j] == ')' || text[j] == ']');
+      drop_trailing_space();
+      if (!after_open && !before_close && !out.empty()) out += ' ';
+      i = j;
+    } else {
+      if ((c == '}' || c == ')' || c == ']' || c == ',')) drop_trailing_space();
+      out += c;
+      ++i;
+    }
+  }
+  drop_trailing_space();
+  return out;
+}
 
 int64_t FindKnownTripCount(std::string_view config) {
   size_t k = config.find("known_trip_count");
@@ -58,8 +109,34 @@ std::string_view AttributeParser::FirstCalleeName(const Instruction* instr) cons
   return {};
 }
 
-bool AttributeParser::ParseRawValue(std::string_view key, std::string_view* value) {
+bool AttributeParser::AtValue(std::string_view key) {
+  // A value may continue on the next line (`condition=` then the name), but what starts a new
+  // definition there (`ENTRY`, `ROOT`, `name =`, `name {`) means the value is missing; taking
+  // that word as the value would silently swallow the definition.
+  const char* at = cur_.pos();
   if (!cur_.SkipSpace()) return false;
+  const char* p = cur_.pos();
+  const char* end = cur_.end();
+  auto missing = [&] {
+    return cur_.Error(at, StrCat("expected a value for attribute '", key, "', found ",
+                                 DescribeChar(p, end)));
+  };
+  if (p >= end) return missing();
+  if (std::memchr(at, '\n', static_cast<size_t>(p - at)) == nullptr) return true;
+  const char* w = p;
+  if (w < end && *w == '%') ++w;
+  const char* word_start = w;
+  while (w < end && TextCursor::IsNameChar(*w)) ++w;
+  std::string_view word(word_start, static_cast<size_t>(w - word_start));
+  if (word == "ENTRY" || word == "ROOT" || word == "HloModule") return missing();
+  while (w < end && (*w == ' ' || *w == '\t')) ++w;
+  if (!word.empty() && w < end && (*w == '=' || *w == '{' || *w == '(')) return missing();
+  if (*p == '}') return missing();
+  return true;
+}
+
+bool AttributeParser::ParseRawValue(std::string_view key, std::string_view* value) {
+  if (!AtValue(key)) return false;
   const char* start = cur_.pos();
   while (!cur_.AtEnd()) {
     char c = cur_.Peek();
@@ -299,6 +376,7 @@ bool AttributeParser::ParseAttribute(Instruction* instr) {
   std::string_view key_text;
   if (!cur_.ParseWord(&key_text, "an attribute name")) return false;
   if (!(cur_.TryConsume('=') || cur_.Expect('=', StrCat("after attribute name '", key_text, "'")))) return false;
+  if (!AtValue(key_text)) return false;
   uint32_t key = module_.InternAttrKey(key_text);
   if (IsComputationRefKey(key)) return ParseComputationRefs(instr, key);
   if (key == kAttrControlPredecessors) return ParseControlPredecessors(instr);
@@ -403,8 +481,10 @@ bool AttributeParser::ParseAttribute(Instruction* instr) {
     }
   }
   if (!typed_ok) return false;
-  std::string_view text =
-      module_.Save(std::string_view(value_at, static_cast<size_t>(cur_.pos() - value_at)));
+  std::string_view written(value_at, static_cast<size_t>(cur_.pos() - value_at));
+  // Values written over several lines or with comments are printed in one canonical line.
+  std::string_view text = NeedsNormalizing(written) ? module_.Save(NormalizeValueText(written))
+                                                    : module_.Save(written);
   Attribute attr;
   attr.key = key;
   attr.value = text;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -50,6 +51,7 @@ class AttributeParser {
   std::string_view FirstCalleeName(const Instruction* instr) const;
 
  private:
+  bool AtValue(std::string_view key);
   bool ParseComputationRefs(Instruction* instr, uint32_t key);
   bool ParseControlPredecessors(Instruction* instr);
   bool StartsInlineComputation() const;
@@ -67,6 +69,11 @@ class AttributeParser {
   std::vector<PendingControl> pending_controls_;
   InlineComputationParser inline_parser_;
 };
+
+// Whether an attribute value as written holds line breaks or comments, and its one-line form
+// without comments (strings untouched).
+bool NeedsNormalizing(std::string_view text);
+std::string NormalizeValueText(std::string_view text);
 
 // Extracts N from a backend_config containing "known_trip_count":{"n":"N"} (escaped or not).
 int64_t FindKnownTripCount(std::string_view backend_config);

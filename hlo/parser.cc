@@ -13,6 +13,7 @@
 #include <algorithm>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "hlo/string_hash.h"
 #include "hlo/str_util.h"
 #include "hlo/attribute_parser.h"
@@ -61,6 +62,7 @@ class Parser {
   bool ParseSignature();
   bool ParseComputationBody(Computation* comp, const char* name_at);
   bool ParseInlineComputation(std::string_view base_name, Computation** out);
+  bool RegisterParameters(Computation* comp, const char* name_at);
   // Parses from the opcode on: `opcode(operands)` and, when allowed, `, key=value` attributes.
   Instruction* ParseInstructionTail(Computation* comp, std::string_view name,
                                     const char* name_at, const Shape* shape, bool is_root,
@@ -93,6 +95,17 @@ class Parser {
   std::vector<PendingOperand> pending_;
   bool computation_has_forward_refs_ = false;
   int nested_counter_ = 0;
+  Computation* last_top_level_ = nullptr;
+  // Parameters of the current computation with where their number was written; checked and
+  // registered at the closing brace (numbers are not trusted to size a table before that).
+  struct ParamAt {
+    Instruction* instr;
+    const char* at;
+  };
+  std::vector<ParamAt> params_;
+  // Instructions that got a generated name (nested operands); renamed if the input later
+  // defines the same name itself.
+  absl::flat_hash_set<const Instruction*> generated_;
 };
 
 bool Parser::ParseModule() {
@@ -119,12 +132,18 @@ bool Parser::ParseModule() {
   if (module_->computations().empty()) {
     return cur_.ErrorHere("module has no computations");
   }
-  if (module_->entry() == nullptr) module_->set_entry(module_->computations().back());
+  // Without ENTRY the last computation written at the top level is the entry (computations
+  // written in place inside an instruction are added after their caller and do not count).
+  if (module_->entry() == nullptr) module_->set_entry(last_top_level_);
   return ResolveComputationReferences();
 }
 
 bool Parser::ParseHeader() {
   std::string_view name;
+  cur_.SkipBlanks();
+  if (cur_.AtEnd() || cur_.Peek() == '\n' || cur_.Peek() == '\r') {
+    return cur_.ErrorHere("expected a module name after 'HloModule'");
+  }
   if (!cur_.ParseName(&name, "a module name")) return false;
   module_->set_name(module_->Save(name));
   cur_.TryConsume(':');  // some old tests write `HloModule name:`
@@ -231,6 +250,7 @@ bool Parser::ParseComputation() {
     return false;
   }
   if (!ParseComputationBody(comp, name_at)) return false;
+  last_top_level_ = comp;
   // `}, execution_thread="host"` after the closing brace.
   const char* before = cur_.pos();
   if (cur_.TryConsume(',')) {
@@ -271,13 +291,29 @@ bool Parser::ParseComputationBody(Computation* comp, const char* name_at) {
     return cur_.Error(name_at, StrCat("computation '", name, "' has no instructions"));
   }
   if (comp->root() == nullptr) comp->set_root(comp->instructions().back());
-  for (size_t i = 0; i < comp->parameters().size(); ++i) {
-    if (comp->parameters()[i] == nullptr) {
-      return cur_.Error(name_at, StrCat("computation '", name, "' has no parameter(", i,
-                                              ") but has a parameter with a higher number"));
-    }
-  }
+  if (!RegisterParameters(comp, name_at)) return false;
   return ResolveForwardReferences(comp, name_at);
+}
+
+bool Parser::RegisterParameters(Computation* comp, const char* name_at) {
+  std::stable_sort(params_.begin(), params_.end(), [](const ParamAt& a, const ParamAt& b) {
+    return a.instr->parameter_number() < b.instr->parameter_number();
+  });
+  for (size_t i = 0; i < params_.size(); ++i) {
+    int64_t number = params_[i].instr->parameter_number();
+    if (i > 0 && number == params_[i - 1].instr->parameter_number()) {
+      return cur_.Error(params_[i].at, StrCat("parameter number ", number,
+                                              " is used twice in computation '", comp->name(),
+                                              "'"));
+    }
+    if (number != static_cast<int64_t>(i)) {
+      return cur_.Error(name_at, StrCat("computation '", comp->name(), "' has no parameter(", i,
+                                        ") but has a parameter with a higher number"));
+    }
+    comp->SetParameter(params_[i].instr);
+  }
+  params_.clear();
+  return true;
 }
 
 bool Parser::ParseInlineComputation(std::string_view base_name, Computation** out) {
@@ -290,6 +326,8 @@ bool Parser::ParseInlineComputation(std::string_view base_name, Computation** ou
   Computation* comp = module_->AddComputation(name);
   auto saved_names = std::move(names_);
   auto saved_pending = std::move(pending_);
+  auto saved_params = std::move(params_);
+  params_ = {};
   bool saved_forward = computation_has_forward_refs_;
   auto saved_controls = attrs_.TakePendingControls();
   names_ = {};
@@ -297,6 +335,7 @@ bool Parser::ParseInlineComputation(std::string_view base_name, Computation** ou
   bool ok = ParseComputationBody(comp, at);
   names_ = std::move(saved_names);
   pending_ = std::move(saved_pending);
+  params_ = std::move(saved_params);
   computation_has_forward_refs_ = saved_forward;
   attrs_.RestorePendingControls(std::move(saved_controls));
   *out = comp;
@@ -357,12 +396,25 @@ Instruction* Parser::ParseInstructionTail(Computation* comp, std::string_view na
     slot->second = instr;  // same name in another computation: this one shadows it
     inserted = true;
   }
+  if (!inserted && generated_.contains(slot->second)) {
+    // The input names an instruction like one we generated for a nested operand: the
+    // input's name wins and the generated one moves aside.
+    Instruction* moved = slot->second;
+    slot->second = instr;
+    inserted = true;
+    std::string fresh;
+    do {
+      fresh = StrCat(moved->name(), ".", ++nested_counter_);
+    } while (FindLocal(fresh, comp) != nullptr);
+    std::string_view fresh_saved = module_->Save(fresh);
+    InstructionBuilder(moved).set_name(fresh_saved);
+    names_.emplace(fresh_saved, moved);
+  }
   if (!inserted) {
     cur_.Error(name_at, StrCat("instruction '", name, "' is defined twice in computation '",
                                comp->name(), "'"));
     return nullptr;
   }
-  comp->AddInstruction(instr);
   if (is_root) {
     if (*root_at != nullptr) {
       cur_.Error(start, StrCat("computation '", comp->name(),
@@ -386,11 +438,7 @@ Instruction* Parser::ParseInstructionTail(Computation* comp, std::string_view na
     }
     builder.set_number(number);
     if (!cur_.Expect(')', "after the parameter number")) return nullptr;
-    if (!comp->SetParameter(instr)) {
-      cur_.Error(at, StrCat("parameter number ", number, " is used twice in computation '",
-                            comp->name(), "'"));
-      return nullptr;
-    }
+    params_.push_back({instr, at});
   } else if (!ParseOperands(instr)) {
     return nullptr;
   }
@@ -420,6 +468,9 @@ Instruction* Parser::ParseInstructionTail(Computation* comp, std::string_view na
     }
     builder.set_shape(inferred);
   }
+  // Appended only now, after its operands: instructions nested in the operand list were
+  // appended while parsing them and so come first, at any depth.
+  comp->AddInstruction(instr);
   return instr;
 }
 
@@ -501,7 +552,7 @@ Instruction* Parser::ParseNestedInstruction(Instruction* user, const Shape* shap
   } while (FindLocal(name, comp) != nullptr);
   Instruction* nested = ParseInstructionTail(comp, name, at, shape, false, at, nullptr,
                                              /*allow_attributes=*/false);
-  if (nested != nullptr) comp->MoveBefore(nested, user);
+  if (nested != nullptr) generated_.insert(nested);
   return nested;
 }
 

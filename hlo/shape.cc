@@ -34,9 +34,9 @@ int64_t Shape::ByteSize() const {
   if (!IsArray()) return 0;
   int64_t bits = layout.element_size_bits != 0 ? layout.element_size_bits
                                                : GetPrimitiveTypeInfo(element_type).bits;
-  // Whole-byte types multiply directly; sub-byte types pack and round up to a byte.
-  if (bits % 8 == 0) return ElementCount() * (bits / 8);
-  return (ElementCount() * bits + 7) / 8;
+  // Sub-byte types pack and round up to a byte. 128-bit arithmetic: the parser guarantees the
+  // byte count fits in 64 bits, but elements * bits may not.
+  return static_cast<int64_t>((static_cast<__int128>(ElementCount()) * bits + 7) / 8);
 }
 
 int64_t Shape::TotalArrayBytes() const {

@@ -1,5 +1,7 @@
 #include "hlo/shape_parser.h"
 
+#include <limits>
+
 #include "hlo/str_util.h"
 
 
@@ -42,6 +44,13 @@ size_t ShapeParser::ShapeTextLength() const {
       break;
     }
     if (*p == '\n') return 0;
+  }
+  if (p < end && *p == ' ') {
+    // `f32[3] {1,0}` (layout after a space) is parsed without the cache, so a cached
+    // `f32[3]` never stops short of its layout.
+    const char* q = p;
+    while (q < end && *q == ' ') ++q;
+    if (q < end && *q == '{') return 0;
   }
   if (p < end && *p == '{') {
     for (; p < end; ++p) {
@@ -149,6 +158,16 @@ bool ShapeParser::ParseUncached(Shape* shape) {
       break;
     }
   }
+  int64_t elements = 1;
+  for (int64_t d : shape->dims) {
+    if (d != Shape::kUnboundedSize && __builtin_mul_overflow(elements, d, &elements)) {
+      return cur_.Error(type_pos, "shape is too large: its element count does not fit in 64 bits");
+    }
+  }
+  __int128 bytes = (static_cast<__int128>(elements) * GetPrimitiveTypeInfo(*type).bits + 7) / 8;
+  if (bytes > std::numeric_limits<int64_t>::max()) {
+    return cur_.Error(type_pos, "shape is too large: its size in bytes does not fit in 64 bits");
+  }
   if ((*type == PrimitiveType::kToken || *type == PrimitiveType::kOpaque) && !shape->dims.empty()) {
     return cur_.Error(type_pos, StrCat("'", type_name, "' shapes have no dimensions"));
   }
@@ -189,8 +208,9 @@ bool ShapeParser::ParseLayout(Shape* shape) {
   if (!cur_.ok() || !cur_.Expect('}', "to close the layout")) return false;
   if (!shape->IsArray()) return true;
   if (static_cast<int64_t>(layout.minor_to_major.size()) != shape->rank()) {
-    return cur_.Error(brace, StrCat("layout has ", layout.minor_to_major.size(),
-                                          " dimensions but the shape has rank ", shape->rank()));
+    size_t n = layout.minor_to_major.size();
+    return cur_.Error(brace, StrCat("layout has ", n, n == 1 ? " dimension" : " dimensions",
+                                    " but the shape has rank ", shape->rank()));
   }
   uint64_t seen = 0;
   for (int64_t d : layout.minor_to_major) {
@@ -206,7 +226,8 @@ bool ShapeParser::ParseLayout(Shape* shape) {
 
 bool ShapeParser::ParseParenInt(int64_t* out, std::string_view what) {
   return cur_.Expect('(', StrCat("after '", what, "' in the layout")) &&
-         cur_.ParseInt(out, what) && cur_.Expect(')', StrCat("to close '", what, "('"));
+         cur_.ParseInt(out, StrCat("an integer in the layout's '", what, "(...)'")) &&
+         cur_.Expect(')', StrCat("to close '", what, "('"));
 }
 
 bool ShapeParser::ParseParenRaw(std::string_view* out) {

@@ -187,6 +187,7 @@ std::string TextCursor::FormatError(const char* at, std::string_view message) co
   }
   const char* line_end = line_start;
   while (line_end < end_ && *line_end != '\n') ++line_end;
+  if (line_end > line_start && line_end[-1] == '\r') --line_end;  // CRLF input
   int col = static_cast<int>(at - line_start) + 1;
   std::string source(line_start, static_cast<size_t>(line_end - line_start));
   // Long lines (1 MB header attributes exist) are clipped around the error column.

@@ -132,7 +132,7 @@ class StructureChecker {
   std::string WhereIs(const Instruction* other) const {
     if (Indexed(other)) {
       return StrCat("it belongs to computation '",
-                          module_.computations()[slots_[other->unique_id()].comp]->name(), "'");
+                    module_.computations()[slots_[other->unique_id()].comp]->name(), "'");
     }
     return "it is not listed in any computation";
   }
@@ -154,7 +154,7 @@ class StructureChecker {
     if (module_.entry() == nullptr) return ModuleError(module_, "has no entry computation");
     if (!comp_index_.contains(module_.entry())) {
       return ModuleError(module_, StrCat("entry computation '", module_.entry()->name(),
-                                               "' is not in the module"));
+                                         "' is not in the module"));
     }
     return absl::OkStatus();
   }
@@ -180,14 +180,14 @@ class StructureChecker {
         if (id >= slots_.size()) slots_.resize(std::max<size_t>(id + 1, slots_.size() * 2));
         Slot& slot = slots_[id];
         if (slot.instr == instr) {
-          return InstrError(*comps[ci], *instr,
-                            StrCat("is listed twice (also in computation '",
-                                   comps[slot.comp]->name(), "')"));
+          return InstrError(
+              *comps[ci], *instr,
+              StrCat("is listed twice (also in computation '", comps[slot.comp]->name(), "')"));
         }
         if (slot.instr != nullptr) {
-          return InstrError(*comps[ci], *instr,
-                            StrCat("unique id ", id, " is also used by instruction '",
-                                   slot.instr->name(), "'"));
+          return InstrError(
+              *comps[ci], *instr,
+              StrCat("unique id ", id, " is also used by instruction '", slot.instr->name(), "'"));
         }
         slot.instr = instr;
         slot.comp = static_cast<int32_t>(ci);
@@ -203,8 +203,7 @@ class StructureChecker {
     if (root == nullptr) return ComputationError(c, "has no root instruction");
     if (!InComputation(root, ci)) {
       return ComputationError(c, StrCat("root instruction '", root->name(),
-                                              "' is not in this computation (", WhereIs(root),
-                                              ")"));
+                                        "' is not in this computation (", WhereIs(root), ")"));
     }
     bool in_order = true;  // every operand and predecessor comes earlier in the list
     params_.clear();
@@ -230,31 +229,28 @@ class StructureChecker {
       return InstrError(c, instr,
                         instr.parent() == nullptr
                             ? std::string("has no parent computation (it was removed)")
-                            : StrCat("parent is computation '", instr.parent()->name(),
-                                           "'"));
+                            : StrCat("parent is computation '", instr.parent()->name(), "'"));
     }
     if (options_.check_module_unique_names) {
       auto [it, inserted] = module_names_.emplace(instr.name(), &c);
       if (!inserted) {
         return InstrError(c, instr,
-                          StrCat("name is already used in computation '", it->second->name(),
-                                 "'"));
+                          StrCat("name is already used in computation '", it->second->name(), "'"));
       }
     } else if (options_.check_unique_names && !IsNewNameInComputation(c, instr, p)) {
       return InstrError(c, instr, StrCat("name is already used in computation '", c.name(), "'"));
     }
     const int arity = GetOpcodeInfo(instr.opcode()).arity;
     if (arity != kVariadic && instr.operand_count() != arity) {
-      return InstrError(c, instr,
-                        StrCat(instr.PrintedOpcode(), " expects ",
-                                     Count(arity, "operand", "operands"), ", has ",
-                                     instr.operand_count()));
+      return InstrError(
+          c, instr,
+          StrCat(instr.PrintedOpcode(), " expects ", Count(arity, "operand", "operands"), ", has ",
+                 instr.operand_count()));
     }
     if (int min = MinOperandCount(instr.opcode()); instr.operand_count() < min) {
       return InstrError(c, instr,
                         StrCat(instr.PrintedOpcode(), " expects at least ",
-                                     Count(min, "operand", "operands"), ", has ",
-                                     instr.operand_count()));
+                               Count(min, "operand", "operands"), ", has ", instr.operand_count()));
     }
     // Operands: same computation, earlier in the list (else a cycle is possible), and each
     // distinct operand contributes one edge to the operand/user fingerprint.
@@ -263,9 +259,9 @@ class StructureChecker {
       const Instruction* op = instr.operand(i);
       if (op == nullptr) return InstrError(c, instr, StrCat("operand ", i, " is null"));
       if (!InComputation(op, ci)) {
-        return InstrError(c, instr,
-                          StrCat(OperandRef(instr, i), " is not in this computation (",
-                                       WhereIs(op), ")"));
+        return InstrError(
+            c, instr,
+            StrCat(OperandRef(instr, i), " is not in this computation (", WhereIs(op), ")"));
       }
       Slot& slot = slots_[op->unique_id()];
       if (slot.pos >= p) in_order = false;
@@ -283,7 +279,7 @@ class StructureChecker {
       if (!InComputation(pred, ci)) {
         return InstrError(c, instr,
                           StrCat("control predecessor '", pred->name(),
-                                       "' is not in this computation (", WhereIs(pred), ")"));
+                                 "' is not in this computation (", WhereIs(pred), ")"));
       }
       if (slots_[pred->unique_id()].pos >= p) in_order = false;
       pred_edges_ += EdgeHash(pred, &instr);
@@ -293,24 +289,28 @@ class StructureChecker {
       succ_edges_ += EdgeHash(&instr, succ);
     }
     auto called = instr.called_computations();
-    if (called.empty()) return absl::OkStatus();
+    // Only opcodes that may call computations carry computation-valued attributes.
+    if (called.empty() && !HasFlag(instr.opcode(), kOpCallsComputations)) {
+      return absl::OkStatus();
+    }
     for (size_t k = 0; k < called.size(); ++k) {
       if (called[k] == nullptr) {
         return InstrError(c, instr, StrCat("called computation ", k, " is null"));
       }
       if (!comp_index_.contains(called[k])) {
-        return InstrError(c, instr,
-                          StrCat("calls computation '", called[k]->name(),
-                                       "', which is not in the module"));
+        return InstrError(
+            c, instr,
+            StrCat("calls computation '", called[k]->name(), "', which is not in the module"));
       }
     }
     for (const Attribute& a : instr.attributes()) {
+      // The role accessors (while_body(), ...) index called_computations() with these.
       if (a.is_computation_ref && static_cast<size_t>(a.first) + a.count > called.size()) {
-        return InstrError(c, instr,
-                          StrCat("attribute '", module_.AttrKeyName(a.key),
-                                       "' names called computations ", a.first, "..",
-                                       a.first + a.count - 1, " but the instruction has ",
-                                       called.size()));
+        return InstrError(
+            c, instr,
+            StrCat("attribute '", module_.AttrKeyName(a.key), "' refers to called computations ",
+                   a.first, " to ", a.first + a.count - 1, " but the instruction calls ",
+                   Count(static_cast<int64_t>(called.size()), "computation", "computations")));
       }
     }
     return absl::OkStatus();
@@ -344,31 +344,29 @@ class StructureChecker {
       int64_t k = param->parameter_number();
       if (k < 0 || k >= n) {
         return InstrError(c, *param,
-                          StrCat("parameter number ", k,
-                                       " is out of range: the computation has ",
-                                       Count(n, "parameter", "parameters")));
+                          StrCat("parameter number ", k, " is out of range: the computation has ",
+                                 Count(n, "parameter", "parameters")));
       }
       if (by_number[k] != nullptr) {
-        return InstrError(c, *param,
-                          StrCat("parameter number ", k, " is already used by '",
-                                       by_number[k]->name(), "'"));
+        return InstrError(
+            c, *param,
+            StrCat("parameter number ", k, " is already used by '", by_number[k]->name(), "'"));
       }
       by_number[k] = param;
     }
     // The computation's parameter table (what parameter(i) returns) must agree.
     if (c.parameter_count() != n) {
-      return ComputationError(c, StrCat("parameter table has ", c.parameter_count(),
-                                              " entries but the computation has ",
-                                              Count(n, "parameter", "parameters")));
+      return ComputationError(
+          c, StrCat("parameter table has ", c.parameter_count(),
+                    " entries but the computation has ", Count(n, "parameter", "parameters")));
     }
     for (int64_t k = 0; k < n; ++k) {
       if (c.parameter(k) != by_number[k]) {
         return ComputationError(
             c, StrCat("parameter table entry ", k, " is ",
-                            c.parameter(k) == nullptr
-                                ? std::string("empty")
-                                : StrCat("'", c.parameter(k)->name(), "'"),
-                            ", expected '", by_number[k]->name(), "'"));
+                      c.parameter(k) == nullptr ? std::string("empty")
+                                                : StrCat("'", c.parameter(k)->name(), "'"),
+                      ", expected '", by_number[k]->name(), "'"));
       }
     }
     return absl::OkStatus();
@@ -409,8 +407,7 @@ class StructureChecker {
           std::vector<std::string_view> names;
           for (auto it = first; it != stack.end(); ++it) names.push_back(it->instr->name());
           names.push_back(next->name());
-          return InstrError(c, *next,
-                            StrCat("is part of a cycle: ", StrJoin(names, " -> ")));
+          return InstrError(c, *next, StrCat("is part of a cycle: ", StrJoin(names, " -> ")));
         }
         col = kGray;
         stack.push_back({next, 0});
@@ -438,12 +435,11 @@ class StructureChecker {
           if (!InComputation(user, static_cast<int32_t>(ci))) {
             return InstrError(c, *instr,
                               StrCat("user '", user->name(), "' is not in this computation (",
-                                           WhereIs(user), ")"));
+                                     WhereIs(user), ")"));
           }
           if (!Contains(user->operands(), instr)) {
             return InstrError(c, *instr,
-                              StrCat("user '", user->name(),
-                                           "' does not have it as an operand"));
+                              StrCat("user '", user->name(), "' does not have it as an operand"));
           }
           if (std::find(users.begin(), users.begin() + u, user) != users.begin() + u) {
             return InstrError(c, *instr, StrCat("user '", user->name(), "' is listed twice"));
@@ -453,7 +449,7 @@ class StructureChecker {
           if (!Contains(pred->control_successors(), instr)) {
             return InstrError(c, *instr,
                               StrCat("control predecessor '", pred->name(),
-                                           "' does not list it as a control successor"));
+                                     "' does not list it as a control successor"));
           }
         }
         auto succs = instr->control_successors();
@@ -462,25 +458,23 @@ class StructureChecker {
           if (!InComputation(succ, static_cast<int32_t>(ci))) {
             return InstrError(c, *instr,
                               StrCat("control successor '", succ->name(),
-                                           "' is not in this computation (", WhereIs(succ), ")"));
+                                     "' is not in this computation (", WhereIs(succ), ")"));
           }
           if (!Contains(succ->control_predecessors(), instr)) {
             return InstrError(c, *instr,
                               StrCat("control successor '", succ->name(),
-                                           "' does not list it as a control predecessor"));
+                                     "' does not list it as a control predecessor"));
           }
           if (std::find(succs.begin(), succs.begin() + s, succ) != succs.begin() + s) {
             return InstrError(c, *instr,
-                              StrCat("control successor '", succ->name(),
-                                           "' is listed twice"));
+                              StrCat("control successor '", succ->name(), "' is listed twice"));
           }
         }
         for (const Instruction* pred : instr->control_predecessors()) {
-          if (std::count(instr->control_predecessors().begin(),
-                         instr->control_predecessors().end(), pred) > 1) {
+          if (std::count(instr->control_predecessors().begin(), instr->control_predecessors().end(),
+                         pred) > 1) {
             return InstrError(c, *instr,
-                              StrCat("control predecessor '", pred->name(),
-                                           "' is listed twice"));
+                              StrCat("control predecessor '", pred->name(), "' is listed twice"));
           }
         }
       }
@@ -546,9 +540,9 @@ class StructureChecker {
   // Per instruction, indexed by unique id: one struct so a lookup touches one cache line.
   struct Slot {
     const Instruction* instr = nullptr;
-    int32_t comp = -1;        // index in module.computations()
-    int32_t pos = -1;         // index in the computation's instruction list
-    uint32_t last_seen = 0;   // stamp of the last user that counted this operand
+    int32_t comp = -1;       // index in module.computations()
+    int32_t pos = -1;        // index in the computation's instruction list
+    uint32_t last_seen = 0;  // stamp of the last user that counted this operand
   };
   std::vector<Slot> slots_;
   // Scratch space reused across computations (thousands of small ones in large modules).
@@ -574,16 +568,16 @@ absl::Status CheckTuple(const Instruction& instr) {
   const int64_t elements = static_cast<int64_t>(shape.tuple_elements.size());
   if (elements != instr.operand_count()) {
     return InstrError(instr, StrCat("tuple shape ", ShapeText(shape), " has ",
-                                          Count(elements, "element", "elements"), " but ",
-                                          Count(instr.operand_count(), "operand", "operands")));
+                                    Count(elements, "element", "elements"), " but ",
+                                    Count(instr.operand_count(), "operand", "operands")));
   }
   for (int64_t i = 0; i < elements; ++i) {
     const Shape& element = *shape.tuple_elements[i];
     const Shape& operand = instr.operand(i)->shape();
     if (!element.Compatible(operand)) {
-      return InstrError(instr, StrCat("tuple element ", i, " shape ", ShapeText(element),
-                                            " does not match ", OperandRef(instr, i), " shape ",
-                                            ShapeText(operand)));
+      return InstrError(
+          instr, StrCat("tuple element ", i, " shape ", ShapeText(element), " does not match ",
+                        OperandRef(instr, i), " shape ", ShapeText(operand)));
     }
   }
   return absl::OkStatus();
@@ -594,19 +588,19 @@ absl::Status CheckGetTupleElement(const Instruction& instr) {
   const Shape& tuple = op.shape();
   if (!tuple.IsTuple()) {
     return InstrError(instr, StrCat("get-tuple-element operand '", op.name(), "' shape ",
-                                          ShapeText(tuple), " is not a tuple"));
+                                    ShapeText(tuple), " is not a tuple"));
   }
   const int64_t index = instr.tuple_index();
   if (index < 0 || index >= static_cast<int64_t>(tuple.tuple_elements.size())) {
-    return InstrError(instr, StrCat("get-tuple-element index ", index,
-                                          " is out of range for operand '", op.name(),
-                                          "' shape ", ShapeText(tuple)));
+    return InstrError(instr,
+                      StrCat("get-tuple-element index ", index, " is out of range for operand '",
+                             op.name(), "' shape ", ShapeText(tuple)));
   }
   const Shape& element = *tuple.tuple_elements[index];
   if (!instr.shape().Compatible(element)) {
     return InstrError(instr, StrCat("get-tuple-element shape ", ShapeText(instr.shape()),
-                                          " does not match operand '", op.name(), "' element ",
-                                          index, " shape ", ShapeText(element)));
+                                    " does not match operand '", op.name(), "' element ", index,
+                                    " shape ", ShapeText(element)));
   }
   return absl::OkStatus();
 }
@@ -619,34 +613,31 @@ absl::Status CheckWhile(const Instruction& instr) {
   const Shape& shape = instr.shape();
   const Instruction& init = *instr.operand(0);
   if (!init.shape().Compatible(shape)) {
-    return InstrError(instr, StrCat("while operand '", init.name(), "' shape ",
-                                          ShapeText(init.shape()), " does not match while shape ",
-                                          ShapeText(shape)));
+    return InstrError(instr,
+                      StrCat("while operand '", init.name(), "' shape ", ShapeText(init.shape()),
+                             " does not match while shape ", ShapeText(shape)));
   }
   for (const auto& [callee, role] : {std::pair{cond, "condition"}, std::pair{body, "body"}}) {
     if (callee->parameter_count() != 1) {
       return InstrError(instr, StrCat("while ", role, " '", callee->name(), "' has ",
-                                            Count(callee->parameter_count(), "parameter",
-                                                  "parameters"),
-                                            ", expected 1"));
+                                      Count(callee->parameter_count(), "parameter", "parameters"),
+                                      ", expected 1"));
     }
     const Instruction& param = *callee->parameter(0);
     if (!param.shape().Compatible(shape)) {
-      return InstrError(param, StrCat("while ", role, " parameter shape ",
-                                            ShapeText(param.shape()),
-                                            " does not match while shape ", ShapeText(shape)));
+      return InstrError(param, StrCat("while ", role, " parameter shape ", ShapeText(param.shape()),
+                                      " does not match while shape ", ShapeText(shape)));
     }
   }
   const Instruction& body_root = *body->root();
   if (!body_root.shape().Compatible(shape)) {
-    return InstrError(body_root, StrCat("while body root shape ",
-                                              ShapeText(body_root.shape()),
-                                              " does not match while shape ", ShapeText(shape)));
+    return InstrError(body_root, StrCat("while body root shape ", ShapeText(body_root.shape()),
+                                        " does not match while shape ", ShapeText(shape)));
   }
   const Instruction& cond_root = *cond->root();
   if (!IsScalarOf(cond_root.shape(), PrimitiveType::kPred)) {
-    return InstrError(cond_root, StrCat("while condition root shape ",
-                                              ShapeText(cond_root.shape()), " is not pred[]"));
+    return InstrError(cond_root, StrCat("while condition root shape ", ShapeText(cond_root.shape()),
+                                        " is not pred[]"));
   }
   return absl::OkStatus();
 }
@@ -659,72 +650,66 @@ absl::Status CheckConditional(const Instruction& instr) {
   if (IsScalarOf(index.shape(), PrimitiveType::kPred)) {
     if (n != 2) {
       return InstrError(instr, StrCat("conditional with a pred[] branch index has ",
-                                            Count(n, "branch", "branches"), ", expected 2"));
+                                      Count(n, "branch", "branches"), ", expected 2"));
     }
   } else if (!IsScalarOf(index.shape(), PrimitiveType::kS32)) {
     return InstrError(instr, StrCat("conditional branch index '", index.name(), "' shape ",
-                                          ShapeText(index.shape()), " is not pred[] or s32[]"));
+                                    ShapeText(index.shape()), " is not pred[] or s32[]"));
   }
   if (instr.operand_count() - 1 != n) {
-    return InstrError(instr, StrCat("conditional has ", Count(n, "branch", "branches"),
-                                          " but ",
-                                          Count(instr.operand_count() - 1, "branch operand",
-                                                "branch operands")));
+    return InstrError(
+        instr, StrCat("conditional has ", Count(n, "branch", "branches"), " but ",
+                      Count(instr.operand_count() - 1, "branch operand", "branch operands")));
   }
   for (int64_t b = 0; b < n; ++b) {
     const Computation& branch = *branches[b];
     if (branch.parameter_count() != 1) {
-      return InstrError(instr, StrCat("conditional branch ", b, " '", branch.name(),
-                                            "' has ",
-                                            Count(branch.parameter_count(), "parameter",
-                                                  "parameters"),
-                                            ", expected 1"));
+      return InstrError(instr, StrCat("conditional branch ", b, " '", branch.name(), "' has ",
+                                      Count(branch.parameter_count(), "parameter", "parameters"),
+                                      ", expected 1"));
     }
     const Instruction& param = *branch.parameter(0);
     const Shape& arg = instr.operand(b + 1)->shape();
     if (!param.shape().Compatible(arg)) {
-      return InstrError(param, StrCat("conditional branch ", b, " parameter shape ",
-                                            ShapeText(param.shape()), " does not match ",
-                                            OperandRef(instr, b + 1), " shape ", ShapeText(arg)));
+      return InstrError(
+          param, StrCat("conditional branch ", b, " parameter shape ", ShapeText(param.shape()),
+                        " does not match ", OperandRef(instr, b + 1), " shape ", ShapeText(arg)));
     }
     const Instruction& root = *branch.root();
     if (!root.shape().Compatible(instr.shape())) {
-      return InstrError(root, StrCat("conditional branch ", b, " root shape ",
-                                           ShapeText(root.shape()),
-                                           " does not match conditional shape ",
-                                           ShapeText(instr.shape())));
+      return InstrError(root,
+                        StrCat("conditional branch ", b, " root shape ", ShapeText(root.shape()),
+                               " does not match conditional shape ", ShapeText(instr.shape())));
     }
   }
   return absl::OkStatus();
 }
 
 // call and fusion: the callee takes the operands as parameters 0..n-1 and returns the result.
-absl::Status CheckCallee(const Instruction& instr, const Computation* callee,
-                         std::string_view kind, std::string_view attr) {
+absl::Status CheckCallee(const Instruction& instr, const Computation* callee, std::string_view kind,
+                         std::string_view attr) {
   if (callee == nullptr) {
     return InstrError(instr, StrCat(kind, " has no ", attr, " computation"));
   }
   if (callee->parameter_count() != instr.operand_count()) {
-    return InstrError(instr, StrCat(kind, " computation '", callee->name(), "' has ",
-                                          Count(callee->parameter_count(), "parameter",
-                                                "parameters"),
-                                          " but the ", kind, " has ",
-                                          Count(instr.operand_count(), "operand", "operands")));
+    return InstrError(
+        instr, StrCat(kind, " computation '", callee->name(), "' has ",
+                      Count(callee->parameter_count(), "parameter", "parameters"), " but the ",
+                      kind, " has ", Count(instr.operand_count(), "operand", "operands")));
   }
   for (int64_t i = 0; i < instr.operand_count(); ++i) {
     const Instruction& param = *callee->parameter(i);
     const Shape& arg = instr.operand(i)->shape();
     if (!param.shape().Compatible(arg)) {
-      return InstrError(param, StrCat(kind, " parameter ", i, " shape ",
-                                            ShapeText(param.shape()), " does not match ",
-                                            OperandRef(instr, i), " shape ", ShapeText(arg)));
+      return InstrError(
+          param, StrCat(kind, " parameter ", i, " shape ", ShapeText(param.shape()),
+                        " does not match ", OperandRef(instr, i), " shape ", ShapeText(arg)));
     }
   }
   const Instruction& root = *callee->root();
   if (!root.shape().Compatible(instr.shape())) {
     return InstrError(root, StrCat(kind, " root shape ", ShapeText(root.shape()),
-                                         " does not match ", kind, " shape ",
-                                         ShapeText(instr.shape())));
+                                   " does not match ", kind, " shape ", ShapeText(instr.shape())));
   }
   return absl::OkStatus();
 }
@@ -756,16 +741,14 @@ absl::Status CheckStartIndices(const Instruction& instr, int64_t first) {
     return absl::OkStatus();
   }
   if (indices != op.shape().rank()) {
-    return InstrError(instr, StrCat(kind, " has ",
-                                          Count(indices, "start index", "start indices"),
-                                          " but operand '", op.name(), "' has rank ",
-                                          op.shape().rank()));
+    return InstrError(instr, StrCat(kind, " has ", Count(indices, "start index", "start indices"),
+                                    " but operand '", op.name(), "' has rank ", op.shape().rank()));
   }
   for (int64_t i = first; i < instr.operand_count(); ++i) {
     const Shape& s = instr.operand(i)->shape();
     if (!IsIntegerScalar(s)) {
-      return InstrError(instr, StrCat(kind, " ", OperandRef(instr, i), " shape ",
-                                            ShapeText(s), " is not an integer scalar"));
+      return InstrError(instr, StrCat(kind, " ", OperandRef(instr, i), " shape ", ShapeText(s),
+                                      " is not an integer scalar"));
     }
   }
   return absl::OkStatus();
@@ -774,8 +757,8 @@ absl::Status CheckStartIndices(const Instruction& instr, int64_t first) {
 absl::Status CheckArrayOperand(const Instruction& instr, int64_t i) {
   const Shape& s = instr.operand(i)->shape();
   if (s.IsArray()) return absl::OkStatus();
-  return InstrError(instr, StrCat(instr.PrintedOpcode(), " ", OperandRef(instr, i),
-                                        " shape ", ShapeText(s), " is not an array"));
+  return InstrError(instr, StrCat(instr.PrintedOpcode(), " ", OperandRef(instr, i), " shape ",
+                                  ShapeText(s), " is not an array"));
 }
 
 absl::Status CheckDynamicSlice(const Instruction& instr) {
@@ -784,19 +767,17 @@ absl::Status CheckDynamicSlice(const Instruction& instr) {
   const Instruction& op = *instr.operand(0);
   const Shape& in = op.shape();
   absl::Span<const int64_t> sizes = instr.dynamic_slice_sizes();
-  const std::string sizes_text = StrCat("dynamic_slice_sizes={", StrJoin(sizes, ","),
-                                              "}");
+  const std::string sizes_text = StrCat("dynamic_slice_sizes={", StrJoin(sizes, ","), "}");
   if (static_cast<int64_t>(sizes.size()) != in.rank()) {
     return InstrError(instr, StrCat("dynamic-slice ", sizes_text, " has ",
-                                          Count(static_cast<int64_t>(sizes.size()), "entry",
-                                                "entries"),
-                                          " but operand '", op.name(), "' has rank ", in.rank()));
+                                    Count(static_cast<int64_t>(sizes.size()), "entry", "entries"),
+                                    " but operand '", op.name(), "' has rank ", in.rank()));
   }
   for (int64_t d = 0; d < in.rank(); ++d) {
     if (sizes[d] < 0 || (in.dims[d] != Shape::kUnboundedSize && sizes[d] > in.dims[d])) {
-      return InstrError(instr, StrCat("dynamic-slice size ", sizes[d], " in dimension ", d,
-                                            " does not fit in operand '", op.name(), "' shape ",
-                                            ShapeText(in)));
+      return InstrError(instr,
+                        StrCat("dynamic-slice size ", sizes[d], " in dimension ", d,
+                               " does not fit in operand '", op.name(), "' shape ", ShapeText(in)));
     }
   }
   const Shape& out = instr.shape();
@@ -807,10 +788,9 @@ absl::Status CheckDynamicSlice(const Instruction& instr) {
     expected.element_type = in.element_type;
     expected.dims.assign(sizes.begin(), sizes.end());
     expected.dynamic.assign(sizes.size(), false);
-    return InstrError(instr, StrCat("dynamic-slice shape ", ShapeText(out),
-                                          " does not match ", ShapeText(expected),
-                                          " (element type of operand '", op.name(), "', ",
-                                          sizes_text, ")"));
+    return InstrError(instr, StrCat("dynamic-slice shape ", ShapeText(out), " does not match ",
+                                    ShapeText(expected), " (element type of operand '", op.name(),
+                                    "', ", sizes_text, ")"));
   }
   return absl::OkStatus();
 }
@@ -823,31 +803,29 @@ absl::Status CheckDynamicUpdateSlice(const Instruction& instr) {
   const Shape& in = op.shape();
   const Shape& up = update.shape();
   if (up.rank() != in.rank()) {
-    return InstrError(instr, StrCat("dynamic-update-slice update '", update.name(),
-                                          "' shape ", ShapeText(up), " has rank ", up.rank(),
-                                          " but operand '", op.name(), "' shape ", ShapeText(in),
-                                          " has rank ", in.rank()));
+    return InstrError(instr, StrCat("dynamic-update-slice update '", update.name(), "' shape ",
+                                    ShapeText(up), " has rank ", up.rank(), " but operand '",
+                                    op.name(), "' shape ", ShapeText(in), " has rank ", in.rank()));
   }
   if (up.element_type != in.element_type) {
-    return InstrError(instr, StrCat("dynamic-update-slice update '", update.name(),
-                                          "' element type ", PrimitiveTypeName(up.element_type),
-                                          " does not match operand '", op.name(),
-                                          "' element type ", PrimitiveTypeName(in.element_type)));
+    return InstrError(
+        instr, StrCat("dynamic-update-slice update '", update.name(), "' element type ",
+                      PrimitiveTypeName(up.element_type), " does not match operand '", op.name(),
+                      "' element type ", PrimitiveTypeName(in.element_type)));
   }
   for (int64_t d = 0; d < in.rank(); ++d) {
     if (in.dims[d] != Shape::kUnboundedSize && up.dims[d] != Shape::kUnboundedSize &&
         up.dims[d] > in.dims[d]) {
-      return InstrError(instr, StrCat("dynamic-update-slice update '", update.name(),
-                                            "' shape ", ShapeText(up),
-                                            " does not fit in operand '", op.name(), "' shape ",
-                                            ShapeText(in)));
+      return InstrError(
+          instr, StrCat("dynamic-update-slice update '", update.name(), "' shape ", ShapeText(up),
+                        " does not fit in operand '", op.name(), "' shape ", ShapeText(in)));
     }
   }
   if (absl::Status s = CheckStartIndices(instr, 2); !s.ok()) return s;
   if (!instr.shape().Compatible(in)) {
-    return InstrError(instr, StrCat("dynamic-update-slice shape ", ShapeText(instr.shape()),
-                                          " does not match operand '", op.name(), "' shape ",
-                                          ShapeText(in)));
+    return InstrError(instr,
+                      StrCat("dynamic-update-slice shape ", ShapeText(instr.shape()),
+                             " does not match operand '", op.name(), "' shape ", ShapeText(in)));
   }
   return absl::OkStatus();
 }
@@ -881,9 +859,8 @@ int64_t PaddedByteSize(const Shape& s) {
   }
   int64_t elements = extra;
   for (int64_t d : dims) elements *= d;
-  const int64_t bits = s.layout.element_size_bits != 0
-                           ? s.layout.element_size_bits
-                           : GetPrimitiveTypeInfo(s.element_type).bits;
+  const int64_t bits = s.layout.element_size_bits != 0 ? s.layout.element_size_bits
+                                                       : GetPrimitiveTypeInfo(s.element_type).bits;
   return (elements * bits + 7) / 8;
 }
 
@@ -893,10 +870,10 @@ absl::Status CheckBitcast(const Instruction& instr) {
   const int64_t in = op.shape().ByteSize();
   if (out != in && PaddedByteSize(instr.shape()) != PaddedByteSize(op.shape())) {
     // Layouts are printed here: E(n) element sizes change the byte count.
-    return InstrError(instr, StrCat("bitcast shape ", instr.shape().ToString(), " has ",
-                                          Count(out, "byte", "bytes"), " but operand '",
-                                          op.name(), "' shape ", op.shape().ToString(), " has ",
-                                          Count(in, "byte", "bytes")));
+    return InstrError(instr,
+                      StrCat("bitcast shape ", instr.shape().ToString(), " has ",
+                             Count(out, "byte", "bytes"), " but operand '", op.name(), "' shape ",
+                             op.shape().ToString(), " has ", Count(in, "byte", "bytes")));
   }
   return absl::OkStatus();
 }
@@ -904,9 +881,9 @@ absl::Status CheckBitcast(const Instruction& instr) {
 absl::Status CheckCopy(const Instruction& instr) {
   const Instruction& op = *instr.operand(0);
   if (!instr.shape().Compatible(op.shape())) {
-    return InstrError(instr, StrCat("copy shape ", ShapeText(instr.shape()),
-                                          " does not match operand '", op.name(), "' shape ",
-                                          ShapeText(op.shape())));
+    return InstrError(instr,
+                      StrCat("copy shape ", ShapeText(instr.shape()), " does not match operand '",
+                             op.name(), "' shape ", ShapeText(op.shape())));
   }
   return absl::OkStatus();
 }

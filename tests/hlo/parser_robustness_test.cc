@@ -211,7 +211,8 @@ std::vector<size_t> PrefixLengths(std::string_view chunk, bool small) {
     newlines.push_back(p);
   }
   const size_t count = newlines.size();
-  for (size_t window_start : {size_t{0}, count / 2, count > kWindowLines ? count - kWindowLines : 0}) {
+  for (size_t window_start :
+       {size_t{0}, count / 2, count > kWindowLines ? count - kWindowLines : 0}) {
     for (size_t i = window_start; i < std::min(count, window_start + kWindowLines); ++i) {
       for (int delta = -2; delta <= 2; ++delta) {
         int64_t n = static_cast<int64_t>(newlines[i]) + delta;
@@ -243,18 +244,18 @@ TEST_P(ParserRobustness, PrefixesAndMutations) {
     // Prefixes (CheckInput copies each into its own buffer, so reading past its end is caught
     // by ASan rather than reading on into the rest of the file).
     for (size_t n : PrefixLengths(chunk.text, small)) {
-      if (!CheckInput(chunk.text.substr(0, n), file, chunk.first_line,
-                      fmt::format("prefix of {} bytes of the chunk at line {}", n,
-                                  chunk.first_line),
-                      prefixes)) {
+      if (!CheckInput(
+              chunk.text.substr(0, n), file, chunk.first_line,
+              fmt::format("prefix of {} bytes of the chunk at line {}", n, chunk.first_line),
+              prefixes)) {
         return;
       }
     }
     if (!small) continue;
     // Mutations at every position: delete, duplicate, or replace the byte.
-    static constexpr char kReplacements[] = {'(', ')', '{', '}', '[', ']', '"', '%', ',', '=',
-                                             '\n', '/', '*', ':', '\\', '\0', '\xff', 'x', '9',
-                                             ' '};
+    static constexpr char kReplacements[] = {'(',  ')',  '{',    '}',  '[', ']', '"',
+                                             '%',  ',',  '=',    '\n', '/', '*', ':',
+                                             '\\', '\0', '\xff', 'x',  '9', ' '};
     std::string mutated;
     for (size_t p = 0; p < chunk.text.size(); ++p) {
       for (int kind = 0; kind < 3; ++kind) {

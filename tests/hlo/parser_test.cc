@@ -242,3 +242,107 @@ TEST(Parser, RejectsDeepNestingWithoutCrashing) {
 
 }  // namespace
 }  // namespace hloscope
+
+namespace hloscope {
+namespace {
+
+using testing::Find;
+using testing::ParseOrDie;
+
+// Regressions found by the lit suite's authors.
+TEST(ParserRegression, InlineComputationIsNotTheDefaultEntry) {
+  auto m = ParseOrDie(R"(HloModule m
+main {
+  p = f32[4] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[] reduce(p, z), dimensions={0}, to_apply={
+    x = f32[] parameter(0)
+    y = f32[] parameter(1)
+    ROOT s = f32[] add(x, y)
+  }
+})");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->entry()->name(), "main");
+}
+
+TEST(ParserRegression, MissingValueDoesNotSwallowTheNextLine) {
+  auto m = ParseModule("HloModule m, replica_count=\nENTRY main {\n  ROOT c = f32[] constant(1)\n}\n",
+                       {.filename = "x.hlo"});
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().message(),
+            "x.hlo:1:28: error: expected a value for attribute 'replica_count', found 'E'\n"
+            "HloModule m, replica_count=\n                           ^");
+  auto bare = ParseModule("HloModule\nENTRY main {\n  ROOT c = f32[] constant(1)\n}\n",
+                          {.filename = "x.hlo"});
+  ASSERT_FALSE(bare.ok());
+  EXPECT_NE(bare.status().message().find("expected a module name after 'HloModule'"),
+            std::string::npos);
+  // A value that continues on the next line is still accepted.
+  auto split = ParseOrDie("HloModule m\nc {\n ROOT p = pred[] parameter(0)\n}\nENTRY e {\n"
+                          " a = pred[] parameter(0)\n ROOT w = pred[] while(a), condition=\n"
+                          "   c, body=c\n}\n");
+  EXPECT_NE(split, nullptr);
+}
+
+TEST(ParserRegression, HugeParameterNumbersAreAnErrorNotAnAllocation) {
+  auto m = ParseModule("HloModule m\nENTRY e {\n  ROOT p = f32[2] parameter(9223372036854775807)\n}\n",
+                       {.filename = "x.hlo"});
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("has no parameter(0) but has a parameter with a higher"),
+            std::string::npos)
+      << m.status().message();
+}
+
+TEST(ParserRegression, LayoutAfterSpaceIsNotLostToTheShapeCache) {
+  auto m = ParseOrDie("HloModule m\nENTRY e {\n  a = f32[3,6] parameter(0)\n"
+                      "  ROOT b = f32[3,6] {1,0} parameter(1)\n}\n");
+  ASSERT_NE(m, nullptr);
+  EXPECT_TRUE(Find(*m, "b")->shape().has_layout);
+  EXPECT_FALSE(Find(*m, "a")->shape().has_layout);
+}
+
+TEST(ParserRegression, ValuesWithCommentsAndLineBreaksPrintOnOneLine) {
+  auto m = ParseOrDie("HloModule m\nENTRY e {\n  p = f32[2,3] parameter(0)\n"
+                      "  ROOT t = f32[3,2] transpose(p), dimensions={ 1, /* c */ 0 },\n"
+                      "    frontend_attributes={a=\"x\",\n b=\"/* kept */\"}\n}\n");
+  ASSERT_NE(m, nullptr);
+  std::string printed = PrintInstruction(*Find(*m, "t"));
+  EXPECT_EQ(printed, "ROOT t = f32[3,2] transpose(p), dimensions={1, 0}, "
+                     "frontend_attributes={a=\"x\", b=\"/* kept */\"}");
+  EXPECT_EQ(Find(*m, "t")->dimensions().size(), 2u);
+}
+
+TEST(ParserRegression, DoublyNestedOperandsComeBeforeTheirUsers) {
+  auto m = ParseOrDie("HloModule m\nENTRY e {\n  p = f32[] parameter(0)\n"
+                      "  ROOT t = (f32[]) tuple(add(p, negate(p)))\n}\n");
+  ASSERT_NE(m, nullptr);
+  auto instrs = m->entry()->instructions();
+  ASSERT_EQ(instrs.size(), 4u);
+  EXPECT_EQ(instrs[1]->opcode(), Opcode::kNegate);
+  EXPECT_EQ(instrs[2]->opcode(), Opcode::kAdd);
+  EXPECT_EQ(instrs[3]->name(), "t");
+}
+
+TEST(ParserRegression, InputNamesWinOverGeneratedNames) {
+  auto m = ParseOrDie("HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n"
+                      "  b = f32[4] broadcast(f32[] constant(0)), dimensions={}\n"
+                      "  ROOT b.operand.1 = f32[4] add(p, b)\n}\n");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(Find(*m, "b.operand.1")->opcode(), Opcode::kAdd);
+  EXPECT_EQ(Find(*m, "b")->operand(0)->opcode(), Opcode::kConstant);
+  EXPECT_NE(Find(*m, "b")->operand(0)->name(), "b.operand.1");
+}
+
+TEST(ParserRegression, ShapesTooLargeForSixtyFourBitsAreRejected) {
+  auto m = ParseModule("HloModule m\nENTRY e {\n  ROOT p = f32[9223372036854775807,4] parameter(0)\n}\n",
+                       {.filename = "x.hlo"});
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("shape is too large"), std::string::npos);
+  // 2^60 f32 elements are 2^62 bytes: large, but representable.
+  EXPECT_NE(ParseOrDie("HloModule m\nENTRY e {\n  ROOT p = f32[1048576,1048576,1024,1024] "
+                       "parameter(0)\n}\n"),
+            nullptr);
+}
+
+}  // namespace
+}  // namespace hloscope
