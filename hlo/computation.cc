@@ -17,11 +17,13 @@ bool Computation::SetParameter(Instruction* instr) {
   return true;
 }
 
-void Computation::RemoveInstruction(Instruction* instr) {
+bool Computation::RemoveInstruction(Instruction* instr) {
+  if (instr->user_count() > 0 || instr == root_ || instr->parent() != this) return false;
   instr->DetachOperands();
   instr->RemoveAllControlEdges();
   instr->parent_ = nullptr;
   needs_compaction_ = true;
+  return true;
 }
 
 void Computation::CompactInstructions() {

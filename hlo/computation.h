@@ -43,7 +43,9 @@ class Computation {
   // Registers `instr` as parameter number instr->parameter_number(); fails on a duplicate.
   bool SetParameter(Instruction* instr);
   // Removes an instruction with no users that is not the root; its operands lose it as a user.
-  void RemoveInstruction(Instruction* instr);
+  // Returns false (and changes nothing) when it has users, is the root, or is not ours.
+  // Removal only marks the instruction; CompactInstructions() drops marked ones in one sweep.
+  [[nodiscard]] bool RemoveInstruction(Instruction* instr);
   // Drops removed instructions from the list (RemoveInstruction only marks them).
   void CompactInstructions();
   // Inserts `instr` (already appended) right before `before` in the order.

@@ -55,7 +55,9 @@ std::string Instruction::PrintedOpcode() const {
 
 Computation* Instruction::CalledComputation(uint32_t attr_key) const {
   for (const Attribute& a : attrs_) {
-    if (a.key == attr_key && a.is_computation_ref && a.count > 0) return called_[a.first];
+    if (a.key == attr_key && a.is_computation_ref && a.count > 0 && a.first < called_.size()) {
+      return called_[a.first];
+    }
   }
   return nullptr;
 }

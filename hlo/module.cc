@@ -106,6 +106,8 @@ void Module::SetAttribute(std::string_view key, std::string_view value) {
 
 int64_t Module::RemoveUnreachableComputations() {
   if (entry_ == nullptr) return 0;
+  // Removed-but-not-compacted instructions must not keep their callees reachable.
+  for (Computation* c : computations_) c->CompactInstructions();
   absl::flat_hash_set<const Computation*> reachable = {entry_};
   std::vector<const Computation*> stack = {entry_};
   while (!stack.empty()) {
@@ -201,7 +203,7 @@ Module::MemoryStats Module::ComputeMemoryStats() const {
     s.shape_bytes += static_cast<int64_t>(sizeof(Shape) + sh.tuple_elements.capacity() * sizeof(void*) +
                                           sh.layout.tiles.capacity() * sizeof(Tile));
   }
-  s.string_bytes = static_cast<int64_t>(arena_.bytes_allocated());
+  s.string_bytes = static_cast<int64_t>(arena_.bytes_used());
   s.other_bytes = static_cast<int64_t>(computation_storage_.size() * sizeof(Computation) +
                                        metadata_storage_.size() * sizeof(Metadata) +
                                        details_storage_.size() * sizeof(InstructionDetails));

@@ -30,6 +30,7 @@ class StringArena {
     if (n > kBlockSize / 4) {  // big strings get their own block so small ones do not waste it
       blocks_.push_back(std::make_unique<char[]>(n));
       bytes_ += n;
+      used_ += n;
       return blocks_.back().get();
     }
     if (n > remaining_) {
@@ -41,11 +42,14 @@ class StringArena {
     char* p = cursor_;
     cursor_ += n;
     remaining_ -= n;
+    used_ += n;
     return p;
   }
 
   // Bytes reserved from the system (block granularity).
   size_t bytes_allocated() const { return bytes_; }
+  // Bytes handed out (what the strings themselves take).
+  size_t bytes_used() const { return used_; }
 
  private:
   static constexpr size_t kBlockSize = 64 * 1024;
@@ -53,6 +57,7 @@ class StringArena {
   char* cursor_ = nullptr;
   size_t remaining_ = 0;
   size_t bytes_ = 0;
+  size_t used_ = 0;
 };
 
 }  // namespace hloscope

@@ -64,8 +64,7 @@ int64_t RemoveDeadInstructions(Computation& c, EffectOracle& effects) {
     if (instr->parent() == nullptr || !IsDead(*instr, effects)) continue;
     for (Instruction* op : instr->operands()) work.push_back(op);
     for (Instruction* pred : instr->control_predecessors()) work.push_back(pred);
-    c.RemoveInstruction(instr);
-    ++removed;
+    if (c.RemoveInstruction(instr)) ++removed;
   }
   c.CompactInstructions();
   return removed;

@@ -95,8 +95,8 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
     std::string_view arg = argv[i];
     if (options_done || arg == "-" || !arg.starts_with("-")) {
       if (input_seen) {
-        return UsageError(fmt::format("more than one input file ('{}' and '{}')", flags->input,
-                                      arg));
+        return UsageError(
+            fmt::format("more than one input file ('{}' and '{}')", flags->input, arg));
       }
       flags->input = std::string(arg);
       input_seen = true;
@@ -142,8 +142,8 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
       } else if (style == "legacy") {
         flags->style = PrintStyle::kLegacy;
       } else {
-        return UsageError(fmt::format(
-            "unknown print style '{}' (expected 'canonical' or 'legacy')", style));
+        return UsageError(
+            fmt::format("unknown print style '{}' (expected 'canonical' or 'legacy')", style));
       }
     } else if (name == "--list-passes") {
       ok = no_value(&flags->list_passes);
@@ -179,8 +179,8 @@ bool ReadInput(const std::string& path, std::string* text, std::string* error) {
   int err = errno;
   if (f != stdin) std::fclose(f);
   if (failed) {
-    *error = fmt::format("cannot read '{}': {}", path == "-" ? "<stdin>" : path,
-                         std::strerror(err));
+    *error =
+        fmt::format("cannot read '{}': {}", path == "-" ? "<stdin>" : path, std::strerror(err));
     return false;
   }
   return true;
@@ -227,11 +227,12 @@ void AppendStats(const Module& module, const Timings& t, std::string& out) {
     }
   }
   const Module::MemoryStats mem = module.ComputeMemoryStats();
-  const int64_t ir_bytes = mem.instruction_bytes + mem.shape_bytes + mem.string_bytes +
-                           mem.other_bytes;
+  const int64_t ir_bytes =
+      mem.instruction_bytes + mem.shape_bytes + mem.string_bytes + mem.other_bytes;
   auto per_instr = [&](int64_t bytes) {
-    return mem.instructions == 0 ? 0.0
-                                 : static_cast<double>(bytes) / static_cast<double>(mem.instructions);
+    return mem.instructions == 0
+               ? 0.0
+               : static_cast<double>(bytes) / static_cast<double>(mem.instructions);
   };
   out += fmt::format("module {}\n", module.name());
   out += fmt::format("  computations          {}\n", module.computations().size());

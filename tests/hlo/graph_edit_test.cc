@@ -44,7 +44,8 @@ TEST(GraphEdit, RemoveInstructionThenCompact) {
   Instruction* c = Find(*m, "c");
   d->ReplaceOperand(1, a);
   EXPECT_EQ(c->user_count(), 0);
-  m->entry()->RemoveInstruction(c);
+  EXPECT_FALSE(m->entry()->RemoveInstruction(a));  // still used
+  EXPECT_TRUE(m->entry()->RemoveInstruction(c));
   m->entry()->CompactInstructions();
   EXPECT_EQ(m->entry()->instruction_count(), 3);
   EXPECT_EQ(Find(*m, "b")->user_count(), 1);

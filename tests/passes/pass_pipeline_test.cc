@@ -88,8 +88,7 @@ TEST(PassRegistryTest, RegisterAndReject) {
   absl::Status again = registry.Register<NoOpPass>();
   EXPECT_EQ(again.code(), absl::StatusCode::kAlreadyExists);
   EXPECT_EQ(MessageOf(again), "pass 'no-op' is already registered");
-  EXPECT_EQ(registry.Register("", "nameless", nullptr).code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(registry.Register("", "nameless", nullptr).code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(MessageOf(RegisterBuiltinPasses(registry)), "pass 'dce' is already registered");
 }
 
@@ -108,8 +107,7 @@ TEST(PassPipelineTest, BuildErrors) {
       BuildPipeline("dce,nope", PassRegistry::Global());
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_EQ(MessageOf(unknown.status()),
-            "unknown pass 'nope' (known passes: dce, tuple-simplify)");
+  EXPECT_EQ(MessageOf(unknown.status()), "unknown pass 'nope' (known passes: dce, tuple-simplify)");
   absl::StatusOr<std::unique_ptr<PassPipeline>> hole =
       BuildPipeline("dce,,tuple-simplify", PassRegistry::Global());
   ASSERT_FALSE(hole.ok());

@@ -850,11 +850,40 @@ ENTRY main {
   Instruction* dup = m->CreateInstruction(Opcode::kNegate, p->shape_ptr(), "n", main);
   dup->AppendOperand(p);
   main->AddInstruction(dup);
-  EXPECT_EQ(Verify(*m), "computation 'main': instruction 'n': name is already used in "
-                        "computation 'main'");
+  EXPECT_EQ(Verify(*m),
+            "computation 'main': instruction 'n': name is already used in "
+            "computation 'main'");
   VerifierOptions no_names;
   no_names.check_unique_names = false;
   EXPECT_EQ(Verify(*m, no_names), "OK");
+}
+
+TEST(VerifierTest, DuplicateNameInLargeComputation) {
+  // More than a handful of instructions: the check uses a set instead of comparing pairs.
+  std::unique_ptr<Module> m = Parse(R"(
+HloModule m
+ENTRY main {
+  p = f32[2] parameter(0)
+  a = f32[2] negate(p)
+  b = f32[2] negate(a)
+  c = f32[2] negate(b)
+  d = f32[2] negate(c)
+  e = f32[2] negate(d)
+  f = f32[2] negate(e)
+  g = f32[2] negate(f)
+  h = f32[2] negate(g)
+  ROOT i = f32[2] negate(h)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(Verify(*m), "OK");
+  Computation* main = m->FindComputation("main");
+  Instruction* dup = m->CreateInstruction(Opcode::kNegate, main->root()->shape_ptr(), "c", main);
+  dup->AppendOperand(Find(*m, "main", "p"));
+  main->AddInstruction(dup);
+  EXPECT_EQ(Verify(*m),
+            "computation 'main': instruction 'c': name is already used in "
+            "computation 'main'");
 }
 
 // --- parameters ----------------------------------------------------------------------------
@@ -871,8 +900,8 @@ ENTRY main {
 // Adds a parameter instruction numbered `number` to `main` without registering it.
 Instruction* AddRawParameter(Module& m, int64_t number, std::string_view name) {
   Computation* main = m.FindComputation("main");
-  Instruction* p = m.CreateInstruction(Opcode::kParameter, Find(m, "main", "p0")->shape_ptr(),
-                                       name, main);
+  Instruction* p =
+      m.CreateInstruction(Opcode::kParameter, Find(m, "main", "p0")->shape_ptr(), name, main);
   InstructionBuilder(p).set_number(number);
   main->AddInstruction(p);
   return p;
@@ -882,24 +911,27 @@ TEST(VerifierTest, ParameterNumberOutOfRange) {
   std::unique_ptr<Module> m = Parse(kTwoParams);
   ASSERT_NE(m, nullptr);
   AddRawParameter(*m, 5, "p5");
-  EXPECT_EQ(Verify(*m), "computation 'main': instruction 'p5': parameter number 5 is out of "
-                        "range: the computation has 3 parameters");
+  EXPECT_EQ(Verify(*m),
+            "computation 'main': instruction 'p5': parameter number 5 is out of "
+            "range: the computation has 3 parameters");
 }
 
 TEST(VerifierTest, ParameterNumberUsedTwice) {
   std::unique_ptr<Module> m = Parse(kTwoParams);
   ASSERT_NE(m, nullptr);
   AddRawParameter(*m, 0, "again");
-  EXPECT_EQ(Verify(*m), "computation 'main': instruction 'again': parameter number 0 is "
-                        "already used by 'p0'");
+  EXPECT_EQ(Verify(*m),
+            "computation 'main': instruction 'again': parameter number 0 is "
+            "already used by 'p0'");
 }
 
 TEST(VerifierTest, ParameterTableOutOfDate) {
   std::unique_ptr<Module> m = Parse(kTwoParams);
   ASSERT_NE(m, nullptr);
   AddRawParameter(*m, 2, "p2");  // numbered right, but never given to SetParameter
-  EXPECT_EQ(Verify(*m), "computation 'main': parameter table has 2 entries but the "
-                        "computation has 3 parameters");
+  EXPECT_EQ(Verify(*m),
+            "computation 'main': parameter table has 2 entries but the "
+            "computation has 3 parameters");
   ASSERT_TRUE(m->FindComputation("main")->SetParameter(Find(*m, "main", "p2")));
   EXPECT_EQ(Verify(*m), "OK");
 }
@@ -917,18 +949,24 @@ TEST(VerifierTest, RootFromAnotherComputation) {
   std::unique_ptr<Module> m = Parse(kSharedNames);
   ASSERT_NE(m, nullptr);
   m->FindComputation("main")->set_root(Find(*m, "f", "n"));
-  EXPECT_EQ(Verify(*m), "computation 'main': root instruction 'n' is not in this computation "
-                        "(it belongs to computation 'f')");
+  EXPECT_EQ(Verify(*m),
+            "computation 'main': root instruction 'n' is not in this computation "
+            "(it belongs to computation 'f')");
 }
 
 TEST(VerifierTest, RemovedRoot) {
   std::unique_ptr<Module> m = Parse(kTwoParams);
   ASSERT_NE(m, nullptr);
   Computation* main = m->FindComputation("main");
-  main->RemoveInstruction(Find(*m, "main", "s"));
-  main->CompactInstructions();
-  EXPECT_EQ(Verify(*m), "computation 'main': root instruction 's' is not in this computation "
-                        "(it is not listed in any computation)");
+  Instruction* s = Find(*m, "main", "s");
+  // The graph API refuses to remove a root...
+  EXPECT_FALSE(main->RemoveInstruction(s));
+  // ...but a pass can still point the root at an instruction it never added.
+  Instruction* ghost = m->CreateInstruction(Opcode::kNegate, s->shape_ptr(), "ghost", main);
+  main->set_root(ghost);
+  EXPECT_EQ(Verify(*m),
+            "computation 'main': root instruction 'ghost' is not in this computation "
+            "(it is not listed in any computation)");
 }
 
 // --- operands, users and control edges -----------------------------------------------------
@@ -937,8 +975,9 @@ TEST(VerifierTest, OperandFromAnotherComputation) {
   std::unique_ptr<Module> m = Parse(kSharedNames);
   ASSERT_NE(m, nullptr);
   Find(*m, "f", "n")->ReplaceOperand(0, Find(*m, "main", "p"));
-  EXPECT_EQ(Verify(*m), "computation 'f': instruction 'n': operand 0 'p' is not in this "
-                        "computation (it belongs to computation 'main')");
+  EXPECT_EQ(Verify(*m),
+            "computation 'f': instruction 'n': operand 0 'p' is not in this "
+            "computation (it belongs to computation 'main')");
 }
 
 TEST(VerifierTest, OperandRemovedFromComputation) {
@@ -952,13 +991,16 @@ ENTRY main {
 )");
   ASSERT_NE(m, nullptr);
   Computation* main = m->FindComputation("main");
-  // RemoveInstruction does not check for users; a pass that forgets to is caught here.
-  main->RemoveInstruction(Find(*m, "main", "n"));
+  Instruction* n = Find(*m, "main", "n");
+  // The graph API refuses to remove an instruction that still has users...
+  EXPECT_FALSE(main->RemoveInstruction(n));
+  // ...so the broken state comes from an operand that was created but never added.
+  Instruction* ghost = m->CreateInstruction(Opcode::kNegate, n->shape_ptr(), "ghost", main);
+  ghost->AppendOperand(Find(*m, "main", "p"));
+  Find(*m, "main", "e")->ReplaceOperand(0, ghost);
   EXPECT_EQ(Verify(*m),
-            "computation 'main': instruction 'n': has no parent computation (it was removed)");
-  main->CompactInstructions();
-  EXPECT_EQ(Verify(*m), "computation 'main': instruction 'e': operand 0 'n' is not in this "
-                        "computation (it is not listed in any computation)");
+            "computation 'main': instruction 'e': operand 0 'ghost' is not in this "
+            "computation (it is not listed in any computation)");
 }
 
 TEST(VerifierTest, UserNotInComputation) {
@@ -970,8 +1012,9 @@ TEST(VerifierTest, UserNotInComputation) {
   // computation does not have.
   Instruction* ghost = m->CreateInstruction(Opcode::kNegate, p0->shape_ptr(), "ghost", main);
   ghost->AppendOperand(p0);
-  EXPECT_EQ(Verify(*m), "computation 'main': instruction 'p0': user 'ghost' is not in this "
-                        "computation (it is not listed in any computation)");
+  EXPECT_EQ(Verify(*m),
+            "computation 'main': instruction 'p0': user 'ghost' is not in this "
+            "computation (it is not listed in any computation)");
 }
 
 TEST(VerifierTest, ControlSuccessorNotInComputation) {
@@ -981,16 +1024,18 @@ TEST(VerifierTest, ControlSuccessorNotInComputation) {
   Instruction* p0 = Find(*m, "main", "p0");
   Instruction* ghost = m->CreateInstruction(Opcode::kNegate, p0->shape_ptr(), "ghost", main);
   ghost->AddControlPredecessor(p0);
-  EXPECT_EQ(Verify(*m), "computation 'main': instruction 'p0': control successor 'ghost' is "
-                        "not in this computation (it is not listed in any computation)");
+  EXPECT_EQ(Verify(*m),
+            "computation 'main': instruction 'p0': control successor 'ghost' is "
+            "not in this computation (it is not listed in any computation)");
 }
 
 TEST(VerifierTest, ControlPredecessorFromAnotherComputation) {
   std::unique_ptr<Module> m = Parse(kSharedNames);
   ASSERT_NE(m, nullptr);
   Find(*m, "main", "c")->AddControlPredecessor(Find(*m, "f", "n"));
-  EXPECT_EQ(Verify(*m), "computation 'main': instruction 'c': control predecessor 'n' is not "
-                        "in this computation (it belongs to computation 'f')");
+  EXPECT_EQ(Verify(*m),
+            "computation 'main': instruction 'c': control predecessor 'n' is not "
+            "in this computation (it belongs to computation 'f')");
 }
 
 TEST(VerifierTest, InstructionListedTwice) {
@@ -998,8 +1043,9 @@ TEST(VerifierTest, InstructionListedTwice) {
   ASSERT_NE(m, nullptr);
   Computation* main = m->FindComputation("main");
   main->AddInstruction(Find(*m, "main", "s"));
-  EXPECT_EQ(Verify(*m), "computation 'main': instruction 's': is listed twice (also in "
-                        "computation 'main')");
+  EXPECT_EQ(Verify(*m),
+            "computation 'main': instruction 's': is listed twice (also in "
+            "computation 'main')");
 }
 
 // --- cycles --------------------------------------------------------------------------------
@@ -1019,16 +1065,18 @@ TEST(VerifierTest, CycleThroughOperands) {
   std::unique_ptr<Module> m = Parse(kChain);
   ASSERT_NE(m, nullptr);
   Find(*m, "main", "a")->ReplaceOperand(0, Find(*m, "main", "c"));
-  EXPECT_EQ(Verify(*m), "computation 'main': instruction 'a': is part of a cycle: a -> c -> b "
-                        "-> a");
+  EXPECT_EQ(Verify(*m),
+            "computation 'main': instruction 'a': is part of a cycle: a -> c -> b "
+            "-> a");
 }
 
 TEST(VerifierTest, CycleThroughControlPredecessor) {
   std::unique_ptr<Module> m = Parse(kChain);
   ASSERT_NE(m, nullptr);
   Find(*m, "main", "a")->AddControlPredecessor(Find(*m, "main", "c"));
-  EXPECT_EQ(Verify(*m), "computation 'main': instruction 'a': is part of a cycle: a -> c -> b "
-                        "-> a");
+  EXPECT_EQ(Verify(*m),
+            "computation 'main': instruction 'a': is part of a cycle: a -> c -> b "
+            "-> a");
 }
 
 TEST(VerifierTest, OutOfOrderButAcyclic) {
@@ -1072,8 +1120,23 @@ TEST(VerifierTest, CalledComputationOfAnotherModule) {
   ASSERT_NE(m, nullptr);
   ASSERT_NE(other, nullptr);
   InstructionBuilder(Find(*m, "main", "c")).AddCalledComputation(other->FindComputation("f"));
-  EXPECT_EQ(Verify(*m), "computation 'main': instruction 'c': calls computation 'f', which is "
-                        "not in the module");
+  EXPECT_EQ(Verify(*m),
+            "computation 'main': instruction 'c': calls computation 'f', which is "
+            "not in the module");
+}
+
+TEST(VerifierTest, ComputationAttributeOutOfRange) {
+  std::unique_ptr<Module> m = Parse(kSharedNames);
+  ASSERT_NE(m, nullptr);
+  Attribute body;
+  body.key = kAttrBody;
+  body.first = 1;
+  body.count = 1;
+  body.is_computation_ref = true;
+  InstructionBuilder(Find(*m, "main", "c")).AddAttribute(body);
+  EXPECT_EQ(Verify(*m),
+            "computation 'main': instruction 'c': attribute 'body' refers to called "
+            "computations 1 to 1 but the instruction calls 1 computation");
 }
 
 TEST(VerifierTest, ShapeChecksCanBeTurnedOff) {
