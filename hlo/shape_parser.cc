@@ -171,7 +171,16 @@ bool ShapeParser::ParseUncached(Shape* shape) {
   if ((*type == PrimitiveType::kToken || *type == PrimitiveType::kOpaque) && !shape->dims.empty()) {
     return cur_.Error(type_pos, StrCat("'", type_name, "' shapes have no dimensions"));
   }
-  if (cur_.Peek() == '{') return ParseLayout(shape);
+  if (cur_.Peek() == '{') {
+    // `-> f32[2]{` can also be a signature's result shape followed by the computation body:
+    // a brace is a layout only when it holds one (digits, ':' or '}').
+    const char* q = cur_.pos() + 1;
+    while (q < cur_.end() && *q == ' ') ++q;
+    if (q < cur_.end() && ((*q >= '0' && *q <= '9') || *q == ':' || *q == '}')) {
+      return ParseLayout(shape);
+    }
+    return true;
+  }
   // Some tests write the layout after a space: `f32[3,6] {1,0}`. A brace counts as a layout
   // only when it holds a layout (digits, ':' or '}'), not a computation body.
   const char* p = cur_.pos();

@@ -19,9 +19,11 @@
 // process: a crash is a failure of the whole test binary. No single parse may take > 5 s.
 //
 // Regenerating the expectations after a parser change (then review the diff):
-//   HLOSCOPE_UPDATE_EXPECTATIONS=1 build/tests/corpus/corpus_roundtrip_test --gtest_filter='BulkCorpus.*'
-// In that mode the bulk tests rewrite their archive's lines of the file (under a lock, so
-// `ctest -R BulkCorpus` with -j works too) and pass.
+//   HLOSCOPE_UPDATE_EXPECTATIONS=1 ctest --test-dir build -R BulkCorpus
+// or, without ctest, the same variable with
+//   build/tests/corpus/corpus_roundtrip_test --gtest_filter='BulkCorpus.*'
+// In that mode each bulk test rewrites its archive's lines of the file (under a lock in the
+// build tree, so tests running in parallel do not lose each other's lines) and passes.
 //
 // Each bulk test prints a summary line: files, modules (chunks), parsed, round-tripped, failed,
 // and how many the verifier accepts (information only: many of XLA's test modules are
@@ -39,8 +41,8 @@
 //         KIND, DIRECTION, COMPARISON, BACKEND_CONFIG, REPLICA_GROUPS, PAYLOAD, ... (a word of
 //         at least two capitals/underscores/digits that is none of ENTRY, ROOT, EQ, NE, LT, LE,
 //         GT, GE, TOTALORDER, ..., nor a known XLA keyword; see kNonPlaceholderWords).
-#include <sys/file.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -96,16 +98,14 @@ std::string Truncate(std::string_view s, size_t n) {
 std::vector<std::string> Fingerprint(const Module& m) {
   std::vector<std::string> lines;
   lines.push_back(fmt::format("module {} entry={} computations={}", m.name(),
-                              m.entry() ? m.entry()->name() : "<none>",
-                              m.computations().size()));
+                              m.entry() ? m.entry()->name() : "<none>", m.computations().size()));
   for (const Computation* c : m.computations()) {
     lines.push_back(fmt::format("computation {} instructions={} root={} thread={}", c->name(),
-                                c->instruction_count(),
-                                c->root() ? c->root()->name() : "<none>",
+                                c->instruction_count(), c->root() ? c->root()->name() : "<none>",
                                 c->execution_thread()));
     for (const Instruction* i : c->instructions()) {
-      std::string line = fmt::format("  {} = {} {}(", i->name(), i->shape().ToString(),
-                                     i->PrintedOpcode());
+      std::string line =
+          fmt::format("  {} = {} {}(", i->name(), i->shape().ToString(), i->PrintedOpcode());
       for (const Instruction* op : i->operands()) {
         line += op ? op->name() : "<null>";
         line += ',';
@@ -180,8 +180,7 @@ Outcome RoundTrip(std::string_view text, std::string_view filename, int first_li
   options.first_line = first_line;
   auto t0 = std::chrono::steady_clock::now();
   absl::StatusOr<std::unique_ptr<Module>> m1 = ParseModule(text, options);
-  out.parse_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  out.parse_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!m1.ok()) {
     std::string_view msg(m1.status().message().data(), m1.status().message().size());
     // Machine independent: drop the `<filename>:` prefix (the filename is the path).
@@ -224,8 +223,7 @@ Outcome RoundTrip(std::string_view text, std::string_view filename, int first_li
     legacy_options.filename = "<printed-legacy>";
     absl::StatusOr<std::unique_ptr<Module>> m3 = ParseModule(l1, legacy_options);
     if (!m3.ok()) {
-      out.error = "reparse of the legacy-style print failed: " +
-                  std::string(m3.status().message());
+      out.error = "reparse of the legacy-style print failed: " + std::string(m3.status().message());
       return out;
     }
     if (std::string d = CompareTexts(p1, PrintModule(**m3)); !d.empty()) {
@@ -245,6 +243,7 @@ bool IsWordChar(char c) {
 
 // All-capital words that real HLO text contains outside strings.
 const absl::flat_hash_set<std::string_view>& NonPlaceholderWords() {
+  // clang-format off
   static const auto* words = new absl::flat_hash_set<std::string_view>{
       "ENTRY", "ROOT", "EQ", "NE", "LT", "LE", "GT", "GE", "TOTALORDER", "FLOAT", "SIGNED",
       "UNSIGNED", "PARTIAL", "DEFAULT", "HIGH", "HIGHEST", "DOT", "FFT", "IFFT", "RFFT",
@@ -257,6 +256,7 @@ const absl::flat_hash_set<std::string_view>& NonPlaceholderWords() {
       "FileNames", "FunctionNames", "FileLocations", "StackFrames",
       "TILE", "NO_TILE", "MAXIMAL", "MANUAL", "REPLICATED",
   };
+  // clang-format on
   return *words;
 }
 
@@ -288,8 +288,7 @@ bool HasTemplatePlaceholder(std::string_view text) {
       bool positional = j > k + 1 && j < n && text[j] == '$';
       if (positional) ++j;
       if (j < n && std::string_view("sdiuf").find(text[j]) != std::string_view::npos &&
-          (j + 1 >= n || !(IsWordChar(text[j + 1]) || text[j + 1] == '.' ||
-                           text[j + 1] == '-'))) {
+          (j + 1 >= n || !(IsWordChar(text[j + 1]) || text[j + 1] == '.' || text[j + 1] == '-'))) {
         if (positional || j == k + 1) return true;
       }
     }
@@ -328,9 +327,12 @@ using Expectations = std::map<ModuleKey, std::string>;
 std::string EscapeField(std::string_view s) {
   std::string out;
   for (char c : s) {
-    if (c == '\t') out += "\\t";
-    else if (c == '\r') out += "\\r";
-    else out += c;
+    if (c == '\t')
+      out += "\\t";
+    else if (c == '\r')
+      out += "\\r";
+    else
+      out += c;
   }
   return out;
 }
@@ -354,8 +356,7 @@ constexpr std::string_view kExpectationsHeader =
     "# Bulk corpus modules that do not round-trip through parse -> print -> parse -> print,\n"
     "# with their error; checked by tests/corpus/corpus_roundtrip_test.cc (BulkCorpus.*).\n"
     "# Regenerate after a parser change, then review the diff:\n"
-    "#   HLOSCOPE_UPDATE_EXPECTATIONS=1 build/tests/corpus/corpus_roundtrip_test "
-    "--gtest_filter='BulkCorpus.*'\n"
+    "#   HLOSCOPE_UPDATE_EXPECTATIONS=1 ctest --test-dir build -R BulkCorpus\n"
     "# path (relative to the unpacked bulk dir)\tchunk (0-based, split by '// -----')\t"
     "first line of the error (parse errors without the path prefix)\n";
 
@@ -582,9 +583,10 @@ void RunBulkArchive(std::string_view archive, const std::string& folder) {
         if (it == expected.end()) {
           mismatches.push_back(fmt::format("{} chunk {}: fails, not listed: {}", rel, k, error));
         } else if (it->second != error) {
-          mismatches.push_back(fmt::format("{} chunk {}: fails with\n      {}\n    listed as\n"
-                                           "      {}",
-                                           rel, k, error, it->second));
+          mismatches.push_back(
+              fmt::format("{} chunk {}: fails with\n      {}\n    listed as\n"
+                          "      {}",
+                          rel, k, error, it->second));
         }
       } else if (it != expected.end()) {
         mismatches.push_back(
@@ -594,23 +596,27 @@ void RunBulkArchive(std::string_view archive, const std::string& folder) {
     }
   }
   for (const auto& [key, error] : expected) {
-    mismatches.push_back(fmt::format("{} chunk {}: listed but no such module (stale)",
-                                     key.first, key.second));
+    mismatches.push_back(
+        fmt::format("{} chunk {}: listed but no such module (stale)", key.first, key.second));
   }
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  fmt::print("[bulk] {} ({}): {} files, {} modules, {} parsed, {} round-trip, {} failed; "
-             "verifier accepts {}; {} instructions; parse {:.2f} s, all {:.2f} s; slowest "
-             "parse {:.3f} s ({})\n",
-             archive, folder, files.size(), modules, parsed, roundtrip, modules - roundtrip,
-             verified, instructions, total_seconds, wall, slowest, slowest_module);
+  fmt::print(
+      "[bulk] {} ({}): {} files, {} modules, {} parsed, {} round-trip, {} failed; "
+      "verifier accepts {}; {} instructions; parse {:.2f} s, all {:.2f} s; slowest "
+      "parse {:.3f} s ({})\n",
+      archive, folder, files.size(), modules, parsed, roundtrip, modules - roundtrip, verified,
+      instructions, total_seconds, wall, slowest, slowest_module);
   if (cc) {
-    fmt::print("[bulk] {}: not flagged maybe-template: {}/{} round-trip ({:.2f}%); without "
-               "template placeholders: {}/{} round-trip ({:.2f}%)\n",
-               archive, not_flagged.roundtrip, not_flagged.modules, not_flagged.Percent(),
-               no_placeholders.roundtrip, no_placeholders.modules, no_placeholders.Percent());
-    ::testing::Test::RecordProperty("not_flagged_percent", fmt::format("{:.2f}", not_flagged.Percent()));
-    ::testing::Test::RecordProperty("no_placeholder_percent", fmt::format("{:.2f}", no_placeholders.Percent()));
+    fmt::print(
+        "[bulk] {}: not flagged maybe-template: {}/{} round-trip ({:.2f}%); without "
+        "template placeholders: {}/{} round-trip ({:.2f}%)\n",
+        archive, not_flagged.roundtrip, not_flagged.modules, not_flagged.Percent(),
+        no_placeholders.roundtrip, no_placeholders.modules, no_placeholders.Percent());
+    ::testing::Test::RecordProperty("not_flagged_percent",
+                                    fmt::format("{:.2f}", not_flagged.Percent()));
+    ::testing::Test::RecordProperty("no_placeholder_percent",
+                                    fmt::format("{:.2f}", no_placeholders.Percent()));
   }
   ::testing::Test::RecordProperty("modules", static_cast<int>(modules));
   ::testing::Test::RecordProperty("roundtrip", static_cast<int>(roundtrip));
@@ -634,8 +640,9 @@ void RunBulkArchive(std::string_view archive, const std::string& folder) {
                   << " differ from tests/corpus/bulk_expectations.tsv:\n"
                   << msg
                   << "If the change is intended, regenerate the file and review its diff:\n"
-                     "  HLOSCOPE_UPDATE_EXPECTATIONS=1 "
-                     "build/tests/corpus/corpus_roundtrip_test --gtest_filter='BulkCorpus.*'";
+                     "  HLOSCOPE_UPDATE_EXPECTATIONS=1 ctest --test-dir build -R BulkCorpus\n"
+                     "(or HLOSCOPE_UPDATE_EXPECTATIONS=1 "
+                     "build/tests/corpus/corpus_roundtrip_test --gtest_filter='BulkCorpus.*')";
   }
 }
 
