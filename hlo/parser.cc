@@ -96,6 +96,26 @@ class Parser {
   bool computation_has_forward_refs_ = false;
   int nested_counter_ = 0;
   Computation* last_top_level_ = nullptr;
+  // Nested operands and in-place computations recurse; bounding the depth keeps adversarial
+  // input from exhausting the stack.
+  static constexpr int kMaxNesting = 200;
+  int nesting_ = 0;
+  class DepthGuard {
+   public:
+    explicit DepthGuard(Parser* p) : p_(p) {
+      ok_ = ++p_->nesting_ <= kMaxNesting;
+      if (!ok_) {
+        p_->cur_.ErrorHere(StrCat("instructions or computations nested more than ",
+                                  kMaxNesting, " deep"));
+      }
+    }
+    ~DepthGuard() { --p_->nesting_; }
+    bool ok() const { return ok_; }
+
+   private:
+    Parser* p_;
+    bool ok_;
+  };
   // Parameters of the current computation with where their number was written; checked and
   // registered at the closing brace (numbers are not trusted to size a table before that).
   struct ParamAt {
@@ -317,6 +337,8 @@ bool Parser::RegisterParameters(Computation* comp, const char* name_at) {
 }
 
 bool Parser::ParseInlineComputation(std::string_view base_name, Computation** out) {
+  DepthGuard guard(this);
+  if (!guard.ok()) return false;
   // `to_apply={ p = f32[] parameter(0) ... }`: an unnamed computation written in place. It
   // gets a fresh name and its own instruction scope; the enclosing scope is restored after.
   const char* at = cur_.pos();
@@ -542,6 +564,8 @@ bool Parser::AtNestedInstruction() const {
 }
 
 Instruction* Parser::ParseNestedInstruction(Instruction* user, const Shape* shape) {
+  DepthGuard guard(this);
+  if (!guard.ok()) return nullptr;
   // The nested instruction gets a generated name and is placed right before its user, which
   // is what printing it back as a separate line needs.
   Computation* comp = user->parent();

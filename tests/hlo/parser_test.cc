@@ -346,3 +346,26 @@ TEST(ParserRegression, ShapesTooLargeForSixtyFourBitsAreRejected) {
 
 }  // namespace
 }  // namespace hloscope
+
+namespace hloscope {
+namespace {
+
+TEST(ParserRegression, DeeplyNestedOperandsAndComputationsAreRefused) {
+  std::string operands = "HloModule m\nENTRY e {\n  p = f32[] parameter(0)\n  ROOT r = f32[] ";
+  for (int i = 0; i < 100000; ++i) operands += "negate(";
+  operands += "p";
+  for (int i = 0; i < 100000; ++i) operands += ")";
+  operands += "\n}\n";
+  auto m = ParseModule(operands, {.filename = "deep.hlo"});
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("nested more than 200 deep"), std::string::npos);
+
+  std::string comps = "HloModule m\nENTRY e {\n  p = f32[] parameter(0)\n";
+  for (int i = 0; i < 100000; ++i) comps += " c = f32[] call(p), to_apply={ p = f32[] parameter(0)\n";
+  auto c = ParseModule(comps, {.filename = "deep.hlo"});
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("nested more than 200 deep"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hloscope
