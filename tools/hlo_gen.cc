@@ -1,0 +1,92 @@
+// hlo-gen: write realistic, fused, pipelined transformer training-step modules as HLO text,
+// from a few hundred instructions to millions (see --help and tools/hlo_gen/).
+//
+//   hlo-gen --layers=4 --microbatches=15 --stages=4 --remat=out-proj -o step.hlo
+//   hlo-gen --layout=mpmd --stages=4 -o stages/        (stages/stage_0.hlo ... stage_3.hlo)
+//
+// Exit status: 0 success, 1 the output could not be written completely, 2 bad usage.
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#include "fmt/core.h"
+#include "tools/hlo_gen/model.h"
+#include "tools/hlo_gen/options.h"
+#include "tools/hlo_gen/text_emitter.h"
+
+namespace hloscope::gen {
+namespace {
+
+enum ExitCode { kExitOk = 0, kExitWriteFailed = 1, kExitBadUsage = 2 };
+
+int UsageError(std::string_view message) {
+  fmt::print(stderr, "hlo-gen: error: {}\nRun 'hlo-gen --help' for usage.\n", message);
+  return kExitBadUsage;
+}
+
+bool IsDirectory(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// The file stage `stage` of an mpmd run goes to (see --help for -o).
+std::string StagePath(const std::string& out, int stage) {
+  if (out.ends_with('/')) return fmt::format("{}stage_{}.hlo", out, stage);
+  if (IsDirectory(out)) return fmt::format("{}/stage_{}.hlo", out, stage);
+  return fmt::format("{}.stage_{}.hlo", out, stage);
+}
+
+// Generates one module into `path` ('-' = stdout). Returns an exit code.
+int WriteModule(const Options& options, int stage, const std::string& path) {
+  std::FILE* f = path == "-" ? stdout : std::fopen(path.c_str(), "wb");
+  if (f == nullptr) {
+    return UsageError(fmt::format("cannot open '{}' for writing: {}", path, std::strerror(errno)));
+  }
+  // Large writes: a big stdio buffer keeps the generator I/O-cheap.
+  static char buffer[1 << 20];
+  std::setvbuf(f, buffer, _IOFBF, sizeof(buffer));
+  Sink sink(f);
+  GenerateModule(options, stage, sink);
+  bool ok = !sink.failed();
+  ok = (f == stdout ? std::fflush(f) : std::fclose(f)) == 0 && ok;
+  if (!ok) {
+    fmt::print(stderr, "hlo-gen: error: cannot write '{}': {}\n", path, std::strerror(errno));
+    return kExitWriteFailed;
+  }
+  return kExitOk;
+}
+
+int Main(int argc, char** argv) {
+  Options options;
+  if (std::string error = ParseOptions(argc, argv, &options); !error.empty()) {
+    return UsageError(error);
+  }
+  if (options.help) {
+    fmt::print("{}", kHelpText);
+    return kExitOk;
+  }
+  if (options.layout == Layout::kSpmdCircular) return WriteModule(options, 0, options.output);
+  if (options.stage >= 0) return WriteModule(options, options.stage, options.output);
+  for (int stage = 0; stage < options.stages; ++stage) {
+    if (options.output == "-") {
+      if (stage > 0) {
+        fmt::print("// -----\n");
+        std::fflush(stdout);
+      }
+      if (int code = WriteModule(options, stage, "-"); code != kExitOk) return code;
+    } else if (int code = WriteModule(options, stage, StagePath(options.output, stage));
+               code != kExitOk) {
+      return code;
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace
+}  // namespace hloscope::gen
+
+int main(int argc, char** argv) { return hloscope::gen::Main(argc, argv); }

@@ -1,0 +1,187 @@
+#include "tools/hlo_gen/options.h"
+
+#include <charconv>
+
+#include "fmt/core.h"
+
+namespace hloscope::gen {
+
+const std::string_view kHelpText = R"(OVERVIEW: generate a pipelined transformer training step as optimized HLO text
+
+USAGE: hlo-gen [options]
+
+Writes a module shaped like what XLA emits after fusion for a pipeline-parallel transformer
+training step (forward and backward while loops, loop fusions, dots, stashed activations),
+at any size. The same options and seed always give byte-identical output.
+
+OPTIONS:
+  --layout=L             'spmd-circular' (default): one module as GSPMD pipelining produces
+                         it (praxis/paxml): a forward while loop of M+P-1 iterations whose body
+                         holds one stage's layers and stashes activations into loop-carried
+                         [M+P-1,1,B,S,A,H/A] buffers with a dynamic-update-slice between
+                         bitcasts inside a loop fusion, then a backward while loop that reads
+                         them with dynamic-slice.
+                         'mpmd': one module per pipeline stage, as each rank runs it with
+                         per-rank pipelining: forward and backward loops over M microbatches
+                         for that stage's layers; the embedding only on stage 0, the head and
+                         loss only on the last stage.
+  --stage=K              mpmd only: write only stage K (0-based). Default: every stage.
+  --layers=N             Transformer layers in the whole model (default 8). Must be a multiple
+                         of --stages.
+  --hidden=H             Hidden size (default 1024). The MLP is 4*H wide.
+  --heads=A              Attention heads (default 16). Must divide --hidden.
+  --seq=S                Sequence length (default 2048).
+  --microbatch=B         Microbatch size (default 2).
+  --microbatches=M       Microbatches per step (default 8).
+  --stages=P             Pipeline stages (default 4).
+  --dtype=T              'bf16' (default) or 'f32': activations and weights. Reductions are
+                         done in f32 either way.
+  --remat=R              What the forward loop stashes for the backward loop, per layer:
+                         'none': the layer input and every [B,S,H]-sized activation (9);
+                         'out-proj' (default): the input, q, k, v and the attention output
+                         projection (5, like paxml's SAVE_OUT_PROJ); 'full': the input only,
+                         the backward loop recomputes the rest.
+  --xla-copies=on|off    'on' (default): each stash output goes through get-tuple-element and
+                         copy before the loop body's ROOT tuple, as XLA's copy insertion emits
+                         when it cannot prove the update in place. 'off': no copies.
+  --scheduled            Mark the module is_scheduled=true (text order is the schedule).
+  --unroll               Unroll both while loops into the entry computation: the way to reach
+                         millions of instructions (layers x trip count x ~1000 lines).
+  --seed=N               Unsigned integer (default 0). The seed chooses where instruction ids
+                         start (names like fusion.4711) and offsets the source_line numbers;
+                         the graph itself (opcodes, shapes, edges) is the same for every seed.
+  -o OUT                 Output ('-', the default, is standard output). With --layout=mpmd
+                         and no --stage: if OUT is a directory (or ends in '/') the modules are
+                         written to OUT/stage_K.hlo, otherwise to OUT.stage_K.hlo; on standard
+                         output they are separated by '// -----' lines (hlo-opt
+                         --split-input-file reads them). With --stage=K, OUT is the file.
+  -h, --help             Show this help, then exit.
+
+EXIT STATUS:
+  0  success
+  1  the output could not be written completely (for example, the disk is full)
+  2  bad usage: unknown option, bad value, sizes that do not fit, unopenable output
+)";
+
+namespace {
+
+bool ParseInt(std::string_view text, int64_t* out) {
+  if (text.empty()) return false;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+}  // namespace
+
+std::string ParseOptions(int argc, char** argv, Options* o) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    std::string_view name = arg;
+    std::string_view value;
+    bool has_value = false;
+    if (size_t eq = arg.find('='); eq != std::string_view::npos && arg.starts_with("--")) {
+      name = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+      has_value = true;
+    }
+    auto flag = [&](bool* out) -> std::string {
+      if (has_value) return fmt::format("option '{}' takes no value", name);
+      *out = true;
+      return {};
+    };
+    auto positive = [&](int64_t* out) -> std::string {
+      int64_t v;
+      if (!has_value) return fmt::format("option '{}' needs a value ({}=N)", name, name);
+      if (!ParseInt(value, &v) || v <= 0) {
+        return fmt::format("option '{}' needs a positive integer, got '{}'", name, value);
+      }
+      *out = v;
+      return {};
+    };
+    std::string error;
+    if (name == "-o") {
+      if (i + 1 >= argc) return "option '-o' needs a file name";
+      o->output = argv[++i];
+    } else if (name == "--help" || name == "-h") {
+      error = flag(&o->help);
+    } else if (name == "--scheduled") {
+      error = flag(&o->scheduled);
+    } else if (name == "--unroll") {
+      error = flag(&o->unroll);
+    } else if (name == "--layout") {
+      if (value == "spmd-circular") {
+        o->layout = Layout::kSpmdCircular;
+      } else if (value == "mpmd") {
+        o->layout = Layout::kMpmd;
+      } else {
+        return fmt::format("unknown layout '{}' (expected 'spmd-circular' or 'mpmd')", value);
+      }
+    } else if (name == "--remat") {
+      if (value == "none") {
+        o->remat = Remat::kNone;
+      } else if (value == "out-proj") {
+        o->remat = Remat::kOutProj;
+      } else if (value == "full") {
+        o->remat = Remat::kFull;
+      } else {
+        return fmt::format("unknown remat '{}' (expected 'none', 'out-proj' or 'full')", value);
+      }
+    } else if (name == "--xla-copies") {
+      if (value != "on" && value != "off") {
+        return fmt::format("unknown --xla-copies value '{}' (expected 'on' or 'off')", value);
+      }
+      o->xla_copies = value == "on";
+    } else if (name == "--dtype") {
+      if (value != "bf16" && value != "f32") {
+        return fmt::format("unknown dtype '{}' (expected 'bf16' or 'f32')", value);
+      }
+      o->dtype = std::string(value);
+    } else if (name == "--stage") {
+      int64_t v;
+      // The upper bound only keeps the int conversion exact; --stages checks the real range.
+      if (!has_value || !ParseInt(value, &v) || v < 0 || v > (1 << 30)) {
+        return fmt::format("option '--stage' needs a stage number >= 0, got '{}'", value);
+      }
+      o->stage = static_cast<int>(v);
+    } else if (name == "--seed") {
+      int64_t v;
+      if (!has_value || !ParseInt(value, &v) || v < 0) {
+        return fmt::format("option '--seed' needs an unsigned integer, got '{}'", value);
+      }
+      o->seed = static_cast<uint64_t>(v);
+    } else if (name == "--layers") {
+      error = positive(&o->layers);
+    } else if (name == "--hidden") {
+      error = positive(&o->hidden);
+    } else if (name == "--heads") {
+      error = positive(&o->heads);
+    } else if (name == "--seq") {
+      error = positive(&o->seq);
+    } else if (name == "--microbatch") {
+      error = positive(&o->microbatch);
+    } else if (name == "--microbatches") {
+      error = positive(&o->microbatches);
+    } else if (name == "--stages") {
+      error = positive(&o->stages);
+    } else {
+      return fmt::format("unknown option '{}'", arg);
+    }
+    if (!error.empty()) return error;
+  }
+  if (o->help) return {};
+  if (o->hidden % o->heads != 0) {
+    return fmt::format("--heads={} does not divide --hidden={}", o->heads, o->hidden);
+  }
+  if (o->layers % o->stages != 0) {
+    return fmt::format("--layers={} is not a multiple of --stages={}", o->layers, o->stages);
+  }
+  if (o->stage >= 0 && o->layout != Layout::kMpmd) {
+    return "option '--stage' needs --layout=mpmd";
+  }
+  if (o->stage >= o->stages) {
+    return fmt::format("--stage={} is out of range for --stages={}", o->stage, o->stages);
+  }
+  return {};
+}
+
+}  // namespace hloscope::gen
