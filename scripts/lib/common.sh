@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034  # (the package lists are used by the scripts that source this)
 # Shared by scripts/demo, scripts/test and scripts/fuzz (sourced, not run).
 #
 # Environment knobs (all optional):
