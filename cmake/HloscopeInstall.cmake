@@ -17,7 +17,7 @@ foreach(area hlo analysis passes)
   endif()
 endforeach()
 
-install(TARGETS ${_hloscope_install_targets} hlo-opt hlo-gen
+install(TARGETS ${_hloscope_install_targets} hlo-opt hlo-gen hlo-pipeline
         EXPORT hloscopeTargets
         RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}"
         LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}"
