@@ -158,6 +158,20 @@ std::string_view Module::UniqueInstructionName(std::string_view base) {
 }
 
 uint32_t Module::InternAttrKey(std::string_view key) {
+  // A few dozen distinct keys repeat on every instruction: a direct-mapped cache in front of
+  // the hash table answers most lookups with one comparison.
+  size_t slot = key.empty() ? 0
+                            : (key.size() * 31 + static_cast<unsigned char>(key.front()) * 7 +
+                               static_cast<unsigned char>(key.back())) %
+                                  attr_key_cache_.size();
+  AttrKeyCacheEntry& cached = attr_key_cache_[slot];
+  if (cached.name == key && cached.id != UINT32_MAX) return cached.id;
+  uint32_t id = InternAttrKeySlow(key);
+  cached = {attr_key_names_[id], id};
+  return id;
+}
+
+uint32_t Module::InternAttrKeySlow(std::string_view key) {
   auto it = attr_key_ids_.find(key);
   if (it != attr_key_ids_.end()) return it->second;
   std::string_view saved = arena_.Save(key);

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -121,6 +122,12 @@ class Module {
   ObjectPool<Metadata> metadata_storage_;
   ObjectPool<ControlEdges, 64> control_storage_;
   ObjectPool<InstructionDetails, 64> details_storage_;
+  uint32_t InternAttrKeySlow(std::string_view key);
+  struct AttrKeyCacheEntry {
+    std::string_view name;
+    uint32_t id = UINT32_MAX;
+  };
+  std::array<AttrKeyCacheEntry, 64> attr_key_cache_{};
   std::vector<std::string_view> attr_key_names_;
   StringViewMap<uint32_t> attr_key_ids_;
   StringViewMap<int> name_counters_;

@@ -1,9 +1,8 @@
 #include "hlo/opcode.h"
 
 #include <array>
+#include <vector>
 
-#include "absl/container/flat_hash_map.h"
-#include "hlo/string_hash.h"
 
 namespace hloscope {
 namespace {
@@ -19,14 +18,24 @@ constexpr std::array<OpcodeInfo, static_cast<size_t>(Opcode::kOpcodeCount)> kOpc
 const OpcodeInfo& GetOpcodeInfo(Opcode op) { return kOpcodes[static_cast<size_t>(op)]; }
 
 std::optional<Opcode> ParseOpcode(std::string_view name) {
-  static const auto* const kByName = [] {
-    auto* m = new StringViewMap<Opcode>();
-    for (const OpcodeInfo& info : kOpcodes) m->emplace(info.name, info.opcode);
-    return m;
+  // Called once per instruction by the parser: opcodes are bucketed by length, so a lookup is a
+  // handful of first-character checks and one memcmp, with no hashing.
+  constexpr size_t kMaxLength = 32;
+  struct Buckets {
+    std::array<std::vector<const OpcodeInfo*>, kMaxLength + 1> by_length;
+  };
+  static const Buckets* const kBuckets = [] {
+    auto* b = new Buckets();
+    for (const OpcodeInfo& info : kOpcodes) {
+      if (info.name.size() <= kMaxLength) b->by_length[info.name.size()].push_back(&info);
+    }
+    return b;
   }();
-  auto it = kByName->find(name);
-  if (it == kByName->end()) return std::nullopt;
-  return it->second;
+  if (name.empty() || name.size() > kMaxLength) return std::nullopt;
+  for (const OpcodeInfo* info : kBuckets->by_length[name.size()]) {
+    if (info->name[0] == name[0] && info->name == name) return info->opcode;
+  }
+  return std::nullopt;
 }
 
 }  // namespace hloscope

@@ -39,11 +39,18 @@ class TextCursor {
 
   // Skips spaces, newlines, `// ...` and `/* ... */`. An unterminated block comment is an error.
   bool SkipSpace() {
-    // Fast path: most calls find a token right away.
-    if (pos_ < end_ && static_cast<unsigned char>(*pos_) > ' ' && *pos_ != '/' && *pos_ != '#') {
-      return true;
+    // Fast path, inlined: spaces and newlines, then a token. Comments, tabs and '#' lines go
+    // to the out-of-line slow path.
+    while (pos_ < end_) {
+      unsigned char c = static_cast<unsigned char>(*pos_);
+      if (c == ' ' || c == '\n') {
+        ++pos_;
+        continue;
+      }
+      if (c > ' ' && c != '/' && c != '#') return true;
+      return SkipSpaceSlow();
     }
-    return SkipSpaceSlow();
+    return true;
   }
   // True when only blanks stand between the cursor and the start of its line.
   bool AtLineStart() const;
