@@ -1,10 +1,42 @@
 #include "hlo/text_cursor.h"
 
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "hlo/str_util.h"
 
 namespace hloscope {
+
+namespace {
+// Returns the first byte in [p, end) that is not a name character. Names are most of the text
+// of an HLO module, so this is one of the parser's hottest loops: with SSE2 (the x86-64
+// baseline) it classifies 16 bytes at a time.
+const char* SkipNameChars(const char* p, const char* end) {
+#if defined(__SSE2__)
+  while (end - p >= 16) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    auto in_range = [&](char lo, char hi) {
+      // Signed compares are fine: every bound is ASCII and bytes >= 0x80 are negative.
+      return _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(static_cast<char>(lo - 1))),
+                           _mm_cmplt_epi8(v, _mm_set1_epi8(static_cast<char>(hi + 1))));
+    };
+    __m128i ok = _mm_or_si128(_mm_or_si128(in_range('a', 'z'), in_range('A', 'Z')),
+                              in_range('0', '9'));
+    ok = _mm_or_si128(ok, _mm_cmpeq_epi8(v, _mm_set1_epi8('_')));
+    ok = _mm_or_si128(ok, _mm_cmpeq_epi8(v, _mm_set1_epi8('.')));
+    ok = _mm_or_si128(ok, _mm_cmpeq_epi8(v, _mm_set1_epi8('-')));
+    ok = _mm_or_si128(ok, _mm_cmpeq_epi8(v, _mm_set1_epi8('$')));
+    unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(ok)) ^ 0xffffu;
+    if (mask != 0) return p + __builtin_ctz(mask);
+    p += 16;
+  }
+#endif
+  while (p < end && TextCursor::IsNameChar(*p)) ++p;
+  return p;
+}
+}  // namespace
 
 std::string DescribeChar(const char* p, const char* end) {
   if (p >= end) return "end of input";
@@ -81,7 +113,7 @@ bool TextCursor::ParseName(std::string_view* out, std::string_view what) {
   const char* start = pos_;
   if (pos_ < end_ && *pos_ == '%') ++pos_;
   const char* name_start = pos_;
-  while (pos_ < end_ && IsNameChar(*pos_)) ++pos_;
+  pos_ = SkipNameChars(pos_, end_);
   if (pos_ == name_start) {
     pos_ = start;
     return ErrorHere(StrCat("expected ", what, ", found ", DescribeChar(pos_, end_)));
@@ -93,7 +125,7 @@ bool TextCursor::ParseName(std::string_view* out, std::string_view what) {
 bool TextCursor::ParseWord(std::string_view* out, std::string_view what) {
   if (!SkipSpace()) return false;
   const char* start = pos_;
-  while (pos_ < end_ && IsNameChar(*pos_)) ++pos_;
+  pos_ = SkipNameChars(pos_, end_);
   if (pos_ == start) {
     return ErrorHere(StrCat("expected ", what, ", found ", DescribeChar(pos_, end_)));
   }
