@@ -1,6 +1,7 @@
 // The list of passes hloscope ships. Adding a pass: write it in its own file and add one line
 // here.
 #include "passes/dce.h"
+#include "passes/flatten_call_graph.h"
 #include "passes/pass_registry.h"
 #include "passes/tuple_simplify.h"
 
@@ -8,6 +9,7 @@ namespace hloscope {
 
 absl::Status RegisterBuiltinPasses(PassRegistry& registry) {
   if (absl::Status s = registry.Register<DeadCodeElimination>(); !s.ok()) return s;
+  if (absl::Status s = registry.Register<FlattenCallGraph>(); !s.ok()) return s;
   if (absl::Status s = registry.Register<TupleSimplify>(); !s.ok()) return s;
   return absl::OkStatus();
 }

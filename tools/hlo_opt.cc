@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -25,6 +26,7 @@
 #include "hlo/verifier.h"
 #include "passes/pass_pipeline.h"
 #include "passes/pass_registry.h"
+#include "tools/hlo_opt_analysis.h"
 
 namespace hloscope {
 namespace {
@@ -55,7 +57,7 @@ OPTIONS:
   --stats                Print statistics instead of the module: instructions per opcode,
                          computations, total bytes of all instruction results, parse and
                          verify time, and the in-memory size of the IR per instruction.
-  -h, --help             Show this help, then exit.
+%ANALYSIS%  -h, --help             Show this help, then exit.
 
 EXIT STATUS:
   0  success
@@ -74,6 +76,7 @@ struct Flags {
   bool stats = false;
   bool help = false;
   PrintStyle style = PrintStyle::kCanonical;
+  AnalysisFlags analysis;  // --print-dataflow, --print-buffers and their options
 };
 
 std::string_view MessageOf(const absl::Status& s) {
@@ -158,7 +161,17 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
     } else if (name == "--help" || name == "-h") {
       ok = no_value(&flags->help);
     } else {
-      return UsageError(fmt::format("unknown option '{}'", arg));
+      std::string error;
+      std::optional<std::string_view> analysis_value;
+      if (has_value) analysis_value = value;
+      switch (ParseAnalysisFlag(name, analysis_value, flags->analysis, &error)) {
+        case AnalysisFlagResult::kTaken:
+          continue;
+        case AnalysisFlagResult::kBadValue:
+          return UsageError(error);
+        case AnalysisFlagResult::kNotAnalysisFlag:
+          return UsageError(fmt::format("unknown option '{}'", arg));
+      }
     }
     if (!ok) return UsageError(fmt::format("option '{}' takes no value", name));
   }
@@ -282,6 +295,8 @@ absl::Status ProcessModule(const InputChunk& chunk, std::string_view filename, c
   }
   if (flags.stats) {
     AppendStats(**module, timings, out);
+  } else if (flags.analysis.any()) {
+    if (absl::Status s = AppendAnalysisReports(**module, flags.analysis, out); !s.ok()) return s;
   } else {
     PrintOptions print_options;
     print_options.style = flags.style;
@@ -304,7 +319,9 @@ int Main(int argc, char** argv) {
   Flags flags;
   if (int code = ParseFlags(argc, argv, &flags); code >= 0) return code;
   if (flags.help) {
-    fmt::print("{}", kHelp);
+    std::string help(kHelp);
+    help.replace(help.find("%ANALYSIS%"), 10, kAnalysisFlagsHelp);
+    fmt::print("{}", help);
     return kExitOk;
   }
   const PassRegistry& registry = PassRegistry::Global();

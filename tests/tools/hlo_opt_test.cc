@@ -125,7 +125,8 @@ TEST_F(HloOptTest, WritesOutputFile) {
 }
 
 TEST_F(HloOptTest, ParseErrorIsBadInput) {
-  const std::string file = Write("bad.hlo", "HloModule bad\n\nENTRY main {\n  p = f32[2] bogus-op(0)\n}\n");
+  const std::string file =
+      Write("bad.hlo", "HloModule bad\n\nENTRY main {\n  p = f32[2] bogus-op(0)\n}\n");
   Result r = Run(file);
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.out, "");
@@ -151,8 +152,9 @@ TEST_F(HloOptTest, FailedRunLeavesNoOutputFile) {
 TEST_F(HloOptTest, UnknownOptionIsBadUsage) {
   Result r = Run("--frobnicate");
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err, "hlo-opt: error: unknown option '--frobnicate'\n"
-                   "Run 'hlo-opt --help' for usage.\n");
+  EXPECT_EQ(r.err,
+            "hlo-opt: error: unknown option '--frobnicate'\n"
+            "Run 'hlo-opt --help' for usage.\n");
 }
 
 TEST_F(HloOptTest, MissingFileIsBadUsage) {
@@ -163,11 +165,19 @@ TEST_F(HloOptTest, MissingFileIsBadUsage) {
       << r.err;
 }
 
+TEST_F(HloOptTest, UnreadableInputIsBadUsage) {
+  Result r = Run(dir_.string());  // a directory
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("cannot read '" + dir_.string() + "': Is a directory"), std::string::npos)
+      << r.err;
+}
+
 TEST_F(HloOptTest, UnknownPassIsBadUsage) {
   Result r = Run(Write("good.hlo", kGood) + " --passes=dce,cse");
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err, "hlo-opt: error: unknown pass 'cse' (known passes: dce, tuple-simplify)\n"
-                   "Run 'hlo-opt --help' for usage.\n");
+  EXPECT_EQ(r.err,
+            "hlo-opt: error: unknown pass 'cse' (known passes: dce, flatten-call-graph, tuple-simplify)\n"
+            "Run 'hlo-opt --help' for usage.\n");
 }
 
 TEST_F(HloOptTest, OtherUsageErrors) {
@@ -182,9 +192,9 @@ TEST_F(HloOptTest, OtherUsageErrors) {
 TEST_F(HloOptTest, HelpDocumentsEveryOption) {
   Result r = Run("--help");
   EXPECT_EQ(r.code, 0);
-  for (const char* flag : {"-o OUT", "--passes=", "--list-passes", "--split-input-file",
-                           "--verify-each", "--print-style=", "--no-metadata", "--stats",
-                           "--help"}) {
+  for (const char* flag :
+       {"-o OUT", "--passes=", "--list-passes", "--split-input-file", "--verify-each",
+        "--print-style=", "--no-metadata", "--stats", "--help"}) {
     EXPECT_NE(r.out.find(flag), std::string::npos) << flag;
   }
 }
@@ -197,8 +207,8 @@ TEST_F(HloOptTest, ListPasses) {
 }
 
 TEST_F(HloOptTest, SplitInputFile) {
-  std::string text = std::string(kGood) + "// -----\n" + std::string(kInvalid) + "// -----\n" +
-                     std::string(kGood);
+  std::string text =
+      std::string(kGood) + "// -----\n" + std::string(kInvalid) + "// -----\n" + std::string(kGood);
   Result r = Run(Write("split.hlo", text) + " --split-input-file");
   EXPECT_EQ(r.code, 1);
   // Both good modules are printed, separated by one `// -----` line.
@@ -208,7 +218,8 @@ TEST_F(HloOptTest, SplitInputFile) {
 }
 
 TEST_F(HloOptTest, SplitInputFileErrorsNameLinesOfTheWholeFile) {
-  std::string text = std::string(kGood) + "// -----\n" + "HloModule bad\nENTRY e {\n  x = f32[] oops()\n}\n";
+  std::string text =
+      std::string(kGood) + "// -----\n" + "HloModule bad\nENTRY e {\n  x = f32[] oops()\n}\n";
   const std::string file = Write("split.hlo", text);
   Result r = Run(file + " --split-input-file");
   EXPECT_EQ(r.code, 1);
@@ -219,9 +230,9 @@ TEST_F(HloOptTest, SplitInputFileErrorsNameLinesOfTheWholeFile) {
 TEST_F(HloOptTest, Stats) {
   Result r = Run(Write("good.hlo", kGood) + " --stats");
   EXPECT_EQ(r.code, 0) << r.err;
-  for (const char* line : {"module good", "computations", "instructions", "total array bytes",
-                           "parse time", "verify time", "IR memory", "per instruction",
-                           "instructions per opcode"}) {
+  for (const char* line :
+       {"module good", "computations", "instructions", "total array bytes", "parse time",
+        "verify time", "IR memory", "per instruction", "instructions per opcode"}) {
     EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
   }
   EXPECT_NE(r.out.find("  instructions          5\n"), std::string::npos) << r.out;

@@ -1,0 +1,118 @@
+// Dataflow analysis: for every (instruction, shape index) of a module, the set of values that
+// may be there at run time. A value is created ("defined") at one position; most instructions
+// define a value at every index of their output, while tuple, get-tuple-element, bitcast (by
+// default), copy's nested elements, call, domain, opt-barrier, add-dependency and the halves
+// of asynchronous pairs forward values they receive (the table in dataflow_rules.cc).
+//
+//   absl::StatusOr<std::unique_ptr<DataflowAnalysis>> df = DataflowAnalysis::Run(module);
+//   for (ValueId v : (*df)->ValuesAt(*gte, {}))
+//     std::cout << (*df)->value(v).ToString() << "\n";   // e.g. "param{1}"
+//
+// The analysis is computed once by Run and answers queries after; it holds pointers into the
+// module, which must outlive it and must not change meanwhile.
+//
+// Merge points. A while's result, its body and condition parameters, and a conditional's
+// result receive values from several places (the loop's init and the body's root; each
+// branch's root).
+//  - SSA form (default): each such position holds exactly one value. A phi value is defined
+//    there, then removed again wherever it would only ever stand for one other value (a loop
+//    element the body passes through unchanged holds the init value itself, in the while
+//    result, the body parameter and the condition parameter). Every position then holds
+//    exactly one value.
+//  - Union form (`ssa_form = false`): no phis; a merge position holds the union of what
+//    reaches it.
+//
+// Bitcast. With `bitcast_defines_value = false` (default) a bitcast is an alias: its result
+// holds its operand's values, so a buffer seen through bitcasts is still the same buffer (XLA's
+// GPU and TPU backends treat bitcasts this way). With true, a bitcast defines a new value.
+//
+// Call sites. Parameters of the entry, of uncalled computations and of embedded computations
+// (fusion, reduce's to_apply, ...) define their values. Parameters of control-flow callees
+// (while body/condition, conditional branch, call, async-start's computation) hold the
+// caller's values, which requires each such computation to have one call site: Run fails
+// otherwise, naming the computation and suggesting `--passes=flatten-call-graph`.
+//
+// Cost: a worklist fixed point over positions stored in flat arrays (no maps keyed by
+// strings); each instruction is revisited only when a position it reads from changes.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "analysis/dataflow_call_sites.h"
+#include "analysis/dataflow_positions.h"
+#include "analysis/hlo_value.h"
+#include "hlo/module.h"
+
+namespace hloscope {
+
+class DataflowAnalysis {
+ public:
+  struct Options {
+    // A bitcast defines a new value instead of forwarding its operand's values.
+    bool bitcast_defines_value = false;
+    // Phi values at merge points (see above); false gives the union form.
+    bool ssa_form = true;
+  };
+
+  static absl::StatusOr<std::unique_ptr<DataflowAnalysis>> Run(const Module& module,
+                                                               const Options& options);
+  static absl::StatusOr<std::unique_ptr<DataflowAnalysis>> Run(const Module& module) {
+    return Run(module, Options{});
+  }
+
+  const Module& module() const { return module_; }
+  const Options& options() const { return options_; }
+  const CallSites& call_sites() const { return call_sites_; }
+
+  absl::Span<const HloValue> values() const { return values_; }
+  const HloValue& value(ValueId id) const { return values_[id]; }
+
+  // The values that may be at `index` of `instr`'s output, sorted by id. Empty when the
+  // instruction is not in the module or the index does not exist.
+  absl::Span<const ValueId> ValuesAt(const Instruction& instr, const ShapeIndex& index = {}) const;
+  // The value defined at (instr, index), or kNoValue when that position forwards values.
+  ValueId ValueDefinedAt(const Instruction& instr, const ShapeIndex& index = {}) const;
+  bool DefinesValueAt(const Instruction& instr, const ShapeIndex& index = {}) const {
+    return ValueDefinedAt(instr, index) != kNoValue;
+  }
+
+  // Positions of one instruction, in pre-order of its shape (position 0 is index {}).
+  int32_t PositionCount(const Instruction& instr) const;
+  ShapeIndex IndexAt(const Instruction& instr, int32_t position) const;
+  absl::Span<const ValueId> ValuesAtPosition(const Instruction& instr, int32_t position) const;
+
+  // Every position (instruction, index) whose value set contains `id`. Linear in the module.
+  struct Position {
+    const Instruction* instruction;
+    ShapeIndex index;
+  };
+  std::vector<Position> PositionsOf(ValueId id) const;
+
+ private:
+  DataflowAnalysis(const Module& module, const Options& options)
+      : module_(module), options_(options) {}
+  friend class DataflowBuilder;
+
+  using ValueSet = absl::InlinedVector<ValueId, 1>;
+
+  // Index of `instr`'s first position in sets_, or -1.
+  int64_t Base(const Instruction& instr) const;
+
+  const Module& module_;
+  Options options_;
+  CallSites call_sites_;
+  std::vector<HloValue> values_;
+  // Per instruction (by unique_id): its first position in sets_/defined_, or -1.
+  std::vector<int64_t> base_;
+  std::vector<ValueSet> sets_;
+  std::vector<ValueId> defined_;
+  mutable ShapePositions positions_;
+};
+
+}  // namespace hloscope

@@ -1,0 +1,87 @@
+#include "analysis/dataflow_call_sites.h"
+
+#include <string>
+
+#include "fmt/format.h"
+
+namespace hloscope {
+
+CallContext CallContextOf(const Instruction& caller, const Computation& callee) {
+  bool calls = false;
+  for (const Computation* c : caller.called_computations()) calls = calls || c == &callee;
+  if (!calls) return CallContext::kNone;
+  switch (caller.opcode()) {
+    case Opcode::kWhile:
+    case Opcode::kConditional:
+    case Opcode::kCall:
+    case Opcode::kAsyncStart:
+      return CallContext::kControlFlow;
+    case Opcode::kAsyncUpdate:
+    case Opcode::kAsyncDone:
+      // They name the same wrapped computation as their async-start; they do not run it
+      // again, so they are not call sites.
+      return CallContext::kNone;
+    default:
+      return CallContext::kEmbedded;
+  }
+}
+
+namespace {
+
+std::string SiteName(const Instruction& i) {
+  return fmt::format("'{}' in '{}'", i.name(), i.parent() ? i.parent()->name() : "");
+}
+
+}  // namespace
+
+absl::flat_hash_map<const Computation*, std::vector<Instruction*>> ControlFlowCallers(
+    const Module& module) {
+  absl::flat_hash_map<const Computation*, std::vector<Instruction*>> out;
+  for (const Computation* c : module.computations()) {
+    for (Instruction* i : c->instructions()) {
+      const auto called = i->called_computations();
+      for (size_t k = 0; k < called.size(); ++k) {
+        // A while whose body and condition are one computation is two sites of it.
+        if (CallContextOf(*i, *called[k]) == CallContext::kControlFlow) {
+          out[called[k]].push_back(i);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<CallSites> FindCallSites(const Module& module) {
+  CallSites sites;
+  for (const Computation* c : module.computations()) {
+    for (const Instruction* i : c->instructions()) {
+      for (const Computation* callee : i->called_computations()) {
+        const CallContext context = CallContextOf(*i, *callee);
+        if (context == CallContext::kEmbedded) {
+          ++sites.embedded_count[callee];
+          continue;
+        }
+        if (context != CallContext::kControlFlow) continue;
+        auto [it, inserted] = sites.control_flow.try_emplace(callee, CallSite{i, context});
+        if (!inserted) {
+          return absl::InvalidArgumentError(fmt::format(
+              "computation '{}' is called from several sites ({} and {}); dataflow needs one "
+              "call site per computation: run --passes=flatten-call-graph first",
+              callee->name(), SiteName(*it->second.caller), SiteName(*i)));
+        }
+      }
+    }
+  }
+  for (const auto& [callee, site] : sites.control_flow) {
+    auto it = sites.embedded_count.find(callee);
+    if (it != sites.embedded_count.end()) {
+      return absl::InvalidArgumentError(fmt::format(
+          "computation '{}' is called both as control flow ({}) and embedded; dataflow needs "
+          "one call site per computation: run --passes=flatten-call-graph first",
+          callee->name(), SiteName(*site.caller)));
+    }
+  }
+  return sites;
+}
+
+}  // namespace hloscope

@@ -1,0 +1,42 @@
+// Numbering of the subshapes of a shape in pre-order (the order ForEachSubshape visits them):
+// position 0 is the whole shape, then element 0's subtree, element 1's subtree, ... Every
+// subtree is a contiguous range, so forwarding a tuple element or a get-tuple-element result
+// is a copy of one range of positions. The dataflow analysis stores its value sets in one flat
+// array indexed by (instruction base + position).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "hlo/shape.h"
+
+namespace hloscope {
+
+class ShapePositions {
+ public:
+  // Number of positions of `shape` (1 + all nested subshapes).
+  int32_t Count(const Shape& shape);
+  // Position of element `i`'s subtree inside `shape` (shape must be a tuple with > i elements).
+  int32_t ElementOffset(const Shape& shape, int64_t i);
+  // Position of `index` inside `shape`, or nullopt when the index does not exist.
+  std::optional<int32_t> Offset(const Shape& shape, const ShapeIndex& index);
+  // The shape index of position `pos` of `shape` (pos < Count(shape)).
+  ShapeIndex IndexAt(const Shape& shape, int32_t pos);
+  // The subshape at position `pos`.
+  const Shape* SubshapeAt(const Shape& shape, int32_t pos);
+
+ private:
+  struct Info {
+    int32_t count = 1;
+    std::vector<int32_t> element_offsets;  // offset of each element's subtree
+  };
+  const Info& Get(const Shape& shape);
+
+  // Keyed by address: shapes are interned per module, so there are few distinct ones.
+  absl::flat_hash_map<const Shape*, std::unique_ptr<Info>> infos_;
+};
+
+}  // namespace hloscope

@@ -1,0 +1,208 @@
+#include "analysis/dataflow_rules.h"
+
+#include <string>
+
+#include "fmt/format.h"
+#include "hlo/computation.h"
+
+namespace hloscope {
+
+namespace {
+
+class RuleBuilder {
+ public:
+  RuleBuilder(const Instruction& instr, ShapePositions& positions, InstructionRule& rule)
+      : instr_(instr), positions_(positions), rule_(rule) {}
+
+  // Output subtree at `dst_index` receives `src`'s subtree at `src_index`.
+  absl::Status Forward(const ShapeIndex& dst_index, const Instruction* src,
+                       const ShapeIndex& src_index) {
+    if (src == nullptr) return Error("has no producer to forward from");
+    std::optional<int32_t> dst = positions_.Offset(instr_.shape(), dst_index);
+    std::optional<int32_t> from = positions_.Offset(src->shape(), src_index);
+    if (!dst || !from) {
+      return Error(fmt::format("index {} of its output or {} of '{}' does not exist",
+                               ShapeIndexToString(dst_index), ShapeIndexToString(src_index),
+                               src->name()));
+    }
+    const Shape* dst_shape = positions_.SubshapeAt(instr_.shape(), *dst);
+    const Shape* src_shape = positions_.SubshapeAt(src->shape(), *from);
+    const int32_t count = positions_.Count(*dst_shape);
+    if (count != positions_.Count(*src_shape)) {
+      return Error(fmt::format("output{} {} does not have the structure of '{}'{} {}",
+                               ShapeIndexToString(dst_index), dst_shape->ToString(), src->name(),
+                               ShapeIndexToString(src_index), src_shape->ToString()));
+    }
+    rule_.ranges.push_back({*dst, count, src, *from});
+    return absl::OkStatus();
+  }
+
+  // Whether output subtree `dst_index` and `src`'s subtree `src_index` both exist and have
+  // the same structure (so Forward would succeed).
+  bool Fits(const ShapeIndex& dst_index, const Instruction* src, const ShapeIndex& src_index) {
+    if (src == nullptr) return false;
+    std::optional<int32_t> dst = positions_.Offset(instr_.shape(), dst_index);
+    std::optional<int32_t> from = positions_.Offset(src->shape(), src_index);
+    if (!dst || !from) return false;
+    return positions_.Count(*positions_.SubshapeAt(instr_.shape(), *dst)) ==
+           positions_.Count(*positions_.SubshapeAt(src->shape(), *from));
+  }
+
+  // The asynchronous collectives exist in two printed forms: the start as a tuple holding
+  // (operand, result, ...) or, in newer XLA, the start's shape is the result itself. The
+  // first candidate that fits is used; none fitting means the output is defined here.
+  absl::Status ForwardFirstFitting(const ShapeIndex& dst_index, int64_t operand,
+                                   std::initializer_list<ShapeIndex> src_indices) {
+    if (operand >= instr_.operand_count()) return absl::OkStatus();
+    for (const ShapeIndex& src_index : src_indices) {
+      if (Fits(dst_index, instr_.operand(operand), src_index)) {
+        return Forward(dst_index, instr_.operand(operand), src_index);
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ForwardOperand(const ShapeIndex& dst_index, int64_t operand,
+                              const ShapeIndex& src_index) {
+    if (operand >= instr_.operand_count()) return Error("has too few operands");
+    return Forward(dst_index, instr_.operand(operand), src_index);
+  }
+
+  absl::Status Error(std::string_view what) const {
+    return absl::InvalidArgumentError(
+        fmt::format("computation '{}': instruction '{}': {} {}", instr_.parent()->name(),
+                    instr_.name(), instr_.PrintedOpcode(), what));
+  }
+
+ private:
+  const Instruction& instr_;
+  ShapePositions& positions_;
+  InstructionRule& rule_;
+};
+
+const Instruction* RootOf(const Computation* c) { return c == nullptr ? nullptr : c->root(); }
+
+absl::Status ParameterRule(const Instruction& instr, const CallSites& sites,
+                           const DataflowAnalysis::Options& options, RuleBuilder& b,
+                           InstructionRule& rule) {
+  const Computation* comp = instr.parent();
+  const Instruction* caller = sites.ControlFlowCaller(comp);
+  // Entry, uncalled and embedded computations: the parameter defines its values.
+  if (caller == nullptr || comp->is_entry()) return absl::OkStatus();
+  const int64_t n = instr.parameter_number();
+  switch (caller->opcode()) {
+    case Opcode::kWhile: {
+      // Body and condition parameters: the loop's init, then whatever the body produced.
+      rule.phi = options.ssa_form;
+      const Instruction* init = caller->operand_count() > 0 ? caller->operand(0) : nullptr;
+      if (absl::Status s = b.Forward({}, init, {}); !s.ok()) return s;
+      return b.Forward({}, RootOf(caller->while_body()), {});
+    }
+    case Opcode::kConditional: {
+      const std::vector<Computation*> branches = caller->branch_computations();
+      for (size_t k = 0; k < branches.size(); ++k) {
+        if (branches[k] != comp) continue;
+        if (static_cast<int64_t>(k) + 1 >= caller->operand_count()) break;
+        return b.Forward({}, caller->operand(static_cast<int64_t>(k) + 1), {});
+      }
+      return b.Error("is in a branch its conditional has no operand for");
+    }
+    default:  // call, async-start: parameter n holds operand n
+      if (n >= caller->operand_count()) return b.Error("has no matching operand at its caller");
+      return b.Forward({}, caller->operand(n), {});
+  }
+}
+
+}  // namespace
+
+// The table. Every opcode not listed defines a value at each index of its output.
+absl::Status BuildRule(const Instruction& instr, const CallSites& sites,
+                       const DataflowAnalysis::Options& options, ShapePositions& positions,
+                       InstructionRule& rule) {
+  RuleBuilder b(instr, positions, rule);
+  const int64_t n = instr.operand_count();
+  const auto i64 = [](size_t v) { return static_cast<int64_t>(v); };
+  switch (instr.opcode()) {
+    case Opcode::kParameter:
+      return ParameterRule(instr, sites, options, b, rule);
+    case Opcode::kTuple:  // defines {}, element i is operand i
+      for (int64_t i = 0; i < n; ++i) {
+        if (absl::Status s = b.ForwardOperand({i}, i, {}); !s.ok()) return s;
+      }
+      return absl::OkStatus();
+    case Opcode::kGetTupleElement:
+      return b.ForwardOperand({}, 0, {instr.tuple_index()});
+    case Opcode::kBitcast:
+      if (options.bitcast_defines_value) return absl::OkStatus();
+      return b.ForwardOperand({}, 0, {});
+    case Opcode::kDomain:
+    case Opcode::kOptBarrier:
+    case Opcode::kAddDependency:  // operand 1 is only an ordering token
+    case Opcode::kAsyncUpdate:
+      return b.ForwardOperand({}, 0, {});
+    case Opcode::kAllReduceDone:  // the buffer all-reduce-start wrote (in place)
+      return b.ForwardFirstFitting({}, 0, {{}, {1}});
+    case Opcode::kCopy: {  // shallow: a new top-level buffer, nested elements shared
+      if (!instr.shape().IsTuple()) return absl::OkStatus();
+      for (size_t i = 0; i < instr.shape().tuple_elements.size(); ++i) {
+        if (absl::Status s = b.ForwardOperand({i64(i)}, 0, {i64(i)}); !s.ok()) return s;
+      }
+      return absl::OkStatus();
+    }
+    case Opcode::kWhile: {
+      rule.phi = options.ssa_form;
+      if (absl::Status s = b.ForwardOperand({}, 0, {}); !s.ok()) return s;
+      return b.Forward({}, RootOf(instr.while_body()), {});
+    }
+    case Opcode::kConditional: {
+      rule.phi = options.ssa_form;
+      for (const Computation* branch : instr.branch_computations()) {
+        if (absl::Status s = b.Forward({}, RootOf(branch), {}); !s.ok()) return s;
+      }
+      return absl::OkStatus();
+    }
+    case Opcode::kCall:
+      return b.Forward({}, RootOf(instr.to_apply()), {});
+    case Opcode::kAsyncStart: {  // ((operands...), result, context...)
+      // {} and {0} are defined here; operand i is {0, i}; the wrapped root is {1}.
+      for (int64_t i = 0; i < n; ++i) {
+        if (absl::Status s = b.ForwardOperand({0, i}, i, {}); !s.ok()) return s;
+      }
+      const Instruction* root = RootOf(instr.CalledComputation(kAttrCalls));
+      if (root == nullptr && !instr.called_computations().empty()) {
+        root = RootOf(instr.called_computations()[0]);
+      }
+      return b.Forward({1}, root, {});
+    }
+    case Opcode::kAsyncDone:
+      return b.ForwardOperand({}, 0, {1});  // the result element of the start's tuple
+    case Opcode::kAllGatherDone:
+    case Opcode::kCollectivePermuteDone:
+      return b.ForwardFirstFitting({}, 0, {{1}, {}});
+    case Opcode::kCopyDone:
+      return b.ForwardOperand({}, 0, {0});  // copy-start's destination
+    case Opcode::kCopyStart:  // (destination, source, context): the source is the operand
+      return b.ForwardOperand({1}, 0, {});
+    case Opcode::kSend:  // (data, context, token): the data is the operand
+      return b.ForwardOperand({0}, 0, {});
+    case Opcode::kRecvDone:  // (data, token): the data recv wrote
+      return b.ForwardOperand({0}, 0, {0});
+    case Opcode::kAllGatherStart:  // (operands, results), or just the results
+      if (!instr.shape().IsTuple()) return absl::OkStatus();
+      if (n == 1) return b.ForwardFirstFitting({0}, 0, {{}});
+      for (int64_t i = 0; i < n; ++i) {
+        if (absl::Status s = b.ForwardFirstFitting({0, i}, i, {{}}); !s.ok()) return s;
+      }
+      return absl::OkStatus();
+    case Opcode::kCollectivePermuteStart:  // (operand, result, contexts...), or the result
+      if (!instr.shape().IsTuple()) return absl::OkStatus();
+      return b.ForwardFirstFitting({0}, 0, {{}});
+    default:
+      // Includes fusion, custom-call, all-reduce-start, dynamic-update-slice and scatter:
+      // their output is a new value; that it reuses an operand's buffer is an aliasing fact
+      // (in_place_pairs.h, alias.h), not a dataflow one.
+      return absl::OkStatus();
+  }
+}
+
+}  // namespace hloscope

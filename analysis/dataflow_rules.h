@@ -1,0 +1,34 @@
+// The per-opcode rules of the dataflow analysis, as data: for one instruction, which ranges of
+// its output positions receive values from which positions of other instructions. Positions
+// no range covers define a value. A merge instruction (while, conditional, while body and
+// condition parameters) in SSA form is marked `phi`: all its positions define phi values and
+// the ranges are the phi inputs.
+#pragma once
+
+#include <cstdint>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/status/status.h"
+#include "analysis/dataflow.h"
+
+namespace hloscope {
+
+struct ForwardRange {
+  int32_t dst = 0;    // first position in the instruction's output
+  int32_t count = 0;  // number of positions
+  const Instruction* src = nullptr;
+  int32_t src_pos = 0;  // first position in src's output
+};
+
+struct InstructionRule {
+  bool phi = false;
+  absl::InlinedVector<ForwardRange, 2> ranges;
+};
+
+// Fills `rule` for `instr`. Fails (naming the instruction) when the shapes do not have the
+// structure the opcode implies, e.g. a get-tuple-element index past its operand's elements.
+absl::Status BuildRule(const Instruction& instr, const CallSites& sites,
+                       const DataflowAnalysis::Options& options, ShapePositions& positions,
+                       InstructionRule& rule);
+
+}  // namespace hloscope

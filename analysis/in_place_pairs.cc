@@ -1,0 +1,217 @@
+#include "analysis/in_place_pairs.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "hlo/computation.h"
+
+namespace hloscope {
+
+namespace {
+
+// Nested fusions are at most as deep as the computation nesting; this bounds a malformed
+// (recursive) module too.
+constexpr int kMaxFusionDepth = 64;
+
+std::vector<InPlacePair> PairsOf(const Instruction& instr, const InPlaceOptions& options,
+                                 int depth);
+
+// Walks from (instr, index) towards the instruction that produced that subshape, through
+// tuple, get-tuple-element, and bitcast when bitcasts are aliases.
+std::pair<const Instruction*, ShapeIndex> FollowIndirection(const Instruction* instr,
+                                                            ShapeIndex index,
+                                                            const InPlaceOptions& options) {
+  while (true) {
+    if (instr->opcode() == Opcode::kTuple && !index.empty() && index.front() >= 0 &&
+        index.front() < instr->operand_count()) {
+      instr = instr->operand(index.front());
+      index.erase(index.begin());
+    } else if (instr->opcode() == Opcode::kGetTupleElement && instr->operand_count() == 1) {
+      index.insert(index.begin(), instr->tuple_index());
+      instr = instr->operand(0);
+    } else if (options.bitcast_is_alias && instr->opcode() == Opcode::kBitcast &&
+               index.empty() && instr->operand_count() == 1) {
+      instr = instr->operand(0);
+    } else {
+      return {instr, std::move(index)};
+    }
+  }
+}
+
+void AppendAliasing(const Instruction& instr, std::vector<InPlacePair>& out) {
+  for (const OperandAlias& a : instr.output_to_operand_aliasing()) {
+    out.push_back({{a.operand, a.operand_index}, a.output_index});
+  }
+}
+
+void FusionPairs(const Instruction& fusion, const InPlaceOptions& options, int depth,
+                 std::vector<InPlacePair>& out) {
+  const Computation* fused = fusion.fused_computation();
+  if (fused == nullptr || fused->root() == nullptr || depth >= kMaxFusionDepth) return;
+  // Every array leaf of the fusion's output may be written in place into a parameter.
+  ForEachSubshape(fusion.shape(), [&](const Shape& subshape, const ShapeIndex& index) {
+    if (subshape.IsTuple()) return;
+    auto [source, source_index] = FollowIndirection(fused->root(), index, options);
+    const Instruction* input = nullptr;
+    ShapeIndex input_index;
+    for (const InPlacePair& p : PairsOf(*source, options, depth + 1)) {
+      if (p.output_index != source_index) continue;
+      if (p.input.operand_number < 0 || p.input.operand_number >= source->operand_count()) {
+        continue;
+      }
+      std::tie(input, input_index) = FollowIndirection(
+          source->operand(p.input.operand_number), p.input.operand_index, options);
+      // A nested fusion that itself updates one of its operands in place passes that
+      // operand's buffer through: keep walking from that operand.
+      if (input->opcode() == Opcode::kFusion) {
+        for (const InPlacePair& q : PairsOf(*input, options, depth + 1)) {
+          if (q.output_index != input_index || q.input.operand_number >= input->operand_count()) {
+            continue;
+          }
+          std::tie(input, input_index) = FollowIndirection(
+              input->operand(q.input.operand_number), q.input.operand_index, options);
+          break;
+        }
+      }
+      break;
+    }
+    if (input != nullptr && input->opcode() == Opcode::kParameter) {
+      out.push_back({{input->parameter_number(), input_index}, index});
+    }
+  });
+}
+
+std::vector<InPlacePair> PairsOf(const Instruction& instr, const InPlaceOptions& options,
+                                 int depth) {
+  std::vector<InPlacePair> out;
+  const int64_t n = instr.operand_count();
+  switch (instr.opcode()) {
+    case Opcode::kDynamicUpdateSlice:
+    case Opcode::kSetDimensionSize:
+      if (n > 0) out.push_back({{0, {}}, {}});
+      break;
+    case Opcode::kScatter: {
+      // scatter(inputs..., indices, updates...): 2N + 1 operands.
+      const int64_t inputs = (n - 1) / 2;
+      if (inputs == 1) out.push_back({{0, {}}, {}});
+      for (int64_t i = 0; inputs > 1 && i < inputs; ++i) out.push_back({{i, {}}, {i}});
+      break;
+    }
+    case Opcode::kAllReduceStart:
+      if (n == 1) out.push_back({{0, {}}, {}});
+      for (int64_t i = 0; n > 1 && i < n; ++i) out.push_back({{i, {}}, {i}});
+      break;
+    case Opcode::kCollectivePermute:
+    case Opcode::kCollectivePermuteStart: {
+      if (n != 4) break;  // only the 4-operand form writes into operand 1
+      const bool start = instr.opcode() == Opcode::kCollectivePermuteStart;
+      ShapeIndex base = start ? ShapeIndex{1} : ShapeIndex{};
+      out.push_back({{1, {}}, base});
+      const Shape& buffer = instr.operand(1)->shape();
+      for (int64_t i = 0; buffer.IsTuple() && i < static_cast<int64_t>(buffer.tuple_elements.size());
+           ++i) {
+        ShapeIndex output = base;
+        output.push_back(i);
+        out.push_back({{1, {i}}, output});
+      }
+      break;
+    }
+    case Opcode::kRaggedAllToAll:
+      if (n > 1) out.push_back({{1, {}}, {}});
+      break;
+    case Opcode::kCustomCall:
+    case Opcode::kAsyncStart:
+      AppendAliasing(instr, out);
+      break;
+    case Opcode::kFusion:
+      FusionPairs(instr, options, depth, out);
+      AppendAliasing(instr, out);
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+// Every transitive use of `instr` inside its computation is elementwise or a tuple.
+bool UsesAreElementwiseOrTuple(const Instruction& instr, int depth = 0) {
+  if (depth > 256) return false;
+  for (const Instruction* user : instr.users()) {
+    if (user->opcode() == Opcode::kTuple) continue;
+    if (!IsElementwise(user->opcode())) return false;
+    if (!UsesAreElementwiseOrTuple(*user, depth + 1)) return false;
+  }
+  return true;
+}
+
+std::vector<int64_t> OperandNumbers(const Instruction& user, const Instruction& operand) {
+  std::vector<int64_t> out;
+  for (int64_t i = 0; i < user.operand_count(); ++i) {
+    if (user.operand(i) == &operand) out.push_back(i);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<InPlacePair> GetInPlaceInputOutputPairs(const Instruction& instr,
+                                                    const InPlaceOptions& options) {
+  return PairsOf(instr, options, 0);
+}
+
+bool CanShareOperandBufferWithUser(const Instruction& operand, const ShapeIndex& operand_index,
+                                   const Instruction& user, const ShapeIndex& user_index,
+                                   const InPlaceOptions& options) {
+  // A constant's buffer is read-only.
+  if (operand.opcode() == Opcode::kConstant) return false;
+  const std::vector<int64_t> numbers = OperandNumbers(user, operand);
+  if (numbers.empty()) return false;
+  const Shape* operand_shape = Subshape(operand.shape(), operand_index);
+  const Shape* user_shape = Subshape(user.shape(), user_index);
+  if (operand_shape == nullptr || user_shape == nullptr) return false;
+
+  for (const InPlacePair& p : GetInPlaceInputOutputPairs(user, options)) {
+    if (p.output_index == user_index && p.input.operand_index == operand_index &&
+        std::find(numbers.begin(), numbers.end(), p.input.operand_number) != numbers.end()) {
+      return true;
+    }
+  }
+  // Reusing a buffer of another shape or layout would change the bytes the user reads.
+  if (!(*operand_shape == *user_shape)) return false;
+
+  switch (user.opcode()) {
+    case Opcode::kFusion: {
+      if (user.fusion_kind() != FusionKind::kLoop && user.fusion_kind() != FusionKind::kInput) {
+        return false;
+      }
+      const Computation* fused = user.fused_computation();
+      if (fused == nullptr) return false;
+      for (int64_t n : numbers) {
+        if (n >= fused->parameter_count() || !UsesAreElementwiseOrTuple(*fused->parameter(n))) {
+          return false;
+        }
+      }
+      return true;
+    }
+    case Opcode::kWhile:
+    case Opcode::kConditional:
+      // Sharing across the call is fine in itself; what the callees do with the buffer is
+      // decided at the instructions inside them.
+      return true;
+    case Opcode::kDynamicUpdateSlice:
+    case Opcode::kScatter:
+    case Opcode::kSetDimensionSize:
+      return numbers.size() == 1 && numbers[0] == 0;
+    case Opcode::kTriangularSolve:
+      return numbers.size() == 1 && numbers[0] == 1;
+    case Opcode::kSort:
+      // Sorting overwrites its input: only when nothing else reads it.
+      if (operand.user_count() != 1) return false;
+      if (user.operand_count() == 1) return true;
+      return numbers.size() == 1 && !user_index.empty() && user_index[0] == numbers[0];
+    default:
+      return IsElementwise(user.opcode());
+  }
+}
+
+}  // namespace hloscope

@@ -1,0 +1,61 @@
+// In-place operations: which operand buffers an instruction's outputs must reuse, and whether a
+// user may reuse an operand's buffer for one of its outputs.
+//
+//   for (const InPlacePair& p : GetInPlaceInputOutputPairs(*dus))
+//     // p.input.operand_number == 0, p.input.operand_index == {}, p.output_index == {}
+//
+// Pairs ("the output at output_index is written into the operand's buffer"):
+//  - dynamic-update-slice: operand 0 ↔ {}.
+//  - scatter with N operands: operand i ↔ {i} ({} when N == 1).
+//  - all-reduce-start: operand i ↔ {i} ({} with one operand).
+//  - collective-permute / collective-permute-start with 4 operands (the in-place form): the
+//    output buffer operand 1 ↔ {} / {1} (and its elements, when it is a tuple).
+//  - custom-call, async-start and fusion: their output_to_operand_aliasing attribute.
+//  - fusion: also every output whose fused root reaches, through tuple / get-tuple-element
+//    (and bitcast, when bitcasts are aliases), an in-place instruction (a DUS, a scatter, a
+//    nested fusion with such pairs) whose in-place operand reaches a fused parameter the same
+//    way. That parameter's operand and that output share a buffer.
+//  - set-dimension-size: operand 0 ↔ {}; ragged-all-to-all: operand 1 ↔ {}.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hlo/instruction.h"
+#include "hlo/shape.h"
+
+namespace hloscope {
+
+struct OperandIndex {
+  int64_t operand_number = 0;
+  ShapeIndex operand_index;
+  bool operator==(const OperandIndex&) const = default;
+};
+
+struct InPlacePair {
+  OperandIndex input;
+  ShapeIndex output_index;
+  bool operator==(const InPlacePair&) const = default;
+};
+
+struct InPlaceOptions {
+  // Bitcasts forward their operand's buffer (DataflowAnalysis::Options::bitcast_defines_value
+  // == false). Only then may the walk from a fusion's root to its parameters cross them.
+  bool bitcast_is_alias = true;
+};
+
+std::vector<InPlacePair> GetInPlaceInputOutputPairs(const Instruction& instr,
+                                                    const InPlaceOptions& options = {});
+
+// Whether `user` may write its output at `user_index` into the buffer that holds `operand`'s
+// value at `operand_index` (a structural answer, as copy insertion and buffer assignment ask
+// it): true for in-place pairs; otherwise it needs equal shapes (with layouts) and one of:
+// while or conditional (their callees are checked separately), an elementwise user, a loop or
+// input fusion whose uses of that operand are elementwise (or tuples) all the way to the root,
+// dynamic-update-slice / scatter on their in-place operand only, sort as the operand's only
+// user (its own output element). Never for constants.
+bool CanShareOperandBufferWithUser(const Instruction& operand, const ShapeIndex& operand_index,
+                                   const Instruction& user, const ShapeIndex& user_index,
+                                   const InPlaceOptions& options = {});
+
+}  // namespace hloscope

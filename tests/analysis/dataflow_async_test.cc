@@ -1,0 +1,123 @@
+// Dataflow through asynchronous pairs: async-start/done, copy-start/done, send/recv,
+// all-reduce-start/done, all-gather-start/done, collective-permute-start/done.
+#include "analysis_test_util.h"
+
+namespace hloscope {
+namespace {
+
+using analysis_testing::Parse;
+using analysis_testing::RunDataflow;
+using analysis_testing::ValuesAt;
+
+TEST(DataflowAsyncTest, AsyncStartForwardsOperandsAndTheWrappedRoot) {
+  auto m = Parse(R"(HloModule m
+wrapped {
+  p = f32[4] parameter(0)
+  ROOT cc = f32[4] custom-call(p), custom_call_target="foo"
+}
+ENTRY e {
+  x = f32[4] parameter(0)
+  s = ((f32[4]), f32[4], s32[]) async-start(x), calls=wrapped
+  u = ((f32[4]), f32[4], s32[]) async-update(s)
+  ROOT d = f32[4] async-done(u)
+})");
+  auto df = RunDataflow(*m);
+  EXPECT_EQ(ValuesAt(*df, "e", "s"), "s{}");
+  EXPECT_EQ(ValuesAt(*df, "e", "s", {0}), "s{0}");
+  EXPECT_EQ(ValuesAt(*df, "e", "s", {0, 0}), "x{}");
+  EXPECT_EQ(ValuesAt(*df, "e", "s", {1}), "cc{}");
+  EXPECT_EQ(ValuesAt(*df, "e", "s", {2}), "s{2}");
+  EXPECT_EQ(ValuesAt(*df, "wrapped", "p"), "x{}");
+  EXPECT_EQ(ValuesAt(*df, "e", "u", {1}), "cc{}");
+  EXPECT_EQ(ValuesAt(*df, "e", "d"), "cc{}");
+}
+
+TEST(DataflowAsyncTest, CopyStartDefinesTheDestinationThatCopyDoneReturns) {
+  auto m = Parse(R"(HloModule m
+ENTRY e {
+  x = f32[4] parameter(0)
+  cs = (f32[4], f32[4], u32[]) copy-start(x)
+  ROOT cd = f32[4] copy-done(cs)
+})");
+  auto df = RunDataflow(*m);
+  EXPECT_EQ(ValuesAt(*df, "e", "cs", {0}), "cs{0}");
+  EXPECT_EQ(ValuesAt(*df, "e", "cs", {1}), "x{}");
+  EXPECT_EQ(ValuesAt(*df, "e", "cs", {2}), "cs{2}");
+  EXPECT_EQ(ValuesAt(*df, "e", "cd"), "cs{0}");
+}
+
+TEST(DataflowAsyncTest, SendForwardsItsDataAndRecvDoneItsBuffer) {
+  auto m = Parse(R"(HloModule m
+ENTRY e {
+  x = f32[4] parameter(0)
+  tok = token[] after-all()
+  s = (f32[4], u32[], token[]) send(x, tok), channel_id=1
+  sd = token[] send-done(s), channel_id=1
+  r = (f32[4], u32[], token[]) recv(tok), channel_id=2
+  rd = (f32[4], token[]) recv-done(r), channel_id=2
+  ROOT t = (token[], (f32[4], token[])) tuple(sd, rd)
+})");
+  auto df = RunDataflow(*m);
+  EXPECT_EQ(ValuesAt(*df, "e", "s", {0}), "x{}");
+  EXPECT_EQ(ValuesAt(*df, "e", "s", {1}), "s{1}");
+  EXPECT_EQ(ValuesAt(*df, "e", "sd"), "sd{}");
+  EXPECT_EQ(ValuesAt(*df, "e", "rd", {0}), "r{0}");
+  EXPECT_EQ(ValuesAt(*df, "e", "rd", {1}), "rd{1}");
+}
+
+TEST(DataflowAsyncTest, AllReduceDoneReturnsTheStartsBuffer) {
+  auto m = Parse(R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[4] parameter(0)
+  ars = f32[4] all-reduce-start(x), to_apply=add
+  ROOT ard = f32[4] all-reduce-done(ars)
+})");
+  auto df = RunDataflow(*m);
+  EXPECT_EQ(ValuesAt(*df, "e", "ars"), "ars{}");
+  EXPECT_EQ(ValuesAt(*df, "e", "ard"), "ars{}");
+}
+
+TEST(DataflowAsyncTest, AllGatherStartForwardsItsOperandAndDoneReturnsTheResult) {
+  auto m = Parse(R"(HloModule m
+ENTRY e {
+  x = f32[4] parameter(0)
+  ags = (f32[4], f32[8]) all-gather-start(x), dimensions={0}
+  ROOT agd = f32[8] all-gather-done(ags)
+})");
+  auto df = RunDataflow(*m);
+  EXPECT_EQ(ValuesAt(*df, "e", "ags", {0}), "x{}");
+  EXPECT_EQ(ValuesAt(*df, "e", "ags", {1}), "ags{1}");
+  EXPECT_EQ(ValuesAt(*df, "e", "agd"), "ags{1}");
+}
+
+TEST(DataflowAsyncTest, CollectivePermuteStartForwardsItsOperand) {
+  auto m = Parse(R"(HloModule m
+ENTRY e {
+  x = f32[4] parameter(0)
+  cps = (f32[4], f32[4], u32[], u32[]) collective-permute-start(x), source_target_pairs={{0,1}}
+  ROOT cpd = f32[4] collective-permute-done(cps)
+})");
+  auto df = RunDataflow(*m);
+  EXPECT_EQ(ValuesAt(*df, "e", "cps", {0}), "x{}");
+  EXPECT_EQ(ValuesAt(*df, "e", "cpd"), "cps{1}");
+}
+
+TEST(DataflowAsyncTest, MalformedAsyncShapeIsAnErrorNotACrash) {
+  auto m = Parse(R"(HloModule m
+ENTRY e {
+  x = f32[4] parameter(0)
+  ROOT cd = f32[4] copy-done(x)
+})");
+  absl::StatusOr<std::unique_ptr<DataflowAnalysis>> df = DataflowAnalysis::Run(*m);
+  ASSERT_FALSE(df.ok());
+  EXPECT_NE(analysis_testing::MessageOf(df.status()).find("instruction 'cd'"), std::string::npos)
+      << analysis_testing::MessageOf(df.status());
+}
+
+}  // namespace
+}  // namespace hloscope
