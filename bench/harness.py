@@ -57,6 +57,44 @@ def generate(hlo_gen, inputs_dir, label, flags):
     return path
 
 
+def make_wide_while(inputs_dir, width=10_000):
+    """A while loop whose state is a `width`-element tuple: half the elements pass through the
+    body unchanged, half are negated. It shows whether the analyses stay linear in tuple width
+    (a quadratic walk over tuple elements would dominate here)."""
+    path = os.path.join(inputs_dir, f"wide_while_{width}.hlo")
+    if os.path.exists(path):
+        return path
+    elems = ["s32[]"] + ["f32[8]"] * width
+    shape = "(" + ", ".join(elems) + ")"
+    body = [f"  p = {shape} parameter(0)",
+            "  i = s32[] get-tuple-element(p), index=0",
+            "  one = s32[] constant(1)",
+            "  next = s32[] add(i, one)"]
+    outs = ["next"]
+    for k in range(1, width + 1):
+        body.append(f"  e{k} = f32[8] get-tuple-element(p), index={k}")
+        if k % 2 == 0:
+            body.append(f"  n{k} = f32[8] negate(e{k})")
+            outs.append(f"n{k}")
+        else:
+            outs.append(f"e{k}")
+    body.append(f"  ROOT t = {shape} tuple({', '.join(outs)})")
+    text = ["HloModule wide_while", "", "body {", *body, "}", "",
+            "cond {", f"  p = {shape} parameter(0)",
+            "  i = s32[] get-tuple-element(p), index=0",
+            "  n = s32[] constant(10)",
+            "  ROOT lt = pred[] compare(i, n), direction=LT", "}", "",
+            "ENTRY main {", "  z = s32[] constant(0)", "  c = f32[8] parameter(0)",
+            # Distinct initial values, so every element is a buffer of its own.
+            *[f"  c{k} = f32[8] negate(c)" for k in range(1, width + 1)],
+            f"  init = {shape} tuple(z, {', '.join(f'c{k}' for k in range(1, width + 1))})",
+            f"  ROOT w = {shape} while(init), condition=cond, body=body", "}", ""]
+    with open(path + ".tmp", "w") as f:
+        f.write("\n".join(text))
+    os.replace(path + ".tmp", path)
+    return path
+
+
 def make_concat(hlo_bench, inputs_dir, corpus_dir):
     path = os.path.join(inputs_dir, "concat.hlo")
     if up_to_date(path, hlo_bench):
@@ -203,6 +241,7 @@ def main():
     else:
         for label, flags in GENERATED:
             inputs.append((label, generate(hlo_gen, inputs_dir, label, flags), "gen"))
+        inputs.append(("while over a 10,000-element tuple", make_wide_while(inputs_dir), "gen"))
         for f in sorted(files, key=os.path.getsize, reverse=True)[:LARGEST_CORPUS_FILES]:
             inputs.append((os.path.basename(f)[:-4], f, "corpus"))
         inputs.append(("corpus concatenation", make_concat(args.hlo_bench, inputs_dir,
