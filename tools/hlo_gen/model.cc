@@ -88,9 +88,7 @@ class Gen {
   static GShape S32(Dims d = {}) { return GShape::Array("s32", std::move(d)); }
   static GShape Pred(Dims d = {}) { return GShape::Array("pred", std::move(d)); }
   // The stash buffer [N,1,B,S,A,D] laid out as [N,1,B,A,D,S] in memory, as in paxml issue 17.
-  GShape StashBuf() const {
-    return GShape::Array(t_, {trip_, 1, B, S, A, D}, {3, 5, 4, 2, 1, 0});
-  }
+  GShape StashBuf() const { return GShape::Array(t_, {trip_, 1, B, S, A, D}, {3, 5, 4, 2, 1, 0}); }
   GShape StashRows() const { return T({trip_, 1, B, A, D, S}); }
   GShape StashRow() const { return T({1, 1, B, A, D, S}); }
   GShape FormShape(Form f) const {
@@ -105,8 +103,8 @@ class Gen {
     return T({B, S, H});
   }
   std::vector<GShape> WeightShapes() const {
-    return {T({H}), T({H}), T({H, A, D}), T({H, A, D}), T({H, A, D}),
-            T({A, D, H}), T({H}), T({H}), T({H, F}), T({F, H})};
+    return {T({H}),       T({H}), T({H, A, D}), T({H, A, D}), T({H, A, D}),
+            T({A, D, H}), T({H}), T({H}),       T({H, F}),    T({F, H})};
   }
 
   // ---- metadata ----
@@ -131,15 +129,15 @@ class Gen {
     Val k = c.Constant(type, literal);
     return Bcast(c, k, to, {});
   }
-  Val Reduce(Comp& c, const Val& x, std::string_view op, std::string_view init,
-             const Dims& dims, const GShape& out) {
+  Val Reduce(Comp& c, const Val& x, std::string_view op, std::string_view init, const Dims& dims,
+             const GShape& out) {
     const std::string region = e_.ScalarRegion(op, x.shape.type);
     Val z = c.Constant(x.shape.type, init);
     return c.Add("reduce", out, {x, z},
                  fmt::format("dimensions={{{}}}, to_apply={}", JoinDims(dims), region));
   }
-  Val Dot(Comp& c, const Val& l, const Val& r, const GShape& out, const Dims& lb,
-          const Dims& lc, const Dims& rb, const Dims& rc, const Meta& m) {
+  Val Dot(Comp& c, const Val& l, const Val& r, const GShape& out, const Dims& lb, const Dims& lc,
+          const Dims& rb, const Dims& rc, const Meta& m) {
     std::string attrs;
     if (!lb.empty()) attrs += fmt::format("lhs_batch_dims={{{}}}, ", JoinDims(lb));
     attrs += fmt::format("lhs_contracting_dims={{{}}}, ", JoinDims(lc));
@@ -149,8 +147,7 @@ class Gen {
   }
   // A fusion whose fused computation `body` builds from its parameters; returns the fusion.
   template <typename Fn>
-  Val Fusion(Comp& c, std::string_view kind, const std::vector<Val>& ops, const Meta& m,
-             Fn body) {
+  Val Fusion(Comp& c, std::string_view kind, const std::vector<Val>& ops, const Meta& m, Fn body) {
     const std::string name = e_.Name("fused_computation");
     GShape shape;
     {
@@ -208,23 +205,25 @@ class Gen {
   Val ToStashRow(Comp& c, const Val& v, Form form, const Meta& m);
   std::vector<Val> StashFusion(Comp& c, const std::vector<Val>& rows, const std::vector<Val>& bufs,
                                const Val& idx, const Meta& m);
-  Val LnBackward(Comp& c, Layer& l, const Val& dy, const Val& x, int g_index,
-                 const Val& residual, std::vector<Val>& grads, std::string_view scope);
+  Val LnBackward(Comp& c, Layer& l, const Val& dy, const Val& x, int g_index, const Val& residual,
+                 std::vector<Val>& grads, std::string_view scope);
   Val Accumulate(Comp& c, Layer& l, std::vector<Val>& grads, int w, const Val& d);
   Val LayerBackward(Comp& c, Layer& l, const Val& dy, std::vector<Val>& grads);
 
   // ---- loops ----
   struct State {
     Val idx;
-    Val x;        // forward: activation passed between stages; backward: its gradient
-    Val in;       // [M,B,S,H] read one microbatch per iteration
-    Val out;      // [M,B,S,H] written one microbatch per iteration
+    Val x;    // forward: activation passed between stages; backward: its gradient
+    Val in;   // [M,B,S,H] read one microbatch per iteration
+    Val out;  // [M,B,S,H] written one microbatch per iteration
     std::vector<Val> weights;
     std::vector<Val> stashes;
     std::vector<Val> grads;  // backward only
   };
   State ForwardIteration(Comp& c, const State& s);
   State BackwardIteration(Comp& c, const State& s);
+  void FinishIteration(Comp& c, const State& s, const std::string& scope, Val value, Val in_idx,
+                       Val zero, Val last_mb, bool backward, State& n);
   std::vector<Val> Flatten(const State& s) const;
   State Unflatten(Comp& c, const Val& tuple, const State& like);
   template <typename Fn>
@@ -293,14 +292,14 @@ Val Gen::Compute(Comp& c, Layer& l, Act a) {
     case kK:
     case kV: {
       const int wi = a == kQ ? kWq : a == kK ? kWk : kWv;
-      const char* nm = a == kQ ? "attention/query/dot_general"
+      const char* nm = a == kQ   ? "attention/query/dot_general"
                        : a == kK ? "attention/key/dot_general"
                                  : "attention/value/dot_general";
       return Dot(c, Get(c, l, kLn1), w[wi], T({B, S, A, D}), {}, {2}, {}, {0}, LM(l, nm, 63));
     }
     case kProbs: {
-      Val scores = Dot(c, Get(c, l, kQ), Get(c, l, kK), T({B, A, S, S}), {0, 2}, {3}, {0, 2},
-                       {3}, LM(l, "attention/logits/dot_general", 71));
+      Val scores = Dot(c, Get(c, l, kQ), Get(c, l, kK), T({B, A, S, S}), {0, 2}, {3}, {0, 2}, {3},
+                       LM(l, "attention/logits/dot_general", 71));
       const GShape bas = F32({B, A, S}), bass = F32({B, A, S, S});
       Meta m = LM(l, "attention/softmax", 74);
       Val mx = Fusion(c, "kInput", {scores}, m, [&](Comp& f, const std::vector<Val>& p) {
@@ -401,9 +400,9 @@ std::vector<Val> Gen::StashFusion(Comp& c, const std::vector<Val>& rows,
   }
   const size_t n = rows.size();
   Meta rem = m;
-  rem.op_name = Md("jvp(model)", "pipeline/while/body/pipeline._get_iteration_inputs/rem",
-                   kPipelineFile, 422)
-                    .op_name;
+  rem.op_name =
+      Md("jvp(model)", "pipeline/while/body/pipeline._get_iteration_inputs/rem", kPipelineFile, 422)
+          .op_name;
   rem.source_file = kPipelineFile;
   Val fusion = Fusion(c, "kLoop", ops, m, [&](Comp& f, const std::vector<Val>& p) {
     auto row_param = [&](size_t j) { return p[j == 0 ? 0 : 3 + 2 * (j - 1)]; };
@@ -481,8 +480,8 @@ Val Gen::LnBackward(Comp& c, Layer& l, const Val& dy, const Val& x, int g_index,
     Val mean = f.Add("multiply", bs, {s1, inv}, {}, &m);
     Val msq = f.Add("multiply", bs, {s2, inv}, {}, &m);
     Val var = f.Add("subtract", bs, {msq, f.Add("multiply", bs, {mean, mean}, {}, &m)}, {}, &m);
-    Val r = f.Add("rsqrt", bs, {f.Add("add", bs, {var, ConstB(f, "f32", "1e-06", bs)}, {}, &m)},
-                  {}, &m);
+    Val r = f.Add("rsqrt", bs, {f.Add("add", bs, {var, ConstB(f, "f32", "1e-06", bs)}, {}, &m)}, {},
+                  &m);
     if (r_out != nullptr) *r_out = r;
     Val xc = f.Add("subtract", bsh, {Cvt(f, xp, "f32"), Bcast(f, mean, bsh, {0, 1})}, {}, &m);
     return f.Add("multiply", bsh, {xc, Bcast(f, r, bsh, {0, 1})}, {}, &m);
@@ -532,17 +531,18 @@ Val Gen::LayerBackward(Comp& c, Layer& l, const Val& dy, std::vector<Val>& grads
     const GShape bsf = F32({B, S, F});
     Val x = Cvt(f, p[1], "f32");
     Val x3 = f.Add("multiply", bsf, {f.Add("multiply", bsf, {x, x}, {}, &gm), x}, {}, &gm);
-    Val in = f.Add("add", bsf, {x, f.Add("multiply", bsf, {x3, ConstB(f, "f32", "0.044715", bsf)},
-                                         {}, &gm)},
+    Val in = f.Add("add", bsf,
+                   {x, f.Add("multiply", bsf, {x3, ConstB(f, "f32", "0.044715", bsf)}, {}, &gm)},
                    {}, &gm);
     Val th = f.Add("tanh", bsf,
                    {f.Add("multiply", bsf, {in, ConstB(f, "f32", "0.797884583", bsf)}, {}, &gm)},
                    {}, &gm);
     Val half = ConstB(f, "f32", "0.5", bsf);
-    Val a = f.Add("multiply", bsf, {f.Add("add", bsf, {th, ConstB(f, "f32", "1", bsf)}, {}, &gm), half},
-                  {}, &gm);
-    Val sech = f.Add("subtract", bsf,
-                     {ConstB(f, "f32", "1", bsf), f.Add("multiply", bsf, {th, th}, {}, &gm)}, {}, &gm);
+    Val a = f.Add("multiply", bsf,
+                  {f.Add("add", bsf, {th, ConstB(f, "f32", "1", bsf)}, {}, &gm), half}, {}, &gm);
+    Val sech =
+        f.Add("subtract", bsf,
+              {ConstB(f, "f32", "1", bsf), f.Add("multiply", bsf, {th, th}, {}, &gm)}, {}, &gm);
     Val b = f.Add("multiply", bsf, {f.Add("multiply", bsf, {x, half}, {}, &gm), sech}, {}, &gm);
     Val d = f.Add("add", bsf, {a, b}, {}, &gm);
     Val r = f.Add("multiply", bsf, {d, Cvt(f, p[0], "f32")}, {}, &gm);
@@ -551,7 +551,8 @@ Val Gen::LayerBackward(Comp& c, Layer& l, const Val& dy, std::vector<Val>& grads
   Accumulate(c, l, grads, kW1,
              Dot(c, Get(c, l, kLn2), dpre, T({H, F}), {}, {0, 1}, {}, {0, 1},
                  LM(l, "mlp/ffn_1/dot_general", 112)));
-  Val dln2 = Dot(c, dpre, w[kW1], T({B, S, H}), {}, {2}, {}, {1}, LM(l, "mlp/ffn_1/dot_general", 112));
+  Val dln2 =
+      Dot(c, dpre, w[kW1], T({B, S, H}), {}, {2}, {}, {1}, LM(l, "mlp/ffn_1/dot_general", 112));
   Val dh1 = LnBackward(c, l, dln2, Get(c, l, kH1), kLn2G, dy, grads, "ln_2");
   // Attention.
   Accumulate(c, l, grads, kWo,
@@ -570,13 +571,15 @@ Val Gen::LayerBackward(Comp& c, Layer& l, const Val& dy, std::vector<Val>& grads
     Val prod = f.Add("multiply", bass, {Cvt(f, p[0], "f32"), Cvt(f, p[1], "f32")}, {}, &sm);
     return Reduce(f, prod, "add", "0", {3}, F32({B, A, S}));
   });
-  Val dscores = Fusion(c, "kLoop", {dprobs, probs, sg}, sm, [&](Comp& f, const std::vector<Val>& p) {
-    Val diff = f.Add("subtract", bass, {Cvt(f, p[0], "f32"), Bcast(f, p[2], bass, {0, 1, 2})}, {},
-                     &sm);
-    Val prod = f.Add("multiply", bass, {diff, Cvt(f, p[1], "f32")}, {}, &sm);
-    Val scale = ConstB(f, "f32", fmt::format("{}", 1.0 / std::sqrt(static_cast<double>(D))), bass);
-    return Cvt(f, f.Add("multiply", bass, {prod, scale}, {}, &sm), t_);
-  });
+  Val dscores =
+      Fusion(c, "kLoop", {dprobs, probs, sg}, sm, [&](Comp& f, const std::vector<Val>& p) {
+        Val diff = f.Add("subtract", bass, {Cvt(f, p[0], "f32"), Bcast(f, p[2], bass, {0, 1, 2})},
+                         {}, &sm);
+        Val prod = f.Add("multiply", bass, {diff, Cvt(f, p[1], "f32")}, {}, &sm);
+        Val scale =
+            ConstB(f, "f32", fmt::format("{}", 1.0 / std::sqrt(static_cast<double>(D))), bass);
+        return Cvt(f, f.Add("multiply", bass, {prod, scale}, {}, &sm), t_);
+      });
   Val dq = Dot(c, dscores, Get(c, l, kK), T({B, A, S, D}), {0, 1}, {3}, {0, 2}, {1},
                LM(l, "attention/logits/dot_general", 71));
   Val dk = Dot(c, dscores, Get(c, l, kQ), T({B, A, S, D}), {0, 1}, {2}, {0, 2}, {1},
@@ -669,6 +672,35 @@ std::string PermutePairs(int64_t p, bool backward) {
   return out;
 }
 
+// The end of one loop iteration, forward and backward alike: write this stage's output row
+// (one step behind under spmd, as the pipeline lags by one stage per step), pass the
+// activation to the next stage (collective-permute under spmd; forward and backward go in
+// opposite directions on separate channels) and advance the loop index.
+void Gen::FinishIteration(Comp& c, const State& s, const std::string& scope, Val value, Val in_idx,
+                          Val zero, Val last_mb, bool backward, State& n) {
+  Meta om = Md(scope, "pipeline/while/body/dynamic_update_slice", kPipelineFile, 452);
+  Val out_idx = in_idx;
+  if (spmd_) {
+    Val lag =
+        c.Add("subtract", S32(), {s.idx, c.Constant("s32", fmt::format("{}", P - 1))}, {}, &om);
+    out_idx = c.Add("clamp", S32(), {zero, lag, last_mb}, {}, &om);
+  }
+  Val row = c.Add("bitcast", T({1, B, S, H}), {value});
+  n.out =
+      c.Add("dynamic-update-slice", s.out.shape, {s.out, row, out_idx, zero, zero, zero}, {}, &om);
+  if (spmd_) {
+    Meta cm = Md(scope, "pipeline/while/body/ppermute", kPipelineFile, 460);
+    n.x = c.Add("collective-permute", T({B, S, H}), {value},
+                fmt::format("channel_id={}, source_target_pairs={{{}}}", backward ? 2 : 1,
+                            PermutePairs(P, backward)),
+                &cm);
+  } else {
+    n.x = value;
+  }
+  Meta am = Md(scope, "pipeline/while/body/add", kPipelineFile, 470);
+  n.idx = c.Add("add", S32(), {s.idx, c.Constant("s32", "1")}, {}, &am);
+}
+
 Gen::State Gen::ForwardIteration(Comp& c, const State& s) {
   const std::string scope = "jvp(model)";
   Meta pm = Md(scope, "pipeline/while/body/dynamic_slice", kPipelineFile, 431);
@@ -710,26 +742,7 @@ Gen::State Gen::ForwardIteration(Comp& c, const State& s) {
     for (size_t k = 0; k < per_layer; ++k) n.stashes[j * per_layer + k] = outs[k];
     x = y;
   }
-  Meta om = Md(scope, "pipeline/while/body/dynamic_update_slice", kPipelineFile, 452);
-  Val out_idx = in_idx;
-  if (spmd_) {
-    Val lag = c.Add("subtract", S32(), {s.idx, c.Constant("s32", fmt::format("{}", P - 1))}, {},
-                    &om);
-    out_idx = c.Add("clamp", S32(), {zero, lag, last_mb}, {}, &om);
-  }
-  Val row = c.Add("bitcast", T({1, B, S, H}), {x});
-  n.out = c.Add("dynamic-update-slice", s.out.shape, {s.out, row, out_idx, zero, zero, zero}, {},
-                &om);
-  if (spmd_) {
-    Meta cm = Md(scope, "pipeline/while/body/ppermute", kPipelineFile, 460);
-    n.x = c.Add("collective-permute", T({B, S, H}), {x},
-                fmt::format("channel_id=1, source_target_pairs={{{}}}", PermutePairs(P, false)),
-                &cm);
-  } else {
-    n.x = x;
-  }
-  Meta am = Md(scope, "pipeline/while/body/add", kPipelineFile, 470);
-  n.idx = c.Add("add", S32(), {s.idx, c.Constant("s32", "1")}, {}, &am);
+  FinishIteration(c, s, scope, x, in_idx, zero, last_mb, /*backward=*/false, n);
   return n;
 }
 
@@ -740,8 +753,8 @@ Gen::State Gen::BackwardIteration(Comp& c, const State& s) {
   Val zero = c.Constant("s32", "0");
   Val last_mb = c.Constant("s32", fmt::format("{}", M - 1));
   // Microbatches come back in reverse order; so are the stash rows.
-  Val slot = c.Add("subtract", S32(), {c.Constant("s32", fmt::format("{}", trip_ - 1)), s.idx},
-                   {}, &pm);
+  Val slot =
+      c.Add("subtract", S32(), {c.Constant("s32", fmt::format("{}", trip_ - 1)), s.idx}, {}, &pm);
   Val in_idx = c.Add("clamp", S32(), {zero, spmd_ ? s.idx : slot, last_mb}, {}, &pm);
   Val slice = c.Add("dynamic-slice", T({1, B, S, H}), {s.in, in_idx, zero, zero, zero},
                     fmt::format("dynamic_slice_sizes={{1,{},{},{}}}", B, S, H), &pm);
@@ -774,26 +787,7 @@ Gen::State Gen::BackwardIteration(Comp& c, const State& s) {
     dy = LayerBackward(c, l, dy, grads);
     for (int k = 0; k < kWeightCount; ++k) n.grads[j * kWeightCount + k] = grads[k];
   }
-  Meta om = Md(scope, "pipeline/while/body/dynamic_update_slice", kPipelineFile, 452);
-  Val out_idx = in_idx;
-  if (spmd_) {
-    Val lag = c.Add("subtract", S32(), {s.idx, c.Constant("s32", fmt::format("{}", P - 1))}, {},
-                    &om);
-    out_idx = c.Add("clamp", S32(), {zero, lag, last_mb}, {}, &om);
-  }
-  Val row = c.Add("bitcast", T({1, B, S, H}), {dy});
-  n.out = c.Add("dynamic-update-slice", s.out.shape, {s.out, row, out_idx, zero, zero, zero}, {},
-                &om);
-  if (spmd_) {
-    Meta cm = Md(scope, "pipeline/while/body/ppermute", kPipelineFile, 460);
-    n.x = c.Add("collective-permute", T({B, S, H}), {dy},
-                fmt::format("channel_id=2, source_target_pairs={{{}}}", PermutePairs(P, true)),
-                &cm);
-  } else {
-    n.x = dy;
-  }
-  Meta am = Md(scope, "pipeline/while/body/add", kPipelineFile, 470);
-  n.idx = c.Add("add", S32(), {s.idx, c.Constant("s32", "1")}, {}, &am);
+  FinishIteration(c, s, scope, dy, in_idx, zero, last_mb, /*backward=*/true, n);
   return n;
 }
 
@@ -818,8 +812,8 @@ Gen::Head Gen::HeadAndLoss(Comp& c, const Val& y, const Val& tokens, const Val& 
     return Reduce(f, Cvt(f, p[0], "f32"), "maximum", "-inf", {3}, mbs);
   });
   Val lse = Fusion(c, "kInput", {logits, mx}, lm, [&](Comp& f, const std::vector<Val>& p) {
-    Val sub = f.Add("subtract", mbsv, {Cvt(f, p[0], "f32"), Bcast(f, p[1], mbsv, {0, 1, 2})}, {},
-                    &lm);
+    Val sub =
+        f.Add("subtract", mbsv, {Cvt(f, p[0], "f32"), Bcast(f, p[1], mbsv, {0, 1, 2})}, {}, &lm);
     Val ex = f.Add("exponential", mbsv, {sub}, {}, &lm);
     return Reduce(f, ex, "add", "0", {3}, mbs);
   });
@@ -829,37 +823,31 @@ Gen::Head Gen::HeadAndLoss(Comp& c, const Val& y, const Val& tokens, const Val& 
     return f.Add("compare", Pred({M, B, S, V}), {iota, tb}, "direction=EQ", &lm);
   };
   Meta nm = Md("jvp(model)", "loss/cross_entropy", kHeadFile, 57);
-  Val loss = Fusion(c, "kInput", {logits, tokens, mx, lse}, nm,
-                    [&](Comp& f, const std::vector<Val>& p) {
-                      Val eq = onehot(f, p[1]);
-                      Val lf = Cvt(f, p[0], "f32");
-                      Val picked =
-                          f.Add("select", mbsv, {eq, lf, ConstB(f, "f32", "0", mbsv)}, {}, &nm);
-                      Val pk = Reduce(f, picked, "add", "0", {3}, mbs);
-                      Val lg = f.Add("log", mbs, {p[3]}, {}, &nm);
-                      Val nll = f.Add("subtract", mbs, {f.Add("add", mbs, {lg, p[2]}, {}, &nm), pk},
-                                      {}, &nm);
-                      Val total = Reduce(f, nll, "add", "0", {0, 1, 2}, F32({}));
-                      Val k = f.Constant("f32", fmt::format("{}", 1.0 / static_cast<double>(M * B * S)));
-                      return f.Add("multiply", F32({}), {total, k}, {}, &nm);
-                    });
+  Val loss =
+      Fusion(c, "kInput", {logits, tokens, mx, lse}, nm, [&](Comp& f, const std::vector<Val>& p) {
+        Val eq = onehot(f, p[1]);
+        Val lf = Cvt(f, p[0], "f32");
+        Val picked = f.Add("select", mbsv, {eq, lf, ConstB(f, "f32", "0", mbsv)}, {}, &nm);
+        Val pk = Reduce(f, picked, "add", "0", {3}, mbs);
+        Val lg = f.Add("log", mbs, {p[3]}, {}, &nm);
+        Val nll = f.Add("subtract", mbs, {f.Add("add", mbs, {lg, p[2]}, {}, &nm), pk}, {}, &nm);
+        Val total = Reduce(f, nll, "add", "0", {0, 1, 2}, F32({}));
+        Val k = f.Constant("f32", fmt::format("{}", 1.0 / static_cast<double>(M * B * S)));
+        return f.Add("multiply", F32({}), {total, k}, {}, &nm);
+      });
   Meta bm = Md("transpose(jvp(model))", "loss/cross_entropy", kHeadFile, 57);
-  Val dlogits = Fusion(c, "kLoop", {logits, tokens, mx, lse}, bm,
-                       [&](Comp& f, const std::vector<Val>& p) {
-                         Val eq = onehot(f, p[1]);
-                         Val sub = f.Add("subtract", mbsv,
-                                         {Cvt(f, p[0], "f32"), Bcast(f, p[2], mbsv, {0, 1, 2})}, {},
-                                         &bm);
-                         Val ex = f.Add("exponential", mbsv, {sub}, {}, &bm);
-                         Val sm = f.Add("divide", mbsv, {ex, Bcast(f, p[3], mbsv, {0, 1, 2})}, {},
-                                        &bm);
-                         Val oh = f.Add("convert", mbsv, {eq});
-                         Val d = f.Add("subtract", mbsv, {sm, oh}, {}, &bm);
-                         Val k = ConstB(f, "f32",
-                                        fmt::format("{}", 1.0 / static_cast<double>(M * B * S)),
-                                        mbsv);
-                         return Cvt(f, f.Add("multiply", mbsv, {d, k}, {}, &bm), t_);
-                       });
+  Val dlogits =
+      Fusion(c, "kLoop", {logits, tokens, mx, lse}, bm, [&](Comp& f, const std::vector<Val>& p) {
+        Val eq = onehot(f, p[1]);
+        Val sub = f.Add("subtract", mbsv, {Cvt(f, p[0], "f32"), Bcast(f, p[2], mbsv, {0, 1, 2})},
+                        {}, &bm);
+        Val ex = f.Add("exponential", mbsv, {sub}, {}, &bm);
+        Val sm = f.Add("divide", mbsv, {ex, Bcast(f, p[3], mbsv, {0, 1, 2})}, {}, &bm);
+        Val oh = f.Add("convert", mbsv, {eq});
+        Val d = f.Add("subtract", mbsv, {sm, oh}, {}, &bm);
+        Val k = ConstB(f, "f32", fmt::format("{}", 1.0 / static_cast<double>(M * B * S)), mbsv);
+        return Cvt(f, f.Add("multiply", mbsv, {d, k}, {}, &bm), t_);
+      });
   Meta hb = Md("transpose(jvp(model))", "head/logits/dot_general", kHeadFile, 40);
   Head h;
   h.loss = loss;
@@ -882,8 +870,8 @@ Val Gen::EmbedGrad(Comp& c, const Val& tokens, const Val& d_in) {
 GenStats Gen::Run() {
   const std::string module_name =
       spmd_ ? std::string("jit_train_step") : fmt::format("jit_train_step_stage_{}", stage_);
-  e_.sink().Write(fmt::format("HloModule {}{}\n\n", module_name,
-                              o_.scheduled ? ", is_scheduled=true" : ""));
+  e_.sink().Write(
+      fmt::format("HloModule {}{}\n\n", module_name, o_.scheduled ? ", is_scheduled=true" : ""));
   const bool first = spmd_ || stage_ == 0;
   const bool last = spmd_ || stage_ == P - 1;
   Comp entry(e_, e_.Name("main"), /*is_entry=*/true);
@@ -915,7 +903,8 @@ GenStats Gen::Run() {
   fwd.x = zeros_x;
   fwd.in = first ? Embed(entry, *tokens, *table) : *acts_in;
   fwd.out = zeros_act;
-  State f = Loop(entry, fwd, false, [&](Comp& c, const State& s) { return ForwardIteration(c, s); });
+  State f =
+      Loop(entry, fwd, false, [&](Comp& c, const State& s) { return ForwardIteration(c, s); });
 
   std::vector<Val> results;
   State bwd;
@@ -936,7 +925,8 @@ GenStats Gen::Run() {
   for (int64_t j = 0; j < Lps; ++j) {
     for (const GShape& ws : WeightShapes()) bwd.grads.push_back(Bcast(entry, fzero, ws, {}));
   }
-  State b = Loop(entry, bwd, true, [&](Comp& c, const State& s) { return BackwardIteration(c, s); });
+  State b =
+      Loop(entry, bwd, true, [&](Comp& c, const State& s) { return BackwardIteration(c, s); });
   if (first) {
     Val d_table = EmbedGrad(entry, *tokens, b.out);
     if (head.has_value()) {
