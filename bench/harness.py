@@ -241,7 +241,10 @@ def main():
     else:
         for label, flags in GENERATED:
             inputs.append((label, generate(hlo_gen, inputs_dir, label, flags), "gen"))
-        inputs.append(("while over a 10,000-element tuple", make_wide_while(inputs_dir), "gen"))
+        # Two widths: equal ns per instruction means the analyses are linear in tuple width.
+        for width in (2_500, 10_000):
+            inputs.append((f"while over a {width:,}-element tuple",
+                           make_wide_while(inputs_dir, width), "wide"))
         for f in sorted(files, key=os.path.getsize, reverse=True)[:LARGEST_CORPUS_FILES]:
             inputs.append((os.path.basename(f)[:-4], f, "corpus"))
         inputs.append(("corpus concatenation", make_concat(args.hlo_bench, inputs_dir,
