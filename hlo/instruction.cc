@@ -154,10 +154,19 @@ void Instruction::RemoveUser(Instruction* user) {
   if (it != users_.end()) users_.erase(it);
 }
 
+bool Instruction::IsUserOf(const Instruction* operand) const {
+  // The user list holds each user once, so adding an operand asks whether we already use it.
+  // Scanning the shorter of our operands and its users keeps a 10,000-operand tuple and a
+  // constant with 10,000 users both linear to build.
+  if (operand->users_.size() < operands_.size()) {
+    return std::find(operand->users_.begin(), operand->users_.end(), this) !=
+           operand->users_.end();
+  }
+  return std::find(operands_.begin(), operands_.end(), operand) != operands_.end();
+}
+
 void Instruction::AppendOperand(Instruction* operand) {
-  // The user list holds each user once. Checking our own (short) operand list keeps this
-  // O(operands) even for an operand with thousands of users.
-  bool already_user = std::find(operands_.begin(), operands_.end(), operand) != operands_.end();
+  bool already_user = IsUserOf(operand);
   operands_.push_back(operand);
   if (!already_user) operand->users_.push_back(this);
 }
@@ -165,8 +174,7 @@ void Instruction::AppendOperand(Instruction* operand) {
 void Instruction::ReplaceOperand(int64_t index, Instruction* new_operand) {
   Instruction* old = operands_[static_cast<size_t>(index)];
   if (old == new_operand) return;
-  bool already_user =
-      std::find(operands_.begin(), operands_.end(), new_operand) != operands_.end();
+  bool already_user = IsUserOf(new_operand);
   operands_[static_cast<size_t>(index)] = new_operand;
   if (!already_user) new_operand->users_.push_back(this);
   if (std::find(operands_.begin(), operands_.end(), old) == operands_.end()) old->RemoveUser(this);

@@ -205,6 +205,8 @@ class Instruction {
   friend class InstructionBuilder;
   void AddUser(Instruction* user);
   void RemoveUser(Instruction* user);
+  // Whether this instruction is already in `operand`'s user list.
+  bool IsUserOf(const Instruction* operand) const;
 
   Opcode opcode_;
   Opcode wrapped_ = Opcode::kOpcodeCount;
@@ -244,9 +246,8 @@ class InstructionBuilder {
   // Parser support for names used before their definition: reserve a slot, fill it later.
   void AppendOperandPlaceholder() { instr_->operands_.push_back(nullptr); }
   void SetOperand(size_t index, Instruction* operand) {
-    auto& ops = instr_->operands_;
-    bool already_user = std::find(ops.begin(), ops.end(), operand) != ops.end();
-    ops[index] = operand;
+    bool already_user = instr_->IsUserOf(operand);
+    instr_->operands_[index] = operand;
     if (!already_user) operand->users_.push_back(instr_);
   }
   void SetCalledComputation(size_t slot, Computation* c) { instr_->called_[slot] = c; }
