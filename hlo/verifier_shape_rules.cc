@@ -1,0 +1,378 @@
+// Step 3 of the verifier: per-opcode shape rules. Each rule may assume the structure check
+// (verifier.cc) passed: operand counts match the opcode table, parents are right, called
+// computations have consistent parameter tables and roots.
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "hlo/str_util.h"
+#include "hlo/verifier_internal.h"
+
+namespace hloscope::verifier_internal {
+namespace {
+
+absl::Status CheckTuple(const Instruction& instr) {
+  const Shape& shape = instr.shape();
+  if (!shape.IsTuple()) {
+    return InstrError(instr, StrCat("tuple shape ", ShapeText(shape), " is not a tuple"));
+  }
+  const int64_t elements = static_cast<int64_t>(shape.tuple_elements.size());
+  if (elements != instr.operand_count()) {
+    return InstrError(instr, StrCat("tuple shape ", ShapeText(shape), " has ",
+                                    Count(elements, "element", "elements"), " but ",
+                                    Count(instr.operand_count(), "operand", "operands")));
+  }
+  for (int64_t i = 0; i < elements; ++i) {
+    const Shape& element = *shape.tuple_elements[i];
+    const Shape& operand = instr.operand(i)->shape();
+    if (!element.Compatible(operand)) {
+      return InstrError(
+          instr, StrCat("tuple element ", i, " shape ", ShapeText(element), " does not match ",
+                        OperandRef(instr, i), " shape ", ShapeText(operand)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckGetTupleElement(const Instruction& instr) {
+  const Instruction& op = *instr.operand(0);
+  const Shape& tuple = op.shape();
+  if (!tuple.IsTuple()) {
+    return InstrError(instr, StrCat("get-tuple-element operand '", op.name(), "' shape ",
+                                    ShapeText(tuple), " is not a tuple"));
+  }
+  const int64_t index = instr.tuple_index();
+  if (index < 0 || index >= static_cast<int64_t>(tuple.tuple_elements.size())) {
+    return InstrError(instr,
+                      StrCat("get-tuple-element index ", index, " is out of range for operand '",
+                             op.name(), "' shape ", ShapeText(tuple)));
+  }
+  const Shape& element = *tuple.tuple_elements[index];
+  if (!instr.shape().Compatible(element)) {
+    return InstrError(instr, StrCat("get-tuple-element shape ", ShapeText(instr.shape()),
+                                    " does not match operand '", op.name(), "' element ", index,
+                                    " shape ", ShapeText(element)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckWhile(const Instruction& instr) {
+  const Computation* cond = instr.while_condition();
+  const Computation* body = instr.while_body();
+  if (cond == nullptr) return InstrError(instr, "while has no condition computation");
+  if (body == nullptr) return InstrError(instr, "while has no body computation");
+  const Shape& shape = instr.shape();
+  const Instruction& init = *instr.operand(0);
+  if (!init.shape().Compatible(shape)) {
+    return InstrError(instr,
+                      StrCat("while operand '", init.name(), "' shape ", ShapeText(init.shape()),
+                             " does not match while shape ", ShapeText(shape)));
+  }
+  for (const auto& [callee, role] : {std::pair{cond, "condition"}, std::pair{body, "body"}}) {
+    if (callee->parameter_count() != 1) {
+      return InstrError(instr, StrCat("while ", role, " '", callee->name(), "' has ",
+                                      Count(callee->parameter_count(), "parameter", "parameters"),
+                                      ", expected 1"));
+    }
+    const Instruction& param = *callee->parameter(0);
+    if (!param.shape().Compatible(shape)) {
+      return InstrError(param, StrCat("while ", role, " parameter shape ", ShapeText(param.shape()),
+                                      " does not match while shape ", ShapeText(shape)));
+    }
+  }
+  const Instruction& body_root = *body->root();
+  if (!body_root.shape().Compatible(shape)) {
+    return InstrError(body_root, StrCat("while body root shape ", ShapeText(body_root.shape()),
+                                        " does not match while shape ", ShapeText(shape)));
+  }
+  const Instruction& cond_root = *cond->root();
+  if (!IsScalarOf(cond_root.shape(), PrimitiveType::kPred)) {
+    return InstrError(cond_root, StrCat("while condition root shape ", ShapeText(cond_root.shape()),
+                                        " is not pred[]"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckConditional(const Instruction& instr) {
+  const std::vector<Computation*> branches = instr.branch_computations();
+  const int64_t n = static_cast<int64_t>(branches.size());
+  if (n == 0) return InstrError(instr, "conditional has no branch computations");
+  const Instruction& index = *instr.operand(0);
+  if (IsScalarOf(index.shape(), PrimitiveType::kPred)) {
+    if (n != 2) {
+      return InstrError(instr, StrCat("conditional with a pred[] branch index has ",
+                                      Count(n, "branch", "branches"), ", expected 2"));
+    }
+  } else if (!IsScalarOf(index.shape(), PrimitiveType::kS32)) {
+    return InstrError(instr, StrCat("conditional branch index '", index.name(), "' shape ",
+                                    ShapeText(index.shape()), " is not pred[] or s32[]"));
+  }
+  if (instr.operand_count() - 1 != n) {
+    return InstrError(
+        instr, StrCat("conditional has ", Count(n, "branch", "branches"), " but ",
+                      Count(instr.operand_count() - 1, "branch operand", "branch operands")));
+  }
+  for (int64_t b = 0; b < n; ++b) {
+    const Computation& branch = *branches[b];
+    if (branch.parameter_count() != 1) {
+      return InstrError(instr, StrCat("conditional branch ", b, " '", branch.name(), "' has ",
+                                      Count(branch.parameter_count(), "parameter", "parameters"),
+                                      ", expected 1"));
+    }
+    const Instruction& param = *branch.parameter(0);
+    const Shape& arg = instr.operand(b + 1)->shape();
+    if (!param.shape().Compatible(arg)) {
+      return InstrError(
+          param, StrCat("conditional branch ", b, " parameter shape ", ShapeText(param.shape()),
+                        " does not match ", OperandRef(instr, b + 1), " shape ", ShapeText(arg)));
+    }
+    const Instruction& root = *branch.root();
+    if (!root.shape().Compatible(instr.shape())) {
+      return InstrError(root,
+                        StrCat("conditional branch ", b, " root shape ", ShapeText(root.shape()),
+                               " does not match conditional shape ", ShapeText(instr.shape())));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// call and fusion: the callee takes the operands as parameters 0..n-1 and returns the result.
+absl::Status CheckCallee(const Instruction& instr, const Computation* callee, std::string_view kind,
+                         std::string_view attr) {
+  if (callee == nullptr) {
+    return InstrError(instr, StrCat(kind, " has no ", attr, " computation"));
+  }
+  if (callee->parameter_count() != instr.operand_count()) {
+    return InstrError(
+        instr, StrCat(kind, " computation '", callee->name(), "' has ",
+                      Count(callee->parameter_count(), "parameter", "parameters"), " but the ",
+                      kind, " has ", Count(instr.operand_count(), "operand", "operands")));
+  }
+  for (int64_t i = 0; i < instr.operand_count(); ++i) {
+    const Instruction& param = *callee->parameter(i);
+    const Shape& arg = instr.operand(i)->shape();
+    if (!param.shape().Compatible(arg)) {
+      return InstrError(
+          param, StrCat(kind, " parameter ", i, " shape ", ShapeText(param.shape()),
+                        " does not match ", OperandRef(instr, i), " shape ", ShapeText(arg)));
+    }
+  }
+  const Instruction& root = *callee->root();
+  if (!root.shape().Compatible(instr.shape())) {
+    return InstrError(root, StrCat(kind, " root shape ", ShapeText(root.shape()),
+                                   " does not match ", kind, " shape ", ShapeText(instr.shape())));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckCall(const Instruction& instr) {
+  return CheckCallee(instr, instr.to_apply(), "call", "to_apply");
+}
+
+absl::Status CheckFusion(const Instruction& instr) {
+  return CheckCallee(instr, instr.fused_computation(), "fusion", "calls");
+}
+
+// The deprecated form of dynamic-(update-)slice start indices: one integer vector with an
+// entry per dimension (`s32[2] start` for a rank-2 operand). XLA still accepts it, and older
+// modules and tests use it.
+bool IsIndexVector(const Shape& s, int64_t rank) {
+  if (!s.IsArray() || s.rank() != 1 || s.dims[0] != rank) return false;
+  const PrimitiveTypeInfo& info = GetPrimitiveTypeInfo(s.element_type);
+  return info.is_signed_int || info.is_unsigned_int;
+}
+
+// Operands first..first+rank-1 of a dynamic-(update-)slice are scalar integer start indices,
+// one per dimension of operand 0 (or, deprecated, a single index vector).
+absl::Status CheckStartIndices(const Instruction& instr, int64_t first) {
+  const std::string kind = instr.PrintedOpcode();
+  const Instruction& op = *instr.operand(0);
+  const int64_t indices = instr.operand_count() - first;
+  if (indices == 1 && IsIndexVector(instr.operand(first)->shape(), op.shape().rank())) {
+    return absl::OkStatus();
+  }
+  if (indices != op.shape().rank()) {
+    return InstrError(instr, StrCat(kind, " has ", Count(indices, "start index", "start indices"),
+                                    " but operand '", op.name(), "' has rank ", op.shape().rank()));
+  }
+  for (int64_t i = first; i < instr.operand_count(); ++i) {
+    const Shape& s = instr.operand(i)->shape();
+    if (!IsIntegerScalar(s)) {
+      return InstrError(instr, StrCat(kind, " ", OperandRef(instr, i), " shape ", ShapeText(s),
+                                      " is not an integer scalar"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckArrayOperand(const Instruction& instr, int64_t i) {
+  const Shape& s = instr.operand(i)->shape();
+  if (s.IsArray()) return absl::OkStatus();
+  return InstrError(instr, StrCat(instr.PrintedOpcode(), " ", OperandRef(instr, i), " shape ",
+                                  ShapeText(s), " is not an array"));
+}
+
+absl::Status CheckDynamicSlice(const Instruction& instr) {
+  if (absl::Status s = CheckArrayOperand(instr, 0); !s.ok()) return s;
+  if (absl::Status s = CheckStartIndices(instr, 1); !s.ok()) return s;
+  const Instruction& op = *instr.operand(0);
+  const Shape& in = op.shape();
+  absl::Span<const int64_t> sizes = instr.dynamic_slice_sizes();
+  const std::string sizes_text = StrCat("dynamic_slice_sizes={", StrJoin(sizes, ","), "}");
+  if (static_cast<int64_t>(sizes.size()) != in.rank()) {
+    return InstrError(instr, StrCat("dynamic-slice ", sizes_text, " has ",
+                                    Count(static_cast<int64_t>(sizes.size()), "entry", "entries"),
+                                    " but operand '", op.name(), "' has rank ", in.rank()));
+  }
+  for (int64_t d = 0; d < in.rank(); ++d) {
+    if (sizes[d] < 0 || (in.dims[d] != Shape::kUnboundedSize && sizes[d] > in.dims[d])) {
+      return InstrError(instr,
+                        StrCat("dynamic-slice size ", sizes[d], " in dimension ", d,
+                               " does not fit in operand '", op.name(), "' shape ", ShapeText(in)));
+    }
+  }
+  const Shape& out = instr.shape();
+  bool ok = out.IsArray() && out.element_type == in.element_type && out.rank() == in.rank() &&
+            std::equal(out.dims.begin(), out.dims.end(), sizes.begin());
+  if (!ok) {
+    Shape expected;
+    expected.element_type = in.element_type;
+    expected.dims.assign(sizes.begin(), sizes.end());
+    expected.dynamic.assign(sizes.size(), false);
+    return InstrError(instr, StrCat("dynamic-slice shape ", ShapeText(out), " does not match ",
+                                    ShapeText(expected), " (element type of operand '", op.name(),
+                                    "', ", sizes_text, ")"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckDynamicUpdateSlice(const Instruction& instr) {
+  if (absl::Status s = CheckArrayOperand(instr, 0); !s.ok()) return s;
+  if (absl::Status s = CheckArrayOperand(instr, 1); !s.ok()) return s;
+  const Instruction& op = *instr.operand(0);
+  const Instruction& update = *instr.operand(1);
+  const Shape& in = op.shape();
+  const Shape& up = update.shape();
+  if (up.rank() != in.rank()) {
+    return InstrError(instr, StrCat("dynamic-update-slice update '", update.name(), "' shape ",
+                                    ShapeText(up), " has rank ", up.rank(), " but operand '",
+                                    op.name(), "' shape ", ShapeText(in), " has rank ", in.rank()));
+  }
+  if (up.element_type != in.element_type) {
+    return InstrError(
+        instr, StrCat("dynamic-update-slice update '", update.name(), "' element type ",
+                      PrimitiveTypeName(up.element_type), " does not match operand '", op.name(),
+                      "' element type ", PrimitiveTypeName(in.element_type)));
+  }
+  for (int64_t d = 0; d < in.rank(); ++d) {
+    if (in.dims[d] != Shape::kUnboundedSize && up.dims[d] != Shape::kUnboundedSize &&
+        up.dims[d] > in.dims[d]) {
+      return InstrError(
+          instr, StrCat("dynamic-update-slice update '", update.name(), "' shape ", ShapeText(up),
+                        " does not fit in operand '", op.name(), "' shape ", ShapeText(in)));
+    }
+  }
+  if (absl::Status s = CheckStartIndices(instr, 2); !s.ok()) return s;
+  if (!instr.shape().Compatible(in)) {
+    return InstrError(instr,
+                      StrCat("dynamic-update-slice shape ", ShapeText(instr.shape()),
+                             " does not match operand '", op.name(), "' shape ", ShapeText(in)));
+  }
+  return absl::OkStatus();
+}
+
+// Bytes of an array in memory when its layout has tiles: each tiled dimension is padded up to
+// a multiple of the first tile's size for it (the first tile applies to the most minor
+// dimensions; later tiles subdivide it and add no padding of their own). A bitcast
+// reinterprets that memory, so XLA's TPU dumps bitcast u32[10]{0:T(128)} to
+// u32[5]{0:T(128)}: both occupy 128 elements. Equal to ByteSize() without tiles.
+int64_t PaddedByteSize(const Shape& s) {
+  if (!s.IsArray() || !s.has_layout || s.layout.tiles.empty() ||
+      static_cast<int64_t>(s.layout.minor_to_major.size()) != s.rank()) {
+    return s.ByteSize();
+  }
+  absl::InlinedVector<int64_t, 6> dims(s.dims.begin(), s.dims.end());
+  int64_t extra = 1;  // tile dimensions beyond the shape's rank pad size-1 dimensions
+  const auto& tile = s.layout.tiles.front().dims;
+  const int64_t k = static_cast<int64_t>(tile.size());
+  for (int64_t j = 0; j < k; ++j) {
+    const int64_t t = tile[k - 1 - j];  // j-th most minor tile dimension
+    if (t == Tile::kTileCombine || t <= 0) continue;
+    if (j < s.rank()) {
+      const int64_t dim = s.layout.minor_to_major[j];
+      if (dim < 0 || dim >= s.rank()) return s.ByteSize();
+      int64_t& d = dims[dim];
+      if (d == Shape::kUnboundedSize) return s.ByteSize();
+      d = (d + t - 1) / t * t;
+    } else {
+      extra *= t;
+    }
+  }
+  int64_t elements = extra;
+  for (int64_t d : dims) elements *= d;
+  const int64_t bits = s.layout.element_size_bits != 0 ? s.layout.element_size_bits
+                                                       : GetPrimitiveTypeInfo(s.element_type).bits;
+  return (elements * bits + 7) / 8;
+}
+
+absl::Status CheckBitcast(const Instruction& instr) {
+  const Instruction& op = *instr.operand(0);
+  const int64_t out = instr.shape().ByteSize();
+  const int64_t in = op.shape().ByteSize();
+  if (out != in && PaddedByteSize(instr.shape()) != PaddedByteSize(op.shape())) {
+    // Layouts are printed here: E(n) element sizes change the byte count.
+    return InstrError(instr,
+                      StrCat("bitcast shape ", instr.shape().ToString(), " has ",
+                             Count(out, "byte", "bytes"), " but operand '", op.name(), "' shape ",
+                             op.shape().ToString(), " has ", Count(in, "byte", "bytes")));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckCopy(const Instruction& instr) {
+  const Instruction& op = *instr.operand(0);
+  if (!instr.shape().Compatible(op.shape())) {
+    return InstrError(instr,
+                      StrCat("copy shape ", ShapeText(instr.shape()), " does not match operand '",
+                             op.name(), "' shape ", ShapeText(op.shape())));
+  }
+  return absl::OkStatus();
+}
+
+using ShapeRule = absl::Status (*)(const Instruction&);
+
+// The per-opcode rules, one line each; opcodes not listed have none.
+constexpr std::pair<Opcode, ShapeRule> kShapeRules[] = {
+    {Opcode::kTuple, CheckTuple},
+    {Opcode::kGetTupleElement, CheckGetTupleElement},
+    {Opcode::kWhile, CheckWhile},
+    {Opcode::kConditional, CheckConditional},
+    {Opcode::kCall, CheckCall},
+    {Opcode::kFusion, CheckFusion},
+    {Opcode::kDynamicSlice, CheckDynamicSlice},
+    {Opcode::kDynamicUpdateSlice, CheckDynamicUpdateSlice},
+    {Opcode::kBitcast, CheckBitcast},
+    {Opcode::kCopy, CheckCopy},
+};
+
+constexpr auto kRuleByOpcode = [] {
+  std::array<ShapeRule, static_cast<size_t>(Opcode::kOpcodeCount)> table{};
+  for (const auto& [op, rule] : kShapeRules) table[static_cast<size_t>(op)] = rule;
+  return table;
+}();
+
+}  // namespace
+
+bool HasShapeRule(Opcode op) { return kRuleByOpcode[static_cast<size_t>(op)] != nullptr; }
+
+absl::Status CheckShapes(absl::Span<const Instruction* const> instrs) {
+  for (const Instruction* instr : instrs) {
+    ShapeRule rule = kRuleByOpcode[static_cast<size_t>(instr->opcode())];
+    if (absl::Status s = rule(*instr); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace hloscope::verifier_internal
