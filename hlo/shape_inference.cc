@@ -202,6 +202,86 @@ const Shape* InferShape(const Instruction& instr, const Computation* callee, Mod
       if (static_cast<int64_t>(dims.size()) != in->rank()) break;
       return module.InternShape(ArrayShape(in->element_type, dims));
     }
+    case Opcode::kSort: {
+      // Sorting keeps shapes: one operand gives its shape, several give a tuple of theirs.
+      if (instr.operand_count() == 1) return operand_shape(0);
+      Shape s;
+      s.element_type = PrimitiveType::kTuple;
+      for (Instruction* o : instr.operands()) s.tuple_elements.push_back(o->shape_ptr());
+      return module.InternShape(std::move(s));
+    }
+    case Opcode::kReduceWindow: {
+      // window={size=AxB stride=CxD pad=lo_hixlo_hi lhs_dilate=.. rhs_dilate=..}; one input.
+      const Shape* in = operand_shape(0);
+      if (in == nullptr || !in->IsArray() || instr.operand_count() != 2) break;
+      std::string_view window;
+      for (const Attribute& a : instr.attributes()) {
+        if (module.AttrKeyName(a.key) == "window") window = a.value;
+      }
+      if (window.size() < 2) break;
+      window = window.substr(1, window.size() - 2);
+      const int64_t rank = in->rank();
+      std::vector<int64_t> size(rank, 1), stride(rank, 1), lo(rank, 0), hi(rank, 0),
+          base_dilation(rank, 1), window_dilation(rank, 1);
+      // Splits `key=v1xv2x...` items; pad items are `lo_hi`.
+      size_t pos = 0;
+      while (pos < window.size()) {
+        size_t end = window.find(' ', pos);
+        if (end == std::string_view::npos) end = window.size();
+        std::string_view item = window.substr(pos, end - pos);
+        pos = end + 1;
+        size_t eq = item.find('=');
+        if (eq == std::string_view::npos) continue;
+        std::string_view key = item.substr(0, eq);
+        std::string_view values = item.substr(eq + 1);
+        std::vector<std::string_view> parts;
+        for (size_t p = 0; p <= values.size();) {
+          size_t x = values.find('x', p);
+          if (x == std::string_view::npos) x = values.size();
+          parts.push_back(values.substr(p, x - p));
+          p = x + 1;
+        }
+        if (static_cast<int64_t>(parts.size()) != rank) return Inconsistent(instr, error);
+        for (int64_t d = 0; d < rank; ++d) {
+          auto number = [&](std::string_view t, int64_t* v) {
+            bool negative = !t.empty() && t[0] == '-';
+            if (negative) t.remove_prefix(1);
+            if (t.empty() || t.size() > 15) return false;
+            int64_t r = 0;
+            for (char c : t) {
+              if (c < '0' || c > '9') return false;
+              r = r * 10 + (c - '0');
+            }
+            *v = negative ? -r : r;
+            return true;
+          };
+          std::string_view part = parts[static_cast<size_t>(d)];
+          bool ok = true;
+          if (key == "size") {
+            ok = number(part, &size[d]);
+          } else if (key == "stride") {
+            ok = number(part, &stride[d]);
+          } else if (key == "lhs_dilate") {
+            ok = number(part, &base_dilation[d]);
+          } else if (key == "rhs_dilate") {
+            ok = number(part, &window_dilation[d]);
+          } else if (key == "pad") {
+            size_t u = part.find('_');
+            ok = u != std::string_view::npos && number(part.substr(0, u), &lo[d]) &&
+                 number(part.substr(u + 1), &hi[d]);
+          }
+          if (!ok) return Inconsistent(instr, error);
+        }
+      }
+      std::vector<int64_t> dims;
+      for (int64_t d = 0; d < rank; ++d) {
+        int64_t padded = (in->dims[d] - 1) * base_dilation[d] + 1 + lo[d] + hi[d];
+        int64_t extent = (size[d] - 1) * window_dilation[d] + 1;
+        if (stride[d] <= 0 || size[d] <= 0 || padded < extent) return Inconsistent(instr, error);
+        dims.push_back((padded - extent) / stride[d] + 1);
+      }
+      return module.InternShape(ArrayShape(in->element_type, dims));
+    }
     case Opcode::kReduce: {
       // Single-output reduce: the input without the reduced dimensions.
       const Shape* in = operand_shape(0);
@@ -228,9 +308,9 @@ const Shape* InferShape(const Instruction& instr, const Computation* callee, Mod
     s.element_type = PrimitiveType::kPred;
     return module.InternShape(std::move(s));
   }
-  *error = CannotInfer(instr, "hloscope infers shapes only for tuple, get-tuple-element, while, "
-                              "call, fusion, conditional, after-all, transpose, concatenate, "
-                              "dot, pad, reduce and elementwise ops");
+  *error = StrCat("cannot infer the result shape of '", instr.name(), "' (",
+                  instr.PrintedOpcode(), "): write the shape before the opcode (hloscope infers "
+                  "it only for the opcodes listed in docs/architecture.md)");
   return nullptr;
 }
 

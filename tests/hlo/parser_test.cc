@@ -372,3 +372,50 @@ TEST(ParserRegression, DeeplyNestedOperandsAndComputationsAreRefused) {
 
 }  // namespace
 }  // namespace hloscope
+
+namespace hloscope {
+namespace {
+
+using testing::Find;
+using testing::ParseOrDie;
+
+TEST(ShapeInference, SortAndReduceWindow) {
+  auto m = ParseOrDie(R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  c = s32[] parameter(2)
+  d = s32[] parameter(3)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+ENTRY e {
+  p = f32[10,7] parameter(0)
+  i = s32[10,7] parameter(1)
+  z = f32[] constant(0)
+  w = reduce-window(p, z), window={size=3x2 stride=2x1 pad=1_1x0_0}, to_apply=add
+  dilated = reduce-window(p, z), window={size=2x1 lhs_dilate=2x1 rhs_dilate=3x1}, to_apply=add
+  ROOT sorted = sort(p, i), dimensions={1}, to_apply=less
+})");
+  ASSERT_NE(m, nullptr);
+  // (10 + 1 + 1 - 3) / 2 + 1 = 5; (7 - 2) / 1 + 1 = 6.
+  EXPECT_EQ(Find(*m, "w")->shape().ToString(), "f32[5,6]");
+  // Base dilation 2: 19 elements; window dilation 3 spans 4: (19 - 4) / 1 + 1 = 16.
+  EXPECT_EQ(Find(*m, "dilated")->shape().ToString(), "f32[16,7]");
+  EXPECT_EQ(Find(*m, "sorted")->shape().ToString(), "(f32[10,7], s32[10,7])");
+  auto bad = ParseModule("HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  z = f32[] constant(0)\n"
+                         "  ROOT w = reduce-window(p, z), window={size=5}, to_apply=e\n}\n",
+                         {.filename = "x.hlo"});
+  ASSERT_FALSE(bad.ok());
+  std::string message(bad.status().message());
+  EXPECT_EQ(message.substr(0, message.find('\n')),
+            "x.hlo:5:12: error: cannot infer the result shape of 'w' (reduce-window): its "
+            "operands and attributes do not fit together; write the shape before the opcode");
+}
+
+}  // namespace
+}  // namespace hloscope
