@@ -11,30 +11,13 @@
 #include "gtest/gtest.h"
 #include "hlo/module.h"
 #include "hlo/parser.h"
+#include "tests/test_util.h"
 
 namespace hloscope::analysis_testing {
 
-inline std::string MessageOf(const absl::Status& s) {
-  return std::string(s.message().data(), s.message().size());
-}
-
-inline std::unique_ptr<Module> Parse(std::string_view text) {
-  ParseOptions options;
-  options.filename = "test.hlo";
-  absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(text, options);
-  EXPECT_TRUE(m.ok()) << MessageOf(m.status());
-  if (!m.ok()) return nullptr;
-  return *std::move(m);
-}
-
-inline const Instruction* Find(const Module& m, std::string_view comp, std::string_view name) {
-  const Computation* c = m.FindComputation(comp);
-  if (c == nullptr) return nullptr;
-  for (const Instruction* i : c->instructions()) {
-    if (i->name() == name) return i;
-  }
-  return nullptr;
-}
+using testing::Find;
+using testing::MessageOf;
+using testing::Parse;
 
 inline std::unique_ptr<DataflowAnalysis> RunDataflow(const Module& m,
                                                      DataflowAnalysis::Options options = {}) {
@@ -70,8 +53,8 @@ inline std::string ValuesAt(const DataflowAnalysis& df, std::string_view comp,
 }
 
 // The values of the buffer(s) at (comp.name, index), e.g. "p{}, dus{}".
-inline std::string BufferAt(const AliasAnalysis& aa, std::string_view comp,
-                            std::string_view name, const ShapeIndex& index = {}) {
+inline std::string BufferAt(const AliasAnalysis& aa, std::string_view comp, std::string_view name,
+                            const ShapeIndex& index = {}) {
   const Instruction* i = Find(aa.dataflow().module(), comp, name);
   if (i == nullptr) return "<missing>";
   std::string out;

@@ -11,22 +11,13 @@
 #include "hlo/parser.h"
 #include "hlo/printer.h"
 #include "hlo/verifier.h"
+#include "tests/test_util.h"
 
 namespace hloscope::passes_testing {
 
-inline std::string MessageOf(const absl::Status& s) {
-  return std::string(s.message().data(), s.message().size());
-}
-
-// Parses `text` or fails the current test with the parser's message (and returns nullptr).
-inline std::unique_ptr<Module> Parse(std::string_view text) {
-  ParseOptions options;
-  options.filename = "test.hlo";
-  absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(text, options);
-  EXPECT_TRUE(m.ok()) << MessageOf(m.status());
-  if (!m.ok()) return nullptr;
-  return *std::move(m);
-}
+using testing::Find;
+using testing::MessageOf;
+using testing::Parse;
 
 // "OK" or the verifier's message, so tests can compare one string.
 inline std::string Verify(const Module& module, const VerifierOptions& options = {}) {
@@ -45,16 +36,6 @@ inline std::string VerifyText(std::string_view text, const VerifierOptions& opti
 
 inline Computation* FindComputation(const Module& m, std::string_view name) {
   return m.FindComputation(name);
-}
-
-// The instruction called `name` in computation `comp`.
-inline Instruction* Find(const Module& m, std::string_view comp, std::string_view name) {
-  Computation* c = m.FindComputation(comp);
-  if (c == nullptr) return nullptr;
-  for (Instruction* i : c->instructions()) {
-    if (i->name() == name) return i;
-  }
-  return nullptr;
 }
 
 // Instruction names of a computation in order, space-separated.

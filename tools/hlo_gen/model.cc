@@ -222,6 +222,8 @@ class Gen {
   };
   State ForwardIteration(Comp& c, const State& s);
   State BackwardIteration(Comp& c, const State& s);
+  Val StartIteration(Comp& c, const State& s, const std::string& scope, Val in_idx, Val zero,
+                     const Meta& pm);
   void FinishIteration(Comp& c, const State& s, const std::string& scope, Val value, Val in_idx,
                        Val zero, Val last_mb, bool backward, State& n);
   std::vector<Val> Flatten(const State& s) const;
@@ -672,6 +674,24 @@ std::string PermutePairs(int64_t p, bool backward) {
   return out;
 }
 
+// The start of one loop iteration, forward and backward alike: read this step's row of the
+// input buffer at `in_idx`. Under spmd, stage 0 takes a new microbatch while there are any and
+// the other stages keep the activation rotated in from their neighbour.
+Val Gen::StartIteration(Comp& c, const State& s, const std::string& scope, Val in_idx, Val zero,
+                        const Meta& pm) {
+  Val slice = c.Add("dynamic-slice", T({1, B, S, H}), {s.in, in_idx, zero, zero, zero},
+                    fmt::format("dynamic_slice_sizes={{1,{},{},{}}}", B, S, H), &pm);
+  if (!spmd_) return c.Add("bitcast", T({B, S, H}), {slice});
+  Meta sm = Md(scope, "pipeline/while/body/select_n", kPipelineFile, 440);
+  return Fusion(c, "kLoop", {slice, s.x, s.idx}, sm, [&](Comp& f, const std::vector<Val>& p) {
+    Val in = f.Add("bitcast", T({B, S, H}), {p[0]});
+    Val lt = f.Add("compare", Pred(), {p[2], f.Constant("s32", fmt::format("{}", M))},
+                   "direction=LT", &sm);
+    Val pb = Bcast(f, lt, Pred({B, S, H}), {});
+    return f.Add("select", T({B, S, H}), {pb, in, p[1]}, {}, &sm);
+  });
+}
+
 // The end of one loop iteration, forward and backward alike: write this stage's output row
 // (one step behind under spmd, as the pipeline lags by one stage per step), pass the
 // activation to the next stage (collective-permute under spmd; forward and backward go in
@@ -708,22 +728,7 @@ Gen::State Gen::ForwardIteration(Comp& c, const State& s) {
   Val zero = c.Constant("s32", "0");
   Val last_mb = c.Constant("s32", fmt::format("{}", M - 1));
   Val in_idx = c.Add("clamp", S32(), {zero, s.idx, last_mb}, {}, &pm);
-  Val slice = c.Add("dynamic-slice", T({1, B, S, H}), {s.in, in_idx, zero, zero, zero},
-                    fmt::format("dynamic_slice_sizes={{1,{},{},{}}}", B, S, H), &pm);
-  Val x;
-  if (spmd_) {
-    // Stage 0 takes a new microbatch while there are any; the others keep the rotated state.
-    Meta sm = Md(scope, "pipeline/while/body/select_n", kPipelineFile, 440);
-    x = Fusion(c, "kLoop", {slice, s.x, s.idx}, sm, [&](Comp& f, const std::vector<Val>& p) {
-      Val in = f.Add("bitcast", T({B, S, H}), {p[0]});
-      Val lt = f.Add("compare", Pred(), {p[2], f.Constant("s32", fmt::format("{}", M))},
-                     "direction=LT", &sm);
-      Val pb = Bcast(f, lt, Pred({B, S, H}), {});
-      return f.Add("select", T({B, S, H}), {pb, in, p[1]}, {}, &sm);
-    });
-  } else {
-    x = c.Add("bitcast", T({B, S, H}), {slice});
-  }
+  Val x = StartIteration(c, s, scope, in_idx, zero, pm);
   const size_t per_layer = stashed_.size();
   for (int64_t j = 0; j < Lps; ++j) {
     Layer l;
@@ -756,21 +761,7 @@ Gen::State Gen::BackwardIteration(Comp& c, const State& s) {
   Val slot =
       c.Add("subtract", S32(), {c.Constant("s32", fmt::format("{}", trip_ - 1)), s.idx}, {}, &pm);
   Val in_idx = c.Add("clamp", S32(), {zero, spmd_ ? s.idx : slot, last_mb}, {}, &pm);
-  Val slice = c.Add("dynamic-slice", T({1, B, S, H}), {s.in, in_idx, zero, zero, zero},
-                    fmt::format("dynamic_slice_sizes={{1,{},{},{}}}", B, S, H), &pm);
-  Val dy;
-  if (spmd_) {
-    Meta sm = Md(scope, "pipeline/while/body/select_n", kPipelineFile, 440);
-    dy = Fusion(c, "kLoop", {slice, s.x, s.idx}, sm, [&](Comp& f, const std::vector<Val>& p) {
-      Val in = f.Add("bitcast", T({B, S, H}), {p[0]});
-      Val lt = f.Add("compare", Pred(), {p[2], f.Constant("s32", fmt::format("{}", M))},
-                     "direction=LT", &sm);
-      Val pb = Bcast(f, lt, Pred({B, S, H}), {});
-      return f.Add("select", T({B, S, H}), {pb, in, p[1]}, {}, &sm);
-    });
-  } else {
-    dy = c.Add("bitcast", T({B, S, H}), {slice});
-  }
+  Val dy = StartIteration(c, s, scope, in_idx, zero, pm);
   const size_t per_layer = stashed_.size();
   for (int64_t j = Lps - 1; j >= 0; --j) {
     Layer l;
