@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <vector>
 
-#include "hlo/str_util.h"
+#include "hlo/attribute_values.h"
 #include "hlo/computation.h"
+#include "hlo/str_util.h"
 
 namespace hloscope {
 
@@ -17,29 +18,6 @@ std::string CannotInfer(const Instruction& instr, std::string_view why) {
 
 namespace {
 // Integers inside a raw attribute value such as `{1,2}`; empty when absent.
-std::vector<int64_t> IntsOfAttribute(const Instruction& instr, const Module& module,
-                                     std::string_view key) {
-  std::vector<int64_t> out;
-  for (const Attribute& a : instr.attributes()) {
-    if (module.AttrKeyName(a.key) != key) continue;
-    int64_t v = 0;
-    bool in_number = false, negative = false;
-    for (char c : a.value) {
-      if (c >= '0' && c <= '9') {
-        v = v * 10 + (c - '0');
-        in_number = true;
-      } else {
-        if (in_number) out.push_back(negative ? -v : v);
-        negative = c == '-';
-        v = 0;
-        in_number = false;
-      }
-    }
-    if (in_number) out.push_back(negative ? -v : v);
-  }
-  return out;
-}
-
 const Shape* Inconsistent(const Instruction& instr, std::string* error) {
   *error = StrCat("cannot infer the result shape of '", instr.name(), "' (", instr.PrintedOpcode(),
                   "): its operands and attributes do not fit together; write the shape before "
@@ -141,10 +119,10 @@ const Shape* InferShape(const Instruction& instr, const Computation* callee, Mod
       const Shape* lhs = operand_shape(0);
       const Shape* rhs = operand_shape(1);
       if (lhs == nullptr || rhs == nullptr || !lhs->IsArray() || !rhs->IsArray()) break;
-      auto lb = IntsOfAttribute(instr, module, "lhs_batch_dims");
-      auto lc = IntsOfAttribute(instr, module, "lhs_contracting_dims");
-      auto rb = IntsOfAttribute(instr, module, "rhs_batch_dims");
-      auto rc = IntsOfAttribute(instr, module, "rhs_contracting_dims");
+      auto lb = IntListAttribute(instr, module, "lhs_batch_dims");
+      auto lc = IntListAttribute(instr, module, "lhs_contracting_dims");
+      auto rb = IntListAttribute(instr, module, "rhs_batch_dims");
+      auto rc = IntListAttribute(instr, module, "rhs_contracting_dims");
       std::vector<int64_t> dims;
       for (int64_t d : lb) {
         if (d < 0 || d >= lhs->rank()) return Inconsistent(instr, error);
@@ -161,7 +139,7 @@ const Shape* InferShape(const Instruction& instr, const Computation* callee, Mod
     case Opcode::kPad: {
       // padding=lo_hi[_interior] per dimension, joined by 'x'.
       const Shape* in = operand_shape(0);
-      auto p = IntsOfAttribute(instr, module, "padding");
+      auto p = IntListAttribute(instr, module, "padding");
       if (in == nullptr || !in->IsArray()) break;
       const Attribute* raw = nullptr;
       for (const Attribute& a : instr.attributes()) {
