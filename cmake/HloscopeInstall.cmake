@@ -17,7 +17,12 @@ foreach(area hlo analysis passes)
   endif()
 endforeach()
 
-install(TARGETS ${_hloscope_install_targets} hlo-opt hlo-gen hlo-pipeline
+# hlo/eval's headers come with hlo/ above; its library is hloscope::eval.
+if(TARGET hloscope_eval)
+  list(APPEND _hloscope_install_targets hloscope_eval)
+endif()
+
+install(TARGETS ${_hloscope_install_targets} hlo-opt hlo-gen hlo-pipeline hlo-run
         EXPORT hloscopeTargets
         RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}"
         LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}"

@@ -1,5 +1,6 @@
 // The list of passes hloscope ships. Adding a pass: write it in its own file and add one line
 // here.
+#include "passes/copy_elision.h"
 #include "passes/dce.h"
 #include "passes/flatten_call_graph.h"
 #include "passes/pass_registry.h"
@@ -11,6 +12,7 @@ absl::Status RegisterBuiltinPasses(PassRegistry& registry) {
   if (absl::Status s = registry.Register<DeadCodeElimination>(); !s.ok()) return s;
   if (absl::Status s = registry.Register<FlattenCallGraph>(); !s.ok()) return s;
   if (absl::Status s = registry.Register<TupleSimplify>(); !s.ok()) return s;
+  if (absl::Status s = registry.Register<CopyElision>(); !s.ok()) return s;
   return absl::OkStatus();
 }
 

@@ -41,6 +41,8 @@ class PassPipeline : public Pass {
 
   void AddPass(std::unique_ptr<Pass> pass) { passes_.push_back(std::move(pass)); }
   size_t size() const { return passes_.size(); }
+  // The i-th pass (i < size()), e.g. for a tool to configure or read back a pass it added.
+  Pass* pass(size_t i) const { return passes_[i].get(); }
 
   std::string_view name() const override { return "pipeline"; }
   std::string_view description() const override { return "Runs a list of passes in order."; }

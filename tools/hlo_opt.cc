@@ -26,7 +26,11 @@
 #include "hlo/verifier.h"
 #include "passes/pass_pipeline.h"
 #include "passes/pass_registry.h"
+#include "tools/file_io.h"
 #include "tools/hlo_opt_analysis.h"
+#include "tools/hlo_opt_copy_report.h"
+#include "tools/hlo_opt_memory.h"
+#include "tools/report_util.h"
 
 namespace hloscope {
 namespace {
@@ -36,6 +40,7 @@ enum ExitCode { kExitOk = 0, kExitBadInput = 1, kExitBadUsage = 2 };
 constexpr std::string_view kHelp = R"(OVERVIEW: parse, verify, transform and print HLO text modules
 
 USAGE: hlo-opt [options] [FILE|-]
+       hlo-opt --memory-report --stage-by=module [options] FILE...
 
 Reads one HLO module from FILE, or from standard input when FILE is '-' or absent, checks it
 with the verifier, runs the requested passes and prints the result in canonical HLO text.
@@ -57,7 +62,7 @@ OPTIONS:
   --stats                Print statistics instead of the module: instructions per opcode,
                          computations, total bytes of all instruction results, parse and
                          verify time, and the in-memory size of the IR per instruction.
-%ANALYSIS%  -h, --help             Show this help, then exit.
+%ANALYSIS%%MEMORY%%COPYREPORT%  -h, --help             Show this help, then exit.
 
 EXIT STATUS:
   0  success
@@ -76,7 +81,10 @@ struct Flags {
   bool stats = false;
   bool help = false;
   PrintStyle style = PrintStyle::kCanonical;
-  AnalysisFlags analysis;  // --print-dataflow, --print-buffers and their options
+  AnalysisFlags analysis;                // --print-dataflow, --print-buffers and their options
+  MemoryFlags memory;                    // --memory-report and its options
+  CopyReportFlags copy_report;           // --report[=FILE.json] of copy-elision
+  std::vector<std::string> more_inputs;  // --memory-report --stage-by=module: one per stage
 };
 
 std::string_view MessageOf(const absl::Status& s) {
@@ -97,9 +105,9 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
     if (options_done || arg == "-" || !arg.starts_with("-")) {
-      if (input_seen) {
-        return UsageError(
-            fmt::format("more than one input file ('{}' and '{}')", flags->input, arg));
+      if (input_seen) {  // allowed for --stage-by=module only (CheckMemoryFlags)
+        flags->more_inputs.push_back(std::string(arg));
+        continue;
       }
       flags->input = std::string(arg);
       input_seen = true;
@@ -164,6 +172,22 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
       std::string error;
       std::optional<std::string_view> analysis_value;
       if (has_value) analysis_value = value;
+      switch (ParseCopyReportFlag(name, analysis_value, flags->copy_report, &error)) {
+        case CopyReportFlagResult::kTaken:
+          continue;
+        case CopyReportFlagResult::kBadValue:
+          return UsageError(error);
+        case CopyReportFlagResult::kNotCopyReportFlag:
+          break;
+      }
+      switch (ParseMemoryFlag(name, analysis_value, flags->memory, flags->analysis, &error)) {
+        case MemoryFlagResult::kTaken:
+          continue;
+        case MemoryFlagResult::kBadValue:
+          return UsageError(error);
+        case MemoryFlagResult::kNotMemoryFlag:
+          break;
+      }
       switch (ParseAnalysisFlag(name, analysis_value, flags->analysis, &error)) {
         case AnalysisFlagResult::kTaken:
           continue;
@@ -175,52 +199,16 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
     }
     if (!ok) return UsageError(fmt::format("option '{}' takes no value", name));
   }
+  if (std::string error = CheckMemoryFlags(flags->memory, flags->analysis, flags->stats,
+                                           1 + flags->more_inputs.size());
+      !error.empty()) {
+    if (!flags->more_inputs.empty() && !flags->memory.enabled) {
+      error = fmt::format("more than one input file ('{}' and '{}')", flags->input,
+                          flags->more_inputs.front());
+    }
+    return UsageError(error);
+  }
   return -1;
-}
-
-// Reads all of `path` ('-' = stdin) into *text; false with *error set on failure.
-bool ReadInput(const std::string& path, std::string* text, std::string* error) {
-  FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
-  if (f == nullptr) {
-    *error = fmt::format("cannot open '{}': {}", path, std::strerror(errno));
-    return false;
-  }
-  char buf[1 << 16];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) text->append(buf, n);
-  bool failed = std::ferror(f) != 0;
-  int err = errno;
-  if (f != stdin) std::fclose(f);
-  if (failed) {
-    *error =
-        fmt::format("cannot read '{}': {}", path == "-" ? "<stdin>" : path, std::strerror(err));
-    return false;
-  }
-  return true;
-}
-
-bool WriteOutput(const std::string& path, std::string_view text, std::string* error) {
-  FILE* f = path == "-" ? stdout : std::fopen(path.c_str(), "wb");
-  if (f == nullptr) {
-    *error = fmt::format("cannot open '{}' for writing: {}", path, std::strerror(errno));
-    return false;
-  }
-  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  ok = (f == stdout ? std::fflush(f) : std::fclose(f)) == 0 && ok;
-  if (!ok) *error = fmt::format("cannot write '{}': {}", path, std::strerror(errno));
-  return ok;
-}
-
-// "1.5 MiB"
-std::string HumanBytes(int64_t bytes) {
-  constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(bytes);
-  int unit = 0;
-  while (v >= 1024 && unit < 4) {
-    v /= 1024;
-    ++unit;
-  }
-  return unit == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.1f} {}", v, kUnits[unit]);
 }
 
 struct Timings {
@@ -276,7 +264,8 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 
 // Parses, verifies, transforms and prints one module. Returns the error to report, if any.
 absl::Status ProcessModule(const InputChunk& chunk, std::string_view filename, const Flags& flags,
-                           PassPipeline* pipeline, std::string& out) {
+                           CopyReportCollector& copy_reports, PassPipeline* pipeline,
+                           std::string& out) {
   Timings timings;
   auto start = std::chrono::steady_clock::now();
   ParseOptions parse_options;
@@ -292,6 +281,7 @@ absl::Status ProcessModule(const InputChunk& chunk, std::string_view filename, c
     if (absl::StatusOr<bool> changed = pipeline->Run(**module); !changed.ok()) {
       return changed.status();
     }
+    copy_reports.Collect(pipeline, **module);
   }
   if (flags.stats) {
     AppendStats(**module, timings, out);
@@ -321,6 +311,8 @@ int Main(int argc, char** argv) {
   if (flags.help) {
     std::string help(kHelp);
     help.replace(help.find("%ANALYSIS%"), 10, kAnalysisFlagsHelp);
+    help.replace(help.find("%MEMORY%"), 8, kMemoryFlagsHelp);
+    help.replace(help.find("%COPYREPORT%"), 12, kCopyReportFlagsHelp);
     fmt::print("{}", help);
     return kExitOk;
   }
@@ -345,9 +337,31 @@ int Main(int argc, char** argv) {
     if (!built.ok()) return UsageError(MessageOf(built.status()));
     pipeline = *std::move(built);
   }
+  // copy-elision reads --bitcast-defines-value; --report needs it in the pipeline.
+  if (std::string e = ConfigureCopyElision(
+          pipeline.get(), flags.analysis.print.bitcast_defines_value, flags.copy_report);
+      !e.empty()) {
+    return UsageError(e);
+  }
+  CopyReportCollector copy_reports(flags.copy_report);
 
   std::string text;
   std::string error;
+  if (flags.memory.enabled) {
+    std::vector<MemoryInput> inputs;
+    flags.more_inputs.insert(flags.more_inputs.begin(), flags.input);
+    for (const std::string& path : flags.more_inputs) {
+      MemoryInput& in = inputs.emplace_back();
+      in.filename = path == "-" ? "<stdin>" : path;
+      if (!ReadInput(path, &in.text, &error)) return UsageError(error);
+    }
+    flags.memory.options.bitcast_defines_value = flags.analysis.print.bitcast_defines_value;
+    const int code =
+        RunMemoryReport(inputs, flags.split_input_file, pipeline.get(), flags.passes, flags.memory,
+                        [&](const Module& m) { copy_reports.Collect(pipeline.get(), m); });
+    if (absl::Status s = copy_reports.Finish(); !s.ok()) return UsageError(MessageOf(s));
+    return code;
+  }
   if (!ReadInput(flags.input, &text, &error)) return UsageError(error);
   const std::string filename = flags.input == "-" ? "<stdin>" : flags.input;
 
@@ -365,7 +379,8 @@ int Main(int argc, char** argv) {
   bool first_output = true;
   for (const InputChunk& chunk : chunks) {
     std::string module_out;
-    if (absl::Status s = ProcessModule(chunk, filename, flags, pipeline.get(), module_out);
+    if (absl::Status s =
+            ProcessModule(chunk, filename, flags, copy_reports, pipeline.get(), module_out);
         !s.ok()) {
       PrintError(s);
       all_ok = false;
@@ -377,6 +392,7 @@ int Main(int argc, char** argv) {
   }
   // A file is only written for a complete success, so a failed run never leaves a partial
   // output behind; standard output still shows the modules that worked.
+  if (absl::Status s = copy_reports.Finish(); !s.ok()) return UsageError(MessageOf(s));
   if (all_ok || flags.output == "-") {
     if (!WriteOutput(flags.output, out, &error)) return UsageError(error);
   }

@@ -5,6 +5,7 @@
 #include "fmt/format.h"
 #include "google/protobuf/util/json_util.h"
 #include "hlo/computation.h"
+#include "tools/report_util.h"
 
 namespace hloscope {
 
@@ -17,19 +18,6 @@ void FillValue(const HloValue& v, report::Value* out) {
   out->set_instruction(std::string(v.instruction->name()));
   for (int64_t i : v.index) out->add_index(i);
   out->set_is_phi(v.is_phi);
-}
-
-absl::StatusOr<std::string> ToJson(const google::protobuf::Message& message) {
-  google::protobuf::util::JsonPrintOptions options;
-  options.preserve_proto_field_names = true;
-  options.always_print_primitive_fields = true;
-  options.add_whitespace = true;
-  std::string out;
-  auto status = google::protobuf::util::MessageToJsonString(message, &out, options);
-  if (!status.ok()) {
-    return absl::InternalError(fmt::format("JSON printing failed: {}", status.ToString()));
-  }
-  return out;
 }
 
 }  // namespace
@@ -55,11 +43,12 @@ absl::StatusOr<std::string> PrintDataflow(const Module& module,
           report::Position* pos = rc->add_positions();
           pos->set_instruction(std::string(i->name()));
           for (int64_t k : flow.IndexAt(*i, p)) pos->add_index(k);
-          for (ValueId v : flow.ValuesAtPosition(*i, p)) FillValue(flow.value(v), pos->add_values());
+          for (ValueId v : flow.ValuesAtPosition(*i, p))
+            FillValue(flow.value(v), pos->add_values());
         }
       }
     }
-    return ToJson(r);
+    return ProtoToJson(r);
   }
   std::string out;
   for (const Computation* c : module.computations()) {
@@ -106,10 +95,10 @@ absl::StatusOr<std::string> PrintBuffers(const Module& module,
       rb->set_live_out(b.live_out);
       for (ValueId v : b.values) FillValue(flow.value(v), rb->add_values());
     }
-    return ToJson(r);
+    return ProtoToJson(r);
   }
-  std::string out = fmt::format("{} buffers, {} bytes, {} bytes live-out\n",
-                                alias.buffers().size(), total, live_out);
+  std::string out = fmt::format("{} buffers, {} bytes, {} bytes live-out\n", alias.buffers().size(),
+                                total, live_out);
   for (const HloBuffer& b : alias.buffers()) {
     out += fmt::format("buffer {}: {} bytes{}:", b.id, b.bytes, b.live_out ? ", live-out" : "");
     const char* sep = " ";

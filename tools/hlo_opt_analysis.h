@@ -29,8 +29,7 @@ absl::StatusOr<std::string> PrintDataflow(const Module& module,
 
 // Each buffer with its bytes, live-out mark and values:
 // `buffer 3: 64 bytes, live-out: p{}, dus{}`.
-absl::StatusOr<std::string> PrintBuffers(const Module& module,
-                                         const AnalysisPrintOptions& options);
+absl::StatusOr<std::string> PrintBuffers(const Module& module, const AnalysisPrintOptions& options);
 
 // --- flag handling, so hlo_opt.cc needs only a few lines to offer the printers ---
 

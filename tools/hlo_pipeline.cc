@@ -21,6 +21,7 @@
 #include "fmt/format.h"
 #include "hlo/str_util.h"
 #include "tools/hlo_pipeline_flags.h"
+#include "tools/hlo_pipeline_from_hlo.h"
 
 namespace hloscope::pipeline {
 namespace {
@@ -92,8 +93,21 @@ absl::StatusOr<Schedule> LoadOrGenerate(const PipelineFlags& f, const std::strin
   return GenerateSchedule(*ParseScheduleSpec(name), *f.ranks, m);
 }
 
-CostInputs Costs(const PipelineFlags& f) {
+// Flags given on the command line win over what --from-hlo measured.
+CostInputs Costs(const PipelineFlags& f, const std::vector<HloStage>& hlo) {
   CostInputs in;
+  if (!hlo.empty()) {
+    in.forward_time.clear();
+    in.backward_input_time.clear();
+    in.backward_weight_time.clear();
+    in.activation_bytes.clear();
+    for (const HloStage& s : hlo) {
+      in.forward_time.push_back(s.forward_us);
+      in.backward_input_time.push_back(s.backward_input_us);
+      in.backward_weight_time.push_back(s.backward_weight_us);
+      in.activation_bytes.push_back(s.activation_bytes);
+    }
+  }
   if (f.forward_time) in.forward_time = *f.forward_time;
   if (f.backward_time) in.backward_time = *f.backward_time;
   if (f.backward_input_time) in.backward_input_time = *f.backward_input_time;
@@ -104,7 +118,8 @@ CostInputs Costs(const PipelineFlags& f) {
   return in;
 }
 
-absl::StatusOr<Run> Simulated(const PipelineFlags& f, const std::string& name) {
+absl::StatusOr<Run> Simulated(const PipelineFlags& f, const std::vector<HloStage>& hlo,
+                              const std::string& name) {
   absl::StatusOr<Schedule> compute = LoadOrGenerate(f, name);
   if (!compute.ok()) return compute.status();
   Schedule schedule = *compute;
@@ -114,7 +129,7 @@ absl::StatusOr<Run> Simulated(const PipelineFlags& f, const std::string& name) {
     if (!lowered.ok()) return lowered.status();
     schedule = *std::move(lowered);
   }
-  absl::StatusOr<CostModel> costs = BuildCostModel(Costs(f), schedule);
+  absl::StatusOr<CostModel> costs = BuildCostModel(Costs(f, hlo), schedule);
   if (!costs.ok()) return costs.status();
   absl::StatusOr<Simulation> sim = Simulate(schedule, *costs);
   if (!sim.ok()) {
@@ -152,11 +167,6 @@ int Main(int argc, char** argv) {
     fmt::print("{}", PipelineHelp());
     return kOk;
   }
-  if (f.from_hlo) {
-    return Fail({kBadUsage,
-                 "--from-hlo is not available yet: needs the memory profiler (issue 7); give "
-                 "--activation-bytes and the --*-time flags instead"});
-  }
   if (f.schedule.empty() == f.compare.empty()) {
     return Fail({kBadUsage, "give exactly one of --schedule=NAME or --compare=NAME,NAME,..."});
   }
@@ -167,13 +177,22 @@ int Main(int argc, char** argv) {
       f.compare.empty() ? std::vector<std::string>{f.schedule} : f.compare;
   if (std::optional<Failure> bad = CheckNames(f, names)) return Fail(*bad);
 
+  std::vector<HloStage> hlo;
+  if (!f.from_hlo.empty()) {
+    absl::StatusOr<std::vector<HloStage>> stages =
+        StagesFromHlo(f.from_hlo, f.device_tflops, f.backward_regex);
+    if (!stages.ok()) return Fail({kBadInput, std::string(StdView(stages.status().message()))});
+    hlo = *std::move(stages);
+    if (!f.json) fmt::print("{}\n", FormatHloStages(hlo, f.device_tflops));
+  }
+
   ReportOptions report;
-  report.sizes_in_bytes = f.activation_bytes.has_value();
+  report.sizes_in_bytes = f.activation_bytes.has_value() || !hlo.empty();
   report.static_bytes = f.static_bytes;
   report.memory_limit = f.memory_limit;
 
   if (f.compare.empty()) {
-    absl::StatusOr<Run> run = Simulated(f, f.schedule);
+    absl::StatusOr<Run> run = Simulated(f, hlo, f.schedule);
     if (!run.ok()) return Fail({kBadInput, std::string(StdView(run.status().message()))});
     if (f.grid) {
       if (std::optional<Failure> bad = PrintGrid(*run)) return Fail(*bad);
@@ -200,7 +219,7 @@ int Main(int argc, char** argv) {
   runs.reserve(names.size());
   bool any_failed = false;
   for (const std::string& name : names) {
-    absl::StatusOr<Run> run = Simulated(f, name);
+    absl::StatusOr<Run> run = Simulated(f, hlo, name);
     CompareEntry e;
     e.name = name;
     if (run.ok()) {

@@ -98,9 +98,6 @@ absl::StatusOr<PipelineFlags> ParsePipelineFlags(int argc, const char* const* ar
     if (name == "grid" || name == "no-comms" || name == "json") {
       st = no_value();
       if (st.ok()) (name == "grid" ? f.grid : name == "json" ? f.json : f.no_comms) = true;
-    } else if (name == "from-hlo") {
-      // Accepted only to explain why it cannot run yet (see main).
-      f.from_hlo = std::string(value);
     } else {
       st = need_value();
       if (!st.ok()) return st;
@@ -150,6 +147,19 @@ absl::StatusOr<PipelineFlags> ParsePipelineFlags(int argc, const char* const* ar
       } else if (name == "format") {
         if (value != "text" && value != "json") return Bad(name, "expected text or json");
         f.json = value == "json";
+      } else if (name == "from-hlo") {
+        for (std::string_view item : Split(value, ',')) {
+          if (Trim(item).empty()) return Bad(name, "empty file name in the list");
+          f.from_hlo.emplace_back(Trim(item));
+        }
+      } else if (name == "device-tflops") {
+        double v = 0;
+        if (!ParseNumber(value, &v) || !(v > 0) || !std::isfinite(v)) {
+          return Bad(name, StrCat("expected a positive number of TFLOP/s, got '", value, "'"));
+        }
+        f.device_tflops = v;
+      } else if (name == "backward-regex") {
+        f.backward_regex = std::string(value);
       } else if (name == "trace") {
         f.trace_path = std::string(value);
       } else if (name == "dump-csv") {
@@ -193,7 +203,14 @@ model cut into L parts, split or merged evenly onto the schedule's stages):
                                    without it sizes are stage-equivalents (one rank's share)
   --microbatch-tokens=T,T,...      tokens of each microbatch; costs above are the largest one's,
                                    others scale linearly
-  --from-hlo=S0.hlo,S1.hlo,...     per-stage costs from HLO (not available yet)
+  --from-hlo=S0.hlo,S1.hlo,...     per-stage costs from HLO, one module per stage (as MPMD
+                                   pipelining compiles them): forward, input- and weight-backward
+                                   times from the FLOPs of their dots and convolutions, and the
+                                   activation bytes one microbatch leaves alive from the memory
+                                   profiler; the flags above override what they give
+  --device-tflops=T                sustained TFLOP/s that turns --from-hlo FLOPs into time
+                                   (default 400)
+  --backward-regex=RE              op_name pattern of the backward pass (default 'transpose\(')
 
 memory (plain numbers in stage-equivalents when --activation-bytes is not given):
   --memory-limit=B     device memory per rank, e.g. 80GiB; reports whether each schedule fits
@@ -210,7 +227,7 @@ output:
   --help               this text
 
 exit codes: 0 ok, 1 bad input (invalid or deadlocking schedule, unreadable file, impossible
-sizes), 2 bad usage (unknown flag, malformed value, missing flag, --from-hlo for now).
+sizes, HLO that does not parse), 2 bad usage (unknown flag, malformed value, missing flag).
 )",
       KnownScheduleNames());
 }

@@ -33,7 +33,9 @@ struct PipelineFlags {
   bool json = false;
   std::string trace_path;
   std::string dump_csv_path;
-  std::optional<std::string> from_hlo;
+  std::vector<std::string> from_hlo;  // one HLO file per stage
+  double device_tflops = 400;
+  std::string backward_regex = R"(transpose\()";
 };
 
 // argv[0] is skipped.

@@ -17,6 +17,10 @@ HLOSCOPE_PACKAGES=(
   libgtest-dev libbenchmark-dev
   llvm-14-tools  # lit, FileCheck, not
 )
+# Wanted by some tests, which skip (saying why) without them: a failed install is a warning.
+HLOSCOPE_OPTIONAL_PACKAGES=(
+  chromium  # headless browser for the memory report's HTML page test
+)
 # Extra ones for scripts/fuzz (libFuzzer ships with clang's runtime libraries).
 HLOSCOPE_FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev)
 
@@ -58,6 +62,21 @@ ensure_packages() {
   log "Debian packages: installing ${missing[*]}"
   run as_root apt-get update
   run as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
+}
+
+# ensure_optional_packages PKG...: like ensure_packages, but going on without them.
+ensure_optional_packages() {
+  command -v dpkg-query >/dev/null || return 0
+  local missing=() pkg
+  for pkg in "$@"; do
+    package_installed "$pkg" || missing+=("$pkg")
+  done
+  ((${#missing[@]} == 0)) && return 0
+  log "optional Debian packages: installing ${missing[*]}"
+  if ! (as_root apt-get update && as_root env DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y "${missing[@]}"); then
+    log "warning: could not install ${missing[*]}; the tests that need them will be skipped"
+  fi
 }
 
 # configure BUILD_DIR BUILD_TYPE [CMAKE ARGS...]

@@ -63,7 +63,7 @@ TEST(PassRegistryTest, GlobalHasBuiltins) {
   EXPECT_TRUE(registry.Contains("dce"));
   EXPECT_TRUE(registry.Contains("tuple-simplify"));
   EXPECT_TRUE(registry.Contains("flatten-call-graph"));
-  EXPECT_EQ(registry.KnownNames(), "dce, flatten-call-graph, tuple-simplify");
+  EXPECT_EQ(registry.KnownNames(), "copy-elision, dce, flatten-call-graph, tuple-simplify");
   for (const PassRegistry::Entry* e : registry.Entries()) {
     EXPECT_FALSE(e->description.empty()) << e->name;
     absl::StatusOr<std::unique_ptr<Pass>> pass = registry.Create(e->name);
@@ -78,7 +78,8 @@ TEST(PassRegistryTest, UnknownPassListsKnownOnes) {
   ASSERT_FALSE(pass.ok());
   EXPECT_EQ(pass.status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(MessageOf(pass.status()),
-            "unknown pass 'cse' (known passes: dce, flatten-call-graph, tuple-simplify)");
+            "unknown pass 'cse' "
+            "(known passes: copy-elision, dce, flatten-call-graph, tuple-simplify)");
 }
 
 TEST(PassRegistryTest, RegisterAndReject) {
@@ -86,7 +87,7 @@ TEST(PassRegistryTest, RegisterAndReject) {
   EXPECT_EQ(registry.KnownNames(), "none");
   ASSERT_TRUE(RegisterBuiltinPasses(registry).ok());
   ASSERT_TRUE(registry.Register<NoOpPass>().ok());
-  EXPECT_EQ(registry.KnownNames(), "dce, flatten-call-graph, no-op, tuple-simplify");
+  EXPECT_EQ(registry.KnownNames(), "copy-elision, dce, flatten-call-graph, no-op, tuple-simplify");
   absl::Status again = registry.Register<NoOpPass>();
   EXPECT_EQ(again.code(), absl::StatusCode::kAlreadyExists);
   EXPECT_EQ(MessageOf(again), "pass 'no-op' is already registered");
@@ -110,7 +111,8 @@ TEST(PassPipelineTest, BuildErrors) {
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(MessageOf(unknown.status()),
-            "unknown pass 'nope' (known passes: dce, flatten-call-graph, tuple-simplify)");
+            "unknown pass 'nope' "
+            "(known passes: copy-elision, dce, flatten-call-graph, tuple-simplify)");
   absl::StatusOr<std::unique_ptr<PassPipeline>> hole =
       BuildPipeline("dce,,tuple-simplify", PassRegistry::Global());
   ASSERT_FALSE(hole.ok());

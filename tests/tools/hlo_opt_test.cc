@@ -1,68 +1,21 @@
 // hlo-opt end to end: exit status 0 / 1 (bad input) / 2 (bad usage), what goes to stdout and
 // stderr, files, stdin, --split-input-file and --stats.
-#include <sys/wait.h>
-
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "gtest/gtest.h"
+#include "tests/tool_test_util.h"
 
 namespace {
 
 namespace fs = std::filesystem;
+using Result = ::hloscope::testing::ToolResult;
+using ::hloscope::testing::ReadFile;
 
-struct Result {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void WriteFile(const fs::path& path, std::string_view text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-}
-
-class HloOptTest : public ::testing::Test {
+class HloOptTest : public ::hloscope::testing::ToolTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::path(::testing::TempDir()) / (std::string("hlo_opt_test_") + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  // A file in this test's scratch directory.
-  std::string Path(std::string_view name) const { return (dir_ / name).string(); }
-  std::string Write(std::string_view name, std::string_view text) const {
-    WriteFile(dir_ / name, text);
-    return Path(name);
-  }
-
   // Runs `hlo-opt ARGS` through the shell (ARGS may redirect stdin).
-  Result Run(const std::string& args) const {
-    const std::string out = Path("stdout.txt");
-    const std::string err = Path("stderr.txt");
-    const std::string cmd = std::string(HLO_OPT_PATH) + " " + args + " >" + out + " 2>" + err;
-    int status = std::system(cmd.c_str());
-    Result r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = ReadFile(out);
-    r.err = ReadFile(err);
-    return r;
-  }
-
-  fs::path dir_;
+  Result Run(const std::string& args) const { return RunTool(HLO_OPT_PATH, args); }
 };
 
 constexpr std::string_view kGood = R"(HloModule good
@@ -176,7 +129,8 @@ TEST_F(HloOptTest, UnknownPassIsBadUsage) {
   Result r = Run(Write("good.hlo", kGood) + " --passes=dce,cse");
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err,
-            "hlo-opt: error: unknown pass 'cse' (known passes: dce, flatten-call-graph, tuple-simplify)\n"
+            "hlo-opt: error: unknown pass 'cse' "
+            "(known passes: copy-elision, dce, flatten-call-graph, tuple-simplify)\n"
             "Run 'hlo-opt --help' for usage.\n");
 }
 

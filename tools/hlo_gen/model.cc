@@ -900,7 +900,6 @@ GenStats Gen::Run() {
   std::vector<Val> results;
   State bwd;
   bwd.idx = zero;
-  bwd.x = zeros_x;
   std::optional<Head> head;
   if (last) {
     head = HeadAndLoss(entry, f.out, *tokens, *table);
@@ -910,7 +909,10 @@ GenStats Gen::Run() {
     results.push_back(f.out);  // sent to the next stage
     bwd.in = *grads_in;
   }
-  bwd.out = zeros_act;
+  // Fresh zeros for the backward loop: two loops that took the same init value would share
+  // one state buffer, which XLA's copy insertion never leaves in its output.
+  bwd.x = Bcast(entry, fzero, T({B, S, H}), {});
+  bwd.out = Bcast(entry, fzero, T({M, B, S, H}), {});
   bwd.weights = f.weights;
   bwd.stashes = f.stashes;
   for (int64_t j = 0; j < Lps; ++j) {

@@ -1,0 +1,189 @@
+#include "analysis/memory/live_ranges.h"
+
+#include <algorithm>
+
+#include "absl/container/inlined_vector.h"
+#include "analysis/in_place_pairs.h"
+#include "analysis/memory/schedule.h"
+#include "hlo/computation.h"
+
+namespace hloscope {
+namespace {
+
+// Instructions whose result only passes on what they receive (or that are accounted for by
+// their callees): they never need a second copy of an operand's buffer.
+bool NeverCopies(Opcode op) {
+  switch (op) {
+    case Opcode::kTuple:
+    case Opcode::kGetTupleElement:
+    case Opcode::kBitcast:
+    case Opcode::kWhile:
+    case Opcode::kConditional:
+    case Opcode::kCall:
+    case Opcode::kParameter:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// get-tuple-element and tuple read only their operand's top-level table; the elements are
+// read by whoever uses the forwarded values.
+bool ReadsOnlyTopLevel(Opcode op) { return op == Opcode::kGetTupleElement || op == Opcode::kTuple; }
+
+}  // namespace
+
+LiveRangeBuilder::LiveRangeBuilder(const AliasAnalysis& alias,
+                                   const std::vector<int64_t>& buffer_bytes, bool scheduled)
+    : alias_(alias),
+      flow_(alias.dataflow()),
+      bytes_(buffer_bytes),
+      scheduled_(scheduled),
+      first_(alias.buffers().size(), -1),
+      last_(alias.buffers().size(), -1) {
+  read_by_backward.assign(alias.buffers().size(), 0);
+}
+
+int64_t LiveRangeBuilder::CalleeBytes(const Instruction& in) const {
+  auto peak_of = [&](const Computation* c) -> int64_t {
+    if (c == nullptr) return 0;
+    auto it = callee_peak.find(c);
+    return it == callee_peak.end() ? 0 : it->second;
+  };
+  switch (in.opcode()) {
+    case Opcode::kWhile:
+      return std::max(peak_of(in.while_body()), peak_of(in.while_condition()));
+    case Opcode::kConditional: {
+      int64_t m = 0;
+      for (const Computation* c : in.called_computations()) m = std::max(m, peak_of(c));
+      return m;
+    }
+    case Opcode::kCall:
+      return peak_of(
+          in.to_apply() != nullptr
+              ? in.to_apply()
+              : (in.called_computations().empty() ? nullptr : in.called_computations()[0]));
+    default:
+      return 0;
+  }
+}
+
+ComputationLiveness LiveRangeBuilder::Run(const Computation& computation, bool is_entry,
+                                          const absl::flat_hash_set<BufferId>& donated) {
+  ComputationLiveness out;
+  out.schedule = ScheduleOf(computation, scheduled_);
+  const int32_t n = static_cast<int32_t>(out.schedule.size());
+  out.copy_bytes.assign(n, 0);
+  out.callee_bytes.assign(n, 0);
+  std::vector<BufferId> touched;
+  auto touch = [&](BufferId b, int32_t t) {
+    if (first_[b] < 0) {
+      first_[b] = t;
+      last_[b] = t;
+      touched.push_back(b);
+      return;
+    }
+    first_[b] = std::min(first_[b], t);
+    last_[b] = std::max(last_[b], t);
+  };
+  absl::InlinedVector<BufferId, 8> operand_buffers;
+  for (int32_t t = 0; t < n; ++t) {
+    const Instruction& in = *out.schedule[t];
+    const bool backward =
+        in.unique_id() < backward_instruction.size() && backward_instruction[in.unique_id()];
+    // Reads.
+    operand_buffers.clear();
+    for (const Instruction* op : in.operands()) {
+      const int32_t positions = ReadsOnlyTopLevel(in.opcode()) ? 1 : flow_.PositionCount(*op);
+      for (int32_t p = 0; p < positions; ++p) {
+        for (ValueId v : flow_.ValuesAtPosition(*op, p)) {
+          BufferId b = alias_.BufferOf(v).id;
+          touch(b, t);
+          if (backward) read_by_backward[b] = 1;
+          if (operand_buffers.size() < 8) operand_buffers.push_back(b);
+        }
+      }
+    }
+    // Writes, and a second copy where the result shares a buffer with an operand it cannot
+    // overwrite (a copy always needs its source intact).
+    const bool may_copy = !NeverCopies(in.opcode());
+    for (int32_t p = 0; p < flow_.PositionCount(in); ++p) {
+      for (ValueId v : flow_.ValuesAtPosition(in, p)) {
+        if (flow_.value(v).instruction != &in) continue;
+        BufferId b = alias_.BufferOf(v).id;
+        touch(b, t);
+        if (!may_copy ||
+            std::find(operand_buffers.begin(), operand_buffers.end(), b) == operand_buffers.end()) {
+          continue;
+        }
+        const ShapeIndex out_index = flow_.IndexAt(in, p);
+        bool needs_copy = false;
+        for (const Instruction* op : in.operands()) {
+          for (int32_t q = 0; q < flow_.PositionCount(*op) && !needs_copy; ++q) {
+            for (ValueId u : flow_.ValuesAtPosition(*op, q)) {
+              if (alias_.BufferOf(u).id != b) continue;
+              needs_copy =
+                  in.opcode() == Opcode::kCopy ||
+                  !CanShareOperandBufferWithUser(*op, flow_.IndexAt(*op, q), in, out_index);
+              break;
+            }
+          }
+          if (needs_copy) break;
+        }
+        if (needs_copy) out.copy_bytes[t] += bytes_[b];
+      }
+    }
+    out.callee_bytes[t] = CalleeBytes(in);
+  }
+  // The result lives to the end; so do entry parameters the caller keeps.
+  absl::flat_hash_set<BufferId> interface;
+  if (const Instruction* root = computation.root(); root != nullptr && n > 0) {
+    for (int32_t p = 0; p < flow_.PositionCount(*root); ++p) {
+      for (ValueId v : flow_.ValuesAtPosition(*root, p)) {
+        BufferId b = alias_.BufferOf(v).id;
+        touch(b, n - 1);
+        if (!is_entry) interface.insert(b);
+      }
+    }
+  }
+  for (const Instruction* param : computation.parameters()) {
+    for (int32_t p = 0; p < flow_.PositionCount(*param); ++p) {
+      for (ValueId v : flow_.ValuesAtPosition(*param, p)) {
+        BufferId b = alias_.BufferOf(v).id;
+        if (!is_entry) {
+          interface.insert(b);
+          continue;
+        }
+        if (n == 0) continue;
+        touch(b, 0);
+        if (!donated.contains(b)) touch(b, n - 1);
+      }
+    }
+  }
+  // Sum the spans with a difference array.
+  std::vector<int64_t> diff(static_cast<size_t>(n) + 1, 0);
+  out.spans.reserve(touched.size());
+  for (BufferId b : touched) {
+    if (!interface.contains(b)) {
+      diff[first_[b]] += bytes_[b];
+      diff[last_[b] + 1] -= bytes_[b];
+      out.spans.push_back({b, first_[b], last_[b]});
+    }
+    first_[b] = -1;
+    last_[b] = -1;
+  }
+  out.live.resize(n);
+  int64_t running = 0;
+  for (int32_t t = 0; t < n; ++t) {
+    running += diff[t];
+    out.live[t] = running + out.copy_bytes[t] + out.callee_bytes[t];
+    if (out.live[t] > out.peak || out.peak_step < 0) {
+      out.peak = out.live[t];
+      out.peak_step = t;
+    }
+  }
+  callee_peak[&computation] = out.peak;
+  return out;
+}
+
+}  // namespace hloscope

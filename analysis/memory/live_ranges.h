@@ -1,0 +1,64 @@
+// Live ranges of buffers over one computation's schedule, and the live bytes at each step:
+// the memory profiler's core (the model is described in memory_profile.h).
+//
+//   LiveRangeBuilder builder(alias, sizes, scheduled);
+//   ComputationLiveness entry = builder.Run(*module.entry(), /*is_entry=*/true, donated);
+//
+// Run a computation's control-flow callees before it (callee peaks are read from
+// `callee_peak`); each Run reuses the builder's per-buffer scratch, so a run is linear in the
+// computation's instructions and positions, not in the module's buffers.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "analysis/alias.h"
+
+namespace hloscope {
+
+struct BufferSpan {
+  BufferId buffer = 0;
+  int32_t first = 0;  // schedule steps, inclusive
+  int32_t last = 0;
+};
+
+struct ComputationLiveness {
+  std::vector<const Instruction*> schedule;
+  std::vector<int64_t> live;          // bytes at each step (buffers + copy + callee)
+  std::vector<int64_t> copy_bytes;    // the second copy of same-buffer copies, by step
+  std::vector<int64_t> callee_bytes;  // callee peaks, by step
+  std::vector<BufferSpan> spans;      // buffers counted here (the caller's are left out)
+  int64_t peak = 0;
+  int32_t peak_step = -1;
+};
+
+class LiveRangeBuilder {
+ public:
+  // `buffer_bytes` by buffer id.
+  LiveRangeBuilder(const AliasAnalysis& alias, const std::vector<int64_t>& buffer_bytes,
+                   bool scheduled);
+
+  // `donated`: entry parameter buffers that input_output_alias donates (they may end early).
+  ComputationLiveness Run(const Computation& computation, bool is_entry,
+                          const absl::flat_hash_set<BufferId>& donated);
+
+  // Peaks of computations already run, for their callers.
+  absl::flat_hash_map<const Computation*, int64_t> callee_peak;
+  // Set by the caller, by unique_id: instructions of the backward pass. Every Run marks, by
+  // buffer id, the buffers such an instruction reads.
+  std::vector<uint8_t> backward_instruction;
+  std::vector<uint8_t> read_by_backward;
+
+ private:
+  int64_t CalleeBytes(const Instruction& in) const;
+
+  const AliasAnalysis& alias_;
+  const DataflowAnalysis& flow_;
+  const std::vector<int64_t>& bytes_;
+  bool scheduled_;
+  std::vector<int32_t> first_, last_;  // scratch by buffer id, -1 when untouched
+};
+
+}  // namespace hloscope

@@ -1,0 +1,408 @@
+#include "analysis/memory/memory_profile.h"
+
+#include <algorithm>
+#include <numeric>
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
+#include "analysis/alias.h"
+#include "analysis/alias_input_output.h"
+#include "analysis/memory/live_ranges.h"
+#include "analysis/memory/stage_assignment.h"
+#include "analysis/memory/stash_buffers.h"
+#include "fmt/format.h"
+#include "hlo/computation.h"
+
+namespace hloscope {
+namespace {
+
+// Bytes of an array with dynamic dimensions evaluated at `dim_value` (capped by the bound),
+// or at the bound when there is none.
+int64_t ArrayBytes(const Shape& s, const std::optional<int64_t>& dim_value, bool* dynamic) {
+  if (!s.IsArray()) return 0;
+  if (!s.IsDynamic()) return s.ByteSize();
+  *dynamic = true;
+  __int128 elements = 1;
+  for (int64_t d = 0; d < s.rank(); ++d) {
+    int64_t extent = s.dims[d];
+    if (s.dynamic[d]) {
+      if (extent == Shape::kUnboundedSize) {
+        extent = dim_value.value_or(0);
+      } else if (dim_value) {
+        extent = std::min(extent, *dim_value);
+      }
+    }
+    elements *= std::max<int64_t>(extent, 0);
+  }
+  const int64_t bits = s.layout.element_size_bits != 0 ? s.layout.element_size_bits
+                                                       : GetPrimitiveTypeInfo(s.element_type).bits;
+  return static_cast<int64_t>((elements * bits + 7) / 8);
+}
+
+std::string_view OpNameOf(const Instruction* in) {
+  return in != nullptr && in->metadata() != nullptr ? in->metadata()->op_name : std::string_view();
+}
+
+// Control-flow callees first (post-order from the entry), so callers read their peaks.
+std::vector<const Computation*> CalleesFirst(const Computation& entry) {
+  std::vector<const Computation*> order;
+  absl::flat_hash_set<const Computation*> seen = {&entry};
+  std::vector<std::pair<const Computation*, size_t>> stack = {{&entry, 0}};
+  std::vector<std::vector<const Computation*>> callees_of = {{}};
+  auto callees = [](const Computation* c) {
+    std::vector<const Computation*> out;
+    for (const Instruction* in : c->instructions()) {
+      if (in->opcode() == Opcode::kWhile || in->opcode() == Opcode::kConditional ||
+          in->opcode() == Opcode::kCall) {
+        for (const Computation* callee : in->called_computations()) out.push_back(callee);
+      }
+    }
+    return out;
+  };
+  callees_of.back() = callees(&entry);
+  while (!stack.empty()) {
+    auto& [c, next] = stack.back();
+    std::vector<const Computation*>& list = callees_of.back();
+    if (next < list.size()) {
+      const Computation* callee = list[next++];
+      if (seen.insert(callee).second) {
+        stack.push_back({callee, 0});
+        callees_of.push_back(callees(callee));
+      }
+      continue;
+    }
+    order.push_back(c);
+    stack.pop_back();
+    callees_of.pop_back();
+  }
+  return order;
+}
+
+// What one module contributes: its summary and per-buffer facts the stages need.
+struct ModuleProfile {
+  ModuleMemory memory;
+  ComputationLiveness entry;
+  std::vector<int64_t> buffer_bytes;
+  std::vector<int> buffer_stage;          // by buffer; -1 none
+  std::vector<int64_t> activation_bytes;  // by buffer: 0 = not an activation
+  std::vector<StashBuffer> stashes;
+  InstructionRoles roles;
+};
+
+absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptions& options,
+                                         StageNames& names, bool* dynamic) {
+  ModuleProfile mp;
+  if (module.entry() == nullptr) {
+    return absl::InvalidArgumentError(fmt::format("module '{}' has no entry", module.name()));
+  }
+  absl::StatusOr<InstructionRoles> roles = AssignRoles(module, options, names);
+  if (!roles.ok()) return roles.status();
+  mp.roles = *std::move(roles);
+  DataflowAnalysis::Options df_options;
+  df_options.bitcast_defines_value = options.bitcast_defines_value;
+  absl::StatusOr<std::unique_ptr<AliasAnalysis>> aa = AliasAnalysis::Run(module, df_options);
+  if (!aa.ok()) return aa.status();
+  const AliasAnalysis& alias = **aa;
+  const DataflowAnalysis& flow = alias.dataflow();
+
+  const size_t nb = alias.buffers().size();
+  mp.buffer_bytes.assign(nb, 0);
+  for (const HloBuffer& b : alias.buffers()) {
+    int64_t bytes = 0;
+    for (ValueId v : b.values) {
+      const Shape& s = *flow.value(v).shape;
+      const int64_t vb =
+          s.IsTuple()
+              ? (options.count_tuple_tables ? 8 * static_cast<int64_t>(s.tuple_elements.size()) : 0)
+              : ArrayBytes(s, options.dim_value, dynamic);
+      bytes = std::max(bytes, vb);
+    }
+    mp.buffer_bytes[b.id] = bytes;
+  }
+
+  absl::flat_hash_set<BufferId> donated;
+  if (std::optional<std::string_view> text = module.FindAttribute("input_output_alias")) {
+    absl::StatusOr<std::vector<InputOutputAlias>> aliases = ParseInputOutputAlias(*text);
+    if (!aliases.ok()) return aliases.status();
+    const Computation& entry = *module.entry();
+    for (const InputOutputAlias& a : *aliases) {
+      if (a.parameter < 0 || a.parameter >= entry.parameter_count()) continue;
+      for (BufferId b : alias.BuffersAt(*entry.parameter(a.parameter), a.parameter_index)) {
+        donated.insert(b);
+      }
+    }
+  }
+
+  LiveRangeBuilder builder(alias, mp.buffer_bytes, module.is_scheduled());
+  builder.backward_instruction.assign(mp.roles.direction.size(), 0);
+  for (size_t i = 0; i < mp.roles.direction.size(); ++i) {
+    builder.backward_instruction[i] = mp.roles.direction[i] == Direction::kBackward;
+  }
+  const absl::flat_hash_set<BufferId> none;
+  for (const Computation* c : CalleesFirst(*module.entry())) {
+    if (c == module.entry()) {
+      mp.entry = builder.Run(*c, true, donated);
+    } else {
+      builder.Run(*c, false, none);
+    }
+  }
+  const ComputationLiveness& entry = mp.entry;
+
+  // Stages of buffers: the stage of the instruction that starts them in the entry.
+  mp.buffer_stage.assign(nb, -1);
+  for (const BufferSpan& s : entry.spans) {
+    mp.buffer_stage[s.buffer] = mp.roles.stage[entry.schedule[s.first]->unique_id()];
+  }
+  // Activations: stash buffers, or else forward values read by the backward pass.
+  mp.activation_bytes.assign(nb, 0);
+  mp.stashes = FindStashBuffers(
+      alias, [&](const Shape& s) { return ArrayBytes(s, options.dim_value, dynamic); });
+  for (const StashBuffer& s : mp.stashes) {
+    mp.activation_bytes[s.buffer] = mp.buffer_bytes[s.buffer];
+    const int writer_stage = mp.roles.stage[s.writer->unique_id()];
+    if (writer_stage >= 0) mp.buffer_stage[s.buffer] = writer_stage;
+  }
+  if (mp.stashes.empty()) {
+    for (const BufferSpan& s : entry.spans) {
+      const Instruction* def = entry.schedule[s.first];
+      if (mp.roles.direction[def->unique_id()] == Direction::kForward &&
+          builder.read_by_backward[s.buffer]) {
+        mp.activation_bytes[s.buffer] = mp.buffer_bytes[s.buffer];
+      }
+    }
+  }
+
+  // The module's summary.
+  ModuleMemory& mm = mp.memory;
+  mm.module = std::string(module.name());
+  mm.scheduled = module.is_scheduled();
+  mm.instructions = static_cast<int64_t>(entry.schedule.size());
+  mm.peak_bytes = entry.peak;
+  if (entry.peak_step >= 0) {
+    const Instruction* at = entry.schedule[entry.peak_step];
+    mm.peak_instruction = std::string(at->name());
+    mm.peak_op_name = std::string(OpNameOf(at));
+    std::vector<LiveBuffer> live;
+    const auto stage_name = [&](int s) { return s >= 0 ? names.names[s] : std::string(); };
+    for (const BufferSpan& s : entry.spans) {
+      if (s.first > entry.peak_step || s.last < entry.peak_step) continue;
+      if (mp.buffer_bytes[s.buffer] == 0) continue;
+      const HloBuffer& b = alias.buffers()[s.buffer];
+      // The defining value: the first non-phi one of the largest size.
+      const HloValue* def = &flow.value(b.values.front());
+      for (ValueId v : b.values) {
+        const HloValue& hv = flow.value(v);
+        if (!hv.is_phi && (def->is_phi || hv.instruction == entry.schedule[s.first])) {
+          def = &hv;
+        }
+      }
+      LiveBuffer lb;
+      lb.bytes = mp.buffer_bytes[s.buffer];
+      lb.instruction = std::string(def->instruction->name());
+      if (!def->index.empty()) lb.instruction += ShapeIndexToString(def->index);
+      lb.op_name = std::string(OpNameOf(def->instruction));
+      lb.shape = def->shape->ToString();
+      lb.stage = stage_name(mp.buffer_stage[s.buffer]);
+      if (mp.activation_bytes[s.buffer] > 0) {
+        lb.kind = mp.stashes.empty() ? "activation" : "stash";
+      }
+      live.push_back(std::move(lb));
+    }
+    const int at_stage = mp.roles.stage[at->unique_id()];
+    if (entry.copy_bytes[entry.peak_step] > 0) {
+      live.push_back({entry.copy_bytes[entry.peak_step], std::string(at->name()),
+                      std::string(OpNameOf(at)), at->shape().ToString(), stage_name(at_stage),
+                      "copy"});
+    }
+    if (entry.callee_bytes[entry.peak_step] > 0) {
+      live.push_back({entry.callee_bytes[entry.peak_step], std::string(at->name()),
+                      std::string(OpNameOf(at)), "", stage_name(at_stage), "callee"});
+    }
+    std::stable_sort(live.begin(), live.end(),
+                     [](const LiveBuffer& a, const LiveBuffer& b) { return a.bytes > b.bytes; });
+    if (live.size() > static_cast<size_t>(std::max(options.top_buffers, 0))) {
+      live.resize(static_cast<size_t>(std::max(options.top_buffers, 0)));
+    }
+    mm.top_buffers = std::move(live);
+  }
+  if (options.timeline) {
+    mm.timeline.reserve(entry.schedule.size());
+    for (size_t t = 0; t < entry.schedule.size(); ++t) {
+      const Instruction* in = entry.schedule[t];
+      mm.timeline.push_back({in, mp.roles.stage[in->unique_id()], entry.live[t]});
+    }
+  }
+  return mp;
+}
+
+// Live bytes over the entry's schedule of the buffers `weight` gives bytes to, plus the
+// step-local bytes (copies, callees) of the steps `step_counts` accepts.
+template <typename Weight, typename StepCounts>
+std::vector<int64_t> Series(const ModuleProfile& mp, Weight weight, StepCounts step_counts) {
+  const ComputationLiveness& e = mp.entry;
+  const size_t n = e.schedule.size();
+  std::vector<int64_t> diff(n + 1, 0);
+  for (const BufferSpan& s : e.spans) {
+    const int64_t w = weight(s.buffer);
+    if (w == 0) continue;
+    diff[s.first] += w;
+    diff[s.last + 1] -= w;
+  }
+  std::vector<int64_t> out(n);
+  int64_t running = 0;
+  for (size_t t = 0; t < n; ++t) {
+    running += diff[t];
+    out[t] = running;
+    if (step_counts(t)) out[t] += e.copy_bytes[t] + e.callee_bytes[t];
+  }
+  return out;
+}
+
+int64_t MaxOf(const std::vector<int64_t>& v) {
+  return v.empty() ? 0 : *std::max_element(v.begin(), v.end());
+}
+
+}  // namespace
+
+absl::StatusOr<MemoryReport> ProfileModules(std::vector<const Module*> modules,
+                                            const MemoryOptions& options) {
+  if (modules.empty()) return absl::InvalidArgumentError("no module to profile");
+  if (options.stage_by == MemoryOptions::StageBy::kFrontendAttribute &&
+      options.stage_attr.empty()) {
+    return absl::InvalidArgumentError("--stage-by=attr:NAME needs an attribute name");
+  }
+  MemoryReport report;
+  report.dim_value = options.dim_value;
+  StageNames names;
+  std::vector<ModuleProfile> profiles;
+  profiles.reserve(modules.size());
+  for (const Module* m : modules) {
+    absl::StatusOr<ModuleProfile> p = ProfileOne(*m, options, names, &report.has_dynamic_dims);
+    if (!p.ok()) return p.status();
+    profiles.push_back(*std::move(p));
+  }
+  for (size_t i = 0; i < profiles.size(); ++i) {
+    const ModuleMemory& mm = profiles[i].memory;
+    if (i == 0 || mm.peak_bytes > report.peak_bytes) {
+      report.peak_bytes = mm.peak_bytes;
+      report.peak_instruction = mm.peak_instruction;
+      report.peak_op_name = mm.peak_op_name;
+      report.peak_module = mm.module;
+      report.top_buffers = mm.top_buffers;
+    }
+  }
+
+  using StageBy = MemoryOptions::StageBy;
+  auto stash_activation = [&](const ModuleProfile& mp, StageMemory& st, int stage) {
+    for (const StashBuffer& s : mp.stashes) {
+      if (stage >= 0 && mp.buffer_stage[s.buffer] != stage) continue;
+      st.activation_bytes_per_microbatch += s.update_bytes;
+      st.microbatch_slots = std::max(st.microbatch_slots, s.slots);
+      ++st.stash_buffers;
+    }
+  };
+  auto opname_activation = [&](const ModuleProfile& mp, StageMemory& st, int stage) {
+    for (const BufferSpan& s : mp.entry.spans) {
+      if (mp.activation_bytes[s.buffer] == 0) continue;
+      if (stage >= 0 && mp.buffer_stage[s.buffer] != stage) continue;
+      st.activation_bytes_per_microbatch += mp.activation_bytes[s.buffer];
+    }
+  };
+  auto fill_peak = [&](const ModuleProfile& mp, StageMemory& st, const std::vector<int64_t>& tl) {
+    if (options.timeline) st.timeline = tl;
+    auto it = std::max_element(tl.begin(), tl.end());
+    if (it == tl.end()) return;
+    st.peak_bytes = *it;
+    st.peak_instruction = std::string(mp.entry.schedule[it - tl.begin()]->name());
+  };
+
+  if (options.stage_by == StageBy::kModule || options.stage_by == StageBy::kNone) {
+    // One stage per module; without stage flags, a module's stash may hold several stages.
+    for (size_t i = 0; i < profiles.size(); ++i) {
+      const ModuleProfile& mp = profiles[i];
+      int64_t stages = 1;
+      if (options.stage_by == StageBy::kNone) {
+        for (const StashBuffer& s : mp.stashes) stages = std::max(stages, s.stages);
+      }
+      const std::vector<int64_t> activations = Series(
+          mp, [&](BufferId b) { return mp.activation_bytes[b]; }, [](size_t) { return false; });
+      for (int64_t k = 0; k < stages; ++k) {
+        StageMemory st;
+        st.stage = options.stage_by == StageBy::kModule || profiles.size() == 1
+                       ? std::to_string(stages > 1 ? k : static_cast<int64_t>(i))
+                       : fmt::format("{}/{}", i, k);
+        st.module = mp.memory.module;
+        st.module_index = static_cast<int>(i);
+        fill_peak(mp, st, mp.entry.live);
+        if (!mp.stashes.empty()) {
+          st.activation_source = "stash";
+          for (const StashBuffer& s : mp.stashes) {
+            // With a stage dimension, one stage's share of what each write covers.
+            const int64_t share =
+                stages > 1 ? s.update_bytes / s.stage_extent_of_update : s.update_bytes;
+            st.activation_bytes_per_microbatch += share;
+            st.microbatch_slots = std::max(st.microbatch_slots, s.slots);
+            ++st.stash_buffers;
+          }
+          st.peak_activation_bytes = MaxOf(activations) / stages;
+        } else {
+          opname_activation(mp, st, -1);
+          st.activation_source = st.activation_bytes_per_microbatch > 0 ? "op_name" : "none";
+          st.peak_activation_bytes = MaxOf(activations);
+        }
+        report.stages.push_back(std::move(st));
+      }
+    }
+  } else {
+    // Stages named inside the modules: sorted numerically when they are numbers.
+    const std::vector<int> order = names.SortedOrder();
+    for (int stage : order) report.stage_names.push_back(names.names[stage]);
+    for (int stage : order) {
+      for (size_t i = 0; i < profiles.size(); ++i) {
+        const ModuleProfile& mp = profiles[i];
+        StageMemory st;
+        st.stage = names.names[stage];
+        st.module = mp.memory.module;
+        st.module_index = static_cast<int>(i);
+        const std::vector<int64_t> total = Series(
+            mp, [&](BufferId b) { return mp.buffer_stage[b] == stage ? mp.buffer_bytes[b] : 0; },
+            [&](size_t t) { return mp.roles.stage[mp.entry.schedule[t]->unique_id()] == stage; });
+        if (MaxOf(total) == 0) continue;  // this module has nothing of this stage
+        fill_peak(mp, st, total);
+        if (!mp.stashes.empty()) {
+          stash_activation(mp, st, stage);
+          st.activation_source = "stash";
+        } else {
+          opname_activation(mp, st, stage);
+          st.activation_source = st.activation_bytes_per_microbatch > 0 ? "op_name" : "none";
+        }
+        st.peak_activation_bytes = MaxOf(Series(
+            mp,
+            [&](BufferId b) { return mp.buffer_stage[b] == stage ? mp.activation_bytes[b] : 0; },
+            [](size_t) { return false; }));
+        report.stages.push_back(std::move(st));
+      }
+    }
+    // Timeline points name stages by their sorted index.
+    std::vector<int> new_index(order.size());
+    for (size_t k = 0; k < order.size(); ++k) new_index[order[k]] = static_cast<int>(k);
+    for (ModuleProfile& mp : profiles) {
+      for (TimelinePoint& p : mp.memory.timeline) {
+        if (p.stage >= 0) p.stage = new_index[p.stage];
+      }
+    }
+  }
+  if (options.stage_by == StageBy::kModule || options.stage_by == StageBy::kNone) {
+    for (size_t i = 0; i < profiles.size(); ++i) {
+      for (TimelinePoint& p : profiles[i].memory.timeline) p.stage = -1;
+    }
+  }
+  for (ModuleProfile& mp : profiles) report.modules.push_back(std::move(mp.memory));
+  return report;
+}
+
+absl::StatusOr<MemoryReport> ProfileModule(const Module& module, const MemoryOptions& options) {
+  return ProfileModules({&module}, options);
+}
+
+}  // namespace hloscope

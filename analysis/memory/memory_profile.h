@@ -1,0 +1,137 @@
+// Memory profiler: the bytes live at each step of a module's schedule, the peak and what is
+// live there, and per pipeline stage the activations one microbatch leaves for the backward.
+//
+//   MemoryOptions options;
+//   options.stage_regex = R"(/stage_(\d+)/)";
+//   absl::StatusOr<MemoryReport> r = ProfileModule(module, options);
+//   fmt::print("peak {} at {}\n", r->peak_bytes, r->peak_instruction);
+//
+// Model (computed once per call; the module must not change meanwhile):
+//  - Schedule. A computation runs in text order when the module is `is_scheduled=true`;
+//    otherwise in a deterministic topological order: text order, except that an instruction
+//    comes after its operands and control predecessors (placed depth-first, in operand
+//    order, before it) when the text lists it earlier.
+//  - Buffers are AliasAnalysis buffers: values that share storage are counted once. A buffer
+//    is live from the first definition of any of its values in a computation to the last
+//    use there. Entry parameters are live from the start to the end (the caller owns them),
+//    except donated ones (input_output_alias), which end at their last use unless an output
+//    keeps them; buffers of the entry's result live to the end.
+//  - An instruction writes its result while it reads its operands, so both count at that
+//    step. A `copy` (or any instruction that cannot reuse the operand's storage) whose source
+//    and result fall into one buffer, as the loop-state copies of XLA's copy insertion do,
+//    holds two copies at that step.
+//  - A while / conditional / call adds, at the calling instruction, the peak of its callee's
+//    own buffers (while: max of body and condition; conditional: max over branches); the
+//    buffers the callee shares with the caller (its parameters' and root's) are the caller's.
+//    Fusion internals and other embedded computations (reduce's to_apply, ...) are no memory.
+//  - Tuples cost nothing unless `count_tuple_tables` (XLA's tables: 8 bytes per element).
+//  - Dynamic dimensions count at their bound (`<=N`); `dim_value` evaluates them at N.
+//
+// Stages (one of): several modules, one per stage (ProfileModules); a regular expression with
+// one capture group on metadata op_name; a frontend attribute. Instructions without a stage
+// take their calling instruction's. Without any of these, stash buffers with a stage
+// dimension (see activations) give the stages.
+//
+// Activations. Stash buffers first: a while's loop-state element that the body updates with a
+// dynamic-update-slice (directly or inside a fusion) at a dynamic index, and that some other
+// instruction reads with a dynamic-slice. Each loop iteration writes one microbatch's row,
+// so the DUS update's bytes are one microbatch's activation; the dimension after the
+// microbatch dimension, when its index is constant, is the stage dimension (its size = the
+// stages the buffer holds; SPMD modules hold one per device). When a module has no stash
+// buffers: values defined by a forward instruction and read by a backward one, told apart by
+// op_name (`backward_regex`, default `transpose\(`, wins over `forward_regex`, default
+// `jvp\(`); the whole step is then one microbatch.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hlo/module.h"
+
+namespace hloscope {
+
+struct MemoryOptions {
+  enum class StageBy { kNone, kModule, kOpNameRegex, kFrontendAttribute };
+  StageBy stage_by = StageBy::kNone;
+  std::string stage_regex;  // kOpNameRegex: RE2 with exactly one capture group
+  std::string stage_attr;   // kFrontendAttribute: the attribute's key
+
+  std::string forward_regex = R"(jvp\()";
+  std::string backward_regex = R"(transpose\()";
+
+  bool count_tuple_tables = false;
+  bool bitcast_defines_value = false;
+  // Dynamic dimensions evaluated at this size (capped by their bound); nullopt: the bound.
+  std::optional<int64_t> dim_value;
+  // Buffers listed as live at the peak.
+  int top_buffers = 10;
+  // Keep the per-instruction timeline (off saves memory when only the numbers are wanted).
+  bool timeline = true;
+};
+
+// A buffer (or a transient) live at a peak.
+struct LiveBuffer {
+  int64_t bytes = 0;
+  std::string instruction;  // defining instruction
+  std::string op_name;
+  std::string shape;
+  std::string stage;
+  // "buffer", "stash" / "activation" (activations), "copy" (the second copy of a
+  // same-buffer copy), "callee" (a callee's own peak at its calling instruction).
+  std::string kind = "buffer";
+};
+
+struct TimelinePoint {
+  const Instruction* instruction = nullptr;  // points into the profiled module
+  int stage = -1;  // index into MemoryReport::stage_names (regex / attribute stages), -1: none
+  int64_t live_bytes = 0;
+};
+
+struct StageMemory {
+  std::string stage;
+  std::string module;  // stage-by=module: the module's name
+  int64_t peak_bytes = 0;
+  std::string peak_instruction;
+  int64_t activation_bytes_per_microbatch = 0;
+  int64_t peak_activation_bytes = 0;
+  int64_t microbatch_slots = 0;  // rows of its stash buffers (0 when none)
+  int64_t stash_buffers = 0;
+  std::string activation_source;  // "stash", "op_name" or "none"
+  // Live bytes of this stage's buffers after each entry instruction of `module_index`.
+  int module_index = 0;
+  std::vector<int64_t> timeline;
+};
+
+struct ModuleMemory {
+  std::string module;
+  bool scheduled = false;  // text order was the schedule
+  int64_t peak_bytes = 0;
+  std::string peak_instruction;
+  std::string peak_op_name;
+  std::vector<LiveBuffer> top_buffers;
+  std::vector<TimelinePoint> timeline;  // one per entry instruction, in schedule order
+  int64_t instructions = 0;
+};
+
+struct MemoryReport {
+  int64_t peak_bytes = 0;
+  std::string peak_instruction;
+  std::string peak_op_name;
+  std::string peak_module;
+  std::vector<LiveBuffer> top_buffers;  // at the peak of the module with the highest peak
+  std::vector<ModuleMemory> modules;
+  std::vector<StageMemory> stages;       // in stage order (numeric when the names are numbers)
+  std::vector<std::string> stage_names;  // stages named inside modules, in stage order
+  bool has_dynamic_dims = false;         // some buffer had a dynamic dimension
+  std::optional<int64_t> dim_value;
+};
+
+absl::StatusOr<MemoryReport> ProfileModule(const Module& module, const MemoryOptions& options);
+// Several modules; with StageBy::kModule each is one stage (named by its index).
+absl::StatusOr<MemoryReport> ProfileModules(std::vector<const Module*> modules,
+                                            const MemoryOptions& options);
+
+}  // namespace hloscope

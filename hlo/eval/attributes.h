@@ -1,0 +1,22 @@
+// Attributes the interpreter reads that hlo/attribute_values.h does not decode (padding=).
+// RawAttribute / IntListAttribute come from there.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hlo/attribute_values.h"
+#include "hlo/instruction.h"
+
+namespace hloscope::eval {
+
+struct PadDim {
+  int64_t low = 0, high = 0, interior = 0;
+};
+// padding=0_1x2_3_1: one entry per dimension; an error when the text does not parse.
+absl::StatusOr<std::vector<PadDim>> PaddingAttribute(const Instruction& instr);
+
+}  // namespace hloscope::eval

@@ -1,0 +1,45 @@
+// Reading and writing single elements of the types the interpreter supports, in their natural
+// width (pred: one byte). Floats travel as double, integers as int64 bit patterns
+// (sign-extended for signed types, zero-extended for unsigned ones).
+//
+// Rounding: a double is stored into f32 with C++'s conversion (round to nearest even); into
+// bf16 and f16 by first converting to f32 and then rounding to nearest even, as XLA's CPU
+// backend (Eigen) does. Float -> integer conversion saturates at the type's range, NaN -> 0.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "hlo/primitive_type.h"
+
+namespace hloscope::eval {
+
+// Bytes of one element in a literal; 0 for types the interpreter does not support (sub-byte
+// integers, f8/f6/f4, complex, token, tuple).
+int ElementBytes(PrimitiveType type);
+inline bool IsSupportedElementType(PrimitiveType type) { return ElementBytes(type) > 0; }
+bool IsFloatType(PrimitiveType type);     // f16, bf16, f32, f64
+bool IsSignedType(PrimitiveType type);    // s8..s64
+bool IsUnsignedType(PrimitiveType type);  // u8..u64 (not pred)
+int BitWidth(PrimitiveType type);         // pred: 1
+
+uint16_t FloatToBF16(float f);
+float BF16ToFloat(uint16_t b);
+uint16_t FloatToHalf(float f);
+float HalfToFloat(uint16_t h);
+
+// The element's value as double (integers converted; pred 0/1).
+double LoadDouble(PrimitiveType type, const uint8_t* p);
+// Integer types and pred: the value as a sign- or zero-extended int64 bit pattern. Float types:
+// the value truncated toward zero and saturated (NaN -> 0).
+int64_t LoadInt(PrimitiveType type, const uint8_t* p);
+// Stores a double (floats rounded as above; integers saturated, NaN -> 0; pred: != 0).
+void StoreDouble(PrimitiveType type, uint8_t* p, double v);
+// Stores an integer bit pattern (truncated to the type's width; pred: != 0). For float types
+// `v` is read as signed when `is_unsigned` is false.
+void StoreInt(PrimitiveType type, uint8_t* p, int64_t v, bool is_unsigned = false);
+
+// Round a double to the precision of a float type (the value it would read back as).
+double RoundToType(PrimitiveType type, double v);
+
+}  // namespace hloscope::eval

@@ -1,0 +1,65 @@
+// The array computations of the interpreter, one function per family of opcodes. Each reads its
+// operands (shape + bytes in that shape's physical order) and returns the result's bytes in the
+// physical order of the instruction's shape. They never see buffers: the evaluator
+// (evaluator.cc) decides where results are stored.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "hlo/instruction.h"
+
+namespace hloscope::eval {
+
+struct ArrayRef {
+  const Shape* shape = nullptr;
+  const uint8_t* data = nullptr;
+};
+using Bytes = std::vector<uint8_t>;
+
+// Scalars of every supported type: floats in `f` (already rounded to their type), integers and
+// pred in `i` (sign- or zero-extended bit pattern).
+struct Scalar {
+  double f = 0;
+  int64_t i = 0;
+};
+Scalar LoadScalar(PrimitiveType type, const uint8_t* p);
+void StoreScalar(PrimitiveType type, uint8_t* p, const Scalar& s);
+
+// Elementwise ops (unary, binary, compare, select, clamp, convert, bitcast-convert). Rank-0
+// operands of a ranked op are broadcast (clamp's bounds, select's predicate).
+absl::StatusOr<Bytes> EvalElementwise(const Instruction& instr,
+                                      absl::Span<const ArrayRef> operands);
+// One binary elementwise opcode on two scalars of `type` (reduce's fast path).
+Scalar ApplyBinary(Opcode op, PrimitiveType type, const Scalar& a, const Scalar& b);
+bool IsSupportedElementwise(Opcode op);
+
+// Shape and data movement: broadcast, transpose, reshape, slice, dynamic-slice,
+// dynamic-update-slice, concatenate, pad, reverse, iota, gather, copy, constant is not here.
+absl::StatusOr<Bytes> EvalDataMovement(const Instruction& instr,
+                                       absl::Span<const ArrayRef> operands);
+bool IsSupportedDataMovement(Opcode op);
+
+absl::StatusOr<Bytes> EvalDot(const Instruction& instr, absl::Span<const ArrayRef> operands);
+
+// reduce: `apply` evaluates to_apply on 2N scalars (accumulators first) and returns N scalars.
+// Returns one result per output (N arrays).
+using ScalarComputation =
+    std::function<absl::StatusOr<std::vector<Scalar>>(absl::Span<const Scalar> args)>;
+absl::StatusOr<std::vector<Bytes>> EvalReduce(const Instruction& instr,
+                                              absl::Span<const ArrayRef> operands,
+                                              const ScalarComputation& apply);
+
+// scatter (operands, indices, updates): `apply` is update_computation on (current, update)
+// scalars. Returns one result per operand.
+absl::StatusOr<std::vector<Bytes>> EvalScatter(const Instruction& instr,
+                                               absl::Span<const ArrayRef> operands,
+                                               const ScalarComputation& apply);
+
+// Bytes of one array of `shape` in the interpreter's dense format.
+int64_t DenseBytes(const Shape& shape);
+
+}  // namespace hloscope::eval

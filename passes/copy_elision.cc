@@ -1,0 +1,460 @@
+#include "passes/copy_elision.h"
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "analysis/alias.h"
+#include "analysis/alias_input_output.h"
+#include "analysis/live_range.h"
+#include "analysis/ordering.h"
+#include "analysis/trip_count.h"
+#include "fmt/format.h"
+#include "hlo/computation.h"
+
+namespace hloscope {
+
+namespace {
+
+std::string Percent(std::string_view name) { return fmt::format("%{}", name); }
+
+// In a fusion that does not update operand `k` in place, the bitcast on the way from that
+// parameter (or to the root) that hides the in-place update, if any.
+const Instruction* HidingBitcast(const Instruction& fusion, int64_t k) {
+  const Computation* fused = fusion.fused_computation();
+  if (fused == nullptr || k >= fused->parameter_count()) return nullptr;
+  std::vector<const Instruction*> work = {fused->parameter(k)};
+  absl::flat_hash_set<const Instruction*> seen;
+  while (!work.empty()) {
+    const Instruction* at = work.back();
+    work.pop_back();
+    for (const Instruction* user : at->users()) {
+      if (!seen.insert(user).second) continue;
+      if (user->opcode() == Opcode::kBitcast) return user;
+      if (user->opcode() == Opcode::kTuple || user->opcode() == Opcode::kGetTupleElement) {
+        work.push_back(user);
+      }
+    }
+  }
+  return nullptr;
+}
+
+// Union-find over buffers, each representative holding the values of its merged buffer.
+class MergedBuffers {
+ public:
+  explicit MergedBuffers(const AliasAnalysis& alias) : alias_(alias) {
+    const size_t n = alias.buffers().size();
+    parent_.resize(n);
+    members_.resize(n);
+    for (const HloBuffer& b : alias.buffers()) {
+      parent_[b.id] = b.id;
+      members_[b.id] = b.values;
+    }
+  }
+  BufferId Find(BufferId b) {
+    while (parent_[b] != b) {
+      parent_[b] = parent_[parent_[b]];
+      b = parent_[b];
+    }
+    return b;
+  }
+  BufferId Of(ValueId v) { return Find(alias_.BufferOf(v).id); }
+  const std::vector<ValueId>& Members(BufferId b) { return members_[Find(b)]; }
+  // Merges the two buffers and drops `gone` from the result.
+  void Merge(BufferId a, BufferId b, ValueId gone) {
+    a = Find(a);
+    b = Find(b);
+    if (a != b) {
+      if (b < a) std::swap(a, b);
+      parent_[b] = a;
+      members_[a].insert(members_[a].end(), members_[b].begin(), members_[b].end());
+      members_[b].clear();
+      std::sort(members_[a].begin(), members_[a].end());
+    }
+    std::vector<ValueId>& m = members_[a];
+    m.erase(std::remove(m.begin(), m.end(), gone), m.end());
+  }
+
+ private:
+  const AliasAnalysis& alias_;
+  std::vector<BufferId> parent_;
+  std::vector<std::vector<ValueId>> members_;
+};
+
+class Elider {
+ public:
+  Elider(Module& module, const AliasAnalysis& alias, ValueLiveness& live,
+         std::vector<InputOutputAlias> donated)
+      : module_(module),
+        flow_(alias.dataflow()),
+        live_(live),
+        buffers_(alias),
+        donated_(std::move(donated)),
+        replaced_(flow_.values().size(), kNoValue) {}
+
+  // Empty when `copy` may go (and then it is gone); otherwise why it stays. *final is set
+  // when the answer cannot change as other copies go.
+  std::string TryRemove(Instruction& copy, bool* final);
+
+ private:
+  ValueId Resolve(ValueId v) const {
+    while (replaced_[v] != kNoValue) v = replaced_[v];
+    return v;
+  }
+  std::string Name(ValueId v) const;
+  std::string Role(ValueId v) const;
+  bool ReadOnly(ValueId v) const;
+  bool Writes(ValueId v) const;
+  std::string ReadOnlyWhat(ValueId v) const;
+  std::optional<std::string> Interference(ValueId a, ValueId b) const;
+  std::string Explain(ValueId a, ValueId b, const LiveRangeOrder& why) const;
+  // Every pair (a, x) for a in `others` (but `skip`) is interference-free; `others` sorted by
+  // id. Walks from the latest value back, reusing what it proved: once a value is known to end
+  // before the anchor, an earlier one that ends before it ends before the anchor too.
+  std::optional<std::string> CheckAgainst(ValueId x, const std::vector<ValueId>& others,
+                                          ValueId skip = kNoValue) const;
+
+  Module& module_;
+  const DataflowAnalysis& flow_;
+  ValueLiveness& live_;
+  MergedBuffers buffers_;
+  std::vector<InputOutputAlias> donated_;
+  std::vector<ValueId> replaced_;  // a removed copy's value → the value its users now read
+  // Context of the copy being decided, for naming.
+  const Instruction* source_ = nullptr;
+  ValueId source_value_ = kNoValue;
+  BufferId source_buffer_ = 0, dest_buffer_ = 0;
+  bool same_buffer_ = false;
+  absl::flat_hash_set<ValueId> in_source_;
+  absl::flat_hash_set<const Instruction*> dest_definers_;
+};
+
+std::string Elider::Name(ValueId v) const {
+  if (v == source_value_ && source_ != nullptr) return Percent(source_->name());
+  if (const Instruction* i = live_.NamingInstruction(v)) return Percent(i->name());
+  const HloValue& hv = flow_.value(v);
+  return fmt::format("%{}{}", hv.instruction->name(), ShapeIndexToString(hv.index));
+}
+
+std::string Elider::Role(ValueId v) const {
+  return in_source_.contains(v) ? "source" : "destination";
+}
+
+bool Elider::ReadOnly(ValueId v) const {
+  const HloValue& hv = flow_.value(v);
+  if (hv.is_phi) return false;
+  const Instruction& def = *hv.instruction;
+  if (def.opcode() == Opcode::kConstant) return true;
+  if (def.opcode() != Opcode::kParameter || def.parent() != module_.entry()) return false;
+  for (const InputOutputAlias& a : donated_) {
+    if (a.parameter != def.parameter_number() || a.parameter_index.size() > hv.index.size()) {
+      continue;
+    }
+    if (std::equal(a.parameter_index.begin(), a.parameter_index.end(), hv.index.begin())) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Elider::Writes(ValueId v) const {
+  const HloValue& hv = flow_.value(v);
+  return !hv.is_phi && hv.instruction->opcode() != Opcode::kParameter &&
+         hv.instruction->opcode() != Opcode::kConstant;
+}
+
+std::string Elider::ReadOnlyWhat(ValueId v) const {
+  const HloValue& hv = flow_.value(v);
+  if (hv.instruction->opcode() == Opcode::kConstant) return "a constant";
+  return fmt::format("entry parameter {}, not donated", hv.instruction->parameter_number());
+}
+
+std::string Elider::Explain(ValueId a, ValueId b, const LiveRangeOrder& why) const {
+  const HloValue& bv = flow_.value(b);
+  const bool b_is_dest =
+      same_buffer_ ? dest_definers_.contains(bv.instruction) : !in_source_.contains(b);
+  const std::string defines =
+      b_is_dest ? "defines the destination"
+                : (same_buffer_ ? "overwrites the merged buffer" : "overwrites the source");
+  const std::string b_def = bv.is_phi ? Name(b) : Percent(bv.instruction->name());
+  switch (why.rule) {
+    case LiveRangeRule::kReadAfter:
+      if (bv.is_phi) {  // a merge value: it occupies the buffer from its loop or branch on
+        return fmt::format("{} {} is read by %{} while {} holds the {}", Role(a), Name(a),
+                           why.use->instruction->name(), b_def,
+                           b_is_dest ? "destination" : "source");
+      }
+      return fmt::format("{} {} is read by %{} after {} {}", Role(a), Name(a),
+                         why.use->instruction->name(), b_def, defines);
+    case LiveRangeRule::kNotInPlace: {
+      const Instruction& user = *why.use->instruction;
+      std::string out = fmt::format("operand {} of %{} is not updated in place",
+                                    why.use->operand_number, user.name());
+      if (flow_.options().bitcast_defines_value && user.opcode() == Opcode::kFusion) {
+        if (const Instruction* bc = HidingBitcast(user, why.use->operand_number)) {
+          out += fmt::format(": %{} defines a new value", bc->name());
+        }
+      }
+      return out;
+    }
+    case LiveRangeRule::kEveryIteration:
+      return fmt::format("{} {} is read by %{} on every iteration of %{}, where {} {}", Role(a),
+                         Name(a), why.use->instruction->name(), why.loop->name(), b_def, defines);
+    case LiveRangeRule::kLiveOut:
+      return fmt::format("{} {} would be live out of the entry, but {} overwrites its buffer",
+                         Role(a), Name(a), b_def);
+    case LiveRangeRule::kComputationRoot:
+      return fmt::format("{} {} lives to the end of %{} (its root), where {} {}", Role(a), Name(a),
+                         why.computation->name(), b_def, defines);
+    case LiveRangeRule::kDefinedAfter:
+    case LiveRangeRule::kBefore:
+      break;
+  }
+  return fmt::format("{} {} and {} {} may be live at the same time", Role(a), Name(a), Role(b),
+                     Name(b));
+}
+
+// The more telling of the two failed directions.
+int Rank(LiveRangeRule r) {
+  switch (r) {
+    case LiveRangeRule::kNotInPlace:
+      return 0;
+    case LiveRangeRule::kReadAfter:
+      return 1;
+    case LiveRangeRule::kEveryIteration:
+      return 2;
+    case LiveRangeRule::kLiveOut:
+      return 3;
+    case LiveRangeRule::kComputationRoot:
+      return 4;
+    default:
+      return 5;
+  }
+}
+
+std::optional<std::string> Elider::Interference(ValueId a, ValueId b) const {
+  const LiveRangeOrder ab = live_.StrictlyBefore(a, b);
+  if (ab.before()) return std::nullopt;
+  const LiveRangeOrder ba = live_.StrictlyBefore(b, a);
+  if (ba.before()) return std::nullopt;
+  return Rank(ab.rule) <= Rank(ba.rule) ? Explain(a, b, ab) : Explain(b, a, ba);
+}
+
+std::optional<std::string> Elider::CheckAgainst(ValueId x, const std::vector<ValueId>& others,
+                                                ValueId skip) const {
+  ValueId anchor = x;
+  for (auto it = others.rbegin(); it != others.rend(); ++it) {
+    const ValueId s = *it;
+    if (s == x || s == skip) continue;
+    if (live_.StrictlyBefore(s, anchor).before()) {
+      anchor = s;
+      continue;
+    }
+    if (anchor != x && live_.StrictlyBefore(s, x).before()) {
+      anchor = s;
+      continue;
+    }
+    if (live_.StrictlyBefore(x, s).before()) continue;
+    return Interference(x, s);
+  }
+  return std::nullopt;
+}
+
+std::string Elider::TryRemove(Instruction& copy, bool* final) {
+  *final = true;
+  if (!copy.control_predecessors().empty() || !copy.control_successors().empty()) {
+    return "has control dependencies";
+  }
+  if (copy.operand_count() != 1) return "does not have one operand";
+  Instruction& src = *copy.operand(0);
+  if (copy.shape().IsTuple()) return "copies a tuple (only its index table)";
+  if (!(src.shape() == copy.shape())) {
+    if (src.shape().layout.memory_space != copy.shape().layout.memory_space) {
+      return fmt::format("changes the memory space: S({}) to S({})",
+                         src.shape().layout.memory_space, copy.shape().layout.memory_space);
+    }
+    return fmt::format("changes the layout: {} to {}", src.shape().ToString(),
+                       copy.shape().ToString());
+  }
+  *final = false;
+  const ValueId vc = flow_.ValueDefinedAt(copy);
+  if (vc == kNoValue) return "defines no value";
+  std::vector<ValueId> sources;
+  for (ValueId v : flow_.ValuesAt(src)) {
+    const ValueId r = Resolve(v);
+    if (std::find(sources.begin(), sources.end(), r) == sources.end()) sources.push_back(r);
+  }
+  if (sources.size() != 1) {
+    return fmt::format("source %{} may hold {} different values", src.name(), sources.size());
+  }
+  const ValueId x = sources[0];
+  source_ = &src;
+  source_value_ = x;
+  source_buffer_ = buffers_.Of(x);
+  dest_buffer_ = buffers_.Of(vc);
+  same_buffer_ = source_buffer_ == dest_buffer_;
+  const std::vector<ValueId> source_values = buffers_.Members(source_buffer_);
+  std::vector<ValueId> dest_values;
+  for (ValueId v : buffers_.Members(dest_buffer_)) {
+    if (v != vc) dest_values.push_back(v);
+  }
+  in_source_.clear();
+  in_source_.insert(source_values.begin(), source_values.end());
+
+  // Read-only data must not become written, or part of the result. (A read-only value in
+  // the destination is already overwritten by the copy itself: no new harm there.)
+  if (!same_buffer_) {
+    for (ValueId r : source_values) {
+      if (!ReadOnly(r)) continue;
+      for (ValueId w : dest_values) {
+        if (Writes(w)) {
+          return fmt::format("source {} is read-only ({}), and {} would write the merged buffer",
+                             Name(r), ReadOnlyWhat(r), Name(w));
+        }
+      }
+      bool live_out = live_.live_out(vc);
+      for (ValueId d : dest_values) live_out = live_out || live_.live_out(d);
+      if (live_out) {
+        return fmt::format(
+            "source {} is read-only ({}), and the destination is live out of the entry", Name(r),
+            ReadOnlyWhat(r));
+      }
+    }
+  }
+  // Instructions that read the copy: a value they define is "the destination" in messages.
+  dest_definers_.clear();
+  for (const ValueUse& u : live_.uses(vc)) dest_definers_.insert(u.instruction);
+
+  // Tentatively let x take over the copy's uses, then check the merged buffer.
+  ValueLiveness::SavedValue saved_x = live_.Save(x);
+  ValueLiveness::SavedValue saved_c = live_.Save(vc);
+  live_.ForwardUses(vc, x, &copy);
+  // The source value against both buffers first (its reads are what changed, and it names
+  // the copy's operand), then every other pair across the two buffers.
+  std::optional<std::string> problem = CheckAgainst(x, dest_values);
+  if (!problem && !same_buffer_) problem = CheckAgainst(x, source_values);
+  for (size_t k = 0; !problem && !same_buffer_ && k < dest_values.size(); ++k) {
+    problem = CheckAgainst(dest_values[k], source_values, x);
+  }
+  if (problem) {
+    live_.Restore(std::move(saved_x));
+    live_.Restore(std::move(saved_c));
+    return *problem;
+  }
+  copy.ReplaceAllUsesWith(&src);
+  if (!copy.parent()->RemoveInstruction(&copy)) {
+    // Cannot happen after ReplaceAllUsesWith; keep the analyses true if it does.
+    live_.Restore(std::move(saved_x));
+    live_.Restore(std::move(saved_c));
+    return "could not be detached from its users";
+  }
+  buffers_.Merge(source_buffer_, dest_buffer_, vc);
+  replaced_[vc] = x;
+  return "";
+}
+
+int64_t ExecutionsPerStep(const Instruction& copy, const ExecutionOrdering& ordering, bool* known) {
+  int64_t product = 1;
+  *known = true;
+  const Instruction* at = &copy;
+  for (int guard = 0; guard < 64 && at != nullptr; ++guard) {
+    const Instruction* caller = ordering.CallerOf(*at->parent());
+    if (caller == nullptr) {
+      // Reached the entry, or a computation with several callers: unknown beyond here.
+      if (at->parent() != at->module()->entry()) *known = false;
+      break;
+    }
+    if (caller->opcode() == Opcode::kWhile && caller->while_body() == at->parent()) {
+      if (std::optional<int64_t> trips = WhileTripCount(*caller)) {
+        product *= *trips;
+      } else {
+        *known = false;
+      }
+    }
+    at = caller;
+  }
+  return product;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> CopyElision::Run(Module& module) {
+  report_ = CopyElisionReport{};
+  report_.bitcast_defines_value = options_.bitcast_defines_value;
+  DataflowAnalysis::Options df_options;
+  df_options.bitcast_defines_value = options_.bitcast_defines_value;
+  absl::StatusOr<std::unique_ptr<AliasAnalysis>> alias = AliasAnalysis::Run(module, df_options);
+  if (!alias.ok()) return alias.status();
+  absl::StatusOr<std::unique_ptr<ExecutionOrdering>> ordering = ExecutionOrdering::Run(module);
+  if (!ordering.ok()) return ordering.status();
+  std::vector<InputOutputAlias> donated;
+  if (std::optional<std::string_view> text = module.FindAttribute("input_output_alias")) {
+    absl::StatusOr<std::vector<InputOutputAlias>> parsed = ParseInputOutputAlias(*text);
+    if (!parsed.ok()) return parsed.status();  // AliasAnalysis already accepted it
+    donated = *std::move(parsed);
+  }
+  const DataflowAnalysis& flow = (*alias)->dataflow();
+  ValueLiveness live(flow, **ordering);
+  Elider elider(module, **alias, live, std::move(donated));
+
+  // Copies in computations that run as control flow; inside fusions and reducers a copy
+  // has no buffer of its own.
+  std::vector<Instruction*> copies;
+  for (Computation* c : module.computations()) {
+    if (flow.call_sites().embedded_count.contains(c)) continue;
+    for (Instruction* i : c->instructions()) {
+      if (i->opcode() == Opcode::kCopy) copies.push_back(i);
+    }
+  }
+  std::vector<CopyDecision> decisions(copies.size());
+  std::vector<bool> settled(copies.size(), false);
+  for (size_t i = 0; i < copies.size(); ++i) {
+    CopyDecision& d = decisions[i];
+    d.name = std::string(copies[i]->name());
+    d.computation = std::string(copies[i]->parent()->name());
+    d.bytes = copies[i]->shape().ByteSize();
+    d.executions_per_step = ExecutionsPerStep(*copies[i], **ordering, &d.executions_known);
+  }
+  std::vector<Computation*> touched;
+  for (bool progress = true; progress;) {
+    progress = false;
+    ++report_.sweeps;
+    for (size_t i = 0; i < copies.size(); ++i) {
+      if (settled[i]) continue;
+      Computation* parent = copies[i]->parent();
+      bool final = false;
+      std::string reason = elider.TryRemove(*copies[i], &final);
+      if (reason.empty()) {
+        decisions[i].removed = true;
+        decisions[i].reason.clear();
+        settled[i] = true;
+        progress = true;
+        touched.push_back(parent);
+      } else {
+        decisions[i].reason = std::move(reason);
+        settled[i] = final;
+      }
+    }
+  }
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  for (Computation* c : touched) c->CompactInstructions();
+
+  for (CopyDecision& d : decisions) {
+    const int64_t traffic = d.bytes * d.executions_per_step;
+    if (d.removed) {
+      ++report_.removed;
+      report_.bytes_saved_per_step += traffic;
+    } else {
+      ++report_.kept;
+      report_.bytes_kept_per_step += traffic;
+    }
+  }
+  report_.copies = std::move(decisions);
+  return report_.removed > 0;
+}
+
+}  // namespace hloscope

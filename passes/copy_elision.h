@@ -1,0 +1,88 @@
+// Copy elision (`copy-elision`): removes copies whose source and destination can share one
+// buffer, and says for every copy why it went or stayed.
+//
+//   CopyElision pass({.bitcast_defines_value = false});
+//   absl::StatusOr<bool> changed = pass.Run(module);
+//   for (const CopyDecision& d : pass.report().copies) ...   // removed or kept, and why
+//
+// For each `copy` in a computation that runs as control flow (not inside fusions or
+// reducers), removing it forwards its operand to its users, which merges the buffer of the
+// copy's source value with the buffer of its destination (alias.h). It is removed when every
+// value of the merged buffer stays free of interference (live_range.h) under the execution
+// ordering (ordering.h: the schedule when the module is scheduled, dependencies otherwise):
+//  - the source value, now also read by the copy's users, against every value of both
+//    buffers, and every other source value against every destination value;
+//  - never: a copy that changes the layout or memory space, of a tuple, with control edges,
+//    or whose source may hold several values;
+//  - never: a merge that makes a read-only buffer (a constant, or an entry parameter that
+//    input_output_alias does not donate) written by another value of the merged buffer, or
+//    part of the entry's result.
+// Copies are visited in module order and revisited until a sweep removes none (a removal can
+// make another copy removable), so the result is deterministic. The analyses are built once;
+// each removal updates the buffers and live ranges it touches.
+//
+// Report: per copy, its name, computation, decision, the rule that kept it naming the
+// instructions involved, bytes per execution, and executions per step (the product of the
+// trip counts of the while loops around it, trip_count.h; a loop of unknown trip count counts
+// once and clears `executions_known`).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "passes/pass.h"
+
+namespace hloscope {
+
+struct CopyElisionOptions {
+  // DataflowAnalysis::Options::bitcast_defines_value: with true, a bitcast inside a fusion
+  // hides an in-place update, and the paxml copies stay.
+  bool bitcast_defines_value = false;
+};
+
+struct CopyDecision {
+  std::string name;
+  std::string computation;
+  bool removed = false;
+  std::string reason;  // empty for removed copies
+  int64_t bytes = 0;   // the copy's result, per execution
+  int64_t executions_per_step = 1;
+  bool executions_known = true;
+};
+
+struct CopyElisionReport {
+  bool bitcast_defines_value = false;
+  std::vector<CopyDecision> copies;  // module order
+  int64_t removed = 0;
+  int64_t kept = 0;
+  // Sum over removed copies of bytes × executions_per_step.
+  int64_t bytes_saved_per_step = 0;
+  // Sum over kept copies of bytes × executions_per_step.
+  int64_t bytes_kept_per_step = 0;
+  int64_t sweeps = 0;
+};
+
+class CopyElision : public Pass {
+ public:
+  CopyElision() = default;
+  explicit CopyElision(CopyElisionOptions options) : options_(options) {}
+
+  std::string_view name() const override { return "copy-elision"; }
+  std::string_view description() const override {
+    return "Removes copies whose source and destination can share a buffer without "
+           "interference; reports why each copy stays.";
+  }
+  absl::StatusOr<bool> Run(Module& module) override;
+
+  void set_options(const CopyElisionOptions& options) { options_ = options; }
+  const CopyElisionOptions& options() const { return options_; }
+  // The report of the last Run.
+  const CopyElisionReport& report() const { return report_; }
+
+ private:
+  CopyElisionOptions options_;
+  CopyElisionReport report_;
+};
+
+}  // namespace hloscope

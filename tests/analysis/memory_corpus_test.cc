@@ -1,0 +1,73 @@
+// The memory profiler on every curated corpus file (HLOSCOPE_CORPUS_DIR, read by path), after
+// flatten-call-graph as the analyses need: it succeeds, and its numbers agree with each other.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "analysis/memory/memory_profile.h"
+#include "fmt/format.h"
+#include "gtest/gtest.h"
+#include "hlo/computation.h"
+#include "hlo/parser.h"
+#include "passes/flatten_call_graph.h"
+#include "tests/test_util.h"
+
+namespace hloscope {
+namespace {
+
+using testing::MessageOf;
+
+void CheckReport(const std::string& where, const Module& m, const MemoryReport& r) {
+  ASSERT_EQ(r.modules.size(), 1u) << where;
+  const ModuleMemory& mm = r.modules[0];
+  ASSERT_EQ(mm.timeline.size(), static_cast<size_t>(m.entry()->instruction_count())) << where;
+  int64_t max = 0;
+  for (const TimelinePoint& p : mm.timeline) {
+    EXPECT_GE(p.live_bytes, 0) << where << ": " << p.instruction->name();
+    max = std::max(max, p.live_bytes);
+  }
+  EXPECT_EQ(r.peak_bytes, max) << where;
+  int64_t listed = 0;
+  for (const LiveBuffer& b : mm.top_buffers) {
+    EXPECT_GT(b.bytes, 0) << where;
+    listed += b.bytes;
+  }
+  EXPECT_LE(listed, r.peak_bytes) << where;
+  for (const StageMemory& s : r.stages) {
+    EXPECT_LE(s.peak_activation_bytes, s.peak_bytes) << where << " stage " << s.stage;
+  }
+}
+
+TEST(MemoryCorpus, ProfilesEveryCuratedFile) {
+  int modules = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(HLOSCOPE_CORPUS_DIR)) {
+    if (entry.path().extension() != ".hlo") continue;
+    std::ifstream in(entry.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string content = text.str();
+    for (const InputChunk& chunk : SplitInputFile(content)) {
+      const std::string where =
+          fmt::format("{}:{}", entry.path().filename().string(), chunk.first_line);
+      absl::StatusOr<std::unique_ptr<Module>> m =
+          ParseModule(chunk.text, {.first_line = chunk.first_line});
+      ASSERT_TRUE(m.ok()) << where << ": " << MessageOf(m.status());
+      FlattenCallGraph flatten;
+      ASSERT_TRUE(flatten.Run(**m).ok()) << where;
+      for (bool tables : {false, true}) {
+        MemoryOptions options;
+        options.count_tuple_tables = tables;
+        absl::StatusOr<MemoryReport> r = ProfileModule(**m, options);
+        ASSERT_TRUE(r.ok()) << where << ": " << MessageOf(r.status());
+        CheckReport(where, **m, *r);
+      }
+      ++modules;
+    }
+  }
+  EXPECT_GT(modules, 10);
+}
+
+}  // namespace
+}  // namespace hloscope

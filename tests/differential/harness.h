@@ -1,0 +1,101 @@
+// The differential harness: does a pass preserve what a module computes, bit for bit, when the
+// transformed module runs with real buffer sharing?
+//
+//   HarnessOptions options;                        // 3 seeds
+//   ModuleResult r = CheckModule(text, RegisteredPasses(), options);
+//   if (r.verdict == Verdict::kFail) fmt::print("{}\n", r.failures[0].message);
+//
+// For one module: parse and verify it; run the ORIGINAL in value mode on `seeds` seeded random
+// argument sets (the expected results); run the original in buffer mode too: if that differs,
+// the module is not buffer-safe as given (a copy it needs is missing) and it is no baseline for
+// judging passes (Verdict::kNotBaseline). Then, for each pass, a fresh parse of the text is
+// transformed, verified, run in buffer mode with the pass's bitcast option, and compared with
+// the expected results (eval::FirstDifference). Modules the interpreter cannot run (an
+// unsupported opcode, too large, alias analysis refusing them) are skipped with the reason.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "passes/pass.h"
+
+namespace hloscope::differential {
+
+struct HarnessOptions {
+  // Random argument sets per module (seeds first_seed, first_seed+1, ...).
+  int seeds = 3;
+  uint64_t first_seed = 1;
+  // Modules whose storage would exceed this are skipped ("too large"): keeps tests fast.
+  int64_t max_bytes = int64_t{16} << 20;
+};
+
+// A pass as the harness runs it.
+struct PassUnderTest {
+  std::string name;  // as reported, e.g. "dce"
+  std::function<std::unique_ptr<Pass>()> make;
+  // Buffer mode's bitcast option for the transformed module: the assumption the pass made.
+  bool bitcast_defines_value = false;
+};
+
+// Every pass of PassRegistry::Global(), in name order (passes registered later are covered
+// without changing the harness), plus copy-elision with bitcast_defines_value=true (named
+// "copy-elision[bitcast_defines_value]", run in buffer mode with that option).
+std::vector<PassUnderTest> RegisteredPasses();
+
+enum class Verdict {
+  kPass,         // every pass preserved the results
+  kFail,         // some pass did not (see failures)
+  kNotBaseline,  // the original is not buffer-safe: buffer mode != value mode
+  kSkipped,      // the module cannot be judged (see reason)
+};
+std::string_view VerdictName(Verdict v);
+
+struct PassFailure {
+  std::string pass;
+  std::string message;  // "seed 2: output {1}: element [0]: 1.5 vs 2" or the error
+};
+
+struct ModuleResult {
+  Verdict verdict = Verdict::kPass;
+  // kSkipped / kNotBaseline: why, short and stable enough to count by ("unsupported opcode
+  // 'sort'", "too large", "does not parse", ...).
+  std::string reason;
+  std::vector<PassFailure> failures;
+  std::vector<std::string> changed_by;  // the passes that reported a change
+};
+
+ModuleResult CheckModule(std::string_view text, absl::Span<const PassUnderTest> passes,
+                         const HarnessOptions& options);
+
+// The failure of one pass on one module (nullopt when it preserves the results or the module
+// cannot be judged). The predicate the reducer shrinks a failing module with.
+std::optional<std::string> PassFailureOn(std::string_view text, const PassUnderTest& pass,
+                                         const HarnessOptions& options);
+
+// Reduces `text` while `pass` still fails on it and returns a report: the pass, the failure on
+// the reduced module, and the reduced module's text.
+std::string ReduceAndDescribe(std::string_view text, const PassUnderTest& pass,
+                              const HarnessOptions& options);
+
+// Counts of verdicts and skip reasons over many modules, for test output.
+struct Tally {
+  int modules = 0;
+  int passed = 0;
+  int failed = 0;
+  int not_baseline = 0;
+  int skipped = 0;
+  std::map<std::string, int> reasons;     // skip and not-baseline reasons
+  std::map<std::string, int> changed_by;  // pass → modules it changed
+
+  void Add(const ModuleResult& r);
+  std::string Summary() const;
+};
+
+}  // namespace hloscope::differential

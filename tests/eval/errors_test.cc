@@ -1,0 +1,142 @@
+// Error paths of Evaluate: unsupported opcodes and types, size limit, arguments, bad attributes.
+#include "gtest/gtest.h"
+#include "tests/eval/eval_test_util.h"
+
+namespace hloscope::eval {
+namespace {
+
+using testing::MessageOf;
+using testing::RunText;
+
+TEST(EvalErrorsTest, UnsupportedOpcodeHasTheExactMessage) {
+  constexpr std::string_view text = R"(
+HloModule m
+ENTRY e {
+  a = f32[4,4] parameter(0)
+  ROOT s = f32[4,4] cholesky(a), lower=true
+}
+)";
+  std::unique_ptr<Module> m = testing::Parse(text);
+  ASSERT_NE(m, nullptr);
+  absl::StatusOr<Literal> out = Evaluate(*m, RandomArguments(*m, 1), {});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(MessageOf(out.status()), "hlo-run does not support opcode 'cholesky' (instruction %s)");
+  EXPECT_FALSE(IsSupportedOpcode(Opcode::kCholesky));
+  EXPECT_TRUE(IsSupportedOpcode(Opcode::kDynamicUpdateSlice));
+}
+
+TEST(EvalErrorsTest, UnsupportedOpcodeInsideAFusionIsFoundBeforeRunning) {
+  EXPECT_EQ(RunText(R"(
+HloModule m
+fused {
+  a = f32[4] parameter(0)
+  ROOT s = f32[4] sort(a), dimensions={0}
+}
+ENTRY e {
+  a = f32[4] parameter(0)
+  ROOT f = f32[4] fusion(a), kind=kLoop, calls=fused
+}
+)",
+                    {"{1, 2, 3, 4}"}),
+            "error: hlo-run does not support opcode 'sort' (instruction %s)");
+}
+
+TEST(EvalErrorsTest, UnsupportedElementType) {
+  EXPECT_EQ(
+      RunText(
+          "HloModule m\nENTRY e {\n  a = c64[2] parameter(0)\n  ROOT n = c64[2] negate(a)\n}\n"),
+      "error: hlo-run does not support element type 'c64' (instruction %a)");
+}
+
+TEST(EvalErrorsTest, MaxBytesRefusesLargeModules) {
+  std::unique_ptr<Module> m = testing::Parse(
+      "HloModule m\nENTRY e {\n  a = f32[1024] parameter(0)\n  ROOT n = f32[1024] negate(a)\n}\n");
+  ASSERT_NE(m, nullptr);
+  EvalOptions options;
+  options.max_bytes = 8000;  // needs 2 * 4096
+  absl::StatusOr<Literal> out = Evaluate(*m, RandomArguments(*m, 1), options);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(
+      MessageOf(out.status()),
+      "the module needs about 8192 bytes to run, more than the limit of 8000 bytes (--max-bytes)");
+  options.max_bytes = 8192;
+  EXPECT_TRUE(Evaluate(*m, RandomArguments(*m, 1), options).ok());
+}
+
+TEST(EvalErrorsTest, WrongArgumentCountOrShape) {
+  std::unique_ptr<Module> m = testing::Parse(
+      "HloModule m\nENTRY e {\n  a = f32[2] parameter(0)\n  ROOT n = f32[2] negate(a)\n}\n");
+  ASSERT_NE(m, nullptr);
+  absl::StatusOr<Literal> none = Evaluate(*m, {}, {});
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(MessageOf(none.status()),
+            "the entry computation takes 1 parameters but 0 arguments were given");
+  std::unique_ptr<Module> other = testing::Parse(
+      "HloModule m\nENTRY e {\n  a = f32[3] parameter(0)\n  ROOT n = f32[3] negate(a)\n}\n");
+  absl::StatusOr<Literal> wrong = Evaluate(*m, RandomArguments(*other, 1), {});
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(MessageOf(wrong.status()),
+            "argument 0 has shape f32[3] but parameter %a has shape f32[2]");
+}
+
+TEST(EvalErrorsTest, BufferModeReportsAliasAnalysisFailure) {
+  // Two calls of one computation: the dataflow analysis wants one call site per callee.
+  std::unique_ptr<Module> m = testing::Parse(R"(
+HloModule m
+callee {
+  x = f32[2] parameter(0)
+  ROOT n = f32[2] negate(x)
+}
+ENTRY e {
+  a = f32[2] parameter(0)
+  c1 = f32[2] call(a), to_apply=callee
+  ROOT c2 = f32[2] call(c1), to_apply=callee
+}
+)");
+  ASSERT_NE(m, nullptr);
+  EXPECT_TRUE(Evaluate(*m, RandomArguments(*m, 1), {}).ok());
+  absl::StatusOr<Literal> out = Evaluate(*m, RandomArguments(*m, 1), {.mode = EvalMode::kBuffer});
+  ASSERT_FALSE(out.ok());
+  EXPECT_TRUE(
+      MessageOf(out.status()).starts_with("buffer mode needs the alias analysis, which failed: "))
+      << MessageOf(out.status());
+}
+
+TEST(EvalErrorsTest, BadConstantTextNamesTheInstruction) {
+  EXPECT_EQ(
+      RunText("HloModule m\nENTRY e {\n  ROOT c = s32[2] constant({1, 2, 3})\n}\n"),
+      "error: constant %c: literal column 6: expected '}' : dimension 0 of s32[2] has 2 elements");
+}
+
+TEST(EvalErrorsTest, ElidedConstantIsRefused) {
+  EXPECT_EQ(RunText("HloModule m\nENTRY e {\n  ROOT c = f32[300] constant({...})\n}\n"),
+            "error: hlo-run cannot run constant %c: its contents were elided ({...}) when the "
+            "module was dumped");
+}
+
+TEST(EvalErrorsTest, CheckRunnableRefusesBeforeArgumentsExist) {
+  std::unique_ptr<Module> m = testing::Parse(
+      "HloModule m\nENTRY e {\n  a = f32[1000000000] parameter(0)\n  ROOT n = f32[1000000000] "
+      "negate(a)\n}\n");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(RequiredBytes(*m), 8000000000);
+  absl::Status s = CheckRunnable(*m, {});
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_TRUE(CheckRunnable(*m, {.max_bytes = 8000000000}).ok());
+}
+
+TEST(EvalErrorsTest, BitcastThatChangesTheSize) {
+  // The verifier rejects this module; Evaluate must still refuse it rather than read past the end.
+  std::unique_ptr<Module> m = testing::Parse(
+      "HloModule m\nENTRY e {\n  a = f32[4] parameter(0)\n  ROOT b = f64[4] bitcast(a)\n}\n");
+  ASSERT_NE(m, nullptr);
+  absl::StatusOr<Literal> out = Evaluate(*m, RandomArguments(*m, 1), {});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(MessageOf(out.status()), "bitcast %b changes the size from 16 to 32 bytes");
+}
+
+}  // namespace
+}  // namespace hloscope::eval

@@ -1,0 +1,87 @@
+// hlo-run end to end: the exit statuses of --help (0 ok / 1 differ / 2 usage / 3 cannot run),
+// with output on stdout and errors on stderr. The binary's path is compiled in.
+#include <string>
+
+#include "gtest/gtest.h"
+#include "tests/tool_test_util.h"
+
+namespace {
+
+using Result = ::hloscope::testing::ToolResult;
+
+constexpr std::string_view kNeededCopy = R"(HloModule m
+ENTRY e {
+  p = f32[4] parameter(0)
+  x = f32[4] negate(p)
+  c = f32[4] copy(x)
+  v = f32[1] constant({100})
+  i = s32[] constant(1)
+  d = f32[4] dynamic-update-slice(c, v, i)
+  ROOT t = (f32[4], f32[4]) tuple(x, d)
+}
+)";
+
+class HloRunToolTest : public ::hloscope::testing::ToolTest {
+ protected:
+  Result Run(const std::string& args) const { return RunTool(HLO_RUN_PATH, args); }
+};
+
+TEST_F(HloRunToolTest, RunPrintsOutputsAndExitsZero) {
+  std::string a = Write("a.hlo", kNeededCopy);
+  Result r = Run(a + " --mode=buffer --seed=5");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(r.out.starts_with("{0}: f32[4] {")) << r.out;
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(Run("--help").code, 0);
+}
+
+TEST_F(HloRunToolTest, CompareExitsOneWhenOutputsDiffer) {
+  std::string a = Write("a.hlo", kNeededCopy);
+  std::string text(kNeededCopy);
+  std::string removed = text.replace(text.find("  c = f32[4] copy(x)\n"), 21, "");
+  removed.replace(removed.find("dynamic-update-slice(c,"), 23, "dynamic-update-slice(x,");
+  std::string b = Write("b.hlo", removed);
+  Result same = Run("--compare " + a + " " + a);
+  EXPECT_EQ(same.code, 0) << same.err;
+  EXPECT_EQ(same.out, "outputs match (8 elements)\n");
+  Result differ = Run("--compare " + a + " " + b);
+  EXPECT_EQ(differ.code, 1) << differ.err;
+  EXPECT_NE(differ.out.find("output {0}: element [1]: "), std::string::npos) << differ.out;
+  // In value mode the copy makes no difference.
+  EXPECT_EQ(Run("--compare " + a + " " + b + " --mode-b=value").code, 0);
+}
+
+TEST_F(HloRunToolTest, UsageErrorsExitTwo) {
+  std::string a = Write("a.hlo", kNeededCopy);
+  Result r = Run(a + " --frobnicate");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            "hlo-run: error: unknown option '--frobnicate'\nRun 'hlo-run --help' for usage.\n");
+  EXPECT_EQ(Run(a + " --mode=x").code, 2);
+  EXPECT_EQ(Run("--compare " + a).code, 2);
+  EXPECT_EQ(Run((dir_ / "missing.hlo").string()).code, 2);
+  EXPECT_EQ(Run(a + " --inputs=" + (dir_ / "missing.txt").string()).code, 2);
+}
+
+TEST_F(HloRunToolTest, ModulesThatCannotRunExitThree) {
+  std::string sort = Write("sort.hlo",
+                           "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n"
+                           "  ROOT s = f32[4] sort(p), dimensions={0}\n}\n");
+  Result r = Run(sort);
+  EXPECT_EQ(r.code, 3);
+  EXPECT_EQ(r.err, "error: hlo-run does not support opcode 'sort' (instruction %s)\n");
+  EXPECT_EQ(Run(Write("bad.hlo", "HloModule m\nENTRY e {\n  ROOT p = f32[4] bogus()\n}\n")).code,
+            3);
+  std::string a = Write("a.hlo", kNeededCopy);
+  EXPECT_EQ(Run(a + " --max-bytes=10").code, 3);
+  EXPECT_EQ(Run(a + " --inputs=" + Write("in.txt", "{1, 2}\n")).code, 3);
+  // Shapes that do not fit their operands (the verifier has no rule for negate).
+  EXPECT_EQ(Run(Write("verify.hlo",
+                      "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n"
+                      "  ROOT n = f32[5] negate(p)\n}\n"))
+                .code,
+            3);
+}
+
+}  // namespace

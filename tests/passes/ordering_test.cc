@@ -1,0 +1,175 @@
+// ExecutionOrdering (analysis/ordering.h): sequential and dependency order, control
+// predecessors, parameters, nesting through callers, and the large-computation search.
+#include "analysis/ordering.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+#include "hlo/computation.h"
+#include "tests/passes/passes_test_util.h"
+
+namespace hloscope {
+namespace {
+
+using passes_testing::Find;
+using passes_testing::MessageOf;
+using passes_testing::Parse;
+
+std::unique_ptr<ExecutionOrdering> Order(const Module& m) {
+  absl::StatusOr<std::unique_ptr<ExecutionOrdering>> o = ExecutionOrdering::Run(m);
+  EXPECT_TRUE(o.ok()) << MessageOf(o.status());
+  return o.ok() ? *std::move(o) : nullptr;
+}
+
+constexpr char kIndependent[] = R"(
+HloModule m%s
+ENTRY main {
+  p = f32[4] parameter(0)
+  a = f32[4] negate(p)
+  b = f32[4] exponential(p)
+  c = f32[4] add(a, b)
+  ROOT d = f32[4] sqrt(c)
+}
+)";
+
+std::string WithHeader(const char* text, const std::string& header) {
+  std::string s(text);
+  s.replace(s.find("%s"), 2, header);
+  return s;
+}
+
+TEST(OrderingTest, DependencyOrderLeavesIndependentInstructionsUnordered) {
+  auto m = Parse(WithHeader(kIndependent, ""));
+  ASSERT_NE(m, nullptr);
+  auto o = Order(*m);
+  ASSERT_NE(o, nullptr);
+  EXPECT_FALSE(o->sequential());
+  const Instruction& a = *Find(*m, "main", "a");
+  const Instruction& b = *Find(*m, "main", "b");
+  const Instruction& c = *Find(*m, "main", "c");
+  const Instruction& d = *Find(*m, "main", "d");
+  EXPECT_FALSE(o->ExecutesBefore(a, b));
+  EXPECT_FALSE(o->ExecutesBefore(b, a));
+  EXPECT_TRUE(o->ExecutesBefore(a, c));
+  EXPECT_TRUE(o->ExecutesBefore(a, d));  // transitively
+  EXPECT_FALSE(o->ExecutesBefore(d, a));
+  EXPECT_FALSE(o->ExecutesBefore(a, a));
+  // A parameter runs before everything else in its computation.
+  EXPECT_TRUE(o->ExecutesBefore(*Find(*m, "main", "p"), d));
+  EXPECT_FALSE(o->ExecutesBefore(d, *Find(*m, "main", "p")));
+}
+
+TEST(OrderingTest, ScheduledModuleUsesTextOrder) {
+  auto m = Parse(WithHeader(kIndependent, ", is_scheduled=true"));
+  ASSERT_NE(m, nullptr);
+  auto o = Order(*m);
+  ASSERT_NE(o, nullptr);
+  EXPECT_TRUE(o->sequential());
+  EXPECT_TRUE(o->ExecutesBefore(*Find(*m, "main", "a"), *Find(*m, "main", "b")));
+  EXPECT_FALSE(o->ExecutesBefore(*Find(*m, "main", "b"), *Find(*m, "main", "a")));
+}
+
+TEST(OrderingTest, ControlPredecessorsOrder) {
+  auto m = Parse(R"(
+HloModule m
+ENTRY main {
+  p = f32[4] parameter(0)
+  a = f32[4] negate(p)
+  b = f32[4] exponential(p), control-predecessors={a}
+  ROOT c = (f32[4], f32[4]) tuple(a, b)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  auto o = Order(*m);
+  ASSERT_NE(o, nullptr);
+  EXPECT_TRUE(o->ExecutesBefore(*Find(*m, "main", "a"), *Find(*m, "main", "b")));
+  EXPECT_FALSE(o->ExecutesBefore(*Find(*m, "main", "b"), *Find(*m, "main", "a")));
+}
+
+TEST(OrderingTest, NestedComputationsAreOrderedThroughTheirCaller) {
+  auto m = Parse(R"(
+HloModule m
+cond {
+  cp = (f32[4], s32[]) parameter(0)
+  ci = s32[] get-tuple-element(cp), index=1
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(ci, n), direction=LT
+}
+body {
+  bp = (f32[4], s32[]) parameter(0)
+  x = f32[4] get-tuple-element(bp), index=0
+  i = s32[] get-tuple-element(bp), index=1
+  y = f32[4] negate(x)
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  ROOT r = (f32[4], s32[]) tuple(y, j)
+}
+ENTRY main {
+  p = f32[4] parameter(0)
+  before = f32[4] exponential(p)
+  z = s32[] constant(0)
+  init = (f32[4], s32[]) tuple(before, z)
+  w = (f32[4], s32[]) while(init), condition=cond, body=body
+  g = f32[4] get-tuple-element(w), index=0
+  ROOT after = f32[4] sqrt(g)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  auto o = Order(*m);
+  ASSERT_NE(o, nullptr);
+  const Instruction& y = *Find(*m, "body", "y");
+  const Instruction& lt = *Find(*m, "cond", "lt");
+  EXPECT_EQ(o->CallerOf(*m->FindComputation("body")), Find(*m, "main", "w"));
+  EXPECT_EQ(o->CallerOf(*m->entry()), nullptr);
+  EXPECT_TRUE(o->IsNestedIn(y, *m->entry()));
+  EXPECT_FALSE(o->IsNestedIn(y, *m->FindComputation("cond")));
+  EXPECT_TRUE(o->ExecutesBefore(*Find(*m, "main", "before"), y));
+  EXPECT_TRUE(o->ExecutesBefore(y, *Find(*m, "main", "after")));
+  EXPECT_FALSE(o->ExecutesBefore(*Find(*m, "main", "after"), y));
+  // One iteration: the condition runs before the body.
+  EXPECT_TRUE(o->ExecutesBefore(lt, y));
+  EXPECT_FALSE(o->ExecutesBefore(y, lt));
+}
+
+// A chain longer than the bitset limit, plus a side branch: answered by the bounded search.
+TEST(OrderingTest, LargeComputationsAreSearched) {
+  std::string text =
+      "HloModule big\nENTRY main {\n  p = f32[2] parameter(0)\n  n0 = f32[2] negate(p)\n";
+  const int n = static_cast<int>(ExecutionOrdering::kBitsetLimit) + 100;
+  for (int i = 1; i < n; ++i)
+    text += "  n" + std::to_string(i) + " = f32[2] negate(n" + std::to_string(i - 1) + ")\n";
+  text += "  side = f32[2] exponential(p)\n";
+  text += "  ROOT r = f32[2] add(n" + std::to_string(n - 1) + ", side)\n}\n";
+  auto m = Parse(text);
+  ASSERT_NE(m, nullptr);
+  auto o = Order(*m);
+  ASSERT_NE(o, nullptr);
+  const Instruction& first = *Find(*m, "main", "n0");
+  const Instruction& last = *Find(*m, "main", "n" + std::to_string(n - 1));
+  const Instruction& side = *Find(*m, "main", "side");
+  EXPECT_TRUE(o->ExecutesBefore(first, last));
+  EXPECT_FALSE(o->ExecutesBefore(last, first));
+  EXPECT_FALSE(o->ExecutesBefore(side, last));
+  EXPECT_FALSE(o->ExecutesBefore(first, side));
+  EXPECT_TRUE(o->ExecutesBefore(side, *Find(*m, "main", "r")));
+}
+
+TEST(OrderingTest, CycleIsAnError) {
+  auto m = Parse(R"(
+HloModule m
+ENTRY main {
+  p = f32[4] parameter(0)
+  a = f32[4] negate(p)
+  ROOT b = f32[4] exponential(a)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  Find(*m, "main", "a")->AddControlPredecessor(Find(*m, "main", "b"));
+  absl::StatusOr<std::unique_ptr<ExecutionOrdering>> o = ExecutionOrdering::Run(*m);
+  ASSERT_FALSE(o.ok());
+  EXPECT_NE(MessageOf(o.status()).find("is on a cycle"), std::string::npos)
+      << MessageOf(o.status());
+}
+
+}  // namespace
+}  // namespace hloscope

@@ -1,0 +1,129 @@
+#include "tools/hlo_opt_copy_report.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "copy_elision_report.pb.h"
+#include "fmt/format.h"
+#include "google/protobuf/util/json_util.h"
+#include "tools/report_util.h"
+
+namespace hloscope {
+
+namespace {}  // namespace
+
+struct CopyReportCollector::State {
+  report::CopyElisionReport all;
+};
+
+const char kCopyReportFlagsHelp[] =
+    "  --report[=FILE.json]   With copy-elision in --passes: what happened to every copy.\n"
+    "                         '--report' prints a summary to stderr; '--report=FILE.json'\n"
+    "                         writes each copy's decision, reason, bytes and executions per\n"
+    "                         step (schema passes/copy_elision_report.proto). copy-elision\n"
+    "                         reads --bitcast-defines-value too.\n";
+
+CopyReportFlagResult ParseCopyReportFlag(std::string_view name,
+                                         std::optional<std::string_view> value,
+                                         CopyReportFlags& flags, std::string* error) {
+  if (name != "--report") return CopyReportFlagResult::kNotCopyReportFlag;
+  if (value && value->empty()) {
+    *error = "option '--report=' needs a file name (or use '--report' for a summary)";
+    return CopyReportFlagResult::kBadValue;
+  }
+  flags.report = true;
+  flags.file = value ? std::string(*value) : std::string();
+  return CopyReportFlagResult::kTaken;
+}
+
+std::string ConfigureCopyElision(PassPipeline* pipeline, bool bitcast_defines_value,
+                                 const CopyReportFlags& flags) {
+  bool found = false;
+  for (size_t i = 0; pipeline != nullptr && i < pipeline->size(); ++i) {
+    if (auto* pass = dynamic_cast<CopyElision*>(pipeline->pass(i))) {
+      CopyElisionOptions options = pass->options();
+      options.bitcast_defines_value = bitcast_defines_value;
+      pass->set_options(options);
+      found = true;
+    }
+  }
+  if (flags.report && !found) {
+    return "option '--report' needs the copy-elision pass in --passes (e.g. "
+           "--passes=copy-elision)";
+  }
+  return "";
+}
+
+std::string CopyReportSummary(const CopyElisionReport& r, std::string_view module) {
+  std::string out = fmt::format(
+      "copy-elision on {}: {} of {} copies removed, {} of copy traffic saved per step "
+      "({} left){}\n",
+      module, r.removed, r.removed + r.kept, HumanBytes(r.bytes_saved_per_step),
+      HumanBytes(r.bytes_kept_per_step),
+      r.bitcast_defines_value ? " [bitcasts define values]" : "");
+  for (const CopyDecision& d : r.copies) {
+    out += fmt::format("  {:<7} %{} in {}: {} x {}{}", d.removed ? "removed" : "kept", d.name,
+                       d.computation, HumanBytes(d.bytes), d.executions_per_step,
+                       d.executions_known ? "" : " (some trip count unknown)");
+    if (!d.removed) out += fmt::format(": {}", d.reason);
+    out += '\n';
+  }
+  return out;
+}
+
+CopyReportCollector::CopyReportCollector(const CopyReportFlags& flags)
+    : flags_(flags), state_(std::make_unique<State>()) {}
+
+CopyReportCollector::~CopyReportCollector() = default;
+
+void CopyReportCollector::Collect(const PassPipeline* pipeline, const Module& module) {
+  if (!flags_.report || pipeline == nullptr) return;
+  for (size_t i = 0; i < pipeline->size(); ++i) {
+    const auto* pass = dynamic_cast<const CopyElision*>(pipeline->pass(i));
+    if (pass == nullptr) continue;
+    const CopyElisionReport& r = pass->report();
+    if (flags_.file.empty()) {
+      fmt::print(stderr, "{}", CopyReportSummary(r, module.name()));
+      continue;
+    }
+    report::CopyElisionReport& all = state_->all;
+    all.set_bitcast_defines_value(r.bitcast_defines_value);
+    for (const CopyDecision& d : r.copies) {
+      report::CopyDecision* out = all.add_copies();
+      out->set_module(std::string(module.name()));
+      out->set_name(d.name);
+      out->set_computation(d.computation);
+      out->set_decision(d.removed ? "removed" : "kept");
+      out->set_reason(d.reason);
+      out->set_bytes(d.bytes);
+      out->set_executions_per_step(d.executions_per_step);
+      out->set_executions_known(d.executions_known);
+      out->set_bytes_per_step(d.bytes * d.executions_per_step);
+    }
+    all.set_removed(all.removed() + r.removed);
+    all.set_kept(all.kept() + r.kept);
+    all.set_bytes_saved_per_step(all.bytes_saved_per_step() + r.bytes_saved_per_step);
+    all.set_bytes_kept_per_step(all.bytes_kept_per_step() + r.bytes_kept_per_step);
+  }
+}
+
+absl::Status CopyReportCollector::Finish() {
+  if (!flags_.report || flags_.file.empty()) return absl::OkStatus();
+  absl::StatusOr<std::string> json = ProtoToJson(state_->all);
+  if (!json.ok()) return json.status();
+  FILE* f = std::fopen(flags_.file.c_str(), "wb");
+  if (f == nullptr) {
+    return absl::InvalidArgumentError(
+        fmt::format("cannot open '{}' for writing: {}", flags_.file, std::strerror(errno)));
+  }
+  bool ok = std::fwrite(json->data(), 1, json->size(), f) == json->size();
+  ok = std::fclose(f) == 0 && ok;
+  if (!ok) {
+    return absl::InvalidArgumentError(
+        fmt::format("cannot write '{}': {}", flags_.file, std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace hloscope

@@ -1,0 +1,437 @@
+#include "tools/hlo_opt_memory.h"
+
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "fmt/format.h"
+#include "google/protobuf/util/json_util.h"
+#include "hlo/parser.h"
+#include "hlo/verifier.h"
+#include "memory_report.pb.h"
+#include "passes/flatten_call_graph.h"
+#include "passes/pass_pipeline.h"
+#include "tools/report_util.h"
+
+namespace hloscope {
+
+const char kMemoryFlagsHelp[] =
+    "  --memory-report[=FILE] Print the memory profile instead of the module (to FILE when\n"
+    "                         given): peak bytes, the instruction at the peak, the buffers live\n"
+    "                         there, and per pipeline stage the activation bytes per microbatch,\n"
+    "                         the peak activation bytes and the peak bytes. With --passes: before\n"
+    "                         and after the passes side by side, with the saving.\n"
+    "  --format=text|json|csv|html\n"
+    "                         The report's form. json follows analysis/memory/memory_report.proto\n"
+    "                         (and analysis/dataflow_report.proto for the two printers above);\n"
+    "                         csv is the live bytes after each entry instruction; html is a\n"
+    "                         self-contained page plotting them (csv and html: memory only).\n"
+    "  --stage-by=module|attr:NAME\n"
+    "                         Stages: one per input module (several FILEs, or the parts of\n"
+    "                         --split-input-file), or the frontend attribute NAME.\n"
+    "  --stage-regex=RE       Stages from metadata op_name: RE (RE2) with one capture group.\n"
+    "  --forward-regex=RE     op_name of the forward pass (default 'jvp\\(').\n"
+    "  --backward-regex=RE    op_name of the backward pass (default 'transpose\\('); wins.\n"
+    "  --dim-value=N          Size dynamic dimensions at N (capped by their bound) instead of\n"
+    "                         at the bound.\n"
+    "  --top=N                Buffers listed as live at the peak (default 10).\n"
+    "  --count-tuple-tables   Count tuples' pointer tables (8 bytes per element) as memory.\n";
+
+namespace {
+
+bool ParseInt(std::string_view text, int64_t* out) {
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+}  // namespace
+
+MemoryFlagResult ParseMemoryFlag(std::string_view name, std::optional<std::string_view> value,
+                                 MemoryFlags& flags, AnalysisFlags& analysis, std::string* error) {
+  auto bad = [&](std::string message) {
+    *error = std::move(message);
+    return MemoryFlagResult::kBadValue;
+  };
+  auto needs_value = [&]() -> bool {
+    if (value && !value->empty()) return true;
+    *error = fmt::format("option '{}' needs a value", name);
+    return false;
+  };
+  MemoryOptions& o = flags.options;
+  if (name == "--memory-report") {
+    flags.enabled = true;
+    if (value) {
+      if (value->empty()) return bad("option '--memory-report=' needs a file name");
+      flags.output = std::string(*value);
+    }
+    return MemoryFlagResult::kTaken;
+  }
+  if (name == "--format") {
+    if (value == "text" || value == "json") {
+      flags.format = value == "text" ? MemoryFormat::kText : MemoryFormat::kJson;
+      analysis.print.format = value == "text" ? ReportFormat::kText : ReportFormat::kJson;
+      flags.format_is_memory_only = false;
+    } else if (value == "csv" || value == "html") {
+      flags.format = value == "csv" ? MemoryFormat::kCsv : MemoryFormat::kHtml;
+      flags.format_is_memory_only = true;
+    } else {
+      return bad("option '--format' needs 'text', 'json', 'csv' or 'html'");
+    }
+    return MemoryFlagResult::kTaken;
+  }
+  if (name == "--stage-by") {
+    if (!needs_value()) return MemoryFlagResult::kBadValue;
+    if (value == "module") {
+      o.stage_by = MemoryOptions::StageBy::kModule;
+    } else if (value->starts_with("attr:") && value->size() > 5) {
+      o.stage_by = MemoryOptions::StageBy::kFrontendAttribute;
+      o.stage_attr = std::string(value->substr(5));
+    } else {
+      return bad(
+          fmt::format("option '--stage-by' needs 'module' or 'attr:NAME', not '{}'", *value));
+    }
+    return MemoryFlagResult::kTaken;
+  }
+  if (name == "--stage-regex") {
+    if (!needs_value()) return MemoryFlagResult::kBadValue;
+    o.stage_by = MemoryOptions::StageBy::kOpNameRegex;
+    o.stage_regex = std::string(*value);
+    return MemoryFlagResult::kTaken;
+  }
+  if (name == "--forward-regex" || name == "--backward-regex") {
+    if (!needs_value()) return MemoryFlagResult::kBadValue;
+    (name == "--forward-regex" ? o.forward_regex : o.backward_regex) = std::string(*value);
+    return MemoryFlagResult::kTaken;
+  }
+  if (name == "--dim-value" || name == "--top") {
+    int64_t n = 0;
+    if (!value || !ParseInt(*value, &n) || n < 0) {
+      return bad(fmt::format("option '{}' needs a non-negative integer", name));
+    }
+    if (name == "--top") {
+      o.top_buffers = static_cast<int>(std::min<int64_t>(n, 1 << 20));
+    } else {
+      o.dim_value = n;
+    }
+    return MemoryFlagResult::kTaken;
+  }
+  if (name == "--count-tuple-tables") {
+    if (value) return bad("option '--count-tuple-tables' takes no value");
+    o.count_tuple_tables = true;
+    return MemoryFlagResult::kTaken;
+  }
+  return MemoryFlagResult::kNotMemoryFlag;
+}
+
+std::string CheckMemoryFlags(const MemoryFlags& flags, const AnalysisFlags& analysis, bool stats,
+                             size_t input_files) {
+  if (flags.enabled && (analysis.any() || stats)) {
+    return "--memory-report cannot be combined with --print-dataflow, --print-buffers or --stats";
+  }
+  if (!flags.enabled && flags.format_is_memory_only) {
+    return "--format=csv and --format=html need --memory-report";
+  }
+  if (input_files > 1 &&
+      !(flags.enabled && flags.options.stage_by == MemoryOptions::StageBy::kModule)) {
+    return "more than one input file: several files are read only with --memory-report "
+           "--stage-by=module (one module per stage)";
+  }
+  return "";
+}
+
+namespace {
+
+double Percent(int64_t saving, int64_t before) {
+  return before == 0 ? 0.0 : 100.0 * static_cast<double>(saving) / static_cast<double>(before);
+}
+
+std::string DynamicSizes(const MemoryReport& r) {
+  return r.dim_value ? fmt::format("dim_value={}", *r.dim_value) : "bound";
+}
+
+void AppendText(const MemoryReport& r, std::string& out) {
+  for (const ModuleMemory& m : r.modules) {
+    out += fmt::format("module {}: peak {} bytes ({}) at {}{}\n", m.module, m.peak_bytes,
+                       HumanBytes(m.peak_bytes), m.peak_instruction,
+                       m.peak_op_name.empty() ? "" : fmt::format(" ({})", m.peak_op_name));
+    out += fmt::format("  schedule: {}, {} entry instructions\n",
+                       m.scheduled ? "text order (is_scheduled)" : "topological", m.instructions);
+    if (!m.top_buffers.empty()) out += "  live at the peak:\n";
+    for (const LiveBuffer& b : m.top_buffers) {
+      out += fmt::format("    {:>14} {:<10} {}{}{}{}\n", b.bytes, b.kind, b.instruction,
+                         b.shape.empty() ? "" : " " + b.shape,
+                         b.stage.empty() ? "" : " stage=" + b.stage,
+                         b.op_name.empty() ? "" : " (" + b.op_name + ")");
+    }
+  }
+  if (r.modules.size() > 1) {
+    out += fmt::format("peak: {} bytes ({}) in {} at {}\n", r.peak_bytes, HumanBytes(r.peak_bytes),
+                       r.peak_module, r.peak_instruction);
+  }
+  if (r.has_dynamic_dims) {
+    out += fmt::format("dynamic dimensions sized at: {}\n", DynamicSizes(r));
+  }
+  if (!r.stages.empty()) {
+    out += fmt::format("{:<10} {:>14} {:>16} {:>16} {:>6} {:>7}  {}\n", "stage", "peak_bytes",
+                       "act_bytes/mb", "peak_act_bytes", "slots", "source", "peak at");
+    for (const StageMemory& s : r.stages) {
+      out += fmt::format("{:<10} {:>14} {:>16} {:>16} {:>6} {:>7}  {}\n", s.stage, s.peak_bytes,
+                         s.activation_bytes_per_microbatch, s.peak_activation_bytes,
+                         s.microbatch_slots, s.activation_source, s.peak_instruction);
+    }
+  }
+}
+
+void FillReport(const MemoryReport& r, report::MemoryReport* p) {
+  auto fill_buffer = [](const LiveBuffer& b, report::MemoryLiveBuffer* o) {
+    o->set_bytes(b.bytes);
+    o->set_instruction(b.instruction);
+    o->set_op_name(b.op_name);
+    o->set_shape(b.shape);
+    o->set_stage(b.stage);
+    o->set_kind(b.kind);
+  };
+  p->set_peak_bytes(r.peak_bytes);
+  p->set_peak_instruction(r.peak_instruction);
+  p->set_peak_op_name(r.peak_op_name);
+  p->set_peak_module(r.peak_module);
+  for (const LiveBuffer& b : r.top_buffers) fill_buffer(b, p->add_top_buffers());
+  for (const StageMemory& s : r.stages) {
+    report::StageMemory* o = p->add_stages();
+    o->set_stage(s.stage);
+    o->set_module(s.module);
+    o->set_peak_bytes(s.peak_bytes);
+    o->set_peak_instruction(s.peak_instruction);
+    o->set_activation_bytes_per_microbatch(s.activation_bytes_per_microbatch);
+    o->set_peak_activation_bytes(s.peak_activation_bytes);
+    o->set_microbatch_slots(s.microbatch_slots);
+    o->set_stash_buffers(s.stash_buffers);
+    o->set_activation_source(s.activation_source);
+  }
+  for (const ModuleMemory& m : r.modules) {
+    report::ModuleMemory* o = p->add_modules();
+    o->set_module(m.module);
+    o->set_scheduled(m.scheduled);
+    o->set_peak_bytes(m.peak_bytes);
+    o->set_peak_instruction(m.peak_instruction);
+    o->set_peak_op_name(m.peak_op_name);
+    o->set_instructions(m.instructions);
+    for (const LiveBuffer& b : m.top_buffers) fill_buffer(b, o->add_top_buffers());
+  }
+  p->set_has_dynamic_dims(r.has_dynamic_dims);
+  p->set_dynamic_sizes(DynamicSizes(r));
+}
+
+// The stage saving rows: stages matched by name (modules by position).
+template <typename Fn>
+void ForEachStagePair(const MemoryReport& before, const MemoryReport& after, Fn fn) {
+  for (const StageMemory& b : before.stages) {
+    for (const StageMemory& a : after.stages) {
+      if (a.stage == b.stage && a.module_index == b.module_index) {
+        fn(b, a);
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::string MemoryReportText(const MemoryReport& report, const MemoryReport* after,
+                             std::string_view passes) {
+  std::string out;
+  if (after == nullptr) {
+    AppendText(report, out);
+    return out;
+  }
+  const int64_t saving = report.peak_bytes - after->peak_bytes;
+  out += fmt::format("memory before and after --passes={}\n", passes);
+  out += fmt::format("{:<28} {:>14} {:>14} {:>14} {:>8}\n", "", "before", "after", "saving", "%");
+  out += fmt::format("{:<28} {:>14} {:>14} {:>14} {:>7.2f}%\n", "peak bytes", report.peak_bytes,
+                     after->peak_bytes, saving, Percent(saving, report.peak_bytes));
+  out += fmt::format("{:<28} {:>14} {:>14}\n", "peak at", report.peak_instruction,
+                     after->peak_instruction);
+  ForEachStagePair(report, *after, [&](const StageMemory& b, const StageMemory& a) {
+    const int64_t s = b.peak_bytes - a.peak_bytes;
+    out += fmt::format("{:<28} {:>14} {:>14} {:>14} {:>7.2f}%\n",
+                       fmt::format("stage {} peak bytes", b.stage), b.peak_bytes, a.peak_bytes, s,
+                       Percent(s, b.peak_bytes));
+    out += fmt::format("{:<28} {:>14} {:>14}\n", fmt::format("stage {} act bytes/mb", b.stage),
+                       b.activation_bytes_per_microbatch, a.activation_bytes_per_microbatch);
+  });
+  out += "\n--- before\n";
+  AppendText(report, out);
+  out += "\n--- after\n";
+  AppendText(*after, out);
+  return out;
+}
+
+absl::StatusOr<std::string> MemoryReportJson(const MemoryReport& report, const MemoryReport* after,
+                                             std::string_view passes) {
+  report::MemoryReport before_proto;
+  FillReport(report, &before_proto);
+  if (after == nullptr) return ProtoToJson(before_proto);
+  {
+    report::MemoryComparison c;
+    c.set_passes(std::string(passes));
+    *c.mutable_before() = before_proto;
+    FillReport(*after, c.mutable_after());
+    c.set_saving_bytes(report.peak_bytes - after->peak_bytes);
+    c.set_saving_percent(Percent(report.peak_bytes - after->peak_bytes, report.peak_bytes));
+    ForEachStagePair(report, *after, [&](const StageMemory& b, const StageMemory& a) {
+      report::StageSaving* s = c.add_stages();
+      s->set_stage(b.stage);
+      s->set_before_peak_bytes(b.peak_bytes);
+      s->set_after_peak_bytes(a.peak_bytes);
+      s->set_saving_bytes(b.peak_bytes - a.peak_bytes);
+      s->set_saving_percent(Percent(b.peak_bytes - a.peak_bytes, b.peak_bytes));
+    });
+    return ProtoToJson(c);
+  }
+}
+
+std::string MemoryReportCsv(const MemoryReport& report, const MemoryReport* after) {
+  std::string out = after == nullptr ? "module,step,instruction,stage,live_bytes\n"
+                                     : "phase,module,step,instruction,stage,live_bytes\n";
+  auto rows = [&](const MemoryReport& r, std::string_view phase) {
+    for (const ModuleMemory& m : r.modules) {
+      for (size_t t = 0; t < m.timeline.size(); ++t) {
+        const TimelinePoint& p = m.timeline[t];
+        std::string_view stage = p.stage >= 0 && static_cast<size_t>(p.stage) < r.stage_names.size()
+                                     ? std::string_view(r.stage_names[p.stage])
+                                     : std::string_view();
+        if (!phase.empty()) fmt::format_to(std::back_inserter(out), "{},", phase);
+        fmt::format_to(std::back_inserter(out), "{},{},{},{},{}\n", m.module, t,
+                       p.instruction->name(), stage, p.live_bytes);
+      }
+    }
+  };
+  rows(report, after == nullptr ? "" : "before");
+  if (after != nullptr) rows(*after, "after");
+  return out;
+}
+
+namespace {
+
+struct ParsedModules {
+  std::vector<std::unique_ptr<Module>> modules;
+  bool all_ok = true;
+};
+
+// Every module of every input (every part with split_input_file), parsed, verified and
+// flattened; errors are printed and the module left out.
+ParsedModules ParseAll(const std::vector<MemoryInput>& inputs, bool split_input_file) {
+  ParsedModules out;
+  for (const MemoryInput& input : inputs) {
+    std::vector<InputChunk> chunks;
+    if (split_input_file) {
+      for (const InputChunk& c : SplitInputFile(input.text)) {
+        if (c.text.find_first_not_of(" \t\r\n") != std::string_view::npos) chunks.push_back(c);
+      }
+    } else {
+      chunks.push_back({input.text, 1});
+    }
+    for (const InputChunk& c : chunks) {
+      absl::StatusOr<std::unique_ptr<Module>> m =
+          ParseModule(c.text, {.filename = input.filename, .first_line = c.first_line});
+      absl::Status s = m.ok() ? VerifyModule(**m) : m.status();
+      // The analyses need one call site per control-flow callee; cloning shared callees
+      // changes no buffer's size or lifetime.
+      if (s.ok()) s = FlattenCallGraph().Run(**m).status();
+      if (!s.ok()) {
+        std::string_view msg(s.message().data(), s.message().size());
+        fmt::print(stderr, "{}{}", msg, msg.ends_with('\n') ? "" : "\n");
+        out.all_ok = false;
+        continue;
+      }
+      out.modules.push_back(*std::move(m));
+    }
+  }
+  return out;
+}
+
+std::vector<const Module*> Pointers(const std::vector<std::unique_ptr<Module>>& modules) {
+  std::vector<const Module*> out;
+  for (const auto& m : modules) out.push_back(m.get());
+  return out;
+}
+
+void PrintStatus(const absl::Status& s) {
+  std::string_view msg(s.message().data(), s.message().size());
+  fmt::print(stderr, "{}{}", msg, msg.ends_with('\n') ? "" : "\n");
+}
+
+}  // namespace
+
+int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_file,
+                    PassPipeline* pipeline, std::string_view passes, const MemoryFlags& flags,
+                    const std::function<void(const Module&)>& after_passes) {
+  ParsedModules before = ParseAll(inputs, split_input_file);
+  if (!before.all_ok) return 1;
+  // The passes change modules in place and the report points into them: a second copy.
+  ParsedModules after;
+  if (pipeline != nullptr) {
+    after = ParseAll(inputs, split_input_file);
+    for (const auto& m : after.modules) {
+      absl::StatusOr<bool> changed = pipeline->Run(*m);
+      if (!changed.ok()) {
+        PrintStatus(changed.status());
+        return 1;
+      }
+      if (after_passes) after_passes(*m);
+    }
+  }
+  absl::StatusOr<MemoryReport> report = ProfileModules(Pointers(before.modules), flags.options);
+  if (!report.ok()) {
+    PrintStatus(report.status());
+    return 1;
+  }
+  std::optional<MemoryReport> after_report;
+  if (pipeline != nullptr) {
+    absl::StatusOr<MemoryReport> r = ProfileModules(Pointers(after.modules), flags.options);
+    if (!r.ok()) {
+      PrintStatus(r.status());
+      return 1;
+    }
+    after_report = *std::move(r);
+  }
+  const MemoryReport* a = after_report ? &*after_report : nullptr;
+  std::string text;
+  switch (flags.format) {
+    case MemoryFormat::kText:
+      text = MemoryReportText(*report, a, passes);
+      break;
+    case MemoryFormat::kJson: {
+      absl::StatusOr<std::string> json = MemoryReportJson(*report, a, passes);
+      if (!json.ok()) {
+        PrintStatus(json.status());
+        return 1;
+      }
+      text = *std::move(json);
+      break;
+    }
+    case MemoryFormat::kCsv:
+      text = MemoryReportCsv(*report, a);
+      break;
+    case MemoryFormat::kHtml:
+      text = MemoryReportHtml(*report, a, passes);
+      break;
+  }
+  FILE* f = flags.output == "-" ? stdout : std::fopen(flags.output.c_str(), "wb");
+  if (f == nullptr) {
+    fmt::print(stderr, "hlo-opt: error: cannot open '{}' for writing: {}\n", flags.output,
+               std::strerror(errno));
+    return 2;
+  }
+  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  ok = (f == stdout ? std::fflush(f) : std::fclose(f)) == 0 && ok;
+  if (!ok) {
+    fmt::print(stderr, "hlo-opt: error: cannot write '{}'\n", flags.output);
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace hloscope

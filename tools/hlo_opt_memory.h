@@ -1,0 +1,74 @@
+// hlo-opt's memory report: `--memory-report[=FILE]` with `--format=text|json|csv|html`, the
+// stage flags, and the before/after comparison when `--passes` is given. The profiler itself
+// is analysis/memory/memory_profile.h; this file holds the flags and the printers, so
+// hlo_opt.cc only forwards to it.
+//
+//   hlo-opt s0.hlo s1.hlo s2.hlo s3.hlo --memory-report --stage-by=module --format=json
+//   hlo-opt model.hlo --passes=copy-elision --memory-report=report.html --format=html
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "analysis/memory/memory_profile.h"
+#include "tools/hlo_opt_analysis.h"
+
+namespace hloscope {
+
+class PassPipeline;
+
+enum class MemoryFormat { kText, kJson, kCsv, kHtml };
+
+struct MemoryFlags {
+  bool enabled = false;
+  std::string output = "-";  // --memory-report=FILE; '-' = standard output
+  MemoryFormat format = MemoryFormat::kText;
+  bool format_is_memory_only = false;  // csv or html: not a format of the analysis printers
+  MemoryOptions options;
+};
+
+// Lines for hlo-opt's --help OPTIONS section.
+extern const char kMemoryFlagsHelp[];
+
+enum class MemoryFlagResult { kNotMemoryFlag, kTaken, kBadValue };
+
+// Handles --memory-report[=FILE], --stage-by=module|attr:NAME, --stage-regex=RE,
+// --forward-regex=RE, --backward-regex=RE, --dim-value=N, --top=N, --count-tuple-tables, and
+// --format (text|json also set the analysis printers' format, which --format shares).
+MemoryFlagResult ParseMemoryFlag(std::string_view name, std::optional<std::string_view> value,
+                                 MemoryFlags& flags, AnalysisFlags& analysis, std::string* error);
+
+// Checks the flags together once all are parsed: an empty string, or the usage error.
+std::string CheckMemoryFlags(const MemoryFlags& flags, const AnalysisFlags& analysis, bool stats,
+                             size_t input_files);
+
+struct MemoryInput {
+  std::string filename;  // for messages
+  std::string text;
+};
+
+// Parses and verifies every module (every `// -----` part with split_input_file), runs
+// flatten-call-graph on it (the analyses need one call site per control-flow callee), profiles
+// it, and when `pipeline` is set runs the passes on a second copy and profiles that too.
+// Writes the report to flags.output. Returns hlo-opt's exit code (0, 1 bad input, 2 usage).
+// `after_passes`, when set, sees each module after the pipeline ran on it (hlo-opt collects
+// copy-elision's --report there).
+int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_file,
+                    PassPipeline* pipeline, std::string_view passes, const MemoryFlags& flags,
+                    const std::function<void(const Module&)>& after_passes = {});
+
+// The printers. `after` (with `passes`) makes a before/after comparison.
+std::string MemoryReportText(const MemoryReport& report, const MemoryReport* after = nullptr,
+                             std::string_view passes = {});
+absl::StatusOr<std::string> MemoryReportJson(const MemoryReport& report,
+                                             const MemoryReport* after = nullptr,
+                                             std::string_view passes = {});
+std::string MemoryReportCsv(const MemoryReport& report, const MemoryReport* after = nullptr);
+std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* after = nullptr,
+                             std::string_view passes = {});
+
+}  // namespace hloscope

@@ -1,0 +1,220 @@
+// `hlo-opt --memory-report --format=html`: one self-contained page (inline SVG and CSS, no
+// scripts, fonts or links) plotting live bytes over each module's entry schedule, one line per
+// stage when stages are named inside the module, before and after when passes ran.
+#include <algorithm>
+#include <string>
+
+#include "fmt/format.h"
+#include "tools/hlo_opt_memory.h"
+#include "tools/report_util.h"
+
+namespace hloscope {
+namespace {
+
+constexpr int kWidth = 960, kHeight = 300;
+constexpr int kLeft = 90, kRight = 20, kTop = 20, kBottom = 40;
+constexpr size_t kMaxPoints = 1500;  // a polyline stays light whatever the module's size
+constexpr const char* kPalette[] = {"#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
+                                    "#17becf", "#8c564b", "#e377c2", "#bcbd22"};
+
+std::string Escape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+struct Series {
+  std::string label;
+  std::string color;
+  bool dashed = false;
+  std::vector<int64_t> values;
+};
+
+// At most kMaxPoints (step, bytes) pairs: the maximum of each bucket, so peaks survive.
+std::vector<std::pair<size_t, int64_t>> Downsample(const std::vector<int64_t>& v) {
+  std::vector<std::pair<size_t, int64_t>> out;
+  if (v.empty()) return out;
+  const size_t bucket = (v.size() + kMaxPoints - 1) / kMaxPoints;
+  for (size_t start = 0; start < v.size(); start += bucket) {
+    size_t best = start;
+    for (size_t t = start; t < std::min(v.size(), start + bucket); ++t) {
+      if (v[t] > v[best]) best = t;
+    }
+    out.push_back({best, v[best]});
+  }
+  return out;
+}
+
+void AppendPlot(const std::string& title, const std::vector<Series>& series, std::string& out) {
+  size_t steps = 1;
+  int64_t max_bytes = 1;
+  for (const Series& s : series) {
+    steps = std::max(steps, s.values.size());
+    for (int64_t b : s.values) max_bytes = std::max(max_bytes, b);
+  }
+  const double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
+  auto x = [&](size_t t) {
+    return kLeft + (steps <= 1 ? 0.0 : plot_w * static_cast<double>(t) / (steps - 1));
+  };
+  auto y = [&](int64_t b) {
+    return kTop + plot_h - plot_h * static_cast<double>(b) / static_cast<double>(max_bytes);
+  };
+  out += fmt::format("<h2>{}</h2>\n", Escape(title));
+  out += fmt::format(
+      "<svg class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
+      "viewBox=\"0 0 {} {}\" role=\"img\">\n",
+      kWidth, kHeight, kWidth, kHeight);
+  out += fmt::format("<title>{}: live bytes per entry instruction</title>\n", Escape(title));
+  out += fmt::format(
+      "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#fafafa\" "
+      "stroke=\"#999\"/>\n",
+      kLeft, kTop, plot_w, plot_h);
+  for (int k = 0; k <= 4; ++k) {
+    const int64_t b = max_bytes * k / 4;
+    out += fmt::format(
+        "<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#ddd\"/>"
+        "<text x=\"{}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"end\">{}"
+        "</text>\n",
+        kLeft, kWidth - kRight, y(b), y(b), kLeft - 6, y(b) + 4, Escape(HumanBytes(b)));
+  }
+  out += fmt::format(
+      "<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\">entry "
+      "instruction (schedule order, {} steps)</text>\n",
+      kLeft + plot_w / 2, kHeight - 10, steps);
+  for (const Series& s : series) {
+    if (s.values.empty()) continue;
+    out += fmt::format(
+        "<polyline class=\"series\" fill=\"none\" stroke=\"{}\" "
+        "stroke-width=\"2\"{} points=\"",
+        s.color, s.dashed ? " stroke-dasharray=\"6 3\"" : "");
+    for (const auto& [t, b] : Downsample(s.values)) {
+      out += fmt::format("{:.1f},{:.1f} ", x(t), y(b));
+    }
+    out += "\"><title>" + Escape(s.label) + "</title></polyline>\n";
+    auto peak = std::max_element(s.values.begin(), s.values.end());
+    const size_t t = static_cast<size_t>(peak - s.values.begin());
+    out += fmt::format(
+        "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\"><title>{} peak: "
+        "{} bytes at step {}</title></circle>\n",
+        x(t), y(*peak), s.color, Escape(s.label), *peak, t);
+  }
+  out += "</svg>\n<p class=\"legend\">";
+  for (const Series& s : series) {
+    out +=
+        fmt::format("<span style=\"color:{}\">&#9632;</span> {} &nbsp; ", s.color, Escape(s.label));
+  }
+  out += "</p>\n";
+}
+
+std::vector<int64_t> Totals(const ModuleMemory& m) {
+  std::vector<int64_t> v;
+  v.reserve(m.timeline.size());
+  for (const TimelinePoint& p : m.timeline) v.push_back(p.live_bytes);
+  return v;
+}
+
+void AppendStageTable(const MemoryReport& r, std::string_view caption, std::string& out) {
+  out += fmt::format(
+      "<table><caption>{}</caption>\n<tr><th>stage</th><th>module</th>"
+      "<th>peak bytes</th><th>peak at</th><th>activation bytes / microbatch</th>"
+      "<th>peak activation bytes</th><th>stash slots</th><th>source</th></tr>\n",
+      Escape(caption));
+  for (const StageMemory& s : r.stages) {
+    out += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td>{}</td><td>{}</td></tr>\n",
+        Escape(s.stage), Escape(s.module), s.peak_bytes, Escape(s.peak_instruction),
+        s.activation_bytes_per_microbatch, s.peak_activation_bytes, s.microbatch_slots,
+        Escape(s.activation_source));
+  }
+  out += "</table>\n";
+}
+
+void AppendTopBuffers(const ModuleMemory& m, std::string& out) {
+  out += fmt::format(
+      "<table><caption>live at the peak of {} ({} bytes at {})</caption>\n"
+      "<tr><th>bytes</th><th>kind</th><th>instruction</th><th>shape</th>"
+      "<th>stage</th><th>op_name</th></tr>\n",
+      Escape(m.module), m.peak_bytes, Escape(m.peak_instruction));
+  for (const LiveBuffer& b : m.top_buffers) {
+    out += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "</tr>\n",
+        b.bytes, Escape(b.kind), Escape(b.instruction), Escape(b.shape), Escape(b.stage),
+        Escape(b.op_name));
+  }
+  out += "</table>\n";
+}
+
+}  // namespace
+
+std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* after,
+                             std::string_view passes) {
+  std::string out =
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+      "<title>hloscope memory report</title>\n<style>\n"
+      "body{font-family:sans-serif;margin:20px;color:#222;background:#fff}\n"
+      "table{border-collapse:collapse;margin:12px 0}td,th{border:1px solid #bbb;"
+      "padding:2px 8px;text-align:right}caption{text-align:left;font-weight:bold}\n"
+      ".legend{font-size:13px}\n</style></head><body>\n<h1>Memory report</h1>\n";
+  out += fmt::format("<p id=\"summary\">peak {} bytes ({}) in {} at {}", report.peak_bytes,
+                     Escape(HumanBytes(report.peak_bytes)), Escape(report.peak_module),
+                     Escape(report.peak_instruction));
+  if (after != nullptr) {
+    const int64_t saving = report.peak_bytes - after->peak_bytes;
+    out += fmt::format("; after --passes={}: {} bytes, saving {} bytes ({:.2f}%)", Escape(passes),
+                       after->peak_bytes, saving,
+                       report.peak_bytes == 0 ? 0.0 : 100.0 * saving / report.peak_bytes);
+  }
+  out += "</p>\n";
+  for (size_t i = 0; i < report.modules.size(); ++i) {
+    const ModuleMemory& m = report.modules[i];
+    std::vector<Series> series;
+    series.push_back({after ? "before: all buffers" : "all buffers", after ? "#888" : "#1f77b4",
+                      after != nullptr, Totals(m)});
+    if (after != nullptr && i < after->modules.size()) {
+      series.push_back({"after: all buffers", "#1f77b4", false, Totals(after->modules[i])});
+    }
+    // Stages named inside the module: one line each.
+    if (!report.stage_names.empty()) {
+      size_t color = 0;
+      for (const StageMemory& s : report.stages) {
+        if (s.module_index != static_cast<int>(i)) continue;
+        series.push_back({"stage " + s.stage, kPalette[color++ % 8], false, s.timeline});
+      }
+    }
+    std::string title = fmt::format("module {}", m.module);
+    for (const StageMemory& s : report.stages) {
+      if (report.stage_names.empty() && s.module_index == static_cast<int>(i)) {
+        title += fmt::format(" (stage {})", s.stage);
+        break;
+      }
+    }
+    AppendPlot(title, series, out);
+    AppendTopBuffers(m, out);
+  }
+  AppendStageTable(report, after ? "stages before" : "stages", out);
+  if (after != nullptr) AppendStageTable(*after, "stages after", out);
+  out += "</body></html>\n";
+  return out;
+}
+
+}  // namespace hloscope

@@ -1,0 +1,34 @@
+// Command line of hlo-run (tools/hlo_run.cc): the flags, their parsing and the help text.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "hlo/eval/evaluator.h"
+
+namespace hloscope {
+
+enum RunExitCode { kRunOk = 0, kRunDiffer = 1, kRunBadUsage = 2, kRunCannotRun = 3 };
+
+struct RunFlags {
+  std::string file;      // the module (single-run mode)
+  bool compare = false;  // --compare A B
+  std::string file_b;    // the second module of --compare
+  uint64_t seed = 0;
+  eval::EvalMode mode = eval::EvalMode::kValue;
+  eval::EvalMode mode_a = eval::EvalMode::kValue;
+  eval::EvalMode mode_b = eval::EvalMode::kBuffer;
+  std::string inputs;  // --inputs=FILE
+  bool print_all = false;
+  int64_t max_bytes = int64_t{1} << 30;
+  bool bitcast_defines_value = false;
+  bool help = false;
+};
+
+extern const char kRunHelp[];
+
+// Parses argv into *flags. Returns nullopt to go on, or the message of a usage error.
+std::optional<std::string> ParseRunFlags(int argc, char** argv, RunFlags* flags);
+
+}  // namespace hloscope
