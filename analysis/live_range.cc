@@ -11,14 +11,16 @@ namespace {
 
 // Whether `user` only passes on what it reads as operand `k` at `index` (the value then sits
 // at one of the user's own positions, whose readers are its uses), rather than reading it.
+// Users that forward every position they read, whatever the index (see OnlyForwards).
+bool AlwaysForwards(Opcode op) {
+  return op == Opcode::kTuple || op == Opcode::kGetTupleElement || op == Opcode::kDomain ||
+         op == Opcode::kOptBarrier;
+}
+
 bool OnlyForwards(const Instruction& user, int64_t k, const ShapeIndex& index,
                   bool bitcast_defines_value) {
+  if (AlwaysForwards(user.opcode())) return true;  // get-tuple-element: other elements unread
   switch (user.opcode()) {
-    case Opcode::kTuple:
-    case Opcode::kGetTupleElement:  // forwards its element; other elements are not read
-    case Opcode::kDomain:
-    case Opcode::kOptBarrier:
-      return true;
     case Opcode::kBitcast:
       return !bitcast_defines_value && index.empty();
     case Opcode::kCopy:
@@ -48,10 +50,22 @@ ValueLiveness::ValueLiveness(const DataflowAnalysis& flow, const ExecutionOrderi
     if (v.index.empty()) naming_[v.id] = v.instruction;
   }
   const bool bitcast_defines = flow.options().bitcast_defines_value;
+  std::vector<std::pair<const Instruction*, int64_t>> reads;
   for (const Computation* c : flow.module().computations()) {
     const bool entry = c == flow.module().entry();
     for (const Instruction* instr : c->instructions()) {
       const bool root = c->root() == instr;
+      // The (user, operand) pairs that may read a position of `instr`. Users that forward
+      // whatever they read (tuple, get-tuple-element, ...) never do; leaving them out here
+      // keeps a wide loop state linear: its while has one position and one get-tuple-element
+      // user per element.
+      reads.clear();
+      for (const Instruction* user : instr->users()) {
+        if (AlwaysForwards(user->opcode())) continue;
+        for (int64_t k = 0; k < user->operand_count(); ++k) {
+          if (user->operand(k) == instr) reads.push_back({user, k});
+        }
+      }
       const int32_t positions = flow.PositionCount(*instr);
       for (int32_t p = 0; p < positions; ++p) {
         absl::Span<const ValueId> values = flow.ValuesAtPosition(*instr, p);
@@ -68,11 +82,8 @@ ValueLiveness::ValueLiveness(const DataflowAnalysis& flow, const ExecutionOrderi
           if (p == 0 && naming_[v] == nullptr && instr->opcode() == Opcode::kGetTupleElement) {
             naming_[v] = instr;
           }
-          for (const Instruction* user : instr->users()) {
-            for (int64_t k = 0; k < user->operand_count(); ++k) {
-              if (user->operand(k) != instr || OnlyForwards(*user, k, index, bitcast_defines)) {
-                continue;
-              }
+          for (const auto& [user, k] : reads) {
+            if (!OnlyForwards(*user, k, index, bitcast_defines)) {
               uses_[v].push_back({user, k, index});
             }
           }
