@@ -99,7 +99,9 @@ class DataflowBuilder {
     df_.sets_.resize(static_cast<size_t>(next));
     df_.defined_.assign(static_cast<size_t>(next), kNoValue);
     rules_.resize(instrs_.size());
-    dependents_.resize(instrs_.size());
+    // (source slot, reader slot) for every forward range: turned into the dependents table below.
+    std::vector<std::pair<uint32_t, uint32_t>> edges;
+    edges.reserve(instrs_.size());
     std::vector<bool> covered;
     for (size_t slot = 0; slot < instrs_.size(); ++slot) {
       const Instruction& instr = *instrs_[slot];
@@ -113,10 +115,10 @@ class DataflowBuilder {
       for (const ForwardRange& r : rule.ranges) {
         if (SlotOf(r.src) < 0) {
           return absl::InvalidArgumentError(
-              fmt::format("instruction '{}' reads '{}', which is not in the module",
-                          instr.name(), r.src->name()));
+              fmt::format("instruction '{}' reads '{}', which is not in the module", instr.name(),
+                          r.src->name()));
         }
-        dependents_[static_cast<size_t>(SlotOf(r.src))].push_back(static_cast<int64_t>(slot));
+        edges.emplace_back(static_cast<uint32_t>(SlotOf(r.src)), static_cast<uint32_t>(slot));
         if (!rule.phi) std::fill_n(covered.begin() + r.dst, r.count, true);
       }
       const int64_t base = df_.base_[instr.unique_id()];
@@ -129,11 +131,31 @@ class DataflowBuilder {
         df_.sets_[static_cast<size_t>(base + p)] = {id};
       }
     }
-    for (auto& deps : dependents_) {
-      std::sort(deps.begin(), deps.end());
-      deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-    }
+    BuildDependents(edges);
     return absl::OkStatus();
+  }
+
+  // The readers of each slot as one flat table (a counting sort of `edges` by source, each row
+  // sorted and without repeats): a million small vectors would scatter the worklist's reads
+  // over the heap.
+  void BuildDependents(const std::vector<std::pair<uint32_t, uint32_t>>& edges) {
+    const size_t n = instrs_.size();
+    std::vector<uint32_t> start(n + 1, 0);
+    for (const auto& [src, dst] : edges) ++start[src + 1];
+    for (size_t i = 0; i < n; ++i) start[i + 1] += start[i];
+    std::vector<uint32_t> list(edges.size());
+    std::vector<uint32_t> fill(start.begin(), start.end() - 1);
+    for (const auto& [src, dst] : edges) list[fill[src]++] = dst;
+    dependents_start_.assign(n + 1, 0);
+    dependents_.clear();
+    dependents_.reserve(list.size());
+    for (size_t i = 0; i < n; ++i) {
+      auto begin = list.begin() + start[i];
+      auto end = list.begin() + start[i + 1];
+      std::sort(begin, end);
+      dependents_.insert(dependents_.end(), begin, std::unique(begin, end));
+      dependents_start_[i + 1] = static_cast<uint32_t>(dependents_.size());
+    }
   }
 
   // Recomputes the forwarded positions of one instruction; true when a set changed.
@@ -185,7 +207,9 @@ class DataflowBuilder {
       queue.pop_front();
       queued[static_cast<size_t>(slot)] = false;
       if (!Update(slot)) continue;
-      for (int64_t d : dependents_[static_cast<size_t>(slot)]) {
+      for (uint32_t k = dependents_start_[static_cast<size_t>(slot)];
+           k < dependents_start_[static_cast<size_t>(slot) + 1]; ++k) {
+        const uint32_t d = dependents_[k];
         if (!queued[static_cast<size_t>(d)]) {
           queued[static_cast<size_t>(d)] = true;
           queue.push_back(d);
@@ -368,7 +392,9 @@ class DataflowBuilder {
   std::vector<const Instruction*> instrs_;
   std::vector<int64_t> slot_of_;
   std::vector<InstructionRule> rules_;
-  std::vector<std::vector<int64_t>> dependents_;
+  // The slots that read slot i are dependents_[dependents_start_[i] .. dependents_start_[i+1]).
+  std::vector<uint32_t> dependents_start_;
+  std::vector<uint32_t> dependents_;
   std::vector<ValueSet> scratch_;
   // Phi resolution state, indexed by value id.
   std::vector<std::vector<ValueId>> phi_inputs_;
@@ -381,7 +407,7 @@ class DataflowBuilder {
 };
 
 absl::StatusOr<std::unique_ptr<DataflowAnalysis>> DataflowAnalysis::Run(const Module& module,
-                                                                         const Options& options) {
+                                                                        const Options& options) {
   if (module.entry() == nullptr) return absl::InvalidArgumentError("module has no entry");
   std::unique_ptr<DataflowAnalysis> df(new DataflowAnalysis(module, options));
   DataflowBuilder builder(*df);
