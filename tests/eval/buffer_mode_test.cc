@@ -2,38 +2,14 @@
 // removed changes the result. These tests are the reason buffer mode exists.
 #include "gtest/gtest.h"
 #include "tests/eval/eval_test_util.h"
+#include "tests/eval/needed_copy_module.h"
 
 namespace hloscope::eval {
 namespace {
 
+using testing::kCopyRemoved;
+using testing::kWithCopy;
 using testing::RunText;
-
-// x is updated in place by the dynamic-update-slice through its copy; the root reads x after
-// the update. With the copy the update has its own buffer.
-constexpr std::string_view kWithCopy = R"(
-HloModule needed_copy
-ENTRY e {
-  p = f32[4] parameter(0)
-  x = f32[4] negate(p)
-  c = f32[4] copy(x)
-  v = f32[1] constant({100})
-  i = s32[] constant(1)
-  d = f32[4] dynamic-update-slice(c, v, i)
-  ROOT t = (f32[4], f32[4]) tuple(x, d)
-}
-)";
-// The same module with the copy removed by hand: d now updates x's buffer.
-constexpr std::string_view kCopyRemoved = R"(
-HloModule needed_copy
-ENTRY e {
-  p = f32[4] parameter(0)
-  x = f32[4] negate(p)
-  v = f32[1] constant({100})
-  i = s32[] constant(1)
-  d = f32[4] dynamic-update-slice(x, v, i)
-  ROOT t = (f32[4], f32[4]) tuple(x, d)
-}
-)";
 
 TEST(BufferModeTest, RemovingANeededCopyChangesTheBufferModeResult) {
   std::vector<std::string> args = {"{1, 2, 3, 4}"};

@@ -3,23 +3,14 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "tests/eval/needed_copy_module.h"
 #include "tests/tool_test_util.h"
 
 namespace {
 
 using Result = ::hloscope::testing::ToolResult;
 
-constexpr std::string_view kNeededCopy = R"(HloModule m
-ENTRY e {
-  p = f32[4] parameter(0)
-  x = f32[4] negate(p)
-  c = f32[4] copy(x)
-  v = f32[1] constant({100})
-  i = s32[] constant(1)
-  d = f32[4] dynamic-update-slice(c, v, i)
-  ROOT t = (f32[4], f32[4]) tuple(x, d)
-}
-)";
+constexpr std::string_view kNeededCopy = ::hloscope::eval::testing::kWithCopy;
 
 class HloRunToolTest : public ::hloscope::testing::ToolTest {
  protected:
