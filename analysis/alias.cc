@@ -131,14 +131,14 @@ absl::StatusOr<std::unique_ptr<AliasAnalysis>> AliasAnalysis::Run(
   if (std::optional<std::string_view> text = module.FindAttribute("input_output_alias")) {
     absl::StatusOr<std::vector<InputOutputAlias>> aliases = ParseInputOutputAlias(*text);
     if (!aliases.ok()) {
-      return absl::InvalidArgumentError(
-          fmt::format("module '{}': {}", module.name(), std::string_view(aliases.status().message().data(), aliases.status().message().size())));
+      return absl::InvalidArgumentError(fmt::format(
+          "module '{}': {}", module.name(),
+          std::string_view(aliases.status().message().data(), aliases.status().message().size())));
     }
     for (const InputOutputAlias& a : *aliases) {
       if (a.parameter < 0 || a.parameter >= entry->parameter_count() ||
           Subshape(entry->parameter(a.parameter)->shape(), a.parameter_index) == nullptr ||
-          entry->root() == nullptr ||
-          Subshape(entry->root()->shape(), a.output_index) == nullptr) {
+          entry->root() == nullptr || Subshape(entry->root()->shape(), a.output_index) == nullptr) {
         return absl::InvalidArgumentError(fmt::format(
             "module '{}': input_output_alias names output {} and parameter {} index {}, which "
             "the entry does not have",
@@ -154,6 +154,9 @@ absl::StatusOr<std::unique_ptr<AliasAnalysis>> AliasAnalysis::Run(
   const size_t n = flow.values().size();
   aa->buffer_of_.assign(n, 0);
   std::vector<BufferId> of_root(n, static_cast<BufferId>(-1));
+  size_t roots = 0;
+  for (ValueId v = 0; v < n; ++v) roots += sets.Find(v) == v ? 1 : 0;
+  aa->buffers_.reserve(roots);
   for (ValueId v = 0; v < n; ++v) {
     const ValueId root = sets.Find(v);
     if (of_root[root] == static_cast<BufferId>(-1)) {
@@ -168,7 +171,8 @@ absl::StatusOr<std::unique_ptr<AliasAnalysis>> AliasAnalysis::Run(
   if (entry != nullptr && entry->root() != nullptr) {
     const Instruction& root = *entry->root();
     for (int32_t p = 0; p < flow.PositionCount(root); ++p) {
-      for (ValueId v : flow.ValuesAtPosition(root, p)) aa->buffers_[aa->buffer_of_[v]].live_out = true;
+      for (ValueId v : flow.ValuesAtPosition(root, p))
+        aa->buffers_[aa->buffer_of_[v]].live_out = true;
     }
   }
   return aa;

@@ -22,6 +22,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "analysis/dataflow.h"
@@ -32,7 +33,9 @@ using BufferId = uint32_t;
 
 struct HloBuffer {
   BufferId id = 0;
-  std::vector<ValueId> values;  // sorted
+  // Sorted. Inline: most buffers hold one or two values, and a module has about as many
+  // buffers as instructions, so a heap block each would scatter them.
+  absl::InlinedVector<ValueId, 2> values;
   int64_t bytes = 0;
   bool live_out = false;
 };

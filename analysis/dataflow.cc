@@ -86,6 +86,10 @@ class DataflowBuilder {
     }
     slot_of_.assign(static_cast<size_t>(max_id) + 1, -1);
     df_.base_.assign(static_cast<size_t>(max_id) + 1, -1);
+    size_t instructions = 0;
+    for (const Computation* c : df_.module_.computations())
+      instructions += c->instructions().size();
+    instrs_.reserve(instructions);
     // Positions and defined values follow module order, so value ids do too.
     int64_t next = 0;
     for (const Computation* c : df_.module_.computations()) {
@@ -97,6 +101,7 @@ class DataflowBuilder {
       }
     }
     df_.sets_.resize(static_cast<size_t>(next));
+    df_.values_.reserve(static_cast<size_t>(next));  // at most one value per position
     df_.defined_.assign(static_cast<size_t>(next), kNoValue);
     rules_.resize(instrs_.size());
     // (source slot, reader slot) for every forward range: turned into the dependents table below.

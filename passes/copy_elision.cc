@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
+#include "absl/types/span.h"
 #include "analysis/alias.h"
 #include "analysis/alias_input_output.h"
 #include "analysis/live_range.h"
@@ -45,6 +47,8 @@ const Instruction* HidingBitcast(const Instruction& fusion, int64_t k) {
 // Union-find over buffers, each representative holding the values of its merged buffer.
 class MergedBuffers {
  public:
+  using Values = absl::InlinedVector<ValueId, 2>;  // as HloBuffer::values
+
   explicit MergedBuffers(const AliasAnalysis& alias) : alias_(alias) {
     const size_t n = alias.buffers().size();
     parent_.resize(n);
@@ -62,7 +66,7 @@ class MergedBuffers {
     return b;
   }
   BufferId Of(ValueId v) { return Find(alias_.BufferOf(v).id); }
-  const std::vector<ValueId>& Members(BufferId b) { return members_[Find(b)]; }
+  const Values& Members(BufferId b) { return members_[Find(b)]; }
   // Merges the two buffers and drops `gone` from the result.
   void Merge(BufferId a, BufferId b, ValueId gone) {
     a = Find(a);
@@ -74,14 +78,14 @@ class MergedBuffers {
       members_[b].clear();
       std::sort(members_[a].begin(), members_[a].end());
     }
-    std::vector<ValueId>& m = members_[a];
+    Values& m = members_[a];
     m.erase(std::remove(m.begin(), m.end(), gone), m.end());
   }
 
  private:
   const AliasAnalysis& alias_;
   std::vector<BufferId> parent_;
-  std::vector<std::vector<ValueId>> members_;
+  std::vector<Values> members_;
 };
 
 class Elider {
@@ -114,7 +118,7 @@ class Elider {
   // Every pair (a, x) for a in `others` (but `skip`) is interference-free; `others` sorted by
   // id. Walks from the latest value back, reusing what it proved: once a value is known to end
   // before the anchor, an earlier one that ends before it ends before the anchor too.
-  std::optional<std::string> CheckAgainst(ValueId x, const std::vector<ValueId>& others,
+  std::optional<std::string> CheckAgainst(ValueId x, absl::Span<const ValueId> others,
                                           ValueId skip = kNoValue) const;
 
   Module& module_;
@@ -243,7 +247,7 @@ std::optional<std::string> Elider::Interference(ValueId a, ValueId b) const {
   return Rank(ab.rule) <= Rank(ba.rule) ? Explain(a, b, ab) : Explain(b, a, ba);
 }
 
-std::optional<std::string> Elider::CheckAgainst(ValueId x, const std::vector<ValueId>& others,
+std::optional<std::string> Elider::CheckAgainst(ValueId x, absl::Span<const ValueId> others,
                                                 ValueId skip) const {
   ValueId anchor = x;
   for (auto it = others.rbegin(); it != others.rend(); ++it) {
@@ -296,7 +300,7 @@ std::string Elider::TryRemove(Instruction& copy, bool* final) {
   source_buffer_ = buffers_.Of(x);
   dest_buffer_ = buffers_.Of(vc);
   same_buffer_ = source_buffer_ == dest_buffer_;
-  const std::vector<ValueId> source_values = buffers_.Members(source_buffer_);
+  const MergedBuffers::Values source_values = buffers_.Members(source_buffer_);
   std::vector<ValueId> dest_values;
   for (ValueId v : buffers_.Members(dest_buffer_)) {
     if (v != vc) dest_values.push_back(v);
