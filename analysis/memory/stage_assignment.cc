@@ -12,10 +12,11 @@
 
 namespace hloscope {
 
-int StageNames::Intern(const std::string& name) {
-  auto [it, inserted] = index.try_emplace(name, static_cast<int>(names.size()));
-  if (inserted) names.push_back(name);
-  return it->second;
+int StageNames::Intern(std::string_view name) {
+  if (auto it = index.find(name); it != index.end()) return it->second;
+  const int id = static_cast<int>(names.size());
+  index.emplace(names.emplace_back(name), id);
+  return id;
 }
 
 std::vector<int> StageNames::SortedOrder() const {
@@ -134,7 +135,7 @@ absl::StatusOr<InstructionRoles> AssignRoles(const Module& module, const MemoryO
       }
       if (options.stage_by == MemoryOptions::StageBy::kFrontendAttribute) {
         if (std::optional<std::string_view> v = in->FrontendAttribute(options.stage_attr)) {
-          stage = names.Intern(std::string(*v));
+          stage = names.Intern(*v);
         }
       }
       roles.stage[in->unique_id()] = stage;

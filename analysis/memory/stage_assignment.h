@@ -14,21 +14,25 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "analysis/memory/memory_profile.h"
 #include "hlo/module.h"
+#include "hlo/string_hash.h"
 
 namespace hloscope {
 
 // Stage names shared by several modules, in order of first appearance.
 struct StageNames {
-  std::vector<std::string> names;
-  absl::flat_hash_map<std::string, int> index;
-  int Intern(const std::string& name);
+  std::deque<std::string> names;  // a deque: `index` holds views into its strings
+  StringViewMap<int> index;
+  // Called per instruction with a stage attribute: looks up without copying the name.
+  int Intern(std::string_view name);
   // A permutation that sorts the names numerically when all are integers (else keeps them):
   // order[new_index] = old_index.
   std::vector<int> SortedOrder() const;

@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "analysis/alias.h"
 #include "analysis/alias_input_output.h"
+#include "analysis/memory/schedule.h"
 #include "hlo/attribute_values.h"
 #include "hlo/computation.h"
 #include "hlo/eval/element_io.h"
@@ -180,7 +181,8 @@ class Evaluator {
     if (!out.ok()) return out.status();
     if (options_.read_only_overwrites != nullptr) {
       std::vector<std::string>& names = *options_.read_only_overwrites;
-      names.assign(overwritten_read_only_.begin(), overwritten_read_only_.end());
+      names.clear();
+      for (const Instruction* r : overwritten_read_only_) names.push_back(StrCat("%", r->name()));
       std::sort(names.begin(), names.end());
     }
     return ToLiteral(*out);
@@ -219,39 +221,12 @@ class Evaluator {
     return Value{instr.shape_ptr(), std::make_shared<Bytes>(std::move(bytes)), nullptr};
   }
 
-  // Operands first, then text order: the schedule when the text is one.
+  // Text order made topological (the memory profiler's order for unscheduled modules): the
+  // schedule itself when the text is one, and never an instruction before its operands.
   const std::vector<const Instruction*>& Order(const Computation& c) {
     auto [it, inserted] = orders_.try_emplace(&c);
-    if (!inserted) return it->second;
-    std::vector<const Instruction*>& order = it->second;
-    absl::flat_hash_map<const Instruction*, int> state;  // 1 visiting, 2 done
-    std::vector<std::pair<const Instruction*, size_t>> stack;
-    auto preds = [](const Instruction* i, size_t k) -> const Instruction* {
-      if (k < static_cast<size_t>(i->operand_count())) return i->operand(static_cast<int64_t>(k));
-      k -= static_cast<size_t>(i->operand_count());
-      return k < i->control_predecessors().size() ? i->control_predecessors()[k] : nullptr;
-    };
-    for (const Instruction* root : c.instructions()) {
-      if (state[root] != 0) continue;
-      stack.push_back({root, 0});
-      state[root] = 1;
-      while (!stack.empty()) {
-        auto& [i, k] = stack.back();
-        const Instruction* next = preds(i, k);
-        if (next != nullptr) {
-          ++k;
-          if (state[next] == 0) {
-            state[next] = 1;
-            stack.push_back({next, 0});
-          }
-          continue;
-        }
-        state[i] = 2;
-        order.push_back(i);
-        stack.pop_back();
-      }
-    }
-    return order;
+    if (inserted) it->second = ScheduleOf(c, /*scheduled=*/false);
+    return it->second;
   }
 
   absl::StatusOr<Value> RunComputation(const Computation& c, absl::Span<const Value> params,
@@ -312,9 +287,8 @@ class Evaluator {
     std::shared_ptr<Bytes>& storage = storage_[buffer];
     if (storage == v.bytes) return;
     if (buffer < read_only_in_buffer_.size()) {
-      for (const Instruction* r : read_only_in_buffer_[buffer]) {
-        overwritten_read_only_.insert(StrCat("%", r->name()));
-      }
+      overwritten_read_only_.insert(read_only_in_buffer_[buffer].begin(),
+                                    read_only_in_buffer_[buffer].end());
     }
     auto n = static_cast<size_t>(DenseBytes(*v.shape));
     if (storage->size() < n) storage->resize(n);
@@ -512,9 +486,9 @@ class Evaluator {
   std::vector<std::shared_ptr<Bytes>> storage_;  // by BufferId
   std::vector<InputOutputAlias> donated_;        // entry parameters the outputs may overwrite
   // With options_.read_only_overwrites: by BufferId, the read-only values in the buffer, and
-  // the names of those whose buffer was written.
+  // those whose buffer was written.
   std::vector<std::vector<const Instruction*>> read_only_in_buffer_;
-  absl::flat_hash_set<std::string> overwritten_read_only_;
+  absl::flat_hash_set<const Instruction*> overwritten_read_only_;
   absl::flat_hash_map<const Computation*, std::vector<const Instruction*>> orders_;
   absl::flat_hash_map<const Instruction*, Value> constants_;
 };
