@@ -70,15 +70,16 @@ absl::StatusOr<std::vector<HloStage>> StagesFromHlo(const std::vector<std::strin
 std::string FormatHloStages(const std::vector<HloStage>& stages, double device_tflops) {
   std::string out = fmt::format(
       "per-stage costs from HLO ({} TFLOP/s; one microbatch):\n"
-      "  {:<5} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}  {}\n",
-      device_tflops, "stage", "F GFLOP", "I GFLOP", "W GFLOP", "F us", "I+W us", "act/mb", "file");
+      "  {:<5} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}  {:<8} {}\n",
+      device_tflops, "stage", "F GFLOP", "I GFLOP", "W GFLOP", "F us", "I+W us", "act/mb",
+      "act from", "file");
   for (size_t i = 0; i < stages.size(); ++i) {
     const HloStage& s = stages[i];
-    out += fmt::format("  {:<5} {:>12.3f} {:>12.3f} {:>12.3f} {:>12.2f} {:>12.2f} {:>12}  {}\n", i,
-                       s.flops.forward / 1e9, s.flops.backward_input / 1e9,
-                       s.flops.backward_weight / 1e9, s.forward_us,
-                       s.backward_input_us + s.backward_weight_us, FormatBytes(s.activation_bytes),
-                       s.path);
+    out += fmt::format(
+        "  {:<5} {:>12.3f} {:>12.3f} {:>12.3f} {:>12.2f} {:>12.2f} {:>12}  {:<8} {}\n", i,
+        s.flops.forward / 1e9, s.flops.backward_input / 1e9, s.flops.backward_weight / 1e9,
+        s.forward_us, s.backward_input_us + s.backward_weight_us, FormatBytes(s.activation_bytes),
+        s.activation_source, s.path);
   }
   return out;
 }

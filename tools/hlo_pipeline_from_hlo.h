@@ -20,6 +20,7 @@ struct HloStage {
   double backward_weight_us = 0;
   double activation_bytes = 0;    // one microbatch's, live until its backward
   std::string activation_source;  // how the profiler found them: "stash", "op_name", "none"
+                                  // (printed, so that 0 bytes from "none" is not misread)
 };
 
 // Reads, parses and verifies each file (errors name file:line:col), then measures it.
