@@ -225,7 +225,8 @@ bool Parser::ParseSignature() {
     while (true) {
       std::string_view pname;
       if (!cur_.ParseName(&pname, "a parameter name in the signature")) return false;
-      if (!cur_.Expect(':', "after the parameter name in the signature")) return false;
+      // XLA accepts the colon as optional: `(operand f64[2])` is a signature too.
+      if (!cur_.TryConsume(':') && !cur_.ok()) return false;
       const Shape* ignored;
       if (!shapes_.Parse(&ignored)) return false;
       if (cur_.TryConsume(',')) continue;

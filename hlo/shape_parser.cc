@@ -20,7 +20,14 @@ bool ShapeParser::AtShape() const {
   // are); Parse() reports an unknown type with a precise message.
   const char* w = p;
   while (w < end && ((*w >= 'a' && *w <= 'z') || (*w >= '0' && *w <= '9'))) ++w;
-  return w != p && w < end && *w == '[';
+  if (w == p || w >= end) return false;
+  if (*w == '[') return true;
+  // XLA's parser works on tokens, so `s32 [4]` is a shape too; with spaces in between the word
+  // must be a real element type, since `name [` could start something else.
+  const char* b = w;
+  while (b < end && *b == ' ') ++b;
+  return b != w && b < end && *b == '[' &&
+         ParsePrimitiveType(std::string_view(p, static_cast<size_t>(w - p))).has_value();
 }
 
 size_t ShapeParser::ShapeTextLength() const {
@@ -127,6 +134,11 @@ bool ShapeParser::ParseUncached(Shape* shape) {
     return cur_.Error(type_pos, StrCat("unknown element type '", type_name, "'"));
   }
   shape->element_type = *type;
+  if (cur_.Peek() == ' ') {
+    const char* b = cur_.pos();
+    while (b < cur_.end() && *b == ' ') ++b;
+    if (b < cur_.end() && *b == '[') cur_.set_pos(b);  // `s32 [4]`, see AtShape()
+  }
   if (cur_.Peek() != '[') {
     return cur_.ErrorHere(StrCat("expected '[' after element type '", type_name,
                                        "', found ", DescribeChar(cur_.pos(), cur_.end())));
