@@ -1,23 +1,28 @@
 #include "hlo/shape_inference.h"
 
 #include <algorithm>
+#include <charconv>
+#include <optional>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "hlo/attribute_values.h"
 #include "hlo/computation.h"
+#include "hlo/convolution_shape.h"
 #include "hlo/str_util.h"
+#include "hlo/window_attribute.h"
 
 namespace hloscope {
 
 namespace {
 std::string CannotInfer(const Instruction& instr, std::string_view why) {
-  return StrCat("cannot infer the result shape of '", instr.name(), "' (",
-                      instr.PrintedOpcode(), "): ", why, "; write the shape before the opcode");
+  return StrCat("cannot infer the result shape of '", instr.name(), "' (", instr.PrintedOpcode(),
+                "): ", why, "; write the shape before the opcode");
 }
 }  // namespace
 
 namespace {
-// Integers inside a raw attribute value such as `{1,2}`; empty when absent.
 const Shape* Inconsistent(const Instruction& instr, std::string* error) {
   *error = StrCat("cannot infer the result shape of '", instr.name(), "' (", instr.PrintedOpcode(),
                   "): its operands and attributes do not fit together; write the shape before "
@@ -37,6 +42,75 @@ Shape ArrayShape(PrimitiveType type, std::vector<int64_t> dims) {
     s.dynamic.push_back(false);
   }
   return s;
+}
+
+const Shape* StatusToError(const Instruction& instr, const absl::Status& status,
+                           std::string* error) {
+  *error = CannotInfer(instr, std::string_view(status.message().data(), status.message().size()));
+  return nullptr;
+}
+
+// `key=N`, or `absent` when the instruction has no such attribute.
+absl::StatusOr<int64_t> IntAttribute(const Instruction& instr, const Module& module,
+                                     std::string_view key, int64_t absent) {
+  std::optional<std::string_view> text = RawAttribute(instr, module, key);
+  if (!text) return absent;
+  int64_t v = 0;
+  const char* end = text->data() + text->size();
+  auto [ptr, ec] = std::from_chars(text->data(), end, v);
+  if (text->empty() || ec != std::errc() || ptr != end) {
+    return absl::InvalidArgumentError(StrCat(key, "=", *text, " is not an integer"));
+  }
+  return v;
+}
+
+// Each output dimension is the number of window positions over the matching input dimension.
+// As in XLA, no window attribute means an empty window (a scalar input).
+absl::StatusOr<Shape> InferReduceWindowShape(const Instruction& instr, const Module& module,
+                                             const Shape& in) {
+  absl::StatusOr<std::vector<WindowDim>> window = std::vector<WindowDim>();
+  if (std::optional<std::string_view> text = RawAttribute(instr, module, "window")) {
+    window = ParseWindow(*text);
+    if (!window.ok()) return window.status();
+  }
+  if (static_cast<int64_t>(window->size()) != in.rank()) {
+    return absl::InvalidArgumentError(StrCat(
+        "the window has ", window->size(), window->size() == 1 ? " dimension" : " dimensions",
+        " but the input ", in.ToString(false), " has rank ", in.rank()));
+  }
+  Shape out = in;
+  out.has_layout = false;
+  out.layout = Layout();
+  for (int64_t d = 0; d < in.rank(); ++d) {
+    if (in.dims[d] == Shape::kUnboundedSize) continue;
+    absl::StatusOr<int64_t> size = WindowedOutputSize((*window)[d], in.dims[d], d);
+    if (!size.ok()) return size.status();
+    out.dims[d] = *size;
+  }
+  return out;
+}
+
+// The attributes XLA's parser reads for a convolution: window (optional: none means no spatial
+// dimensions), dim_labels (required) and the two group counts (default 1).
+absl::StatusOr<Shape> InferConvolution(const Instruction& instr, const Module& module) {
+  ConvolutionAttributes attrs;
+  std::optional<std::string_view> labels = RawAttribute(instr, module, "dim_labels");
+  if (!labels) return absl::InvalidArgumentError("it has no dim_labels");
+  absl::StatusOr<ConvDimLabels> dn = ParseConvDimLabels(*labels);
+  if (!dn.ok()) return dn.status();
+  attrs.dim_labels = *std::move(dn);
+  if (std::optional<std::string_view> window = RawAttribute(instr, module, "window")) {
+    absl::StatusOr<std::vector<WindowDim>> dims = ParseWindow(*window);
+    if (!dims.ok()) return dims.status();
+    attrs.window = *std::move(dims);
+  }
+  absl::StatusOr<int64_t> fgc = IntAttribute(instr, module, "feature_group_count", 1);
+  if (!fgc.ok()) return fgc.status();
+  absl::StatusOr<int64_t> bgc = IntAttribute(instr, module, "batch_group_count", 1);
+  if (!bgc.ok()) return bgc.status();
+  attrs.feature_group_count = *fgc;
+  attrs.batch_group_count = *bgc;
+  return InferConvolutionShape(instr.operand(0)->shape(), instr.operand(1)->shape(), attrs);
 }
 }  // namespace
 
@@ -66,8 +140,8 @@ const Shape* InferShape(const Instruction& instr, const Computation* callee, Mod
         return nullptr;
       }
       if (instr.tuple_index() >= static_cast<int64_t>(t->tuple_elements.size())) {
-        *error = CannotInfer(instr, StrCat("index ", instr.tuple_index(),
-                                                 " is out of range for ", t->ToString()));
+        *error = CannotInfer(
+            instr, StrCat("index ", instr.tuple_index(), " is out of range for ", t->ToString()));
         return nullptr;
       }
       return t->tuple_elements[static_cast<size_t>(instr.tuple_index())];
@@ -110,7 +184,8 @@ const Shape* InferShape(const Instruction& instr, const Computation* callee, Mod
       std::vector<int64_t> dims(first->dims.begin(), first->dims.end());
       dims[static_cast<size_t>(dim[0])] = 0;
       for (Instruction* o : instr.operands()) {
-        if (!o->shape().IsArray() || o->shape().rank() != first->rank()) return Inconsistent(instr, error);
+        if (!o->shape().IsArray() || o->shape().rank() != first->rank())
+          return Inconsistent(instr, error);
         dims[static_cast<size_t>(dim[0])] += o->shape().dims[static_cast<size_t>(dim[0])];
       }
       return module.InternShape(ArrayShape(first->element_type, dims));
@@ -151,7 +226,8 @@ const Shape* InferShape(const Instruction& instr, const Computation* callee, Mod
       std::string_view text = raw->value;
       for (int64_t d = 0; d < in->rank(); ++d) {
         size_t end = text.find('x', pos);
-        std::string_view part = text.substr(pos, end == std::string_view::npos ? text.npos : end - pos);
+        std::string_view part =
+            text.substr(pos, end == std::string_view::npos ? text.npos : end - pos);
         int64_t vals[3] = {0, 0, 0};
         int n = 0;
         bool neg = false;
@@ -189,76 +265,22 @@ const Shape* InferShape(const Instruction& instr, const Computation* callee, Mod
       return module.InternShape(std::move(s));
     }
     case Opcode::kReduceWindow: {
-      // window={size=AxB stride=CxD pad=lo_hixlo_hi lhs_dilate=.. rhs_dilate=..}; one input.
+      // One input and its init value; the window has one entry per input dimension.
       const Shape* in = operand_shape(0);
       if (in == nullptr || !in->IsArray() || instr.operand_count() != 2) break;
-      std::string_view window;
-      for (const Attribute& a : instr.attributes()) {
-        if (module.AttrKeyName(a.key) == "window") window = a.value;
+      absl::StatusOr<Shape> s = InferReduceWindowShape(instr, module, *in);
+      if (!s.ok()) return StatusToError(instr, s.status(), error);
+      return module.InternShape(*std::move(s));
+    }
+    case Opcode::kConvolution: {
+      if (instr.operand_count() != 2) {
+        *error = CannotInfer(instr, StrCat("it has ", instr.operand_count(),
+                                           " operands, but a convolution takes 2"));
+        return nullptr;
       }
-      if (window.size() < 2) break;
-      window = window.substr(1, window.size() - 2);
-      const int64_t rank = in->rank();
-      std::vector<int64_t> size(rank, 1), stride(rank, 1), lo(rank, 0), hi(rank, 0),
-          base_dilation(rank, 1), window_dilation(rank, 1);
-      // Splits `key=v1xv2x...` items; pad items are `lo_hi`.
-      size_t pos = 0;
-      while (pos < window.size()) {
-        size_t end = window.find(' ', pos);
-        if (end == std::string_view::npos) end = window.size();
-        std::string_view item = window.substr(pos, end - pos);
-        pos = end + 1;
-        size_t eq = item.find('=');
-        if (eq == std::string_view::npos) continue;
-        std::string_view key = item.substr(0, eq);
-        std::string_view values = item.substr(eq + 1);
-        std::vector<std::string_view> parts;
-        for (size_t p = 0; p <= values.size();) {
-          size_t x = values.find('x', p);
-          if (x == std::string_view::npos) x = values.size();
-          parts.push_back(values.substr(p, x - p));
-          p = x + 1;
-        }
-        if (static_cast<int64_t>(parts.size()) != rank) return Inconsistent(instr, error);
-        for (int64_t d = 0; d < rank; ++d) {
-          auto number = [&](std::string_view t, int64_t* v) {
-            bool negative = !t.empty() && t[0] == '-';
-            if (negative) t.remove_prefix(1);
-            if (t.empty() || t.size() > 15) return false;
-            int64_t r = 0;
-            for (char c : t) {
-              if (c < '0' || c > '9') return false;
-              r = r * 10 + (c - '0');
-            }
-            *v = negative ? -r : r;
-            return true;
-          };
-          std::string_view part = parts[static_cast<size_t>(d)];
-          bool ok = true;
-          if (key == "size") {
-            ok = number(part, &size[d]);
-          } else if (key == "stride") {
-            ok = number(part, &stride[d]);
-          } else if (key == "lhs_dilate") {
-            ok = number(part, &base_dilation[d]);
-          } else if (key == "rhs_dilate") {
-            ok = number(part, &window_dilation[d]);
-          } else if (key == "pad") {
-            size_t u = part.find('_');
-            ok = u != std::string_view::npos && number(part.substr(0, u), &lo[d]) &&
-                 number(part.substr(u + 1), &hi[d]);
-          }
-          if (!ok) return Inconsistent(instr, error);
-        }
-      }
-      std::vector<int64_t> dims;
-      for (int64_t d = 0; d < rank; ++d) {
-        int64_t padded = (in->dims[d] - 1) * base_dilation[d] + 1 + lo[d] + hi[d];
-        int64_t extent = (size[d] - 1) * window_dilation[d] + 1;
-        if (stride[d] <= 0 || size[d] <= 0 || padded < extent) return Inconsistent(instr, error);
-        dims.push_back((padded - extent) / stride[d] + 1);
-      }
-      return module.InternShape(ArrayShape(in->element_type, dims));
+      absl::StatusOr<Shape> s = InferConvolution(instr, module);
+      if (!s.ok()) return StatusToError(instr, s.status(), error);
+      return module.InternShape(*std::move(s));
     }
     case Opcode::kReduce: {
       // Single-output reduce: the input without the reduced dimensions.
@@ -286,8 +308,8 @@ const Shape* InferShape(const Instruction& instr, const Computation* callee, Mod
     s.element_type = PrimitiveType::kPred;
     return module.InternShape(std::move(s));
   }
-  *error = StrCat("cannot infer the result shape of '", instr.name(), "' (",
-                  instr.PrintedOpcode(), "): write the shape before the opcode (hloscope infers "
+  *error = StrCat("cannot infer the result shape of '", instr.name(), "' (", instr.PrintedOpcode(),
+                  "): write the shape before the opcode (hloscope infers "
                   "it only for the opcodes listed in docs/architecture.md)");
   return nullptr;
 }

@@ -408,13 +408,13 @@ ENTRY e {
   EXPECT_EQ(Find(*m, "dilated")->shape().ToString(), "f32[16,7]");
   EXPECT_EQ(Find(*m, "sorted")->shape().ToString(), "(f32[10,7], s32[10,7])");
   auto bad = ParseModule("HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  z = f32[] constant(0)\n"
-                         "  ROOT w = reduce-window(p, z), window={size=5}, to_apply=e\n}\n",
+                         "  ROOT w = reduce-window(p, z), window={size=5x1}, to_apply=e\n}\n",
                          {.filename = "x.hlo"});
   ASSERT_FALSE(bad.ok());
   std::string message(bad.status().message());
   EXPECT_EQ(message.substr(0, message.find('\n')),
-            "x.hlo:5:12: error: cannot infer the result shape of 'w' (reduce-window): its "
-            "operands and attributes do not fit together; write the shape before the opcode");
+            "x.hlo:5:12: error: cannot infer the result shape of 'w' (reduce-window): the window "
+            "has 2 dimensions but the input f32[2] has rank 1; write the shape before the opcode");
 }
 
 }  // namespace
