@@ -29,8 +29,14 @@ bool IsComputationRefKey(uint32_t key) {
 }  // namespace
 
 bool NeedsNormalizing(std::string_view text) {
-  return text.find('\n') != std::string_view::npos || text.find("/*") != std::string_view::npos ||
-         text.find("//") != std::string_view::npos;
+  // One pass (this runs for every attribute value): a line break, `/*` or `//`.
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n') return true;
+    if (text[i] == '/' && i + 1 < text.size() && (text[i + 1] == '*' || text[i + 1] == '/')) {
+      return true;
+    }
+  }
+  return false;
 }
 
 std::string NormalizeValueText(std::string_view text) {
@@ -168,7 +174,7 @@ bool AttributeParser::ParseRawValue(std::string_view key, std::string_view* valu
     return cur_.ErrorHere(StrCat("expected a value for attribute '", key, "', found ",
                                        DescribeChar(cur_.pos(), cur_.end())));
   }
-  *value = module_.Save(std::string_view(start, static_cast<size_t>(cur_.pos() - start)));
+  *value = std::string_view(start, static_cast<size_t>(cur_.pos() - start));
   return true;
 }
 

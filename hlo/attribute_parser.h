@@ -25,7 +25,8 @@ class AttributeParser {
   // At the key of `key=value` (after the separating comma).
   bool ParseAttribute(Instruction* instr);
   // A value whose structure is not interpreted: runs to a top-level ',' or whitespace, with
-  // brackets balanced and strings skipped. The text is saved in the module's arena.
+  // brackets balanced and strings skipped. *value views the input text: callers that keep it
+  // save it in the module's arena.
   bool ParseRawValue(std::string_view key, std::string_view* value);
 
   struct PendingCall {

@@ -4,12 +4,18 @@
 
 namespace hloscope {
 
-void Computation::AddInstruction(Instruction* instr) { instructions_.push_back(instr); }
+void Computation::AddInstruction(Instruction* instr) {
+  // Most computations in real modules are reducers and comparators of a few instructions:
+  // starting at four saves the 1 -> 2 -> 4 regrowth, a measurable part of parsing.
+  if (instructions_.capacity() == 0) instructions_.reserve(4);
+  instructions_.push_back(instr);
+}
 
 bool Computation::SetParameter(Instruction* instr) {
   int64_t n = instr->parameter_number();
   if (n < 0) return false;
   if (static_cast<size_t>(n) >= parameters_.size()) {
+    if (parameters_.capacity() == 0) parameters_.reserve(std::max<size_t>(4, n + 1));
     parameters_.resize(static_cast<size_t>(n) + 1, nullptr);
   }
   if (parameters_[static_cast<size_t>(n)] != nullptr) return false;

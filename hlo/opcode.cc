@@ -1,7 +1,9 @@
 #include "hlo/opcode.h"
 
 #include <array>
-#include <vector>
+#include <cstdint>
+
+#include "hlo/string_hash.h"
 
 
 namespace hloscope {
@@ -18,24 +20,26 @@ constexpr std::array<OpcodeInfo, static_cast<size_t>(Opcode::kOpcodeCount)> kOpc
 const OpcodeInfo& GetOpcodeInfo(Opcode op) { return kOpcodes[static_cast<size_t>(op)]; }
 
 std::optional<Opcode> ParseOpcode(std::string_view name) {
-  // Called once per instruction by the parser: opcodes are bucketed by length, so a lookup is a
-  // handful of first-character checks and one memcmp, with no hashing.
-  constexpr size_t kMaxLength = 32;
-  struct Buckets {
-    std::array<std::vector<const OpcodeInfo*>, kMaxLength + 1> by_length;
-  };
-  static const Buckets* const kBuckets = [] {
-    auto* b = new Buckets();
-    for (const OpcodeInfo& info : kOpcodes) {
-      if (info.name.size() <= kMaxLength) b->by_length[info.name.size()].push_back(&info);
+  // Called once per instruction by the parser: an open-addressing table of opcode indices,
+  // so a lookup is one inline hash, usually one probe and one inline compare.
+  constexpr size_t kSlots = 512;  // a power of two, over 3x the opcode count
+  static_assert(static_cast<size_t>(Opcode::kOpcodeCount) < kSlots / 2);
+  using Table = std::array<uint16_t, kSlots>;  // opcode index + 1; 0 = empty
+  static const Table* const kTable = [] {
+    auto* t = new Table();
+    for (size_t i = 0; i < kOpcodes.size(); ++i) {
+      size_t h = StringViewHash{}(kOpcodes[i].name) & (kSlots - 1);
+      while ((*t)[h] != 0) h = (h + 1) & (kSlots - 1);
+      (*t)[h] = static_cast<uint16_t>(i + 1);
     }
-    return b;
+    return t;
   }();
-  if (name.empty() || name.size() > kMaxLength) return std::nullopt;
-  for (const OpcodeInfo* info : kBuckets->by_length[name.size()]) {
-    if (info->name[0] == name[0] && info->name == name) return info->opcode;
+  for (size_t h = StringViewHash{}(name) & (kSlots - 1);; h = (h + 1) & (kSlots - 1)) {
+    const uint16_t slot = (*kTable)[h];
+    if (slot == 0) return std::nullopt;
+    const OpcodeInfo& info = kOpcodes[slot - 1];
+    if (StringViewEq{}(info.name, name)) return info.opcode;
   }
-  return std::nullopt;
 }
 
 }  // namespace hloscope

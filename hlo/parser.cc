@@ -317,9 +317,16 @@ bool Parser::ParseComputationBody(Computation* comp, const char* name_at) {
 }
 
 bool Parser::RegisterParameters(Computation* comp, const char* name_at) {
-  std::stable_sort(params_.begin(), params_.end(), [](const ParamAt& a, const ParamAt& b) {
-    return a.instr->parameter_number() < b.instr->parameter_number();
-  });
+  // Usually already in order; otherwise sorted by number, then by position in the text so a
+  // duplicate number is reported at its second use (std::stable_sort would allocate a buffer
+  // for every computation).
+  auto before = [](const ParamAt& a, const ParamAt& b) {
+    const int64_t na = a.instr->parameter_number(), nb = b.instr->parameter_number();
+    return na != nb ? na < nb : a.at < b.at;
+  };
+  if (!std::is_sorted(params_.begin(), params_.end(), before)) {
+    std::sort(params_.begin(), params_.end(), before);
+  }
   for (size_t i = 0; i < params_.size(); ++i) {
     int64_t number = params_[i].instr->parameter_number();
     if (i > 0 && number == params_[i - 1].instr->parameter_number()) {
@@ -376,9 +383,7 @@ bool Parser::ParseInstruction(Computation* comp, const char** root_at) {
   if (!(cur_.TryConsume('=') || cur_.Expect('=', StrCat("after instruction name '", name, "'")))) return false;
   if (!cur_.SkipSpace()) return false;
   const Shape* shape = nullptr;
-  if (shapes_.AtShape()) {
-    if (!shapes_.Parse(&shape)) return false;
-  }
+  if (!shapes_.ParseIfShape(&shape)) return false;
   return ParseInstructionTail(comp, name, name_at, shape, is_root, start, root_at,
                               /*allow_attributes=*/true) != nullptr;
 }

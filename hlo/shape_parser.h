@@ -21,10 +21,19 @@ class ShapeParser {
   // True when the text at the cursor starts a shape: `(` or an element type name followed
   // by `[`. Does not move the cursor.
   bool AtShape() const;
+  // Parse() when a shape starts at the cursor (AtShape()); otherwise sets *out to null, leaves
+  // the cursor where it is and returns true. One scan instead of AtShape() then Parse(): this
+  // runs once per instruction.
+  bool ParseIfShape(const Shape** out);
 
  private:
   // Byte length of the shape text at the cursor (brackets balanced), or 0 if unclear.
   size_t ShapeTextLength() const;
+  // The same from `p`, the end of the element type word of an array shape (at its '[').
+  size_t ArrayTextLength(const char* start, const char* p) const;
+  // Cache lookup of the `len` bytes at the cursor, parsing and caching them on a miss.
+  bool ParseCacheable(size_t len, const Shape** out);
+  bool ParseAndIntern(const Shape** out);
   bool ParseUncached(Shape* shape);
   bool ParseLayout(Shape* shape);
   bool ParseLayoutParts(Layout* layout);

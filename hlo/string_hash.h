@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 
 namespace hloscope {
 
@@ -52,7 +53,33 @@ struct StringViewHash {
   }
 };
 
+// Equality for the same keys, inline: a libc memcmp call per probe cost more than the compare
+// itself for names this short.
+struct StringViewEq {
+  bool operator()(std::string_view a, std::string_view b) const {
+    size_t n = a.size();
+    if (n != b.size()) return false;
+    const char* p = a.data();
+    const char* q = b.data();
+    if (n >= 8) {
+      for (; n > 8; p += 8, q += 8, n -= 8) {
+        if (StringViewHash::Load64(p) != StringViewHash::Load64(q)) return false;
+      }
+      return StringViewHash::Load64(p + n - 8) == StringViewHash::Load64(q + n - 8);
+    }
+    if (n >= 4) {
+      return StringViewHash::Load32(p) == StringViewHash::Load32(q) &&
+             StringViewHash::Load32(p + n - 4) == StringViewHash::Load32(q + n - 4);
+    }
+    for (size_t i = 0; i < n; ++i) {
+      if (p[i] != q[i]) return false;
+    }
+    return true;
+  }
+};
+
 template <typename V>
-using StringViewMap = absl::flat_hash_map<std::string_view, V, StringViewHash>;
+using StringViewMap = absl::flat_hash_map<std::string_view, V, StringViewHash, StringViewEq>;
+using StringViewSet = absl::flat_hash_set<std::string_view, StringViewHash, StringViewEq>;
 
 }  // namespace hloscope

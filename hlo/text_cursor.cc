@@ -17,13 +17,15 @@ const char* SkipNameChars(const char* p, const char* end) {
 #if defined(__SSE2__)
   while (end - p >= 16) {
     __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    auto in_range = [&](char lo, char hi) {
+    auto in_range = [&](__m128i x, char lo, char hi) {
       // Signed compares are fine: every bound is ASCII and bytes >= 0x80 are negative.
-      return _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(static_cast<char>(lo - 1))),
-                           _mm_cmplt_epi8(v, _mm_set1_epi8(static_cast<char>(hi + 1))));
+      return _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8(static_cast<char>(lo - 1))),
+                           _mm_cmplt_epi8(x, _mm_set1_epi8(static_cast<char>(hi + 1))));
     };
-    __m128i ok = _mm_or_si128(_mm_or_si128(in_range('a', 'z'), in_range('A', 'Z')),
-                              in_range('0', '9'));
+    // Setting bit 5 folds 'A'..'Z' onto 'a'..'z'; no other byte lands there ('@' becomes
+    // '`' and '[' .. '_' become '{' .. DEL), so one range test covers both cases.
+    __m128i folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
+    __m128i ok = _mm_or_si128(in_range(folded, 'a', 'z'), in_range(v, '0', '9'));
     ok = _mm_or_si128(ok, _mm_cmpeq_epi8(v, _mm_set1_epi8('_')));
     ok = _mm_or_si128(ok, _mm_cmpeq_epi8(v, _mm_set1_epi8('.')));
     ok = _mm_or_si128(ok, _mm_cmpeq_epi8(v, _mm_set1_epi8('-')));
@@ -91,6 +93,9 @@ bool TextCursor::AtLineStart() const {
 bool TextCursor::TryConsumeWord(std::string_view word) {
   if (!SkipSpace()) return false;
   if (static_cast<size_t>(end_ - pos_) < word.size()) return false;
+  // Most calls ask about a keyword that is not there (`ROOT` before every instruction): the
+  // first byte settles those without a call to memcmp.
+  if (!word.empty() && *pos_ != word[0]) return false;
   if (std::string_view(pos_, word.size()) != word) return false;
   const char* after = pos_ + word.size();
   if (after < end_ && IsNameChar(*after)) return false;

@@ -130,7 +130,7 @@ class StructureChecker {
   absl::Status CheckModule() {
     auto comps = module_.computations();
     comp_index_.reserve(comps.size());
-    absl::flat_hash_map<std::string_view, const Computation*, StringViewHash> by_name;
+    StringViewMap<const Computation*> by_name;
     for (size_t ci = 0; ci < comps.size(); ++ci) {
       const Computation* c = comps[ci];
       if (c == nullptr) return ModuleError(module_, StrCat("computation ", ci, " is null"));
@@ -524,8 +524,8 @@ class StructureChecker {
   const Module& module_;
   const VerifierOptions& options_;
   absl::flat_hash_map<const Computation*, int32_t> comp_index_;
-  absl::flat_hash_map<std::string_view, const Computation*, StringViewHash> module_names_;
-  absl::flat_hash_set<std::string_view, StringViewHash> local_names_;
+  StringViewMap<const Computation*> module_names_;
+  StringViewSet local_names_;
   // Indexed by unique id.
   // Per instruction, indexed by unique id: one struct so a lookup touches one cache line.
   struct Slot {
