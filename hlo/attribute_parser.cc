@@ -29,12 +29,14 @@ bool IsComputationRefKey(uint32_t key) {
 }  // namespace
 
 bool NeedsNormalizing(std::string_view text) {
-  // One pass (this runs for every attribute value): a line break, `/*` or `//`.
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\n') return true;
-    if (text[i] == '/' && i + 1 < text.size() && (text[i + 1] == '*' || text[i + 1] == '/')) {
-      return true;
-    }
+  // This runs for every attribute value: one vector scan for a line break or '/', then a look
+  // at what follows each '/' (`/*` or `//` start comments; a lone '/' is value text).
+  const char* p = text.data();
+  const char* end = p + text.size();
+  while ((p = FindFirstOf(p, end, '\n', '/', '/', '/')) < end) {
+    if (*p == '\n') return true;
+    if (p + 1 < end && (p[1] == '*' || p[1] == '/')) return true;
+    ++p;
   }
   return false;
 }
@@ -128,7 +130,7 @@ bool AttributeParser::AtValue(std::string_view key) {
                                  DescribeChar(p, end)));
   };
   if (p >= end) return missing();
-  if (std::memchr(at, '\n', static_cast<size_t>(p - at)) == nullptr) return true;
+  if (p == at || std::memchr(at, '\n', static_cast<size_t>(p - at)) == nullptr) return true;
   const char* w = p;
   if (w < end && *w == '%') ++w;
   const char* word_start = w;

@@ -1,9 +1,6 @@
 #include "hlo/shape_parser.h"
 
 #include <limits>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "hlo/str_util.h"
 
@@ -12,25 +9,6 @@ namespace hloscope {
 namespace {
 constexpr int kMaxShapeDepth = 64;  // tuples nested deeper are refused (no runaway recursion)
 
-// The first byte in [p, end) equal to `a`, `b`, `c` or `d`, or end. Every instruction's shape text
-// is scanned for its closing bracket before the cache lookup; with SSE2 (the x86-64 baseline)
-// that is one or two 16-byte steps instead of a loop over each byte.
-const char* FindFirstOf(const char* p, const char* end, char a, char b, char c, char d) {
-#if defined(__SSE2__)
-  const __m128i va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b), vc = _mm_set1_epi8(c),
-                vd = _mm_set1_epi8(d);
-  while (end - p >= 16) {
-    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, va), _mm_cmpeq_epi8(v, vb)),
-                               _mm_or_si128(_mm_cmpeq_epi8(v, vc), _mm_cmpeq_epi8(v, vd)));
-    unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(hit));
-    if (mask != 0) return p + __builtin_ctz(mask);
-    p += 16;
-  }
-#endif
-  while (p < end && *p != a && *p != b && *p != c && *p != d) ++p;
-  return p;
-}
 }  // namespace
 
 bool ShapeParser::AtShape() const {

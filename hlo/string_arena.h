@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string_view>
@@ -22,19 +23,19 @@ class StringArena {
   std::string_view Save(std::string_view s) {
     if (s.empty()) return {};
     char* p = Allocate(s.size());
-    std::memcpy(p, s.data(), s.size());
+    CopyBytes(p, s.data(), s.size());
     return {p, s.size()};
   }
 
   char* Allocate(size_t n) {
     if (n > kBlockSize / 4) {  // big strings get their own block so small ones do not waste it
-      blocks_.push_back(std::make_unique<char[]>(n));
+      blocks_.push_back(std::make_unique_for_overwrite<char[]>(n));
       bytes_ += n;
       used_ += n;
       return blocks_.back().get();
     }
     if (n > remaining_) {
-      blocks_.insert(blocks_.begin(), std::make_unique<char[]>(kBlockSize));
+      blocks_.insert(blocks_.begin(), std::make_unique_for_overwrite<char[]>(kBlockSize));
       cursor_ = blocks_.front().get();
       remaining_ = kBlockSize;
       bytes_ += kBlockSize;
@@ -52,6 +53,26 @@ class StringArena {
   size_t bytes_used() const { return used_; }
 
  private:
+  // memcpy, inline for the short strings that are most of what a module saves (names): two
+  // overlapping word copies instead of a library call per name.
+  static void CopyBytes(char* dst, const char* src, size_t n) {
+    if (n >= 8 && n <= 16) {
+      uint64_t a, b;
+      std::memcpy(&a, src, 8);
+      std::memcpy(&b, src + n - 8, 8);
+      std::memcpy(dst, &a, 8);
+      std::memcpy(dst + n - 8, &b, 8);
+    } else if (n >= 4 && n < 8) {
+      uint32_t a, b;
+      std::memcpy(&a, src, 4);
+      std::memcpy(&b, src + n - 4, 4);
+      std::memcpy(dst, &a, 4);
+      std::memcpy(dst + n - 4, &b, 4);
+    } else {
+      std::memcpy(dst, src, n);
+    }
+  }
+
   static constexpr size_t kBlockSize = 64 * 1024;
   std::vector<std::unique_ptr<char[]>> blocks_;
   char* cursor_ = nullptr;

@@ -108,6 +108,7 @@ class StructureChecker {
       if (absl::Status s = CheckComputation(static_cast<int32_t>(ci)); !s.ok()) return s;
     }
     if (operand_edges_ != user_edges_ || pred_edges_ != succ_edges_) return FindEdgeMismatch();
+    call_begin_.push_back(call_edges_.size());
     return CheckCallGraph();
   }
 
@@ -130,7 +131,9 @@ class StructureChecker {
   absl::Status CheckModule() {
     auto comps = module_.computations();
     comp_index_.reserve(comps.size());
+    call_begin_.reserve(comps.size() + 1);
     StringViewMap<const Computation*> by_name;
+    by_name.reserve(comps.size());
     for (size_t ci = 0; ci < comps.size(); ++ci) {
       const Computation* c = comps[ci];
       if (c == nullptr) return ModuleError(module_, StrCat("computation ", ci, " is null"));
@@ -197,6 +200,7 @@ class StructureChecker {
     }
     bool in_order = true;  // every operand and predecessor comes earlier in the list
     params_.clear();
+    call_begin_.push_back(call_edges_.size());  // computations are checked in order
     auto instrs = c.instructions();
     for (size_t p = 0; p < instrs.size(); ++p) {
       const Instruction& instr = *instrs[p];
@@ -287,11 +291,13 @@ class StructureChecker {
       if (called[k] == nullptr) {
         return InstrError(c, instr, StrCat("called computation ", k, " is null"));
       }
-      if (!comp_index_.contains(called[k])) {
+      auto callee = comp_index_.find(called[k]);
+      if (callee == comp_index_.end()) {
         return InstrError(
             c, instr,
             StrCat("calls computation '", called[k]->name(), "', which is not in the module"));
       }
+      call_edges_.push_back({callee->second, &instr});
     }
     for (const Attribute& a : instr.attributes()) {
       // The role accessors (while_body(), ...) index called_computations() with these.
@@ -313,7 +319,7 @@ class StructureChecker {
     auto instrs = c.instructions();
     if (instrs.size() <= kSmallComputation) {
       for (int32_t i = 0; i < p; ++i) {
-        if (instrs[i]->name() == instr.name()) return false;
+        if (StringViewEq{}(instrs[i]->name(), instr.name())) return false;
       }
       return true;
     }
@@ -473,37 +479,31 @@ class StructureChecker {
     return ModuleError(module_, "operand/user or control edge lists are inconsistent");
   }
 
-  // No computation may reach itself through called computations (XLA has no recursion).
+  // No computation may reach itself through called computations (XLA has no recursion). The
+  // call edges were collected by CheckInstruction, so this walks a compact list rather than
+  // every instruction of the module a second time.
   absl::Status CheckCallGraph() {
     auto comps = module_.computations();
     enum : uint8_t { kWhite = 0, kGray = 1, kBlack = 2 };
     std::vector<uint8_t> color(comps.size(), kWhite);
     struct Frame {
       int32_t comp;
-      size_t instr;   // next instruction to look at
-      size_t callee;  // next called computation of that instruction
+      size_t edge;  // next call edge of that computation to follow
     };
     std::vector<Frame> stack;
     for (size_t start = 0; start < comps.size(); ++start) {
       if (color[start] != kWhite) continue;
-      stack.push_back({static_cast<int32_t>(start), 0, 0});
+      stack.push_back({static_cast<int32_t>(start), call_begin_[start]});
       color[start] = kGray;
       while (!stack.empty()) {
         Frame& f = stack.back();
-        auto instrs = comps[f.comp]->instructions();
-        if (f.instr == instrs.size()) {
+        if (f.edge == call_begin_[f.comp + 1]) {
           color[f.comp] = kBlack;
           stack.pop_back();
           continue;
         }
-        const Instruction* caller = instrs[f.instr];
-        auto called = caller->called_computations();
-        if (f.callee == called.size()) {
-          ++f.instr;
-          f.callee = 0;
-          continue;
-        }
-        int32_t next = comp_index_.at(called[f.callee++]);
+        const CallEdge& e = call_edges_[f.edge++];
+        const int32_t next = e.callee;
         if (color[next] == kBlack) continue;
         if (color[next] == kGray) {
           auto first = std::find_if(stack.begin(), stack.end(),
@@ -511,11 +511,11 @@ class StructureChecker {
           std::vector<std::string_view> names;
           for (auto it = first; it != stack.end(); ++it) names.push_back(comps[it->comp]->name());
           names.push_back(comps[next]->name());
-          return InstrError(*comps[f.comp], *caller,
+          return InstrError(*comps[f.comp], *e.caller,
                             StrCat("call graph cycle: ", StrJoin(names, " -> ")));
         }
         color[next] = kGray;
-        stack.push_back({next, 0, 0});
+        stack.push_back({next, call_begin_[next]});
       }
     }
     return absl::OkStatus();
@@ -535,6 +535,14 @@ class StructureChecker {
     uint32_t last_seen = 0;  // stamp of the last user that counted this operand
   };
   std::vector<Slot> slots_;
+  // Called computations, in instruction order: computation i's calls are
+  // call_edges_[call_begin_[i], call_begin_[i + 1]).
+  struct CallEdge {
+    int32_t callee;  // index in module.computations()
+    const Instruction* caller;
+  };
+  std::vector<CallEdge> call_edges_;
+  std::vector<size_t> call_begin_;
   // Scratch space reused across computations (thousands of small ones in large modules).
   std::vector<const Instruction*> params_;
   std::vector<const Instruction*> by_number_;
