@@ -102,7 +102,7 @@ class StructureChecker {
 
   absl::Status Run() {
     if (absl::Status s = CheckModule(); !s.ok()) return s;
-    if (absl::Status s = IndexInstructions(); !s.ok()) return s;
+    PrepareIndex();
     auto comps = module_.computations();
     for (size_t ci = 0; ci < comps.size(); ++ci) {
       if (absl::Status s = CheckComputation(static_cast<int32_t>(ci)); !s.ok()) return s;
@@ -124,6 +124,13 @@ class StructureChecker {
     if (Indexed(other)) {
       return StrCat("it belongs to computation '",
                     module_.computations()[slots_[other->unique_id()].comp]->name(), "'");
+    }
+    // Computations after the current one are not indexed yet: look for it (error path only).
+    for (const Computation* c : module_.computations()) {
+      auto instrs = c->instructions();
+      if (std::find(instrs.begin(), instrs.end(), other) != instrs.end()) {
+        return StrCat("it belongs to computation '", c->name(), "'");
+      }
     }
     return "it is not listed in any computation";
   }
@@ -152,40 +159,48 @@ class StructureChecker {
     return absl::OkStatus();
   }
 
-  // Gives every listed instruction a slot by unique id, so the later checks use arrays instead
-  // of hash maps (the verifier runs after every parse and must stay cheap).
-  absl::Status IndexInstructions() {
+  // Every listed instruction gets a slot by unique id, so the checks use arrays instead of hash
+  // maps (the verifier runs after every parse and must stay cheap). Slots are filled as each
+  // computation is checked, instruction by instruction, so the module is walked once; an
+  // operand or control predecessor not indexed yet makes the rest of its computation indexed
+  // first (IndexRest), which is all a forward reference needs.
+  void PrepareIndex() {
     size_t total = 0;
     for (const Computation* c : module_.computations()) total += c->instructions().size();
     // Ids are dense (Module numbers instructions as it creates them), so `total` slots
     // usually suffice; removed instructions leave gaps, handled by growing.
     slots_.assign(total, Slot{});
     if (options_.check_module_unique_names) module_names_.reserve(total);
-    auto comps = module_.computations();
-    for (size_t ci = 0; ci < comps.size(); ++ci) {
-      auto instrs = comps[ci]->instructions();
-      for (size_t p = 0; p < instrs.size(); ++p) {
-        const Instruction* instr = instrs[p];
-        if (instr == nullptr) {
-          return ComputationError(*comps[ci], StrCat("instruction list entry ", p, " is null"));
-        }
-        const uint32_t id = instr->unique_id();
-        if (id >= slots_.size()) slots_.resize(std::max<size_t>(id + 1, slots_.size() * 2));
-        Slot& slot = slots_[id];
-        if (slot.instr == instr) {
-          return InstrError(
-              *comps[ci], *instr,
-              StrCat("is listed twice (also in computation '", comps[slot.comp]->name(), "')"));
-        }
-        if (slot.instr != nullptr) {
-          return InstrError(
-              *comps[ci], *instr,
-              StrCat("unique id ", id, " is also used by instruction '", slot.instr->name(), "'"));
-        }
-        slot.instr = instr;
-        slot.comp = static_cast<int32_t>(ci);
-        slot.pos = static_cast<int32_t>(p);
-      }
+  }
+
+  absl::Status IndexOne(const Computation& c, int32_t ci, size_t p) {
+    const Instruction* instr = c.instructions()[p];
+    if (instr == nullptr) {
+      return ComputationError(c, StrCat("instruction list entry ", p, " is null"));
+    }
+    const uint32_t id = instr->unique_id();
+    if (id >= slots_.size()) slots_.resize(std::max<size_t>(id + 1, slots_.size() * 2));
+    Slot& slot = slots_[id];
+    if (slot.instr == instr) {
+      return InstrError(c, *instr,
+                        StrCat("is listed twice (also in computation '",
+                               module_.computations()[slot.comp]->name(), "')"));
+    }
+    if (slot.instr != nullptr) {
+      return InstrError(
+          c, *instr,
+          StrCat("unique id ", id, " is also used by instruction '", slot.instr->name(), "'"));
+    }
+    slot.instr = instr;
+    slot.comp = ci;
+    slot.pos = static_cast<int32_t>(p);
+    return absl::OkStatus();
+  }
+
+  // Indexes the rest of the computation being checked (no-op when it already is).
+  absl::Status IndexRest(const Computation& c, int32_t ci) {
+    for (; indexed_ < c.instructions().size(); ++indexed_) {
+      if (absl::Status s = IndexOne(c, ci, indexed_); !s.ok()) return s;
     }
     return absl::OkStatus();
   }
@@ -194,15 +209,16 @@ class StructureChecker {
     const Computation& c = *module_.computations()[ci];
     const Instruction* root = c.root();
     if (root == nullptr) return ComputationError(c, "has no root instruction");
-    if (!InComputation(root, ci)) {
-      return ComputationError(c, StrCat("root instruction '", root->name(),
-                                        "' is not in this computation (", WhereIs(root), ")"));
-    }
     bool in_order = true;  // every operand and predecessor comes earlier in the list
     params_.clear();
     call_begin_.push_back(call_edges_.size());  // computations are checked in order
     auto instrs = c.instructions();
+    indexed_ = 0;
     for (size_t p = 0; p < instrs.size(); ++p) {
+      if (p == indexed_) {
+        if (absl::Status s = IndexOne(c, ci, p); !s.ok()) return s;
+        ++indexed_;
+      }
       const Instruction& instr = *instrs[p];
       if (absl::Status s = CheckInstruction(c, ci, instr, static_cast<int32_t>(p), in_order);
           !s.ok()) {
@@ -210,6 +226,10 @@ class StructureChecker {
       }
       if (instr.opcode() == Opcode::kParameter) params_.push_back(&instr);
       if (HasShapeRule(instr.opcode())) with_shape_rules_.push_back(&instr);
+    }
+    if (!InComputation(root, ci)) {
+      return ComputationError(c, StrCat("root instruction '", root->name(),
+                                        "' is not in this computation (", WhereIs(root), ")"));
     }
     if (absl::Status s = CheckParameters(c, params_); !s.ok()) return s;
     if (!in_order) return CheckAcyclic(c);
@@ -253,6 +273,10 @@ class StructureChecker {
       const Instruction* op = instr.operand(i);
       if (op == nullptr) return InstrError(c, instr, StrCat("operand ", i, " is null"));
       if (!InComputation(op, ci)) {
+        // Not indexed yet: a forward reference within this computation, or an error.
+        if (absl::Status s = IndexRest(c, ci); !s.ok()) return s;
+      }
+      if (!InComputation(op, ci)) {
         return InstrError(
             c, instr,
             StrCat(OperandRef(instr, i), " is not in this computation (", WhereIs(op), ")"));
@@ -270,6 +294,9 @@ class StructureChecker {
     }
     for (const Instruction* pred : instr.control_predecessors()) {
       if (pred == nullptr) return InstrError(c, instr, "control predecessor list has a null entry");
+      if (!InComputation(pred, ci)) {
+        if (absl::Status s = IndexRest(c, ci); !s.ok()) return s;
+      }
       if (!InComputation(pred, ci)) {
         return InstrError(c, instr,
                           StrCat("control predecessor '", pred->name(),
@@ -535,6 +562,7 @@ class StructureChecker {
     uint32_t last_seen = 0;  // stamp of the last user that counted this operand
   };
   std::vector<Slot> slots_;
+  size_t indexed_ = 0;  // how many of the current computation's instructions have slots
   // Called computations, in instruction order: computation i's calls are
   // call_edges_[call_begin_[i], call_begin_[i + 1]).
   struct CallEdge {
