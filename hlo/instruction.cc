@@ -240,4 +240,11 @@ InstructionDetails& InstructionBuilder::details() {
   return *instr_->details_;
 }
 
+void InstructionBuilder::set_name(std::string_view name) {
+  instr_->name_ = name;
+  if (instr_->parent_ != nullptr && instr_->parent_->module() != nullptr) {
+    instr_->parent_->module()->set_instruction_names_known_unique(false);
+  }
+}
+
 }  // namespace hloscope

@@ -233,7 +233,8 @@ class InstructionBuilder {
  public:
   explicit InstructionBuilder(Instruction* instr) : instr_(instr) {}
   void set_wrapped_opcode(Opcode op) { instr_->wrapped_ = op; }
-  void set_name(std::string_view name) { instr_->name_ = name; }
+  // Clears the module's instruction_names_known_unique() (defined in instruction.cc).
+  void set_name(std::string_view name);
   void set_number(int64_t n) { instr_->number_ = n; }
   void set_literal(std::string_view text) { instr_->literal_ = text; }
   void set_fusion_kind(FusionKind k) { instr_->fusion_kind_ = k; }

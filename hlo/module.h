@@ -47,6 +47,11 @@ class Module {
   absl::Span<const ModuleAttribute> attributes() const { return attributes_; }
   std::optional<std::string_view> FindAttribute(std::string_view key) const;
   bool is_scheduled() const { return is_scheduled_; }
+  // True while every computation's instruction names are known to be distinct: the parser
+  // sets it (it rejects a name defined twice), and adding an instruction to a computation or
+  // renaming one clears it. The verifier then skips its own per-computation name check.
+  bool instruction_names_known_unique() const { return names_known_unique_; }
+  void set_instruction_names_known_unique(bool v) { names_known_unique_ = v; }
   // Stack-frame tables (FileNames, FunctionNames, FileLocations, StackFrames) as written.
   std::string_view stack_frame_tables() const { return stack_frame_tables_; }
 
@@ -98,6 +103,9 @@ class Module {
   };
   MemoryStats ComputeMemoryStats() const;
   int64_t instruction_count() const;
+  // Every instruction's unique_id() is below this (ids are handed out in order and never
+  // reused), so a per-instruction table can be a vector indexed by id.
+  uint32_t instruction_id_bound() const { return next_instruction_id_; }
 
  private:
   struct ShapeHash {
@@ -110,6 +118,7 @@ class Module {
   std::string_view name_;
   Computation* entry_ = nullptr;
   bool is_scheduled_ = false;
+  bool names_known_unique_ = false;
   std::vector<Computation*> computations_;
   std::vector<ModuleAttribute> attributes_;
   std::string_view stack_frame_tables_;

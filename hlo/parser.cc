@@ -155,7 +155,11 @@ bool Parser::ParseModule() {
   // Without ENTRY the last computation written at the top level is the entry (computations
   // written in place inside an instruction are added after their caller and do not count).
   if (module_->entry() == nullptr) module_->set_entry(last_top_level_);
-  return ResolveComputationReferences();
+  if (!ResolveComputationReferences()) return false;
+  // Every instruction went through names_, which refuses a name defined twice in one
+  // computation: the verifier need not check that again.
+  module_->set_instruction_names_known_unique(true);
+  return true;
 }
 
 bool Parser::ParseHeader() {

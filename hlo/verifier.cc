@@ -251,7 +251,8 @@ class StructureChecker {
         return InstrError(c, instr,
                           StrCat("name is already used in computation '", it->second->name(), "'"));
       }
-    } else if (options_.check_unique_names && !IsNewNameInComputation(c, instr, p)) {
+    } else if (options_.check_unique_names && !module_.instruction_names_known_unique() &&
+               !IsNewNameInComputation(c, instr, p)) {
       return InstrError(c, instr, StrCat("name is already used in computation '", c.name(), "'"));
     }
     const int arity = GetOpcodeInfo(instr.opcode()).arity;

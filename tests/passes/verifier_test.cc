@@ -858,6 +858,27 @@ ENTRY main {
   EXPECT_EQ(Verify(*m, no_names), "OK");
 }
 
+TEST(VerifierTest, DuplicateNameAfterRenamingAParsedInstruction) {
+  // The parser vouches for distinct names, which lets the verifier skip its own check; a
+  // rename afterwards withdraws that, so the duplicate is still found.
+  std::unique_ptr<Module> m = Parse(R"(
+HloModule m
+ENTRY main {
+  p = f32[2] parameter(0)
+  a = f32[2] negate(p)
+  ROOT n = f32[2] negate(a)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  EXPECT_TRUE(m->instruction_names_known_unique());
+  EXPECT_EQ(Verify(*m), "OK");
+  InstructionBuilder(Find(*m, "main", "a")).set_name("p");
+  EXPECT_FALSE(m->instruction_names_known_unique());
+  EXPECT_EQ(Verify(*m),
+            "computation 'main': instruction 'p': name is already used in "
+            "computation 'main'");
+}
+
 TEST(VerifierTest, DuplicateNameInLargeComputation) {
   // More than a handful of instructions: the check uses a set instead of comparing pairs.
   std::unique_ptr<Module> m = Parse(R"(
