@@ -20,6 +20,11 @@ TEST(Opcode, TableHasUniqueNamesThatParseBack) {
   }
   EXPECT_EQ(OpcodeCount(), 136);
   EXPECT_FALSE(ParseOpcode("clz").has_value());  // XLA prints count-leading-zeros
+  // Near misses of the hashed lookup: too short, a prefix, same ends, a longer name.
+  for (const char* text : {"", "a", "ad", "addd", "al-reduce", "all-reducee", "all-reduce-stat",
+                           "get-tuple-elemen", "ROOT", "ADD"}) {
+    EXPECT_FALSE(ParseOpcode(text).has_value()) << text;
+  }
 }
 
 TEST(Opcode, PropertiesComeFromTheTable) {
