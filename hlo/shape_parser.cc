@@ -1,5 +1,6 @@
 #include "hlo/shape_parser.h"
 
+#include <cstring>
 #include <limits>
 
 #include "hlo/str_util.h"
@@ -105,17 +106,32 @@ bool ShapeParser::Parse(const Shape** out) {
 
 bool ShapeParser::ParseCacheable(size_t len, const Shape** out) {
   std::string_view key(cur_.pos(), len);
-  auto it = cache_.find(key);
+  const size_t hash = StringViewHash{}(key);
+  // Front cache: one 64-byte line per entry holding the text itself, so a hit touches one
+  // line instead of the hash table's control bytes, its slot and the key text elsewhere.
+  RecentShape& recent = recent_[(hash >> 20) % recent_.size()];
+  if (recent.length == len && StringViewEq{}(std::string_view(recent.text, len), key)) {
+    cur_.set_pos(cur_.pos() + len);
+    *out = recent.shape;
+    return true;
+  }
+  auto it = cache_.find(key, hash);
   if (it != cache_.end()) {
     cur_.set_pos(cur_.pos() + len);
     *out = it->second;
-    return true;
+  } else {
+    const char* start = cur_.pos();
+    if (!ParseAndIntern(out)) return false;
+    // Only cache when the parse consumed exactly the scanned text (comments or spaces inside a
+    // tuple can make them differ; then the text is still a valid key for this same result).
+    if (cur_.pos() != start + len) return true;
+    cache_.emplace(key, *out);
   }
-  const char* start = cur_.pos();
-  if (!ParseAndIntern(out)) return false;
-  // Only cache when the parse consumed exactly the scanned text (comments or spaces inside a
-  // tuple can make them differ; then the text is still a valid key for this same result).
-  if (cur_.pos() == start + len) cache_.emplace(key, *out);
+  if (len <= sizeof(recent.text)) {
+    std::memcpy(recent.text, key.data(), len);
+    recent.length = static_cast<uint8_t>(len);
+    recent.shape = *out;
+  }
   return true;
 }
 

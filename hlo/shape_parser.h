@@ -3,6 +3,8 @@
 // hundred distinct shapes tens of thousands of times).
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <string_view>
 
 #include "absl/container/flat_hash_map.h"
@@ -44,6 +46,13 @@ class ShapeParser {
   TextCursor& cur_;
   Module& module_;
   StringViewMap<const Shape*> cache_;
+  // Direct-mapped by hash in front of cache_: shape texts up to 55 bytes, kept inline.
+  struct alignas(64) RecentShape {
+    const Shape* shape = nullptr;
+    uint8_t length = 0;  // 0: empty (shape texts are never empty)
+    char text[55];
+  };
+  std::array<RecentShape, 256> recent_{};
   int depth_ = 0;
 };
 
