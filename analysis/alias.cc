@@ -4,6 +4,7 @@
 #include <numeric>
 #include <string>
 
+#include "absl/container/flat_hash_map.h"
 #include "analysis/alias_input_output.h"
 #include "analysis/in_place_pairs.h"
 #include "fmt/format.h"
@@ -31,6 +32,8 @@ class DisjointSets {
     if (a < b) parent_[b] = a;
     if (b < a) parent_[a] = b;
   }
+  // The parent table, emptied here. Every parent is <= its child.
+  std::vector<ValueId> TakeParents() { return std::move(parent_); }
 
  private:
   std::vector<ValueId> parent_;
@@ -79,6 +82,118 @@ class Joiner {
   DisjointSets& sets_;
 };
 
+// Notes, during the dataflow analysis's walk, the instructions that join buffers: loops and
+// conditionals (joined later through their computations), and the instructions with in-place
+// pairs, with the pairs, computed while the instruction is in cache. A fusion's pairs come
+// mostly from its fused computation, which the walk met long before (at a million
+// instructions, far away in memory): each computation is summarized when the walk leaves it.
+// Fusions usually name their computations in the order the computations are written (a
+// printer writes callees in the order of their first use), so the summary a fusion needs is
+// looked for just after the last one found before a table keyed by computation is built: a
+// table of every computation would be read in random order, one cache miss per fusion.
+class JoinCollector {
+ public:
+  struct JoinSite {
+    const Instruction* instr;
+    std::vector<InPlacePair> pairs;  // empty for loops and conditionals
+  };
+
+  JoinCollector(const Module& module, const InPlaceOptions& options) : options_(options) {
+    summaries_.reserve(module.computations().size());
+  }
+
+  void Visit(const Instruction& i) {
+    if (i.parent() != current_) {
+      Summarize();
+      current_ = i.parent();
+    }
+    const Opcode op = i.opcode();
+    if (op == Opcode::kWhile || op == Opcode::kConditional) {
+      sites_.push_back({&i, {}});
+      return;
+    }
+    if (!MayHaveInPlacePairs(op)) return;
+    std::vector<InPlacePair> pairs =
+        op == Opcode::kFusion ? FusionPairs(i) : GetInPlaceInputOutputPairs(i, options_);
+    if (!pairs.empty()) sites_.push_back({&i, std::move(pairs)});
+  }
+
+  const std::vector<JoinSite>& Finish() {
+    Summarize();
+    current_ = nullptr;
+    return sites_;
+  }
+
+ private:
+  struct Summary {
+    const Computation* computation;
+    const Shape* root_shape;
+    uint32_t pairs;  // 1 + index into fused_pairs_, or 0: none
+  };
+  static constexpr size_t kLookAhead = 16;
+
+  void Summarize() {
+    if (current_ == nullptr || current_->root() == nullptr) return;
+    std::vector<InPlacePair> pairs = FusedComputationInPlacePairs(*current_, options_);
+    uint32_t index = 0;
+    if (!pairs.empty()) {
+      fused_pairs_.push_back(std::move(pairs));
+      index = static_cast<uint32_t>(fused_pairs_.size());
+    }
+    summaries_.push_back(Summary{current_, current_->root()->shape_ptr(), index});
+    if (indexed_) by_computation_.try_emplace(current_, summaries_.size() - 1);
+  }
+
+  // The summary of `c`, or nullptr when the walk has not left it yet.
+  const Summary* Find(const Computation* c) {
+    const size_t end = std::min(summaries_.size(), next_ + kLookAhead);
+    for (size_t k = next_; k < end; ++k) {
+      if (summaries_[k].computation != c) continue;
+      next_ = k + 1;
+      return &summaries_[k];
+    }
+    if (!indexed_) {
+      indexed_ = true;
+      by_computation_.reserve(summaries_.capacity());
+      for (size_t k = 0; k < summaries_.size(); ++k) {
+        by_computation_.try_emplace(summaries_[k].computation, k);
+      }
+    }
+    auto it = by_computation_.find(c);
+    return it == by_computation_.end() ? nullptr : &summaries_[it->second];
+  }
+
+  std::vector<InPlacePair> FusionPairs(const Instruction& fusion) {
+    // The fused computation is the fusion's one called computation; reading which attribute
+    // names it would cost another cache miss per fusion, so it is checked only where it
+    // matters: if the fusion has no fused computation at all, it has no fused pairs either,
+    // just as when its computation has none.
+    const auto called = fusion.called_computations();
+    const Summary* summary = called.size() == 1 ? Find(called[0]) : nullptr;
+    // Not met yet, or a fusion whose leaves are not its root's: ask for the whole answer.
+    if (summary == nullptr || !SameTupleStructure(*summary->root_shape, fusion.shape())) {
+      return GetInPlaceInputOutputPairs(fusion, options_);
+    }
+    const uint32_t k = summary->pairs;
+    if (k == 0) {
+      if (fusion.output_to_operand_aliasing().empty()) return {};
+      return FusionInPlacePairs(fusion, {});
+    }
+    if (fusion.fused_computation() != called[0])
+      return GetInPlaceInputOutputPairs(fusion, options_);
+    return FusionInPlacePairs(fusion, fused_pairs_[k - 1]);
+  }
+
+  InPlaceOptions options_;
+  const Computation* current_ = nullptr;
+  std::vector<Summary> summaries_;  // in walk order
+  size_t next_ = 0;                 // where Find looks first
+  bool indexed_ = false;            // by_computation_ is built (and kept up to date)
+  absl::flat_hash_map<const Computation*, size_t> by_computation_;
+  std::vector<std::vector<InPlacePair>> fused_pairs_;
+  std::vector<JoinSite> sites_;
+};
+
 const Instruction* Root(const Computation* c) { return c == nullptr ? nullptr : c->root(); }
 const Instruction* Param0(const Computation* c) {
   return c == nullptr || c->parameter_count() == 0 ? nullptr : c->parameter(0);
@@ -96,34 +211,35 @@ absl::StatusOr<std::unique_ptr<AliasAnalysis>> AliasAnalysis::Run(
     const Module& module, const DataflowAnalysis::Options& options) {
   DataflowAnalysis::Options df_options = options;
   df_options.ssa_form = true;
-  absl::StatusOr<std::unique_ptr<DataflowAnalysis>> df = DataflowAnalysis::Run(module, df_options);
+  InPlaceOptions in_place;
+  in_place.bitcast_is_alias = !options.bitcast_defines_value;
+  // Noted during the dataflow analysis's walk of the module rather than in a second one.
+  JoinCollector collector(module, in_place);
+  absl::StatusOr<std::unique_ptr<DataflowAnalysis>> df = DataflowAnalysis::Run(
+      module, df_options, [&collector](const Instruction& i) { collector.Visit(i); });
   if (!df.ok()) return df.status();
   std::unique_ptr<AliasAnalysis> aa(new AliasAnalysis());
   aa->dataflow_ = *std::move(df);
   const DataflowAnalysis& flow = *aa->dataflow_;
   DisjointSets sets(flow.values().size());
   Joiner join(flow, sets);
-  InPlaceOptions in_place;
-  in_place.bitcast_is_alias = !options.bitcast_defines_value;
 
-  for (const Computation* c : module.computations()) {
-    for (const Instruction* i : c->instructions()) {
-      if (i->opcode() == Opcode::kWhile && i->operand_count() == 1) {
-        join.JoinSubtrees({{i, {}},
-                           {i->operand(0), {}},
-                           {Param0(i->while_body()), {}},
-                           {Root(i->while_body()), {}},
-                           {Param0(i->while_condition()), {}}});
-      } else if (i->opcode() == Opcode::kConditional) {
-        for (const Computation* branch : i->branch_computations()) {
-          join.JoinSubtrees({{i, {}}, {Root(branch), {}}});
-        }
+  for (const auto& [i, pairs] : collector.Finish()) {
+    if (i->opcode() == Opcode::kWhile && i->operand_count() == 1) {
+      join.JoinSubtrees({{i, {}},
+                         {i->operand(0), {}},
+                         {Param0(i->while_body()), {}},
+                         {Root(i->while_body()), {}},
+                         {Param0(i->while_condition()), {}}});
+    } else if (i->opcode() == Opcode::kConditional) {
+      for (const Computation* branch : i->branch_computations()) {
+        join.JoinSubtrees({{i, {}}, {Root(branch), {}}});
       }
-      for (const InPlacePair& p : GetInPlaceInputOutputPairs(*i, in_place)) {
-        if (p.input.operand_number < 0 || p.input.operand_number >= i->operand_count()) continue;
-        join.JoinPositions(*i->operand(p.input.operand_number), p.input.operand_index, *i,
-                           p.output_index);
-      }
+    }
+    for (const InPlacePair& p : pairs) {
+      if (p.input.operand_number < 0 || p.input.operand_number >= i->operand_count()) continue;
+      join.JoinPositions(*i->operand(p.input.operand_number), p.input.operand_index, *i,
+                         p.output_index);
     }
   }
 
@@ -150,23 +266,51 @@ absl::StatusOr<std::unique_ptr<AliasAnalysis>> AliasAnalysis::Run(
     }
   }
 
-  // Buffers in order of their smallest value id (the representative).
+  // Buffers in order of their smallest value id, which is each set's representative. The
+  // union-find table becomes buffer_of_ in place: parents are smaller than their children, so
+  // when value v is reached its parent p < v already holds its buffer (each value's buffer is
+  // its parent's, or a new one for a representative).
   const size_t n = flow.values().size();
-  aa->buffer_of_.assign(n, 0);
-  std::vector<BufferId> of_root(n, static_cast<BufferId>(-1));
+  aa->buffer_of_ = sets.TakeParents();
+  std::vector<BufferId>& buffer_of = aa->buffer_of_;
+  aa->value_ids_.resize(n);
+  std::iota(aa->value_ids_.begin(), aa->value_ids_.end(), 0);
   size_t roots = 0;
-  for (ValueId v = 0; v < n; ++v) roots += sets.Find(v) == v ? 1 : 0;
+  for (ValueId v = 0; v < n; ++v) roots += buffer_of[v] == v ? 1 : 0;
   aa->buffers_.reserve(roots);
+  std::vector<BufferId> joined;    // buffers of several values, in order
+  std::vector<ValueId> followers;  // their values but the first, in order
   for (ValueId v = 0; v < n; ++v) {
-    const ValueId root = sets.Find(v);
-    if (of_root[root] == static_cast<BufferId>(-1)) {
-      of_root[root] = static_cast<BufferId>(aa->buffers_.size());
-      aa->buffers_.push_back(HloBuffer{of_root[root], {}, 0, false});
+    const ValueId parent = buffer_of[v];
+    const int64_t bytes = ValueBytes(flow.value(v));
+    if (parent == v) {
+      buffer_of[v] = static_cast<BufferId>(aa->buffers_.size());
+      aa->buffers_.push_back(HloBuffer{{&aa->value_ids_[v], 1}, bytes, buffer_of[v], false});
+      continue;
     }
-    HloBuffer& b = aa->buffers_[of_root[root]];
-    b.values.push_back(v);
-    b.bytes = std::max(b.bytes, ValueBytes(flow.value(v)));
-    aa->buffer_of_[v] = b.id;
+    buffer_of[v] = buffer_of[parent];
+    HloBuffer& b = aa->buffers_[buffer_of[v]];
+    if (b.values.size() == 1) joined.push_back(b.id);
+    b.values = {b.values.data(), b.values.size() + 1};  // the size for now
+    b.bytes = std::max(b.bytes, bytes);
+    followers.push_back(v);
+  }
+  // Each joined buffer's list, in buffer order: its first value, then its followers in order.
+  std::sort(joined.begin(), joined.end());
+  aa->joined_values_.resize(joined.size() + followers.size());
+  std::vector<size_t> next(joined.size());
+  size_t offset = 0;
+  for (size_t k = 0; k < joined.size(); ++k) {
+    HloBuffer& b = aa->buffers_[joined[k]];
+    aa->joined_values_[offset] = b.values.front();
+    b.values = {&aa->joined_values_[offset], b.values.size()};
+    next[k] = offset + 1;
+    offset += b.values.size();
+  }
+  for (ValueId v : followers) {
+    const size_t k = static_cast<size_t>(
+        std::lower_bound(joined.begin(), joined.end(), buffer_of[v]) - joined.begin());
+    aa->joined_values_[next[k]++] = v;
   }
   if (entry != nullptr && entry->root() != nullptr) {
     const Instruction& root = *entry->root();

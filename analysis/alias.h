@@ -22,7 +22,6 @@
 #include <memory>
 #include <vector>
 
-#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "analysis/dataflow.h"
@@ -32,11 +31,12 @@ namespace hloscope {
 using BufferId = uint32_t;
 
 struct HloBuffer {
-  BufferId id = 0;
-  // Sorted. Inline: most buffers hold one or two values, and a module has about as many
-  // buffers as instructions, so a heap block each would scatter them.
-  absl::InlinedVector<ValueId, 2> values;
+  // Sorted; points into the AliasAnalysis, valid while it lives. A module has about as many
+  // buffers as instructions, nearly all holding one value: their lists are one flat array
+  // (no heap block, nothing to destroy per buffer), and a buffer is 32 bytes.
+  absl::Span<const ValueId> values;
   int64_t bytes = 0;
+  BufferId id = 0;
   bool live_out = false;
 };
 
@@ -69,6 +69,10 @@ class AliasAnalysis {
   std::unique_ptr<DataflowAnalysis> dataflow_;
   std::vector<HloBuffer> buffers_;
   std::vector<BufferId> buffer_of_;  // by value id
+  // The values of the buffers: value_ids_[v] == v backs a buffer of one value; the lists of
+  // buffers of several values follow each other in joined_values_.
+  std::vector<ValueId> value_ids_;
+  std::vector<ValueId> joined_values_;
 };
 
 }  // namespace hloscope

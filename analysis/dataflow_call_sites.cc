@@ -10,7 +10,11 @@ CallContext CallContextOf(const Instruction& caller, const Computation& callee) 
   bool calls = false;
   for (const Computation* c : caller.called_computations()) calls = calls || c == &callee;
   if (!calls) return CallContext::kNone;
-  switch (caller.opcode()) {
+  return CallContextOf(caller.opcode());
+}
+
+CallContext CallContextOf(Opcode caller_opcode) {
+  switch (caller_opcode) {
     case Opcode::kWhile:
     case Opcode::kConditional:
     case Opcode::kCall:
@@ -52,34 +56,44 @@ absl::flat_hash_map<const Computation*, std::vector<Instruction*>> ControlFlowCa
 }
 
 absl::StatusOr<CallSites> FindCallSites(const Module& module) {
-  CallSites sites;
+  std::vector<CallEdge> calls;
   for (const Computation* c : module.computations()) {
     for (const Instruction* i : c->instructions()) {
       for (const Computation* callee : i->called_computations()) {
-        const CallContext context = CallContextOf(*i, *callee);
-        if (context == CallContext::kEmbedded) {
-          ++sites.embedded_count[callee];
-          continue;
-        }
-        if (context != CallContext::kControlFlow) continue;
-        auto [it, inserted] = sites.control_flow.try_emplace(callee, CallSite{i, context});
-        if (!inserted) {
-          return absl::InvalidArgumentError(fmt::format(
-              "computation '{}' is called from several sites ({} and {}); dataflow needs one "
-              "call site per computation: run --passes=flatten-call-graph first",
-              callee->name(), SiteName(*it->second.caller), SiteName(*i)));
-        }
+        calls.push_back({i, callee, CallContextOf(i->opcode())});
       }
     }
   }
-  for (const auto& [callee, site] : sites.control_flow) {
-    auto it = sites.embedded_count.find(callee);
-    if (it != sites.embedded_count.end()) {
-      return absl::InvalidArgumentError(fmt::format(
-          "computation '{}' is called both as control flow ({}) and embedded; dataflow needs "
-          "one call site per computation: run --passes=flatten-call-graph first",
-          callee->name(), SiteName(*site.caller)));
+  return CallSitesOf(calls);
+}
+
+absl::StatusOr<CallSites> CallSitesOf(absl::Span<const CallEdge> calls) {
+  CallSites sites;
+  sites.embedded_count.reserve(calls.size());
+  std::vector<CallEdge> control_flow;  // in module order
+  for (const auto& [i, callee, context] : calls) {
+    if (callee == nullptr) continue;
+    if (context == CallContext::kEmbedded) {
+      ++sites.embedded_count[callee];
+      continue;
     }
+    if (context != CallContext::kControlFlow) continue;
+    control_flow.push_back({i, callee, context});
+    auto [it, inserted] = sites.control_flow.try_emplace(callee, CallSite{i, context});
+    if (!inserted) {
+      return absl::InvalidArgumentError(fmt::format(
+          "computation '{}' is called from several sites ({} and {}); dataflow needs one "
+          "call site per computation: run --passes=flatten-call-graph first",
+          callee->name(), SiteName(*it->second.caller), SiteName(*i)));
+    }
+  }
+  // The first control-flow call, in module order, whose callee is also embedded somewhere.
+  for (const auto& [i, callee, unused] : control_flow) {
+    if (!sites.embedded_count.contains(callee)) continue;
+    return absl::InvalidArgumentError(fmt::format(
+        "computation '{}' is called both as control flow ({}) and embedded; dataflow needs "
+        "one call site per computation: run --passes=flatten-call-graph first",
+        callee->name(), SiteName(*i)));
   }
   return sites;
 }

@@ -15,6 +15,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "hlo/module.h"
 
 namespace hloscope {
@@ -40,10 +41,24 @@ struct CallSites {
 
 // The context in which `caller` runs its `callee` (kNone when it does not call it).
 CallContext CallContextOf(const Instruction& caller, const Computation& callee);
+// The context in which an instruction with this opcode runs the computations it calls.
+CallContext CallContextOf(Opcode caller_opcode);
 
 // All call sites of the module. Fails when a computation is called by more than one
 // control-flow site, or both as control flow and embedded.
 absl::StatusOr<CallSites> FindCallSites(const Module& module);
+
+// One (instruction, computation it names) pair.
+struct CallEdge {
+  const Instruction* caller = nullptr;
+  const Computation* callee = nullptr;
+  CallContext context = CallContext::kNone;  // CallContextOf(caller->opcode())
+};
+
+// FindCallSites over pairs already collected, in module order (the first violation in that
+// order is the one reported): the dataflow analysis collects them in its own walk of the
+// module instead of walking it once more.
+absl::StatusOr<CallSites> CallSitesOf(absl::Span<const CallEdge> calls);
 
 // Control-flow call sites per computation, without the one-site check (for the
 // flatten-call-graph pass, which fixes exactly what FindCallSites rejects).

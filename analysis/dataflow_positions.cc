@@ -4,7 +4,7 @@
 
 namespace hloscope {
 
-const ShapePositions::Info& ShapePositions::Get(const Shape& shape) {
+ShapePositions::Info& ShapePositions::Get(const Shape& shape) {
   auto it = infos_.find(&shape);
   if (it != infos_.end()) return *it->second;
   auto info = std::make_unique<Info>();
@@ -18,12 +18,10 @@ const ShapePositions::Info& ShapePositions::Get(const Shape& shape) {
     }
   }
   info->count = next;
-  const Info& ref = *info;
+  Info& ref = *info;
   infos_.emplace(&shape, std::move(info));
   return ref;
 }
-
-int32_t ShapePositions::Count(const Shape& shape) { return Get(shape).count; }
 
 int32_t ShapePositions::ElementOffset(const Shape& shape, int64_t i) {
   return Get(shape).element_offsets[static_cast<size_t>(i)];
@@ -67,6 +65,22 @@ const Shape* ShapePositions::SubshapeAt(const Shape& shape, int32_t pos) {
     s = s->tuple_elements[i];
   }
   return s;
+}
+
+ShapeIndexView ShapePositions::IndexViewAt(const Shape& shape, int32_t pos) {
+  if (pos == 0) return ShapeIndexView();
+  // The reference stays valid while IndexAt adds Infos: they are held by pointer.
+  Info& info = Get(shape);
+  if (info.index_start.empty()) {
+    info.index_start.reserve(static_cast<size_t>(info.count));
+    for (int32_t p = 0; p < info.count; ++p) {
+      const ShapeIndex index = IndexAt(shape, p);
+      info.index_start.push_back(static_cast<uint32_t>(info.indices.size()));
+      info.indices.push_back(static_cast<int64_t>(index.size()));
+      info.indices.insert(info.indices.end(), index.begin(), index.end());
+    }
+  }
+  return ShapeIndexView(&info.indices[info.index_start[static_cast<size_t>(pos)]]);
 }
 
 }  // namespace hloscope

@@ -11,14 +11,16 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "analysis/hlo_value.h"
 #include "hlo/shape.h"
 
 namespace hloscope {
 
 class ShapePositions {
  public:
-  // Number of positions of `shape` (1 + all nested subshapes).
-  int32_t Count(const Shape& shape);
+  // Number of positions of `shape` (1 + all nested subshapes). Arrays and tokens, nearly
+  // every instruction, answer without a table lookup.
+  int32_t Count(const Shape& shape) { return shape.IsTuple() ? Get(shape).count : 1; }
   // Position of element `i`'s subtree inside `shape` (shape must be a tuple with > i elements).
   int32_t ElementOffset(const Shape& shape, int64_t i);
   // Position of `index` inside `shape`, or nullopt when the index does not exist.
@@ -27,13 +29,19 @@ class ShapePositions {
   ShapeIndex IndexAt(const Shape& shape, int32_t pos);
   // The subshape at position `pos`.
   const Shape* SubshapeAt(const Shape& shape, int32_t pos);
+  // IndexAt as a view of a table kept here (one per shape, built on first use): valid while
+  // this object lives.
+  ShapeIndexView IndexViewAt(const Shape& shape, int32_t pos);
 
  private:
   struct Info {
     int32_t count = 1;
     std::vector<int32_t> element_offsets;  // offset of each element's subtree
+    // Every position's index, length first, at index_start[pos] (IndexViewAt).
+    std::vector<int64_t> indices;
+    std::vector<uint32_t> index_start;
   };
-  const Info& Get(const Shape& shape);
+  Info& Get(const Shape& shape);
 
   // Keyed by address: shapes are interned per module, so there are few distinct ones.
   absl::flat_hash_map<const Shape*, std::unique_ptr<Info>> infos_;

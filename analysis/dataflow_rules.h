@@ -6,8 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
-#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "analysis/dataflow.h"
 
@@ -22,11 +22,19 @@ struct ForwardRange {
 
 struct InstructionRule {
   bool phi = false;
-  absl::InlinedVector<ForwardRange, 2> ranges;
+  // A std::vector so that one InstructionRule, cleared between instructions, keeps its
+  // capacity while the analysis walks a module.
+  std::vector<ForwardRange> ranges;
+
+  void Clear() {
+    phi = false;
+    ranges.clear();
+  }
 };
 
-// Fills `rule` for `instr`. Fails (naming the instruction) when the shapes do not have the
-// structure the opcode implies, e.g. a get-tuple-element index past its operand's elements.
+// Fills `rule` (cleared before) for `instr`. Fails (naming the instruction) when the shapes do
+// not have the structure the opcode implies, e.g. a get-tuple-element index past its operand's
+// elements. `sites` is read for parameters only (their rule depends on the caller).
 absl::Status BuildRule(const Instruction& instr, const CallSites& sites,
                        const DataflowAnalysis::Options& options, ShapePositions& positions,
                        InstructionRule& rule);

@@ -29,8 +29,8 @@ std::pair<const Instruction*, ShapeIndex> FollowIndirection(const Instruction* i
     } else if (instr->opcode() == Opcode::kGetTupleElement && instr->operand_count() == 1) {
       index.insert(index.begin(), instr->tuple_index());
       instr = instr->operand(0);
-    } else if (options.bitcast_is_alias && instr->opcode() == Opcode::kBitcast &&
-               index.empty() && instr->operand_count() == 1) {
+    } else if (options.bitcast_is_alias && instr->opcode() == Opcode::kBitcast && index.empty() &&
+               instr->operand_count() == 1) {
       instr = instr->operand(0);
     } else {
       return {instr, std::move(index)};
@@ -44,12 +44,12 @@ void AppendAliasing(const Instruction& instr, std::vector<InPlacePair>& out) {
   }
 }
 
-void FusionPairs(const Instruction& fusion, const InPlaceOptions& options, int depth,
-                 std::vector<InPlacePair>& out) {
-  const Computation* fused = fusion.fused_computation();
+// The pairs a fusion of shape `shape` gets from its fused computation.
+void FusedPairs(const Computation* fused, const Shape& shape, const InPlaceOptions& options,
+                int depth, std::vector<InPlacePair>& out) {
   if (fused == nullptr || fused->root() == nullptr || depth >= kMaxFusionDepth) return;
   // Every array leaf of the fusion's output may be written in place into a parameter.
-  ForEachSubshape(fusion.shape(), [&](const Shape& subshape, const ShapeIndex& index) {
+  ForEachSubshape(shape, [&](const Shape& subshape, const ShapeIndex& index) {
     if (subshape.IsTuple()) return;
     auto [source, source_index] = FollowIndirection(fused->root(), index, options);
     const Instruction* input = nullptr;
@@ -59,8 +59,8 @@ void FusionPairs(const Instruction& fusion, const InPlaceOptions& options, int d
       if (p.input.operand_number < 0 || p.input.operand_number >= source->operand_count()) {
         continue;
       }
-      std::tie(input, input_index) = FollowIndirection(
-          source->operand(p.input.operand_number), p.input.operand_index, options);
+      std::tie(input, input_index) = FollowIndirection(source->operand(p.input.operand_number),
+                                                       p.input.operand_index, options);
       // A nested fusion that itself updates one of its operands in place passes that
       // operand's buffer through: keep walking from that operand.
       if (input->opcode() == Opcode::kFusion) {
@@ -68,8 +68,8 @@ void FusionPairs(const Instruction& fusion, const InPlaceOptions& options, int d
           if (q.output_index != input_index || q.input.operand_number >= input->operand_count()) {
             continue;
           }
-          std::tie(input, input_index) = FollowIndirection(
-              input->operand(q.input.operand_number), q.input.operand_index, options);
+          std::tie(input, input_index) = FollowIndirection(input->operand(q.input.operand_number),
+                                                           q.input.operand_index, options);
           break;
         }
       }
@@ -79,6 +79,11 @@ void FusionPairs(const Instruction& fusion, const InPlaceOptions& options, int d
       out.push_back({{input->parameter_number(), input_index}, index});
     }
   });
+}
+
+void FusionPairs(const Instruction& fusion, const InPlaceOptions& options, int depth,
+                 std::vector<InPlacePair>& out) {
+  FusedPairs(fusion.fused_computation(), fusion.shape(), options, depth, out);
 }
 
 std::vector<InPlacePair> PairsOf(const Instruction& instr, const InPlaceOptions& options,
@@ -108,8 +113,8 @@ std::vector<InPlacePair> PairsOf(const Instruction& instr, const InPlaceOptions&
       ShapeIndex base = start ? ShapeIndex{1} : ShapeIndex{};
       out.push_back({{1, {}}, base});
       const Shape& buffer = instr.operand(1)->shape();
-      for (int64_t i = 0; buffer.IsTuple() && i < static_cast<int64_t>(buffer.tuple_elements.size());
-           ++i) {
+      for (int64_t i = 0;
+           buffer.IsTuple() && i < static_cast<int64_t>(buffer.tuple_elements.size()); ++i) {
         ShapeIndex output = base;
         output.push_back(i);
         out.push_back({{1, {i}}, output});
@@ -157,6 +162,49 @@ std::vector<int64_t> OperandNumbers(const Instruction& user, const Instruction& 
 std::vector<InPlacePair> GetInPlaceInputOutputPairs(const Instruction& instr,
                                                     const InPlaceOptions& options) {
   return PairsOf(instr, options, 0);
+}
+
+std::vector<InPlacePair> FusedComputationInPlacePairs(const Computation& fused,
+                                                      const InPlaceOptions& options) {
+  std::vector<InPlacePair> out;
+  if (fused.root() != nullptr) FusedPairs(&fused, fused.root()->shape(), options, 0, out);
+  return out;
+}
+
+std::vector<InPlacePair> FusionInPlacePairs(const Instruction& fusion,
+                                            absl::Span<const InPlacePair> fused_pairs) {
+  std::vector<InPlacePair> out(fused_pairs.begin(), fused_pairs.end());
+  AppendAliasing(fusion, out);
+  return out;
+}
+
+bool SameTupleStructure(const Shape& a, const Shape& b) {
+  if (&a == &b) return true;
+  if (a.IsTuple() != b.IsTuple()) return false;
+  if (!a.IsTuple()) return true;
+  if (a.tuple_elements.size() != b.tuple_elements.size()) return false;
+  for (size_t i = 0; i < a.tuple_elements.size(); ++i) {
+    if (!SameTupleStructure(*a.tuple_elements[i], *b.tuple_elements[i])) return false;
+  }
+  return true;
+}
+
+bool MayHaveInPlacePairs(Opcode opcode) {
+  switch (opcode) {  // the cases of PairsOf
+    case Opcode::kDynamicUpdateSlice:
+    case Opcode::kSetDimensionSize:
+    case Opcode::kScatter:
+    case Opcode::kAllReduceStart:
+    case Opcode::kCollectivePermute:
+    case Opcode::kCollectivePermuteStart:
+    case Opcode::kRaggedAllToAll:
+    case Opcode::kCustomCall:
+    case Opcode::kAsyncStart:
+    case Opcode::kFusion:
+      return true;
+    default:
+      return false;
+  }
 }
 
 bool CanShareOperandBufferWithUser(const Instruction& operand, const ShapeIndex& operand_index,

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "hlo/instruction.h"
 #include "hlo/shape.h"
 
@@ -46,6 +47,25 @@ struct InPlaceOptions {
 
 std::vector<InPlacePair> GetInPlaceInputOutputPairs(const Instruction& instr,
                                                     const InPlaceOptions& options = {});
+
+// False when no instruction with this opcode has in-place pairs, so a walk over a large module
+// can skip GetInPlaceInputOutputPairs for nearly every instruction.
+bool MayHaveInPlacePairs(Opcode opcode);
+
+// A fusion's pairs in two halves, for a walk over a large module that meets each fused
+// computation long before its fusion: what the fused computation gives a fusion with the tuple
+// structure of its root (computed while the computation is in cache), then the fusion's own
+// output_to_operand_aliasing added to it. For a fusion whose shape has its root's tuple
+// structure (SameTupleStructure), FusionInPlacePairs(fusion,
+// FusedComputationInPlacePairs(*fusion.fused_computation())) ==
+// GetInPlaceInputOutputPairs(fusion).
+std::vector<InPlacePair> FusedComputationInPlacePairs(const Computation& fused,
+                                                      const InPlaceOptions& options = {});
+std::vector<InPlacePair> FusionInPlacePairs(const Instruction& fusion,
+                                            absl::Span<const InPlacePair> fused_pairs);
+// Neither is a tuple (any element type, dimensions or layout), or both are tuples whose
+// elements pairwise have the same tuple structure: their leaves have the same shape indices.
+bool SameTupleStructure(const Shape& a, const Shape& b);
 
 // Whether `user` may write its output at `user_index` into the buffer that holds `operand`'s
 // value at `operand_index` (a structural answer, as copy insertion and buffer assignment ask

@@ -47,7 +47,7 @@ const Instruction* HidingBitcast(const Instruction& fusion, int64_t k) {
 // Union-find over buffers, each representative holding the values of its merged buffer.
 class MergedBuffers {
  public:
-  using Values = absl::InlinedVector<ValueId, 2>;  // as HloBuffer::values
+  using Values = absl::InlinedVector<ValueId, 2>;  // most buffers hold one or two values
 
   explicit MergedBuffers(const AliasAnalysis& alias) : alias_(alias) {
     const size_t n = alias.buffers().size();
@@ -55,7 +55,7 @@ class MergedBuffers {
     members_.resize(n);
     for (const HloBuffer& b : alias.buffers()) {
       parent_[b.id] = b.id;
-      members_[b.id] = b.values;
+      members_[b.id].assign(b.values.begin(), b.values.end());
     }
   }
   BufferId Find(BufferId b) {

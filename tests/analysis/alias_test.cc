@@ -1,6 +1,5 @@
 // Buffers: while and conditional joins, in-place pairs, input_output_alias, live-out, bytes,
 // and the analyses over every curated corpus file.
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -82,6 +81,52 @@ ENTRY e {
   EXPECT_EQ(BufferAt(*aa, "e", "dus"), "buf{}, dus{}");
   EXPECT_EQ(aa->buffers().size(), 3u);
   EXPECT_TRUE(aa->MayShareBuffer(*Find(*m, "e", "buf"), {}, *Find(*m, "e", "dus"), {}));
+}
+
+// A DUS fusion in several layouts of the module. Its fused computation before it: the pairs
+// are noted when the walk leaves the computation. After it, or with a fusion whose leaves are
+// not its root's, or naming its computation other than by calls=: the pairs are asked for at
+// the fusion, with the same answer as GetInPlaceInputOutputPairs.
+TEST(AliasTest, InPlaceFusionWhereverItsComputationIs) {
+  constexpr std::string_view kFused = R"(
+fused {
+  p0 = f32[8]{0} parameter(0)
+  u = f32[2] parameter(1)
+  i = s32[] parameter(2)
+  ROOT d = f32[8]{0} dynamic-update-slice(p0, u, i)
+}
+)";
+  constexpr std::string_view kEntry = R"(
+ENTRY e {
+  a = f32[8]{0} parameter(0)
+  b = f32[2] parameter(1)
+  c = s32[] parameter(2)
+  ROOT f = SHAPE fusion(a, b, c), kind=kLoop, CALLS=fused
+}
+)";
+  auto entry = [&](std::string_view shape, std::string_view calls) {
+    std::string text(kEntry);
+    text.replace(text.find("SHAPE"), 5, shape);
+    text.replace(text.find("CALLS"), 5, calls);
+    return text;
+  };
+  const std::string fused(kFused);
+  const std::pair<std::string, std::string_view> cases[] = {
+      {fused + entry("f32[8]{0}", "calls"), "a{}, f{}"},
+      {entry("f32[8]{0}", "calls") + fused, "a{}, f{}"},
+      {fused + entry("f32[8]", "calls"), "a{}, f{}"},   // another layout, the same leaves
+      {fused + entry("(f32[8]{0})", "calls"), "f{}"},   // leaf {0}: no DUS there
+      {fused + entry("f32[8]{0}", "to_apply"), "f{}"},  // no fused computation
+  };
+  for (const auto& [body, expected] : cases) {
+    const std::string text = "HloModule m\n" + body;
+    auto m = Parse(text);
+    ASSERT_NE(m, nullptr);
+    auto aa = RunAlias(*m);
+    ASSERT_NE(aa, nullptr);
+    EXPECT_EQ(BufferAt(*aa, "e", "f"), expected) << text;
+    EXPECT_EQ(BufferAt(*aa, "fused", "d"), "p0{}, d{}") << text;
+  }
 }
 
 TEST(AliasTest, InputOutputAliasJoinsParameterAndOutput) {
@@ -213,22 +258,7 @@ void CheckAnalyses(const std::string& path, Module& m) {
 }
 
 TEST(AliasTest, AnalysesRunOnEveryCuratedCorpusFile) {
-  int files = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(HLOSCOPE_CORPUS_DIR)) {
-    if (entry.path().extension() != ".hlo") continue;
-    ++files;
-    std::ifstream in(entry.path());
-    std::stringstream text;
-    text << in.rdbuf();
-    const std::string content = text.str();
-    for (const InputChunk& chunk : SplitInputFile(content)) {
-      ParseOptions parse_options;
-      parse_options.first_line = chunk.first_line;
-      absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(chunk.text, parse_options);
-      ASSERT_TRUE(m.ok()) << entry.path() << ": " << MessageOf(m.status());
-      CheckAnalyses(entry.path().string(), **m);
-    }
-  }
+  const int files = analysis_testing::ForEachCorpusModule(HLOSCOPE_CORPUS_DIR, CheckAnalyses);
   EXPECT_GT(files, 10);
 }
 

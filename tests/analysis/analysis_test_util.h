@@ -2,7 +2,10 @@
 // buffers as short comparable strings ("p{}, add{} (phi)").
 #pragma once
 
+#include <filesystem>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <string_view>
 
@@ -63,6 +66,29 @@ inline std::string BufferAt(const AliasAnalysis& aa, std::string_view comp, std:
     out += Join(aa.dataflow(), aa.buffers()[b].values);
   }
   return out;
+}
+
+// Calls fn(path, module) for every module of every .hlo file in `dir` (each chunk of a file
+// split by `// -----`), failing the test on one that does not parse. Returns the files read.
+template <typename Fn>
+int ForEachCorpusModule(const std::string& dir, Fn fn) {
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".hlo") continue;
+    ++files;
+    std::ifstream in(entry.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string content = text.str();
+    for (const InputChunk& chunk : SplitInputFile(content)) {
+      ParseOptions options;
+      options.first_line = chunk.first_line;
+      absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(chunk.text, options);
+      EXPECT_TRUE(m.ok()) << entry.path() << ": " << MessageOf(m.status());
+      if (m.ok()) fn(entry.path().string(), **m);
+    }
+  }
+  return files;
 }
 
 }  // namespace hloscope::analysis_testing

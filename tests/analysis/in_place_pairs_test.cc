@@ -1,8 +1,10 @@
 // In-place input/output pairs and CanShareOperandBufferWithUser.
+#include "analysis/in_place_pairs.h"
+
 #include <fstream>
 #include <sstream>
+#include <vector>
 
-#include "analysis/in_place_pairs.h"
 #include "analysis_test_util.h"
 
 namespace hloscope {
@@ -131,7 +133,8 @@ std::unique_ptr<Module> DusFusion(bool bitcast_param, bool bitcast_root) {
   };
   replace("PARAM_SIDE", bitcast_param ? "pb = f32[8,2]{0,1} bitcast(p0)" : "");
   replace("BUF", bitcast_param ? "pb" : "p0");
-  replace("ROOT_SIDE", bitcast_root ? "ROOT rb = f32[16] bitcast(dus)" : "ROOT t = (f32[8,2]) tuple(dus)");
+  replace("ROOT_SIDE",
+          bitcast_root ? "ROOT rb = f32[16] bitcast(dus)" : "ROOT t = (f32[8,2]) tuple(dus)");
   replace("FUSION_SHAPE", bitcast_root ? "f32[16]" : "(f32[8,2])");
   return Parse(text);
 }
@@ -219,8 +222,9 @@ ENTRY e {
 }
 
 TEST(InPlacePairsTest, CorpusDusBitcastFusionIsInPlaceOnOperandOne) {
-  std::ifstream in(std::string(HLOSCOPE_CORPUS_DIR) +
-                   "/openxla_xla__xla_service_gpu_gpu_copy_insertion_test.cc__DUSBitcastNoCopy.hlo");
+  std::ifstream in(
+      std::string(HLOSCOPE_CORPUS_DIR) +
+      "/openxla_xla__xla_service_gpu_gpu_copy_insertion_test.cc__DUSBitcastNoCopy.hlo");
   ASSERT_TRUE(in.good());
   std::stringstream text;
   text << in.rdbuf();
@@ -229,6 +233,107 @@ TEST(InPlacePairsTest, CorpusDusBitcastFusionIsInPlaceOnOperandOne) {
   const Instruction* fusion = Find(*m, "body", "fusion.549");
   EXPECT_EQ(Pairs(fusion, /*bitcast_is_alias=*/true), "1{}->{}");
   EXPECT_EQ(Pairs(fusion, /*bitcast_is_alias=*/false), "");
+}
+
+// Every opcode's instruction with four array operands: whenever it has pairs,
+// MayHaveInPlacePairs must not have ruled it out.
+TEST(InPlacePairsTest, MayHaveInPlacePairsCoversEveryOpcodeWithPairs) {
+  auto m = Parse(R"(HloModule m
+ENTRY e {
+  a = f32[8] parameter(0)
+  b = f32[8] parameter(1)
+  c = f32[8] parameter(2)
+  ROOT d = f32[8] parameter(3)
+})");
+  Computation* e = m->entry();
+  const std::vector<Instruction*> operands(e->instructions().begin(), e->instructions().end());
+  int with_pairs = 0;
+  for (int k = 0; k < OpcodeCount(); ++k) {
+    const auto opcode = static_cast<Opcode>(k);
+    Instruction* i = m->CreateInstruction(opcode, operands[0]->shape_ptr(), "i", e);
+    for (Instruction* o : operands) i->AppendOperand(o);
+    if (GetInPlaceInputOutputPairs(*i).empty()) continue;
+    ++with_pairs;
+    EXPECT_TRUE(MayHaveInPlacePairs(opcode)) << OpcodeName(opcode);
+  }
+  // dynamic-update-slice, set-dimension-size, scatter, all-reduce-start,
+  // collective-permute(-start), ragged-all-to-all.
+  EXPECT_EQ(with_pairs, 7);
+  EXPECT_FALSE(MayHaveInPlacePairs(Opcode::kAdd));
+  EXPECT_TRUE(MayHaveInPlacePairs(Opcode::kFusion));
+}
+
+// GetInPlaceInputOutputPairs(fusion) in two halves, on every fusion above and in the curated
+// corpus, with both bitcast options.
+void CheckFusionHalves(const Module& m, int* fusions) {
+  for (const Computation* c : m.computations()) {
+    for (const Instruction* i : c->instructions()) {
+      if (i->opcode() != Opcode::kFusion || i->fused_computation() == nullptr ||
+          i->fused_computation()->root() == nullptr ||
+          !SameTupleStructure(i->fused_computation()->root()->shape(), i->shape())) {
+        continue;
+      }
+      ++*fusions;
+      for (bool alias : {true, false}) {
+        InPlaceOptions options;
+        options.bitcast_is_alias = alias;
+        EXPECT_EQ(
+            FusionInPlacePairs(*i, FusedComputationInPlacePairs(*i->fused_computation(), options)),
+            GetInPlaceInputOutputPairs(*i, options))
+            << i->name();
+      }
+    }
+  }
+}
+
+TEST(InPlacePairsTest, FusionPairsComeFromTheFusedComputationAndTheAttribute) {
+  int fusions = 0;
+  for (bool param : {false, true}) {
+    for (bool root : {false, true}) CheckFusionHalves(*DusFusion(param, root), &fusions);
+  }
+  auto m = Parse(R"(HloModule m
+fused {
+  p0 = f32[8] parameter(0)
+  p1 = f32[8] parameter(1)
+  u = f32[2] parameter(2)
+  i = s32[] parameter(3)
+  d0 = f32[8] dynamic-update-slice(p0, u, i)
+  ROOT t = (f32[8], f32[8]) tuple(d0, p1)
+}
+ENTRY e {
+  a = f32[8] parameter(0)
+  b = f32[8] parameter(1)
+  c = f32[2] parameter(2)
+  d = s32[] parameter(3)
+  ROOT f = (f32[8], f32[8]) fusion(a, b, c, d), kind=kLoop, calls=fused,
+    output_to_operand_aliasing={{1}: (1, {})}
+})");
+  const Instruction* f = Find(*m, "e", "f");
+  EXPECT_EQ(FusedComputationInPlacePairs(*f->fused_computation()).size(), 1u);
+  EXPECT_EQ(Pairs(f), "0{}->{0} 1{}->{1}");
+  CheckFusionHalves(*m, &fusions);
+  analysis_testing::ForEachCorpusModule(
+      HLOSCOPE_CORPUS_DIR,
+      [&](const std::string&, Module& corpus) { CheckFusionHalves(corpus, &fusions); });
+  EXPECT_GE(fusions, 30);  // the 5 above and the corpus's 25
+}
+
+TEST(InPlacePairsTest, SameTupleStructureComparesOnlyTheTree) {
+  auto m = Parse(R"(HloModule m
+ENTRY e {
+  a = f32[8]{0} parameter(0)
+  b = s32[2,3] parameter(1)
+  t1 = (f32[8], (s32[2,3], f32[8])) parameter(2)
+  t2 = (s32[], (f32[8]{0}, pred[])) parameter(3)
+  t3 = (s32[], f32[8]) parameter(4)
+  ROOT t4 = (s32[], (f32[8], pred[]), f32[]) parameter(5)
+})");
+  auto shape = [&](std::string_view name) -> const Shape& { return Find(*m, "e", name)->shape(); };
+  EXPECT_TRUE(SameTupleStructure(shape("a"), shape("b")));
+  EXPECT_TRUE(SameTupleStructure(shape("t1"), shape("t2")));
+  EXPECT_FALSE(SameTupleStructure(shape("a"), shape("t3")));
+  EXPECT_FALSE(SameTupleStructure(shape("t1"), shape("t3")));
+  EXPECT_FALSE(SameTupleStructure(shape("t2"), shape("t4")));
 }
 
 TEST(CanShareBufferTest, ElementwiseUserWithTheSameShape) {
