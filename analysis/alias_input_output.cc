@@ -73,8 +73,8 @@ absl::StatusOr<std::vector<InputOutputAlias>> ParseInputOutputAlias(std::string_
   Reader r(text);
   std::vector<InputOutputAlias> out;
   auto fail = [&](std::string_view what) {
-    return absl::InvalidArgumentError(fmt::format(
-        "input_output_alias: {} at offset {} of '{}'", what, r.pos(), text));
+    return absl::InvalidArgumentError(
+        fmt::format("input_output_alias: {} at offset {} of '{}'", what, r.pos(), text));
   };
   if (!r.Consume('{')) return fail("expected '{'");
   if (r.Consume('}')) return out;

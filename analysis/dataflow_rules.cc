@@ -69,9 +69,9 @@ class RuleBuilder {
   }
 
   absl::Status Error(std::string_view what) const {
-    return absl::InvalidArgumentError(
-        fmt::format("computation '{}': instruction '{}': {} {}", instr_.parent()->name(),
-                    instr_.name(), instr_.PrintedOpcode(), what));
+    return absl::InvalidArgumentError(fmt::format("computation '{}': instruction '{}': {} {}",
+                                                  instr_.parent()->name(), instr_.name(),
+                                                  instr_.PrintedOpcode(), what));
   }
 
  private:

@@ -66,11 +66,12 @@ std::string NormalizeValueText(std::string_view text) {
       i = end == std::string_view::npos ? text.size() : end;
     } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
       size_t j = i;
-      while (j < text.size() && (text[j] == ' ' || text[j] == '\t' || text[j] == '\n' ||
-                                 text[j] == '\r')) {
+      while (j < text.size() &&
+             (text[j] == ' ' || text[j] == '\t' || text[j] == '\n' || text[j] == '\r')) {
         ++j;
       }
-      bool after_open = !out.empty() && (out.back() == '{' || out.back() == '(' || out.back() == '[');
+      bool after_open =
+          !out.empty() && (out.back() == '{' || out.back() == '(' || out.back() == '[');
       bool before_close = j < text.size() && (text[j] == '}' || text[j] == ')' || text[j] == ']');
       drop_trailing_space();
       if (!after_open && !before_close && !out.empty()) out += ' ';
@@ -126,8 +127,8 @@ bool AttributeParser::AtValue(std::string_view key) {
   const char* p = cur_.pos();
   const char* end = cur_.end();
   auto missing = [&] {
-    return cur_.Error(at, StrCat("expected a value for attribute '", key, "', found ",
-                                 DescribeChar(p, end)));
+    return cur_.Error(
+        at, StrCat("expected a value for attribute '", key, "', found ", DescribeChar(p, end)));
   };
   if (p >= end) return missing();
   if (p == at || std::memchr(at, '\n', static_cast<size_t>(p - at)) == nullptr) return true;
@@ -174,14 +175,15 @@ bool AttributeParser::ParseRawValue(std::string_view key, std::string_view* valu
   }
   if (cur_.pos() == start) {
     return cur_.ErrorHere(StrCat("expected a value for attribute '", key, "', found ",
-                                       DescribeChar(cur_.pos(), cur_.end())));
+                                 DescribeChar(cur_.pos(), cur_.end())));
   }
   *value = std::string_view(start, static_cast<size_t>(cur_.pos() - start));
   return true;
 }
 
 bool AttributeParser::ParseIntList(absl::InlinedVector<int64_t, 4>* out, std::string_view what) {
-  if (!(cur_.TryConsume('{') || cur_.Expect('{', StrCat("to open the ", what, " list")))) return false;
+  if (!(cur_.TryConsume('{') || cur_.Expect('{', StrCat("to open the ", what, " list"))))
+    return false;
   if (cur_.TryConsume('}')) return true;
   if (!cur_.ok()) return false;
   while (true) {
@@ -347,8 +349,8 @@ bool AttributeParser::DecodeMetadata(std::string_view inner, Metadata* m) {
       while (end < inner.size() && inner[end] != '"') end += inner[end] == '\\' ? 2 : 1;
       end = std::min(end, inner.size());
       std::string_view body = inner.substr(v + 1, end - v - 1);
-      value = body.find('\\') == std::string_view::npos ? body
-                                                         : module_.Save(UnescapeCString(body));
+      value =
+          body.find('\\') == std::string_view::npos ? body : module_.Save(UnescapeCString(body));
       ++end;
     } else {
       int depth = 0;
@@ -383,16 +385,16 @@ bool AttributeParser::ParseAttribute(Instruction* instr) {
   const char* key_at = cur_.pos();
   std::string_view key_text;
   if (!cur_.ParseWord(&key_text, "an attribute name")) return false;
-  if (!(cur_.TryConsume('=') || cur_.Expect('=', StrCat("after attribute name '", key_text, "'")))) return false;
+  if (!(cur_.TryConsume('=') || cur_.Expect('=', StrCat("after attribute name '", key_text, "'"))))
+    return false;
   if (!AtValue(key_text)) return false;
   uint32_t key = module_.InternAttrKey(key_text);
   if (IsComputationRefKey(key)) return ParseComputationRefs(instr, key);
   if (key == kAttrControlPredecessors) return ParseControlPredecessors(instr);
   for (const Attribute& a : instr->attributes()) {
     if (a.key == key) {
-      return cur_.Error(key_at, StrCat("attribute '", key_text,
-                                             "' is given twice on instruction '", instr->name(),
-                                             "'"));
+      return cur_.Error(key_at, StrCat("attribute '", key_text, "' is given twice on instruction '",
+                                       instr->name(), "'"));
     }
   }
 
@@ -440,7 +442,7 @@ bool AttributeParser::ParseAttribute(Instruction* instr) {
         auto kind = ParseFusionKind(word);
         if (!kind) {
           return cur_.Error(value_at, StrCat("unknown fusion kind '", word,
-                                                   "'; expected kLoop, kInput, kOutput or kCustom"));
+                                             "'; expected kLoop, kInput, kOutput or kCustom"));
         }
         builder.set_fusion_kind(*kind);
       }
@@ -453,7 +455,7 @@ bool AttributeParser::ParseAttribute(Instruction* instr) {
         auto d = ParseComparisonDirection(word);
         if (!d) {
           return cur_.Error(value_at, StrCat("unknown comparison direction '", word,
-                                                   "'; expected EQ, NE, LT, LE, GT or GE"));
+                                             "'; expected EQ, NE, LT, LE, GT or GE"));
         }
         builder.set_direction(*d);
       }
@@ -471,7 +473,7 @@ bool AttributeParser::ParseAttribute(Instruction* instr) {
     case kAttrFrontendAttributes: {
       if (cur_.Peek() != '{') {
         return cur_.ErrorHere(StrCat("expected '{' to open '", key_text, "', found ",
-                                           DescribeChar(cur_.pos(), cur_.end())));
+                                     DescribeChar(cur_.pos(), cur_.end())));
       }
       std::string_view raw;
       typed_ok = cur_.ParseBalanced(&raw);
@@ -491,8 +493,8 @@ bool AttributeParser::ParseAttribute(Instruction* instr) {
   if (!typed_ok) return false;
   std::string_view written(value_at, static_cast<size_t>(cur_.pos() - value_at));
   // Values written over several lines or with comments are printed in one canonical line.
-  std::string_view text = NeedsNormalizing(written) ? module_.Save(NormalizeValueText(written))
-                                                    : module_.Save(written);
+  std::string_view text =
+      NeedsNormalizing(written) ? module_.Save(NormalizeValueText(written)) : module_.Save(written);
   Attribute attr;
   attr.key = key;
   attr.value = text;

@@ -3,9 +3,9 @@
 #include <algorithm>
 
 #include "absl/strings/numbers.h"
-#include "hlo/str_util.h"
 #include "hlo/computation.h"
 #include "hlo/module.h"
+#include "hlo/str_util.h"
 
 namespace hloscope {
 
@@ -159,8 +159,7 @@ bool Instruction::IsUserOf(const Instruction* operand) const {
   // Scanning the shorter of our operands and its users keeps a 10,000-operand tuple and a
   // constant with 10,000 users both linear to build.
   if (operand->users_.size() < operands_.size()) {
-    return std::find(operand->users_.begin(), operand->users_.end(), this) !=
-           operand->users_.end();
+    return std::find(operand->users_.begin(), operand->users_.end(), this) != operand->users_.end();
   }
   return std::find(operands_.begin(), operands_.end(), operand) != operands_.end();
 }

@@ -112,11 +112,11 @@ struct InstructionDetails {
   absl::Span<const SliceDim> slice;
   absl::Span<const int64_t> dynamic_slice_sizes;
   std::vector<OperandAlias> output_to_operand_aliasing;
-  std::string_view custom_call_target;  // unquoted
-  std::string_view sharding;            // text inside the braces
-  std::string_view frontend_attributes; // text inside the braces
-  std::string_view backend_config;      // value as written (quoted string or {json})
-  int64_t known_trip_count = -1;        // from backend_config {"known_trip_count":{"n":"N"}}
+  std::string_view custom_call_target;   // unquoted
+  std::string_view sharding;             // text inside the braces
+  std::string_view frontend_attributes;  // text inside the braces
+  std::string_view backend_config;       // value as written (quoted string or {json})
+  int64_t known_trip_count = -1;         // from backend_config {"known_trip_count":{"n":"N"}}
 };
 
 class Instruction {
@@ -146,10 +146,12 @@ class Instruction {
   int64_t user_count() const { return static_cast<int64_t>(users_.size()); }
   absl::Span<Computation* const> called_computations() const { return called_; }
   absl::Span<Instruction* const> control_predecessors() const {
-    return control_ ? absl::Span<Instruction* const>(control_->preds) : absl::Span<Instruction* const>();
+    return control_ ? absl::Span<Instruction* const>(control_->preds)
+                    : absl::Span<Instruction* const>();
   }
   absl::Span<Instruction* const> control_successors() const {
-    return control_ ? absl::Span<Instruction* const>(control_->succs) : absl::Span<Instruction* const>();
+    return control_ ? absl::Span<Instruction* const>(control_->succs)
+                    : absl::Span<Instruction* const>();
   }
   absl::Span<const Attribute> attributes() const { return attrs_; }
   const Attribute* FindAttribute(uint32_t key) const;

@@ -9,17 +9,32 @@ namespace hloscope {
 namespace {
 // Names of the AttrKey values, in enum order.
 constexpr std::string_view kKnownAttrKeys[] = {
-    "index",         "dimensions",        "slice",
-    "dynamic_slice_sizes", "kind",        "direction",
-    "output_to_operand_aliasing", "custom_call_target", "backend_config",
-    "metadata",      "frontend_attributes", "control-predecessors",
-    "sharding",      "calls",             "to_apply",
-    "condition",     "body",              "branch_computations",
-    "true_computation", "false_computation", "called_computations",
-    "select",        "scatter",           "comparator",
+    "index",
+    "dimensions",
+    "slice",
+    "dynamic_slice_sizes",
+    "kind",
+    "direction",
+    "output_to_operand_aliasing",
+    "custom_call_target",
+    "backend_config",
+    "metadata",
+    "frontend_attributes",
+    "control-predecessors",
+    "sharding",
+    "calls",
+    "to_apply",
+    "condition",
+    "body",
+    "branch_computations",
+    "true_computation",
+    "false_computation",
+    "called_computations",
+    "select",
+    "scatter",
+    "comparator",
 };
 static_assert(sizeof(kKnownAttrKeys) / sizeof(kKnownAttrKeys[0]) == kAttrFirstUnknown);
-
 
 size_t HashShapeValue(const Shape& s) {
   size_t h = absl::HashOf(static_cast<int>(s.element_type), s.has_layout, s.dims.size());
@@ -202,28 +217,30 @@ Module::MemoryStats Module::ComputeMemoryStats() const {
     const Instruction& i = instruction_storage_[k];
     if (i.parent() == nullptr) continue;
     ++s.instructions;
-    s.instruction_bytes += static_cast<int64_t>(sizeof(Instruction)) + HeapBytes(i.operands_) +
-                           HeapBytes(i.users_) + HeapBytes(i.called_) +
-                           (i.control_ ? static_cast<int64_t>(
-                                             sizeof(ControlEdges) + (i.control_->preds.capacity() +
-                                                                     i.control_->succs.capacity()) *
-                                                                        sizeof(void*))
-                                       : 0) +
-                           HeapBytes(i.attrs_);
-    if (i.metadata_ != nullptr) s.metadata_string_bytes += static_cast<int64_t>(i.metadata_->text.size());
+    s.instruction_bytes +=
+        static_cast<int64_t>(sizeof(Instruction)) + HeapBytes(i.operands_) + HeapBytes(i.users_) +
+        HeapBytes(i.called_) +
+        (i.control_ ? static_cast<int64_t>(sizeof(ControlEdges) + (i.control_->preds.capacity() +
+                                                                   i.control_->succs.capacity()) *
+                                                                      sizeof(void*))
+                    : 0) +
+        HeapBytes(i.attrs_);
+    if (i.metadata_ != nullptr)
+      s.metadata_string_bytes += static_cast<int64_t>(i.metadata_->text.size());
   }
   for (size_t k = 0; k < shapes_.size(); ++k) {
     const Shape& sh = shapes_[k];
-    s.shape_bytes += static_cast<int64_t>(sizeof(Shape) + sh.tuple_elements.capacity() * sizeof(void*) +
-                                          sh.layout.tiles.capacity() * sizeof(Tile));
+    s.shape_bytes +=
+        static_cast<int64_t>(sizeof(Shape) + sh.tuple_elements.capacity() * sizeof(void*) +
+                             sh.layout.tiles.capacity() * sizeof(Tile));
   }
   s.string_bytes = static_cast<int64_t>(arena_.bytes_used());
   s.other_bytes = static_cast<int64_t>(computation_storage_.size() * sizeof(Computation) +
                                        metadata_storage_.size() * sizeof(Metadata) +
                                        details_storage_.size() * sizeof(InstructionDetails));
   for (const Computation* c : computations_) {
-    s.other_bytes += static_cast<int64_t>((c->instructions().size() + c->parameters().size()) *
-                                          sizeof(void*));
+    s.other_bytes +=
+        static_cast<int64_t>((c->instructions().size() + c->parameters().size()) * sizeof(void*));
   }
   return s;
 }

@@ -16,13 +16,13 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "hlo/string_hash.h"
 #include "absl/types/span.h"
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
 #include "hlo/object_pool.h"
 #include "hlo/shape.h"
 #include "hlo/string_arena.h"
+#include "hlo/string_hash.h"
 
 namespace hloscope {
 
@@ -95,11 +95,11 @@ class Module {
   // --- size accounting (bytes of the in-memory IR) ---
   struct MemoryStats {
     int64_t instructions = 0;
-    int64_t instruction_bytes = 0;   // Instruction objects incl. heap parts of their vectors
-    int64_t shape_bytes = 0;         // interned shapes
-    int64_t string_bytes = 0;        // arena bytes in use (names, attribute and metadata text)
+    int64_t instruction_bytes = 0;      // Instruction objects incl. heap parts of their vectors
+    int64_t shape_bytes = 0;            // interned shapes
+    int64_t string_bytes = 0;           // arena bytes in use (names, attribute and metadata text)
     int64_t metadata_string_bytes = 0;  // of string_bytes, metadata text
-    int64_t other_bytes = 0;         // computations, details, metadata structs
+    int64_t other_bytes = 0;            // computations, details, metadata structs
   };
   MemoryStats ComputeMemoryStats() const;
   int64_t instruction_count() const;

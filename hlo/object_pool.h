@@ -35,7 +35,9 @@ class ObjectPool {
   }
 
   size_t size() const { return size_; }
-  T& operator[](size_t i) { return *std::launder(reinterpret_cast<T*>(&blocks_[i / kBlock][i % kBlock])); }
+  T& operator[](size_t i) {
+    return *std::launder(reinterpret_cast<T*>(&blocks_[i / kBlock][i % kBlock]));
+  }
   const T& operator[](size_t i) const {
     return *std::launder(reinterpret_cast<const T*>(&blocks_[i / kBlock][i % kBlock]));
   }

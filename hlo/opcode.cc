@@ -6,7 +6,6 @@
 
 #include "hlo/string_hash.h"
 
-
 namespace hloscope {
 namespace {
 

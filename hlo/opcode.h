@@ -18,13 +18,13 @@ enum class Opcode : uint8_t {
 // Property bits used in opcodes.def.
 enum OpcodeFlag : uint32_t {
   kOpNone = 0,
-  kOpElementwise = 1u << 0,   // result element i depends only on operand elements i
-  kOpSideEffect = 1u << 1,    // must not be removed or reordered freely (send, infeed, rng, ...)
-  kOpCollective = 1u << 2,    // communicates across devices
-  kOpAsyncStart = 1u << 3,    // first half of an async pair (`-start`)
+  kOpElementwise = 1u << 0,  // result element i depends only on operand elements i
+  kOpSideEffect = 1u << 1,   // must not be removed or reordered freely (send, infeed, rng, ...)
+  kOpCollective = 1u << 2,   // communicates across devices
+  kOpAsyncStart = 1u << 3,   // first half of an async pair (`-start`)
   kOpAsyncUpdate = 1u << 4,
-  kOpAsyncDone = 1u << 5,     // second half of an async pair (`-done`)
-  kOpControlFlow = 1u << 6,   // calls computations and runs them (while, conditional, call)
+  kOpAsyncDone = 1u << 5,          // second half of an async pair (`-done`)
+  kOpControlFlow = 1u << 6,        // calls computations and runs them (while, conditional, call)
   kOpCallsComputations = 1u << 7,  // may carry called computations (to_apply, calls, ...)
 };
 

@@ -14,11 +14,11 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "hlo/string_hash.h"
-#include "hlo/str_util.h"
 #include "hlo/attribute_parser.h"
 #include "hlo/shape_inference.h"
 #include "hlo/shape_parser.h"
+#include "hlo/str_util.h"
+#include "hlo/string_hash.h"
 #include "hlo/text_cursor.h"
 
 namespace hloscope {
@@ -34,10 +34,9 @@ class Parser {
         module_(std::make_unique<Module>("")),
         shapes_(cur_, *module_),
         attrs_(cur_, *module_, shapes_) {
-    attrs_.set_inline_computation_parser(
-        [this](std::string_view base, Computation** out) {
-          return ParseInlineComputation(base, out);
-        });
+    attrs_.set_inline_computation_parser([this](std::string_view base, Computation** out) {
+      return ParseInlineComputation(base, out);
+    });
   }
 
   absl::StatusOr<std::unique_ptr<Module>> Run(size_t text_size) {
@@ -64,10 +63,9 @@ class Parser {
   bool ParseInlineComputation(std::string_view base_name, Computation** out);
   bool RegisterParameters(Computation* comp, const char* name_at);
   // Parses from the opcode on: `opcode(operands)` and, when allowed, `, key=value` attributes.
-  Instruction* ParseInstructionTail(Computation* comp, std::string_view name,
-                                    const char* name_at, const Shape* shape, bool is_root,
-                                    const char* start, const char** root_at,
-                                    bool allow_attributes);
+  Instruction* ParseInstructionTail(Computation* comp, std::string_view name, const char* name_at,
+                                    const Shape* shape, bool is_root, const char* start,
+                                    const char** root_at, bool allow_attributes);
   bool ParseInstruction(Computation* comp, const char** root_at);
   bool ParseOperands(Instruction* instr);
   bool ParseLiteralOperand(Instruction* instr);
@@ -105,8 +103,8 @@ class Parser {
     explicit DepthGuard(Parser* p) : p_(p) {
       ok_ = ++p_->nesting_ <= kMaxNesting;
       if (!ok_) {
-        p_->cur_.ErrorHere(StrCat("instructions or computations nested more than ",
-                                  kMaxNesting, " deep"));
+        p_->cur_.ErrorHere(
+            StrCat("instructions or computations nested more than ", kMaxNesting, " deep"));
       }
     }
     ~DepthGuard() { --p_->nesting_; }
@@ -174,7 +172,8 @@ bool Parser::ParseHeader() {
   while (cur_.TryConsume(',')) {
     std::string_view key, value;
     if (!cur_.ParseWord(&key, "a module attribute name")) return false;
-    if (!(cur_.TryConsume('=') || cur_.Expect('=', StrCat("after module attribute '", key, "'")))) return false;
+    if (!(cur_.TryConsume('=') || cur_.Expect('=', StrCat("after module attribute '", key, "'"))))
+      return false;
     if (!attrs_.ParseRawValue(key, &value)) return false;
     module_->AddAttribute(key, value);
   }
@@ -241,7 +240,7 @@ bool Parser::ParseSignature() {
   if (!cur_.SkipSpace()) return false;
   if (!(cur_.Peek() == '-' && cur_.PeekAt(1) == '>')) {
     return cur_.ErrorHere(StrCat("expected '->' after the signature's parameters, found ",
-                                       DescribeChar(cur_.pos(), cur_.end())));
+                                 DescribeChar(cur_.pos(), cur_.end())));
   }
   cur_.set_pos(cur_.pos() + 2);
   const Shape* ignored;
@@ -263,7 +262,7 @@ bool Parser::ParseComputation() {
   if (is_entry) {
     if (module_->entry() != nullptr) {
       return cur_.Error(name_at, StrCat("second ENTRY computation '", name, "'; '",
-                                              module_->entry()->name(), "' is already the entry"));
+                                        module_->entry()->name(), "' is already the entry"));
     }
     module_->set_entry(comp);
   }
@@ -271,7 +270,8 @@ bool Parser::ParseComputation() {
     comp->set_had_signature(true);
     if (!ParseSignature()) return false;
   }
-  if (!cur_.ok() || !(cur_.TryConsume('{') || cur_.Expect('{', StrCat("to open computation '", name, "'")))) {
+  if (!cur_.ok() ||
+      !(cur_.TryConsume('{') || cur_.Expect('{', StrCat("to open computation '", name, "'")))) {
     return false;
   }
   if (!ParseComputationBody(comp, name_at)) return false;
@@ -282,8 +282,8 @@ bool Parser::ParseComputation() {
     std::string_view key, value;
     if (!cur_.ParseWord(&key, "'execution_thread'")) return false;
     if (key != "execution_thread") {
-      return cur_.Error(before, StrCat("unexpected attribute '", key,
-                                             "' after computation '", name, "'"));
+      return cur_.Error(before,
+                        StrCat("unexpected attribute '", key, "' after computation '", name, "'"));
     }
     if (!cur_.Expect('=', "after 'execution_thread'")) return false;
     if (!cur_.SkipSpace()) return false;
@@ -304,7 +304,7 @@ bool Parser::ParseComputationBody(Computation* comp, const char* name_at) {
     if (!cur_.SkipSpace()) return false;
     if (cur_.AtEnd()) {
       return cur_.Error(name_at, StrCat("computation '", name,
-                                              "' is not closed: missing '}' before end of input"));
+                                        "' is not closed: missing '}' before end of input"));
     }
     if (cur_.Peek() == '}') {
       cur_.set_pos(cur_.pos() + 1);
@@ -334,9 +334,9 @@ bool Parser::RegisterParameters(Computation* comp, const char* name_at) {
   for (size_t i = 0; i < params_.size(); ++i) {
     int64_t number = params_[i].instr->parameter_number();
     if (i > 0 && number == params_[i - 1].instr->parameter_number()) {
-      return cur_.Error(params_[i].at, StrCat("parameter number ", number,
-                                              " is used twice in computation '", comp->name(),
-                                              "'"));
+      return cur_.Error(params_[i].at,
+                        StrCat("parameter number ", number, " is used twice in computation '",
+                               comp->name(), "'"));
     }
     if (number != static_cast<int64_t>(i)) {
       return cur_.Error(name_at, StrCat("computation '", comp->name(), "' has no parameter(", i,
@@ -384,7 +384,8 @@ bool Parser::ParseInstruction(Computation* comp, const char** root_at) {
   const char* name_at = cur_.pos();
   std::string_view name;
   if (!cur_.ParseName(&name, "an instruction name")) return false;
-  if (!(cur_.TryConsume('=') || cur_.Expect('=', StrCat("after instruction name '", name, "'")))) return false;
+  if (!(cur_.TryConsume('=') || cur_.Expect('=', StrCat("after instruction name '", name, "'"))))
+    return false;
   if (!cur_.SkipSpace()) return false;
   const Shape* shape = nullptr;
   if (!shapes_.ParseIfShape(&shape)) return false;
@@ -449,15 +450,16 @@ Instruction* Parser::ParseInstructionTail(Computation* comp, std::string_view na
   }
   if (is_root) {
     if (*root_at != nullptr) {
-      cur_.Error(start, StrCat("computation '", comp->name(),
-                               "' has two ROOT instructions; the first is '",
-                               comp->root()->name(), "'"));
+      cur_.Error(start,
+                 StrCat("computation '", comp->name(),
+                        "' has two ROOT instructions; the first is '", comp->root()->name(), "'"));
       return nullptr;
     }
     *root_at = start;
     comp->set_root(instr);
   }
-  if (!(cur_.TryConsume('(') || cur_.Expect('(', StrCat("after opcode '", opcode_text, "'")))) return nullptr;
+  if (!(cur_.TryConsume('(') || cur_.Expect('(', StrCat("after opcode '", opcode_text, "'"))))
+    return nullptr;
   if (*opcode == Opcode::kConstant) {
     if (!ParseLiteralOperand(instr)) return nullptr;
   } else if (*opcode == Opcode::kParameter) {
@@ -594,21 +596,20 @@ bool Parser::ResolveForwardReferences(Computation* comp, const char* comp_start)
   for (const PendingOperand& p : pending_) {
     Instruction* found = FindLocal(p.name, comp);
     if (found == nullptr) {
-      return cur_.Error(p.at, StrCat("use of undefined instruction '", p.name,
-                                           "' in computation '", comp->name(), "'"));
+      return cur_.Error(p.at, StrCat("use of undefined instruction '", p.name, "' in computation '",
+                                     comp->name(), "'"));
     }
     InstructionBuilder(p.instr).SetOperand(p.index, found);
   }
   for (const AttributeParser::PendingControl& p : attrs_.TakePendingControls()) {
     Instruction* found = FindLocal(p.name, comp);
     if (found == nullptr) {
-      return cur_.Error(p.at, StrCat("control predecessor '", p.name,
-                                           "' is not an instruction of computation '",
-                                           comp->name(), "'"));
+      return cur_.Error(
+          p.at, StrCat("control predecessor '", p.name, "' is not an instruction of computation '",
+                       comp->name(), "'"));
     }
     if (found == p.instr) {
-      return cur_.Error(p.at, StrCat("instruction '", p.name,
-                                           "' is its own control predecessor"));
+      return cur_.Error(p.at, StrCat("instruction '", p.name, "' is its own control predecessor"));
     }
     p.instr->AddControlPredecessor(found);
     computation_has_forward_refs_ = true;
@@ -654,14 +655,14 @@ bool Parser::CheckAcyclic(Computation* comp, const char* comp_start) {
         stack.pop_back();
         continue;
       }
-      const Instruction* dep = next < n_ops ? node->operands()[next]
-                                            : node->control_predecessors()[next - n_ops];
+      const Instruction* dep =
+          next < n_ops ? node->operands()[next] : node->control_predecessors()[next - n_ops];
       ++next;
       uint8_t& s = state[dep];
       if (s == 1) {
-        return cur_.Error(FindDefinition(comp_start, dep->name()),
-                          StrCat("computation '", comp->name(), "' has a cycle through '",
-                                 dep->name(), "'"));
+        return cur_.Error(
+            FindDefinition(comp_start, dep->name()),
+            StrCat("computation '", comp->name(), "' has a cycle through '", dep->name(), "'"));
       }
       if (s == 0) {
         s = 1;
@@ -677,7 +678,7 @@ bool Parser::ResolveComputationReferences() {
     Computation* callee = module_->FindComputation(p.name);
     if (callee == nullptr) {
       return cur_.Error(p.at, StrCat("instruction '", p.instr->name(),
-                                           "' calls undefined computation '", p.name, "'"));
+                                     "' calls undefined computation '", p.name, "'"));
     }
     InstructionBuilder(p.instr).SetCalledComputation(p.slot, callee);
   }

@@ -68,7 +68,8 @@ std::string_view PrimitiveTypeName(PrimitiveType type) { return GetPrimitiveType
 std::optional<PrimitiveType> ParsePrimitiveType(std::string_view name) {
   // Linear scan over ~36 short names: cheaper than hashing, and the parser caches whole shapes.
   for (size_t i = 1; i < kTable.size(); ++i) {
-    if (StringViewEq{}(kTable[i].name, name) && kTable[i].type != P::kTuple && kTable[i].type != P::kBuffer) {
+    if (StringViewEq{}(kTable[i].name, name) && kTable[i].type != P::kTuple &&
+        kTable[i].type != P::kBuffer) {
       return kTable[i].type;
     }
   }

@@ -9,7 +9,9 @@ namespace {
 class Printer {
  public:
   Printer(const Module& module, const PrintOptions& options, std::string& out)
-      : module_(module), options_(options), out_(out),
+      : module_(module),
+        options_(options),
+        out_(out),
         legacy_(options.style == PrintStyle::kLegacy) {}
 
   void Name(std::string_view name) {

@@ -32,14 +32,14 @@ struct Layout {
   absl::InlinedVector<int64_t, 6> minor_to_major;
   std::string_view dim_level_types;  // text inside D(...), empty when absent
   std::vector<Tile> tiles;
-  int64_t tail_padding_alignment = 1;  // L(n)
+  int64_t tail_padding_alignment = 1;                    // L(n)
   PrimitiveType index_type = PrimitiveType::kInvalid;    // #(type)
   PrimitiveType pointer_type = PrimitiveType::kInvalid;  // *(type)
-  int64_t element_size_bits = 0;                          // E(n); 0 = natural width
-  int64_t memory_space = 0;                               // S(n)
-  std::string_view split_configs;                         // text inside SC(...)
-  const Shape* physical_shape = nullptr;                  // P(shape)
-  int64_t dynamic_metadata_prefix_bytes = 0;              // M(n)
+  int64_t element_size_bits = 0;                         // E(n); 0 = natural width
+  int64_t memory_space = 0;                              // S(n)
+  std::string_view split_configs;                        // text inside SC(...)
+  const Shape* physical_shape = nullptr;                 // P(shape)
+  int64_t dynamic_metadata_prefix_bytes = 0;             // M(n)
 
   bool operator==(const Layout&) const = default;
   bool HasParts() const;
@@ -51,11 +51,11 @@ class Shape {
   static constexpr int64_t kUnboundedSize = std::numeric_limits<int64_t>::min();
 
   PrimitiveType element_type = PrimitiveType::kInvalid;
-  absl::InlinedVector<int64_t, 6> dims;           // for `<=N` the bound N; kUnboundedSize for `?`
-  absl::InlinedVector<bool, 6> dynamic;           // dims[i] is dynamic (`<=N` or `?`)
-  bool has_layout = false;                        // printed with `{...}`
+  absl::InlinedVector<int64_t, 6> dims;  // for `<=N` the bound N; kUnboundedSize for `?`
+  absl::InlinedVector<bool, 6> dynamic;  // dims[i] is dynamic (`<=N` or `?`)
+  bool has_layout = false;               // printed with `{...}`
   Layout layout;
-  std::vector<const Shape*> tuple_elements;       // tuples; for buffers, the one array
+  std::vector<const Shape*> tuple_elements;  // tuples; for buffers, the one array
 
   bool IsTuple() const { return element_type == PrimitiveType::kTuple; }
   bool IsBuffer() const { return element_type == PrimitiveType::kBuffer; }

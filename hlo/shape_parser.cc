@@ -186,8 +186,8 @@ bool ShapeParser::ParseUncached(Shape* shape) {
     if (b < cur_.end() && *b == '[') cur_.set_pos(b);  // `s32 [4]`, see AtShape()
   }
   if (cur_.Peek() != '[') {
-    return cur_.ErrorHere(StrCat("expected '[' after element type '", type_name,
-                                       "', found ", DescribeChar(cur_.pos(), cur_.end())));
+    return cur_.ErrorHere(StrCat("expected '[' after element type '", type_name, "', found ",
+                                 DescribeChar(cur_.pos(), cur_.end())));
   }
   cur_.set_pos(cur_.pos() + 1);
   if (!cur_.TryConsume(']')) {
@@ -282,9 +282,9 @@ bool ShapeParser::ParseLayout(Shape* shape) {
   uint64_t seen = 0;
   for (int64_t d : layout.minor_to_major) {
     if (d < 0 || d >= shape->rank() || d >= 64 || (seen >> d) & 1) {
-      return cur_.Error(brace, StrCat("layout {", StrJoin(layout.minor_to_major, ","),
-                                            "} is not a permutation of the dimensions 0..",
-                                            shape->rank() - 1));
+      return cur_.Error(brace,
+                        StrCat("layout {", StrJoin(layout.minor_to_major, ","),
+                               "} is not a permutation of the dimensions 0..", shape->rank() - 1));
     }
     seen |= uint64_t{1} << d;
   }
@@ -377,9 +377,8 @@ bool ShapeParser::ParseLayoutParts(Layout* layout) {
       layout->physical_shape = physical;
       if (!cur_.Expect(')', "to close 'P('")) return false;
     } else {
-      return cur_.ErrorHere(StrCat("unknown layout attribute ",
-                                         DescribeChar(at, cur_.end()),
-                                         "; expected one of D T L # * E S SC P M"));
+      return cur_.ErrorHere(StrCat("unknown layout attribute ", DescribeChar(at, cur_.end()),
+                                   "; expected one of D T L # * E S SC P M"));
     }
   }
 }

@@ -8,8 +8,8 @@
 #include <string_view>
 
 #include "absl/container/flat_hash_map.h"
-#include "hlo/string_hash.h"
 #include "hlo/module.h"
+#include "hlo/string_hash.h"
 #include "hlo/text_cursor.h"
 
 namespace hloscope {

@@ -18,8 +18,7 @@ inline void AppendPiece(std::string& out, const char* s) { out.append(s); }
 inline void AppendPiece(std::string& out, const std::string& s) { out.append(s); }
 inline void AppendPiece(std::string& out, char c) { out.push_back(c); }
 template <std::integral T>
-  requires(!std::same_as<T, char> && !std::same_as<T, bool>)
-void AppendPiece(std::string& out, T v) {
+requires(!std::same_as<T, char> && !std::same_as<T, bool>) void AppendPiece(std::string& out, T v) {
   char buf[24];
   auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
   out.append(buf, end);

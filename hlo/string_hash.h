@@ -45,7 +45,8 @@ struct StringViewHash {
     } else if (n >= 4) {
       mix(Load32(p) | (Load32(p + n - 4) << 32));
     } else if (n > 0) {
-      mix(static_cast<unsigned char>(p[0]) | (static_cast<uint64_t>(static_cast<unsigned char>(p[n / 2])) << 8) |
+      mix(static_cast<unsigned char>(p[0]) |
+          (static_cast<uint64_t>(static_cast<unsigned char>(p[n / 2])) << 8) |
           (static_cast<uint64_t>(static_cast<unsigned char>(p[n - 1])) << 16));
     }
     h *= 0xbf58476d1ce4e5b9ull;

@@ -109,8 +109,8 @@ bool TextCursor::Expect(char c, std::string_view context) {
     ++pos_;
     return true;
   }
-  return ErrorHere(StrCat("expected '", std::string_view(&c, 1), "' ", context,
-                                ", found ", DescribeChar(pos_, end_)));
+  return ErrorHere(StrCat("expected '", std::string_view(&c, 1), "' ", context, ", found ",
+                          DescribeChar(pos_, end_)));
 }
 
 bool TextCursor::ParseName(std::string_view* out, std::string_view what) {
@@ -209,7 +209,7 @@ bool TextCursor::ParseBalanced(std::string_view* raw) {
     ++pos_;
   }
   return Error(start, StrCat("unterminated '", std::string_view(start, 1),
-                                   "': no matching closing bracket before end of input"));
+                             "': no matching closing bracket before end of input"));
 }
 
 std::string TextCursor::FormatError(const char* at, std::string_view message) const {
@@ -239,7 +239,7 @@ std::string TextCursor::FormatError(const char* at, std::string_view message) co
     if (source[i] == '\t') caret_line[i] = '\t';
   }
   return StrCat(filename_, ":", line, ":", col, ": error: ", message, "\n", source, "\n",
-                      caret_line, "^");
+                caret_line, "^");
 }
 
 bool TextCursor::Error(const char* at, std::string_view message) {

@@ -40,8 +40,11 @@ inline constexpr auto kSpaceClass = [] {
 class TextCursor {
  public:
   TextCursor(std::string_view text, std::string_view filename, int first_line)
-      : begin_(text.data()), pos_(text.data()), end_(text.data() + text.size()),
-        filename_(filename), first_line_(first_line) {}
+      : begin_(text.data()),
+        pos_(text.data()),
+        end_(text.data() + text.size()),
+        filename_(filename),
+        first_line_(first_line) {}
 
   const char* pos() const { return pos_; }
   void set_pos(const char* p) { pos_ = p; }

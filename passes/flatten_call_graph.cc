@@ -100,8 +100,9 @@ absl::StatusOr<bool> FlattenCallGraph::Run(Module& module) {
     }
     changed = true;
   }
-  return absl::InternalError("flatten-call-graph: the call graph did not flatten in 1000 rounds "
-                             "(is it cyclic? run the verifier first)");
+  return absl::InternalError(
+      "flatten-call-graph: the call graph did not flatten in 1000 rounds "
+      "(is it cyclic? run the verifier first)");
 }
 
 }  // namespace hloscope

@@ -239,9 +239,8 @@ TEST(DataflowTest, NestedWhilesPassingThroughHaveNoPhis) {
 }
 
 TEST(DataflowTest, NestedWhileUpdatedInTheInnerLoop) {
-  std::string text = Replace(Replace(std::string(kNestedLoops), "UPDATE",
-                                     "neg = f32[4] negate(id)"),
-                             "NEWDATA", "neg");
+  std::string text = Replace(
+      Replace(std::string(kNestedLoops), "UPDATE", "neg = f32[4] negate(id)"), "NEWDATA", "neg");
   auto m = Parse(text);
   auto df = RunDataflow(*m);
   EXPECT_EQ(ValuesAt(*df, "e", "ow", {0}), "ow{0} (phi)");
@@ -383,13 +382,14 @@ TEST(DataflowTest, WideTupleLoopStaysOnePassPerElement) {
     shape += (i ? ", " : "") + std::string("f32[2]");
   }
   shape += ")";
-  std::string text = "HloModule m\ncond {\n  cp = " + shape +
-                     " parameter(0)\n  ROOT f = pred[] constant(false)\n}\nbody {\n  bp = " +
-                     shape + " parameter(0)\n";
+  std::string text =
+      "HloModule m\ncond {\n  cp = " + shape +
+      " parameter(0)\n  ROOT f = pred[] constant(false)\n}\nbody {\n  bp = " + shape +
+      " parameter(0)\n";
   std::string tuple_args;
   for (int i = 0; i < kN; ++i) {
-    text += "  g" + std::to_string(i) + " = f32[2] get-tuple-element(bp), index=" +
-            std::to_string(i) + "\n";
+    text += "  g" + std::to_string(i) +
+            " = f32[2] get-tuple-element(bp), index=" + std::to_string(i) + "\n";
     tuple_args += (i ? ", g" : "g") + std::to_string(i);
   }
   text += "  ROOT bt = " + shape + " tuple(" + tuple_args + ")\n}\nENTRY e {\n";

@@ -1,7 +1,8 @@
 // The flatten-call-graph pass, and the dataflow analysis on its result.
+#include "passes/flatten_call_graph.h"
+
 #include "analysis_test_util.h"
 #include "hlo/verifier.h"
-#include "passes/flatten_call_graph.h"
 
 namespace hloscope {
 namespace {
@@ -41,7 +42,8 @@ TEST(FlattenCallGraphTest, CallFromTwoSitesGetsAClonePerSite) {
   auto df = RunDataflow(*m);
   EXPECT_EQ(ValuesAt(*df, "callee", "x"), "a{}");
   EXPECT_EQ(ValuesAt(*df, "callee.clone", "x"), "ln{}");
-  EXPECT_EQ(ValuesAt(*df, "e", "c2"), df->value(df->ValuesAt(*Find(*m, "leaf.clone", "ln"))[0]).ToString());
+  EXPECT_EQ(ValuesAt(*df, "e", "c2"),
+            df->value(df->ValuesAt(*Find(*m, "leaf.clone", "ln"))[0]).ToString());
 }
 
 TEST(FlattenCallGraphTest, NothingToDoLeavesTheModuleAlone) {

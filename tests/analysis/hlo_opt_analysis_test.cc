@@ -1,6 +1,7 @@
 // The text and JSON printers behind hlo-opt's --print-dataflow and --print-buffers.
-#include "analysis_test_util.h"
 #include "tools/hlo_opt_analysis.h"
+
+#include "analysis_test_util.h"
 
 namespace hloscope {
 namespace {

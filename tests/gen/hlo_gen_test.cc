@@ -102,9 +102,10 @@ TEST(HloGen, GridParsesVerifiesAndRoundTrips) {
             o.seed = static_cast<uint64_t>(remat) * 7 + (copies ? 1 : 0);
             const int stages = layout == Layout::kMpmd ? static_cast<int>(o.stages) : 1;
             for (int stage = 0; stage < stages; ++stage) {
-              SCOPED_TRACE(fmt::format("layout={} remat={} copies={} scheduled={} dtype={} stage={}",
-                                       static_cast<int>(layout), static_cast<int>(remat), copies,
-                                       scheduled, dtype, stage));
+              SCOPED_TRACE(
+                  fmt::format("layout={} remat={} copies={} scheduled={} dtype={} stage={}",
+                              static_cast<int>(layout), static_cast<int>(remat), copies, scheduled,
+                              dtype, stage));
               std::unique_ptr<Module> m = ParseAndCheck(Generate(o, stage));
               ASSERT_NE(m, nullptr);
               EXPECT_EQ(m->is_scheduled(), scheduled);
@@ -124,8 +125,8 @@ TEST(HloGen, UnrolledModulesAreValidAndHaveNoLoops) {
       o.remat = remat;
       o.unroll = true;
       o.seed = 3;
-      SCOPED_TRACE(fmt::format("layout={} remat={}", static_cast<int>(layout),
-                               static_cast<int>(remat)));
+      SCOPED_TRACE(
+          fmt::format("layout={} remat={}", static_cast<int>(layout), static_cast<int>(remat)));
       std::unique_ptr<Module> m = ParseAndCheck(Generate(o, 1));
       ASSERT_NE(m, nullptr);
       for (Computation* c : m->computations()) {
@@ -133,7 +134,8 @@ TEST(HloGen, UnrolledModulesAreValidAndHaveNoLoops) {
       }
       Options looped = o;
       looped.unroll = false;
-      EXPECT_GT(m->instruction_count(), ParseModule(Generate(looped, 1)).value()->instruction_count());
+      EXPECT_GT(m->instruction_count(),
+                ParseModule(Generate(looped, 1)).value()->instruction_count());
     }
   }
 }

@@ -53,8 +53,9 @@ TEST(GraphEdit, RemoveInstructionThenCompact) {
   EXPECT_EQ(m->computations().size(), 1u);
   EXPECT_EQ(m->FindComputation("callee"), nullptr);
   std::string printed = PrintModule(*m);
-  EXPECT_EQ(printed, "HloModule m\n\nENTRY e {\n  a = f32[] parameter(0)\n  b = f32[] negate(a)\n"
-                     "  ROOT d = f32[] add(b, a)\n}\n");
+  EXPECT_EQ(printed,
+            "HloModule m\n\nENTRY e {\n  a = f32[] parameter(0)\n  b = f32[] negate(a)\n"
+            "  ROOT d = f32[] add(b, a)\n}\n");
 }
 
 TEST(GraphEdit, UniqueNamesAvoidExistingOnes) {

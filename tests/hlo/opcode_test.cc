@@ -1,8 +1,9 @@
+#include "hlo/opcode.h"
+
 #include <set>
 #include <string>
 
 #include "gtest/gtest.h"
-#include "hlo/opcode.h"
 
 namespace hloscope {
 namespace {

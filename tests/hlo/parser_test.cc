@@ -1,7 +1,8 @@
+#include "hlo/parser.h"
+
 #include <string>
 
 #include "gtest/gtest.h"
-#include "hlo/parser.h"
 #include "hlo/printer.h"
 #include "test_util.h"
 
@@ -17,7 +18,8 @@ std::string ParseError(std::string_view text) {
   return m.ok() ? "" : std::string(m.status().message());
 }
 
-constexpr std::string_view kPipelineLoop = R"(HloModule pipeline, is_scheduled=true, input_output_alias={ {0}: (0, {}, may-alias) }
+constexpr std::string_view kPipelineLoop =
+    R"(HloModule pipeline, is_scheduled=true, input_output_alias={ {0}: (0, {}, may-alias) }
 
 stash.fusion {
   p0 = bf16[4,8]{1,0} parameter(0)
@@ -143,8 +145,9 @@ later {
 }
 
 TEST(Parser, LastComputationIsEntryWithoutEntryKeyword) {
-  auto m = ParseOrDie("HloModule m\nfirst {\n ROOT c = f32[] constant(1)\n}\nsecond {\n ROOT c = "
-                      "f32[] constant(2)\n}\n");
+  auto m = ParseOrDie(
+      "HloModule m\nfirst {\n ROOT c = f32[] constant(1)\n}\nsecond {\n ROOT c = "
+      "f32[] constant(2)\n}\n");
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(m->entry()->name(), "second");
   EXPECT_EQ(Find(*m, "c")->literal(), "1");
@@ -208,15 +211,17 @@ ENTRY e {
 }
 
 TEST(Parser, SplitInputFileKeepsLineNumbers) {
-  std::string text = "HloModule a\nENTRY e {\n ROOT c = f32[] constant(1)\n}\n// -----\n"
-                     "HloModule b\nENTRY e {\n ROOT c = f32[] bogus(1)\n}\n";
+  std::string text =
+      "HloModule a\nENTRY e {\n ROOT c = f32[] constant(1)\n}\n// -----\n"
+      "HloModule b\nENTRY e {\n ROOT c = f32[] bogus(1)\n}\n";
   auto chunks = SplitInputFile(text);
   ASSERT_EQ(chunks.size(), 2u);
   EXPECT_EQ(chunks[1].first_line, 6);
   auto bad = ParseModule(chunks[1].text, {.filename = "x.hlo", .first_line = chunks[1].first_line});
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().message(),
-            "x.hlo:8:17: error: unknown opcode 'bogus'\n ROOT c = f32[] bogus(1)\n                ^");
+  EXPECT_EQ(
+      bad.status().message(),
+      "x.hlo:8:17: error: unknown opcode 'bogus'\n ROOT c = f32[] bogus(1)\n                ^");
 }
 
 TEST(Parser, ErrorsPointAtTheProblem) {
@@ -229,9 +234,10 @@ TEST(Parser, ErrorsPointAtTheProblem) {
   EXPECT_EQ(ParseError("HloModule m\n/* never closed\nENTRY e {\n"),
             "bad.hlo:2:1: error: unterminated comment: '/*' has no closing '*/'\n"
             "/* never closed\n^");
-  EXPECT_EQ(ParseError("HloModule m\nENTRY e {\n  a = f32[] add(b, b)\n  ROOT b = f32[] add(a, a)\n}\n"),
-            "bad.hlo:3:3: error: computation 'e' has a cycle through 'a'\n"
-            "  a = f32[] add(b, b)\n  ^");
+  EXPECT_EQ(
+      ParseError("HloModule m\nENTRY e {\n  a = f32[] add(b, b)\n  ROOT b = f32[] add(a, a)\n}\n"),
+      "bad.hlo:3:3: error: computation 'e' has a cycle through 'a'\n"
+      "  a = f32[] add(b, b)\n  ^");
 }
 
 TEST(Parser, RejectsDeepNestingWithoutCrashing) {
@@ -266,8 +272,9 @@ main {
 }
 
 TEST(ParserRegression, MissingValueDoesNotSwallowTheNextLine) {
-  auto m = ParseModule("HloModule m, replica_count=\nENTRY main {\n  ROOT c = f32[] constant(1)\n}\n",
-                       {.filename = "x.hlo"});
+  auto m =
+      ParseModule("HloModule m, replica_count=\nENTRY main {\n  ROOT c = f32[] constant(1)\n}\n",
+                  {.filename = "x.hlo"});
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.status().message(),
             "x.hlo:1:28: error: expected a value for attribute 'replica_count', found 'E'\n"
@@ -278,15 +285,17 @@ TEST(ParserRegression, MissingValueDoesNotSwallowTheNextLine) {
   EXPECT_EQ(bare.status().message(),
             "x.hlo:1:10: error: expected a module name after 'HloModule'\nHloModule\n         ^");
   // A value that continues on the next line is still accepted.
-  auto split = ParseOrDie("HloModule m\nc {\n ROOT p = pred[] parameter(0)\n}\nENTRY e {\n"
-                          " a = pred[] parameter(0)\n ROOT w = pred[] while(a), condition=\n"
-                          "   c, body=c\n}\n");
+  auto split = ParseOrDie(
+      "HloModule m\nc {\n ROOT p = pred[] parameter(0)\n}\nENTRY e {\n"
+      " a = pred[] parameter(0)\n ROOT w = pred[] while(a), condition=\n"
+      "   c, body=c\n}\n");
   EXPECT_NE(split, nullptr);
 }
 
 TEST(ParserRegression, HugeParameterNumbersAreAnErrorNotAnAllocation) {
-  auto m = ParseModule("HloModule m\nENTRY e {\n  ROOT p = f32[2] parameter(9223372036854775807)\n}\n",
-                       {.filename = "x.hlo"});
+  auto m =
+      ParseModule("HloModule m\nENTRY e {\n  ROOT p = f32[2] parameter(9223372036854775807)\n}\n",
+                  {.filename = "x.hlo"});
   ASSERT_FALSE(m.ok());
   std::string message(m.status().message());
   EXPECT_EQ(message.substr(0, message.find('\n')),
@@ -295,27 +304,31 @@ TEST(ParserRegression, HugeParameterNumbersAreAnErrorNotAnAllocation) {
 }
 
 TEST(ParserRegression, LayoutAfterSpaceIsNotLostToTheShapeCache) {
-  auto m = ParseOrDie("HloModule m\nENTRY e {\n  a = f32[3,6] parameter(0)\n"
-                      "  ROOT b = f32[3,6] {1,0} parameter(1)\n}\n");
+  auto m = ParseOrDie(
+      "HloModule m\nENTRY e {\n  a = f32[3,6] parameter(0)\n"
+      "  ROOT b = f32[3,6] {1,0} parameter(1)\n}\n");
   ASSERT_NE(m, nullptr);
   EXPECT_TRUE(Find(*m, "b")->shape().has_layout);
   EXPECT_FALSE(Find(*m, "a")->shape().has_layout);
 }
 
 TEST(ParserRegression, ValuesWithCommentsAndLineBreaksPrintOnOneLine) {
-  auto m = ParseOrDie("HloModule m\nENTRY e {\n  p = f32[2,3] parameter(0)\n"
-                      "  ROOT t = f32[3,2] transpose(p), dimensions={ 1, /* c */ 0 },\n"
-                      "    frontend_attributes={a=\"x\",\n b=\"/* kept */\"}\n}\n");
+  auto m = ParseOrDie(
+      "HloModule m\nENTRY e {\n  p = f32[2,3] parameter(0)\n"
+      "  ROOT t = f32[3,2] transpose(p), dimensions={ 1, /* c */ 0 },\n"
+      "    frontend_attributes={a=\"x\",\n b=\"/* kept */\"}\n}\n");
   ASSERT_NE(m, nullptr);
   std::string printed = PrintInstruction(*Find(*m, "t"));
-  EXPECT_EQ(printed, "ROOT t = f32[3,2] transpose(p), dimensions={1, 0}, "
-                     "frontend_attributes={a=\"x\", b=\"/* kept */\"}");
+  EXPECT_EQ(printed,
+            "ROOT t = f32[3,2] transpose(p), dimensions={1, 0}, "
+            "frontend_attributes={a=\"x\", b=\"/* kept */\"}");
   EXPECT_EQ(Find(*m, "t")->dimensions().size(), 2u);
 }
 
 TEST(ParserRegression, DoublyNestedOperandsComeBeforeTheirUsers) {
-  auto m = ParseOrDie("HloModule m\nENTRY e {\n  p = f32[] parameter(0)\n"
-                      "  ROOT t = (f32[]) tuple(add(p, negate(p)))\n}\n");
+  auto m = ParseOrDie(
+      "HloModule m\nENTRY e {\n  p = f32[] parameter(0)\n"
+      "  ROOT t = (f32[]) tuple(add(p, negate(p)))\n}\n");
   ASSERT_NE(m, nullptr);
   auto instrs = m->entry()->instructions();
   ASSERT_EQ(instrs.size(), 4u);
@@ -325,9 +338,10 @@ TEST(ParserRegression, DoublyNestedOperandsComeBeforeTheirUsers) {
 }
 
 TEST(ParserRegression, InputNamesWinOverGeneratedNames) {
-  auto m = ParseOrDie("HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n"
-                      "  b = f32[4] broadcast(f32[] constant(0)), dimensions={}\n"
-                      "  ROOT b.operand.1 = f32[4] add(p, b)\n}\n");
+  auto m = ParseOrDie(
+      "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n"
+      "  b = f32[4] broadcast(f32[] constant(0)), dimensions={}\n"
+      "  ROOT b.operand.1 = f32[4] add(p, b)\n}\n");
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(Find(*m, "b.operand.1")->opcode(), Opcode::kAdd);
   EXPECT_EQ(Find(*m, "b")->operand(0)->opcode(), Opcode::kConstant);
@@ -335,8 +349,9 @@ TEST(ParserRegression, InputNamesWinOverGeneratedNames) {
 }
 
 TEST(ParserRegression, ShapesTooLargeForSixtyFourBitsAreRejected) {
-  auto m = ParseModule("HloModule m\nENTRY e {\n  ROOT p = f32[9223372036854775807,4] parameter(0)\n}\n",
-                       {.filename = "x.hlo"});
+  auto m =
+      ParseModule("HloModule m\nENTRY e {\n  ROOT p = f32[9223372036854775807,4] parameter(0)\n}\n",
+                  {.filename = "x.hlo"});
   ASSERT_FALSE(m.ok());
   std::string message(m.status().message());
   EXPECT_EQ(message.substr(0, message.find('\n')),
@@ -364,7 +379,8 @@ TEST(ParserRegression, DeeplyNestedOperandsAndComputationsAreRefused) {
   EXPECT_NE(m.status().message().find("nested more than 200 deep"), std::string::npos);
 
   std::string comps = "HloModule m\nENTRY e {\n  p = f32[] parameter(0)\n";
-  for (int i = 0; i < 100000; ++i) comps += " c = f32[] call(p), to_apply={ p = f32[] parameter(0)\n";
+  for (int i = 0; i < 100000; ++i)
+    comps += " c = f32[] call(p), to_apply={ p = f32[] parameter(0)\n";
   auto c = ParseModule(comps, {.filename = "deep.hlo"});
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.status().message().find("nested more than 200 deep"), std::string::npos);
@@ -407,9 +423,10 @@ ENTRY e {
   // Base dilation 2: 19 elements; window dilation 3 spans 4: (19 - 4) / 1 + 1 = 16.
   EXPECT_EQ(Find(*m, "dilated")->shape().ToString(), "f32[16,7]");
   EXPECT_EQ(Find(*m, "sorted")->shape().ToString(), "(f32[10,7], s32[10,7])");
-  auto bad = ParseModule("HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  z = f32[] constant(0)\n"
-                         "  ROOT w = reduce-window(p, z), window={size=5x1}, to_apply=e\n}\n",
-                         {.filename = "x.hlo"});
+  auto bad = ParseModule(
+      "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  z = f32[] constant(0)\n"
+      "  ROOT w = reduce-window(p, z), window={size=5x1}, to_apply=e\n}\n",
+      {.filename = "x.hlo"});
   ASSERT_FALSE(bad.ok());
   std::string message(bad.status().message());
   EXPECT_EQ(message.substr(0, message.find('\n')),

@@ -1,7 +1,8 @@
+#include "hlo/shape.h"
+
 #include "gtest/gtest.h"
 #include "hlo/module.h"
 #include "hlo/primitive_type.h"
-#include "hlo/shape.h"
 #include "test_util.h"
 
 namespace hloscope {
@@ -10,9 +11,7 @@ namespace {
 using testing::Find;
 using testing::ParseOrDie;
 
-const Shape& ResultShape(const Module& m, std::string_view name) {
-  return Find(m, name)->shape();
-}
+const Shape& ResultShape(const Module& m, std::string_view name) { return Find(m, name)->shape(); }
 
 TEST(PrimitiveType, EveryNameRoundTrips) {
   int count = 0;

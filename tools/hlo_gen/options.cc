@@ -6,7 +6,8 @@
 
 namespace hloscope::gen {
 
-const std::string_view kHelpText = R"(OVERVIEW: generate a pipelined transformer training step as optimized HLO text
+const std::string_view kHelpText =
+    R"(OVERVIEW: generate a pipelined transformer training step as optimized HLO text
 
 USAGE: hlo-gen [options]
 

@@ -98,9 +98,7 @@ Emitter::Emitter(Sink& sink, uint64_t seed)
       // show after a few passes.
       next_id_(seed == 0 ? 1 : 1 + static_cast<int64_t>(Mix(seed) % 99000)) {}
 
-std::string Emitter::Name(std::string_view base) {
-  return fmt::format("{}.{}", base, next_id_++);
-}
+std::string Emitter::Name(std::string_view base) { return fmt::format("{}.{}", base, next_id_++); }
 
 int Emitter::SourceLine(std::string_view file, int line) const {
   if (seed_ == 0) return line;
@@ -184,8 +182,8 @@ Val Comp::AddRaw(std::string_view opcode, const GShape& shape, std::string_view 
   }
   if (meta != nullptr && !meta->op_name.empty()) {
     fmt::format_to(std::back_inserter(line),
-                   ", metadata={{op_name=\"{}\" source_file=\"{}\" source_line={}}}",
-                   meta->op_name, meta->source_file, meta->source_line);
+                   ", metadata={{op_name=\"{}\" source_file=\"{}\" source_line={}}}", meta->op_name,
+                   meta->source_file, meta->source_line);
   }
   line += '\n';
   return v;

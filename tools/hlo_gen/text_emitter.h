@@ -18,10 +18,10 @@ namespace hloscope::gen {
 
 // An array (element type, dims, optional layout) or a tuple of shapes.
 struct GShape {
-  std::string type;                      // "bf16", "f32", "s32", "pred"; empty for a tuple
+  std::string type;  // "bf16", "f32", "s32", "pred"; empty for a tuple
   std::vector<int64_t> dims;
-  std::vector<int64_t> minor_to_major;   // empty: the default {rank-1,...,0}
-  std::vector<GShape> elements;          // tuple elements
+  std::vector<int64_t> minor_to_major;  // empty: the default {rank-1,...,0}
+  std::vector<GShape> elements;         // tuple elements
   bool is_tuple = false;
 
   static GShape Array(std::string_view type, std::vector<int64_t> dims,
