@@ -10,6 +10,12 @@ namespace hloscope {
 namespace {
 constexpr int kMaxShapeDepth = 64;  // tuples nested deeper are refused (no runaway recursion)
 
+// The end of the element-type-like word at `p`: lowercase letters and digits (`bf16`, `f8e4m3`).
+const char* SkipTypeWord(const char* p, const char* end) {
+  while (p < end && ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9'))) ++p;
+  return p;
+}
+
 }  // namespace
 
 bool ShapeParser::AtShape() const {
@@ -19,8 +25,7 @@ bool ShapeParser::AtShape() const {
   if (p + 1 < end && p[0] == 'b' && p[1] == '(') return true;
   // A word directly followed by '[' can only be an element type (opcodes and names never
   // are); Parse() reports an unknown type with a precise message.
-  const char* w = p;
-  while (w < end && ((*w >= 'a' && *w <= 'z') || (*w >= '0' && *w <= '9'))) ++w;
+  const char* w = SkipTypeWord(p, end);
   if (w == p || w >= end) return false;
   if (*w == '[') return true;
   // XLA's parser works on tokens, so `s32 [4]` is a shape too; with spaces in between the word
@@ -44,7 +49,7 @@ size_t ShapeParser::ShapeTextLength() const {
     }
     return 0;
   }
-  while (p < end && ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9'))) ++p;
+  p = SkipTypeWord(p, end);
   if (p >= end || *p != '[') return 0;
   return ArrayTextLength(start, p);
 }
@@ -82,8 +87,7 @@ size_t ShapeParser::ArrayTextLength(const char* start, const char* p) const {
 bool ShapeParser::ParseIfShape(const Shape** out) {
   const char* p = cur_.pos();
   const char* end = cur_.end();
-  const char* w = p;
-  while (w < end && ((*w >= 'a' && *w <= 'z') || (*w >= '0' && *w <= '9'))) ++w;
+  const char* w = SkipTypeWord(p, end);
   if (w != p && w < end && *w == '[') {
     // The common case, `bf16[4,8]{1,0}`: scanned once, then looked up.
     size_t len = ArrayTextLength(p, w);
