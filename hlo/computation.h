@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
+#include "hlo/arena_vector.h"
 #include "hlo/instruction.h"
 
 namespace hloscope {
@@ -52,10 +53,13 @@ class Computation {
   void MoveBefore(Instruction* instr, Instruction* before);
 
  private:
+  friend class Module;  // memory accounting reads the lists' storage
   std::string_view name_;
   Module* module_;
-  std::vector<Instruction*> instructions_;
-  std::vector<Instruction*> parameters_;
+  // Storage comes from the module's arena (see ArenaVector): most computations are reducers
+  // of a few instructions, and a heap block per list was a measurable part of parsing.
+  ArenaVector<Instruction*, 1> instructions_;
+  ArenaVector<Instruction*, 1> parameters_;
   Instruction* root_ = nullptr;
   std::string_view execution_thread_;
   bool is_entry_ = false;

@@ -38,6 +38,8 @@ std::optional<ComparisonDirection> ParseComparisonDirection(std::string_view nam
 
 Module* Instruction::module() const { return parent_ ? parent_->module() : nullptr; }
 
+StringArena& Instruction::ListArena() const { return parent_->module()->arena(); }
+
 const Attribute* Instruction::FindAttribute(uint32_t key) const {
   for (const Attribute& a : attrs_) {
     if (a.key == key) return &a;
@@ -146,7 +148,8 @@ std::optional<std::string_view> Instruction::FrontendAttribute(std::string_view 
 }
 
 void Instruction::AddUser(Instruction* user) {
-  if (std::find(users_.begin(), users_.end(), user) == users_.end()) users_.push_back(user);
+  if (std::find(users_.begin(), users_.end(), user) == users_.end())
+    users_.push_back(user, user->ListArenaFn());
 }
 
 void Instruction::RemoveUser(Instruction* user) {
@@ -166,8 +169,8 @@ bool Instruction::IsUserOf(const Instruction* operand) const {
 
 void Instruction::AppendOperand(Instruction* operand) {
   bool already_user = IsUserOf(operand);
-  operands_.push_back(operand);
-  if (!already_user) operand->users_.push_back(this);
+  operands_.push_back(operand, ListArenaFn());
+  if (!already_user) operand->users_.push_back(this, ListArenaFn());
 }
 
 void Instruction::ReplaceOperand(int64_t index, Instruction* new_operand) {
@@ -175,7 +178,7 @@ void Instruction::ReplaceOperand(int64_t index, Instruction* new_operand) {
   if (old == new_operand) return;
   bool already_user = IsUserOf(new_operand);
   operands_[static_cast<size_t>(index)] = new_operand;
-  if (!already_user) new_operand->users_.push_back(this);
+  if (!already_user) new_operand->users_.push_back(this, ListArenaFn());
   if (std::find(operands_.begin(), operands_.end(), old) == operands_.end()) old->RemoveUser(this);
 }
 
@@ -231,7 +234,7 @@ void Instruction::SetAttribute(uint32_t key, std::string_view value) {
   Attribute a;
   a.key = key;
   a.value = saved;
-  attrs_.push_back(a);
+  attrs_.push_back(a, ListArenaFn());
 }
 
 InstructionDetails& InstructionBuilder::details() {

@@ -16,6 +16,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
+#include "hlo/arena_vector.h"
 #include "hlo/opcode.h"
 #include "hlo/shape.h"
 
@@ -220,11 +221,19 @@ class Instruction {
   Computation* parent_;
   int64_t number_ = 0;
   std::string_view literal_;
-  absl::InlinedVector<Instruction*, 2> operands_;
-  absl::InlinedVector<Instruction*, 2> users_;
-  absl::InlinedVector<Computation*, 1> called_;
+  // The module's arena, where lists that outgrow their inline slots get storage. Lists are
+  // grown through this instruction's own module (never through an operand's), so a removed
+  // instruction, whose parent is null, only ever shrinks.
+  StringArena& ListArena() const;
+  auto ListArenaFn() const {
+    return [this]() -> StringArena& { return ListArena(); };
+  }
+
+  ArenaVector<Instruction*, 2> operands_;
+  ArenaVector<Instruction*, 2> users_;
+  ArenaVector<Computation*, 1> called_;
   ControlEdges* control_ = nullptr;  // allocated by the module when the first edge is added
-  absl::InlinedVector<Attribute, 1> attrs_;
+  ArenaVector<Attribute, 1> attrs_;
   Metadata* metadata_ = nullptr;
   InstructionDetails* details_ = nullptr;
 };
@@ -243,15 +252,15 @@ class InstructionBuilder {
   void set_direction(ComparisonDirection d) { instr_->direction_ = d; }
   void set_metadata(Metadata* m) { instr_->metadata_ = m; }
   InstructionDetails& details();
-  void AddCalledComputation(Computation* c) { instr_->called_.push_back(c); }
-  void AddAttribute(const Attribute& a) { instr_->attrs_.push_back(a); }
+  void AddCalledComputation(Computation* c) { instr_->called_.push_back(c, instr_->ListArenaFn()); }
+  void AddAttribute(const Attribute& a) { instr_->attrs_.push_back(a, instr_->ListArenaFn()); }
   void set_shape(const Shape* s) { instr_->shape_ = s; }
   // Parser support for names used before their definition: reserve a slot, fill it later.
-  void AppendOperandPlaceholder() { instr_->operands_.push_back(nullptr); }
+  void AppendOperandPlaceholder() { instr_->operands_.push_back(nullptr, instr_->ListArenaFn()); }
   void SetOperand(size_t index, Instruction* operand) {
     bool already_user = instr_->IsUserOf(operand);
     instr_->operands_[index] = operand;
-    if (!already_user) operand->users_.push_back(instr_);
+    if (!already_user) operand->users_.push_back(instr_, instr_->ListArenaFn());
   }
   void SetCalledComputation(size_t slot, Computation* c) { instr_->called_[slot] = c; }
 

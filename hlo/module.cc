@@ -205,9 +205,8 @@ int64_t Module::instruction_count() const {
 namespace {
 template <typename V>
 int64_t HeapBytes(const V& v) {
-  // InlinedVector keeps small sizes inline; count only what spilled to the heap.
-  using T = typename V::value_type;
-  return v.capacity() > V().capacity() ? static_cast<int64_t>(v.capacity() * sizeof(T)) : 0;
+  // Lists keep small sizes inline; count only the arena storage of those that spilled.
+  return static_cast<int64_t>(v.arena_bytes());
 }
 }  // namespace
 
@@ -239,8 +238,7 @@ Module::MemoryStats Module::ComputeMemoryStats() const {
                                        metadata_storage_.size() * sizeof(Metadata) +
                                        details_storage_.size() * sizeof(InstructionDetails));
   for (const Computation* c : computations_) {
-    s.other_bytes +=
-        static_cast<int64_t>((c->instructions().size() + c->parameters().size()) * sizeof(void*));
+    s.other_bytes += HeapBytes(c->instructions_) + HeapBytes(c->parameters_);
   }
   return s;
 }

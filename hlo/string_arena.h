@@ -1,8 +1,14 @@
-// Bump allocator for the strings a module owns (names, attribute text, metadata).
+// Bump allocator for the strings a module owns (names, attribute text, metadata) and for the
+// spilled storage of its lists (ArenaVector).
 //
 // Strings are copied in once and never freed individually; they live as long as the module.
 // This keeps Instruction small (a string_view, no std::string) and parsing allocation-free on
 // the common path.
+//
+// Standard-size blocks of a destroyed arena go to a small process-wide cache that the next
+// arena draws from. Without it, freeing a module returned its blocks to glibc, which trimmed
+// them off the top of the heap, and the next parse paid a page fault for every 4 KiB it wrote
+// (3,600 faults per parse of a 4 MB module, 20% of parse time).
 #pragma once
 
 #include <cstddef>
@@ -19,6 +25,7 @@ class StringArena {
   StringArena() = default;
   StringArena(const StringArena&) = delete;
   StringArena& operator=(const StringArena&) = delete;
+  ~StringArena();
 
   std::string_view Save(std::string_view s) {
     if (s.empty()) return {};
@@ -28,18 +35,8 @@ class StringArena {
   }
 
   char* Allocate(size_t n) {
-    if (n > kBlockSize / 4) {  // big strings get their own block so small ones do not waste it
-      blocks_.push_back(std::make_unique_for_overwrite<char[]>(n));
-      bytes_ += n;
-      used_ += n;
-      return blocks_.back().get();
-    }
-    if (n > remaining_) {
-      blocks_.insert(blocks_.begin(), std::make_unique_for_overwrite<char[]>(kBlockSize));
-      cursor_ = blocks_.front().get();
-      remaining_ = kBlockSize;
-      bytes_ += kBlockSize;
-    }
+    if (n > kBlockSize / 4) return AllocateLarge(n);
+    if (n > remaining_) NewBlock();
     char* p = cursor_;
     cursor_ += n;
     remaining_ -= n;
@@ -47,10 +44,22 @@ class StringArena {
     return p;
   }
 
+  // Storage for an array (see ArenaVector), aligned to `align` (a power of two). Counted in
+  // array_bytes(), not in bytes_used(), so string accounting stays about strings.
+  char* AllocateArray(size_t n, size_t align) {
+    char* raw = Allocate(n + align - 1);
+    used_ -= n + align - 1;
+    array_bytes_ += n + align - 1;
+    auto addr = reinterpret_cast<uintptr_t>(raw);
+    return reinterpret_cast<char*>((addr + align - 1) & ~(uintptr_t{align} - 1));
+  }
+
   // Bytes reserved from the system (block granularity).
   size_t bytes_allocated() const { return bytes_; }
   // Bytes handed out (what the strings themselves take).
   size_t bytes_used() const { return used_; }
+  // Bytes handed out by AllocateArray.
+  size_t array_bytes() const { return array_bytes_; }
 
  private:
   // memcpy, inline for the short strings that are most of what a module saves (names): two
@@ -73,12 +82,26 @@ class StringArena {
     }
   }
 
+  // Big strings get their own block so small ones do not waste the rest of a standard one.
+  char* AllocateLarge(size_t n);
+  // Starts a fresh standard block (from the cache when it has one).
+  void NewBlock();
+
+ public:
   static constexpr size_t kBlockSize = 64 * 1024;
-  std::vector<std::unique_ptr<char[]>> blocks_;
+  // How many standard blocks the process-wide cache keeps at most (16 MiB).
+  static constexpr size_t kMaxCachedBlocks = 256;
+  // Blocks now in the cache (for tests).
+  static size_t CachedBlocksForTesting();
+
+ private:
+  std::vector<std::unique_ptr<char[]>> blocks_;        // kBlockSize each
+  std::vector<std::unique_ptr<char[]>> large_blocks_;  // one big allocation each
   char* cursor_ = nullptr;
   size_t remaining_ = 0;
   size_t bytes_ = 0;
   size_t used_ = 0;
+  size_t array_bytes_ = 0;
 };
 
 }  // namespace hloscope
