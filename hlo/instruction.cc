@@ -1,6 +1,7 @@
 #include "hlo/instruction.h"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "absl/strings/numbers.h"
 #include "hlo/computation.h"
@@ -8,6 +9,10 @@
 #include "hlo/str_util.h"
 
 namespace hloscope {
+
+// Modules free their instructions without visiting them (ObjectPool skips trivial
+// destructors); an owning member here would leak.
+static_assert(std::is_trivially_destructible_v<Instruction>);
 
 namespace {
 constexpr std::string_view kFusionKindNames[] = {"", "kLoop", "kInput", "kOutput", "kCustom"};
