@@ -49,7 +49,10 @@ class ObjectPool {
   T& back() { return (*this)[size_ - 1]; }
 
  private:
-  struct alignas(T) Storage {
+  // Cache-line aligned when the object is a whole number of lines (Instruction), so each
+  // object starts a line and its field layout by line holds.
+  static constexpr size_t kAlign = sizeof(T) % 64 == 0 ? 64 : alignof(T);
+  struct alignas(kAlign) Storage {
     unsigned char bytes[sizeof(T)];
   };
   std::vector<std::unique_ptr<Storage[]>> blocks_;
