@@ -92,8 +92,6 @@ class Parser {
     auto it = names_.find(name);
     return it != names_.end() && it->second->parent() == comp ? it->second : nullptr;
   }
-  // Instruction names of the whole module, for the duplicate-name error.
-  StringViewMap<const char*> computation_at_;
   std::vector<PendingOperand> pending_;
   bool computation_has_forward_refs_ = false;
   int nested_counter_ = 0;
@@ -262,7 +260,6 @@ bool Parser::ParseComputation() {
     return cur_.Error(name_at, StrCat("computation '", name, "' is defined twice"));
   }
   Computation* comp = module_->AddComputation(name);
-  computation_at_.emplace(comp->name(), name_at);
   if (is_entry) {
     if (module_->entry() != nullptr) {
       return cur_.Error(name_at, StrCat("second ENTRY computation '", name, "'; '",
