@@ -15,6 +15,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "hlo/attribute_parser.h"
+#include "hlo/log_prefix.h"
 #include "hlo/shape_inference.h"
 #include "hlo/shape_parser.h"
 #include "hlo/str_util.h"
@@ -693,6 +694,11 @@ bool Parser::ResolveComputationReferences() {
 
 absl::StatusOr<std::unique_ptr<Module>> ParseModule(std::string_view text,
                                                     const ParseOptions& options) {
+  // Text pasted from a log: parse a blanked copy (the module keeps no view of the input).
+  if (std::optional<std::string> blanked = BlankLogPrefixes(text)) {
+    Parser parser(*blanked, options);
+    return parser.Run(blanked->size());
+  }
   Parser parser(text, options);
   return parser.Run(text.size());
 }

@@ -27,10 +27,12 @@
 //
 // Each bulk test prints a summary line: files, modules (chunks), parsed, round-tripped, failed,
 // and how many the verifier accepts (information only: many of XLA's test modules are
-// deliberately invalid). For xla_cc_test_modules it also prints the round-trip percentage
-//   (a) over modules whose INDEX.tsv `flag` column is not `maybe-template`, and
+// deliberately invalid). It also prints the round-trip percentage
+//   (a) over modules whose INDEX.tsv `flag` column is not `maybe-template` (only
+//       xla_cc_test_modules has the column; in the other archives no module is flagged), and
 //   (b) over modules without template placeholders, by this rule (HasTemplatePlaceholder),
-//       applied to the text outside double-quoted strings and comments:
+//       applied to the text outside double-quoted strings, comments and `#` lines, to words
+//       that the module does not define as a name or key (`TT = ...`, `%d = ...`):
 //       - `$` followed by a letter, digit, `_` or `{`  ($0, $dtype, ${lhs} — absl::Substitute
 //         and Python-style substitution; `$` inside strings, e.g. "__cublas$gemm", is real HLO);
 //       - `<<` (the `<<F8E4M3>>` placeholders of the fp8 tests);
@@ -40,7 +42,8 @@
 //         ELEMENT_TYPE, SHAPE, DIMS, NUM, SIZE, RANK, OP, OPCODE, REDUCE_OP, FUSION_KIND,
 //         KIND, DIRECTION, COMPARISON, BACKEND_CONFIG, REPLICA_GROUPS, PAYLOAD, ... (a word of
 //         at least two capitals/underscores/digits that is none of ENTRY, ROOT, EQ, NE, LT, LE,
-//         GT, GE, TOTALORDER, ..., nor a known XLA keyword; see kNonPlaceholderWords).
+//         GT, GE, TOTALORDER, ..., nor a known XLA keyword or enum value such as
+//         API_VERSION_TYPED_FFI; see NonPlaceholderWords).
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -255,16 +258,41 @@ const absl::flat_hash_set<std::string_view>& NonPlaceholderWords() {
       "ANY_F8_ANY_F8_ANY", "ANY_F8_ANY_F8_ANY_FAST_ACCUM", "ALG_DOT_BF16_BF16_F32",
       "FileNames", "FunctionNames", "FileLocations", "StackFrames",
       "TILE", "NO_TILE", "MAXIMAL", "MANUAL", "REPLICATED",
+      // custom-call api_version= and schedule=, triangular-solve transpose_a=
+      "API_VERSION_UNSPECIFIED", "API_VERSION_ORIGINAL", "API_VERSION_STATUS_RETURNING",
+      "API_VERSION_STATUS_RETURNING_UNIFIED", "API_VERSION_TYPED_FFI",
+      "SCHEDULE_NONE", "SCHEDULE_LATEST", "SCHEDULE_EARLIEST",
+      "NO_TRANSPOSE", "TRANSPOSE", "ADJOINT",
   };
   // clang-format on
   return *words;
 }
 
+// Words written right before `=` (instruction names, attribute keys), with a leading `%`
+// dropped: the module defines them, so they are not placeholders even when all capitals
+// (`ROOT TT = ...`) or shaped like a printf conversion (`%d = ...`).
+absl::flat_hash_set<std::string_view> DefinedWords(std::string_view text) {
+  absl::flat_hash_set<std::string_view> words;
+  for (size_t eq = text.find('='); eq != std::string_view::npos; eq = text.find('=', eq + 1)) {
+    size_t e = eq;
+    while (e > 0 && (text[e - 1] == ' ' || text[e - 1] == '\t')) --e;
+    size_t b = e;
+    while (b > 0 && (IsWordChar(text[b - 1]) || text[b - 1] == '.' || text[b - 1] == '-')) --b;
+    if (b < e) words.insert(text.substr(b, e - b));
+  }
+  return words;
+}
+
 bool HasTemplatePlaceholder(std::string_view text) {
   const size_t n = text.size();
+  const absl::flat_hash_set<std::string_view> defined = DefinedWords(text);
   size_t k = 0;
   while (k < n) {
     char c = text[k];
+    if (c == '#' && (k == 0 || text[k - 1] == '\n')) {  // `# RUN:` lines are comments
+      while (k < n && text[k] != '\n') ++k;
+      continue;
+    }
     if (c == '"') {  // skip a string
       ++k;
       while (k < n && text[k] != '"') k += text[k] == '\\' ? 2 : 1;
@@ -289,7 +317,7 @@ bool HasTemplatePlaceholder(std::string_view text) {
       if (positional) ++j;
       if (j < n && std::string_view("sdiuf").find(text[j]) != std::string_view::npos &&
           (j + 1 >= n || !(IsWordChar(text[j + 1]) || text[j + 1] == '.' || text[j + 1] == '-'))) {
-        if (positional || j == k + 1) return true;
+        if (positional || (j == k + 1 && !defined.contains(text.substr(j, 1)))) return true;
       }
     }
     if (IsWordChar(c) && (k == 0 || !(IsWordChar(text[k - 1]) || text[k - 1] == '.' ||
@@ -308,7 +336,7 @@ bool HasTemplatePlaceholder(std::string_view text) {
       // placeholder; one used as a value, shape or operand is.
       bool part_of_name = j < n && (text[j] == '.' || text[j] == '-');
       if (all_caps && letters >= 2 && !part_of_name && !(word[0] >= '0' && word[0] <= '9') &&
-          !NonPlaceholderWords().contains(word)) {
+          !NonPlaceholderWords().contains(word) && !defined.contains(word)) {
         return true;
       }
       k = j;
@@ -562,7 +590,8 @@ void RunBulkArchive(std::string_view archive, const std::string& folder) {
         ADD_FAILURE() << rel << " chunk " << k << " took " << o.parse_seconds
                       << " s to parse (limit " << kMaxParseSeconds << " s)";
       }
-      if (cc) {
+      {
+        // Only the cc archive has the `maybe-template` flag; in the others nothing is flagged.
         if (!flagged) {
           ++not_flagged.modules;
           not_flagged.roundtrip += o.roundtrip;
@@ -607,7 +636,7 @@ void RunBulkArchive(std::string_view archive, const std::string& folder) {
       "parse {:.3f} s ({})\n",
       archive, folder, files.size(), modules, parsed, roundtrip, modules - roundtrip, verified,
       instructions, total_seconds, wall, slowest, slowest_module);
-  if (cc) {
+  {
     fmt::print(
         "[bulk] {}: not flagged maybe-template: {}/{} round-trip ({:.2f}%); without "
         "template placeholders: {}/{} round-trip ({:.2f}%)\n",
@@ -664,6 +693,16 @@ TEST(TemplatePlaceholderRule, Examples) {
       "custom_call_target=\"__cublas$gemm\", metadata={op_name=\"TYPE $x %s\"}\n}"));
   EXPECT_FALSE(HasTemplatePlaceholder("ROOT %s.1 = f32[] add(%a, %b) // TYPE $0"));
   EXPECT_FALSE(HasTemplatePlaceholder("c = pred[] compare(a, b), direction=LT, type=TOTALORDER"));
+  // Enum values XLA prints, names the module defines, and `#` comment lines.
+  EXPECT_FALSE(HasTemplatePlaceholder(
+      "c = f32[] custom-call(), custom_call_target=\"x\", api_version=API_VERSION_TYPED_FFI, "
+      "schedule=SCHEDULE_LATEST"));
+  EXPECT_FALSE(HasTemplatePlaceholder("ROOT TT = (s32[]) tuple(i)\nx = s32[] add(TT, TT)"));
+  EXPECT_FALSE(HasTemplatePlaceholder("%d = s32[4] broadcast(%b)\n%e = s32[4] add(%d, %d)"));
+  EXPECT_FALSE(HasTemplatePlaceholder("# RUN: hlo-opt %s | FileCheck %s\nHloModule m"));
+  // ... but a `#` that does not start a line is no comment, and an undefined word still counts.
+  EXPECT_TRUE(HasTemplatePlaceholder("ROOT TT = (s32[]) tuple(i)\nx = s32[] add(TT, UU)"));
+  EXPECT_TRUE(HasTemplatePlaceholder("x = f32[] add(a, b) # TYPE"));
 }
 
 }  // namespace
