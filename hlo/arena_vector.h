@@ -5,13 +5,16 @@
 // instruction order). With heap-backed small vectors, parsing a large module made tens of
 // thousands of malloc calls, and destroying it had to visit every instruction to free them
 // again. Arena storage makes both go away: a list that outgrows its inline slots gets a new
-// block from the arena (the old block is simply abandoned, so growth by doubling wastes at
-// most what the list holds), and the whole type is trivially destructible.
+// block from the arena, its capacity a power of two, and gives the old block back to the
+// arena, which hands it to the next list that grows to that size (StringArena::FreeArray);
+// the whole type is trivially destructible.
 //
 // Because the list does not know its arena, every call that may grow it takes one. The
 // storage lives as long as the arena, i.e. as long as the module.
 #pragma once
 
+#include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -27,6 +30,7 @@ class ArenaVector {
   static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>,
                 "items are moved with memcpy and never destroyed");
   static_assert(kInline >= 1);
+  static_assert(alignof(T) <= StringArena::kArrayAlign);
 
  public:
   using value_type = T;
@@ -103,10 +107,11 @@ class ArenaVector {
   }
 
   void Grow(size_t min_capacity, StringArena& arena) {
-    size_t cap = capacity_ * 2;
-    if (cap < min_capacity) cap = min_capacity;
-    T* fresh = reinterpret_cast<T*>(arena.AllocateArray(cap * sizeof(T), alignof(T)));
+    // Power-of-two capacities, so an outgrown block fits the next list that reaches its size.
+    size_t cap = std::bit_ceil(std::max<size_t>(capacity_ * 2, min_capacity));
+    T* fresh = reinterpret_cast<T*>(arena.AllocateArray(cap * sizeof(T)));
     std::memcpy(static_cast<void*>(fresh), data(), size_ * sizeof(T));
+    if (OnHeap()) arena.FreeArray(reinterpret_cast<char*>(heap_), capacity_ * sizeof(T));
     heap_ = fresh;
     capacity_ = static_cast<uint32_t>(cap);
   }

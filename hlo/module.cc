@@ -212,18 +212,20 @@ int64_t HeapBytes(const V& v) {
 
 Module::MemoryStats Module::ComputeMemoryStats() const {
   MemoryStats s;
+  int64_t live_list_bytes = 0;  // arena storage of the lists as they are now
   for (size_t k = 0; k < instruction_storage_.size(); ++k) {
     const Instruction& i = instruction_storage_[k];
     if (i.parent() == nullptr) continue;
     ++s.instructions;
+    const int64_t lists =
+        HeapBytes(i.operands_) + HeapBytes(i.users_) + HeapBytes(i.called_) + HeapBytes(i.attrs_);
+    live_list_bytes += lists;
     s.instruction_bytes +=
-        static_cast<int64_t>(sizeof(Instruction)) + HeapBytes(i.operands_) + HeapBytes(i.users_) +
-        HeapBytes(i.called_) +
+        static_cast<int64_t>(sizeof(Instruction)) + lists +
         (i.control_ ? static_cast<int64_t>(sizeof(ControlEdges) + (i.control_->preds.capacity() +
                                                                    i.control_->succs.capacity()) *
                                                                       sizeof(void*))
-                    : 0) +
-        HeapBytes(i.attrs_);
+                    : 0);
     if (i.metadata_ != nullptr)
       s.metadata_string_bytes += static_cast<int64_t>(i.metadata_->text.size());
   }
@@ -238,8 +240,14 @@ Module::MemoryStats Module::ComputeMemoryStats() const {
                                        metadata_storage_.size() * sizeof(Metadata) +
                                        details_storage_.size() * sizeof(InstructionDetails));
   for (const Computation* c : computations_) {
-    s.other_bytes += HeapBytes(c->instructions_) + HeapBytes(c->parameters_);
+    const int64_t lists = HeapBytes(c->instructions_) + HeapBytes(c->parameters_);
+    live_list_bytes += lists;
+    s.other_bytes += lists;
   }
+  // Blocks that lists left behind when they grew (and lists of removed instructions) still
+  // take arena memory: count them too.
+  s.other_bytes +=
+      std::max<int64_t>(0, static_cast<int64_t>(arena_.array_bytes()) - live_list_bytes);
   return s;
 }
 

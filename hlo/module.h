@@ -95,11 +95,12 @@ class Module {
   // --- size accounting (bytes of the in-memory IR) ---
   struct MemoryStats {
     int64_t instructions = 0;
-    int64_t instruction_bytes = 0;      // Instruction objects incl. heap parts of their vectors
+    int64_t instruction_bytes = 0;      // Instruction objects incl. their lists' arena storage
     int64_t shape_bytes = 0;            // interned shapes
     int64_t string_bytes = 0;           // arena bytes in use (names, attribute and metadata text)
     int64_t metadata_string_bytes = 0;  // of string_bytes, metadata text
-    int64_t other_bytes = 0;            // computations, details, metadata structs
+    int64_t other_bytes = 0;            // computations and their lists, details, metadata structs,
+                                        // and list storage abandoned when a list grew
   };
   MemoryStats ComputeMemoryStats() const;
   int64_t instruction_count() const;

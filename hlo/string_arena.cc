@@ -1,5 +1,7 @@
 #include "hlo/string_arena.h"
 
+#include <bit>
+#include <cstring>
 #include <mutex>
 #include <utility>
 
@@ -66,6 +68,46 @@ char* StringArena::AllocateLarge(size_t n) {
   bytes_ += n;
   used_ += n;
   return large_blocks_.back().get();
+}
+
+namespace {
+// log2(n) when n is a power of two of at least 8 bytes (room for the free-list link), else -1.
+int ArrayClass(size_t n) {
+  if (n < sizeof(char*) || (n & (n - 1)) != 0) return -1;
+  return std::countr_zero(n);
+}
+}  // namespace
+
+char* StringArena::AllocateArray(size_t n) {
+  const int cls = ArrayClass(n);
+  if (cls >= 0 && cls < kArrayClasses && free_arrays_[cls] != nullptr) {
+    char* p = free_arrays_[cls];
+    std::memcpy(&free_arrays_[cls], p, sizeof(char*));
+    return p;
+  }
+  if (n > kBlockSize / 4) {
+    char* p = AllocateLarge(n);  // operator new[]: aligned for any fundamental type
+    used_ -= n;
+    array_bytes_ += n;
+    return p;
+  }
+  size_t pad = (0 - reinterpret_cast<uintptr_t>(cursor_)) & (kArrayAlign - 1);
+  if (n + pad > remaining_) {
+    NewBlock();
+    pad = (0 - reinterpret_cast<uintptr_t>(cursor_)) & (kArrayAlign - 1);
+  }
+  char* p = cursor_ + pad;
+  cursor_ += n + pad;
+  remaining_ -= n + pad;
+  array_bytes_ += n + pad;
+  return p;
+}
+
+void StringArena::FreeArray(char* p, size_t n) {
+  const int cls = ArrayClass(n);
+  if (cls < 0 || cls >= kArrayClasses) return;
+  std::memcpy(p, &free_arrays_[cls], sizeof(char*));
+  free_arrays_[cls] = p;
 }
 
 void StringArena::NewBlock() {

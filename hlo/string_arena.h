@@ -44,21 +44,20 @@ class StringArena {
     return p;
   }
 
-  // Storage for an array (see ArenaVector), aligned to `align` (a power of two). Counted in
-  // array_bytes(), not in bytes_used(), so string accounting stays about strings.
-  char* AllocateArray(size_t n, size_t align) {
-    char* raw = Allocate(n + align - 1);
-    used_ -= n + align - 1;
-    array_bytes_ += n + align - 1;
-    auto addr = reinterpret_cast<uintptr_t>(raw);
-    return reinterpret_cast<char*>((addr + align - 1) & ~(uintptr_t{align} - 1));
-  }
+  // Storage of `n` bytes for an array (see ArenaVector), 8-byte aligned. A block given back
+  // with FreeArray is handed out again for the next request of the same size, so lists that
+  // grow by doubling reuse each other's outgrown blocks instead of leaving them behind.
+  char* AllocateArray(size_t n);
+  // Gives back an array block of `n` bytes that AllocateArray returned. Only power-of-two sizes
+  // are kept for reuse (ArenaVector only makes those); other blocks just stay unused.
+  void FreeArray(char* p, size_t n);
 
   // Bytes reserved from the system (block granularity).
   size_t bytes_allocated() const { return bytes_; }
   // Bytes handed out (what the strings themselves take).
   size_t bytes_used() const { return used_; }
-  // Bytes handed out by AllocateArray.
+  // Bytes AllocateArray took from blocks (alignment included), whether in use now or freed
+  // for reuse.
   size_t array_bytes() const { return array_bytes_; }
 
  private:
@@ -89,6 +88,8 @@ class StringArena {
 
  public:
   static constexpr size_t kBlockSize = 64 * 1024;
+  // Alignment of AllocateArray blocks (ArenaVector items need no more).
+  static constexpr size_t kArrayAlign = 8;
   // How many standard blocks the process-wide cache keeps at most (16 MiB).
   static constexpr size_t kMaxCachedBlocks = 256;
   // Blocks now in the cache (for tests).
@@ -102,6 +103,9 @@ class StringArena {
   size_t bytes_ = 0;
   size_t used_ = 0;
   size_t array_bytes_ = 0;
+  // Freed array blocks by log2 of their size, each holding the next one's address.
+  static constexpr int kArrayClasses = 48;
+  char* free_arrays_[kArrayClasses] = {};
 };
 
 }  // namespace hloscope

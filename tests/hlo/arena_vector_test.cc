@@ -39,6 +39,7 @@ TEST(ArenaVectorTest, SpillsToTheArenaAndKeepsItems) {
   EXPECT_GE(arena.array_bytes(), v.arena_bytes());
   EXPECT_EQ(arena.bytes_used(), 0u);  // lists are not counted as strings
   EXPECT_EQ(reinterpret_cast<uintptr_t>(v.data()) % alignof(int64_t), 0u);
+  EXPECT_EQ(v.capacity(), 1024u);
 }
 
 TEST(ArenaVectorTest, GrowthDoublesSoTotalStorageStaysLinear) {
@@ -47,6 +48,41 @@ TEST(ArenaVectorTest, GrowthDoublesSoTotalStorageStaysLinear) {
   for (int64_t i = 0; i < 100000; ++i) v.push_back(i, arena);
   // Abandoned blocks of a doubling list add up to less than the final one.
   EXPECT_LT(arena.array_bytes(), 2 * v.capacity() * sizeof(int64_t) + 64 * sizeof(int64_t));
+}
+
+TEST(ArenaVectorTest, OutgrownBlocksAreReusedByTheNextListOfThatSize) {
+  StringArena arena;
+  ArenaVector<int64_t, 2> a, b;
+  for (int64_t i = 0; i < 3; ++i) a.push_back(i, arena);  // capacity 4 in the arena
+  const int64_t* four = a.data();
+  for (int64_t i = 3; i < 5; ++i) a.push_back(i, arena);  // grows to 8, gives back the 4
+  EXPECT_EQ(a.capacity(), 8u);
+  const size_t taken = arena.array_bytes();
+  for (int64_t i = 0; i < 3; ++i) b.push_back(10 + i, arena);
+  EXPECT_EQ(b.data(), four);  // the outgrown block, not new storage
+  EXPECT_EQ(arena.array_bytes(), taken);
+  EXPECT_EQ(Items(a), (std::vector<int64_t>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(Items(b), (std::vector<int64_t>{10, 11, 12}));
+}
+
+TEST(ArenaVectorTest, CapacitiesArePowersOfTwo) {
+  StringArena arena;
+  ArenaVector<int64_t, 2> v;
+  v.reserve(5, arena);
+  EXPECT_EQ(v.capacity(), 8u);
+  v.resize(9, 0, arena);
+  EXPECT_EQ(v.capacity(), 16u);
+}
+
+TEST(StringArenaTest, OnlyPowerOfTwoArrayBlocksAreKeptForReuse) {
+  StringArena arena;
+  char* odd = arena.AllocateArray(24);
+  arena.FreeArray(odd, 24);
+  EXPECT_NE(arena.AllocateArray(24), odd);  // not kept: 24 is no size a list asks for
+  char* even = arena.AllocateArray(32);
+  arena.FreeArray(even, 32);
+  EXPECT_EQ(arena.AllocateArray(32), even);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(arena.AllocateArray(16)) % StringArena::kArrayAlign, 0u);
 }
 
 TEST(ArenaVectorTest, CallableArenaRunsOnlyWhenGrowing) {
