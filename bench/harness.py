@@ -213,7 +213,7 @@ def main():
     ap.add_argument("--stages", default="")
     args = ap.parse_args()
     if args.repetitions is None:
-        args.repetitions = 1 if args.quick else 3
+        args.repetitions = 1 if args.quick else 5
     if args.min_time is None:
         args.min_time = 0.01 if args.quick else 0.2
     args.hlo_bench = os.path.join(args.build_dir, "bench", "hlo_bench")
