@@ -40,6 +40,8 @@ class Parser {
     });
   }
 
+  void set_display_text(std::string_view display) { cur_.set_display_text(display); }
+
   absl::StatusOr<std::unique_ptr<Module>> Run(size_t text_size) {
     // Real modules average 60-100 bytes per instruction (more with metadata). Reserving for
     // one name per 128 bytes avoids most rehashing while keeping the table small: every insert
@@ -697,6 +699,7 @@ absl::StatusOr<std::unique_ptr<Module>> ParseModule(std::string_view text,
   // Text pasted from a log: parse a blanked copy (the module keeps no view of the input).
   if (std::optional<std::string> blanked = BlankLogPrefixes(text)) {
     Parser parser(*blanked, options);
+    parser.set_display_text(text);  // errors quote the line with its prefix, as in the file
     return parser.Run(blanked->size());
   }
   Parser parser(text, options);

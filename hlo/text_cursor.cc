@@ -226,7 +226,8 @@ std::string TextCursor::FormatError(const char* at, std::string_view message) co
   while (line_end < end_ && *line_end != '\n') ++line_end;
   if (line_end > line_start && line_end[-1] == '\r') --line_end;  // CRLF input
   int col = static_cast<int>(at - line_start) + 1;
-  std::string source(line_start, static_cast<size_t>(line_end - line_start));
+  const char* shown = display_begin_ ? display_begin_ + (line_start - begin_) : line_start;
+  std::string source(shown, static_cast<size_t>(line_end - line_start));
   // Long lines (1 MB header attributes exist) are clipped around the error column.
   size_t caret = static_cast<size_t>(col - 1);
   if (source.size() > 200) {

@@ -46,6 +46,13 @@ class TextCursor {
         filename_(filename),
         first_line_(first_line) {}
 
+  // Error messages quote the source line from `display` instead of the parsed text: same
+  // length, byte for byte at the same offsets (used for log input whose prefixes the parser
+  // sees blanked, so the user sees the line as it is in the file).
+  void set_display_text(std::string_view display) {
+    if (display.size() == static_cast<size_t>(end_ - begin_)) display_begin_ = display.data();
+  }
+
   const char* pos() const { return pos_; }
   void set_pos(const char* p) { pos_ = p; }
   const char* end() const { return end_; }
@@ -109,6 +116,7 @@ class TextCursor {
   bool SkipSpaceSlow();
 
   const char* begin_;
+  const char* display_begin_ = nullptr;  // see set_display_text
   const char* pos_;
   const char* end_;
   std::string_view filename_;
