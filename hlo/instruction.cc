@@ -154,11 +154,6 @@ std::optional<std::string_view> Instruction::FrontendAttribute(std::string_view 
   return std::nullopt;
 }
 
-void Instruction::AddUser(Instruction* user) {
-  if (std::find(users_.begin(), users_.end(), user) == users_.end())
-    users_.push_back(user, user->ListArenaFn());
-}
-
 void Instruction::RemoveUser(Instruction* user) {
   auto it = std::find(users_.begin(), users_.end(), user);
   if (it != users_.end()) users_.erase(it);

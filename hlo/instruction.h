@@ -206,7 +206,6 @@ class Instruction {
   friend class Module;
   friend class Computation;
   friend class InstructionBuilder;
-  void AddUser(Instruction* user);
   void RemoveUser(Instruction* user);
   // Whether this instruction is already in `operand`'s user list.
   bool IsUserOf(const Instruction* operand) const;

@@ -29,11 +29,8 @@ bool Char(std::string_view s, size_t* p, char c) {
 }  // namespace
 
 size_t LogPrefixLength(std::string_view line) {
-  size_t p = 0;
-  if (line.empty()) return 0;
-  char severity = line[0];
-  if (severity != 'I' && severity != 'W' && severity != 'E' && severity != 'F') return 0;
-  p = 1;
+  if (line.empty() || std::string_view("IWEF").find(line[0]) == std::string_view::npos) return 0;
+  size_t p = 1;  // after the severity letter
   // mmdd hh:mm:ss.frac
   if (!Digits(line, &p, 4) || !Char(line, &p, ' ') || !Digits(line, &p, 2) ||
       !Char(line, &p, ':') || !Digits(line, &p, 2) || !Char(line, &p, ':') ||

@@ -66,7 +66,6 @@ StringArena::~StringArena() {
 char* StringArena::AllocateLarge(size_t n) {
   large_blocks_.push_back(std::make_unique_for_overwrite<char[]>(n));
   bytes_ += n;
-  used_ += n;
   return large_blocks_.back().get();
 }
 
@@ -86,10 +85,8 @@ char* StringArena::AllocateArray(size_t n) {
     return p;
   }
   if (n > kBlockSize / 4) {
-    char* p = AllocateLarge(n);  // operator new[]: aligned for any fundamental type
-    used_ -= n;
     array_bytes_ += n;
-    return p;
+    return AllocateLarge(n);  // operator new[]: aligned for any fundamental type
   }
   size_t pad = (0 - reinterpret_cast<uintptr_t>(cursor_)) & (kArrayAlign - 1);
   if (n + pad > remaining_) {

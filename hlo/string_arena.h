@@ -22,6 +22,14 @@ namespace hloscope {
 
 class StringArena {
  public:
+  static constexpr size_t kBlockSize = 64 * 1024;
+  // Alignment of AllocateArray blocks (ArenaVector items need no more).
+  static constexpr size_t kArrayAlign = 8;
+  // How many standard blocks the process-wide cache keeps at most (16 MiB).
+  static constexpr size_t kMaxCachedBlocks = 256;
+  // Blocks now in the cache (for tests).
+  static size_t CachedBlocksForTesting();
+
   StringArena() = default;
   StringArena(const StringArena&) = delete;
   StringArena& operator=(const StringArena&) = delete;
@@ -35,7 +43,10 @@ class StringArena {
   }
 
   char* Allocate(size_t n) {
-    if (n > kBlockSize / 4) return AllocateLarge(n);
+    if (n > kBlockSize / 4) {
+      used_ += n;
+      return AllocateLarge(n);
+    }
     if (n > remaining_) NewBlock();
     char* p = cursor_;
     cursor_ += n;
@@ -81,21 +92,12 @@ class StringArena {
     }
   }
 
-  // Big strings get their own block so small ones do not waste the rest of a standard one.
+  // A block of its own for a big string or array, so small ones do not waste the rest of a
+  // standard block. Counts bytes_ only; callers count what the bytes are for.
   char* AllocateLarge(size_t n);
   // Starts a fresh standard block (from the cache when it has one).
   void NewBlock();
 
- public:
-  static constexpr size_t kBlockSize = 64 * 1024;
-  // Alignment of AllocateArray blocks (ArenaVector items need no more).
-  static constexpr size_t kArrayAlign = 8;
-  // How many standard blocks the process-wide cache keeps at most (16 MiB).
-  static constexpr size_t kMaxCachedBlocks = 256;
-  // Blocks now in the cache (for tests).
-  static size_t CachedBlocksForTesting();
-
- private:
   std::vector<std::unique_ptr<char[]>> blocks_;        // kBlockSize each
   std::vector<std::unique_ptr<char[]>> large_blocks_;  // one big allocation each
   char* cursor_ = nullptr;
