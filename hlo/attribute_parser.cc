@@ -169,6 +169,9 @@ bool AttributeParser::ParseRawValue(std::string_view key, std::string_view* valu
       }
     } else if (c == ',' || c == '\n' || c == '\r' || c == '}' || c == ')' || c == ']') {
       break;
+    } else if (c == '/' && cur_.pos() + 1 < cur_.end() &&
+               (cur_.pos()[1] == '/' || cur_.pos()[1] == '*')) {
+      break;  // a comment ends the value, as it would end any token
     } else {
       cur_.set_pos(cur_.pos() + 1);
     }

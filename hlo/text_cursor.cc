@@ -62,22 +62,29 @@ bool TextCursor::SkipSpaceSlow() {
       // is also a layout part.
       const void* nl = std::memchr(pos_, '\n', static_cast<size_t>(end_ - pos_));
       pos_ = nl ? static_cast<const char*>(nl) + 1 : end_;
-    } else if (c == '/' && pos_ + 1 < end_ && pos_[1] == '/') {
-      const void* nl = std::memchr(pos_, '\n', static_cast<size_t>(end_ - pos_));
-      pos_ = nl ? static_cast<const char*>(nl) + 1 : end_;
-    } else if (c == '/' && pos_ + 1 < end_ && pos_[1] == '*') {
-      const char* start = pos_;
-      pos_ += 2;
-      while (pos_ + 1 < end_ && !(pos_[0] == '*' && pos_[1] == '/')) ++pos_;
-      if (pos_ + 1 >= end_) {
-        pos_ = end_;
-        return Error(start, "unterminated comment: '/*' has no closing '*/'");
-      }
-      pos_ += 2;
+    } else if (c == '/' && pos_ + 1 < end_ && (pos_[1] == '/' || pos_[1] == '*')) {
+      if (!SkipComment()) return false;
     } else {
       return true;
     }
   }
+  return true;
+}
+
+bool TextCursor::SkipComment() {
+  if (pos_[1] == '/') {
+    const void* nl = std::memchr(pos_, '\n', static_cast<size_t>(end_ - pos_));
+    pos_ = nl ? static_cast<const char*>(nl) + 1 : end_;
+    return true;
+  }
+  const char* start = pos_;
+  pos_ += 2;
+  while (pos_ + 1 < end_ && !(pos_[0] == '*' && pos_[1] == '/')) ++pos_;
+  if (pos_ + 1 >= end_) {
+    pos_ = end_;
+    return Error(start, "unterminated comment: '/*' has no closing '*/'");
+  }
+  pos_ += 2;
   return true;
 }
 
@@ -190,6 +197,12 @@ bool TextCursor::ParseBalanced(std::string_view* raw) {
     if (c == '"') {
       std::string_view ignored;
       if (!ParseQuoted(&ignored)) return false;
+      continue;
+    }
+    if (c == '/' && pos_ + 1 < end_ && (pos_[1] == '/' || pos_[1] == '*')) {
+      // Comments inside a value are comments, as everywhere else: a quote or bracket in them
+      // must not count. (The stored value drops them; see NormalizeValueText.)
+      if (!SkipComment()) return false;
       continue;
     }
     if (c == '(' || c == '[' || c == '{') {

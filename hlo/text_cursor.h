@@ -100,8 +100,8 @@ class TextCursor {
   bool ParseInt(int64_t* out, std::string_view what);
   // A double-quoted string with backslash escapes; *raw includes the quotes.
   bool ParseQuoted(std::string_view* raw);
-  // From an opening ( [ { at the cursor to its matching closer, skipping strings; *raw
-  // includes both brackets.
+  // From an opening ( [ { at the cursor to its matching closer, skipping strings and
+  // comments; *raw includes both brackets.
   bool ParseBalanced(std::string_view* raw);
 
   // Records an error at `at` (first error wins) and returns false.
@@ -114,6 +114,8 @@ class TextCursor {
 
  private:
   bool SkipSpaceSlow();
+  // At `//` or `/*`: past the comment (a line comment up to its line break).
+  bool SkipComment();
 
   const char* begin_;
   const char* display_begin_ = nullptr;  // see set_display_text

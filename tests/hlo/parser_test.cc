@@ -234,10 +234,37 @@ TEST(Parser, ErrorsPointAtTheProblem) {
   EXPECT_EQ(ParseError("HloModule m\n/* never closed\nENTRY e {\n"),
             "bad.hlo:2:1: error: unterminated comment: '/*' has no closing '*/'\n"
             "/* never closed\n^");
+  // Inside a braced value too, and a `"` in the comment does not open a string.
+  EXPECT_EQ(ParseError("HloModule m\nENTRY e {\n  ROOT a = f32[] parameter(0), "
+                       "metadata={op_name=\"a\" /* \" never closed\n}\n"),
+            "bad.hlo:3:54: error: unterminated comment: '/*' has no closing '*/'\n"
+            "  ROOT a = f32[] parameter(0), metadata={op_name=\"a\" /* \" never closed\n"
+            "                                                     ^");
   EXPECT_EQ(
       ParseError("HloModule m\nENTRY e {\n  a = f32[] add(b, b)\n  ROOT b = f32[] add(a, a)\n}\n"),
       "bad.hlo:3:3: error: computation 'e' has a cycle through 'a'\n"
       "  a = f32[] add(b, b)\n  ^");
+}
+
+TEST(Parser, CommentsInsideBracedValuesAreComments) {
+  // The parser and the stored value must agree on what is a comment: a quote in a comment
+  // inside metadata={...} once opened a string while matching brackets, and the printed
+  // module (without the comment) then failed to parse (found by the parser fuzzer).
+  const char* text =
+      "HloModule m\nENTRY e {\n  ROOT a = f32[] parameter(0), metadata={op_name=\"a\" // x\"}\n"
+      "  source_line=2}, sharding={replicated /* } */}\n}\n";
+  auto module = ParseModule(text, {.filename = "c.hlo"});
+  ASSERT_TRUE(module.ok()) << module.status();
+  const Instruction* a = (*module)->entry()->root();
+  EXPECT_EQ(a->metadata()->op_name, "a");
+  EXPECT_EQ(a->metadata()->source_line, 2);
+  std::string printed = PrintModule(**module);
+  EXPECT_NE(printed.find("metadata={op_name=\"a\" source_line=2}, sharding={replicated}"),
+            std::string::npos)
+      << printed;
+  auto again = ParseModule(printed, {.filename = "printed.hlo"});
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(PrintModule(**again), printed);
 }
 
 TEST(Parser, RejectsDeepNestingWithoutCrashing) {
