@@ -31,6 +31,9 @@ path_front = [config.hloscope_tools_dir,
 config.environment["PATH"] = os.pathsep.join(path_front + [config.environment["PATH"]])
 
 config.substitutions.append(("%corpus", config.hloscope_corpus_dir))
+# The repository's scripts/, for tests of their command lines (usage errors only: nothing
+# that installs packages or builds).
+config.substitutions.append(("%scripts", os.path.join(config.hloscope_src_root, "scripts")))
 config.substitutions.append(("%bulk", config.hloscope_bulk_dir))
 
 # `// REQUIRES: corpus` / `bulk` lets a test say it reads the shared corpus, which a user who

@@ -1,0 +1,88 @@
+// libFuzzer target for everything that reads a parsed module (built with -DHLOSCOPE_FUZZ=ON;
+// see `scripts/fuzz --fuzzer=pipeline`).
+//
+// The parser fuzzer stops at the printer; most fuzzed inputs never pass the verifier, so the
+// analyses and passes would rarely see them. Here an input that parses and verifies is run
+// through what hlo-opt runs on a user's module:
+//   - dataflow and alias analysis, with bitcasts as aliases and as new values;
+//   - the memory profiler (live ranges over the text order or schedule);
+//   - every built-in pass in one pipeline with the verifier after each pass.
+// None may crash or trip a sanitizer. An analysis may refuse a module with a status (that is
+// a clean error), but a pass that leaves an invalid module (status Internal from the
+// pipeline's verifier) is a bug, and so is a result whose printed text does not parse again.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "analysis/alias.h"
+#include "analysis/dataflow.h"
+#include "analysis/memory/memory_profile.h"
+#include "hlo/parser.h"
+#include "hlo/printer.h"
+#include "hlo/verifier.h"
+#include "passes/pass_pipeline.h"
+#include "passes/pass_registry.h"
+
+namespace {
+
+[[noreturn]] void Fail(std::string_view what, std::string_view module_text,
+                       std::string_view message) {
+  std::fprintf(stderr, "%.*s\n--- module ---\n%.*s\n--- message ---\n%.*s\n",
+               static_cast<int>(what.size()), what.data(), static_cast<int>(module_text.size()),
+               module_text.data(), static_cast<int>(message.size()), message.data());
+  std::abort();
+}
+
+// absl::Status::message() is absl::string_view, which Debian's abseil does not alias to
+// std::string_view.
+std::string MessageOf(const absl::Status& status) { return std::string(status.message()); }
+
+void RunAnalyses(const hloscope::Module& module) {
+  for (bool bitcast_defines_value : {false, true}) {
+    hloscope::DataflowAnalysis::Options options;
+    options.bitcast_defines_value = bitcast_defines_value;
+    // Statuses are allowed (a clean refusal); crashes and sanitizer reports are not.
+    (void)hloscope::AliasAnalysis::Run(module, options);
+  }
+  hloscope::MemoryOptions memory;
+  memory.timeline = false;
+  (void)hloscope::ProfileModule(module, memory);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  auto module = hloscope::ParseModule(text);
+  if (!module.ok() || !hloscope::VerifyModule(**module).ok()) return 0;
+
+  RunAnalyses(**module);
+
+  const std::string before = hloscope::PrintModule(**module);
+  auto pipeline = hloscope::BuildPipeline("tuple-simplify,dce,flatten-call-graph,copy-elision",
+                                          hloscope::PassRegistry::Global(), {.verify_each = true});
+  if (!pipeline.ok()) Fail("cannot build the pass pipeline", "", MessageOf(pipeline.status()));
+  absl::StatusOr<bool> changed = (*pipeline)->Run(**module);
+  if (!changed.ok()) {
+    if (changed.status().code() == absl::StatusCode::kInternal) {
+      Fail("a pass left an invalid module", before, MessageOf(changed.status()));
+    }
+    return 0;
+  }
+
+  const std::string after = hloscope::PrintModule(**module);
+  auto reparsed = hloscope::ParseModule(after, {.filename = "<after passes>"});
+  if (!reparsed.ok()) {
+    Fail("the module after the passes prints text that does not parse", after,
+         MessageOf(reparsed.status()));
+  }
+  if (absl::Status s = hloscope::VerifyModule(**reparsed); !s.ok()) {
+    Fail("the module after the passes does not verify once printed and parsed", after,
+         MessageOf(s));
+  }
+  RunAnalyses(**reparsed);
+  return 0;
+}
