@@ -44,4 +44,43 @@ std::vector<int64_t> IntListAttribute(const Instruction& instr, const Module& mo
   return out;
 }
 
+std::optional<std::vector<PaddingDim>> ParsePadding(std::string_view text) {
+  std::vector<PaddingDim> out;
+  if (text.empty()) return out;
+  while (true) {
+    size_t x = text.find('x');
+    std::string_view part = text.substr(0, x);
+    int64_t vals[3] = {0, 0, 0};
+    int n = 0;
+    const char* p = part.data();
+    const char* end = p + part.size();
+    while (p < end && n < 3) {
+      auto [next, ec] = std::from_chars(p, end, vals[n]);
+      if (ec != std::errc()) return std::nullopt;
+      ++n;
+      p = next;
+      if (p == end) break;
+      if (*p != '_' || p + 1 == end) return std::nullopt;
+      ++p;
+    }
+    if (n < 2 || p != end) return std::nullopt;
+    out.push_back({vals[0], vals[1], vals[2]});
+    if (x == std::string_view::npos) break;
+    text.remove_prefix(x + 1);
+  }
+  return out;
+}
+
+std::optional<int64_t> PaddedSize(int64_t size, const PaddingDim& pad) {
+  int64_t interior = 0, padded = 0;
+  if (pad.interior < 0 || size < 0) return std::nullopt;
+  if (size > 0 && __builtin_mul_overflow(size - 1, pad.interior, &interior)) return std::nullopt;
+  if (__builtin_add_overflow(size, interior, &padded) ||
+      __builtin_add_overflow(padded, pad.low, &padded) ||
+      __builtin_add_overflow(padded, pad.high, &padded) || padded < 0) {
+    return std::nullopt;
+  }
+  return padded;
+}
+
 }  // namespace hloscope

@@ -27,4 +27,17 @@ std::optional<std::string_view> RawAttribute(const Instruction& instr, const Mod
 std::vector<int64_t> IntListAttribute(const Instruction& instr, const Module& module,
                                       std::string_view key);
 
+// One dimension of pad's `padding=`: elements added before, after and between the input's.
+struct PaddingDim {
+  int64_t low = 0, high = 0, interior = 0;
+};
+// `padding=0_1x2_3_1` as written: low_high or low_high_interior per dimension (low and high
+// may be negative), joined by 'x'; empty text is a scalar's padding. nullopt when the text is
+// not of that form or a number does not fit 64 bits.
+std::optional<std::vector<PaddingDim>> ParsePadding(std::string_view text);
+// The size of a dimension of `size` elements once padded:
+// low + size + high + (size - 1) * interior. nullopt when the interior padding is negative,
+// the result is negative, or it overflows.
+std::optional<int64_t> PaddedSize(int64_t size, const PaddingDim& pad);
+
 }  // namespace hloscope

@@ -60,46 +60,6 @@ absl::Status ParsePart(std::string_view part, std::string_view which, char first
                       LabelList(first, second, num_spatial), ", once each"));
 }
 
-// Range and precision of each floating-point type: the largest binary exponent + 1 (what
-// std::numeric_limits calls max_exponent) and the significand bits including the implicit one.
-struct FloatFormat {
-  PrimitiveType type;
-  int max_exponent;
-  int digits;
-};
-constexpr FloatFormat kFloatFormats[] = {
-    {PrimitiveType::kF16, 16, 11},       {PrimitiveType::kBF16, 128, 8},
-    {PrimitiveType::kF32, 128, 24},      {PrimitiveType::kF64, 1024, 53},
-    {PrimitiveType::kF8E5M2, 16, 3},     {PrimitiveType::kF8E4M3, 8, 4},
-    {PrimitiveType::kF8E4M3FN, 9, 4},    {PrimitiveType::kF8E4M3B11FNUZ, 5, 4},
-    {PrimitiveType::kF8E5M2FNUZ, 16, 3}, {PrimitiveType::kF8E4M3FNUZ, 8, 4},
-    {PrimitiveType::kF8E3M4, 4, 5},      {PrimitiveType::kF8E8M0FNU, 128, 1},
-    {PrimitiveType::kF6E2M3FN, 3, 4},    {PrimitiveType::kF6E3M2FN, 5, 3},
-    {PrimitiveType::kF4E2M1FN, 3, 2},
-};
-
-// XLA orders element types by (complex, float range, float precision, bits, signedness) and
-// takes the larger; two different types that tie have no common type.
-std::tuple<bool, int, int, int, bool> PrecisionRank(PrimitiveType type) {
-  const PrimitiveTypeInfo& info = GetPrimitiveTypeInfo(type);
-  PrimitiveType component = type;
-  if (type == PrimitiveType::kC64) component = PrimitiveType::kF32;
-  if (type == PrimitiveType::kC128) component = PrimitiveType::kF64;
-  FloatFormat format{component, -1, -1};  // not a float: below every float
-  for (const FloatFormat& f : kFloatFormats) {
-    if (f.type == component) format = f;
-  }
-  return {info.is_complex, format.max_exponent, format.digits, GetPrimitiveTypeInfo(component).bits,
-          info.is_signed_int};
-}
-
-std::optional<PrimitiveType> HigherPrecisionType(PrimitiveType a, PrimitiveType b) {
-  if (a == b) return a;
-  auto ra = PrecisionRank(a), rb = PrecisionRank(b);
-  if (ra == rb) return std::nullopt;
-  return ra > rb ? a : b;
-}
-
 bool Unbounded(int64_t size) { return size == Shape::kUnboundedSize; }
 
 std::string SizeOf(const Shape& s, int64_t dim) {

@@ -65,6 +65,10 @@ const PrimitiveTypeInfo& GetPrimitiveTypeInfo(PrimitiveType type);
 std::string_view PrimitiveTypeName(PrimitiveType type);
 // Parses a printed element type name; nullopt when it is not one.
 std::optional<PrimitiveType> ParsePrimitiveType(std::string_view name);
+// The result element type XLA gives an op on operands of types a and b when the instruction
+// does not say (dot, convolution): the larger by (complex, float range, float precision, bits,
+// signedness); nullopt when two different types tie.
+std::optional<PrimitiveType> HigherPrecisionType(PrimitiveType a, PrimitiveType b);
 inline bool IsArrayType(PrimitiveType t) {
   return t != PrimitiveType::kInvalid && t != PrimitiveType::kToken &&
          t != PrimitiveType::kOpaque && t != PrimitiveType::kTuple && t != PrimitiveType::kBuffer &&

@@ -34,14 +34,25 @@ bool Contains(const std::vector<int64_t>& v, int64_t x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
-Shape ArrayShape(PrimitiveType type, std::vector<int64_t> dims) {
+// An array shape without a layout, to which dimensions are appended with their dynamic flag
+// (`<=N` keeps its bound N and stays dynamic; `?` is kUnboundedSize and dynamic).
+Shape ArrayShape(PrimitiveType type) {
   Shape s;
   s.element_type = type;
-  for (int64_t d : dims) {
-    s.dims.push_back(d);
-    s.dynamic.push_back(false);
-  }
   return s;
+}
+void AddDim(Shape& s, int64_t size, bool dynamic) {
+  s.dims.push_back(size);
+  s.dynamic.push_back(dynamic || size == Shape::kUnboundedSize);
+}
+void AddDimOf(Shape& s, const Shape& from, int64_t d) {
+  AddDim(s, from.dims[static_cast<size_t>(d)], from.dynamic[static_cast<size_t>(d)]);
+}
+bool InRange(const std::vector<int64_t>& dims, int64_t rank) {
+  for (int64_t d : dims) {
+    if (d < 0 || d >= rank) return false;
+  }
+  return true;
 }
 
 const Shape* StatusToError(const Instruction& instr, const absl::Status& status,
@@ -167,12 +178,15 @@ const Shape* InferShape(const Instruction& instr, const Computation* callee, Mod
       const Shape* in = operand_shape(0);
       auto perm = instr.dimensions();
       if (in == nullptr || !in->IsArray() || static_cast<int64_t>(perm.size()) != in->rank()) break;
-      std::vector<int64_t> dims;
-      for (int64_t p : perm) {
-        if (p < 0 || p >= in->rank()) return Inconsistent(instr, error);
-        dims.push_back(in->dims[static_cast<size_t>(p)]);
+      std::vector<int64_t> order(perm.begin(), perm.end());
+      std::sort(order.begin(), order.end());
+      for (int64_t i = 0; i < in->rank(); ++i) {
+        if (order[static_cast<size_t>(i)] != i)
+          return Inconsistent(instr, error);  // not a permutation
       }
-      return module.InternShape(ArrayShape(in->element_type, dims));
+      Shape out = ArrayShape(in->element_type);
+      for (int64_t p : perm) AddDimOf(out, *in, p);
+      return module.InternShape(std::move(out));
     }
     case Opcode::kConcatenate: {
       auto dim = instr.dimensions();
@@ -181,14 +195,26 @@ const Shape* InferShape(const Instruction& instr, const Computation* callee, Mod
           dim[0] >= first->rank()) {
         break;
       }
-      std::vector<int64_t> dims(first->dims.begin(), first->dims.end());
-      dims[static_cast<size_t>(dim[0])] = 0;
+      // The other dimensions are the first operand's; each is dynamic when it is in any
+      // operand. The joined dimension is the sum, unbounded when any part is.
+      Shape out = *first;
+      out.has_layout = false;
+      out.layout = Layout();
+      const size_t axis = static_cast<size_t>(dim[0]);
+      out.dims[axis] = 0;
       for (Instruction* o : instr.operands()) {
-        if (!o->shape().IsArray() || o->shape().rank() != first->rank())
+        const Shape& part = o->shape();
+        if (!part.IsArray() || part.rank() != first->rank()) return Inconsistent(instr, error);
+        for (size_t d = 0; d < part.dims.size(); ++d)
+          out.dynamic[d] = out.dynamic[d] || part.dynamic[d];
+        int64_t size = part.dims[axis];
+        if (size == Shape::kUnboundedSize || out.dims[axis] == Shape::kUnboundedSize) {
+          out.dims[axis] = Shape::kUnboundedSize;
+        } else if (__builtin_add_overflow(out.dims[axis], size, &out.dims[axis])) {
           return Inconsistent(instr, error);
-        dims[static_cast<size_t>(dim[0])] += o->shape().dims[static_cast<size_t>(dim[0])];
+        }
       }
-      return module.InternShape(ArrayShape(first->element_type, dims));
+      return module.InternShape(std::move(out));
     }
     case Opcode::kDot: {
       const Shape* lhs = operand_shape(0);
@@ -198,63 +224,57 @@ const Shape* InferShape(const Instruction& instr, const Computation* callee, Mod
       auto lc = IntListAttribute(instr, module, "lhs_contracting_dims");
       auto rb = IntListAttribute(instr, module, "rhs_batch_dims");
       auto rc = IntListAttribute(instr, module, "rhs_contracting_dims");
-      std::vector<int64_t> dims;
-      for (int64_t d : lb) {
-        if (d < 0 || d >= lhs->rank()) return Inconsistent(instr, error);
-        dims.push_back(lhs->dims[static_cast<size_t>(d)]);
+      if (lb.size() != rb.size() || lc.size() != rc.size() || !InRange(lb, lhs->rank()) ||
+          !InRange(lc, lhs->rank()) || !InRange(rb, rhs->rank()) || !InRange(rc, rhs->rank())) {
+        return Inconsistent(instr, error);
+      }
+      std::optional<PrimitiveType> type = HigherPrecisionType(lhs->element_type, rhs->element_type);
+      if (!type) {
+        *error = CannotInfer(
+            instr, StrCat("the lhs element type ", PrimitiveTypeName(lhs->element_type),
+                          " and the rhs element type ", PrimitiveTypeName(rhs->element_type),
+                          " have no common result type"));
+        return nullptr;
+      }
+      // Batch dimensions, then the lhs's and the rhs's free dimensions, in order.
+      Shape out = ArrayShape(*type);
+      for (size_t k = 0; k < lb.size(); ++k) {
+        AddDim(
+            out, lhs->dims[static_cast<size_t>(lb[k])],
+            lhs->dynamic[static_cast<size_t>(lb[k])] || rhs->dynamic[static_cast<size_t>(rb[k])]);
       }
       for (int64_t i = 0; i < lhs->rank(); ++i) {
-        if (!Contains(lb, i) && !Contains(lc, i)) dims.push_back(lhs->dims[static_cast<size_t>(i)]);
+        if (!Contains(lb, i) && !Contains(lc, i)) AddDimOf(out, *lhs, i);
       }
       for (int64_t i = 0; i < rhs->rank(); ++i) {
-        if (!Contains(rb, i) && !Contains(rc, i)) dims.push_back(rhs->dims[static_cast<size_t>(i)]);
+        if (!Contains(rb, i) && !Contains(rc, i)) AddDimOf(out, *rhs, i);
       }
-      return module.InternShape(ArrayShape(lhs->element_type, dims));
+      return module.InternShape(std::move(out));
     }
     case Opcode::kPad: {
-      // padding=lo_hi[_interior] per dimension, joined by 'x'.
+      // padding=lo_hi[_interior] per dimension, joined by 'x'; a dynamic dimension stays
+      // dynamic (its bound padded), an unbounded one unbounded.
       const Shape* in = operand_shape(0);
-      auto p = IntListAttribute(instr, module, "padding");
-      if (in == nullptr || !in->IsArray()) break;
-      const Attribute* raw = nullptr;
-      for (const Attribute& a : instr.attributes()) {
-        if (module.AttrKeyName(a.key) == "padding") raw = &a;
+      std::optional<std::string_view> text = RawAttribute(instr, module, "padding");
+      if (in == nullptr || !in->IsArray() || !text) break;
+      std::optional<std::vector<PaddingDim>> pads = ParsePadding(*text);
+      if (!pads) {
+        *error = CannotInfer(instr, StrCat("padding=", *text, " is not a list like 1_1x0_0_2"));
+        return nullptr;
       }
-      if (raw == nullptr) break;
-      std::vector<int64_t> dims;
-      size_t pos = 0;
-      std::string_view text = raw->value;
+      if (static_cast<int64_t>(pads->size()) != in->rank()) return Inconsistent(instr, error);
+      Shape out = ArrayShape(in->element_type);
       for (int64_t d = 0; d < in->rank(); ++d) {
-        size_t end = text.find('x', pos);
-        std::string_view part =
-            text.substr(pos, end == std::string_view::npos ? text.npos : end - pos);
-        int64_t vals[3] = {0, 0, 0};
-        int n = 0;
-        bool neg = false;
-        int64_t v = 0;
-        bool any = false;
-        for (size_t i = 0; i <= part.size(); ++i) {
-          char c = i < part.size() ? part[i] : '_';
-          if (c == '-') {
-            neg = true;
-          } else if (c >= '0' && c <= '9') {
-            v = v * 10 + (c - '0');
-            any = true;
-          } else if (c == '_' && any && n < 3) {
-            vals[n++] = neg ? -v : v;
-            v = 0;
-            neg = false;
-            any = false;
-          }
+        const size_t i = static_cast<size_t>(d);
+        if (in->dims[i] == Shape::kUnboundedSize) {
+          AddDim(out, Shape::kUnboundedSize, true);
+          continue;
         }
-        int64_t size = in->dims[static_cast<size_t>(d)];
-        int64_t interior = size > 0 ? (size - 1) * vals[2] : 0;
-        dims.push_back(size + vals[0] + vals[1] + interior);
-        if (end == std::string_view::npos) break;
-        pos = end + 1;
+        std::optional<int64_t> padded = PaddedSize(in->dims[i], (*pads)[i]);
+        if (!padded) return Inconsistent(instr, error);
+        AddDim(out, *padded, in->dynamic[i]);
       }
-      if (static_cast<int64_t>(dims.size()) != in->rank()) break;
-      return module.InternShape(ArrayShape(in->element_type, dims));
+      return module.InternShape(std::move(out));
     }
     case Opcode::kSort: {
       // Sorting keeps shapes: one operand gives its shape, several give a tuple of theirs.
@@ -287,11 +307,12 @@ const Shape* InferShape(const Instruction& instr, const Computation* callee, Mod
       const Shape* in = operand_shape(0);
       if (in == nullptr || !in->IsArray() || instr.operand_count() != 2) break;
       std::vector<int64_t> reduced(instr.dimensions().begin(), instr.dimensions().end());
-      std::vector<int64_t> dims;
+      if (!InRange(reduced, in->rank())) return Inconsistent(instr, error);
+      Shape out = ArrayShape(in->element_type);
       for (int64_t i = 0; i < in->rank(); ++i) {
-        if (!Contains(reduced, i)) dims.push_back(in->dims[static_cast<size_t>(i)]);
+        if (!Contains(reduced, i)) AddDimOf(out, *in, i);
       }
-      return module.InternShape(ArrayShape(in->element_type, dims));
+      return module.InternShape(std::move(out));
     }
     default:
       break;

@@ -13,9 +13,7 @@
 
 namespace hloscope::eval {
 
-struct PadDim {
-  int64_t low = 0, high = 0, interior = 0;
-};
+using PadDim = PaddingDim;
 // padding=0_1x2_3_1: one entry per dimension; an error when the text does not parse.
 absl::StatusOr<std::vector<PadDim>> PaddingAttribute(const Instruction& instr);
 

@@ -157,10 +157,8 @@ absl::Status CheckOperands(const Instruction& instr, absl::Span<const Shape* con
         return Bad(instr, "padding does not fit the operand rank");
       }
       for (size_t d = 0; d < pads->size(); ++d) {
-        const PadDim& p = (*pads)[d];
-        int64_t n = ops[0]->dims[d];
-        if (p.interior < 0 ||
-            out.dims[d] != n + p.low + p.high + std::max<int64_t>(n - 1, 0) * p.interior) {
+        std::optional<int64_t> padded = PaddedSize(ops[0]->dims[d], (*pads)[d]);
+        if (!padded || out.dims[d] != *padded) {
           return Bad(instr, StrCat("padding of dimension ", d, " does not give ", Dims(out)));
         }
       }

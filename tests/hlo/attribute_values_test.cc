@@ -1,0 +1,49 @@
+#include "hlo/attribute_values.h"
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace hloscope {
+namespace {
+
+std::vector<int64_t> Flat(const std::optional<std::vector<PaddingDim>>& pads) {
+  std::vector<int64_t> out;
+  for (const PaddingDim& p : *pads) out.insert(out.end(), {p.low, p.high, p.interior});
+  return out;
+}
+
+TEST(ParsePadding, ReadsLowHighAndOptionalInteriorPerDimension) {
+  auto pads = ParsePadding("1_2x-1_-3x0_0_4");
+  ASSERT_TRUE(pads.has_value());
+  EXPECT_EQ(Flat(pads), (std::vector<int64_t>{1, 2, 0, -1, -3, 0, 0, 0, 4}));
+  auto scalar = ParsePadding("");
+  ASSERT_TRUE(scalar.has_value());
+  EXPECT_TRUE(scalar->empty());
+}
+
+TEST(ParsePadding, RejectsWhatIsNotOfThatForm) {
+  for (const char* bad : {"1", "1_", "1_x", "_1", "1_2_", "1_2_3_4", "1_2x", "x1_2", "1_2 ", "a_b",
+                          "1__2", "99999999999999999999_0"}) {
+    EXPECT_FALSE(ParsePadding(bad).has_value()) << "'" << bad << "'";
+  }
+}
+
+TEST(PaddedSize, AddsEdgesAndInteriorAndRefusesOverflowOrNegativeSizes) {
+  EXPECT_EQ(PaddedSize(4, {1, 2, 0}), 7);
+  EXPECT_EQ(PaddedSize(5, {0, 0, 2}), 13);
+  EXPECT_EQ(PaddedSize(0, {1, 1, 5}), 2);  // no elements, so nothing between them
+  EXPECT_EQ(PaddedSize(3, {-1, -1, 0}), 1);
+  EXPECT_EQ(PaddedSize(2, {-2, -1, 0}), std::nullopt);
+  EXPECT_EQ(PaddedSize(2, {0, 0, -1}), std::nullopt);
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  EXPECT_EQ(PaddedSize(2, {kMax, 0, 0}), std::nullopt);
+  EXPECT_EQ(PaddedSize(kMax, {0, 0, 2}), std::nullopt);
+  EXPECT_EQ(PaddedSize(kMax - 1, {1, 0, 0}), kMax);
+}
+
+}  // namespace
+}  // namespace hloscope
