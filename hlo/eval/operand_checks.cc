@@ -143,7 +143,9 @@ absl::Status CheckOperands(const Instruction& instr, absl::Span<const Shape* con
                        StrCat("concatenate operand ", Dims(*s), " does not fit ", Dims(out)));
           }
         }
-        total += s->dims[static_cast<size_t>(dim[0])];
+        if (__builtin_add_overflow(total, s->dims[static_cast<size_t>(dim[0])], &total)) {
+          return Bad(instr, "concatenate sizes do not add up");
+        }
       }
       return total == out.dims[static_cast<size_t>(dim[0])]
                  ? absl::OkStatus()
