@@ -15,6 +15,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "hlo/attribute_parser.h"
+#include "hlo/input_kind.h"
 #include "hlo/log_prefix.h"
 #include "hlo/shape_inference.h"
 #include "hlo/shape_parser.h"
@@ -694,8 +695,9 @@ bool Parser::ResolveComputationReferences() {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Module>> ParseModule(std::string_view text,
-                                                    const ParseOptions& options) {
+namespace {
+absl::StatusOr<std::unique_ptr<Module>> ParseText(std::string_view text,
+                                                  const ParseOptions& options) {
   // Text pasted from a log: parse a blanked copy (the module keeps no view of the input).
   if (std::optional<std::string> blanked = BlankLogPrefixes(text)) {
     Parser parser(*blanked, options);
@@ -704,6 +706,20 @@ absl::StatusOr<std::unique_ptr<Module>> ParseModule(std::string_view text,
   }
   Parser parser(text, options);
   return parser.Run(text.size());
+}
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Module>> ParseModule(std::string_view text,
+                                                    const ParseOptions& options) {
+  absl::StatusOr<std::unique_ptr<Module>> module = ParseText(text, options);
+  if (module.ok()) return module;
+  // A proto or MLIR file fails at its first line; say what it is and what to use instead.
+  std::optional<std::string> note = NotHloTextNote(text);
+  if (!note) return module;
+  return absl::Status(
+      module.status().code(),
+      StrCat(std::string_view(module.status().message().data(), module.status().message().size()),
+             "\n", options.filename, ": note: ", *note));
 }
 
 std::vector<InputChunk> SplitInputFile(std::string_view text) {

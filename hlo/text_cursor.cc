@@ -241,6 +241,12 @@ std::string TextCursor::FormatError(const char* at, std::string_view message) co
   int col = static_cast<int>(at - line_start) + 1;
   const char* shown = display_begin_ ? display_begin_ + (line_start - begin_) : line_start;
   std::string source(shown, static_cast<size_t>(line_end - line_start));
+  // Control bytes (a binary file, a stray escape) are shown as '?': written raw they could
+  // reset or recolour the user's terminal. One byte for one keeps the caret aligned.
+  for (char& c : source) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\t') || u == 0x7f) c = '?';
+  }
   // Long lines (1 MB header attributes exist) are clipped around the error column.
   size_t caret = static_cast<size_t>(col - 1);
   if (source.size() > 200) {

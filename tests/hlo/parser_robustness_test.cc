@@ -113,6 +113,13 @@ std::string CheckErrorFormat(std::string_view message, std::string_view filename
     return "no ':<col>: error: ' after the line number";
   }
   std::vector<std::string_view> msg_lines = SplitLines(message);
+  // An input that looks like a proto or MLIR gets one `<file>: note: ...` line at the end.
+  if (!msg_lines.empty() && msg_lines.back().find(": note: ") != std::string_view::npos) {
+    if (!msg_lines.back().starts_with(std::string(filename) + ": note: ")) {
+      return "a note line that does not start with '<file>: note: '";
+    }
+    msg_lines.pop_back();
+  }
   if (msg_lines.size() < 3) return "no source line and caret line";
   std::string_view caret_line = msg_lines.back();
   std::string_view source_line = msg_lines[msg_lines.size() - 2];
@@ -130,7 +137,12 @@ std::string CheckErrorFormat(std::string_view message, std::string_view filename
   if (col < 1 || col > static_cast<int64_t>(actual.size()) + 1) {
     return fmt::format("column {} is outside line {} ({} bytes)", col, line, actual.size());
   }
-  if (actual.find(source_line) == std::string_view::npos) {
+  std::string shown(actual);  // as the error shows it: control bytes as '?'
+  for (char& c : shown) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\t') || u == 0x7f) c = '?';
+  }
+  if (shown.find(source_line) == std::string::npos) {
     return "the quoted source line is not line " + std::to_string(line) + " of the input";
   }
   if (caret_line.size() - 1 > source_line.size()) return "the caret is past the quoted line";
