@@ -181,7 +181,11 @@ bool Parser::ParseHeader() {
     if (!(cur_.TryConsume('=') || cur_.Expect('=', StrCat("after module attribute '", key, "'"))))
       return false;
     if (!attrs_.ParseRawValue(key, &value)) return false;
-    module_->AddAttribute(key, value);
+    if (NeedsNormalizing(value)) {
+      module_->AddAttribute(key, NormalizeValueText(value));  // one line, without comments
+    } else {
+      module_->AddAttribute(key, value);
+    }
   }
   return cur_.ok();
 }
@@ -525,7 +529,10 @@ bool Parser::ParseLiteralOperand(Instruction* instr) {
   while (!body.empty() && (body.front() == ' ' || body.front() == '\n')) body.remove_prefix(1);
   while (!body.empty() && (body.back() == ' ' || body.back() == '\n')) body.remove_suffix(1);
   if (body.empty()) return cur_.Error(raw.data() + 1, "constant has no literal value");
-  InstructionBuilder(instr).set_literal(module_->Save(body));
+  // Over several lines or with comments: kept as one canonical line without them, as attribute
+  // values are (a comment kept at the end would swallow the printed closing parenthesis).
+  InstructionBuilder(instr).set_literal(
+      NeedsNormalizing(body) ? module_->Save(NormalizeValueText(body)) : module_->Save(body));
   return true;
 }
 
