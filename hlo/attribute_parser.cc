@@ -86,6 +86,12 @@ std::string NormalizeValueText(std::string_view text) {
   return out;
 }
 
+std::string_view CanonicalValueText(std::string_view written, std::string& storage) {
+  if (!NeedsNormalizing(written)) return written;
+  storage = NormalizeValueText(written);
+  return storage;
+}
+
 int64_t FindKnownTripCount(std::string_view config) {
   size_t k = config.find("known_trip_count");
   if (k == std::string_view::npos) return -1;
@@ -496,8 +502,8 @@ bool AttributeParser::ParseAttribute(Instruction* instr) {
   if (!typed_ok) return false;
   std::string_view written(value_at, static_cast<size_t>(cur_.pos() - value_at));
   // Values written over several lines or with comments are printed in one canonical line.
-  std::string_view text =
-      NeedsNormalizing(written) ? module_.Save(NormalizeValueText(written)) : module_.Save(written);
+  std::string storage;
+  std::string_view text = module_.Save(CanonicalValueText(written, storage));
   Attribute attr;
   attr.key = key;
   attr.value = text;

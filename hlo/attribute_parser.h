@@ -75,6 +75,9 @@ class AttributeParser {
 // without comments (strings untouched).
 bool NeedsNormalizing(std::string_view text);
 std::string NormalizeValueText(std::string_view text);
+// The text the IR keeps for a value, literal or header attribute as written: `written` itself,
+// or, when it needs normalizing, its one-line form (held in `storage`).
+std::string_view CanonicalValueText(std::string_view written, std::string& storage);
 
 // Extracts N from a backend_config containing "known_trip_count":{"n":"N"} (escaped or not).
 int64_t FindKnownTripCount(std::string_view backend_config);

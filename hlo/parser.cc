@@ -181,11 +181,8 @@ bool Parser::ParseHeader() {
     if (!(cur_.TryConsume('=') || cur_.Expect('=', StrCat("after module attribute '", key, "'"))))
       return false;
     if (!attrs_.ParseRawValue(key, &value)) return false;
-    if (NeedsNormalizing(value)) {
-      module_->AddAttribute(key, NormalizeValueText(value));  // one line, without comments
-    } else {
-      module_->AddAttribute(key, value);
-    }
+    std::string storage;  // one line, without comments
+    module_->AddAttribute(key, CanonicalValueText(value, storage));
   }
   return cur_.ok();
 }
@@ -531,8 +528,8 @@ bool Parser::ParseLiteralOperand(Instruction* instr) {
   if (body.empty()) return cur_.Error(raw.data() + 1, "constant has no literal value");
   // Over several lines or with comments: kept as one canonical line without them, as attribute
   // values are (a comment kept at the end would swallow the printed closing parenthesis).
-  InstructionBuilder(instr).set_literal(
-      NeedsNormalizing(body) ? module_->Save(NormalizeValueText(body)) : module_->Save(body));
+  std::string storage;
+  InstructionBuilder(instr).set_literal(module_->Save(CanonicalValueText(body, storage)));
   return true;
 }
 
