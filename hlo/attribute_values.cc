@@ -25,21 +25,8 @@ std::vector<int64_t> IntListAttribute(const Instruction& instr, std::string_view
 std::vector<int64_t> IntListAttribute(const Instruction& instr, const Module& module,
                                       std::string_view key) {
   std::vector<int64_t> out;
-  std::optional<std::string_view> text = RawAttribute(instr, module, key);
-  if (!text) return out;
-  const char* p = text->data();
-  const char* end = p + text->size();
-  while (p < end) {
-    if ((*p >= '0' && *p <= '9') || *p == '-') {
-      int64_t v = 0;
-      std::from_chars_result r = std::from_chars(p, end, v);
-      if (r.ec == std::errc()) {
-        out.push_back(v);
-        p = r.ptr;
-        continue;
-      }
-    }
-    ++p;
+  if (std::optional<std::string_view> text = RawAttribute(instr, module, key)) {
+    AppendIntList(*text, out);
   }
   return out;
 }

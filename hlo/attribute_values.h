@@ -4,6 +4,7 @@
 //   std::vector<int64_t> dims = IntListAttribute(*dot, "lhs_contracting_dims");   // {1}
 #pragma once
 
+#include <charconv>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -26,6 +27,25 @@ std::optional<std::string_view> RawAttribute(const Instruction& instr, const Mod
                                              std::string_view key);
 std::vector<int64_t> IntListAttribute(const Instruction& instr, const Module& module,
                                       std::string_view key);
+
+// Appends the integers written in `text` (`{1,2}`, `3`) to `out` in order, skipping anything
+// between them; IntListAttribute's reading, for callers that want a list that does not
+// allocate (the verifier runs on every instruction).
+template <typename IntList>
+void AppendIntList(std::string_view text, IntList& out) {
+  const char* p = text.data();
+  const char* end = p + text.size();
+  while (p < end) {
+    int64_t v = 0;
+    std::from_chars_result r = std::from_chars(p, end, v);
+    if (r.ec == std::errc()) {
+      out.push_back(v);
+      p = r.ptr;
+    } else {
+      ++p;
+    }
+  }
+}
 
 // One dimension of pad's `padding=`: elements added before, after and between the input's.
 struct PaddingDim {

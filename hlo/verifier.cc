@@ -97,8 +97,16 @@ class StructureChecker {
   StructureChecker(const Module& module, const VerifierOptions& options)
       : module_(module), options_(options) {}
 
-  // After Run: the instructions step 3 must look at, in module order.
-  absl::Span<const Instruction* const> with_shape_rules() const { return with_shape_rules_; }
+  // Step 3, after Run succeeded: the first shape-rule failure in module order, or OK. Rules
+  // that read only an instruction and its operands already ran during Run (see
+  // RunOrDeferShapeRule); the deferred ones run now, as far as the first failure found then.
+  absl::Status CheckShapes() const {
+    for (const DeferredRule& d : deferred_rules_) {
+      if (d.seq > first_shape_error_seq_) break;
+      if (absl::Status s = ShapeRuleFor(d.instr->opcode())(*d.instr, options_); !s.ok()) return s;
+    }
+    return first_shape_error_;
+  }
 
   absl::Status Run() {
     if (absl::Status s = CheckModule(); !s.ok()) return s;
@@ -225,7 +233,7 @@ class StructureChecker {
         return s;
       }
       if (instr.opcode() == Opcode::kParameter) params_.push_back(&instr);
-      if (HasShapeRule(instr.opcode())) with_shape_rules_.push_back(&instr);
+      if (options_.check_shapes) RunOrDeferShapeRule(instr);
     }
     if (!InComputation(root, ci)) {
       return ComputationError(c, StrCat("root instruction '", root->name(),
@@ -234,6 +242,31 @@ class StructureChecker {
     if (absl::Status s = CheckParameters(c, params_); !s.ok()) return s;
     if (!in_order) return CheckAcyclic(c);
     return absl::OkStatus();
+  }
+
+  // Step 3's rule for `instr`, run now when it reads only the instruction and its operands
+  // (checked by step 1 already, and in cache now: on large modules a second walk cost as much
+  // as the rules). Its failure is kept, not returned: steps 1 and 2 report first, and a
+  // deferred rule of an earlier instruction wins. Rules that read called computations wait
+  // for the whole module, as does an instruction with an operand step 1 has not reached.
+  void RunOrDeferShapeRule(const Instruction& instr) {
+    const Opcode op = instr.opcode();
+    ShapeRule rule = ShapeRuleFor(op);
+    if (rule == nullptr) return;
+    const uint64_t seq = shape_seq_++;
+    if (seq > first_shape_error_seq_) return;  // only the first failure is reported
+    bool local = !ShapeRuleReadsCallees(op);
+    for (const Instruction* operand : instr.operands()) {
+      local = local && operand->shape_ptr() != nullptr;
+    }
+    if (!local) {
+      deferred_rules_.push_back({&instr, seq});
+      return;
+    }
+    if (absl::Status s = rule(instr, options_); !s.ok()) {
+      first_shape_error_ = std::move(s);
+      first_shape_error_seq_ = seq;
+    }
   }
 
   absl::Status CheckInstruction(const Computation& c, int32_t ci, const Instruction& instr,
@@ -575,9 +608,16 @@ class StructureChecker {
   // Scratch space reused across computations (thousands of small ones in large modules).
   std::vector<const Instruction*> params_;
   std::vector<const Instruction*> by_number_;
-  // Instructions whose opcode has a shape rule, collected here so step 3 does not walk the
-  // whole module again.
-  std::vector<const Instruction*> with_shape_rules_;
+  // Step 3 (RunOrDeferShapeRule): instructions numbered in module order among those with a
+  // rule, the rules left for after step 1, and the first failure of the others.
+  struct DeferredRule {
+    const Instruction* instr;
+    uint64_t seq;
+  };
+  std::vector<DeferredRule> deferred_rules_;
+  uint64_t shape_seq_ = 0;
+  uint64_t first_shape_error_seq_ = UINT64_MAX;
+  absl::Status first_shape_error_;
   uint32_t stamp_ = 0;
   uint64_t operand_edges_ = 0, user_edges_ = 0, pred_edges_ = 0, succ_edges_ = 0;
 };
@@ -587,7 +627,7 @@ class StructureChecker {
 absl::Status VerifyModule(const Module& module, const VerifierOptions& options) {
   StructureChecker structure(module, options);
   if (absl::Status s = structure.Run(); !s.ok()) return s;
-  if (options.check_shapes) return CheckShapes(structure.with_shape_rules());
+  if (options.check_shapes) return structure.CheckShapes();
   return absl::OkStatus();
 }
 

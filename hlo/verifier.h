@@ -19,9 +19,12 @@
 //     without gaps or duplicates; no cycle through operands and control predecessors.
 //  2. No computation calls itself, directly or through others.
 //  3. Per-opcode shape rules (option check_shapes): tuple, get-tuple-element, while,
-//     conditional, call, fusion, dynamic-slice, dynamic-update-slice, bitcast, copy.
-//     Shapes are compared ignoring layouts (Shape::Compatible), as XLA's layout-insensitive
-//     verifier does; bitcast compares Shape::ByteSize, where layouts (E(n)) matter.
+//     conditional, call, fusion, dynamic-slice, dynamic-update-slice, bitcast, copy
+//     (verifier_shape_rules.cc); every elementwise op, broadcast, reshape, transpose, slice,
+//     concatenate, pad, dot, reduce, iota (verifier_array_rules.cc, which lists where it is
+//     lenient). Shapes are compared ignoring layouts (Shape::Compatible), as XLA's
+//     layout-insensitive verifier does; bitcast compares Shape::ByteSize, where layouts
+//     (E(n)) matter.
 //     Mismatches between a caller and a called computation's signature are reported at the
 //     callee's parameter or root, where the fix usually goes.
 #pragma once
@@ -43,6 +46,11 @@ struct VerifierOptions {
   // Run the per-opcode operand and shape rules (step 3 above). Off, only the graph structure
   // is checked.
   bool check_shapes = true;
+  // In the shape rules, let floating-point element types differ where XLA's rules want equal
+  // types (add(bf16, f32) -> f32, a bf16 pad of an f32 operand), as XLA's verifier does with
+  // its option of the same name. On by default here, unlike XLA: backends run XLA's
+  // verifier with it on after precision-changing passes, so dumps contain such instructions.
+  bool allow_mixed_precision = true;
 };
 
 absl::Status VerifyModule(const Module& module, const VerifierOptions& options = {});

@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "hlo/module.h"
+#include "hlo/verifier.h"
 
 namespace hloscope::verifier_internal {
 
@@ -27,9 +28,15 @@ std::string OperandRef(const Instruction& instr, int64_t i);
 bool IsIntegerScalar(const Shape& s);
 bool IsScalarOf(const Shape& s, PrimitiveType t);
 
-// Step 3 (verifier_shape_rules.cc): whether `op` has a shape rule, and running the rules on
-// instructions the structure check passed.
-bool HasShapeRule(Opcode op);
-absl::Status CheckShapes(absl::Span<const Instruction* const> instrs);
+// Step 3. The rule for one opcode: returns the first problem with the instruction's shape.
+// Rules may assume the instruction and its operands passed step 1; those that read called
+// computations (ShapeRuleReadsCallees) may assume the whole module did.
+using ShapeRule = absl::Status (*)(const Instruction&, const VerifierOptions&);
+// verifier_shape_rules.cc: the rule for `op`, or nullptr when it has none.
+ShapeRule ShapeRuleFor(Opcode op);
+bool ShapeRuleReadsCallees(Opcode op);
+// verifier_array_rules.cc: the rule for an array op (elementwise, broadcast, reshape, transpose,
+// slice, concatenate, pad, dot, reduce, iota), or nullptr.
+ShapeRule ArrayShapeRule(Opcode op);
 
 }  // namespace hloscope::verifier_internal

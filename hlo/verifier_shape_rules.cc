@@ -13,7 +13,7 @@
 namespace hloscope::verifier_internal {
 namespace {
 
-absl::Status CheckTuple(const Instruction& instr) {
+absl::Status CheckTuple(const Instruction& instr, const VerifierOptions&) {
   const Shape& shape = instr.shape();
   if (!shape.IsTuple()) {
     return InstrError(instr, StrCat("tuple shape ", ShapeText(shape), " is not a tuple"));
@@ -36,7 +36,7 @@ absl::Status CheckTuple(const Instruction& instr) {
   return absl::OkStatus();
 }
 
-absl::Status CheckGetTupleElement(const Instruction& instr) {
+absl::Status CheckGetTupleElement(const Instruction& instr, const VerifierOptions&) {
   const Instruction& op = *instr.operand(0);
   const Shape& tuple = op.shape();
   if (!tuple.IsTuple()) {
@@ -58,7 +58,7 @@ absl::Status CheckGetTupleElement(const Instruction& instr) {
   return absl::OkStatus();
 }
 
-absl::Status CheckWhile(const Instruction& instr) {
+absl::Status CheckWhile(const Instruction& instr, const VerifierOptions&) {
   const Computation* cond = instr.while_condition();
   const Computation* body = instr.while_body();
   if (cond == nullptr) return InstrError(instr, "while has no condition computation");
@@ -95,7 +95,7 @@ absl::Status CheckWhile(const Instruction& instr) {
   return absl::OkStatus();
 }
 
-absl::Status CheckConditional(const Instruction& instr) {
+absl::Status CheckConditional(const Instruction& instr, const VerifierOptions&) {
   const std::vector<Computation*> branches = instr.branch_computations();
   const int64_t n = static_cast<int64_t>(branches.size());
   if (n == 0) return InstrError(instr, "conditional has no branch computations");
@@ -167,11 +167,11 @@ absl::Status CheckCallee(const Instruction& instr, const Computation* callee, st
   return absl::OkStatus();
 }
 
-absl::Status CheckCall(const Instruction& instr) {
+absl::Status CheckCall(const Instruction& instr, const VerifierOptions&) {
   return CheckCallee(instr, instr.to_apply(), "call", "to_apply");
 }
 
-absl::Status CheckFusion(const Instruction& instr) {
+absl::Status CheckFusion(const Instruction& instr, const VerifierOptions&) {
   return CheckCallee(instr, instr.fused_computation(), "fusion", "calls");
 }
 
@@ -214,7 +214,7 @@ absl::Status CheckArrayOperand(const Instruction& instr, int64_t i) {
                                   ShapeText(s), " is not an array"));
 }
 
-absl::Status CheckDynamicSlice(const Instruction& instr) {
+absl::Status CheckDynamicSlice(const Instruction& instr, const VerifierOptions&) {
   if (absl::Status s = CheckArrayOperand(instr, 0); !s.ok()) return s;
   if (absl::Status s = CheckStartIndices(instr, 1); !s.ok()) return s;
   const Instruction& op = *instr.operand(0);
@@ -248,7 +248,7 @@ absl::Status CheckDynamicSlice(const Instruction& instr) {
   return absl::OkStatus();
 }
 
-absl::Status CheckDynamicUpdateSlice(const Instruction& instr) {
+absl::Status CheckDynamicUpdateSlice(const Instruction& instr, const VerifierOptions&) {
   if (absl::Status s = CheckArrayOperand(instr, 0); !s.ok()) return s;
   if (absl::Status s = CheckArrayOperand(instr, 1); !s.ok()) return s;
   const Instruction& op = *instr.operand(0);
@@ -317,7 +317,7 @@ int64_t PaddedByteSize(const Shape& s) {
   return (elements * bits + 7) / 8;
 }
 
-absl::Status CheckBitcast(const Instruction& instr) {
+absl::Status CheckBitcast(const Instruction& instr, const VerifierOptions&) {
   const Instruction& op = *instr.operand(0);
   const int64_t out = instr.shape().ByteSize();
   const int64_t in = op.shape().ByteSize();
@@ -331,7 +331,7 @@ absl::Status CheckBitcast(const Instruction& instr) {
   return absl::OkStatus();
 }
 
-absl::Status CheckCopy(const Instruction& instr) {
+absl::Status CheckCopy(const Instruction& instr, const VerifierOptions&) {
   const Instruction& op = *instr.operand(0);
   if (!instr.shape().Compatible(op.shape())) {
     return InstrError(instr,
@@ -341,38 +341,47 @@ absl::Status CheckCopy(const Instruction& instr) {
   return absl::OkStatus();
 }
 
-using ShapeRule = absl::Status (*)(const Instruction&);
-
-// The per-opcode rules, one line each; opcodes not listed have none.
-constexpr std::pair<Opcode, ShapeRule> kShapeRules[] = {
-    {Opcode::kTuple, CheckTuple},
-    {Opcode::kGetTupleElement, CheckGetTupleElement},
-    {Opcode::kWhile, CheckWhile},
-    {Opcode::kConditional, CheckConditional},
-    {Opcode::kCall, CheckCall},
-    {Opcode::kFusion, CheckFusion},
-    {Opcode::kDynamicSlice, CheckDynamicSlice},
-    {Opcode::kDynamicUpdateSlice, CheckDynamicUpdateSlice},
-    {Opcode::kBitcast, CheckBitcast},
-    {Opcode::kCopy, CheckCopy},
+// The per-opcode rules, one line each; they take precedence over the array rules
+// (verifier_array_rules.cc), so copy keeps its own rule although it is elementwise. `callees`
+// marks the rules that read called computations.
+struct RuleEntry {
+  Opcode op;
+  ShapeRule rule;
+  bool callees;
+};
+constexpr RuleEntry kShapeRules[] = {
+    {Opcode::kTuple, CheckTuple, false},
+    {Opcode::kGetTupleElement, CheckGetTupleElement, false},
+    {Opcode::kWhile, CheckWhile, true},
+    {Opcode::kConditional, CheckConditional, true},
+    {Opcode::kCall, CheckCall, true},
+    {Opcode::kFusion, CheckFusion, true},
+    {Opcode::kDynamicSlice, CheckDynamicSlice, false},
+    {Opcode::kDynamicUpdateSlice, CheckDynamicUpdateSlice, false},
+    {Opcode::kBitcast, CheckBitcast, false},
+    {Opcode::kCopy, CheckCopy, false},
 };
 
-constexpr auto kRuleByOpcode = [] {
-  std::array<ShapeRule, static_cast<size_t>(Opcode::kOpcodeCount)> table{};
-  for (const auto& [op, rule] : kShapeRules) table[static_cast<size_t>(op)] = rule;
-  return table;
+struct RuleTable {
+  std::array<ShapeRule, static_cast<size_t>(Opcode::kOpcodeCount)> rule{};
+  std::array<bool, static_cast<size_t>(Opcode::kOpcodeCount)> callees{};
+};
+
+const RuleTable kRules = [] {
+  RuleTable t;
+  for (size_t op = 0; op < t.rule.size(); ++op)
+    t.rule[op] = ArrayShapeRule(static_cast<Opcode>(op));
+  for (const RuleEntry& e : kShapeRules) {
+    t.rule[static_cast<size_t>(e.op)] = e.rule;
+    t.callees[static_cast<size_t>(e.op)] = e.callees;
+  }
+  return t;
 }();
 
 }  // namespace
 
-bool HasShapeRule(Opcode op) { return kRuleByOpcode[static_cast<size_t>(op)] != nullptr; }
+ShapeRule ShapeRuleFor(Opcode op) { return kRules.rule[static_cast<size_t>(op)]; }
 
-absl::Status CheckShapes(absl::Span<const Instruction* const> instrs) {
-  for (const Instruction* instr : instrs) {
-    ShapeRule rule = kRuleByOpcode[static_cast<size_t>(instr->opcode())];
-    if (absl::Status s = rule(*instr); !s.ok()) return s;
-  }
-  return absl::OkStatus();
-}
+bool ShapeRuleReadsCallees(Opcode op) { return kRules.callees[static_cast<size_t>(op)]; }
 
 }  // namespace hloscope::verifier_internal

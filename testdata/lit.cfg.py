@@ -34,6 +34,9 @@ config.substitutions.append(("%corpus", config.hloscope_corpus_dir))
 # The repository's scripts/, for tests of their command lines (usage errors only: nothing
 # that installs packages or builds).
 config.substitutions.append(("%scripts", os.path.join(config.hloscope_src_root, "scripts")))
+# Curated corpus files that XLA's verifier rules reject (see the file): corpus-wide loops skip them.
+config.substitutions.append(
+    ("%curated_invalid", os.path.join(config.hloscope_src_root, "tests", "corpus", "curated_invalid.tsv")))
 config.substitutions.append(("%bulk", config.hloscope_bulk_dir))
 
 # `// REQUIRES: corpus` / `bulk` lets a test say it reads the shared corpus, which a user who

@@ -6,7 +6,9 @@
 // with P1 == P2 and the same graph both times (computations, instructions, opcodes, shapes,
 // operands, called computations, control edges, roots; see Fingerprint()). The legacy print
 // style must also parse back to the same canonical text. A curated module the verifier rejects
-// is a verifier bug: it fails here, it is not listed anywhere.
+// is a verifier bug and fails here, unless tests/corpus/curated_invalid.tsv lists it with the
+// verifier's exact message (modules XLA's verifier rejects too: hand-written inputs of XLA tools
+// that do not verify).
 //
 // Bulk archives (HLOSCOPE_BULK_DIR, unpacked at configure time; one test per archive,
 // BulkCorpus.<Archive>). Every chunk of every file must either round-trip as a fixed point
@@ -460,6 +462,21 @@ TEST(CuratedCorpus, EveryListedFileIsPresent) {
   EXPECT_EQ(static_cast<size_t>(listed), CuratedFiles().size());
 }
 
+// tests/corpus/curated_invalid.tsv: (file, chunk) -> the verifier's message.
+const Expectations& CuratedInvalid() {
+  static const Expectations invalid = ReadExpectations(HLOSCOPE_CURATED_INVALID_FILE);
+  return invalid;
+}
+
+TEST(CuratedCorpus, EveryInvalidListedFileIsPresent) {
+  std::ifstream in(HLOSCOPE_CURATED_INVALID_FILE);
+  ASSERT_TRUE(in) << "cannot read " << HLOSCOPE_CURATED_INVALID_FILE;
+  for (const auto& [key, message] : CuratedInvalid()) {
+    EXPECT_TRUE(fs::exists(fs::path(HLOSCOPE_CORPUS_DIR) / key.first)) << key.first;
+    EXPECT_FALSE(message.empty()) << key.first;
+  }
+}
+
 class CuratedRoundTrip : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CuratedRoundTrip, File) {
@@ -474,8 +491,14 @@ TEST_P(CuratedRoundTrip, File) {
     Outcome o = RoundTrip(chunks[k].text, file, chunks[k].first_line, /*check_legacy=*/true);
     EXPECT_TRUE(o.parsed) << o.error;
     if (!o.parsed) continue;
-    EXPECT_TRUE(o.verified) << "the verifier rejects a curated module (a verifier bug): "
-                            << o.verify_error;
+    auto invalid = CuratedInvalid().find({file, static_cast<int>(k)});
+    if (invalid == CuratedInvalid().end()) {
+      EXPECT_TRUE(o.verified) << "the verifier rejects a curated module (a verifier bug): "
+                              << o.verify_error;
+    } else {
+      EXPECT_FALSE(o.verified) << "listed in tests/corpus/curated_invalid.tsv but verifies";
+      EXPECT_EQ(FirstLine(o.verify_error), invalid->second);
+    }
     EXPECT_TRUE(o.roundtrip) << o.error;
     EXPECT_LT(o.parse_seconds, kMaxParseSeconds);
     instructions += o.instructions;

@@ -1,0 +1,549 @@
+// Step 3 of the verifier, continued: shape rules for array ops (elementwise, broadcast, reshape,
+// transpose, slice, concatenate, pad, dot, reduce, iota). verifier_shape_rules.cc has the
+// rules for tuples, control flow, in-place updates and bitcasts, and the rule table.
+//
+// These rules are deliberately lenient where XLA's own verifier has options or history:
+//  - Dimension sizes are compared, whether a dimension is dynamic is not, and `?` matches any
+//    size (XLA's Compatible ignores dynamic dimensions too).
+//  - A reshape is only checked for its element count when both shapes are static.
+//  - select may have a scalar predicate and clamp scalar bounds (older HLO uses both).
+//  - dot's result element type is free (preferred_element_type).
+// Each rule reports the first problem; the caller has already checked operand counts.
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/strings/numbers.h"
+#include "hlo/attribute_values.h"
+#include "hlo/str_util.h"
+#include "hlo/verifier_internal.h"
+
+namespace hloscope::verifier_internal {
+namespace {
+
+bool SizesAgree(int64_t a, int64_t b) {
+  return a == b || a == Shape::kUnboundedSize || b == Shape::kUnboundedSize;
+}
+
+// Same rank and sizes (see the header comment for what "same" means).
+bool SameDims(const Shape& a, const Shape& b) {
+  if (a.rank() != b.rank()) return false;
+  for (int64_t d = 0; d < a.rank(); ++d) {
+    if (!SizesAgree(a.dims[d], b.dims[d])) return false;
+  }
+  return true;
+}
+
+// Dimension lists built while checking; the rules run on nearly every instruction of a module
+// on each verification, so nothing here allocates unless a check fails.
+using Dims = absl::InlinedVector<int64_t, 8>;
+
+bool DimsAre(const Shape& s, absl::Span<const int64_t> dims) {
+  if (s.rank() != static_cast<int64_t>(dims.size())) return false;
+  for (int64_t d = 0; d < s.rank(); ++d) {
+    if (!SizesAgree(s.dims[d], dims[d])) return false;
+  }
+  return true;
+}
+
+bool Contains(absl::Span<const int64_t> v, int64_t x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+std::string DimsAttr(std::string_view key, absl::Span<const int64_t> dims) {
+  return StrCat(key, "={", StrJoin(dims, ","), "}");
+}
+
+// An expected array shape, for messages.
+Shape ExpectedArray(PrimitiveType type, absl::Span<const int64_t> dims) {
+  Shape s;
+  s.element_type = type;
+  s.dims.assign(dims.begin(), dims.end());
+  for (int64_t d : dims) s.dynamic.push_back(d == Shape::kUnboundedSize);
+  return s;
+}
+
+absl::Status ResultMismatch(const Instruction& instr, const Shape& expected,
+                            std::string_view because) {
+  return InstrError(instr, StrCat(instr.PrintedOpcode(), " shape ", ShapeText(instr.shape()),
+                                  " does not match ", ShapeText(expected), " (", because, ")"));
+}
+
+absl::Status RequireArrays(const Instruction& instr) {
+  if (!instr.shape().IsArray()) {
+    return InstrError(instr, StrCat(instr.PrintedOpcode(), " shape ", ShapeText(instr.shape()),
+                                    " is not an array"));
+  }
+  for (int64_t i = 0; i < instr.operand_count(); ++i) {
+    const Shape& s = instr.operand(i)->shape();
+    if (!s.IsArray()) {
+      return InstrError(instr, StrCat(instr.PrintedOpcode(), " ", OperandRef(instr, i), " shape ",
+                                      ShapeText(s), " is not an array"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TypeMismatch(const Instruction& instr, int64_t i, std::string_view expected_what,
+                          PrimitiveType expected) {
+  return InstrError(
+      instr, StrCat(instr.PrintedOpcode(), " ", OperandRef(instr, i), " element type ",
+                    PrimitiveTypeName(instr.operand(i)->shape().element_type), " does not match ",
+                    expected_what, " ", PrimitiveTypeName(expected)));
+}
+
+// Element types agree: equal, or with allow_mixed_precision both floating point.
+bool TypesAgree(PrimitiveType a, PrimitiveType b, const VerifierOptions& options) {
+  if (a == b) return true;
+  return options.allow_mixed_precision && GetPrimitiveTypeInfo(a).is_float &&
+         GetPrimitiveTypeInfo(b).is_float;
+}
+
+absl::Status RequireSameType(const Instruction& instr, int64_t i, std::string_view what,
+                             PrimitiveType t, const VerifierOptions& options) {
+  if (TypesAgree(instr.operand(i)->shape().element_type, t, options)) return absl::OkStatus();
+  return TypeMismatch(instr, i, what, t);
+}
+
+// The element type of the real and imaginary parts of a complex type, or `t` itself.
+PrimitiveType ComponentType(PrimitiveType t) {
+  if (t == PrimitiveType::kC64) return PrimitiveType::kF32;
+  if (t == PrimitiveType::kC128) return PrimitiveType::kF64;
+  return t;
+}
+
+// Every operand has the result's dimensions, except the operands that may be scalars
+// (select's predicate, clamp's bounds). Element types follow the opcode.
+absl::Status CheckElementwise(const Instruction& instr, const VerifierOptions& options) {
+  const Opcode op = instr.opcode();
+  // Most elementwise instructions have operands of exactly their own shape, which satisfies
+  // every rule below except the predicate types of compare, is-finite and select. The parser
+  // interns shapes, so that is one pointer comparison per operand.
+  if (op != Opcode::kCompare && op != Opcode::kIsFinite && op != Opcode::kSelect &&
+      instr.shape().IsArray()) {
+    bool same = true;
+    for (const Instruction* operand : instr.operands()) {
+      same = same && operand->shape_ptr() == instr.shape_ptr();
+    }
+    if (same) return absl::OkStatus();
+  }
+  if (absl::Status s = RequireArrays(instr); !s.ok()) return s;
+  const Shape& out = instr.shape();
+  for (int64_t i = 0; i < instr.operand_count(); ++i) {
+    const Shape& in = instr.operand(i)->shape();
+    const bool may_be_scalar =
+        (op == Opcode::kSelect && i == 0) || (op == Opcode::kClamp && i != 1);
+    if (may_be_scalar && in.rank() == 0) continue;
+    if (!SameDims(in, out)) {
+      return InstrError(
+          instr, StrCat(instr.PrintedOpcode(), " ", OperandRef(instr, i), " shape ", ShapeText(in),
+                        " does not have the dimensions of its shape ", ShapeText(out)));
+    }
+  }
+  const PrimitiveType t = out.element_type;
+  switch (op) {
+    // Conversions, and ops whose result type is not an operand's: only dimensions are checked
+    // (complex's result is complex; map's follows its computation).
+    case Opcode::kConvert:
+    case Opcode::kStochasticConvert:
+    case Opcode::kComplex:
+    case Opcode::kMap:
+      return absl::OkStatus();
+    case Opcode::kCompare:
+    case Opcode::kIsFinite:
+      if (t != PrimitiveType::kPred) {
+        return InstrError(instr, StrCat(instr.PrintedOpcode(), " shape ", ShapeText(out),
+                                        " does not have element type pred"));
+      }
+      if (op == Opcode::kCompare) {
+        return RequireSameType(instr, 1, "operand 0's element type",
+                               instr.operand(0)->shape().element_type, options);
+      }
+      return absl::OkStatus();
+    case Opcode::kAbs:
+    case Opcode::kReal:
+    case Opcode::kImag: {
+      const PrimitiveType in = instr.operand(0)->shape().element_type;
+      if (t == in || t == ComponentType(in)) return absl::OkStatus();
+      return TypeMismatch(instr, 0, "the element type of its shape", t);
+    }
+    case Opcode::kSelect:
+      if (!IsArrayType(instr.operand(0)->shape().element_type) ||
+          instr.operand(0)->shape().element_type != PrimitiveType::kPred) {
+        return TypeMismatch(instr, 0, "the predicate type", PrimitiveType::kPred);
+      }
+      for (int64_t i = 1; i < 3; ++i) {
+        if (absl::Status s = RequireSameType(instr, i, "the element type of its shape", t, options);
+            !s.ok()) {
+          return s;
+        }
+      }
+      return absl::OkStatus();
+    default:
+      for (int64_t i = 0; i < instr.operand_count(); ++i) {
+        if (absl::Status s = RequireSameType(instr, i, "the element type of its shape", t, options);
+            !s.ok()) {
+          return s;
+        }
+      }
+      return absl::OkStatus();
+  }
+}
+
+// dimensions={...} maps operand dimension i to result dimension dimensions[i].
+absl::Status CheckBroadcast(const Instruction& instr, const VerifierOptions& options) {
+  if (absl::Status s = RequireArrays(instr); !s.ok()) return s;
+  const Instruction& op = *instr.operand(0);
+  const Shape& in = op.shape();
+  const Shape& out = instr.shape();
+  absl::Span<const int64_t> dims = instr.dimensions();
+  if (static_cast<int64_t>(dims.size()) != in.rank()) {
+    return InstrError(instr, StrCat("broadcast ", DimsAttr("dimensions", dims), " has ",
+                                    Count(static_cast<int64_t>(dims.size()), "entry", "entries"),
+                                    " but operand '", op.name(), "' has rank ", in.rank()));
+  }
+  absl::InlinedVector<bool, 8> used(static_cast<size_t>(out.rank()), false);
+  for (int64_t i = 0; i < in.rank(); ++i) {
+    const int64_t d = dims[i];
+    if (d < 0 || d >= out.rank() || used[static_cast<size_t>(d)]) {
+      return InstrError(instr, StrCat("broadcast ", DimsAttr("dimensions", dims),
+                                      " is not a list of distinct "
+                                      "dimensions of its shape ",
+                                      ShapeText(out)));
+    }
+    used[static_cast<size_t>(d)] = true;
+    if (!SizesAgree(in.dims[i], out.dims[d])) {
+      return InstrError(instr, StrCat("broadcast operand '", op.name(), "' dimension ", i,
+                                      " has size ", in.dims[i], " but dimension ", d,
+                                      " of its shape ", ShapeText(out), " has size ", out.dims[d]));
+    }
+  }
+  return RequireSameType(instr, 0, "the element type of its shape", out.element_type, options);
+}
+
+absl::Status CheckReshape(const Instruction& instr, const VerifierOptions& options) {
+  if (absl::Status s = RequireArrays(instr); !s.ok()) return s;
+  const Shape& in = instr.operand(0)->shape();
+  const Shape& out = instr.shape();
+  if (absl::Status s =
+          RequireSameType(instr, 0, "the element type of its shape", out.element_type, options);
+      !s.ok()) {
+    return s;
+  }
+  auto is_static = [](const Shape& s) {
+    return std::none_of(s.dynamic.begin(), s.dynamic.end(), [](bool d) { return d; });
+  };
+  if (is_static(in) && is_static(out) && in.ElementCount() != out.ElementCount()) {
+    return InstrError(instr, StrCat("reshape shape ", ShapeText(out), " has ",
+                                    Count(out.ElementCount(), "element", "elements"),
+                                    " but operand '", instr.operand(0)->name(), "' shape ",
+                                    ShapeText(in), " has ", in.ElementCount()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckTranspose(const Instruction& instr, const VerifierOptions& options) {
+  if (absl::Status s = RequireArrays(instr); !s.ok()) return s;
+  const Shape& in = instr.operand(0)->shape();
+  const Shape& out = instr.shape();
+  absl::Span<const int64_t> perm = instr.dimensions();
+  Dims sorted(perm.begin(), perm.end());
+  std::sort(sorted.begin(), sorted.end());
+  bool is_perm = static_cast<int64_t>(sorted.size()) == in.rank();
+  for (size_t i = 0; is_perm && i < sorted.size(); ++i) is_perm = sorted[i] == int64_t(i);
+  if (!is_perm) {
+    return InstrError(
+        instr, StrCat("transpose ", DimsAttr("dimensions", perm), " is not a permutation of the ",
+                      in.rank(), " dimensions of operand '", instr.operand(0)->name(), "'"));
+  }
+  Dims dims;
+  for (int64_t p : perm) dims.push_back(in.dims[p]);
+  if (!TypesAgree(out.element_type, in.element_type, options) || !DimsAre(out, dims)) {
+    return ResultMismatch(instr, ExpectedArray(in.element_type, dims),
+                          StrCat("operand '", instr.operand(0)->name(), "' permuted by ",
+                                 DimsAttr("dimensions", perm)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckSlice(const Instruction& instr, const VerifierOptions& options) {
+  if (absl::Status s = RequireArrays(instr); !s.ok()) return s;
+  const Instruction& op = *instr.operand(0);
+  const Shape& in = op.shape();
+  absl::Span<const SliceDim> slice = instr.slice();
+  if (static_cast<int64_t>(slice.size()) != in.rank()) {
+    return InstrError(
+        instr, StrCat("slice has ", Count(static_cast<int64_t>(slice.size()), "range", "ranges"),
+                      " but operand '", op.name(), "' has rank ", in.rank()));
+  }
+  Dims dims;
+  for (int64_t d = 0; d < in.rank(); ++d) {
+    const SliceDim& r = slice[d];
+    const bool fits = r.start >= 0 && r.start <= r.limit &&
+                      (in.dims[d] == Shape::kUnboundedSize || r.limit <= in.dims[d]);
+    if (!fits || r.stride <= 0) {
+      return InstrError(
+          instr, StrCat("slice range [", r.start, ":", r.limit, ":", r.stride, "] in dimension ", d,
+                        " does not fit in operand '", op.name(), "' shape ", ShapeText(in)));
+    }
+    dims.push_back((r.limit - r.start + r.stride - 1) / r.stride);
+  }
+  if (!TypesAgree(instr.shape().element_type, in.element_type, options) ||
+      !DimsAre(instr.shape(), dims)) {
+    return ResultMismatch(instr, ExpectedArray(in.element_type, dims),
+                          StrCat("operand '", op.name(), "' sliced"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckConcatenate(const Instruction& instr, const VerifierOptions& options) {
+  if (absl::Status s = RequireArrays(instr); !s.ok()) return s;
+  if (instr.operand_count() == 0) return InstrError(instr, "concatenate has no operands");
+  const Shape& first = instr.operand(0)->shape();
+  absl::Span<const int64_t> dim = instr.dimensions();
+  if (dim.size() != 1 || dim[0] < 0 || dim[0] >= first.rank()) {
+    return InstrError(instr, StrCat("concatenate dimensions={", StrJoin(dim, ","),
+                                    "} is not one dimension of operand '", instr.operand(0)->name(),
+                                    "' shape ", ShapeText(first)));
+  }
+  const int64_t axis = dim[0];
+  Dims dims(first.dims.begin(), first.dims.end());
+  dims[axis] = 0;
+  for (int64_t i = 0; i < instr.operand_count(); ++i) {
+    const Shape& part = instr.operand(i)->shape();
+    if (absl::Status s =
+            RequireSameType(instr, i, "operand 0's element type", first.element_type, options);
+        !s.ok()) {
+      return s;
+    }
+    bool fits = part.rank() == first.rank();
+    for (int64_t d = 0; fits && d < first.rank(); ++d) {
+      fits = d == axis || SizesAgree(part.dims[d], first.dims[d]);
+    }
+    if (!fits) {
+      return InstrError(instr, StrCat("concatenate ", OperandRef(instr, i), " shape ",
+                                      ShapeText(part), " does not fit operand 0 shape ",
+                                      ShapeText(first), " outside dimension ", axis));
+    }
+    if (part.dims[axis] == Shape::kUnboundedSize || dims[axis] == Shape::kUnboundedSize) {
+      dims[axis] = Shape::kUnboundedSize;
+    } else if (__builtin_add_overflow(dims[axis], part.dims[axis], &dims[axis])) {
+      return InstrError(instr, "concatenate's joined dimension overflows");
+    }
+  }
+  if (!TypesAgree(instr.shape().element_type, first.element_type, options) ||
+      !DimsAre(instr.shape(), dims)) {
+    return ResultMismatch(instr, ExpectedArray(first.element_type, dims),
+                          StrCat("operands joined in dimension ", axis));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckPad(const Instruction& instr, const VerifierOptions& options) {
+  if (absl::Status s = RequireArrays(instr); !s.ok()) return s;
+  const Instruction& op = *instr.operand(0);
+  const Shape& in = op.shape();
+  if (instr.operand(1)->shape().rank() != 0) {
+    return InstrError(instr, StrCat("pad ", OperandRef(instr, 1), " shape ",
+                                    ShapeText(instr.operand(1)->shape()), " is not a scalar"));
+  }
+  if (absl::Status s =
+          RequireSameType(instr, 1, "operand 0's element type", in.element_type, options);
+      !s.ok()) {
+    return s;
+  }
+  std::optional<std::string_view> text = RawAttribute(instr, "padding");
+  std::optional<std::vector<PaddingDim>> pads;
+  if (text) pads = ParsePadding(*text);
+  if (!pads || static_cast<int64_t>(pads->size()) != in.rank()) {
+    return InstrError(
+        instr, StrCat("pad padding=", text.value_or(""),
+                      " is not one low_high[_interior] entry per dimension of operand '", op.name(),
+                      "' shape ", ShapeText(in)));
+  }
+  Dims dims;
+  for (int64_t d = 0; d < in.rank(); ++d) {
+    if (in.dims[d] == Shape::kUnboundedSize) {
+      dims.push_back(Shape::kUnboundedSize);
+      continue;
+    }
+    std::optional<int64_t> size = PaddedSize(in.dims[d], (*pads)[d]);
+    if (!size) {
+      return InstrError(instr, StrCat("pad padding=", *text, " gives dimension ", d,
+                                      " of operand '", op.name(), "' a negative size"));
+    }
+    dims.push_back(*size);
+  }
+  if (!TypesAgree(instr.shape().element_type, in.element_type, options) ||
+      !DimsAre(instr.shape(), dims)) {
+    return ResultMismatch(instr, ExpectedArray(in.element_type, dims),
+                          StrCat("operand '", op.name(), "' padded by ", *text));
+  }
+  return absl::OkStatus();
+}
+
+// Batch and contracting dimensions pair up and have equal sizes; the result is the batch
+// dimensions, then the lhs's free dimensions, then the rhs's.
+absl::Status CheckDot(const Instruction& instr, const VerifierOptions&) {
+  if (absl::Status s = RequireArrays(instr); !s.ok()) return s;
+  const Shape& lhs = instr.operand(0)->shape();
+  const Shape& rhs = instr.operand(1)->shape();
+  // One pass over the attributes (dots are common, and each lookup by name is a scan).
+  Dims lb, lc, rb, rc;
+  const Module& module = *instr.module();
+  for (const Attribute& a : instr.attributes()) {
+    if (a.key < kAttrFirstUnknown) continue;
+    const std::string_view key = module.AttrKeyName(a.key);
+    Dims* list = key == "lhs_batch_dims"         ? &lb
+                 : key == "lhs_contracting_dims" ? &lc
+                 : key == "rhs_batch_dims"       ? &rb
+                 : key == "rhs_contracting_dims" ? &rc
+                                                 : nullptr;
+    if (list != nullptr && list->empty()) AppendIntList(a.value, *list);
+  }
+  auto check_pairs = [&](const Dims& l, const Dims& r, std::string_view kind) -> absl::Status {
+    if (l.size() != r.size()) {
+      return InstrError(
+          instr, StrCat("dot has ", l.size(), " lhs and ", r.size(), " rhs ", kind, " dimensions"));
+    }
+    for (size_t k = 0; k < l.size(); ++k) {
+      if (l[k] < 0 || l[k] >= lhs.rank() || r[k] < 0 || r[k] >= rhs.rank()) {
+        return InstrError(instr, StrCat("dot ", kind, " dimension pair (", l[k], ", ", r[k],
+                                        ") is out of range for operand shapes ", ShapeText(lhs),
+                                        " and ", ShapeText(rhs)));
+      }
+      if (!SizesAgree(lhs.dims[l[k]], rhs.dims[r[k]])) {
+        return InstrError(instr, StrCat("dot ", kind, " dimension ", l[k], " of lhs shape ",
+                                        ShapeText(lhs), " and dimension ", r[k], " of rhs shape ",
+                                        ShapeText(rhs), " have different sizes"));
+      }
+    }
+    return absl::OkStatus();
+  };
+  if (absl::Status s = check_pairs(lb, rb, "batch"); !s.ok()) return s;
+  if (absl::Status s = check_pairs(lc, rc, "contracting"); !s.ok()) return s;
+  Dims dims;
+  for (int64_t d : lb) dims.push_back(lhs.dims[d]);
+  for (int64_t i = 0; i < lhs.rank(); ++i) {
+    if (!Contains(lb, i) && !Contains(lc, i)) dims.push_back(lhs.dims[i]);
+  }
+  for (int64_t i = 0; i < rhs.rank(); ++i) {
+    if (!Contains(rb, i) && !Contains(rc, i)) dims.push_back(rhs.dims[i]);
+  }
+  if (!DimsAre(instr.shape(), dims)) {
+    return ResultMismatch(instr, ExpectedArray(instr.shape().element_type, dims),
+                          "batch dimensions, then the free dimensions of lhs and rhs");
+  }
+  return absl::OkStatus();
+}
+
+// reduce(inputs..., inits...): N inputs of the same dimensions and N scalar init values; the
+// result (an array, or a tuple of N arrays) is the input without the reduced dimensions.
+absl::Status CheckReduce(const Instruction& instr, const VerifierOptions& options) {
+  const int64_t n = instr.operand_count() / 2;
+  if (instr.operand_count() % 2 != 0 || n == 0) {
+    return InstrError(instr,
+                      StrCat("reduce has ", Count(instr.operand_count(), "operand", "operands"),
+                             ", expected inputs and as many init values"));
+  }
+  for (int64_t i = 0; i < instr.operand_count(); ++i) {
+    const Shape& s = instr.operand(i)->shape();
+    if (!s.IsArray()) {
+      return InstrError(instr, StrCat("reduce ", OperandRef(instr, i), " shape ", ShapeText(s),
+                                      " is not an array"));
+    }
+    if (i >= n && s.rank() != 0) {
+      return InstrError(instr, StrCat("reduce init value ", OperandRef(instr, i), " shape ",
+                                      ShapeText(s), " is not a scalar"));
+    }
+  }
+  const Shape& first = instr.operand(0)->shape();
+  absl::Span<const int64_t> reduced = instr.dimensions();
+  for (int64_t d : reduced) {
+    if (d < 0 || d >= first.rank()) {
+      return InstrError(instr, StrCat("reduce ", DimsAttr("dimensions", reduced),
+                                      " is out of range for operand '", instr.operand(0)->name(),
+                                      "' shape ", ShapeText(first)));
+    }
+  }
+  Dims dims;
+  for (int64_t i = 0; i < first.rank(); ++i) {
+    if (!Contains(reduced, i)) dims.push_back(first.dims[i]);
+  }
+  // One input gives an array, or a 1-tuple when the reducer returns one; N inputs a tuple.
+  const Shape& out = instr.shape();
+  const bool tuple_out = out.IsTuple();
+  if (tuple_out ? static_cast<int64_t>(out.tuple_elements.size()) != n : n != 1 || !out.IsArray()) {
+    return InstrError(instr, StrCat("reduce shape ", ShapeText(out), " is not ",
+                                    n == 1 ? "an array or a tuple of 1 array"
+                                           : StrCat("a tuple of ", n, " arrays"),
+                                    " for ", Count(n, "input", "inputs")));
+  }
+  for (int64_t k = 0; k < n; ++k) {
+    const Shape& in = instr.operand(k)->shape();
+    if (!SameDims(in, first)) {
+      return InstrError(
+          instr, StrCat("reduce ", OperandRef(instr, k), " shape ", ShapeText(in),
+                        " does not have the dimensions of operand 0 shape ", ShapeText(first)));
+    }
+    const Shape& part = tuple_out ? *out.tuple_elements[k] : out;
+    if (part.IsArray() &&
+        !TypesAgree(part.element_type, instr.operand(n + k)->shape().element_type, options)) {
+      return InstrError(instr, StrCat("reduce result ", tuple_out ? StrCat("element ", k, " ") : "",
+                                      "shape ", ShapeText(part), " does not have the element type ",
+                                      PrimitiveTypeName(instr.operand(n + k)->shape().element_type),
+                                      " of init value ", OperandRef(instr, n + k)));
+    }
+    if (!part.IsArray() || !DimsAre(part, dims)) {
+      return InstrError(instr, StrCat("reduce result ", tuple_out ? StrCat("element ", k, " ") : "",
+                                      "shape ", ShapeText(part), " does not have the dimensions ",
+                                      ShapeText(ExpectedArray(part.element_type, dims)),
+                                      " left after reducing ", DimsAttr("dimensions", reduced)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckIota(const Instruction& instr, const VerifierOptions&) {
+  if (absl::Status s = RequireArrays(instr); !s.ok()) return s;
+  std::optional<std::string_view> text = RawAttribute(instr, "iota_dimension");
+  int64_t d = -1;
+  if (text && !absl::SimpleAtoi(std::string(*text), &d)) d = -1;
+  if (d < 0 || d >= instr.shape().rank()) {
+    return InstrError(instr, StrCat("iota iota_dimension=", text.value_or(""),
+                                    " is not a dimension of its shape ", ShapeText(instr.shape())));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+ShapeRule ArrayShapeRule(Opcode op) {
+  switch (op) {
+    case Opcode::kBroadcast:
+      return CheckBroadcast;
+    case Opcode::kReshape:
+      return CheckReshape;
+    case Opcode::kTranspose:
+      return CheckTranspose;
+    case Opcode::kSlice:
+      return CheckSlice;
+    case Opcode::kConcatenate:
+      return CheckConcatenate;
+    case Opcode::kPad:
+      return CheckPad;
+    case Opcode::kDot:
+      return CheckDot;
+    case Opcode::kReduce:
+      return CheckReduce;
+    case Opcode::kIota:
+      return CheckIota;
+    default:
+      return IsElementwise(op) ? CheckElementwise : nullptr;
+  }
+}
+
+}  // namespace hloscope::verifier_internal
