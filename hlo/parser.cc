@@ -509,6 +509,13 @@ Instruction* Parser::ParseInstructionTail(Computation* comp, std::string_view na
       cur_.Error(opcode_at, error);
       return nullptr;
     }
+    // As for a written shape: the printed module must parse again.
+    if (inferred->IsArray() && !inferred->SizeFits()) {
+      cur_.Error(opcode_at, StrCat("the inferred result shape of '", instr->name(), "', ",
+                                   inferred->ToString(false),
+                                   ", is too large: its size does not fit in 64 bits"));
+      return nullptr;
+    }
     builder.set_shape(inferred);
   }
   // Appended only now, after its operands: instructions nested in the operand list were

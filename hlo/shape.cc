@@ -1,5 +1,7 @@
 #include "hlo/shape.h"
 
+#include <limits>
+
 #include "hlo/str_util.h"
 
 namespace hloscope {
@@ -28,6 +30,16 @@ int64_t Shape::ElementCount() const {
     n *= d;
   }
   return n;
+}
+
+bool Shape::SizeFits() const {
+  int64_t elements = 1;
+  for (int64_t d : dims) {
+    if (d != kUnboundedSize && __builtin_mul_overflow(elements, d, &elements)) return false;
+  }
+  const int64_t bits = layout.element_size_bits != 0 ? layout.element_size_bits
+                                                     : GetPrimitiveTypeInfo(element_type).bits;
+  return (static_cast<__int128>(elements) * bits + 7) / 8 <= std::numeric_limits<int64_t>::max();
 }
 
 int64_t Shape::ByteSize() const {

@@ -65,6 +65,9 @@ class Shape {
   bool IsDynamic() const;
   // Number of elements (dynamic dims count at their bound; `?` counts as 0).
   int64_t ElementCount() const;
+  // Whether ElementCount and ByteSize fit in int64 (the parser refuses shapes where they do
+  // not, so every Shape in a Module fits; code that builds shapes checks with this).
+  bool SizeFits() const;
   // Bytes of one array (sub-byte types packed, E(n) honoured); 0 for tuples, tokens, opaque.
   int64_t ByteSize() const;
   // Sum of ByteSize over all array leaves (a tuple's own pointer table is not counted).

@@ -109,5 +109,23 @@ ENTRY e {
   EXPECT_TRUE(Find(*m, "a")->shape().Compatible(Find(*m, "c")->shape()));
 }
 
+Shape ArrayOf(PrimitiveType type, std::initializer_list<int64_t> dims) {
+  Shape s;
+  s.element_type = type;
+  s.dims.assign(dims.begin(), dims.end());
+  s.dynamic.assign(dims.size(), false);
+  return s;
+}
+
+TEST(Shape, SizeFitsIn64Bits) {
+  EXPECT_TRUE(ArrayOf(PrimitiveType::kF32, {4, 3}).SizeFits());
+  // 2^62 elements fit, but not their 2^64 bytes.
+  EXPECT_TRUE(ArrayOf(PrimitiveType::kPred, {int64_t{1} << 31, int64_t{1} << 31}).SizeFits());
+  EXPECT_FALSE(ArrayOf(PrimitiveType::kF32, {int64_t{1} << 31, int64_t{1} << 31}).SizeFits());
+  // 2^64 elements do not fit; a `?` dimension counts as nothing.
+  EXPECT_FALSE(ArrayOf(PrimitiveType::kS4, {int64_t{1} << 32, int64_t{1} << 32}).SizeFits());
+  EXPECT_TRUE(ArrayOf(PrimitiveType::kF32, {Shape::kUnboundedSize, int64_t{1} << 40}).SizeFits());
+}
+
 }  // namespace
 }  // namespace hloscope
