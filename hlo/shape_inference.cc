@@ -125,6 +125,21 @@ absl::StatusOr<Shape> InferConvolution(const Instruction& instr, const Module& m
 }
 }  // namespace
 
+absl::StatusOr<Shape> InferConvolutionResult(const Instruction& instr, const Module& module) {
+  if (instr.operand_count() != 2) {
+    return absl::InvalidArgumentError(
+        StrCat("it has ", instr.operand_count(), " operands, but a convolution takes 2"));
+  }
+  return InferConvolution(instr, module);
+}
+
+absl::StatusOr<Shape> InferReduceWindowResult(const Instruction& instr, const Module& module) {
+  if (instr.operand_count() != 2 || !instr.operand(0)->shape().IsArray()) {
+    return absl::InvalidArgumentError("it is not a reduce-window of one array and its init value");
+  }
+  return InferReduceWindowShape(instr, module, instr.operand(0)->shape());
+}
+
 const Shape* InferShape(const Instruction& instr, const Computation* callee, Module& module,
                         std::string* error) {
   for (int64_t i = 0; i < instr.operand_count(); ++i) {
@@ -288,17 +303,12 @@ const Shape* InferShape(const Instruction& instr, const Computation* callee, Mod
       // One input and its init value; the window has one entry per input dimension.
       const Shape* in = operand_shape(0);
       if (in == nullptr || !in->IsArray() || instr.operand_count() != 2) break;
-      absl::StatusOr<Shape> s = InferReduceWindowShape(instr, module, *in);
+      absl::StatusOr<Shape> s = InferReduceWindowResult(instr, module);
       if (!s.ok()) return StatusToError(instr, s.status(), error);
       return module.InternShape(*std::move(s));
     }
     case Opcode::kConvolution: {
-      if (instr.operand_count() != 2) {
-        *error = CannotInfer(instr, StrCat("it has ", instr.operand_count(),
-                                           " operands, but a convolution takes 2"));
-        return nullptr;
-      }
-      absl::StatusOr<Shape> s = InferConvolution(instr, module);
+      absl::StatusOr<Shape> s = InferConvolutionResult(instr, module);
       if (!s.ok()) return StatusToError(instr, s.status(), error);
       return module.InternShape(*std::move(s));
     }

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "absl/status/statusor.h"
 #include "hlo/module.h"
 
 namespace hloscope {
@@ -13,5 +14,11 @@ namespace hloscope {
 // defined). Returns nullptr and sets *error when the shape cannot be inferred.
 const Shape* InferShape(const Instruction& instr, const Computation* callee, Module& module,
                         std::string* error);
+
+// The result shapes of a convolution and of a single-input reduce-window as inferred from
+// their operands and attributes (no layout), or why they cannot be; the verifier compares
+// written shapes with them. `module` holds the instruction's attribute keys.
+absl::StatusOr<Shape> InferConvolutionResult(const Instruction& instr, const Module& module);
+absl::StatusOr<Shape> InferReduceWindowResult(const Instruction& instr, const Module& module);
 
 }  // namespace hloscope

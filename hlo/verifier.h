@@ -21,10 +21,10 @@
 //  3. Per-opcode shape rules (option check_shapes): tuple, get-tuple-element, while,
 //     conditional, call, fusion, dynamic-slice, dynamic-update-slice, bitcast, copy
 //     (verifier_shape_rules.cc); every elementwise op, broadcast, reshape, transpose, slice,
-//     concatenate, pad, dot, reduce, iota (verifier_array_rules.cc, which lists where it is
-//     lenient). Shapes are compared ignoring layouts (Shape::Compatible), as XLA's
-//     layout-insensitive verifier does; bitcast compares Shape::ByteSize, where layouts
-//     (E(n)) matter.
+//     concatenate, pad, dot, reduce, iota, convolution, reduce-window
+//     (verifier_array_rules.cc, which lists where it is lenient). Shapes are compared
+//     ignoring layouts (Shape::Compatible), as XLA's layout-insensitive verifier does;
+//     bitcast compares Shape::ByteSize, where layouts (E(n)) matter.
 //     Mismatches between a caller and a called computation's signature are reported at the
 //     callee's parameter or root, where the fix usually goes.
 #pragma once

@@ -1,6 +1,7 @@
 // Step 3 of the verifier, continued: shape rules for array ops (elementwise, broadcast, reshape,
-// transpose, slice, concatenate, pad, dot, reduce, iota). verifier_shape_rules.cc has the
-// rules for tuples, control flow, in-place updates and bitcasts, and the rule table.
+// transpose, slice, concatenate, pad, dot, reduce, iota, convolution, reduce-window).
+// verifier_shape_rules.cc has the rules for tuples, control flow, in-place updates and bitcasts,
+// and the rule table.
 //
 // These rules are deliberately lenient where XLA's own verifier has options or history:
 //  - Dimension sizes are compared, whether a dimension is dynamic is not, and `?` matches any
@@ -18,6 +19,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/numbers.h"
 #include "hlo/attribute_values.h"
+#include "hlo/shape_inference.h"
 #include "hlo/str_util.h"
 #include "hlo/verifier_internal.h"
 
@@ -507,6 +509,66 @@ absl::Status CheckReduce(const Instruction& instr, const VerifierOptions& option
   return absl::OkStatus();
 }
 
+// The result shape inferred for a convolution or reduce-window (hlo/shape_inference.h) and
+// what went into it, or why none can be.
+absl::Status CheckInferred(const Instruction& instr, const Shape& out,
+                           const absl::StatusOr<Shape>& expected, std::string_view from) {
+  if (!expected.ok()) {
+    return InstrError(instr, StrCat(instr.PrintedOpcode(), "'s shape cannot be checked: ",
+                                    std::string_view(expected.status().message().data(),
+                                                     expected.status().message().size())));
+  }
+  if (!DimsAre(out, expected->dims)) return ResultMismatch(instr, *expected, from);
+  return absl::OkStatus();
+}
+
+// A convolution's dimensions follow from its operands, window, dim_labels and group counts
+// (hlo/convolution_shape.h); its element type is free (preferred_element_type). XLA's sparse
+// convolutions take a (values, indices) tuple as kernel; those are not checked.
+absl::Status CheckConvolution(const Instruction& instr, const VerifierOptions&) {
+  for (const Instruction* operand : instr.operands()) {
+    if (!operand->shape().IsArray()) return absl::OkStatus();
+  }
+  if (absl::Status s = RequireArrays(instr); !s.ok()) return s;
+  return CheckInferred(instr, instr.shape(), InferConvolutionResult(instr, *instr.module()),
+                       "the operands under window, dim_labels and the group counts");
+}
+
+// reduce-window of one input: its dimensions are the window positions over the input, its
+// element type the init value's; the result is an array, or a 1-tuple when the reducer returns
+// one. Variadic reduce-window is not checked.
+absl::Status CheckReduceWindow(const Instruction& instr, const VerifierOptions& options) {
+  if (instr.operand_count() != 2) return absl::OkStatus();
+  const Shape& written = instr.shape();
+  const Shape& out = written.IsTuple() && written.tuple_elements.size() == 1
+                         ? *written.tuple_elements[0]
+                         : written;
+  for (int64_t i = 0; i < 2; ++i) {
+    const Shape& s = instr.operand(i)->shape();
+    if (!s.IsArray()) {
+      return InstrError(instr, StrCat("reduce-window ", OperandRef(instr, i), " shape ",
+                                      ShapeText(s), " is not an array"));
+    }
+  }
+  if (!out.IsArray()) {
+    return InstrError(instr, StrCat("reduce-window shape ", ShapeText(written),
+                                    " is not an array or a tuple of 1 array"));
+  }
+  if (instr.operand(1)->shape().rank() != 0) {
+    return InstrError(instr, StrCat("reduce-window init value ", OperandRef(instr, 1), " shape ",
+                                    ShapeText(instr.operand(1)->shape()), " is not a scalar"));
+  }
+  if (!TypesAgree(out.element_type, instr.operand(1)->shape().element_type, options)) {
+    return InstrError(instr, StrCat("reduce-window shape ", ShapeText(written),
+                                    " does not have the element type ",
+                                    PrimitiveTypeName(instr.operand(1)->shape().element_type),
+                                    " of init value ", OperandRef(instr, 1)));
+  }
+  return CheckInferred(
+      instr, out, InferReduceWindowResult(instr, *instr.module()),
+      StrCat("the window's positions over operand '", instr.operand(0)->name(), "'"));
+}
+
 absl::Status CheckIota(const Instruction& instr, const VerifierOptions&) {
   if (absl::Status s = RequireArrays(instr); !s.ok()) return s;
   std::optional<std::string_view> text = RawAttribute(instr, "iota_dimension");
@@ -541,6 +603,10 @@ ShapeRule ArrayShapeRule(Opcode op) {
       return CheckReduce;
     case Opcode::kIota:
       return CheckIota;
+    case Opcode::kConvolution:
+      return CheckConvolution;
+    case Opcode::kReduceWindow:
+      return CheckReduceWindow;
     default:
       return IsElementwise(op) ? CheckElementwise : nullptr;
   }

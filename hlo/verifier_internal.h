@@ -36,7 +36,7 @@ using ShapeRule = absl::Status (*)(const Instruction&, const VerifierOptions&);
 ShapeRule ShapeRuleFor(Opcode op);
 bool ShapeRuleReadsCallees(Opcode op);
 // verifier_array_rules.cc: the rule for an array op (elementwise, broadcast, reshape, transpose,
-// slice, concatenate, pad, dot, reduce, iota), or nullptr.
+// slice, concatenate, pad, dot, reduce, iota, convolution, reduce-window), or nullptr.
 ShapeRule ArrayShapeRule(Opcode op);
 
 }  // namespace hloscope::verifier_internal
