@@ -22,7 +22,9 @@
 //     conditional, call, fusion, dynamic-slice, dynamic-update-slice, bitcast, copy
 //     (verifier_shape_rules.cc); every elementwise op, broadcast, reshape, transpose, slice,
 //     concatenate, pad, dot, reduce, iota, convolution, reduce-window
-//     (verifier_array_rules.cc, which lists where it is lenient). Shapes are compared
+//     (verifier_array_rules.cc, which lists where it is lenient); reverse, sort, opt-barrier,
+//     add-dependency, all-reduce, get-dimension-size, partition-id, replica-id, after-all
+//     (verifier_same_shape_rules.cc). Shapes are compared
 //     ignoring layouts (Shape::Compatible), as XLA's layout-insensitive verifier does;
 //     bitcast compares Shape::ByteSize, where layouts (E(n)) matter.
 //     Mismatches between a caller and a called computation's signature are reported at the

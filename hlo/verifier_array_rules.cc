@@ -24,20 +24,26 @@
 #include "hlo/verifier_internal.h"
 
 namespace hloscope::verifier_internal {
-namespace {
 
 bool SizesAgree(int64_t a, int64_t b) {
   return a == b || a == Shape::kUnboundedSize || b == Shape::kUnboundedSize;
 }
 
-// Same rank and sizes (see the header comment for what "same" means).
-bool SameDims(const Shape& a, const Shape& b) {
+bool DimsAgree(const Shape& a, const Shape& b) {
   if (a.rank() != b.rank()) return false;
   for (int64_t d = 0; d < a.rank(); ++d) {
     if (!SizesAgree(a.dims[d], b.dims[d])) return false;
   }
   return true;
 }
+
+bool TypesAgree(PrimitiveType a, PrimitiveType b, const VerifierOptions& options) {
+  if (a == b) return true;
+  return options.allow_mixed_precision && GetPrimitiveTypeInfo(a).is_float &&
+         GetPrimitiveTypeInfo(b).is_float;
+}
+
+namespace {
 
 // Dimension lists built while checking; the rules run on nearly every instruction of a module
 // on each verification, so nothing here allocates unless a check fails.
@@ -97,13 +103,6 @@ absl::Status TypeMismatch(const Instruction& instr, int64_t i, std::string_view 
                     expected_what, " ", PrimitiveTypeName(expected)));
 }
 
-// Element types agree: equal, or with allow_mixed_precision both floating point.
-bool TypesAgree(PrimitiveType a, PrimitiveType b, const VerifierOptions& options) {
-  if (a == b) return true;
-  return options.allow_mixed_precision && GetPrimitiveTypeInfo(a).is_float &&
-         GetPrimitiveTypeInfo(b).is_float;
-}
-
 absl::Status RequireSameType(const Instruction& instr, int64_t i, std::string_view what,
                              PrimitiveType t, const VerifierOptions& options) {
   if (TypesAgree(instr.operand(i)->shape().element_type, t, options)) return absl::OkStatus();
@@ -139,7 +138,7 @@ absl::Status CheckElementwise(const Instruction& instr, const VerifierOptions& o
     const bool may_be_scalar =
         (op == Opcode::kSelect && i == 0) || (op == Opcode::kClamp && i != 1);
     if (may_be_scalar && in.rank() == 0) continue;
-    if (!SameDims(in, out)) {
+    if (!DimsAgree(in, out)) {
       return InstrError(
           instr, StrCat(instr.PrintedOpcode(), " ", OperandRef(instr, i), " shape ", ShapeText(in),
                         " does not have the dimensions of its shape ", ShapeText(out)));
@@ -486,7 +485,7 @@ absl::Status CheckReduce(const Instruction& instr, const VerifierOptions& option
   }
   for (int64_t k = 0; k < n; ++k) {
     const Shape& in = instr.operand(k)->shape();
-    if (!SameDims(in, first)) {
+    if (!DimsAgree(in, first)) {
       return InstrError(
           instr, StrCat("reduce ", OperandRef(instr, k), " shape ", ShapeText(in),
                         " does not have the dimensions of operand 0 shape ", ShapeText(first)));

@@ -26,6 +26,12 @@ absl::Status InstrError(const Instruction& instr, std::string_view what);
 // "operand 1 'x'"
 std::string OperandRef(const Instruction& instr, int64_t i);
 bool IsIntegerScalar(const Shape& s);
+// What the shape rules count as equal (verifier_array_rules.cc): sizes equal or either `?`;
+// the same rank with agreeing sizes, dynamic flags not compared; element types equal, or both
+// floating point with allow_mixed_precision.
+bool SizesAgree(int64_t a, int64_t b);
+bool DimsAgree(const Shape& a, const Shape& b);
+bool TypesAgree(PrimitiveType a, PrimitiveType b, const VerifierOptions& options);
 bool IsScalarOf(const Shape& s, PrimitiveType t);
 
 // Step 3. The rule for one opcode: returns the first problem with the instruction's shape.
@@ -38,5 +44,9 @@ bool ShapeRuleReadsCallees(Opcode op);
 // verifier_array_rules.cc: the rule for an array op (elementwise, broadcast, reshape, transpose,
 // slice, concatenate, pad, dot, reduce, iota, convolution, reduce-window), or nullptr.
 ShapeRule ArrayShapeRule(Opcode op);
+// verifier_same_shape_rules.cc: the rule for an op that returns its operands' shapes or a fixed
+// shape (reverse, sort, opt-barrier, add-dependency, all-reduce, get-dimension-size,
+// partition-id, replica-id, after-all), or nullptr.
+ShapeRule SameShapeRule(Opcode op);
 
 }  // namespace hloscope::verifier_internal

@@ -369,8 +369,10 @@ struct RuleTable {
 
 const RuleTable kRules = [] {
   RuleTable t;
-  for (size_t op = 0; op < t.rule.size(); ++op)
+  for (size_t op = 0; op < t.rule.size(); ++op) {
     t.rule[op] = ArrayShapeRule(static_cast<Opcode>(op));
+    if (t.rule[op] == nullptr) t.rule[op] = SameShapeRule(static_cast<Opcode>(op));
+  }
   for (const RuleEntry& e : kShapeRules) {
     t.rule[static_cast<size_t>(e.op)] = e.rule;
     t.callees[static_cast<size_t>(e.op)] = e.callees;

@@ -1,0 +1,148 @@
+// Step 3 of the verifier, continued: ops whose result is their operands' shapes (reverse,
+// sort, opt-barrier, add-dependency, all-reduce) and ops whose result shape is fixed
+// (get-dimension-size, partition-id, replica-id, after-all). Layouts and dynamic flags are
+// ignored, `?` agrees with any size, and floating-point types may differ with
+// allow_mixed_precision (XLA's all-reduce tests reduce bf16 into f32). after-all's operands are
+// not checked: XLA's token tests pass it arrays.
+#include <cstdint>
+#include <string>
+
+#include "hlo/str_util.h"
+#include "hlo/verifier_internal.h"
+
+namespace hloscope::verifier_internal {
+namespace {
+
+// Shapes agree as described above, element by element for tuples.
+bool ShapesAgree(const Shape& a, const Shape& b, const VerifierOptions& options) {
+  if (&a == &b) return true;
+  if (a.IsTuple() || b.IsTuple()) {
+    if (!a.IsTuple() || !b.IsTuple() || a.tuple_elements.size() != b.tuple_elements.size()) {
+      return false;
+    }
+    for (size_t i = 0; i < a.tuple_elements.size(); ++i) {
+      if (!ShapesAgree(*a.tuple_elements[i], *b.tuple_elements[i], options)) return false;
+    }
+    return true;
+  }
+  if (a.IsArray() != b.IsArray()) return false;
+  if (!a.IsArray()) return a.element_type == b.element_type;
+  return TypesAgree(a.element_type, b.element_type, options) && DimsAgree(a, b);
+}
+
+absl::Status NotOperandShape(const Instruction& instr, const Shape& result, int64_t i,
+                             std::string_view which) {
+  return InstrError(instr, StrCat(instr.PrintedOpcode(), " ", which, "shape ", ShapeText(result),
+                                  " does not match ", OperandRef(instr, i), " shape ",
+                                  ShapeText(instr.operand(i)->shape())));
+}
+
+// The result is operand 0's shape.
+absl::Status CheckFirstOperandShape(const Instruction& instr, const VerifierOptions& options) {
+  if (ShapesAgree(instr.shape(), instr.operand(0)->shape(), options)) return absl::OkStatus();
+  return NotOperandShape(instr, instr.shape(), 0, "");
+}
+
+absl::Status CheckReverse(const Instruction& instr, const VerifierOptions& options) {
+  const Shape& in = instr.operand(0)->shape();
+  for (int64_t d : instr.dimensions()) {
+    if (d < 0 || d >= in.rank()) {
+      return InstrError(instr, StrCat("reverse dimensions={", StrJoin(instr.dimensions(), ","),
+                                      "} is out of range for operand '", instr.operand(0)->name(),
+                                      "' shape ", ShapeText(in)));
+    }
+  }
+  return CheckFirstOperandShape(instr, options);
+}
+
+// One operand gives its own shape; several (sort with values, all-reduce of many arrays) give a
+// tuple of theirs. (XLA also allows a 1-tuple for one operand.)
+absl::Status CheckOperandShapes(const Instruction& instr, const VerifierOptions& options) {
+  const Shape& out = instr.shape();
+  const int64_t n = instr.operand_count();
+  if (n == 1 && ShapesAgree(out, instr.operand(0)->shape(), options)) return absl::OkStatus();
+  if (!out.IsTuple() || static_cast<int64_t>(out.tuple_elements.size()) != n) {
+    if (n == 1) return NotOperandShape(instr, out, 0, "");
+    return InstrError(instr, StrCat(instr.PrintedOpcode(), " shape ", ShapeText(out),
+                                    " is not a tuple of its ", n, " operands' shapes"));
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    const Shape& element = *out.tuple_elements[i];
+    if (!ShapesAgree(element, instr.operand(i)->shape(), options)) {
+      return NotOperandShape(instr, element, i, StrCat("element ", i, " "));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// sort: the keys and values have one set of dimensions, and `dimensions={d}` is one of them.
+absl::Status CheckSort(const Instruction& instr, const VerifierOptions& options) {
+  const Shape& keys = instr.operand(0)->shape();
+  for (int64_t i = 0; i < instr.operand_count(); ++i) {
+    const Shape& s = instr.operand(i)->shape();
+    if (!s.IsArray() || !DimsAgree(s, keys)) {
+      return InstrError(
+          instr, StrCat("sort ", OperandRef(instr, i), " shape ", ShapeText(s),
+                        " does not have the dimensions of operand 0 shape ", ShapeText(keys)));
+    }
+  }
+  absl::Span<const int64_t> dim = instr.dimensions();
+  if (dim.size() != 1 || dim[0] < 0 || dim[0] >= keys.rank()) {
+    return InstrError(instr, StrCat("sort dimensions={", StrJoin(dim, ","),
+                                    "} is not one dimension of operand 0 shape ", ShapeText(keys)));
+  }
+  return CheckOperandShapes(instr, options);
+}
+
+absl::Status RequireScalar(const Instruction& instr, PrimitiveType type) {
+  if (IsScalarOf(instr.shape(), type)) return absl::OkStatus();
+  return InstrError(instr, StrCat(instr.PrintedOpcode(), " shape ", ShapeText(instr.shape()),
+                                  " is not ", PrimitiveTypeName(type), "[]"));
+}
+
+absl::Status CheckGetDimensionSize(const Instruction& instr, const VerifierOptions&) {
+  const Shape& in = instr.operand(0)->shape();
+  absl::Span<const int64_t> dim = instr.dimensions();
+  if (!in.IsArray() || dim.size() != 1 || dim[0] < 0 || dim[0] >= in.rank()) {
+    return InstrError(instr, StrCat("get-dimension-size dimensions={", StrJoin(dim, ","),
+                                    "} is not one dimension of operand '", instr.operand(0)->name(),
+                                    "' shape ", ShapeText(in)));
+  }
+  return RequireScalar(instr, PrimitiveType::kS32);
+}
+
+absl::Status CheckReplicaOrPartitionId(const Instruction& instr, const VerifierOptions&) {
+  return RequireScalar(instr, PrimitiveType::kU32);
+}
+
+absl::Status CheckAfterAll(const Instruction& instr, const VerifierOptions&) {
+  if (instr.shape().IsToken()) return absl::OkStatus();
+  return InstrError(instr, StrCat("after-all shape ", ShapeText(instr.shape()), " is not a token"));
+}
+
+}  // namespace
+
+ShapeRule SameShapeRule(Opcode op) {
+  switch (op) {
+    case Opcode::kReverse:
+      return CheckReverse;
+    case Opcode::kOptBarrier:
+    case Opcode::kAddDependency:
+      return CheckFirstOperandShape;
+    case Opcode::kAllReduce:
+      return CheckOperandShapes;
+    case Opcode::kSort:
+      return CheckSort;
+    case Opcode::kGetDimensionSize:
+      return CheckGetDimensionSize;
+    case Opcode::kPartitionId:
+    case Opcode::kReplicaId:
+      return CheckReplicaOrPartitionId;
+    case Opcode::kAfterAll:
+      return CheckAfterAll;
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace hloscope::verifier_internal
