@@ -23,8 +23,8 @@
 //     (verifier_shape_rules.cc); every elementwise op, broadcast, reshape, transpose, slice,
 //     concatenate, pad, dot, reduce, iota, convolution, reduce-window
 //     (verifier_array_rules.cc, which lists where it is lenient); reverse, sort, opt-barrier,
-//     add-dependency, all-reduce, get-dimension-size, partition-id, replica-id, after-all
-//     (verifier_same_shape_rules.cc). Shapes are compared
+//     add-dependency, all-reduce, scatter, select-and-scatter, bitcast-convert,
+//     get-dimension-size, partition-id, replica-id, after-all (verifier_same_shape_rules.cc). Shapes are compared
 //     ignoring layouts (Shape::Compatible), as XLA's layout-insensitive verifier does;
 //     bitcast compares Shape::ByteSize, where layouts (E(n)) matter.
 //     Mismatches between a caller and a called computation's signature are reported at the

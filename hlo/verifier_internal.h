@@ -45,8 +45,8 @@ bool ShapeRuleReadsCallees(Opcode op);
 // slice, concatenate, pad, dot, reduce, iota, convolution, reduce-window), or nullptr.
 ShapeRule ArrayShapeRule(Opcode op);
 // verifier_same_shape_rules.cc: the rule for an op that returns its operands' shapes or a fixed
-// shape (reverse, sort, opt-barrier, add-dependency, all-reduce, get-dimension-size,
-// partition-id, replica-id, after-all), or nullptr.
+// shape (reverse, sort, opt-barrier, add-dependency, all-reduce, scatter, select-and-scatter,
+// bitcast-convert, get-dimension-size, partition-id, replica-id, after-all), or nullptr.
 ShapeRule SameShapeRule(Opcode op);
 
 }  // namespace hloscope::verifier_internal

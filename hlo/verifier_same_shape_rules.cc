@@ -1,9 +1,11 @@
 // Step 3 of the verifier, continued: ops whose result is their operands' shapes (reverse,
-// sort, opt-barrier, add-dependency, all-reduce) and ops whose result shape is fixed
+// sort, opt-barrier, add-dependency, all-reduce, scatter, select-and-scatter), bitcast-convert,
+// and ops whose result shape is fixed
 // (get-dimension-size, partition-id, replica-id, after-all). Layouts and dynamic flags are
 // ignored, `?` agrees with any size, and floating-point types may differ with
 // allow_mixed_precision (XLA's all-reduce tests reduce bf16 into f32). after-all's operands are
 // not checked: XLA's token tests pass it arrays.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -94,6 +96,63 @@ absl::Status CheckSort(const Instruction& instr, const VerifierOptions& options)
   return CheckOperandShapes(instr, options);
 }
 
+// scatter(operands..., indices, updates...) updates its N operands in place: the result is
+// their shapes (an array for one operand, else a tuple). The indices and updates are not
+// checked (scatter_dimension_numbers are kept as text).
+absl::Status CheckScatter(const Instruction& instr, const VerifierOptions& options) {
+  const int64_t count = instr.operand_count();
+  if (count < 3 || count % 2 == 0) {
+    return InstrError(instr, StrCat("scatter has ", Count(count, "operand", "operands"),
+                                    ", expected operands, indices and as many updates"));
+  }
+  const int64_t n = (count - 1) / 2;
+  const Shape& out = instr.shape();
+  if (n == 1 && ShapesAgree(out, instr.operand(0)->shape(), options)) return absl::OkStatus();
+  if (!out.IsTuple() || static_cast<int64_t>(out.tuple_elements.size()) != n) {
+    if (n == 1) return NotOperandShape(instr, out, 0, "");
+    return InstrError(instr, StrCat("scatter shape ", ShapeText(out), " is not a tuple of its ", n,
+                                    " scattered operands' shapes"));
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    if (!ShapesAgree(*out.tuple_elements[i], instr.operand(i)->shape(), options)) {
+      return NotOperandShape(instr, *out.tuple_elements[i], i, StrCat("element ", i, " "));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// bitcast-convert reinterprets each element: between types of one width the dimensions stay;
+// to a narrower type a minor dimension of the width ratio is added, to a wider one the minor
+// dimension, of that ratio, is removed.
+absl::Status CheckBitcastConvert(const Instruction& instr, const VerifierOptions&) {
+  const Shape& in = instr.operand(0)->shape();
+  const Shape& out = instr.shape();
+  if (!in.IsArray() || !out.IsArray()) {
+    return InstrError(instr, StrCat("bitcast-convert from ", ShapeText(in), " to ", ShapeText(out),
+                                    " is not between arrays"));
+  }
+  const int64_t in_bits = GetPrimitiveTypeInfo(in.element_type).bits;
+  const int64_t out_bits = GetPrimitiveTypeInfo(out.element_type).bits;
+  const Shape& wide = in_bits >= out_bits ? in : out;
+  const Shape& narrow = in_bits >= out_bits ? out : in;
+  const int64_t wide_bits = std::max(in_bits, out_bits);
+  const int64_t narrow_bits = std::min(in_bits, out_bits);
+  bool fits;
+  if (wide_bits == narrow_bits) {
+    fits = DimsAgree(in, out);
+  } else {
+    fits = narrow_bits > 0 && wide_bits % narrow_bits == 0 && narrow.rank() == wide.rank() + 1 &&
+           SizesAgree(narrow.dims.back(), wide_bits / narrow_bits);
+    for (int64_t d = 0; fits && d < wide.rank(); ++d) {
+      fits = SizesAgree(wide.dims[d], narrow.dims[d]);
+    }
+  }
+  if (fits) return absl::OkStatus();
+  return InstrError(instr, StrCat("bitcast-convert shape ", ShapeText(out),
+                                  " does not hold the bits of operand '", instr.operand(0)->name(),
+                                  "' shape ", ShapeText(in)));
+}
+
 absl::Status RequireScalar(const Instruction& instr, PrimitiveType type) {
   if (IsScalarOf(instr.shape(), type)) return absl::OkStatus();
   return InstrError(instr, StrCat(instr.PrintedOpcode(), " shape ", ShapeText(instr.shape()),
@@ -128,7 +187,12 @@ ShapeRule SameShapeRule(Opcode op) {
       return CheckReverse;
     case Opcode::kOptBarrier:
     case Opcode::kAddDependency:
+    case Opcode::kSelectAndScatter:
       return CheckFirstOperandShape;
+    case Opcode::kScatter:
+      return CheckScatter;
+    case Opcode::kBitcastConvert:
+      return CheckBitcastConvert;
     case Opcode::kAllReduce:
       return CheckOperandShapes;
     case Opcode::kSort:
