@@ -8,7 +8,10 @@
 //    size (XLA's Compatible ignores dynamic dimensions too).
 //  - A reshape is only checked for its element count when both shapes are static.
 //  - select may have a scalar predicate and clamp scalar bounds (older HLO uses both).
-//  - dot's result element type is free (preferred_element_type).
+//  - dot's and convolution's result element types are free (preferred_element_type).
+//  - Floating-point element types may differ where XLA wants one type, with the option
+//    allow_mixed_precision (on by default).
+//  - Sparse convolutions (tuple kernels) and variadic reduce-window are not checked.
 // Each rule reports the first problem; the caller has already checked operand counts.
 #include <algorithm>
 #include <cstdint>
