@@ -81,6 +81,9 @@ struct SliceDim {
   int64_t start = 0;
   int64_t limit = 0;
   int64_t stride = 1;
+  // Elements selected: ceil((limit - start) / stride), for 0 <= start <= limit and stride > 0
+  // (written so that no stride overflows it).
+  int64_t size() const { return limit == start ? 0 : (limit - start - 1) / stride + 1; }
 };
 
 // output_to_operand_aliasing={{output_index}: (operand, {operand_index}), ...}

@@ -101,9 +101,7 @@ constexpr FloatFormat kFloatFormats[] = {
 // takes the larger; two different types that tie have no common type.
 std::tuple<bool, int, int, int, bool> PrecisionRank(PrimitiveType type) {
   const PrimitiveTypeInfo& info = GetPrimitiveTypeInfo(type);
-  PrimitiveType component = type;
-  if (type == PrimitiveType::kC64) component = PrimitiveType::kF32;
-  if (type == PrimitiveType::kC128) component = PrimitiveType::kF64;
+  const PrimitiveType component = ComponentType(type);
   FloatFormat format{component, -1, -1};  // not a float: below every float
   for (const FloatFormat& f : kFloatFormats) {
     if (f.type == component) format = f;

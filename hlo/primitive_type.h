@@ -69,6 +69,13 @@ std::optional<PrimitiveType> ParsePrimitiveType(std::string_view name);
 // does not say (dot, convolution): the larger by (complex, float range, float precision, bits,
 // signedness); nullopt when two different types tie.
 std::optional<PrimitiveType> HigherPrecisionType(PrimitiveType a, PrimitiveType b);
+// The type of the real and imaginary parts of a complex type (f32 for c64, f64 for c128);
+// any other type itself.
+inline PrimitiveType ComponentType(PrimitiveType t) {
+  if (t == PrimitiveType::kC64) return PrimitiveType::kF32;
+  if (t == PrimitiveType::kC128) return PrimitiveType::kF64;
+  return t;
+}
 inline bool IsArrayType(PrimitiveType t) {
   return t != PrimitiveType::kInvalid && t != PrimitiveType::kToken &&
          t != PrimitiveType::kOpaque && t != PrimitiveType::kTuple && t != PrimitiveType::kBuffer &&

@@ -32,23 +32,45 @@ int64_t Shape::ElementCount() const {
   return n;
 }
 
-bool Shape::SizeFits() const {
+std::optional<int64_t> CheckedElementCount(absl::Span<const int64_t> dims) {
   int64_t elements = 1;
   for (int64_t d : dims) {
-    if (d != kUnboundedSize && __builtin_mul_overflow(elements, d, &elements)) return false;
+    if (d != Shape::kUnboundedSize && __builtin_mul_overflow(elements, d, &elements)) {
+      return std::nullopt;
+    }
   }
-  const int64_t bits = layout.element_size_bits != 0 ? layout.element_size_bits
-                                                     : GetPrimitiveTypeInfo(element_type).bits;
+  return elements;
+}
+
+bool ByteSizeFits(int64_t elements, int64_t bits) {
   return (static_cast<__int128>(elements) * bits + 7) / 8 <= std::numeric_limits<int64_t>::max();
+}
+
+bool IsPermutation(absl::Span<const int64_t> dims, int64_t rank) {
+  if (static_cast<int64_t>(dims.size()) != rank) return false;
+  absl::InlinedVector<bool, 8> seen(dims.size(), false);
+  for (int64_t d : dims) {
+    if (d < 0 || d >= rank || seen[static_cast<size_t>(d)]) return false;
+    seen[static_cast<size_t>(d)] = true;
+  }
+  return true;
+}
+
+int64_t Shape::ElementBits() const {
+  return layout.element_size_bits != 0 ? layout.element_size_bits
+                                       : GetPrimitiveTypeInfo(element_type).bits;
+}
+
+bool Shape::SizeFits() const {
+  std::optional<int64_t> elements = CheckedElementCount(dims);
+  return elements && ByteSizeFits(*elements, ElementBits());
 }
 
 int64_t Shape::ByteSize() const {
   if (!IsArray()) return 0;
-  int64_t bits = layout.element_size_bits != 0 ? layout.element_size_bits
-                                               : GetPrimitiveTypeInfo(element_type).bits;
   // Sub-byte types pack and round up to a byte. 128-bit arithmetic: the parser guarantees the
   // byte count fits in 64 bits, but elements * bits may not.
-  return static_cast<int64_t>((static_cast<__int128>(ElementCount()) * bits + 7) / 8);
+  return static_cast<int64_t>((static_cast<__int128>(ElementCount()) * ElementBits() + 7) / 8);
 }
 
 int64_t Shape::TotalArrayBytes() const {

@@ -8,11 +8,13 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
+#include "absl/types/span.h"
 #include "hlo/primitive_type.h"
 
 namespace hloscope {
@@ -45,6 +47,15 @@ struct Layout {
   bool HasParts() const;
 };
 
+// The element count of an array with these dimensions (`?` counted as 1, which leaves the
+// product unchanged), or nullopt when it overflows int64; and whether that many elements of
+// `bits` bits fit in int64 bytes. The parser refuses shapes for which either fails.
+std::optional<int64_t> CheckedElementCount(absl::Span<const int64_t> dims);
+bool ByteSizeFits(int64_t elements, int64_t bits);
+
+// Whether `dims` names each dimension 0..rank-1 exactly once (transpose's dimensions=).
+bool IsPermutation(absl::Span<const int64_t> dims, int64_t rank);
+
 class Shape {
  public:
   // Dimension size printed as `?`: unbounded dynamic.
@@ -68,6 +79,8 @@ class Shape {
   // Whether ElementCount and ByteSize fit in int64 (the parser refuses shapes where they do
   // not, so every Shape in a Module fits; code that builds shapes checks with this).
   bool SizeFits() const;
+  // Bits of one element: the layout's E(n) when it has one, else the element type's.
+  int64_t ElementBits() const;
   // Bytes of one array (sub-byte types packed, E(n) honoured); 0 for tuples, tokens, opaque.
   int64_t ByteSize() const;
   // Sum of ByteSize over all array leaves (a tuple's own pointer table is not counted).

@@ -193,12 +193,7 @@ const Shape* InferShape(const Instruction& instr, const Computation* callee, Mod
       const Shape* in = operand_shape(0);
       auto perm = instr.dimensions();
       if (in == nullptr || !in->IsArray() || static_cast<int64_t>(perm.size()) != in->rank()) break;
-      std::vector<int64_t> order(perm.begin(), perm.end());
-      std::sort(order.begin(), order.end());
-      for (int64_t i = 0; i < in->rank(); ++i) {
-        if (order[static_cast<size_t>(i)] != i)
-          return Inconsistent(instr, error);  // not a permutation
-      }
+      if (!IsPermutation(perm, in->rank())) return Inconsistent(instr, error);
       Shape out = ArrayShape(in->element_type);
       for (int64_t p : perm) AddDimOf(out, *in, p);
       return module.InternShape(std::move(out));

@@ -220,14 +220,11 @@ bool ShapeParser::ParseUncached(Shape* shape) {
       break;
     }
   }
-  int64_t elements = 1;
-  for (int64_t d : shape->dims) {
-    if (d != Shape::kUnboundedSize && __builtin_mul_overflow(elements, d, &elements)) {
-      return cur_.Error(type_pos, "shape is too large: its element count does not fit in 64 bits");
-    }
+  std::optional<int64_t> elements = CheckedElementCount(shape->dims);
+  if (!elements) {
+    return cur_.Error(type_pos, "shape is too large: its element count does not fit in 64 bits");
   }
-  __int128 bytes = (static_cast<__int128>(elements) * GetPrimitiveTypeInfo(*type).bits + 7) / 8;
-  if (bytes > std::numeric_limits<int64_t>::max()) {
+  if (!ByteSizeFits(*elements, GetPrimitiveTypeInfo(*type).bits)) {
     return cur_.Error(type_pos, "shape is too large: its size in bytes does not fit in 64 bits");
   }
   if ((*type == PrimitiveType::kToken || *type == PrimitiveType::kOpaque) && !shape->dims.empty()) {

@@ -24,11 +24,12 @@
 //     concatenate, pad, dot, reduce, iota, convolution, reduce-window
 //     (verifier_array_rules.cc, which lists where it is lenient); reverse, sort, opt-barrier,
 //     add-dependency, all-reduce, scatter, select-and-scatter, bitcast-convert,
-//     get-dimension-size, partition-id, replica-id, after-all (verifier_same_shape_rules.cc). Shapes are compared
-//     ignoring layouts (Shape::Compatible), as XLA's layout-insensitive verifier does;
-//     bitcast compares Shape::ByteSize, where layouts (E(n)) matter.
-//     Mismatches between a caller and a called computation's signature are reported at the
-//     callee's parameter or root, where the fix usually goes.
+//     get-dimension-size, partition-id, replica-id, after-all (verifier_same_shape_rules.cc).
+//     Shapes are compared ignoring layouts, as XLA's layout-insensitive verifier does (the
+//     array and same-shape rules also ignore dynamic flags and, with allow_mixed_precision,
+//     floating-point precision); bitcast compares Shape::ByteSize, where layouts (E(n)) matter.
+//     Mismatches between a caller and a called computation's signature are reported at the callee's
+//     parameter or root, where the fix usually goes.
 #pragma once
 
 #include "absl/status/status.h"

@@ -14,13 +14,13 @@
 //  - Sparse convolutions (tuple kernels) and variadic reduce-window are not checked.
 // Each rule reports the first problem; the caller has already checked operand counts.
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
-#include "absl/strings/numbers.h"
 #include "hlo/attribute_values.h"
 #include "hlo/shape_inference.h"
 #include "hlo/str_util.h"
@@ -32,13 +32,15 @@ bool SizesAgree(int64_t a, int64_t b) {
   return a == b || a == Shape::kUnboundedSize || b == Shape::kUnboundedSize;
 }
 
-bool DimsAgree(const Shape& a, const Shape& b) {
-  if (a.rank() != b.rank()) return false;
-  for (int64_t d = 0; d < a.rank(); ++d) {
-    if (!SizesAgree(a.dims[d], b.dims[d])) return false;
+bool DimsAre(const Shape& s, absl::Span<const int64_t> dims) {
+  if (s.rank() != static_cast<int64_t>(dims.size())) return false;
+  for (int64_t d = 0; d < s.rank(); ++d) {
+    if (!SizesAgree(s.dims[d], dims[d])) return false;
   }
   return true;
 }
+
+bool DimsAgree(const Shape& a, const Shape& b) { return DimsAre(a, b.dims); }
 
 bool TypesAgree(PrimitiveType a, PrimitiveType b, const VerifierOptions& options) {
   if (a == b) return true;
@@ -49,16 +51,9 @@ bool TypesAgree(PrimitiveType a, PrimitiveType b, const VerifierOptions& options
 namespace {
 
 // Dimension lists built while checking; the rules run on nearly every instruction of a module
-// on each verification, so nothing here allocates unless a check fails.
+// on each verification, so they do not allocate unless a check fails (pad's padding list and
+// convolution's attributes do, but those ops are rare).
 using Dims = absl::InlinedVector<int64_t, 8>;
-
-bool DimsAre(const Shape& s, absl::Span<const int64_t> dims) {
-  if (s.rank() != static_cast<int64_t>(dims.size())) return false;
-  for (int64_t d = 0; d < s.rank(); ++d) {
-    if (!SizesAgree(s.dims[d], dims[d])) return false;
-  }
-  return true;
-}
 
 bool Contains(absl::Span<const int64_t> v, int64_t x) {
   return std::find(v.begin(), v.end(), x) != v.end();
@@ -110,13 +105,6 @@ absl::Status RequireSameType(const Instruction& instr, int64_t i, std::string_vi
                              PrimitiveType t, const VerifierOptions& options) {
   if (TypesAgree(instr.operand(i)->shape().element_type, t, options)) return absl::OkStatus();
   return TypeMismatch(instr, i, what, t);
-}
-
-// The element type of the real and imaginary parts of a complex type, or `t` itself.
-PrimitiveType ComponentType(PrimitiveType t) {
-  if (t == PrimitiveType::kC64) return PrimitiveType::kF32;
-  if (t == PrimitiveType::kC128) return PrimitiveType::kF64;
-  return t;
 }
 
 // Every operand has the result's dimensions, except the operands that may be scalars
@@ -175,8 +163,7 @@ absl::Status CheckElementwise(const Instruction& instr, const VerifierOptions& o
       return TypeMismatch(instr, 0, "the element type of its shape", t);
     }
     case Opcode::kSelect:
-      if (!IsArrayType(instr.operand(0)->shape().element_type) ||
-          instr.operand(0)->shape().element_type != PrimitiveType::kPred) {
+      if (instr.operand(0)->shape().element_type != PrimitiveType::kPred) {
         return TypeMismatch(instr, 0, "the predicate type", PrimitiveType::kPred);
       }
       for (int64_t i = 1; i < 3; ++i) {
@@ -254,11 +241,7 @@ absl::Status CheckTranspose(const Instruction& instr, const VerifierOptions& opt
   const Shape& in = instr.operand(0)->shape();
   const Shape& out = instr.shape();
   absl::Span<const int64_t> perm = instr.dimensions();
-  Dims sorted(perm.begin(), perm.end());
-  std::sort(sorted.begin(), sorted.end());
-  bool is_perm = static_cast<int64_t>(sorted.size()) == in.rank();
-  for (size_t i = 0; is_perm && i < sorted.size(); ++i) is_perm = sorted[i] == int64_t(i);
-  if (!is_perm) {
+  if (!IsPermutation(perm, in.rank())) {
     return InstrError(
         instr, StrCat("transpose ", DimsAttr("dimensions", perm), " is not a permutation of the ",
                       in.rank(), " dimensions of operand '", instr.operand(0)->name(), "'"));
@@ -293,7 +276,7 @@ absl::Status CheckSlice(const Instruction& instr, const VerifierOptions& options
           instr, StrCat("slice range [", r.start, ":", r.limit, ":", r.stride, "] in dimension ", d,
                         " does not fit in operand '", op.name(), "' shape ", ShapeText(in)));
     }
-    dims.push_back((r.limit - r.start + r.stride - 1) / r.stride);
+    dims.push_back(r.size());
   }
   if (!TypesAgree(instr.shape().element_type, in.element_type, options) ||
       !DimsAre(instr.shape(), dims)) {
@@ -376,8 +359,10 @@ absl::Status CheckPad(const Instruction& instr, const VerifierOptions& options) 
     }
     std::optional<int64_t> size = PaddedSize(in.dims[d], (*pads)[d]);
     if (!size) {
-      return InstrError(instr, StrCat("pad padding=", *text, " gives dimension ", d,
-                                      " of operand '", op.name(), "' a negative size"));
+      return InstrError(
+          instr, StrCat("pad padding=", *text, " gives dimension ", d, " of operand '", op.name(),
+                        "' no size: negative interior padding, a negative "
+                        "result or an overflow"));
     }
     dims.push_back(*size);
   }
@@ -575,7 +560,11 @@ absl::Status CheckIota(const Instruction& instr, const VerifierOptions&) {
   if (absl::Status s = RequireArrays(instr); !s.ok()) return s;
   std::optional<std::string_view> text = RawAttribute(instr, "iota_dimension");
   int64_t d = -1;
-  if (text && !absl::SimpleAtoi(std::string(*text), &d)) d = -1;
+  if (text) {
+    const char* end = text->data() + text->size();
+    auto [ptr, ec] = std::from_chars(text->data(), end, d);
+    if (ec != std::errc() || ptr != end) d = -1;
+  }
   if (d < 0 || d >= instr.shape().rank()) {
     return InstrError(instr, StrCat("iota iota_dimension=", text.value_or(""),
                                     " is not a dimension of its shape ", ShapeText(instr.shape())));

@@ -30,6 +30,7 @@ bool IsIntegerScalar(const Shape& s);
 // the same rank with agreeing sizes, dynamic flags not compared; element types equal, or both
 // floating point with allow_mixed_precision.
 bool SizesAgree(int64_t a, int64_t b);
+bool DimsAre(const Shape& s, absl::Span<const int64_t> dims);
 bool DimsAgree(const Shape& a, const Shape& b);
 bool TypesAgree(PrimitiveType a, PrimitiveType b, const VerifierOptions& options);
 bool IsScalarOf(const Shape& s, PrimitiveType t);

@@ -1,10 +1,9 @@
 // Step 3 of the verifier, continued: ops whose result is their operands' shapes (reverse,
 // sort, opt-barrier, add-dependency, all-reduce, scatter, select-and-scatter), bitcast-convert,
-// and ops whose result shape is fixed
-// (get-dimension-size, partition-id, replica-id, after-all). Layouts and dynamic flags are
-// ignored, `?` agrees with any size, and floating-point types may differ with
-// allow_mixed_precision (XLA's all-reduce tests reduce bf16 into f32). after-all's operands are
-// not checked: XLA's token tests pass it arrays.
+// and ops whose result shape is fixed (get-dimension-size, partition-id, replica-id,
+// after-all). Layouts and dynamic flags are ignored, `?` agrees with any size, and floating-point
+// types may differ with allow_mixed_precision (XLA's all-reduce tests reduce bf16 into f32).
+// after-all's operands are not checked: XLA's token tests pass it arrays.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -57,16 +56,16 @@ absl::Status CheckReverse(const Instruction& instr, const VerifierOptions& optio
   return CheckFirstOperandShape(instr, options);
 }
 
-// One operand gives its own shape; several (sort with values, all-reduce of many arrays) give a
-// tuple of theirs. (XLA also allows a 1-tuple for one operand.)
-absl::Status CheckOperandShapes(const Instruction& instr, const VerifierOptions& options) {
+// The result is the shapes of the first n operands: one gives its own shape, several a tuple
+// of theirs (XLA also allows a 1-tuple for one). `which` names them in messages.
+absl::Status CheckFirstOperandsShapes(const Instruction& instr, int64_t n, std::string_view which,
+                                      const VerifierOptions& options) {
   const Shape& out = instr.shape();
-  const int64_t n = instr.operand_count();
   if (n == 1 && ShapesAgree(out, instr.operand(0)->shape(), options)) return absl::OkStatus();
   if (!out.IsTuple() || static_cast<int64_t>(out.tuple_elements.size()) != n) {
     if (n == 1) return NotOperandShape(instr, out, 0, "");
     return InstrError(instr, StrCat(instr.PrintedOpcode(), " shape ", ShapeText(out),
-                                    " is not a tuple of its ", n, " operands' shapes"));
+                                    " is not a tuple of its ", n, " ", which, " shapes"));
   }
   for (int64_t i = 0; i < n; ++i) {
     const Shape& element = *out.tuple_elements[i];
@@ -75,6 +74,11 @@ absl::Status CheckOperandShapes(const Instruction& instr, const VerifierOptions&
     }
   }
   return absl::OkStatus();
+}
+
+// all-reduce of several arrays gives a tuple of their shapes.
+absl::Status CheckAllReduce(const Instruction& instr, const VerifierOptions& options) {
+  return CheckFirstOperandsShapes(instr, instr.operand_count(), "operands'", options);
 }
 
 // sort: the keys and values have one set of dimensions, and `dimensions={d}` is one of them.
@@ -93,7 +97,7 @@ absl::Status CheckSort(const Instruction& instr, const VerifierOptions& options)
     return InstrError(instr, StrCat("sort dimensions={", StrJoin(dim, ","),
                                     "} is not one dimension of operand 0 shape ", ShapeText(keys)));
   }
-  return CheckOperandShapes(instr, options);
+  return CheckFirstOperandsShapes(instr, instr.operand_count(), "operands'", options);
 }
 
 // scatter(operands..., indices, updates...) updates its N operands in place: the result is
@@ -105,20 +109,7 @@ absl::Status CheckScatter(const Instruction& instr, const VerifierOptions& optio
     return InstrError(instr, StrCat("scatter has ", Count(count, "operand", "operands"),
                                     ", expected operands, indices and as many updates"));
   }
-  const int64_t n = (count - 1) / 2;
-  const Shape& out = instr.shape();
-  if (n == 1 && ShapesAgree(out, instr.operand(0)->shape(), options)) return absl::OkStatus();
-  if (!out.IsTuple() || static_cast<int64_t>(out.tuple_elements.size()) != n) {
-    if (n == 1) return NotOperandShape(instr, out, 0, "");
-    return InstrError(instr, StrCat("scatter shape ", ShapeText(out), " is not a tuple of its ", n,
-                                    " scattered operands' shapes"));
-  }
-  for (int64_t i = 0; i < n; ++i) {
-    if (!ShapesAgree(*out.tuple_elements[i], instr.operand(i)->shape(), options)) {
-      return NotOperandShape(instr, *out.tuple_elements[i], i, StrCat("element ", i, " "));
-    }
-  }
-  return absl::OkStatus();
+  return CheckFirstOperandsShapes(instr, (count - 1) / 2, "scattered operands'", options);
 }
 
 // bitcast-convert reinterprets each element: between types of one width the dimensions stay;
@@ -194,7 +185,7 @@ ShapeRule SameShapeRule(Opcode op) {
     case Opcode::kBitcastConvert:
       return CheckBitcastConvert;
     case Opcode::kAllReduce:
-      return CheckOperandShapes;
+      return CheckAllReduce;
     case Opcode::kSort:
       return CheckSort;
     case Opcode::kGetDimensionSize:

@@ -312,9 +312,7 @@ int64_t PaddedByteSize(const Shape& s) {
   }
   int64_t elements = extra;
   for (int64_t d : dims) elements *= d;
-  const int64_t bits = s.layout.element_size_bits != 0 ? s.layout.element_size_bits
-                                                       : GetPrimitiveTypeInfo(s.element_type).bits;
-  return (elements * bits + 7) / 8;
+  return (elements * s.ElementBits() + 7) / 8;
 }
 
 absl::Status CheckBitcast(const Instruction& instr, const VerifierOptions&) {

@@ -51,7 +51,7 @@ absl::Status CheckSlice(const Instruction& instr, const Shape& in) {
   for (size_t d = 0; d < slice.size(); ++d) {
     const SliceDim& s = slice[d];
     if (s.start < 0 || s.limit > in.dims[d] || s.start > s.limit || s.stride <= 0 ||
-        out.dims[d] != (s.limit - s.start + s.stride - 1) / s.stride) {
+        out.dims[d] != s.size()) {
       return Bad(instr, StrCat("slice dimension ", d, " [", s.start, ":", s.limit, ":", s.stride,
                                "] does not fit ", Dims(in), " -> ", Dims(out)));
     }
@@ -99,10 +99,7 @@ absl::Status CheckOperands(const Instruction& instr, absl::Span<const Shape* con
     }
     case Opcode::kTranspose: {
       auto perm = instr.dimensions();
-      std::vector<int64_t> sorted(perm.begin(), perm.end());
-      std::sort(sorted.begin(), sorted.end());
-      bool ok = static_cast<int64_t>(perm.size()) == ops[0]->rank() && out.rank() == ops[0]->rank();
-      for (size_t i = 0; ok && i < sorted.size(); ++i) ok = sorted[i] == static_cast<int64_t>(i);
+      bool ok = IsPermutation(perm, ops[0]->rank()) && out.rank() == ops[0]->rank();
       for (size_t i = 0; ok && i < perm.size(); ++i)
         ok = out.dims[i] == ops[0]->dims[static_cast<size_t>(perm[i])];
       return ok ? absl::OkStatus() : Bad(instr, "transpose dimensions={...} do not fit the shapes");

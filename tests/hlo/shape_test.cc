@@ -1,5 +1,8 @@
 #include "hlo/shape.h"
 
+#include <limits>
+#include <optional>
+
 #include "gtest/gtest.h"
 #include "hlo/module.h"
 #include "hlo/primitive_type.h"
@@ -125,6 +128,31 @@ TEST(Shape, SizeFitsIn64Bits) {
   // 2^64 elements do not fit; a `?` dimension counts as nothing.
   EXPECT_FALSE(ArrayOf(PrimitiveType::kS4, {int64_t{1} << 32, int64_t{1} << 32}).SizeFits());
   EXPECT_TRUE(ArrayOf(PrimitiveType::kF32, {Shape::kUnboundedSize, int64_t{1} << 40}).SizeFits());
+}
+
+TEST(Shape, CheckedElementCountAndByteSizeFits) {
+  EXPECT_EQ(CheckedElementCount({4, 3}), 12);
+  EXPECT_EQ(CheckedElementCount({}), 1);
+  EXPECT_EQ(CheckedElementCount({Shape::kUnboundedSize, 5}), 5);
+  EXPECT_EQ(CheckedElementCount({int64_t{1} << 32, int64_t{1} << 32}), std::nullopt);
+  EXPECT_TRUE(ByteSizeFits(int64_t{1} << 60, 4));
+  EXPECT_FALSE(ByteSizeFits(int64_t{1} << 62, 32));
+}
+
+TEST(Shape, IsPermutation) {
+  EXPECT_TRUE(IsPermutation({}, 0));
+  EXPECT_TRUE(IsPermutation({2, 0, 1}, 3));
+  EXPECT_FALSE(IsPermutation({0, 0}, 2));
+  EXPECT_FALSE(IsPermutation({0, 2}, 2));
+  EXPECT_FALSE(IsPermutation({-1, 0}, 2));
+  EXPECT_FALSE(IsPermutation({0, 1}, 3));
+}
+
+TEST(SliceDim, SizeIsCeilOfRangeOverStride) {
+  EXPECT_EQ((SliceDim{0, 4, 1}.size()), 4);
+  EXPECT_EQ((SliceDim{0, 4, 3}.size()), 2);
+  EXPECT_EQ((SliceDim{2, 2, 5}.size()), 0);
+  EXPECT_EQ((SliceDim{1, 8, std::numeric_limits<int64_t>::max()}.size()), 1);
 }
 
 }  // namespace

@@ -3,11 +3,12 @@
 // before step 3 (shape rules), and among shape rules the first in module order, although rules
 // that read only operands run during step 1 and those that read callees after it. The messages
 // themselves are tested by testdata/errors/verifier*.hlo.
+#include "hlo/verifier.h"
+
 #include <memory>
 #include <string>
 
 #include "gtest/gtest.h"
-#include "hlo/verifier.h"
 #include "tests/hlo/test_util.h"
 
 namespace hloscope {
@@ -24,7 +25,8 @@ add {
   ROOT s = f32[] add(x, y)
 }
 ENTRY e {
-)") + std::string(body) + "\n}\n";
+)") + std::string(body) +
+         "\n}\n";
 }
 
 VerifierOptions Strict() {
@@ -52,8 +54,7 @@ const MixedCase kMixedCases[] = {
     {"broadcast", "  a = f64[] parameter(0)\n  ROOT c = f32[4] broadcast(a), dimensions={}",
      "computation 'e': instruction 'c': broadcast operand 0 'a' element type f64 does not match "
      "the element type of its shape f32"},
-    {"transpose",
-     "  a = f64[4,3] parameter(0)\n  ROOT c = f32[3,4] transpose(a), dimensions={1,0}",
+    {"transpose", "  a = f64[4,3] parameter(0)\n  ROOT c = f32[3,4] transpose(a), dimensions={1,0}",
      "computation 'e': instruction 'c': transpose shape f32[3,4] does not match f64[3,4] "
      "(operand 'a' permuted by dimensions={1,0})"},
     {"pad",
