@@ -1,4 +1,4 @@
-// String concatenation for std::string_view and integers.
+// String concatenation for std::string_view and integers, and whitespace stripping.
 //
 // Debian's abseil is built with its own absl::string_view (ABSL_OPTION_USE_STD_STRING_VIEW=0),
 // so absl::StrCat does not accept std::string_view; these few lines give the same convenience
@@ -11,6 +11,14 @@
 #include <string_view>
 
 namespace hloscope {
+
+// `s` without leading and trailing spaces, tabs and line breaks.
+inline std::string_view StripWhitespace(std::string_view s) {
+  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  while (!s.empty() && blank(s.front())) s.remove_prefix(1);
+  while (!s.empty() && blank(s.back())) s.remove_suffix(1);
+  return s;
+}
 
 namespace str_internal {
 inline void AppendPiece(std::string& out, std::string_view s) { out.append(s.data(), s.size()); }

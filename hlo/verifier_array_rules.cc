@@ -48,13 +48,6 @@ bool TypesAgree(PrimitiveType a, PrimitiveType b, const VerifierOptions& options
          GetPrimitiveTypeInfo(b).is_float;
 }
 
-namespace {
-
-// Dimension lists built while checking; the rules run on nearly every instruction of a module
-// on each verification, so they do not allocate unless a check fails (pad's padding list and
-// convolution's attributes do, but those ops are rare).
-using Dims = absl::InlinedVector<int64_t, 8>;
-
 bool Contains(absl::Span<const int64_t> v, int64_t x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
@@ -63,7 +56,6 @@ std::string DimsAttr(std::string_view key, absl::Span<const int64_t> dims) {
   return StrCat(key, "={", StrJoin(dims, ","), "}");
 }
 
-// An expected array shape, for messages.
 Shape ExpectedArray(PrimitiveType type, absl::Span<const int64_t> dims) {
   Shape s;
   s.element_type = type;
@@ -92,6 +84,8 @@ absl::Status RequireArrays(const Instruction& instr) {
   }
   return absl::OkStatus();
 }
+
+namespace {
 
 absl::Status TypeMismatch(const Instruction& instr, int64_t i, std::string_view expected_what,
                           PrimitiveType expected) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "hlo/module.h"
@@ -34,6 +35,28 @@ bool DimsAre(const Shape& s, absl::Span<const int64_t> dims);
 bool DimsAgree(const Shape& a, const Shape& b);
 bool TypesAgree(PrimitiveType a, PrimitiveType b, const VerifierOptions& options);
 bool IsScalarOf(const Shape& s, PrimitiveType t);
+// Shapes agree: arrays as above, tuples element by element, other shapes by element type.
+bool ShapesAgree(const Shape& a, const Shape& b, const VerifierOptions& options);
+
+// Helpers of the shape rules (verifier_array_rules.cc). Dimension lists built while checking:
+// the rules run on nearly every instruction on each verification, so they do not allocate
+// unless a check fails.
+using Dims = absl::InlinedVector<int64_t, 8>;
+bool Contains(absl::Span<const int64_t> v, int64_t x);
+// `key={1,2}`, for messages.
+std::string DimsAttr(std::string_view key, absl::Span<const int64_t> dims);
+// An expected array shape, for messages (`?` sizes become dynamic dimensions).
+Shape ExpectedArray(PrimitiveType type, absl::Span<const int64_t> dims);
+// "<opcode> shape X does not match <expected> (<because>)".
+absl::Status ResultMismatch(const Instruction& instr, const Shape& expected,
+                            std::string_view because);
+// The result and every operand are arrays.
+absl::Status RequireArrays(const Instruction& instr);
+// verifier_same_shape_rules.cc: the result is the shapes of the first n operands; one gives its
+// own shape, several a tuple of theirs (XLA also allows a 1-tuple for one). `which` names them
+// in messages ("operands'").
+absl::Status CheckFirstOperandsShapes(const Instruction& instr, int64_t n, std::string_view which,
+                                      const VerifierOptions& options);
 
 // Step 3. The rule for one opcode: returns the first problem with the instruction's shape.
 // Rules may assume the instruction and its operands passed step 1; those that read called
@@ -46,8 +69,13 @@ bool ShapeRuleReadsCallees(Opcode op);
 // slice, concatenate, pad, dot, reduce, iota, convolution, reduce-window), or nullptr.
 ShapeRule ArrayShapeRule(Opcode op);
 // verifier_same_shape_rules.cc: the rule for an op that returns its operands' shapes or a fixed
-// shape (reverse, sort, opt-barrier, add-dependency, all-reduce, scatter, select-and-scatter,
+// shape (reverse, sort, opt-barrier, add-dependency, scatter, select-and-scatter,
 // bitcast-convert, get-dimension-size, partition-id, replica-id, after-all), or nullptr.
 ShapeRule SameShapeRule(Opcode op);
+// verifier_collective_rules.cc: the rule for a collective (all-reduce, all-gather,
+// reduce-scatter, all-to-all, collective-permute, collective-broadcast), or nullptr.
+ShapeRule CollectiveShapeRule(Opcode op);
+// verifier_gather_rule.cc: gather's dimension numbers against its operand and result shapes.
+absl::Status CheckGather(const Instruction& instr, const VerifierOptions& options);
 
 }  // namespace hloscope::verifier_internal

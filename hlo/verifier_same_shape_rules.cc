@@ -1,8 +1,8 @@
 // Step 3 of the verifier, continued: ops whose result is their operands' shapes (reverse,
-// sort, opt-barrier, add-dependency, all-reduce, scatter, select-and-scatter), bitcast-convert,
+// sort, opt-barrier, add-dependency, scatter, select-and-scatter), bitcast-convert,
 // and ops whose result shape is fixed (get-dimension-size, partition-id, replica-id,
 // after-all). Layouts and dynamic flags are ignored, `?` agrees with any size, and floating-point
-// types may differ with allow_mixed_precision (XLA's all-reduce tests reduce bf16 into f32).
+// types may differ with allow_mixed_precision.
 // after-all's operands are not checked: XLA's token tests pass it arrays.
 #include <algorithm>
 #include <cstdint>
@@ -12,9 +12,7 @@
 #include "hlo/verifier_internal.h"
 
 namespace hloscope::verifier_internal {
-namespace {
 
-// Shapes agree as described above, element by element for tuples.
 bool ShapesAgree(const Shape& a, const Shape& b, const VerifierOptions& options) {
   if (&a == &b) return true;
   if (a.IsTuple() || b.IsTuple()) {
@@ -30,6 +28,8 @@ bool ShapesAgree(const Shape& a, const Shape& b, const VerifierOptions& options)
   if (!a.IsArray()) return a.element_type == b.element_type;
   return TypesAgree(a.element_type, b.element_type, options) && DimsAgree(a, b);
 }
+
+namespace {
 
 absl::Status NotOperandShape(const Instruction& instr, const Shape& result, int64_t i,
                              std::string_view which) {
@@ -56,8 +56,8 @@ absl::Status CheckReverse(const Instruction& instr, const VerifierOptions& optio
   return CheckFirstOperandShape(instr, options);
 }
 
-// The result is the shapes of the first n operands: one gives its own shape, several a tuple
-// of theirs (XLA also allows a 1-tuple for one). `which` names them in messages.
+}  // namespace
+
 absl::Status CheckFirstOperandsShapes(const Instruction& instr, int64_t n, std::string_view which,
                                       const VerifierOptions& options) {
   const Shape& out = instr.shape();
@@ -76,10 +76,7 @@ absl::Status CheckFirstOperandsShapes(const Instruction& instr, int64_t n, std::
   return absl::OkStatus();
 }
 
-// all-reduce of several arrays gives a tuple of their shapes.
-absl::Status CheckAllReduce(const Instruction& instr, const VerifierOptions& options) {
-  return CheckFirstOperandsShapes(instr, instr.operand_count(), "operands'", options);
-}
+namespace {
 
 // sort: the keys and values have one set of dimensions, and `dimensions={d}` is one of them.
 absl::Status CheckSort(const Instruction& instr, const VerifierOptions& options) {
@@ -184,8 +181,6 @@ ShapeRule SameShapeRule(Opcode op) {
       return CheckScatter;
     case Opcode::kBitcastConvert:
       return CheckBitcastConvert;
-    case Opcode::kAllReduce:
-      return CheckAllReduce;
     case Opcode::kSort:
       return CheckSort;
     case Opcode::kGetDimensionSize:

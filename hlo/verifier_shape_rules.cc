@@ -358,6 +358,7 @@ constexpr RuleEntry kShapeRules[] = {
     {Opcode::kDynamicUpdateSlice, CheckDynamicUpdateSlice, false},
     {Opcode::kBitcast, CheckBitcast, false},
     {Opcode::kCopy, CheckCopy, false},
+    {Opcode::kGather, CheckGather, false},
 };
 
 struct RuleTable {
@@ -370,6 +371,7 @@ const RuleTable kRules = [] {
   for (size_t op = 0; op < t.rule.size(); ++op) {
     t.rule[op] = ArrayShapeRule(static_cast<Opcode>(op));
     if (t.rule[op] == nullptr) t.rule[op] = SameShapeRule(static_cast<Opcode>(op));
+    if (t.rule[op] == nullptr) t.rule[op] = CollectiveShapeRule(static_cast<Opcode>(op));
   }
   for (const RuleEntry& e : kShapeRules) {
     t.rule[static_cast<size_t>(e.op)] = e.rule;

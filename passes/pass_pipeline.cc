@@ -10,12 +10,6 @@ namespace hloscope {
 
 namespace {
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 std::string_view MessageOf(const absl::Status& s) {
   return std::string_view(s.message().data(), s.message().size());
 }
@@ -50,11 +44,11 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> BuildPipeline(std::string_view pas
                                                             const PassRegistry& registry,
                                                             PipelineOptions options) {
   auto pipeline = std::make_unique<PassPipeline>(options);
-  if (Trim(pass_list).empty()) return pipeline;
+  if (StripWhitespace(pass_list).empty()) return pipeline;
   size_t begin = 0;
   while (true) {
     size_t comma = pass_list.find(',', begin);
-    std::string_view name = Trim(pass_list.substr(begin, comma - begin));
+    std::string_view name = StripWhitespace(pass_list.substr(begin, comma - begin));
     if (name.empty()) {
       return absl::InvalidArgumentError(StrCat("empty pass name in pass list '", pass_list, "'"));
     }

@@ -21,7 +21,7 @@ absl::Status Bad(std::string_view flag, std::string_view why) {
 
 template <typename T>
 bool ParseNumber(std::string_view text, T* out) {
-  text = Trim(text);
+  text = StripWhitespace(text);
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
   return ec == std::errc() && end == text.data() + text.size() && !text.empty();
 }
@@ -111,8 +111,8 @@ absl::StatusOr<PipelineFlags> ParsePipelineFlags(int argc, const char* const* ar
         f.schedule = std::string(value);
       } else if (name == "compare") {
         for (std::string_view item : Split(value, ',')) {
-          if (Trim(item).empty()) return Bad(name, "empty schedule name in the list");
-          f.compare.emplace_back(Trim(item));
+          if (StripWhitespace(item).empty()) return Bad(name, "empty schedule name in the list");
+          f.compare.emplace_back(StripWhitespace(item));
         }
       } else if (name == "ranks" || name == "microbatches") {
         absl::StatusOr<int32_t> v = PositiveInt(name, value);
@@ -149,8 +149,8 @@ absl::StatusOr<PipelineFlags> ParsePipelineFlags(int argc, const char* const* ar
         f.json = value == "json";
       } else if (name == "from-hlo") {
         for (std::string_view item : Split(value, ',')) {
-          if (Trim(item).empty()) return Bad(name, "empty file name in the list");
-          f.from_hlo.emplace_back(Trim(item));
+          if (StripWhitespace(item).empty()) return Bad(name, "empty file name in the list");
+          f.from_hlo.emplace_back(StripWhitespace(item));
         }
       } else if (name == "device-tflops") {
         double v = 0;

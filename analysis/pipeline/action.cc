@@ -47,7 +47,7 @@ std::string ToString(const Action& action) {
 }
 
 absl::StatusOr<Action> ParseAction(std::string_view text) {
-  text = Trim(text);
+  text = StripWhitespace(text);
   if (text.empty()) return Action::Idle();
   size_t head = 0;
   while (head < text.size() && std::isdigit(text[head])) ++head;

@@ -15,7 +15,7 @@ namespace hloscope::pipeline {
 absl::StatusOr<Schedule> ParseScheduleCsv(std::string_view text, std::string name) {
   std::vector<std::string_view> lines = Split(text, '\n');
   // A final newline ends the last row; it does not start an empty rank.
-  if (!lines.empty() && Trim(lines.back()).empty()) lines.pop_back();
+  if (!lines.empty() && StripWhitespace(lines.back()).empty()) lines.pop_back();
   std::vector<std::vector<Action>> rows;
   rows.reserve(lines.size());
   // The cell with the largest index, and where it is: see the check after the loop.

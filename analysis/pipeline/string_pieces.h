@@ -1,6 +1,7 @@
-// Trim and split for std::string_view. Debian's abseil has its own absl::string_view, so its
-// StrSplit/StripAsciiWhitespace do not take std::string_view; these cover what the pipeline needs.
-// (hlo/str_util.h supplies StrCat/StrAppend/StrJoin for the same reason.)
+// Splitting std::string_view, and absl messages as one. Debian's abseil has its own
+// absl::string_view, so its StrSplit does not take std::string_view; this covers what the
+// pipeline needs. (hlo/str_util.h supplies StrCat, StrJoin and StripWhitespace for the same
+// reason.)
 #pragma once
 
 #include <string>
@@ -8,19 +9,12 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "hlo/str_util.h"
 
 namespace hloscope::pipeline {
 
 // absl::Status::message() as a std::string_view.
 inline std::string_view StdView(absl::string_view s) { return {s.data(), s.size()}; }
-
-inline bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
-
-inline std::string_view Trim(std::string_view s) {
-  while (!s.empty() && IsBlank(s.front())) s.remove_prefix(1);
-  while (!s.empty() && IsBlank(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 // Every piece between separators, empty ones included ("a,,b" gives three).
 inline std::vector<std::string_view> Split(std::string_view s, char sep) {

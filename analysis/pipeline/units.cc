@@ -13,13 +13,13 @@
 namespace hloscope::pipeline {
 
 absl::StatusOr<double> ParseBytes(std::string_view text) {
-  std::string_view t = Trim(text);
+  std::string_view t = StripWhitespace(text);
   double value = 0;
   auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
   if (ec != std::errc() || end == t.data()) {
     return absl::InvalidArgumentError(StrCat("'", text, "' is not a byte size"));
   }
-  const std::string unit = Lower(Trim(std::string_view(end, t.data() + t.size() - end)));
+  const std::string unit = Lower(StripWhitespace(std::string_view(end, t.data() + t.size() - end)));
   static constexpr std::array<std::pair<std::string_view, double>, 10> kUnits = {{
       {"", 1},
       {"b", 1},

@@ -1,6 +1,7 @@
 // Checks that an instruction's operands fit its attributes and result shape before a kernel
-// indexes into them. The verifier does not check every op (elementwise shapes, slice bounds,
-// ...), and the interpreter must never read or write outside an array: it refuses instead.
+// indexes into them. The verifier checks declared shapes, but a library caller may evaluate a
+// module it never verified, and the checks here read the operands' run-time shapes; the
+// interpreter must never read or write outside an array, so it refuses instead.
 #pragma once
 
 #include "absl/status/status.h"

@@ -419,7 +419,8 @@ bool UpdateMode() {
   return v != nullptr && std::string_view(v) != "" && std::string_view(v) != "0";
 }
 
-// HLOSCOPE_CORPUS_VERBOSE=1 lists the cc modules that fail without template placeholders.
+// HLOSCOPE_CORPUS_VERBOSE=1 lists the cc modules that fail without template placeholders, and
+// every bulk module the verifier rejects (with its message).
 bool Verbose() {
   const char* v = std::getenv("HLOSCOPE_CORPUS_VERBOSE");
   return v != nullptr && std::string_view(v) != "" && std::string_view(v) != "0";
@@ -627,6 +628,9 @@ void RunBulkArchive(std::string_view archive, const std::string& folder) {
                        FirstLine(o.error));
           }
         }
+      }
+      if (o.parsed && !o.verified && Verbose()) {
+        fmt::print("[bulk] verifier rejects: {} chunk {}: {}\n", rel, k, FirstLine(o.verify_error));
       }
       auto it = expected.find(key);
       if (!o.roundtrip) {

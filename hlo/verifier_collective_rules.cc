@@ -1,0 +1,325 @@
+// Step 3 of the verifier, continued: collectives. all-reduce, collective-broadcast and
+// collective-permute return their operands' shapes; all-gather multiplies the gathered dimension
+// by the number of participants in a group, reduce-scatter divides it, and all-to-all keeps its
+// operand's shape (split into as many parts as there are participants).
+//
+// The number of participants is read as XLA's verifier reads it: from the first replica group
+// (`{{0,1},{2,3}}`, or `[2,4]<=[8]` written as an iota), or, with empty groups, from the header's
+// replica_count and num_partitions; with channel_id and use_global_device_ids=false, replicas of
+// every partition take part. When that needs a count the header does not give, when it gives 1
+// (XLA does not compare that either), or when the groups are in another form (mesh axes), the
+// count the shapes imply is used instead.
+//
+// Not checked: the -start/-done forms, ragged-all-to-all, and whether replica ids exist.
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "hlo/attribute_values.h"
+#include "hlo/str_util.h"
+#include "hlo/verifier_internal.h"
+
+namespace hloscope::verifier_internal {
+namespace {
+
+// What `replica_groups=` says.
+struct ReplicaGroups {
+  bool empty = true;          // absent or `{}`: one group of every participant
+  int64_t size = 0;           // participants in the first group; 0 when not read
+  bool sizes_differ = false;  // explicit groups of different sizes
+  int64_t repeated = -1;      // an id named twice in explicit groups, or -1
+  std::string_view text;
+};
+
+std::optional<int64_t> ParseInt(std::string_view text) {
+  int64_t v = 0;
+  std::from_chars_result r = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (r.ec != std::errc() || r.ptr != text.data() + text.size()) return std::nullopt;
+  return v;
+}
+
+// `{{0,1},{2,3}}`: explicit groups. `[2,4]<=[8]`, `[2,4]<=[4,2]T(1,0)`: an iota list of 2
+// groups of 4.
+ReplicaGroups ReadReplicaGroups(const Instruction& instr) {
+  ReplicaGroups g;
+  std::optional<std::string_view> raw = RawAttribute(instr, "replica_groups");
+  if (!raw) return g;
+  const std::string_view text = StripWhitespace(*raw);
+  g.text = text;
+  if (text.empty() || text == "{}") return g;
+  g.empty = false;
+  if (text.front() == '[') {
+    const size_t close = text.find(']');
+    Dims dims;
+    if (close != std::string_view::npos) AppendIntList(text.substr(1, close - 1), dims);
+    if (dims.size() == 2 && dims[1] > 0) g.size = dims[1];
+    return g;
+  }
+  if (text.size() < 2 || text.front() != '{' || text[1] != '{') return g;
+  Dims ids, group;
+  bool first = true;
+  size_t pos = 1;
+  while (pos < text.size()) {
+    const size_t open = text.find('{', pos);
+    if (open == std::string_view::npos) break;
+    const size_t close = text.find('}', open);
+    if (close == std::string_view::npos) break;
+    group.clear();
+    AppendIntList(text.substr(open + 1, close - open - 1), group);
+    const int64_t n = static_cast<int64_t>(group.size());
+    if (first) g.size = n;
+    g.sizes_differ = g.sizes_differ || n != g.size;
+    first = false;
+    ids.insert(ids.end(), group.begin(), group.end());
+    pos = close + 1;
+  }
+  std::sort(ids.begin(), ids.end());
+  auto dup = std::adjacent_find(ids.begin(), ids.end());
+  if (dup != ids.end()) g.repeated = *dup;
+  return g;
+}
+
+// replica_count= or num_partitions= from the module header; 0 when the header does not say
+// (XLA's tests often set them in the module's config instead, which the text does not show).
+int64_t HeaderCount(const Module& module, std::string_view key) {
+  std::optional<std::string_view> v = module.FindAttribute(key);
+  std::optional<int64_t> n = v ? ParseInt(StripWhitespace(*v)) : std::nullopt;
+  return n && *n > 0 ? *n : 0;
+}
+
+bool AttributeIsTrue(const Instruction& instr, std::string_view key) {
+  std::optional<std::string_view> v = RawAttribute(instr, key);
+  return v && StripWhitespace(*v) == "true";
+}
+
+// Participants in each group, as XLA's verifier counts them; 0 when the text does not tell.
+// all-to-all has no use_global_device_ids: with a channel it is cross-partition.
+int64_t GroupSize(const Instruction& instr, const ReplicaGroups& groups, bool all_to_all) {
+  const Module& module = *instr.module();
+  const bool channel = RawAttribute(instr, "channel_id").has_value();
+  const int64_t replicas = HeaderCount(module, "replica_count");
+  const int64_t partitions = HeaderCount(module, "num_partitions");
+  if (!groups.empty && groups.size == 0) return 0;
+  if (!channel) return groups.empty ? replicas : groups.size;               // cross-replica
+  if (all_to_all) return groups.empty ? partitions : groups.size;           // cross-partition
+  if (AttributeIsTrue(instr, "use_global_device_ids")) return groups.size;  // flattened ids
+  return (groups.empty ? replicas : groups.size) * partitions;  // cross-replica-and-partition
+}
+
+absl::Status CheckGroups(const Instruction& instr, const ReplicaGroups& groups, bool uniform) {
+  if (groups.repeated >= 0) {
+    return InstrError(instr, StrCat(instr.PrintedOpcode(), " replica_groups=", groups.text,
+                                    " names ", groups.repeated, " more than once"));
+  }
+  if (uniform && groups.sizes_differ) {
+    return InstrError(instr, StrCat(instr.PrintedOpcode(), " replica_groups=", groups.text,
+                                    " are not all of one size"));
+  }
+  return absl::OkStatus();
+}
+
+// The array that operand i gives: the result itself for one operand, else element i of a
+// tuple result. nullptr when the result does not have that form.
+const Shape* ResultFor(const Shape& out, int64_t i, int64_t n) {
+  if (n == 1 && out.IsArray()) return &out;
+  if (!out.IsTuple() || static_cast<int64_t>(out.tuple_elements.size()) != n) return nullptr;
+  const Shape* element = out.tuple_elements[i];
+  return element->IsArray() ? element : nullptr;
+}
+
+absl::Status CheckAllReduce(const Instruction& instr, const VerifierOptions& options) {
+  if (absl::Status s = CheckGroups(instr, ReadReplicaGroups(instr), false); !s.ok()) return s;
+  return CheckFirstOperandsShapes(instr, instr.operand_count(), "operands'", options);
+}
+
+absl::Status CheckCollectiveBroadcast(const Instruction& instr, const VerifierOptions& options) {
+  if (absl::Status s = CheckGroups(instr, ReadReplicaGroups(instr), false); !s.ok()) return s;
+  return CheckFirstOperandsShapes(instr, instr.operand_count(), "operands'", options);
+}
+
+// collective-permute(x) returns x's shape, several operands a tuple of theirs. The in-place
+// form (input, output, input offsets, output offsets; the offsets are tuples) returns the
+// output buffer's shape. A device sends to one target and receives from one source, except
+// that the in-place form may send one slice per offset.
+absl::Status CheckCollectivePermute(const Instruction& instr, const VerifierOptions& options) {
+  const bool in_place = instr.operand_count() == 4 && instr.operand(2)->shape().IsTuple();
+  if (std::optional<std::string_view> pairs = RawAttribute(instr, "source_target_pairs")) {
+    int64_t allowed = 1;
+    if (in_place) {
+      const Shape& offsets = instr.operand(2)->shape();
+      const bool nested = !instr.operand(0)->shape().IsArray() && !offsets.tuple_elements.empty() &&
+                          offsets.tuple_elements[0]->IsTuple();
+      allowed = static_cast<int64_t>(nested ? offsets.tuple_elements[0]->tuple_elements.size()
+                                            : offsets.tuple_elements.size());
+    }
+    Dims ids;
+    AppendIntList(*pairs, ids);
+    Dims sources, targets;
+    for (size_t k = 0; k + 1 < ids.size(); k += 2) {
+      sources.push_back(ids[k]);
+      targets.push_back(ids[k + 1]);
+    }
+    for (Dims* list : {&sources, &targets}) {
+      std::sort(list->begin(), list->end());
+      for (size_t k = 0; k < list->size();) {
+        size_t end = k;
+        while (end < list->size() && (*list)[end] == (*list)[k]) ++end;
+        if (static_cast<int64_t>(end - k) > allowed) {
+          return InstrError(
+              instr, StrCat("collective-permute source_target_pairs=", StripWhitespace(*pairs),
+                            " has ", (*list)[k], " as a ", list == &sources ? "source" : "target",
+                            allowed == 1 ? std::string(" more than once")
+                                         : StrCat(" more than ", allowed, " times")));
+        }
+        k = end;
+      }
+    }
+  }
+  if (in_place && ShapesAgree(instr.shape(), instr.operand(1)->shape(), options)) {
+    return absl::OkStatus();
+  }
+  return CheckFirstOperandsShapes(instr, instr.operand_count(), "operands'", options);
+}
+
+// all-gather and reduce-scatter: each operand's shape with dimension `dimensions={d}`
+// multiplied (gather) or divided (scatter) by the participants in a group. A scalar operand of
+// several comes back unchanged: PyTorch/XLA passes its ordering token along that way.
+absl::Status CheckGatherOrScatter(const Instruction& instr, const VerifierOptions& options) {
+  const bool gather = instr.opcode() == Opcode::kAllGather;
+  const std::string op(instr.PrintedOpcode());
+  const ReplicaGroups groups = ReadReplicaGroups(instr);
+  if (absl::Status s = CheckGroups(instr, groups, true); !s.ok()) return s;
+  const int64_t n = instr.operand_count();
+  const Shape& out = instr.shape();
+  absl::Span<const int64_t> dim = instr.dimensions();
+  int64_t reference = -1;  // the first operand that is not a passed-through scalar
+  for (int64_t i = 0; i < n; ++i) {
+    const Shape& in = instr.operand(i)->shape();
+    if (!in.IsArray()) {
+      return InstrError(instr, StrCat(op, " ", OperandRef(instr, i), " shape ", ShapeText(in),
+                                      " is not an array"));
+    }
+    if (ResultFor(out, i, n) == nullptr) {
+      return InstrError(instr, StrCat(op, " shape ", ShapeText(out),
+                                      n == 1 ? std::string(" is not an array")
+                                             : StrCat(" is not a tuple of ", n, " arrays")));
+    }
+    if (n > 1 && in.rank() == 0) continue;
+    if (dim.size() != 1 || dim[0] < 0 || dim[0] >= in.rank()) {
+      return InstrError(instr,
+                        StrCat(op, " ", DimsAttr("dimensions", dim), " is not one dimension of ",
+                               OperandRef(instr, i), " shape ", ShapeText(in)));
+    }
+    if (reference < 0) reference = i;
+  }
+  if (reference < 0) return CheckFirstOperandsShapes(instr, n, "operands'", options);
+  const int64_t d = dim[0];
+  // The participants the shapes imply, from the reference operand (XLA's verifier takes
+  // operand 0).
+  const Shape& in_ref = instr.operand(reference)->shape();
+  const Shape& out_ref = *ResultFor(out, reference, n);
+  const int64_t small = gather ? in_ref.dims[d] : out_ref.dims[d];
+  const int64_t large = gather ? out_ref.dims[d] : in_ref.dims[d];
+  int64_t implied = 0;
+  if (small > 0 && large != Shape::kUnboundedSize) implied = (large + small - 1) / small;
+  const int64_t participants = GroupSize(instr, groups, /*all_to_all=*/false);
+  if (participants > 1 && implied > 0 && implied != participants) {
+    return InstrError(
+        instr, StrCat(op, gather ? " gathers " : " scatters ", Count(implied, "part", "parts"),
+                      " along dimension ", d, " (", OperandRef(instr, reference), " shape ",
+                      ShapeText(in_ref), " to ", ShapeText(out_ref),
+                      "), but each replica group has ", participants, " participants"));
+  }
+  const int64_t parts = participants > 1 ? participants : implied;
+  for (int64_t i = 0; i < n; ++i) {
+    const Shape& in = instr.operand(i)->shape();
+    const Shape& result = *ResultFor(out, i, n);
+    const std::string element = n == 1 ? "" : StrCat("element ", i, " ");
+    if (n > 1 && in.rank() == 0) {
+      if (ShapesAgree(result, in, options)) continue;
+      return InstrError(instr,
+                        StrCat(op, " ", element, "shape ", ShapeText(result), " does not match ",
+                               OperandRef(instr, i), " shape ", ShapeText(in)));
+    }
+    Dims dims(in.dims.begin(), in.dims.end());
+    if (parts == 0 || dims[d] == Shape::kUnboundedSize) {
+      dims[d] = Shape::kUnboundedSize;
+    } else if (gather) {
+      dims[d] *= parts;
+    } else if (dims[d] % parts != 0) {
+      return InstrError(instr,
+                        StrCat(op, " ", OperandRef(instr, i), " shape ", ShapeText(in),
+                               " does not split into ", parts, " parts along dimension ", d));
+    } else {
+      dims[d] /= parts;
+    }
+    if (!DimsAre(result, dims) || !TypesAgree(result.element_type, in.element_type, options)) {
+      return InstrError(
+          instr, StrCat(op, " ", element, "shape ", ShapeText(result), " does not match ",
+                        ShapeText(ExpectedArray(in.element_type, dims)), " (", OperandRef(instr, i),
+                        " shape ", ShapeText(in), gather ? " gathered from " : " scattered to ",
+                        parts, " parts along dimension ", d, ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// all-to-all with `dimensions={d}` splits its one operand along d among the participants and
+// returns its shape; without, it sends operand i to participant i and returns a tuple of the
+// operands' shapes.
+absl::Status CheckAllToAll(const Instruction& instr, const VerifierOptions& options) {
+  const ReplicaGroups groups = ReadReplicaGroups(instr);
+  if (absl::Status s = CheckGroups(instr, groups, true); !s.ok()) return s;
+  const int64_t participants = GroupSize(instr, groups, /*all_to_all=*/true);
+  absl::Span<const int64_t> dim = instr.dimensions();
+  if (!dim.empty()) {
+    if (instr.operand_count() != 1) {
+      return InstrError(
+          instr, StrCat("all-to-all with ", DimsAttr("dimensions", dim), " has ",
+                        Count(instr.operand_count(), "operand", "operands"), ", expected 1"));
+    }
+    const Shape& in = instr.operand(0)->shape();
+    if (!in.IsArray() || dim.size() != 1 || dim[0] < 0 || dim[0] >= in.rank()) {
+      return InstrError(
+          instr, StrCat("all-to-all ", DimsAttr("dimensions", dim), " is not one dimension of ",
+                        OperandRef(instr, 0), " shape ", ShapeText(in)));
+    }
+    const int64_t size = in.dims[dim[0]];
+    if (participants > 1 && size != Shape::kUnboundedSize && size % participants != 0) {
+      return InstrError(
+          instr, StrCat("all-to-all ", OperandRef(instr, 0), " shape ", ShapeText(in),
+                        " does not split into ", participants, " parts along dimension ", dim[0]));
+    }
+    return CheckFirstOperandsShapes(instr, 1, "operand's", options);
+  }
+  if (participants > 1 && instr.operand_count() != participants) {
+    return InstrError(instr,
+                      StrCat("all-to-all has ", Count(instr.operand_count(), "operand", "operands"),
+                             ", but each replica group has ", participants, " participants"));
+  }
+  return CheckFirstOperandsShapes(instr, instr.operand_count(), "operands'", options);
+}
+
+}  // namespace
+
+ShapeRule CollectiveShapeRule(Opcode op) {
+  switch (op) {
+    case Opcode::kAllReduce:
+      return CheckAllReduce;
+    case Opcode::kCollectiveBroadcast:
+      return CheckCollectiveBroadcast;
+    case Opcode::kCollectivePermute:
+      return CheckCollectivePermute;
+    case Opcode::kAllGather:
+    case Opcode::kReduceScatter:
+      return CheckGatherOrScatter;
+    case Opcode::kAllToAll:
+      return CheckAllToAll;
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace hloscope::verifier_internal
