@@ -10,7 +10,9 @@
 // (XLA does not compare that either), or when the groups are in another form (mesh axes), the
 // count the shapes imply is used instead.
 //
-// Not checked: the -start/-done forms, ragged-all-to-all, and whether replica ids exist.
+// all-reduce-start, all-gather-start and collective-permute-start are checked here too (their
+// -done forms in verifier_async_rules.cc). Not checked: ragged-all-to-all, and whether replica
+// ids exist.
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
@@ -129,9 +131,19 @@ const Shape* ResultFor(const Shape& out, int64_t i, int64_t n) {
   return element->IsArray() ? element : nullptr;
 }
 
+// all-reduce and all-reduce-start return their operands' shapes; XLA's MHLO import tests also
+// write all-reduce-start returning (operands, results).
 absl::Status CheckAllReduce(const Instruction& instr, const VerifierOptions& options) {
   if (absl::Status s = CheckGroups(instr, ReadReplicaGroups(instr), false); !s.ok()) return s;
-  return CheckFirstOperandsShapes(instr, instr.operand_count(), "operands'", options);
+  const int64_t n = instr.operand_count();
+  const Shape& out = instr.shape();
+  if (instr.opcode() == Opcode::kAllReduceStart && out.IsTuple() &&
+      out.tuple_elements.size() == 2 &&
+      CheckFirstOperandsShapesAt(instr, *out.tuple_elements[0], 0, n, "operands'", options).ok() &&
+      CheckFirstOperandsShapesAt(instr, *out.tuple_elements[1], 1, n, "operands'", options).ok()) {
+    return absl::OkStatus();
+  }
+  return CheckFirstOperandsShapes(instr, n, "operands'", options);
 }
 
 absl::Status CheckCollectiveBroadcast(const Instruction& instr, const VerifierOptions& options) {
@@ -168,7 +180,7 @@ absl::Status CheckCollectivePermute(const Instruction& instr, const VerifierOpti
         while (end < list->size() && (*list)[end] == (*list)[k]) ++end;
         if (static_cast<int64_t>(end - k) > allowed) {
           return InstrError(
-              instr, StrCat("collective-permute source_target_pairs=", StripWhitespace(*pairs),
+              instr, StrCat(instr.PrintedOpcode(), " source_target_pairs=", StripWhitespace(*pairs),
                             " has ", (*list)[k], " as a ", list == &sources ? "source" : "target",
                             allowed == 1 ? std::string(" more than once")
                                          : StrCat(" more than ", allowed, " times")));
@@ -177,22 +189,64 @@ absl::Status CheckCollectivePermute(const Instruction& instr, const VerifierOpti
       }
     }
   }
-  if (in_place && ShapesAgree(instr.shape(), instr.operand(1)->shape(), options)) {
+  // collective-permute-start returns (sent, received, context...): the operand (or the tuple
+  // of them) and what collective-permute would return. Old HLO returned only the latter.
+  const Shape* result = &instr.shape();
+  int64_t at = -1;
+  const int64_t n = instr.operand_count();
+  if (instr.opcode() == Opcode::kCollectivePermuteStart && result->IsTuple() &&
+      result->tuple_elements.size() >= 2) {
+    const Shape& sent = *result->tuple_elements[0];
+    if (in_place || n == 1) {
+      if (!ShapesAgree(sent, instr.operand(0)->shape(), options)) {
+        return InstrError(instr, StrCat(instr.PrintedOpcode(), " element 0 shape ", ShapeText(sent),
+                                        " does not match ", OperandRef(instr, 0), " shape ",
+                                        ShapeText(instr.operand(0)->shape())));
+      }
+    } else if (absl::Status s = CheckFirstOperandsShapesAt(instr, sent, 0, n, "operands'", options);
+               !s.ok()) {
+      return s;
+    }
+    result = result->tuple_elements[1];
+    at = 1;
+  }
+  if (in_place && ShapesAgree(*result, instr.operand(1)->shape(), options)) {
     return absl::OkStatus();
   }
-  return CheckFirstOperandsShapes(instr, instr.operand_count(), "operands'", options);
+  return CheckFirstOperandsShapesAt(instr, *result, at, n, "operands'", options);
 }
 
 // all-gather and reduce-scatter: each operand's shape with dimension `dimensions={d}`
 // multiplied (gather) or divided (scatter) by the participants in a group. A scalar operand of
 // several comes back unchanged: PyTorch/XLA passes its ordering token along that way.
 absl::Status CheckGatherOrScatter(const Instruction& instr, const VerifierOptions& options) {
-  const bool gather = instr.opcode() == Opcode::kAllGather;
+  const bool gather = instr.opcode() != Opcode::kReduceScatter;
   const std::string op(instr.PrintedOpcode());
   const ReplicaGroups groups = ReadReplicaGroups(instr);
   if (absl::Status s = CheckGroups(instr, groups, true); !s.ok()) return s;
   const int64_t n = instr.operand_count();
-  const Shape& out = instr.shape();
+  // all-gather-start returns (operands, results): arrays for one operand, tuples for several.
+  // Old HLO returned only the results. `at` is where the results are in the shape, for
+  // messages.
+  const Shape* whole = &instr.shape();
+  int64_t at = -1;
+  if (instr.opcode() == Opcode::kAllGatherStart && whole->IsTuple() &&
+      whole->tuple_elements.size() == 2 &&
+      (n == 1 ? whole->tuple_elements[1]->IsArray() : whole->tuple_elements[1]->IsTuple())) {
+    if (absl::Status s = CheckFirstOperandsShapesAt(instr, *whole->tuple_elements[0], 0, n,
+                                                    "operands'", options);
+        !s.ok()) {
+      return s;
+    }
+    whole = whole->tuple_elements[1];
+    at = 1;
+  }
+  const Shape& out = *whole;
+  const std::string results = at < 0 ? std::string() : StrCat("element ", at, " ");
+  auto element_of = [&](int64_t i) {
+    if (n == 1) return results;
+    return at < 0 ? StrCat("element ", i, " ") : StrCat("element {", at, ",", i, "} ");
+  };
   absl::Span<const int64_t> dim = instr.dimensions();
   int64_t reference = -1;  // the first operand that is not a passed-through scalar
   for (int64_t i = 0; i < n; ++i) {
@@ -202,7 +256,7 @@ absl::Status CheckGatherOrScatter(const Instruction& instr, const VerifierOption
                                       " is not an array"));
     }
     if (ResultFor(out, i, n) == nullptr) {
-      return InstrError(instr, StrCat(op, " shape ", ShapeText(out),
+      return InstrError(instr, StrCat(op, " ", results, "shape ", ShapeText(out),
                                       n == 1 ? std::string(" is not an array")
                                              : StrCat(" is not a tuple of ", n, " arrays")));
     }
@@ -214,7 +268,7 @@ absl::Status CheckGatherOrScatter(const Instruction& instr, const VerifierOption
     }
     if (reference < 0) reference = i;
   }
-  if (reference < 0) return CheckFirstOperandsShapes(instr, n, "operands'", options);
+  if (reference < 0) return CheckFirstOperandsShapesAt(instr, out, at, n, "operands'", options);
   const int64_t d = dim[0];
   // The participants the shapes imply, from the reference operand (XLA's verifier takes
   // operand 0).
@@ -236,7 +290,7 @@ absl::Status CheckGatherOrScatter(const Instruction& instr, const VerifierOption
   for (int64_t i = 0; i < n; ++i) {
     const Shape& in = instr.operand(i)->shape();
     const Shape& result = *ResultFor(out, i, n);
-    const std::string element = n == 1 ? "" : StrCat("element ", i, " ");
+    const std::string element = element_of(i);
     if (n > 1 && in.rank() == 0) {
       if (ShapesAgree(result, in, options)) continue;
       return InstrError(instr,
@@ -307,12 +361,15 @@ absl::Status CheckAllToAll(const Instruction& instr, const VerifierOptions& opti
 ShapeRule CollectiveShapeRule(Opcode op) {
   switch (op) {
     case Opcode::kAllReduce:
+    case Opcode::kAllReduceStart:
       return CheckAllReduce;
     case Opcode::kCollectiveBroadcast:
       return CheckCollectiveBroadcast;
     case Opcode::kCollectivePermute:
+    case Opcode::kCollectivePermuteStart:
       return CheckCollectivePermute;
     case Opcode::kAllGather:
+    case Opcode::kAllGatherStart:
     case Opcode::kReduceScatter:
       return CheckGatherOrScatter;
     case Opcode::kAllToAll:

@@ -57,6 +57,16 @@ absl::Status RequireArrays(const Instruction& instr);
 // in messages ("operands'").
 absl::Status CheckFirstOperandsShapes(const Instruction& instr, int64_t n, std::string_view which,
                                       const VerifierOptions& options);
+// The same for `out`, element `at` of the instruction's tuple shape (the -start ops); messages
+// say "element 1 shape ..." and "element {1,0} shape ...". at < 0: `out` is the whole shape.
+absl::Status CheckFirstOperandsShapesAt(const Instruction& instr, const Shape& out, int64_t at,
+                                        int64_t n, std::string_view which,
+                                        const VerifierOptions& options);
+// verifier_shape_rules.cc: `callee` (the computation of attribute `attr`, or nullptr) takes the
+// instruction's operands and returns `result`. `kind` names the instruction in messages and
+// `result_name` the result ("call shape").
+absl::Status CheckCallee(const Instruction& instr, const Computation* callee, std::string_view kind,
+                         std::string_view attr, const Shape& result, std::string_view result_name);
 
 // Step 3. The rule for one opcode: returns the first problem with the instruction's shape.
 // Rules may assume the instruction and its operands passed step 1; those that read called
@@ -75,6 +85,9 @@ ShapeRule SameShapeRule(Opcode op);
 // verifier_collective_rules.cc: the rule for a collective (all-reduce, all-gather,
 // reduce-scatter, all-to-all, collective-permute, collective-broadcast), or nullptr.
 ShapeRule CollectiveShapeRule(Opcode op);
+// verifier_async_rules.cc: the rule for an async op that is not a collective (async-start,
+// -update, -done, copy-start, copy-done) and for every -done, or nullptr.
+ShapeRule AsyncShapeRule(Opcode op);
 // verifier_gather_rule.cc: gather's dimension numbers against its operand and result shapes.
 absl::Status CheckGather(const Instruction& instr, const VerifierOptions& options);
 

@@ -58,22 +58,32 @@ absl::Status CheckReverse(const Instruction& instr, const VerifierOptions& optio
 
 }  // namespace
 
-absl::Status CheckFirstOperandsShapes(const Instruction& instr, int64_t n, std::string_view which,
-                                      const VerifierOptions& options) {
-  const Shape& out = instr.shape();
+absl::Status CheckFirstOperandsShapesAt(const Instruction& instr, const Shape& out, int64_t at,
+                                        int64_t n, std::string_view which,
+                                        const VerifierOptions& options) {
+  // Messages name `out` as the instruction's shape, or as element `at` of it.
+  const std::string self = at < 0 ? std::string() : StrCat("element ", at, " ");
+  auto element = [&](int64_t i) {
+    return at < 0 ? StrCat("element ", i, " ") : StrCat("element {", at, ",", i, "} ");
+  };
   if (n == 1 && ShapesAgree(out, instr.operand(0)->shape(), options)) return absl::OkStatus();
   if (!out.IsTuple() || static_cast<int64_t>(out.tuple_elements.size()) != n) {
-    if (n == 1) return NotOperandShape(instr, out, 0, "");
-    return InstrError(instr, StrCat(instr.PrintedOpcode(), " shape ", ShapeText(out),
+    if (n == 1) return NotOperandShape(instr, out, 0, self);
+    return InstrError(instr, StrCat(instr.PrintedOpcode(), " ", self, "shape ", ShapeText(out),
                                     " is not a tuple of its ", n, " ", which, " shapes"));
   }
   for (int64_t i = 0; i < n; ++i) {
-    const Shape& element = *out.tuple_elements[i];
-    if (!ShapesAgree(element, instr.operand(i)->shape(), options)) {
-      return NotOperandShape(instr, element, i, StrCat("element ", i, " "));
+    const Shape& e = *out.tuple_elements[i];
+    if (!ShapesAgree(e, instr.operand(i)->shape(), options)) {
+      return NotOperandShape(instr, e, i, element(i));
     }
   }
   return absl::OkStatus();
+}
+
+absl::Status CheckFirstOperandsShapes(const Instruction& instr, int64_t n, std::string_view which,
+                                      const VerifierOptions& options) {
+  return CheckFirstOperandsShapesAt(instr, instr.shape(), -1, n, which, options);
 }
 
 namespace {

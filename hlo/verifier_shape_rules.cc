@@ -139,8 +139,10 @@ absl::Status CheckConditional(const Instruction& instr, const VerifierOptions&) 
 }
 
 // call and fusion: the callee takes the operands as parameters 0..n-1 and returns the result.
+}  // namespace
+
 absl::Status CheckCallee(const Instruction& instr, const Computation* callee, std::string_view kind,
-                         std::string_view attr) {
+                         std::string_view attr, const Shape& result, std::string_view result_name) {
   if (callee == nullptr) {
     return InstrError(instr, StrCat(kind, " has no ", attr, " computation"));
   }
@@ -160,19 +162,22 @@ absl::Status CheckCallee(const Instruction& instr, const Computation* callee, st
     }
   }
   const Instruction& root = *callee->root();
-  if (!root.shape().Compatible(instr.shape())) {
+  if (!root.shape().Compatible(result)) {
     return InstrError(root, StrCat(kind, " root shape ", ShapeText(root.shape()),
-                                   " does not match ", kind, " shape ", ShapeText(instr.shape())));
+                                   " does not match ", result_name, " ", ShapeText(result)));
   }
   return absl::OkStatus();
 }
 
+namespace {
+
 absl::Status CheckCall(const Instruction& instr, const VerifierOptions&) {
-  return CheckCallee(instr, instr.to_apply(), "call", "to_apply");
+  return CheckCallee(instr, instr.to_apply(), "call", "to_apply", instr.shape(), "call shape");
 }
 
 absl::Status CheckFusion(const Instruction& instr, const VerifierOptions&) {
-  return CheckCallee(instr, instr.fused_computation(), "fusion", "calls");
+  return CheckCallee(instr, instr.fused_computation(), "fusion", "calls", instr.shape(),
+                     "fusion shape");
 }
 
 // The deprecated form of dynamic-(update-)slice start indices: one integer vector with an
@@ -372,7 +377,10 @@ const RuleTable kRules = [] {
     t.rule[op] = ArrayShapeRule(static_cast<Opcode>(op));
     if (t.rule[op] == nullptr) t.rule[op] = SameShapeRule(static_cast<Opcode>(op));
     if (t.rule[op] == nullptr) t.rule[op] = CollectiveShapeRule(static_cast<Opcode>(op));
+    if (t.rule[op] == nullptr) t.rule[op] = AsyncShapeRule(static_cast<Opcode>(op));
   }
+  // async-start's rule compares with its wrapped computation.
+  t.callees[static_cast<size_t>(Opcode::kAsyncStart)] = true;
   for (const RuleEntry& e : kShapeRules) {
     t.rule[static_cast<size_t>(e.op)] = e.rule;
     t.callees[static_cast<size_t>(e.op)] = e.callees;
