@@ -107,7 +107,10 @@ int64_t GroupSize(const Instruction& instr, const ReplicaGroups& groups, bool al
   if (!channel) return groups.empty ? replicas : groups.size;               // cross-replica
   if (all_to_all) return groups.empty ? partitions : groups.size;           // cross-partition
   if (AttributeIsTrue(instr, "use_global_device_ids")) return groups.size;  // flattened ids
-  return (groups.empty ? replicas : groups.size) * partitions;  // cross-replica-and-partition
+  // Cross-replica-and-partition; a product past int64 is no count a module can use.
+  int64_t product = 0;
+  if (__builtin_mul_overflow(groups.empty ? replicas : groups.size, partitions, &product)) return 0;
+  return product;
 }
 
 absl::Status CheckGroups(const Instruction& instr, const ReplicaGroups& groups, bool uniform) {
@@ -277,7 +280,7 @@ absl::Status CheckGatherOrScatter(const Instruction& instr, const VerifierOption
   const int64_t small = gather ? in_ref.dims[d] : out_ref.dims[d];
   const int64_t large = gather ? out_ref.dims[d] : in_ref.dims[d];
   int64_t implied = 0;
-  if (small > 0 && large != Shape::kUnboundedSize) implied = (large + small - 1) / small;
+  if (small > 0 && large != Shape::kUnboundedSize) implied = large / small + (large % small != 0);
   const int64_t participants = GroupSize(instr, groups, /*all_to_all=*/false);
   if (participants > 1 && implied > 0 && implied != participants) {
     return InstrError(
@@ -301,7 +304,11 @@ absl::Status CheckGatherOrScatter(const Instruction& instr, const VerifierOption
     if (parts == 0 || dims[d] == Shape::kUnboundedSize) {
       dims[d] = Shape::kUnboundedSize;
     } else if (gather) {
-      dims[d] *= parts;
+      if (__builtin_mul_overflow(dims[d], parts, &dims[d])) {
+        return InstrError(
+            instr, StrCat(op, " ", OperandRef(instr, i), " shape ", ShapeText(in),
+                          " gathered from ", parts, " parts along dimension ", d, " is too large"));
+      }
     } else if (dims[d] % parts != 0) {
       return InstrError(instr,
                         StrCat(op, " ", OperandRef(instr, i), " shape ", ShapeText(in),

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "hlo/str_util.h"
 #include "tests/hlo/test_util.h"
 
 namespace hloscope {
@@ -187,6 +188,44 @@ ENTRY e {
   EXPECT_EQ(MessageOf(VerifyModule(*m)),
             "computation 'e': instruction 'n': negate operand 0 'late' shape f32[3] does not "
             "have the dimensions of its shape f32[4]");
+}
+
+// A cross-replica-and-partition all-gather (channel_id, no global ids) has a group's replicas
+// times num_partitions participants: compared when the header gives num_partitions, left to
+// the shapes when it does not (XLA's tests set it in the module config) or when the count
+// would not fit in int64.
+std::string PartitionedGather(std::string_view header) {
+  return StrCat("HloModule m", header, R"(
+ENTRY e {
+  a = f32[4] parameter(0)
+  ROOT c = f32[8] all-gather(a), channel_id=1, replica_groups=REPLICA_GROUPS, dimensions={0}
+}
+)");
+}
+
+std::string WithGroups(std::string text, std::string_view groups) {
+  text.replace(text.find("REPLICA_GROUPS"), 14, groups);
+  return text;
+}
+
+TEST(VerifierCollectives, ParticipantsCountPartitionsOnlyWhenTheHeaderGivesThem) {
+  std::unique_ptr<hloscope::Module> known =
+      ParseOrDie(WithGroups(PartitionedGather(", num_partitions=2"), "{{0,1}}"));
+  ASSERT_NE(known, nullptr);
+  EXPECT_EQ(MessageOf(VerifyModule(*known)),
+            "computation 'e': instruction 'c': all-gather gathers 2 parts along dimension 0 "
+            "(operand 0 'a' shape f32[4] to f32[8]), but each replica group has 4 participants");
+  std::unique_ptr<hloscope::Module> unknown =
+      ParseOrDie(WithGroups(PartitionedGather(""), "{{0,1}}"));
+  ASSERT_NE(unknown, nullptr);
+  EXPECT_TRUE(VerifyModule(*unknown).ok()) << MessageOf(VerifyModule(*unknown));
+}
+
+TEST(VerifierCollectives, AParticipantCountPastInt64IsNotCompared) {
+  std::unique_ptr<hloscope::Module> m = ParseOrDie(
+      WithGroups(PartitionedGather(", replica_count=4611686018427387904, num_partitions=4"), "{}"));
+  ASSERT_NE(m, nullptr);
+  EXPECT_TRUE(VerifyModule(*m).ok()) << MessageOf(VerifyModule(*m));
 }
 
 }  // namespace
