@@ -79,8 +79,9 @@ bool ShapeRuleReadsCallees(Opcode op);
 // slice, concatenate, pad, dot, reduce, iota, convolution, reduce-window), or nullptr.
 ShapeRule ArrayShapeRule(Opcode op);
 // verifier_same_shape_rules.cc: the rule for an op that returns its operands' shapes or a fixed
-// shape (reverse, sort, opt-barrier, add-dependency, scatter, select-and-scatter,
-// bitcast-convert, get-dimension-size, partition-id, replica-id, after-all), or nullptr.
+// shape (reverse, sort, opt-barrier, add-dependency, domain, scatter, select-and-scatter,
+// set-dimension-size, bitcast-convert, get-dimension-size, partition-id, replica-id,
+// after-all), or nullptr.
 ShapeRule SameShapeRule(Opcode op);
 // verifier_collective_rules.cc: the rule for a collective (all-reduce, all-gather,
 // reduce-scatter, all-to-all, collective-permute, collective-broadcast), or nullptr.
@@ -88,6 +89,11 @@ ShapeRule CollectiveShapeRule(Opcode op);
 // verifier_async_rules.cc: the rule for an async op that is not a collective (async-start,
 // -update, -done, copy-start, copy-done) and for every -done, or nullptr.
 ShapeRule AsyncShapeRule(Opcode op);
+// verifier_token_rules.cc: send, send-done, recv, recv-done, infeed, outfeed; or nullptr.
+ShapeRule TokenShapeRule(Opcode op);
+// verifier_numeric_rules.cc: batch-norm-*, cholesky, triangular-solve, fft, rng-bit-generator,
+// reduce-precision; or nullptr.
+ShapeRule NumericShapeRule(Opcode op);
 // verifier_gather_rule.cc: gather's dimension numbers against its operand and result shapes.
 absl::Status CheckGather(const Instruction& instr, const VerifierOptions& options);
 

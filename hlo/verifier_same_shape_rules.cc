@@ -1,9 +1,9 @@
 // Step 3 of the verifier, continued: ops whose result is their operands' shapes (reverse,
-// sort, opt-barrier, add-dependency, scatter, select-and-scatter), bitcast-convert,
-// and ops whose result shape is fixed (get-dimension-size, partition-id, replica-id,
-// after-all). Layouts and dynamic flags are ignored, `?` agrees with any size, and floating-point
-// types may differ with allow_mixed_precision.
-// after-all's operands are not checked: XLA's token tests pass it arrays.
+// sort, opt-barrier, add-dependency, domain, scatter, select-and-scatter, set-dimension-size),
+// bitcast-convert, and ops whose result shape is fixed (get-dimension-size, partition-id,
+// replica-id, after-all). Layouts and dynamic flags are ignored, `?` agrees with any size, and
+// floating-point types may differ with allow_mixed_precision. after-all's operands are not
+// checked: XLA's token tests pass it arrays.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -168,6 +168,23 @@ absl::Status CheckGetDimensionSize(const Instruction& instr, const VerifierOptio
   return RequireScalar(instr, PrimitiveType::kS32);
 }
 
+// set-dimension-size(x, size) keeps x's dimensions (the one named becomes dynamic, which the
+// rules do not compare); size is an s32[].
+absl::Status CheckSetDimensionSize(const Instruction& instr, const VerifierOptions& options) {
+  const Shape& in = instr.operand(0)->shape();
+  absl::Span<const int64_t> dim = instr.dimensions();
+  if (!in.IsArray() || dim.size() != 1 || dim[0] < 0 || dim[0] >= in.rank()) {
+    return InstrError(instr, StrCat("set-dimension-size dimensions={", StrJoin(dim, ","),
+                                    "} is not one dimension of operand '", instr.operand(0)->name(),
+                                    "' shape ", ShapeText(in)));
+  }
+  if (!IsScalarOf(instr.operand(1)->shape(), PrimitiveType::kS32)) {
+    return InstrError(instr, StrCat("set-dimension-size ", OperandRef(instr, 1), " shape ",
+                                    ShapeText(instr.operand(1)->shape()), " is not s32[]"));
+  }
+  return CheckFirstOperandShape(instr, options);
+}
+
 absl::Status CheckReplicaOrPartitionId(const Instruction& instr, const VerifierOptions&) {
   return RequireScalar(instr, PrimitiveType::kU32);
 }
@@ -185,6 +202,7 @@ ShapeRule SameShapeRule(Opcode op) {
       return CheckReverse;
     case Opcode::kOptBarrier:
     case Opcode::kAddDependency:
+    case Opcode::kDomain:
     case Opcode::kSelectAndScatter:
       return CheckFirstOperandShape;
     case Opcode::kScatter:
@@ -195,6 +213,8 @@ ShapeRule SameShapeRule(Opcode op) {
       return CheckSort;
     case Opcode::kGetDimensionSize:
       return CheckGetDimensionSize;
+    case Opcode::kSetDimensionSize:
+      return CheckSetDimensionSize;
     case Opcode::kPartitionId:
     case Opcode::kReplicaId:
       return CheckReplicaOrPartitionId;

@@ -373,11 +373,15 @@ struct RuleTable {
 
 const RuleTable kRules = [] {
   RuleTable t;
+  // The rule families, most specific first: reduce-precision has the numeric rule although the
+  // opcode table calls it elementwise.
+  constexpr ShapeRule (*kFamilies[])(Opcode) = {AsyncShapeRule,   TokenShapeRule,
+                                                NumericShapeRule, CollectiveShapeRule,
+                                                SameShapeRule,    ArrayShapeRule};
   for (size_t op = 0; op < t.rule.size(); ++op) {
-    t.rule[op] = ArrayShapeRule(static_cast<Opcode>(op));
-    if (t.rule[op] == nullptr) t.rule[op] = SameShapeRule(static_cast<Opcode>(op));
-    if (t.rule[op] == nullptr) t.rule[op] = CollectiveShapeRule(static_cast<Opcode>(op));
-    if (t.rule[op] == nullptr) t.rule[op] = AsyncShapeRule(static_cast<Opcode>(op));
+    for (ShapeRule (*family)(Opcode) : kFamilies) {
+      if (t.rule[op] == nullptr) t.rule[op] = family(static_cast<Opcode>(op));
+    }
   }
   // async-start's rule compares with its wrapped computation.
   t.callees[static_cast<size_t>(Opcode::kAsyncStart)] = true;

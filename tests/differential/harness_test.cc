@@ -128,7 +128,7 @@ TEST(HarnessTest, SkipsWhatItCannotJudge) {
   EXPECT_EQ(bad.verdict, Verdict::kSkipped);
   EXPECT_EQ(bad.reason, "does not verify");
   ModuleResult unsupported = CheckModule(
-      "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT r = f32[4] cholesky(p), "
+      "HloModule m\nENTRY e {\n  p = f32[4,4] parameter(0)\n  ROOT r = f32[4,4] cholesky(p), "
       "lower=true\n}\n",
       RegisteredPasses(), {});
   EXPECT_EQ(unsupported.verdict, Verdict::kSkipped);

@@ -1,0 +1,243 @@
+// Step 3 of the verifier, continued: numeric library ops with fixed shape rules.
+//  - batch-norm-training(x, scale, offset) and batch-norm-grad(x, scale, mean, variance,
+//    grad) return (x's shape, [F], [F]); batch-norm-inference(x, scale, offset, mean,
+//    variance) returns x's shape. F is x's dimension feature_index, and every other operand is
+//    [F] (grad is x's shape).
+//  - cholesky(a) returns a's shape; a is a batch of square matrices.
+//  - triangular-solve(a, b) returns b's shape; a is a batch of square matrices, b has a's batch
+//    dimensions, and its dimension next to last (left_side=true) or last meets a's size.
+//  - fft: FFT and IFFT keep their complex operand's shape; RFFT turns the last fft_length
+//    dimensions of a real operand into complex ones with the last of size n/2+1, IRFFT the
+//    reverse. For those two the operand's last dimensions are fft_length (n/2+1 for IRFFT's
+//    last); FFT and IFFT are not compared with fft_length, as XLA does not.
+//  - rng-bit-generator(state) returns (state's shape, output), or the output alone.
+//  - reduce-precision returns its floating-point operand's shape, with exponent_bits >= 1 and
+//    mantissa_bits >= 0.
+// Floating-point types may differ with allow_mixed_precision, as elsewhere.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "hlo/attribute_values.h"
+#include "hlo/str_util.h"
+#include "hlo/verifier_internal.h"
+
+namespace hloscope::verifier_internal {
+namespace {
+
+// The single integer of `key=N`, or nullopt when absent or not one integer.
+std::optional<int64_t> IntAttribute(const Instruction& instr, std::string_view key) {
+  std::optional<std::string_view> text = RawAttribute(instr, key);
+  if (!text) return std::nullopt;
+  Dims v;
+  AppendIntList(*text, v);
+  if (v.size() != 1) return std::nullopt;
+  return v[0];
+}
+
+absl::Status OperandNot(const Instruction& instr, int64_t i, std::string_view what) {
+  return InstrError(instr, StrCat(instr.PrintedOpcode(), " ", OperandRef(instr, i), " shape ",
+                                  ShapeText(instr.operand(i)->shape()), " is not ", what));
+}
+
+absl::Status ShapeNot(const Instruction& instr, const Shape& expected) {
+  return InstrError(instr, StrCat(instr.PrintedOpcode(), " shape ", ShapeText(instr.shape()),
+                                  " does not match ", ShapeText(expected)));
+}
+
+// Batch norm: operand 0 is x; operand `grad` (or -1) has x's shape, every other is [F].
+absl::Status CheckBatchNorm(const Instruction& instr, const VerifierOptions& options) {
+  const Shape& x = instr.operand(0)->shape();
+  if (!x.IsArray() || !GetPrimitiveTypeInfo(x.element_type).is_float) {
+    return OperandNot(instr, 0, "a floating-point array");
+  }
+  const std::optional<int64_t> fi = IntAttribute(instr, "feature_index");
+  if (!fi || *fi < 0 || *fi >= x.rank()) {
+    return InstrError(
+        instr, StrCat(instr.PrintedOpcode(),
+                      " feature_index=", RawAttribute(instr, "feature_index").value_or("(none)"),
+                      " is not a dimension of ", OperandRef(instr, 0), " shape ", ShapeText(x)));
+  }
+  const int64_t features = x.dims[*fi];
+  const int64_t grad = instr.opcode() == Opcode::kBatchNormGrad ? 4 : -1;
+  for (int64_t i = 1; i < instr.operand_count(); ++i) {
+    const Shape& s = instr.operand(i)->shape();
+    const bool fits = s.IsArray() && TypesAgree(s.element_type, x.element_type, options) &&
+                      (i == grad ? DimsAgree(s, x) : DimsAre(s, {features}));
+    if (!fits) {
+      return OperandNot(instr, i,
+                        i == grad ? StrCat("operand 0's shape ", ShapeText(x))
+                                  : StrCat(ShapeText(ExpectedArray(x.element_type, {features})),
+                                           " (dimension ", *fi, " of operand 0)"));
+    }
+  }
+  Shape vector = ExpectedArray(x.element_type, {features});
+  if (instr.opcode() == Opcode::kBatchNormInference) {
+    if (ShapesAgree(instr.shape(), x, options)) return absl::OkStatus();
+    return ShapeNot(instr, x);
+  }
+  const Shape& out = instr.shape();
+  if (out.IsTuple() && out.tuple_elements.size() == 3 &&
+      ShapesAgree(*out.tuple_elements[0], x, options) &&
+      ShapesAgree(*out.tuple_elements[1], vector, options) &&
+      ShapesAgree(*out.tuple_elements[2], vector, options)) {
+    return absl::OkStatus();
+  }
+  return InstrError(
+      instr, StrCat(instr.PrintedOpcode(), " shape ", ShapeText(out), " is not (", ShapeText(x),
+                    ", ", ShapeText(vector), ", ", ShapeText(vector), ")"));
+}
+
+// A batch of square floating-point or complex matrices.
+bool IsSquareBatch(const Shape& s) {
+  const PrimitiveTypeInfo& t = GetPrimitiveTypeInfo(s.element_type);
+  return s.IsArray() && (t.is_float || t.is_complex) && s.rank() >= 2 &&
+         SizesAgree(s.dims[s.rank() - 1], s.dims[s.rank() - 2]);
+}
+
+absl::Status CheckCholesky(const Instruction& instr, const VerifierOptions& options) {
+  const Shape& a = instr.operand(0)->shape();
+  if (!IsSquareBatch(a)) return OperandNot(instr, 0, "a batch of square matrices");
+  if (ShapesAgree(instr.shape(), a, options)) return absl::OkStatus();
+  return ShapeNot(instr, a);
+}
+
+absl::Status CheckTriangularSolve(const Instruction& instr, const VerifierOptions& options) {
+  const Shape& a = instr.operand(0)->shape();
+  const Shape& b = instr.operand(1)->shape();
+  if (!IsSquareBatch(a)) return OperandNot(instr, 0, "a batch of square matrices");
+  const std::optional<std::string_view> left = RawAttribute(instr, "left_side");
+  const bool left_side = left && StripWhitespace(*left) == "true";
+  bool fits =
+      b.IsArray() && b.rank() == a.rank() && TypesAgree(b.element_type, a.element_type, options);
+  for (int64_t d = 0; fits && d + 2 < a.rank(); ++d) fits = SizesAgree(a.dims[d], b.dims[d]);
+  fits = fits && SizesAgree(b.dims[b.rank() - (left_side ? 2 : 1)], a.dims[a.rank() - 1]);
+  if (!fits) {
+    return OperandNot(instr, 1,
+                      StrCat("a batch of matrices whose ", left_side ? "rows" : "columns",
+                             " match operand 0 shape ", ShapeText(a),
+                             " (left_side=", left_side ? "true" : "false", ")"));
+  }
+  if (ShapesAgree(instr.shape(), b, options)) return absl::OkStatus();
+  return ShapeNot(instr, b);
+}
+
+// The complex type of a real one and back (c64 <-> f32, c128 <-> f64).
+std::optional<PrimitiveType> FftPartner(PrimitiveType t) {
+  switch (t) {
+    case PrimitiveType::kF32:
+      return PrimitiveType::kC64;
+    case PrimitiveType::kF64:
+      return PrimitiveType::kC128;
+    case PrimitiveType::kC64:
+      return PrimitiveType::kF32;
+    case PrimitiveType::kC128:
+      return PrimitiveType::kF64;
+    default:
+      return std::nullopt;
+  }
+}
+
+absl::Status CheckFft(const Instruction& instr, const VerifierOptions& options) {
+  const Shape& in = instr.operand(0)->shape();
+  const std::string_view type = StripWhitespace(RawAttribute(instr, "fft_type").value_or("FFT"));
+  Dims length;
+  if (std::optional<std::string_view> text = RawAttribute(instr, "fft_length")) {
+    AppendIntList(*text, length);
+  }
+  const int64_t n = static_cast<int64_t>(length.size());
+  const bool real_in = type == "RFFT";
+  const bool real_out = type == "IRFFT";
+  if (type != "FFT" && type != "IFFT" && !real_in && !real_out) {
+    return InstrError(instr, StrCat("fft fft_type=", type, " is not FFT, IFFT, RFFT or IRFFT"));
+  }
+  const PrimitiveTypeInfo& t = GetPrimitiveTypeInfo(in.element_type);
+  if (!in.IsArray() || !(real_in ? t.is_float : t.is_complex) || !FftPartner(in.element_type)) {
+    return OperandNot(instr, 0, real_in ? "f32 or f64" : "c64 or c128");
+  }
+  if (n < 1 || n > 3 || in.rank() < n) {
+    return InstrError(
+        instr, StrCat("fft ", DimsAttr("fft_length", length), " does not give 1 to ",
+                      "3 trailing dimensions of ", OperandRef(instr, 0), " shape ", ShapeText(in)));
+  }
+  // FFT and IFFT keep their operand's shape; XLA does not compare it with fft_length (its
+  // evaluator's tests transform size-1 dimensions with lengths of 0).
+  if (!real_in && !real_out) {
+    if (ShapesAgree(instr.shape(), in, options)) return absl::OkStatus();
+    return ShapeNot(instr, in);
+  }
+  // The operand's and the result's last n dimensions.
+  Dims in_dims(in.dims.begin(), in.dims.end());
+  Dims out_dims = in_dims;
+  for (int64_t k = 0; k < n; ++k) {
+    const int64_t d = in.rank() - n + k;
+    in_dims[d] = out_dims[d] = length[k];
+  }
+  const int64_t last = in.rank() - 1;
+  const int64_t half = length[n - 1] == 0 ? 0 : length[n - 1] / 2 + 1;
+  if (real_in) out_dims[last] = half;
+  if (real_out) in_dims[last] = half;
+  if (!DimsAre(in, in_dims)) {
+    return OperandNot(instr, 0,
+                      StrCat("of dimensions {", StrJoin(in_dims, ","), "} for ", type, " with ",
+                             DimsAttr("fft_length", length)));
+  }
+  const Shape expected = ExpectedArray(*FftPartner(in.element_type), out_dims);
+  if (ShapesAgree(instr.shape(), expected, options)) return absl::OkStatus();
+  return ShapeNot(instr, expected);
+}
+
+absl::Status CheckRngBitGenerator(const Instruction& instr, const VerifierOptions& options) {
+  const Shape& out = instr.shape();
+  if (out.IsArray()) return absl::OkStatus();
+  const Shape& state = instr.operand(0)->shape();
+  if (out.IsTuple() && out.tuple_elements.size() == 2 &&
+      ShapesAgree(*out.tuple_elements[0], state, options) && out.tuple_elements[1]->IsArray()) {
+    return absl::OkStatus();
+  }
+  return InstrError(instr, StrCat("rng-bit-generator shape ", ShapeText(out), " is not (",
+                                  ShapeText(state), ", output) for ", OperandRef(instr, 0)));
+}
+
+absl::Status CheckReducePrecision(const Instruction& instr, const VerifierOptions& options) {
+  const Shape& in = instr.operand(0)->shape();
+  if (!in.IsArray() || !GetPrimitiveTypeInfo(in.element_type).is_float) {
+    return OperandNot(instr, 0, "a floating-point array");
+  }
+  const std::optional<int64_t> exponent = IntAttribute(instr, "exponent_bits");
+  const std::optional<int64_t> mantissa = IntAttribute(instr, "mantissa_bits");
+  if (!exponent || !mantissa || *exponent < 1 || *mantissa < 0) {
+    return InstrError(
+        instr, StrCat("reduce-precision needs exponent_bits >= 1 and mantissa_bits >= 0, has "
+                      "exponent_bits=",
+                      RawAttribute(instr, "exponent_bits").value_or("(none)"),
+                      ", mantissa_bits=", RawAttribute(instr, "mantissa_bits").value_or("(none)")));
+  }
+  if (ShapesAgree(instr.shape(), in, options)) return absl::OkStatus();
+  return ShapeNot(instr, in);
+}
+
+}  // namespace
+
+ShapeRule NumericShapeRule(Opcode op) {
+  switch (op) {
+    case Opcode::kBatchNormTraining:
+    case Opcode::kBatchNormInference:
+    case Opcode::kBatchNormGrad:
+      return CheckBatchNorm;
+    case Opcode::kCholesky:
+      return CheckCholesky;
+    case Opcode::kTriangularSolve:
+      return CheckTriangularSolve;
+    case Opcode::kFft:
+      return CheckFft;
+    case Opcode::kRngBitGenerator:
+      return CheckRngBitGenerator;
+    case Opcode::kReducePrecision:
+      return CheckReducePrecision;
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace hloscope::verifier_internal
