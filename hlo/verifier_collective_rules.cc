@@ -26,13 +26,15 @@
 namespace hloscope::verifier_internal {
 namespace {
 
-// What `replica_groups=` says.
+// What `replica_groups=` says, with the attributes that choose how groups are counted.
 struct ReplicaGroups {
   bool empty = true;          // absent or `{}`: one group of every participant
   int64_t size = 0;           // participants in the first group; 0 when not read
   bool sizes_differ = false;  // explicit groups of different sizes
   int64_t repeated = -1;      // an id named twice in explicit groups, or -1
   std::string_view text;
+  bool channel = false;     // channel_id= is present
+  bool global_ids = false;  // use_global_device_ids=true
 };
 
 std::optional<int64_t> ParseInt(std::string_view text) {
@@ -46,7 +48,20 @@ std::optional<int64_t> ParseInt(std::string_view text) {
 // groups of 4.
 ReplicaGroups ReadReplicaGroups(const Instruction& instr) {
   ReplicaGroups g;
-  std::optional<std::string_view> raw = RawAttribute(instr, "replica_groups");
+  // One pass over the attributes: Mixtral-sized modules have thousands of collectives.
+  std::optional<std::string_view> raw;
+  const Module& module = *instr.module();
+  for (const Attribute& a : instr.attributes()) {
+    if (a.key < kAttrFirstUnknown) continue;
+    const std::string_view key = module.AttrKeyName(a.key);
+    if (key == "replica_groups") {
+      raw = a.value;
+    } else if (key == "channel_id") {
+      g.channel = true;
+    } else if (key == "use_global_device_ids") {
+      g.global_ids = StripWhitespace(a.value) == "true";
+    }
+  }
   if (!raw) return g;
   const std::string_view text = StripWhitespace(*raw);
   g.text = text;
@@ -91,22 +106,17 @@ int64_t HeaderCount(const Module& module, std::string_view key) {
   return n && *n > 0 ? *n : 0;
 }
 
-bool AttributeIsTrue(const Instruction& instr, std::string_view key) {
-  std::optional<std::string_view> v = RawAttribute(instr, key);
-  return v && StripWhitespace(*v) == "true";
-}
-
 // Participants in each group, as XLA's verifier counts them; 0 when the text does not tell.
 // all-to-all has no use_global_device_ids: with a channel it is cross-partition.
 int64_t GroupSize(const Instruction& instr, const ReplicaGroups& groups, bool all_to_all) {
   const Module& module = *instr.module();
-  const bool channel = RawAttribute(instr, "channel_id").has_value();
+  const bool channel = groups.channel;
   const int64_t replicas = HeaderCount(module, "replica_count");
   const int64_t partitions = HeaderCount(module, "num_partitions");
   if (!groups.empty && groups.size == 0) return 0;
-  if (!channel) return groups.empty ? replicas : groups.size;               // cross-replica
-  if (all_to_all) return groups.empty ? partitions : groups.size;           // cross-partition
-  if (AttributeIsTrue(instr, "use_global_device_ids")) return groups.size;  // flattened ids
+  if (!channel) return groups.empty ? replicas : groups.size;      // cross-replica
+  if (all_to_all) return groups.empty ? partitions : groups.size;  // cross-partition
+  if (groups.global_ids) return groups.size;                       // flattened ids
   // Cross-replica-and-partition; a product past int64 is no count a module can use.
   int64_t product = 0;
   if (__builtin_mul_overflow(groups.empty ? replicas : groups.size, partitions, &product)) return 0;
