@@ -157,27 +157,27 @@ absl::Status RequireScalar(const Instruction& instr, PrimitiveType type) {
                                   " is not ", PrimitiveTypeName(type), "[]"));
 }
 
-absl::Status CheckGetDimensionSize(const Instruction& instr, const VerifierOptions&) {
+// `dimensions={d}` names one dimension of operand 0 (get- and set-dimension-size).
+absl::Status RequireOneDimension(const Instruction& instr) {
   const Shape& in = instr.operand(0)->shape();
   absl::Span<const int64_t> dim = instr.dimensions();
-  if (!in.IsArray() || dim.size() != 1 || dim[0] < 0 || dim[0] >= in.rank()) {
-    return InstrError(instr, StrCat("get-dimension-size dimensions={", StrJoin(dim, ","),
-                                    "} is not one dimension of operand '", instr.operand(0)->name(),
-                                    "' shape ", ShapeText(in)));
+  if (in.IsArray() && dim.size() == 1 && dim[0] >= 0 && dim[0] < in.rank()) {
+    return absl::OkStatus();
   }
+  return InstrError(instr, StrCat(instr.PrintedOpcode(), " dimensions={", StrJoin(dim, ","),
+                                  "} is not one dimension of operand '", instr.operand(0)->name(),
+                                  "' shape ", ShapeText(in)));
+}
+
+absl::Status CheckGetDimensionSize(const Instruction& instr, const VerifierOptions&) {
+  if (absl::Status s = RequireOneDimension(instr); !s.ok()) return s;
   return RequireScalar(instr, PrimitiveType::kS32);
 }
 
 // set-dimension-size(x, size) keeps x's dimensions (the one named becomes dynamic, which the
 // rules do not compare); size is an s32[].
 absl::Status CheckSetDimensionSize(const Instruction& instr, const VerifierOptions& options) {
-  const Shape& in = instr.operand(0)->shape();
-  absl::Span<const int64_t> dim = instr.dimensions();
-  if (!in.IsArray() || dim.size() != 1 || dim[0] < 0 || dim[0] >= in.rank()) {
-    return InstrError(instr, StrCat("set-dimension-size dimensions={", StrJoin(dim, ","),
-                                    "} is not one dimension of operand '", instr.operand(0)->name(),
-                                    "' shape ", ShapeText(in)));
-  }
+  if (absl::Status s = RequireOneDimension(instr); !s.ok()) return s;
   if (!IsScalarOf(instr.operand(1)->shape(), PrimitiveType::kS32)) {
     return InstrError(instr, StrCat("set-dimension-size ", OperandRef(instr, 1), " shape ",
                                     ShapeText(instr.operand(1)->shape()), " is not s32[]"));
