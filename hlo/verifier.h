@@ -23,8 +23,15 @@
 //     (verifier_shape_rules.cc); every elementwise op, broadcast, reshape, transpose, slice,
 //     concatenate, pad, dot, reduce, iota, convolution, reduce-window
 //     (verifier_array_rules.cc, which lists where it is lenient); reverse, sort, opt-barrier,
-//     add-dependency, all-reduce, scatter, select-and-scatter, bitcast-convert,
-//     get-dimension-size, partition-id, replica-id, after-all (verifier_same_shape_rules.cc).
+//     add-dependency, domain, scatter, select-and-scatter, set-dimension-size, bitcast-convert,
+//     get-dimension-size, partition-id, replica-id, after-all (verifier_same_shape_rules.cc);
+//     gather (verifier_gather_rule.cc); all-reduce, all-gather, reduce-scatter, all-to-all,
+//     collective-permute, collective-broadcast and their -start forms, with replica groups
+//     (verifier_collective_rules.cc); async-start/-update/-done, copy-start/-done and every
+//     collective -done (verifier_async_rules.cc); send, recv, infeed, outfeed and their -done
+//     forms (verifier_token_rules.cc); batch-norm-*, cholesky, triangular-solve, fft,
+//     rng-bit-generator, reduce-precision (verifier_numeric_rules.cc). Each file's header says
+//     where it is lenient.
 //     Shapes are compared ignoring layouts, as XLA's layout-insensitive verifier does (the
 //     array and same-shape rules also ignore dynamic flags and, with allow_mixed_precision,
 //     floating-point precision); bitcast compares Shape::ByteSize, where layouts (E(n)) matter.
