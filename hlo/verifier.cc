@@ -81,6 +81,9 @@ int MinOperandCount(Opcode op) {
   switch (op) {
     case Opcode::kConditional:
     case Opcode::kDynamicSlice:
+    case Opcode::kSort:
+    case Opcode::kDynamicReshape:
+    case Opcode::kAsyncUpdate:
       return 1;
     case Opcode::kDynamicUpdateSlice:
       return 2;

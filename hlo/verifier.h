@@ -30,8 +30,9 @@
 //     (verifier_collective_rules.cc); async-start/-update/-done, copy-start/-done and every
 //     collective -done (verifier_async_rules.cc); send, recv, infeed, outfeed and their -done
 //     forms (verifier_token_rules.cc); batch-norm-*, cholesky, triangular-solve, fft,
-//     rng-bit-generator, reduce-precision (verifier_numeric_rules.cc). Each file's header says
-//     where it is lenient.
+//     rng, rng-bit-generator, reduce-precision, topk (verifier_numeric_rules.cc); also
+//     dynamic-reshape (array rules), ragged-all-to-all (collective rules) and
+//     rng-get-and-update-state (same-shape rules). Each file's header says where it is lenient.
 //     Shapes are compared ignoring layouts, as XLA's layout-insensitive verifier does (the
 //     array and same-shape rules also ignore dynamic flags and, with allow_mixed_precision,
 //     floating-point precision); bitcast compares Shape::ByteSize, where layouts (E(n)) matter.

@@ -1,7 +1,7 @@
 // Step 3 of the verifier, continued: shape rules for array ops (elementwise, broadcast, reshape,
-// transpose, slice, concatenate, pad, dot, reduce, iota, convolution, reduce-window).
-// verifier_shape_rules.cc has the rules for tuples, control flow, in-place updates and bitcasts,
-// and the rule table.
+// dynamic-reshape, transpose, slice, concatenate, pad, dot, reduce, iota, convolution,
+// reduce-window). verifier_shape_rules.cc has the rules for tuples, control flow, in-place updates
+// and bitcasts, and the rule table.
 //
 // These rules are deliberately lenient where XLA's own verifier has options or history:
 //  - Dimension sizes are compared, whether a dimension is dynamic is not, and `?` matches any
@@ -228,6 +228,26 @@ absl::Status CheckReshape(const Instruction& instr, const VerifierOptions& optio
                                     ShapeText(in), " has ", in.ElementCount()));
   }
   return absl::OkStatus();
+}
+
+// dynamic-reshape(x, sizes...) has one s32[] size per result dimension and x's element type;
+// the element counts are not compared (the sizes are known only at run time).
+absl::Status CheckDynamicReshape(const Instruction& instr, const VerifierOptions& options) {
+  const Shape& in = instr.operand(0)->shape();
+  const Shape& out = instr.shape();
+  if (!in.IsArray() || !out.IsArray()) return RequireArrays(instr);
+  if (out.rank() != instr.operand_count() - 1) {
+    return InstrError(
+        instr, StrCat("dynamic-reshape shape ", ShapeText(out), " has rank ", out.rank(), " but ",
+                      Count(instr.operand_count() - 1, "size operand", "size operands")));
+  }
+  for (int64_t i = 1; i < instr.operand_count(); ++i) {
+    if (!IsScalarOf(instr.operand(i)->shape(), PrimitiveType::kS32)) {
+      return InstrError(instr, StrCat("dynamic-reshape size ", OperandRef(instr, i), " shape ",
+                                      ShapeText(instr.operand(i)->shape()), " is not s32[]"));
+    }
+  }
+  return RequireSameType(instr, 0, "the element type of its shape", out.element_type, options);
 }
 
 absl::Status CheckTranspose(const Instruction& instr, const VerifierOptions& options) {
@@ -574,6 +594,8 @@ ShapeRule ArrayShapeRule(Opcode op) {
       return CheckBroadcast;
     case Opcode::kReshape:
       return CheckReshape;
+    case Opcode::kDynamicReshape:
+      return CheckDynamicReshape;
     case Opcode::kTranspose:
       return CheckTranspose;
     case Opcode::kSlice:

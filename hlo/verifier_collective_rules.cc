@@ -11,8 +11,8 @@
 // count the shapes imply is used instead.
 //
 // all-reduce-start, all-gather-start and collective-permute-start are checked here too (their
-// -done forms in verifier_async_rules.cc). Not checked: ragged-all-to-all, and whether replica
-// ids exist.
+// -done forms in verifier_async_rules.cc), and ragged-all-to-all, which returns its output
+// buffer's shape. Not checked: whether replica ids exist.
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
@@ -373,6 +373,31 @@ absl::Status CheckAllToAll(const Instruction& instr, const VerifierOptions& opti
   return CheckFirstOperandsShapes(instr, instr.operand_count(), "operands'", options);
 }
 
+// ragged-all-to-all(input, output, input_offsets, send_sizes, output_offsets, recv_sizes)
+// writes into `output` and returns its shape; the four offset and size operands are arrays of
+// rank 1 or 2 of one shape. (The opcode table fixes the operand count.)
+absl::Status CheckRaggedAllToAll(const Instruction& instr, const VerifierOptions& options) {
+  if (absl::Status s = CheckGroups(instr, ReadReplicaGroups(instr), false); !s.ok()) return s;
+  const Shape& first = instr.operand(2)->shape();
+  for (int64_t i = 2; i < 6; ++i) {
+    const Shape& s = instr.operand(i)->shape();
+    if (!s.IsArray() || (s.rank() != 1 && s.rank() != 2)) {
+      return InstrError(instr, StrCat("ragged-all-to-all ", OperandRef(instr, i), " shape ",
+                                      ShapeText(s), " is not an array of rank 1 or 2"));
+    }
+    if (!ShapesAgree(s, first, options)) {
+      return InstrError(
+          instr, StrCat("ragged-all-to-all ", OperandRef(instr, i), " shape ", ShapeText(s),
+                        " does not match ", OperandRef(instr, 2), " shape ", ShapeText(first)));
+    }
+  }
+  const Shape& output = instr.operand(1)->shape();
+  if (output.IsArray() && ShapesAgree(instr.shape(), output, options)) return absl::OkStatus();
+  return InstrError(instr,
+                    StrCat("ragged-all-to-all shape ", ShapeText(instr.shape()), " does not match ",
+                           OperandRef(instr, 1), " shape ", ShapeText(output)));
+}
+
 }  // namespace
 
 ShapeRule CollectiveShapeRule(Opcode op) {
@@ -391,6 +416,8 @@ ShapeRule CollectiveShapeRule(Opcode op) {
       return CheckGatherOrScatter;
     case Opcode::kAllToAll:
       return CheckAllToAll;
+    case Opcode::kRaggedAllToAll:
+      return CheckRaggedAllToAll;
     default:
       return nullptr;
   }

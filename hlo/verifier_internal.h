@@ -75,16 +75,18 @@ using ShapeRule = absl::Status (*)(const Instruction&, const VerifierOptions&);
 // verifier_shape_rules.cc: the rule for `op`, or nullptr when it has none.
 ShapeRule ShapeRuleFor(Opcode op);
 bool ShapeRuleReadsCallees(Opcode op);
-// verifier_array_rules.cc: the rule for an array op (elementwise, broadcast, reshape, transpose,
-// slice, concatenate, pad, dot, reduce, iota, convolution, reduce-window), or nullptr.
+// verifier_array_rules.cc: the rule for an array op (elementwise, broadcast, reshape,
+// dynamic-reshape, transpose, slice, concatenate, pad, dot, reduce, iota, convolution,
+// reduce-window), or nullptr.
 ShapeRule ArrayShapeRule(Opcode op);
 // verifier_same_shape_rules.cc: the rule for an op that returns its operands' shapes or a fixed
 // shape (reverse, sort, opt-barrier, add-dependency, domain, scatter, select-and-scatter,
 // set-dimension-size, bitcast-convert, get-dimension-size, partition-id, replica-id,
-// after-all), or nullptr.
+// after-all, rng-get-and-update-state), or nullptr.
 ShapeRule SameShapeRule(Opcode op);
 // verifier_collective_rules.cc: the rule for a collective (all-reduce, all-gather,
-// reduce-scatter, all-to-all, collective-permute, collective-broadcast), or nullptr.
+// reduce-scatter, all-to-all, ragged-all-to-all, collective-permute, collective-broadcast, and
+// the -start forms), or nullptr.
 ShapeRule CollectiveShapeRule(Opcode op);
 // verifier_async_rules.cc: the rule for an async op that is not a collective (async-start,
 // -update, -done, copy-start, copy-done) and for every -done, or nullptr.
@@ -92,7 +94,7 @@ ShapeRule AsyncShapeRule(Opcode op);
 // verifier_token_rules.cc: send, send-done, recv, recv-done, infeed, outfeed; or nullptr.
 ShapeRule TokenShapeRule(Opcode op);
 // verifier_numeric_rules.cc: batch-norm-*, cholesky, triangular-solve, fft, rng-bit-generator,
-// reduce-precision; or nullptr.
+// reduce-precision, topk, rng; or nullptr.
 ShapeRule NumericShapeRule(Opcode op);
 // verifier_gather_rule.cc: gather's dimension numbers against its operand and result shapes.
 absl::Status CheckGather(const Instruction& instr, const VerifierOptions& options);

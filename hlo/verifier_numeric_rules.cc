@@ -13,6 +13,9 @@
 //  - rng-bit-generator(state) returns (state's shape, output), or the output alone.
 //  - reduce-precision returns its floating-point operand's shape, with exponent_bits >= 1 and
 //    mantissa_bits >= 0.
+//  - topk(x), k=K returns (values, s32 indices) of x's shape with the last dimension K.
+//  - rng(a, b) returns an array of the scalar bounds' element type (floating point for
+//    rng_normal).
 // Floating-point types may differ with allow_mixed_precision, as elsewhere.
 #include <cstdint>
 #include <optional>
@@ -217,6 +220,57 @@ absl::Status CheckReducePrecision(const Instruction& instr, const VerifierOption
   return ShapeNot(instr, in);
 }
 
+// topk(x), k=K returns (values, s32 indices), both x's shape with the last dimension K.
+absl::Status CheckTopK(const Instruction& instr, const VerifierOptions& options) {
+  const Shape& in = instr.operand(0)->shape();
+  const std::optional<int64_t> k = IntAttribute(instr, "k");
+  if (!in.IsArray() || in.rank() < 1) return OperandNot(instr, 0, "an array of rank 1 or more");
+  if (!k || *k < 0) {
+    return InstrError(
+        instr, StrCat("topk k=", RawAttribute(instr, "k").value_or("(none)"), " is not a count"));
+  }
+  Dims dims(in.dims.begin(), in.dims.end());
+  dims.back() = *k;
+  const Shape values = ExpectedArray(in.element_type, dims);
+  const Shape indices = ExpectedArray(PrimitiveType::kS32, dims);
+  const Shape& out = instr.shape();
+  if (out.IsTuple() && out.tuple_elements.size() == 2 &&
+      ShapesAgree(*out.tuple_elements[0], values, options) &&
+      ShapesAgree(*out.tuple_elements[1], indices, options)) {
+    return absl::OkStatus();
+  }
+  return InstrError(instr, StrCat("topk shape ", ShapeText(out), " is not (", ShapeText(values),
+                                  ", ", ShapeText(indices), ")"));
+}
+
+// rng(a, b) draws an array of the bounds' element type: a and b are scalars (mean and
+// standard deviation for the normal distribution, which needs floating point). XLA's
+// rng-expander tests pass a third operand, the shape to draw, which is not checked.
+absl::Status CheckRng(const Instruction& instr, const VerifierOptions& options) {
+  if (instr.operand_count() < 2) {
+    return InstrError(instr, StrCat("rng has ", Count(instr.operand_count(), "operand", "operands"),
+                                    ", expected the two bounds"));
+  }
+  const Shape& out = instr.shape();
+  if (!out.IsArray()) return ShapeNot(instr, ExpectedArray(out.element_type, {}));
+  for (int64_t i = 0; i < 2; ++i) {
+    const Shape& s = instr.operand(i)->shape();
+    if (!s.IsArray() || s.rank() != 0 || !TypesAgree(s.element_type, out.element_type, options)) {
+      return OperandNot(
+          instr, i,
+          StrCat("a scalar of the result's element type ", PrimitiveTypeName(out.element_type)));
+    }
+  }
+  const std::optional<std::string_view> distribution = RawAttribute(instr, "distribution");
+  if (distribution && StripWhitespace(*distribution) == "rng_normal" &&
+      !GetPrimitiveTypeInfo(out.element_type).is_float) {
+    return InstrError(instr, StrCat("rng distribution=rng_normal draws floating-point numbers, "
+                                    "not ",
+                                    PrimitiveTypeName(out.element_type)));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 ShapeRule NumericShapeRule(Opcode op) {
@@ -235,6 +289,10 @@ ShapeRule NumericShapeRule(Opcode op) {
       return CheckRngBitGenerator;
     case Opcode::kReducePrecision:
       return CheckReducePrecision;
+    case Opcode::kTopk:
+      return CheckTopK;
+    case Opcode::kRng:
+      return CheckRng;
     default:
       return nullptr;
   }

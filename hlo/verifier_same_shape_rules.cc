@@ -1,9 +1,9 @@
 // Step 3 of the verifier, continued: ops whose result is their operands' shapes (reverse,
 // sort, opt-barrier, add-dependency, domain, scatter, select-and-scatter, set-dimension-size),
 // bitcast-convert, and ops whose result shape is fixed (get-dimension-size, partition-id,
-// replica-id, after-all). Layouts and dynamic flags are ignored, `?` agrees with any size, and
-// floating-point types may differ with allow_mixed_precision. after-all's operands are not
-// checked: XLA's token tests pass it arrays.
+// replica-id, after-all, rng-get-and-update-state). Layouts and dynamic flags are ignored, `?`
+// agrees with any size, and floating-point types may differ with allow_mixed_precision. after-all's
+// operands are not checked: XLA's token tests pass it arrays.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -189,6 +189,15 @@ absl::Status CheckReplicaOrPartitionId(const Instruction& instr, const VerifierO
   return RequireScalar(instr, PrimitiveType::kU32);
 }
 
+absl::Status CheckRngGetAndUpdateState(const Instruction& instr, const VerifierOptions&) {
+  const Shape& out = instr.shape();
+  if (out.IsArray() && out.element_type == PrimitiveType::kU64 && DimsAre(out, {2})) {
+    return absl::OkStatus();
+  }
+  return InstrError(instr,
+                    StrCat("rng-get-and-update-state shape ", ShapeText(out), " is not u64[2]"));
+}
+
 absl::Status CheckAfterAll(const Instruction& instr, const VerifierOptions&) {
   if (instr.shape().IsToken()) return absl::OkStatus();
   return InstrError(instr, StrCat("after-all shape ", ShapeText(instr.shape()), " is not a token"));
@@ -220,6 +229,8 @@ ShapeRule SameShapeRule(Opcode op) {
       return CheckReplicaOrPartitionId;
     case Opcode::kAfterAll:
       return CheckAfterAll;
+    case Opcode::kRngGetAndUpdateState:
+      return CheckRngGetAndUpdateState;
     default:
       return nullptr;
   }

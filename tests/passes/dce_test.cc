@@ -72,7 +72,8 @@ ENTRY main {
   effect = f32[2] custom-call(p), custom_call_target="log", custom_call_has_side_effect=true
   pure = f32[2] custom-call(p), custom_call_target="pure"
   sum = f32[2] all-reduce(p), replica_groups={}, to_apply=add
-  rnd = f32[2] rng(p, p), distribution=rng_uniform
+  lo = f32[] constant(0)
+  rnd = f32[2] rng(lo, lo), distribution=rng_uniform
   start = (f32[2], f32[4]) all-gather-start(p), replica_groups={}, dimensions={0}
   done = f32[4] all-gather-done(start)
   dead = f32[2] negate(p)
@@ -81,7 +82,7 @@ ENTRY main {
 )");
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(RunDce(*m), "changed");
-  EXPECT_EQ(Names(*m->entry()), "p tok out effect sum rnd start done r");
+  EXPECT_EQ(Names(*m->entry()), "p tok out effect sum lo rnd start done r");
 }
 
 TEST(DceTest, RemovesUnreachableComputations) {
