@@ -18,6 +18,19 @@ std::optional<std::string_view> RawAttribute(const Instruction& instr, std::stri
   return RawAttribute(instr, *instr.module(), key);
 }
 
+std::optional<int64_t> ParseInt64(std::string_view text) {
+  int64_t v = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || ec != std::errc() || ptr != end) return std::nullopt;
+  return v;
+}
+
+std::optional<int64_t> IntAttribute(const Instruction& instr, std::string_view key) {
+  std::optional<std::string_view> text = RawAttribute(instr, key);
+  return text ? ParseInt64(*text) : std::nullopt;
+}
+
 std::vector<int64_t> IntListAttribute(const Instruction& instr, std::string_view key) {
   return IntListAttribute(instr, *instr.module(), key);
 }

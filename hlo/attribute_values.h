@@ -20,6 +20,11 @@ class Module;
 std::optional<std::string_view> RawAttribute(const Instruction& instr, std::string_view key);
 // The integers of `key={1,2}` or `key=3`, in order; empty when absent.
 std::vector<int64_t> IntListAttribute(const Instruction& instr, std::string_view key);
+// The integer that is all of `text` ("3", "-1"); nullopt for anything else, empty text, or a
+// number that does not fit 64 bits.
+std::optional<int64_t> ParseInt64(std::string_view text);
+// The integer of `key=N`; nullopt when the attribute is absent or not one integer.
+std::optional<int64_t> IntAttribute(const Instruction& instr, std::string_view key);
 
 // The same for an instruction that is not in a computation yet (the parser's shape inference):
 // `module` interns its attribute keys.

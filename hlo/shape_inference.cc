@@ -1,7 +1,6 @@
 #include "hlo/shape_inference.h"
 
 #include <algorithm>
-#include <charconv>
 #include <optional>
 #include <vector>
 
@@ -66,13 +65,9 @@ absl::StatusOr<int64_t> IntAttribute(const Instruction& instr, const Module& mod
                                      std::string_view key, int64_t absent) {
   std::optional<std::string_view> text = RawAttribute(instr, module, key);
   if (!text) return absent;
-  int64_t v = 0;
-  const char* end = text->data() + text->size();
-  auto [ptr, ec] = std::from_chars(text->data(), end, v);
-  if (text->empty() || ec != std::errc() || ptr != end) {
-    return absl::InvalidArgumentError(StrCat(key, "=", *text, " is not an integer"));
-  }
-  return v;
+  std::optional<int64_t> v = ParseInt64(*text);
+  if (!v) return absl::InvalidArgumentError(StrCat(key, "=", *text, " is not an integer"));
+  return *v;
 }
 
 // Each output dimension is the number of window positions over the matching input dimension.

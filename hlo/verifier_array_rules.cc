@@ -14,7 +14,6 @@
 //  - Sparse convolutions (tuple kernels) and variadic reduce-window are not checked.
 // Each rule reports the first problem; the caller has already checked operand counts.
 #include <algorithm>
-#include <charconv>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -573,12 +572,7 @@ absl::Status CheckReduceWindow(const Instruction& instr, const VerifierOptions& 
 absl::Status CheckIota(const Instruction& instr, const VerifierOptions&) {
   if (absl::Status s = RequireArrays(instr); !s.ok()) return s;
   std::optional<std::string_view> text = RawAttribute(instr, "iota_dimension");
-  int64_t d = -1;
-  if (text) {
-    const char* end = text->data() + text->size();
-    auto [ptr, ec] = std::from_chars(text->data(), end, d);
-    if (ec != std::errc() || ptr != end) d = -1;
-  }
+  const int64_t d = text ? ParseInt64(*text).value_or(-1) : -1;
   if (d < 0 || d >= instr.shape().rank()) {
     return InstrError(instr, StrCat("iota iota_dimension=", text.value_or(""),
                                     " is not a dimension of its shape ", ShapeText(instr.shape())));

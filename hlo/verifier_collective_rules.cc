@@ -14,7 +14,6 @@
 // -done forms in verifier_async_rules.cc), and ragged-all-to-all, which returns its output
 // buffer's shape. Not checked: whether replica ids exist.
 #include <algorithm>
-#include <charconv>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -36,13 +35,6 @@ struct ReplicaGroups {
   bool channel = false;     // channel_id= is present
   bool global_ids = false;  // use_global_device_ids=true
 };
-
-std::optional<int64_t> ParseInt(std::string_view text) {
-  int64_t v = 0;
-  std::from_chars_result r = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (r.ec != std::errc() || r.ptr != text.data() + text.size()) return std::nullopt;
-  return v;
-}
 
 // `{{0,1},{2,3}}`: explicit groups. `[2,4]<=[8]`, `[2,4]<=[4,2]T(1,0)`: an iota list of 2
 // groups of 4.
@@ -102,24 +94,26 @@ ReplicaGroups ReadReplicaGroups(const Instruction& instr) {
 // (XLA's tests often set them in the module's config instead, which the text does not show).
 int64_t HeaderCount(const Module& module, std::string_view key) {
   std::optional<std::string_view> v = module.FindAttribute(key);
-  std::optional<int64_t> n = v ? ParseInt(StripWhitespace(*v)) : std::nullopt;
+  std::optional<int64_t> n = v ? ParseInt64(StripWhitespace(*v)) : std::nullopt;
   return n && *n > 0 ? *n : 0;
 }
 
 // Participants in each group, as XLA's verifier counts them; 0 when the text does not tell.
 // all-to-all has no use_global_device_ids: with a channel it is cross-partition.
 int64_t GroupSize(const Instruction& instr, const ReplicaGroups& groups, bool all_to_all) {
-  const Module& module = *instr.module();
-  const bool channel = groups.channel;
-  const int64_t replicas = HeaderCount(module, "replica_count");
-  const int64_t partitions = HeaderCount(module, "num_partitions");
   if (!groups.empty && groups.size == 0) return 0;
-  if (!channel) return groups.empty ? replicas : groups.size;      // cross-replica
-  if (all_to_all) return groups.empty ? partitions : groups.size;  // cross-partition
-  if (groups.global_ids) return groups.size;                       // flattened ids
+  // The header is read only for empty groups and the cross-replica-and-partition mode.
+  auto header = [&](std::string_view key) { return HeaderCount(*instr.module(), key); };
+  if (!groups.channel)
+    return groups.empty ? header("replica_count") : groups.size;                 // cross-replica
+  if (all_to_all) return groups.empty ? header("num_partitions") : groups.size;  // cross-partition
+  if (groups.global_ids) return groups.size;                                     // flattened ids
   // Cross-replica-and-partition; a product past int64 is no count a module can use.
   int64_t product = 0;
-  if (__builtin_mul_overflow(groups.empty ? replicas : groups.size, partitions, &product)) return 0;
+  if (__builtin_mul_overflow(groups.empty ? header("replica_count") : groups.size,
+                             header("num_partitions"), &product)) {
+    return 0;
+  }
   return product;
 }
 
@@ -150,11 +144,16 @@ absl::Status CheckAllReduce(const Instruction& instr, const VerifierOptions& opt
   if (absl::Status s = CheckGroups(instr, ReadReplicaGroups(instr), false); !s.ok()) return s;
   const int64_t n = instr.operand_count();
   const Shape& out = instr.shape();
+  // The old form is a pair whose elements hold all operands: arrays for one operand (whose
+  // current form is an array), tuples for several (whose current form is a tuple of arrays).
   if (instr.opcode() == Opcode::kAllReduceStart && out.IsTuple() &&
-      out.tuple_elements.size() == 2 &&
-      CheckFirstOperandsShapesAt(instr, *out.tuple_elements[0], 0, n, "operands'", options).ok() &&
-      CheckFirstOperandsShapesAt(instr, *out.tuple_elements[1], 1, n, "operands'", options).ok()) {
-    return absl::OkStatus();
+      out.tuple_elements.size() == 2 && (n == 1 || out.tuple_elements[0]->IsTuple())) {
+    if (absl::Status s =
+            CheckFirstOperandsShapesAt(instr, *out.tuple_elements[0], 0, n, "operands'", options);
+        !s.ok()) {
+      return s;
+    }
+    return CheckFirstOperandsShapesAt(instr, *out.tuple_elements[1], 1, n, "operands'", options);
   }
   return CheckFirstOperandsShapes(instr, n, "operands'", options);
 }
@@ -234,7 +233,6 @@ absl::Status CheckCollectivePermute(const Instruction& instr, const VerifierOpti
 // several comes back unchanged: PyTorch/XLA passes its ordering token along that way.
 absl::Status CheckGatherOrScatter(const Instruction& instr, const VerifierOptions& options) {
   const bool gather = instr.opcode() != Opcode::kReduceScatter;
-  const std::string op(instr.PrintedOpcode());
   const ReplicaGroups groups = ReadReplicaGroups(instr);
   if (absl::Status s = CheckGroups(instr, groups, true); !s.ok()) return s;
   const int64_t n = instr.operand_count();
@@ -255,9 +253,12 @@ absl::Status CheckGatherOrScatter(const Instruction& instr, const VerifierOption
     at = 1;
   }
   const Shape& out = *whole;
-  const std::string results = at < 0 ? std::string() : StrCat("element ", at, " ");
+  // Message pieces, built only when a check fails: the opcode, the results' place in the
+  // shape, and operand i's result's place.
+  auto op = [&] { return instr.PrintedOpcode(); };
+  auto results = [&] { return at < 0 ? std::string() : StrCat("element ", at, " "); };
   auto element_of = [&](int64_t i) {
-    if (n == 1) return results;
+    if (n == 1) return results();
     return at < 0 ? StrCat("element ", i, " ") : StrCat("element {", at, ",", i, "} ");
   };
   absl::Span<const int64_t> dim = instr.dimensions();
@@ -265,18 +266,18 @@ absl::Status CheckGatherOrScatter(const Instruction& instr, const VerifierOption
   for (int64_t i = 0; i < n; ++i) {
     const Shape& in = instr.operand(i)->shape();
     if (!in.IsArray()) {
-      return InstrError(instr, StrCat(op, " ", OperandRef(instr, i), " shape ", ShapeText(in),
+      return InstrError(instr, StrCat(op(), " ", OperandRef(instr, i), " shape ", ShapeText(in),
                                       " is not an array"));
     }
     if (ResultFor(out, i, n) == nullptr) {
-      return InstrError(instr, StrCat(op, " ", results, "shape ", ShapeText(out),
+      return InstrError(instr, StrCat(op(), " ", results(), "shape ", ShapeText(out),
                                       n == 1 ? std::string(" is not an array")
                                              : StrCat(" is not a tuple of ", n, " arrays")));
     }
     if (n > 1 && in.rank() == 0) continue;
     if (dim.size() != 1 || dim[0] < 0 || dim[0] >= in.rank()) {
       return InstrError(instr,
-                        StrCat(op, " ", DimsAttr("dimensions", dim), " is not one dimension of ",
+                        StrCat(op(), " ", DimsAttr("dimensions", dim), " is not one dimension of ",
                                OperandRef(instr, i), " shape ", ShapeText(in)));
     }
     if (reference < 0) reference = i;
@@ -294,7 +295,7 @@ absl::Status CheckGatherOrScatter(const Instruction& instr, const VerifierOption
   const int64_t participants = GroupSize(instr, groups, /*all_to_all=*/false);
   if (participants > 1 && implied > 0 && implied != participants) {
     return InstrError(
-        instr, StrCat(op, gather ? " gathers " : " scatters ", Count(implied, "part", "parts"),
+        instr, StrCat(op(), gather ? " gathers " : " scatters ", Count(implied, "part", "parts"),
                       " along dimension ", d, " (", OperandRef(instr, reference), " shape ",
                       ShapeText(in_ref), " to ", ShapeText(out_ref),
                       "), but each replica group has ", participants, " participants"));
@@ -303,12 +304,11 @@ absl::Status CheckGatherOrScatter(const Instruction& instr, const VerifierOption
   for (int64_t i = 0; i < n; ++i) {
     const Shape& in = instr.operand(i)->shape();
     const Shape& result = *ResultFor(out, i, n);
-    const std::string element = element_of(i);
     if (n > 1 && in.rank() == 0) {
       if (ShapesAgree(result, in, options)) continue;
-      return InstrError(instr,
-                        StrCat(op, " ", element, "shape ", ShapeText(result), " does not match ",
-                               OperandRef(instr, i), " shape ", ShapeText(in)));
+      return InstrError(
+          instr, StrCat(op(), " ", element_of(i), "shape ", ShapeText(result), " does not match ",
+                        OperandRef(instr, i), " shape ", ShapeText(in)));
     }
     Dims dims(in.dims.begin(), in.dims.end());
     if (parts == 0 || dims[d] == Shape::kUnboundedSize) {
@@ -316,19 +316,19 @@ absl::Status CheckGatherOrScatter(const Instruction& instr, const VerifierOption
     } else if (gather) {
       if (__builtin_mul_overflow(dims[d], parts, &dims[d])) {
         return InstrError(
-            instr, StrCat(op, " ", OperandRef(instr, i), " shape ", ShapeText(in),
+            instr, StrCat(op(), " ", OperandRef(instr, i), " shape ", ShapeText(in),
                           " gathered from ", parts, " parts along dimension ", d, " is too large"));
       }
     } else if (dims[d] % parts != 0) {
       return InstrError(instr,
-                        StrCat(op, " ", OperandRef(instr, i), " shape ", ShapeText(in),
+                        StrCat(op(), " ", OperandRef(instr, i), " shape ", ShapeText(in),
                                " does not split into ", parts, " parts along dimension ", d));
     } else {
       dims[d] /= parts;
     }
     if (!DimsAre(result, dims) || !TypesAgree(result.element_type, in.element_type, options)) {
       return InstrError(
-          instr, StrCat(op, " ", element, "shape ", ShapeText(result), " does not match ",
+          instr, StrCat(op(), " ", element_of(i), "shape ", ShapeText(result), " does not match ",
                         ShapeText(ExpectedArray(in.element_type, dims)), " (", OperandRef(instr, i),
                         " shape ", ShapeText(in), gather ? " gathered from " : " scattered to ",
                         parts, " parts along dimension ", d, ")"));

@@ -28,16 +28,6 @@
 namespace hloscope::verifier_internal {
 namespace {
 
-// The single integer of `key=N`, or nullopt when absent or not one integer.
-std::optional<int64_t> IntAttribute(const Instruction& instr, std::string_view key) {
-  std::optional<std::string_view> text = RawAttribute(instr, key);
-  if (!text) return std::nullopt;
-  Dims v;
-  AppendIntList(*text, v);
-  if (v.size() != 1) return std::nullopt;
-  return v[0];
-}
-
 absl::Status OperandNot(const Instruction& instr, int64_t i, std::string_view what) {
   return InstrError(instr, StrCat(instr.PrintedOpcode(), " ", OperandRef(instr, i), " shape ",
                                   ShapeText(instr.operand(i)->shape()), " is not ", what));
@@ -62,11 +52,14 @@ absl::Status CheckBatchNorm(const Instruction& instr, const VerifierOptions& opt
                       " is not a dimension of ", OperandRef(instr, 0), " shape ", ShapeText(x)));
   }
   const int64_t features = x.dims[*fi];
+  auto is_feature_vector = [&](const Shape& s) {
+    return s.IsArray() && TypesAgree(s.element_type, x.element_type, options) &&
+           DimsAre(s, {features});
+  };
   const int64_t grad = instr.opcode() == Opcode::kBatchNormGrad ? 4 : -1;
   for (int64_t i = 1; i < instr.operand_count(); ++i) {
     const Shape& s = instr.operand(i)->shape();
-    const bool fits = s.IsArray() && TypesAgree(s.element_type, x.element_type, options) &&
-                      (i == grad ? DimsAgree(s, x) : DimsAre(s, {features}));
+    const bool fits = i == grad ? ShapesAgree(s, x, options) : is_feature_vector(s);
     if (!fits) {
       return OperandNot(instr, i,
                         i == grad ? StrCat("operand 0's shape ", ShapeText(x))
@@ -74,7 +67,6 @@ absl::Status CheckBatchNorm(const Instruction& instr, const VerifierOptions& opt
                                            " (dimension ", *fi, " of operand 0)"));
     }
   }
-  Shape vector = ExpectedArray(x.element_type, {features});
   if (instr.opcode() == Opcode::kBatchNormInference) {
     if (ShapesAgree(instr.shape(), x, options)) return absl::OkStatus();
     return ShapeNot(instr, x);
@@ -82,13 +74,12 @@ absl::Status CheckBatchNorm(const Instruction& instr, const VerifierOptions& opt
   const Shape& out = instr.shape();
   if (out.IsTuple() && out.tuple_elements.size() == 3 &&
       ShapesAgree(*out.tuple_elements[0], x, options) &&
-      ShapesAgree(*out.tuple_elements[1], vector, options) &&
-      ShapesAgree(*out.tuple_elements[2], vector, options)) {
+      is_feature_vector(*out.tuple_elements[1]) && is_feature_vector(*out.tuple_elements[2])) {
     return absl::OkStatus();
   }
-  return InstrError(
-      instr, StrCat(instr.PrintedOpcode(), " shape ", ShapeText(out), " is not (", ShapeText(x),
-                    ", ", ShapeText(vector), ", ", ShapeText(vector), ")"));
+  const std::string vector = ShapeText(ExpectedArray(x.element_type, {features}));
+  return InstrError(instr, StrCat(instr.PrintedOpcode(), " shape ", ShapeText(out), " is not (",
+                                  ShapeText(x), ", ", vector, ", ", vector, ")"));
 }
 
 // A batch of square floating-point or complex matrices.

@@ -1,9 +1,9 @@
 #include "hlo/window_attribute.h"
 
-#include <charconv>
 #include <optional>
 
 #include "absl/status/status.h"
+#include "hlo/attribute_values.h"
 #include "hlo/str_util.h"
 
 namespace hloscope {
@@ -13,21 +13,13 @@ absl::Status WindowError(std::string_view why) {
   return absl::InvalidArgumentError(StrCat("window ", why));
 }
 
-std::optional<int64_t> ParseInt(std::string_view text) {
-  int64_t v = 0;
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, v);
-  if (text.empty() || ec != std::errc() || ptr != end) return std::nullopt;
-  return v;
-}
-
 // `3x1x2` -> {3, 1, 2}; nullopt when any part is not an integer.
 std::optional<std::vector<int64_t>> ParseDxD(std::string_view text) {
   std::vector<int64_t> out;
   for (size_t pos = 0;;) {
     size_t x = text.find('x', pos);
     std::optional<int64_t> v =
-        ParseInt(text.substr(pos, x == std::string_view::npos ? text.npos : x - pos));
+        ParseInt64(text.substr(pos, x == std::string_view::npos ? text.npos : x - pos));
     if (!v) return std::nullopt;
     out.push_back(*v);
     if (x == std::string_view::npos) return out;
@@ -89,8 +81,8 @@ absl::StatusOr<std::vector<WindowDim>> ParseWindow(std::string_view text) {
         size_t u = pair.find('_', 1);
         std::optional<int64_t> lo, hi;
         if (u != std::string_view::npos) {
-          lo = ParseInt(pair.substr(0, u));
-          hi = ParseInt(pair.substr(u + 1));
+          lo = ParseInt64(pair.substr(0, u));
+          hi = ParseInt64(pair.substr(u + 1));
         }
         if (!lo || !hi) {
           return WindowError(

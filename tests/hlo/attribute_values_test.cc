@@ -45,5 +45,14 @@ TEST(PaddedSize, AddsEdgesAndInteriorAndRefusesOverflowOrNegativeSizes) {
   EXPECT_EQ(PaddedSize(kMax - 1, {1, 0, 0}), kMax);
 }
 
+TEST(ParseInt64, ReadsOnlyTextThatIsOneInteger) {
+  EXPECT_EQ(ParseInt64("3"), 3);
+  EXPECT_EQ(ParseInt64("-12"), -12);
+  EXPECT_EQ(ParseInt64("9223372036854775807"), std::numeric_limits<int64_t>::max());
+  for (const char* bad : {"", " 3", "3 ", "3x", "{3}", "+", "9223372036854775808"}) {
+    EXPECT_EQ(ParseInt64(bad), std::nullopt) << "'" << bad << "'";
+  }
+}
+
 }  // namespace
 }  // namespace hloscope
