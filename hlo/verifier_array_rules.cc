@@ -1,7 +1,7 @@
 // Step 3 of the verifier, continued: shape rules for array ops (elementwise, broadcast, reshape,
-// dynamic-reshape, transpose, slice, concatenate, pad, dot, reduce, iota, convolution,
-// reduce-window). verifier_shape_rules.cc has the rules for tuples, control flow, in-place updates
-// and bitcasts, and the rule table.
+// dynamic-reshape, transpose, slice, concatenate, pad, reduce, iota, convolution, reduce-window;
+// the dot family is in verifier_dot_rules.cc). verifier_shape_rules.cc has the rules for tuples,
+// control flow, in-place updates and bitcasts, and the rule table.
 //
 // These rules are deliberately lenient where XLA's own verifier has options or history:
 //  - Dimension sizes are compared, whether a dimension is dynamic is not, and `?` matches any
@@ -387,61 +387,6 @@ absl::Status CheckPad(const Instruction& instr, const VerifierOptions& options) 
   return absl::OkStatus();
 }
 
-// Batch and contracting dimensions pair up and have equal sizes; the result is the batch
-// dimensions, then the lhs's free dimensions, then the rhs's.
-absl::Status CheckDot(const Instruction& instr, const VerifierOptions&) {
-  if (absl::Status s = RequireArrays(instr); !s.ok()) return s;
-  const Shape& lhs = instr.operand(0)->shape();
-  const Shape& rhs = instr.operand(1)->shape();
-  // One pass over the attributes (dots are common, and each lookup by name is a scan).
-  Dims lb, lc, rb, rc;
-  const Module& module = *instr.module();
-  for (const Attribute& a : instr.attributes()) {
-    if (a.key < kAttrFirstUnknown) continue;
-    const std::string_view key = module.AttrKeyName(a.key);
-    Dims* list = key == "lhs_batch_dims"         ? &lb
-                 : key == "lhs_contracting_dims" ? &lc
-                 : key == "rhs_batch_dims"       ? &rb
-                 : key == "rhs_contracting_dims" ? &rc
-                                                 : nullptr;
-    if (list != nullptr && list->empty()) AppendIntList(a.value, *list);
-  }
-  auto check_pairs = [&](const Dims& l, const Dims& r, std::string_view kind) -> absl::Status {
-    if (l.size() != r.size()) {
-      return InstrError(
-          instr, StrCat("dot has ", l.size(), " lhs and ", r.size(), " rhs ", kind, " dimensions"));
-    }
-    for (size_t k = 0; k < l.size(); ++k) {
-      if (l[k] < 0 || l[k] >= lhs.rank() || r[k] < 0 || r[k] >= rhs.rank()) {
-        return InstrError(instr, StrCat("dot ", kind, " dimension pair (", l[k], ", ", r[k],
-                                        ") is out of range for operand shapes ", ShapeText(lhs),
-                                        " and ", ShapeText(rhs)));
-      }
-      if (!SizesAgree(lhs.dims[l[k]], rhs.dims[r[k]])) {
-        return InstrError(instr, StrCat("dot ", kind, " dimension ", l[k], " of lhs shape ",
-                                        ShapeText(lhs), " and dimension ", r[k], " of rhs shape ",
-                                        ShapeText(rhs), " have different sizes"));
-      }
-    }
-    return absl::OkStatus();
-  };
-  if (absl::Status s = check_pairs(lb, rb, "batch"); !s.ok()) return s;
-  if (absl::Status s = check_pairs(lc, rc, "contracting"); !s.ok()) return s;
-  Dims dims;
-  for (int64_t d : lb) dims.push_back(lhs.dims[d]);
-  for (int64_t i = 0; i < lhs.rank(); ++i) {
-    if (!Contains(lb, i) && !Contains(lc, i)) dims.push_back(lhs.dims[i]);
-  }
-  for (int64_t i = 0; i < rhs.rank(); ++i) {
-    if (!Contains(rb, i) && !Contains(rc, i)) dims.push_back(rhs.dims[i]);
-  }
-  if (!DimsAre(instr.shape(), dims)) {
-    return ResultMismatch(instr, ExpectedArray(instr.shape().element_type, dims),
-                          "batch dimensions, then the free dimensions of lhs and rhs");
-  }
-  return absl::OkStatus();
-}
-
 // reduce(inputs..., inits...): N inputs of the same dimensions and N scalar init values; the
 // result (an array, or a tuple of N arrays) is the input without the reduced dimensions.
 absl::Status CheckReduce(const Instruction& instr, const VerifierOptions& options) {
@@ -598,8 +543,6 @@ ShapeRule ArrayShapeRule(Opcode op) {
       return CheckConcatenate;
     case Opcode::kPad:
       return CheckPad;
-    case Opcode::kDot:
-      return CheckDot;
     case Opcode::kReduce:
       return CheckReduce;
     case Opcode::kIota:

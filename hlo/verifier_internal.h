@@ -76,9 +76,11 @@ using ShapeRule = absl::Status (*)(const Instruction&, const VerifierOptions&);
 ShapeRule ShapeRuleFor(Opcode op);
 bool ShapeRuleReadsCallees(Opcode op);
 // verifier_array_rules.cc: the rule for an array op (elementwise, broadcast, reshape,
-// dynamic-reshape, transpose, slice, concatenate, pad, dot, reduce, iota, convolution,
+// dynamic-reshape, transpose, slice, concatenate, pad, reduce, iota, convolution,
 // reduce-window), or nullptr.
 ShapeRule ArrayShapeRule(Opcode op);
+// verifier_dot_rules.cc: dot, ragged-dot, scaled-dot; or nullptr.
+ShapeRule DotShapeRule(Opcode op);
 // verifier_same_shape_rules.cc: the rule for an op that returns its operands' shapes or a fixed
 // shape (reverse, sort, opt-barrier, add-dependency, domain, scatter, select-and-scatter,
 // set-dimension-size, bitcast-convert, get-dimension-size, partition-id, replica-id,
@@ -98,5 +100,7 @@ ShapeRule TokenShapeRule(Opcode op);
 ShapeRule NumericShapeRule(Opcode op);
 // verifier_gather_rule.cc: gather's dimension numbers against its operand and result shapes.
 absl::Status CheckGather(const Instruction& instr, const VerifierOptions& options);
+// verifier_scan_rule.cc: scan's operands, result and to_apply computation agree.
+absl::Status CheckScan(const Instruction& instr, const VerifierOptions& options);
 
 }  // namespace hloscope::verifier_internal

@@ -364,6 +364,7 @@ constexpr RuleEntry kShapeRules[] = {
     {Opcode::kBitcast, CheckBitcast, false},
     {Opcode::kCopy, CheckCopy, false},
     {Opcode::kGather, CheckGather, false},
+    {Opcode::kScan, CheckScan, true},
 };
 
 struct RuleTable {
@@ -375,9 +376,9 @@ const RuleTable kRules = [] {
   RuleTable t;
   // The rule families, most specific first: reduce-precision has the numeric rule although the
   // opcode table calls it elementwise.
-  constexpr ShapeRule (*kFamilies[])(Opcode) = {AsyncShapeRule,   TokenShapeRule,
-                                                NumericShapeRule, CollectiveShapeRule,
-                                                SameShapeRule,    ArrayShapeRule};
+  constexpr ShapeRule (*kFamilies[])(Opcode) = {
+      AsyncShapeRule, TokenShapeRule, NumericShapeRule, CollectiveShapeRule,
+      SameShapeRule,  DotShapeRule,   ArrayShapeRule};
   for (size_t op = 0; op < t.rule.size(); ++op) {
     for (ShapeRule (*family)(Opcode) : kFamilies) {
       if (t.rule[op] == nullptr) t.rule[op] = family(static_cast<Opcode>(op));
