@@ -19,8 +19,8 @@
 //     without gaps or duplicates; no cycle through operands and control predecessors.
 //  2. No computation calls itself, directly or through others.
 //  3. Per-opcode shape rules (option check_shapes): tuple, get-tuple-element, while,
-//     conditional, call, fusion, dynamic-slice, dynamic-update-slice, bitcast, copy
-//     (verifier_shape_rules.cc); every elementwise op, broadcast, reshape, transpose, slice,
+//     conditional, call, fusion, dynamic-slice, dynamic-update-slice, bitcast, copy, and the
+//     output_to_operand_aliasing of fusion and custom-call (verifier_shape_rules.cc); every elementwise op, broadcast, reshape, transpose, slice,
 //     concatenate, pad, reduce, iota, convolution, reduce-window
 //     (verifier_array_rules.cc, which lists where it is lenient); dot, ragged-dot, scaled-dot
 //     (verifier_dot_rules.cc); scan (verifier_scan_rule.cc); reverse, sort, opt-barrier,

@@ -175,9 +175,57 @@ absl::Status CheckCall(const Instruction& instr, const VerifierOptions&) {
   return CheckCallee(instr, instr.to_apply(), "call", "to_apply", instr.shape(), "call shape");
 }
 
+// output_to_operand_aliasing (fusion, custom-call): each entry names an operand, a subshape of
+// it and a subshape of the result that exist and agree, since the in-place analyses make the
+// two share a buffer.
+absl::Status CheckOperandAliasing(const Instruction& instr) {
+  for (const OperandAlias& alias : instr.output_to_operand_aliasing()) {
+    auto entry = [&] {
+      return StrCat(instr.PrintedOpcode(), " output_to_operand_aliasing entry ",
+                    ShapeIndexToString(alias.output_index), ": (", alias.operand, ", ",
+                    ShapeIndexToString(alias.operand_index), ")");
+    };
+    if (alias.operand < 0 || alias.operand >= instr.operand_count()) {
+      return InstrError(instr, StrCat(entry(), " names operand ", alias.operand, ", but the ",
+                                      instr.PrintedOpcode(), " has ",
+                                      Count(instr.operand_count(), "operand", "operands")));
+    }
+    const Shape& operand_shape = instr.operand(alias.operand)->shape();
+    const Shape* from = Subshape(operand_shape, alias.operand_index);
+    if (from == nullptr) {
+      return InstrError(
+          instr, StrCat(entry(), " names shape index ", ShapeIndexToString(alias.operand_index),
+                        " of ", OperandRef(instr, alias.operand), " shape ",
+                        ShapeText(operand_shape), ", which has none"));
+    }
+    const Shape* to = Subshape(instr.shape(), alias.output_index);
+    if (to == nullptr) {
+      return InstrError(instr, StrCat(entry(), " names output shape index ",
+                                      ShapeIndexToString(alias.output_index), " of shape ",
+                                      ShapeText(instr.shape()), ", which has none"));
+    }
+    // A buffer `b(f32[16])` aliases the array it holds (XLA's Pin and Unpin custom-calls).
+    auto array_of = [](const Shape* s) { return s->IsBuffer() ? s->tuple_elements[0] : s; };
+    if (!array_of(to)->Compatible(*array_of(from))) {
+      return InstrError(instr, StrCat(entry(), " aliases output ", ShapeText(*to), " with ",
+                                      ShapeText(*from), ": the shapes differ"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckFusion(const Instruction& instr, const VerifierOptions&) {
-  return CheckCallee(instr, instr.fused_computation(), "fusion", "calls", instr.shape(),
-                     "fusion shape");
+  if (absl::Status s = CheckCallee(instr, instr.fused_computation(), "fusion", "calls",
+                                   instr.shape(), "fusion shape");
+      !s.ok()) {
+    return s;
+  }
+  return CheckOperandAliasing(instr);
+}
+
+// A custom-call's shapes are its target's business; only its aliasing is checked.
+absl::Status CheckCustomCall(const Instruction& instr, const VerifierOptions&) {
+  return CheckOperandAliasing(instr);
 }
 
 // The deprecated form of dynamic-(update-)slice start indices: one integer vector with an
@@ -359,6 +407,7 @@ constexpr RuleEntry kShapeRules[] = {
     {Opcode::kConditional, CheckConditional, true},
     {Opcode::kCall, CheckCall, true},
     {Opcode::kFusion, CheckFusion, true},
+    {Opcode::kCustomCall, CheckCustomCall, false},
     {Opcode::kDynamicSlice, CheckDynamicSlice, false},
     {Opcode::kDynamicUpdateSlice, CheckDynamicUpdateSlice, false},
     {Opcode::kBitcast, CheckBitcast, false},
