@@ -46,6 +46,13 @@
 //         at least two capitals/underscores/digits that is none of ENTRY, ROOT, EQ, NE, LT, LE,
 //         GT, GE, TOTALORDER, ..., nor a known XLA keyword or enum value such as
 //         API_VERSION_TYPED_FFI; see NonPlaceholderWords).
+//   and (c) over the modules not flagged, each template module that tests/corpus/
+//       template_instances.tsv lists counted by its instance: the text its XLA test parses,
+//       made by substituting the values that test uses (see template_instances.h). Every
+//       listed module must fail as raw text (else it is no template and the row is stale),
+//       every listed placeholder must occur in it, and its instance must round-trip (legacy
+//       print style too); whether the verifier accepts the instance is counted for information.
+//       The raw text of a listed module keeps its error in bulk_expectations.tsv.
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -71,6 +78,7 @@
 #include "hlo/parser.h"
 #include "hlo/printer.h"
 #include "hlo/verifier.h"
+#include "tests/corpus/template_instances.h"
 
 namespace hloscope {
 namespace {
@@ -549,6 +557,14 @@ absl::flat_hash_set<std::string> MaybeTemplates(const fs::path& index) {
   return out;
 }
 
+// tests/corpus/template_instances.tsv, read once; a malformed table fails the cc archive's
+// test with the table's error.
+const absl::StatusOr<TemplateInstanceTable>& TemplateInstances() {
+  static const auto* table = new absl::StatusOr<TemplateInstanceTable>(ParseTemplateInstances(
+      ReadFile(HLOSCOPE_TEMPLATE_INSTANCES_FILE), "tests/corpus/template_instances.tsv"));
+  return *table;
+}
+
 struct Tally {
   int64_t modules = 0;
   int64_t roundtrip = 0;
@@ -574,9 +590,19 @@ void RunBulkArchive(std::string_view archive, const std::string& folder) {
 
   const bool cc = folder == "cc_hlo/";
   absl::flat_hash_set<std::string> templates;
+  const TemplateInstanceTable empty_table;
+  const TemplateInstanceTable* instances = &empty_table;
   if (cc) {
     templates = MaybeTemplates(dir / "INDEX.tsv");
     EXPECT_FALSE(templates.empty()) << "no maybe-template rows read from " << dir / "INDEX.tsv";
+    ASSERT_TRUE(TemplateInstances().ok()) << TemplateInstances().status().message();
+    instances = &*TemplateInstances();
+    EXPECT_FALSE(instances->empty()) << "no rows read from " << HLOSCOPE_TEMPLATE_INSTANCES_FILE;
+    for (const auto& [file, subs] : *instances) {
+      EXPECT_TRUE(fs::is_regular_file(dir / file))
+          << "tests/corpus/template_instances.tsv:" << subs.front().line << ": " << file
+          << " is not in the archive";
+    }
   }
 
   const Expectations all_expected = ReadExpectations(HLOSCOPE_EXPECTATIONS_FILE);
@@ -587,8 +613,12 @@ void RunBulkArchive(std::string_view archive, const std::string& folder) {
 
   Expectations actual;  // failures seen now
   std::vector<std::string> mismatches;
+  // Problems of template_instances.tsv; reported in update mode too, which only rewrites
+  // bulk_expectations.tsv.
+  std::vector<std::string> instance_problems;
   int64_t modules = 0, parsed = 0, roundtrip = 0, verified = 0, instructions = 0;
-  Tally not_flagged, no_placeholders;
+  Tally not_flagged, no_placeholders, with_instances;
+  int64_t instance_modules = 0, instance_roundtrip = 0, instance_verified = 0;
   double total_seconds = 0, slowest = 0;
   std::string slowest_module;
   auto start = std::chrono::steady_clock::now();
@@ -596,10 +626,59 @@ void RunBulkArchive(std::string_view archive, const std::string& folder) {
   for (const std::string& rel : files) {
     const std::string text = ReadFile(root / rel);
     std::vector<InputChunk> chunks = SplitInputFile(text);
-    const bool flagged = cc && templates.contains(fs::path(rel).filename().string());
+    const std::string filename = fs::path(rel).filename().string();
+    const bool flagged = cc && templates.contains(filename);
+    // A listed template's instance: the whole file instantiated, then split, as the XLA test
+    // substitutes into the whole string it parses.
+    auto listed = instances->find(filename);
+    std::vector<InputChunk> instance_chunks;
+    std::string instance_text;
+    if (listed != instances->end()) {
+      for (const TemplateSubstitution& sub : listed->second) {
+        if (text.find(sub.placeholder) == std::string::npos) {
+          instance_problems.push_back(fmt::format(
+              "tests/corpus/template_instances.tsv:{}: placeholder '{}' does not occur in {}",
+              sub.line, sub.placeholder, rel));
+        }
+      }
+      instance_text = InstantiateTemplate(text, listed->second);
+      instance_chunks = SplitInputFile(instance_text);
+      if (instance_chunks.size() != chunks.size()) {
+        instance_problems.push_back(
+            fmt::format("{}: the instance has {} module(s), the template {}", rel,
+                        instance_chunks.size(), chunks.size()));
+        instance_chunks.clear();
+      }
+    }
     for (size_t k = 0; k < chunks.size(); ++k) {
       const ModuleKey key{rel, static_cast<int>(k)};
       Outcome o = RoundTrip(chunks[k].text, rel, chunks[k].first_line, /*check_legacy=*/false);
+      bool counts_as_roundtrip = o.roundtrip;
+      if (k < instance_chunks.size()) {
+        if (o.roundtrip) {
+          instance_problems.push_back(fmt::format(
+              "{} chunk {}: listed in tests/corpus/template_instances.tsv (line {}) but its raw "
+              "text round-trips: it is no template (stale rows)",
+              rel, k, listed->second.front().line));
+        } else {
+          const std::string instance_name = rel + " (instance)";
+          Outcome inst = RoundTrip(instance_chunks[k].text, instance_name,
+                                   instance_chunks[k].first_line, /*check_legacy=*/true);
+          ++instance_modules;
+          instance_roundtrip += inst.roundtrip;
+          instance_verified += inst.verified;
+          counts_as_roundtrip = inst.roundtrip;
+          if (!inst.roundtrip) {
+            instance_problems.push_back(fmt::format(
+                "{} chunk {}: the instance made with tests/corpus/template_instances.tsv does "
+                "not round-trip: {}",
+                rel, k, FirstLine(inst.error)));
+          } else if (!inst.verified && Verbose()) {
+            fmt::print("[bulk] verifier rejects the instance: {} chunk {}: {}\n", rel, k,
+                       FirstLine(inst.verify_error));
+          }
+        }
+      }
       ++modules;
       parsed += o.parsed;
       roundtrip += o.roundtrip;
@@ -619,6 +698,8 @@ void RunBulkArchive(std::string_view archive, const std::string& folder) {
         if (!flagged) {
           ++not_flagged.modules;
           not_flagged.roundtrip += o.roundtrip;
+          ++with_instances.modules;
+          with_instances.roundtrip += counts_as_roundtrip;
         }
         if (!HasTemplatePlaceholder(chunks[k].text)) {
           ++no_placeholders.modules;
@@ -674,9 +755,20 @@ void RunBulkArchive(std::string_view archive, const std::string& folder) {
     ::testing::Test::RecordProperty("no_placeholder_percent",
                                     fmt::format("{:.2f}", no_placeholders.Percent()));
   }
+  if (cc) {
+    fmt::print(
+        "[bulk] {}: template instances (tests/corpus/template_instances.tsv): {} modules, {} "
+        "round-trip, verifier accepts {}; not flagged maybe-template, templates counted by "
+        "their instance: {}/{} round-trip ({:.2f}%)\n",
+        archive, instance_modules, instance_roundtrip, instance_verified, with_instances.roundtrip,
+        with_instances.modules, with_instances.Percent());
+    ::testing::Test::RecordProperty("with_instances_percent",
+                                    fmt::format("{:.2f}", with_instances.Percent()));
+  }
   ::testing::Test::RecordProperty("modules", static_cast<int>(modules));
   ::testing::Test::RecordProperty("roundtrip", static_cast<int>(roundtrip));
 
+  for (const std::string& problem : instance_problems) ADD_FAILURE() << problem;
   if (UpdateMode()) {
     UpdateExpectations(folder, actual);
     fmt::print("[bulk] {}: wrote {} expected failures to {}\n", archive, actual.size(),

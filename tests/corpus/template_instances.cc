@@ -1,0 +1,126 @@
+#include "tests/corpus/template_instances.h"
+
+#include <algorithm>
+
+#include "absl/status/status.h"
+#include "fmt/core.h"
+
+namespace hloscope {
+namespace {
+
+std::vector<std::string_view> SplitTabs(std::string_view line) {
+  std::vector<std::string_view> cols;
+  while (true) {
+    size_t t = line.find('\t');
+    cols.push_back(line.substr(0, t));
+    if (t == std::string_view::npos) return cols;
+    line.remove_prefix(t + 1);
+  }
+}
+
+absl::StatusOr<std::string> Unescape(std::string_view v) {
+  std::string out;
+  out.reserve(v.size());
+  for (size_t k = 0; k < v.size(); ++k) {
+    if (v[k] != '\\') {
+      out += v[k];
+      continue;
+    }
+    char next = k + 1 < v.size() ? v[k + 1] : '\0';
+    switch (next) {
+      case 'n':
+        out += '\n';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case '\\':
+        out += '\\';
+        break;
+      default:
+        return absl::InvalidArgumentError(
+            next == '\0'
+                ? std::string("a value ends in a lone '\\'")
+                : fmt::format("unknown escape '\\{}' in a value (use \\n, \\t or \\\\)", next));
+    }
+    ++k;
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<TemplateInstanceTable> ParseTemplateInstances(std::string_view text,
+                                                             std::string_view name) {
+  TemplateInstanceTable table;
+  int line_number = 0;
+  while (!text.empty()) {
+    size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty() || line[0] == '#') continue;
+    auto error = [&](std::string_view message) {
+      return absl::InvalidArgumentError(
+          fmt::format("{}:{}: error: {}", name, line_number, message));
+    };
+    std::vector<std::string_view> cols = SplitTabs(line);
+    if (cols.size() != 4) {
+      return error(fmt::format(
+          "expected 4 tab-separated columns (file, placeholder, value, source), found {}",
+          cols.size()));
+    }
+    if (cols[0].empty()) return error("empty file name");
+    if (cols[1].empty()) return error("empty placeholder");
+    if (cols[3].empty()) return error("empty source: say where the value was read");
+    absl::StatusOr<std::string> value = Unescape(cols[2]);
+    if (!value.ok()) {
+      absl::string_view message = value.status().message();
+      return error(std::string_view(message.data(), message.size()));
+    }
+    std::vector<TemplateSubstitution>& subs = table[std::string(cols[0])];
+    for (const TemplateSubstitution& s : subs) {
+      if (s.placeholder == cols[1]) {
+        return error(fmt::format("placeholder '{}' of {} is already given on line {}", cols[1],
+                                 cols[0], s.line));
+      }
+    }
+    subs.push_back(TemplateSubstitution{std::string(cols[1]), *std::move(value),
+                                        std::string(cols[3]), line_number});
+  }
+  return table;
+}
+
+std::string InstantiateTemplate(std::string_view text,
+                                const std::vector<TemplateSubstitution>& substitutions) {
+  // Longest first, so the first match found at a position is the longest one there.
+  std::vector<const TemplateSubstitution*> order;
+  for (const TemplateSubstitution& s : substitutions) {
+    if (!s.placeholder.empty()) order.push_back(&s);
+  }
+  std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
+    return a->placeholder.size() > b->placeholder.size();
+  });
+  std::string out;
+  out.reserve(text.size());
+  size_t k = 0;
+  while (k < text.size()) {
+    const TemplateSubstitution* match = nullptr;
+    for (const TemplateSubstitution* s : order) {
+      if (text.substr(k).starts_with(s->placeholder)) {
+        match = s;
+        break;
+      }
+    }
+    if (match == nullptr) {
+      out += text[k++];
+      continue;
+    }
+    out += match->value;
+    k += match->placeholder.size();
+  }
+  return out;
+}
+
+}  // namespace hloscope

@@ -1,0 +1,54 @@
+// Instances of the template modules in the xla_cc_test_modules archive.
+//
+// Many of XLA's C++ tests hold their HLO as a template: the text has placeholders (`$dtype`,
+// `<<F8E4M3>>`, `TYPE`, `%1$s`, `${m}`) that the test replaces before it parses the module
+// (absl::StrReplaceAll, absl::Substitute, absl::StrFormat). The corpus extraction kept the
+// text before that step, so the raw file is not HLO and our parser rightly rejects it; the
+// module that XLA's parser actually reads is the instance. tests/corpus/template_instances.tsv
+// records, per archive file, the values its XLA test substitutes, read off the test's source,
+// so the corpus test can parse what XLA parses. The raw text is still checked as well: it must
+// fail cleanly with the error listed in bulk_expectations.tsv.
+//
+// File format: one row per (file, placeholder), tab-separated:
+//   <file name in INDEX.tsv> TAB <placeholder text> TAB <value> TAB <where the value comes from>
+// Lines that are empty or start with '#' are comments. In the value, `\n`, `\t` and `\\` stand
+// for a newline, a tab and a backslash; the value may be empty. The fourth column is free text
+// for the reader and is required, so that every value says where it was read.
+#ifndef HLOSCOPE_TESTS_CORPUS_TEMPLATE_INSTANCES_H_
+#define HLOSCOPE_TESTS_CORPUS_TEMPLATE_INSTANCES_H_
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace hloscope {
+
+struct TemplateSubstitution {
+  std::string placeholder;
+  std::string value;
+  std::string source;  // where the value was read (the table's fourth column)
+  int line = 0;        // line in the table, for messages
+};
+
+// file name -> its substitutions, in table order.
+using TemplateInstanceTable = std::map<std::string, std::vector<TemplateSubstitution>>;
+
+// Parses the table text. `name` prefixes error messages (`name:line: error: ...`). Errors: a
+// row without four columns, an empty file name or placeholder, an unknown escape in a value,
+// the same (file, placeholder) twice.
+absl::StatusOr<TemplateInstanceTable> ParseTemplateInstances(std::string_view text,
+                                                             std::string_view name);
+
+// One left-to-right pass over `text`: at each position the longest placeholder that starts
+// there is replaced by its value and scanning goes on after it; text a value put in is never
+// scanned again. This is what absl::StrReplaceAll does with the same pairs, and it lets `$d0`
+// and `$d0_x` coexist. An empty placeholder never matches.
+std::string InstantiateTemplate(std::string_view text,
+                                const std::vector<TemplateSubstitution>& substitutions);
+
+}  // namespace hloscope
+
+#endif  // HLOSCOPE_TESTS_CORPUS_TEMPLATE_INSTANCES_H_
