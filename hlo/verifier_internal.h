@@ -102,5 +102,7 @@ ShapeRule NumericShapeRule(Opcode op);
 absl::Status CheckGather(const Instruction& instr, const VerifierOptions& options);
 // verifier_scan_rule.cc: scan's operands, result and to_apply computation agree.
 absl::Status CheckScan(const Instruction& instr, const VerifierOptions& options);
+// verifier_constant_rule.cc: a constant's literal text fits its shape.
+absl::Status CheckConstant(const Instruction& instr, const VerifierOptions& options);
 
 }  // namespace hloscope::verifier_internal

@@ -414,6 +414,7 @@ constexpr RuleEntry kShapeRules[] = {
     {Opcode::kCopy, CheckCopy, false},
     {Opcode::kGather, CheckGather, false},
     {Opcode::kScan, CheckScan, true},
+    {Opcode::kConstant, CheckConstant, false},
 };
 
 struct RuleTable {

@@ -1173,5 +1173,32 @@ ENTRY main {
   EXPECT_EQ(VerifyText(kBadTuple, options), "OK");
 }
 
+TEST(VerifierTest, ConstantLiteralWithUnbalancedBracketsFromCode) {
+  // The parser balances a literal's brackets before the verifier sees it, but a literal set in
+  // code is not parsed: the constant rule must still end cleanly on one that stops early.
+  std::unique_ptr<Module> m = Parse(R"(
+HloModule m
+ENTRY main {
+  a = f32[2] constant({1, 2})
+  ROOT t = (f32[], s32[]) constant((1, 2))
+}
+)");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(Verify(*m), "OK");
+  InstructionBuilder(Find(*m, "main", "a")).set_literal("{1, 2");
+  EXPECT_EQ(Verify(*m),
+            "computation 'main': instruction 'a': constant literal: unbalanced '{' in the "
+            "literal of f32[2]");
+  InstructionBuilder(Find(*m, "main", "a")).set_literal("{1, 2}");
+  InstructionBuilder(Find(*m, "main", "t")).set_literal("(1, 2");
+  EXPECT_EQ(Verify(*m),
+            "computation 'main': instruction 't': constant literal: unterminated literal of "
+            "tuple shape (f32[], s32[])");
+  InstructionBuilder(Find(*m, "main", "t")).set_literal("(1");
+  EXPECT_EQ(Verify(*m),
+            "computation 'main': instruction 't': constant literal: unterminated literal of "
+            "tuple shape (f32[], s32[])");
+}
+
 }  // namespace
 }  // namespace hloscope

@@ -1,0 +1,267 @@
+// Step 3 of the verifier, continued: a constant's literal against its shape.
+//
+// The parser keeps a literal as text (reading every element of a large constant would cost
+// parse time that most users never need), so without this rule `f32[2] constant({1,2,3})` or
+// `s32[2] constant({1,x})` verified. XLA's parser rejects both. The rule reads the text once,
+// without materializing anything:
+//   - a tuple shape takes `(e0, e1, ...)`, one literal per element;
+//   - an array of rank r takes braces nested r deep with, at each level, as many entries as
+//     that dimension's size (up to the bound for a `<=N` dimension, any number for `?`), and
+//     values only at depth r; a scalar is written bare or in one pair of braces;
+//   - values: integers for integer types and pred (`true`/`false` too), numbers, `nan`, `inf`
+//     and `-inf` (with a NaN payload `nan(0x..)`) for floating types, `(re, im)` pairs for
+//     complex types.
+// Leniencies, as XLA's own parser has them: a single bare value stands for an array of any
+// shape (XLA's tests write `f32[32,32,40,40] constant(0.65)`), `...` marks an elided literal
+// (`{...}`) and stops the check, and the old form that starts with the shape
+// (`f32[2] {1, 2}`) is not read. Comments `/*index=5*/` inside the text are skipped.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "hlo/primitive_type.h"
+#include "hlo/str_util.h"
+#include "hlo/verifier_internal.h"
+
+namespace hloscope::verifier_internal {
+namespace {
+
+class LiteralChecker {
+ public:
+  LiteralChecker(const Instruction& instr, std::string_view text) : instr_(instr), text_(text) {}
+
+  absl::Status Check(const Shape& shape) {
+    SkipSpace();
+    if (StartsWithShape()) return absl::OkStatus();
+    if (absl::Status s = Value(shape); !s.ok()) return s;
+    if (elided_) return absl::OkStatus();
+    SkipSpace();
+    if (pos_ < text_.size()) {
+      return Error(StrCat("unexpected '", text_.substr(pos_, 12), "' after the literal of ",
+                          ShapeText(shape)));
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  absl::Status Error(std::string_view what) const {
+    return InstrError(instr_, StrCat("constant literal: ", what));
+  }
+
+  void SkipSpace() {
+    while (pos_ < text_.size()) {
+      char c = text_[pos_];
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+        ++pos_;
+      } else if (text_.substr(pos_, 2) == "/*") {
+        size_t end = text_.find("*/", pos_ + 2);
+        pos_ = end == std::string_view::npos ? text_.size() : end + 2;
+      } else {
+        return;
+      }
+    }
+  }
+  char Peek() {
+    SkipSpace();
+    return pos_ < text_.size() ? text_[pos_] : '\0';
+  }
+  // Commas separate entries but XLA's parser only skips them (`{1 2}` and `{1,2,}` read as two
+  // values), so they are optional here too. True when any were skipped.
+  bool SkipCommas() {
+    bool any = false;
+    while (Peek() == ',') {
+      ++pos_;
+      any = true;
+    }
+    return any;
+  }
+  bool AtEllipsis() {
+    SkipSpace();
+    if (text_.substr(pos_, 3) != "...") return false;
+    elided_ = true;
+    return true;
+  }
+  // The old printed form `f32[2,3] {...}`: an element type name right before '['.
+  bool StartsWithShape() const {
+    size_t k = pos_;
+    while (k < text_.size() &&
+           ((text_[k] >= 'a' && text_[k] <= 'z') || (text_[k] >= '0' && text_[k] <= '9'))) {
+      ++k;
+    }
+    return k > pos_ && k < text_.size() && text_[k] == '[';
+  }
+
+  absl::Status Value(const Shape& shape) {
+    if (shape.IsTuple()) return Tuple(shape);
+    if (!shape.IsArray()) return absl::OkStatus();  // token, opaque: nothing to read
+    if (Peek() != '{') {
+      if (AtEllipsis()) return absl::OkStatus();
+      return Element(shape);  // a scalar, or one value for a whole array
+    }
+    if (shape.rank() == 0) {
+      ++pos_;
+      if (AtEllipsis()) return absl::OkStatus();
+      if (absl::Status s = Element(shape); !s.ok()) return s;
+      if (Peek() != '}') return Error(StrCat("a scalar ", ShapeText(shape), " takes one value"));
+      ++pos_;
+      return absl::OkStatus();
+    }
+    return Nested(shape, 0);
+  }
+
+  absl::Status Tuple(const Shape& shape) {
+    if (Peek() != '(') {
+      return Error(StrCat("expected '(' to start the literal of tuple shape ", ShapeText(shape)));
+    }
+    ++pos_;
+    const size_t n = shape.tuple_elements.size();
+    size_t seen = 0;
+    while (Peek() != ')') {
+      if (SkipCommas()) continue;
+      if (seen == n) {
+        return Error(StrCat("more than ", Count(static_cast<int64_t>(n), "element", "elements"),
+                            " in the literal of tuple shape ", ShapeText(shape)));
+      }
+      if (absl::Status s = Value(*shape.tuple_elements[seen]); !s.ok() || elided_) return s;
+      ++seen;
+      if (pos_ >= text_.size()) break;
+    }
+    if (Peek() != ')')
+      return Error(StrCat("unterminated literal of tuple shape ", ShapeText(shape)));
+    ++pos_;
+    if (seen != n) {
+      return Error(StrCat(Count(static_cast<int64_t>(seen), "element", "elements"),
+                          " for tuple shape ", ShapeText(shape), ", which has ", n));
+    }
+    return absl::OkStatus();
+  }
+
+  // At a '{' that opens dimension `dim` of `shape`.
+  absl::Status Nested(const Shape& shape, int64_t dim) {
+    ++pos_;  // '{'
+    int64_t entries = 0;
+    while (Peek() != '}') {
+      if (pos_ >= text_.size()) {
+        return Error(StrCat("unbalanced '{' in the literal of ", ShapeText(shape)));
+      }
+      if (SkipCommas()) continue;
+      if (AtEllipsis()) return absl::OkStatus();
+      if (dim + 1 < shape.rank()) {
+        if (Peek() != '{') {
+          return Error(StrCat("a value where dimension ", dim + 1, " of ", ShapeText(shape),
+                              " should open with '{' (rank ", shape.rank(), ")"));
+        }
+        if (absl::Status s = Nested(shape, dim + 1); !s.ok() || elided_) return s;
+      } else {
+        if (Peek() == '{') {
+          return Error(StrCat("braces nested deeper than the rank of ", ShapeText(shape), " (",
+                              shape.rank(), ")"));
+        }
+        if (absl::Status s = Element(shape); !s.ok()) return s;
+      }
+      ++entries;
+    }
+    ++pos_;  // '}'
+    const int64_t size = shape.dims[dim];
+    const bool fits =
+        size == Shape::kUnboundedSize || (shape.dynamic[dim] ? entries <= size : entries == size);
+    if (!fits) {
+      return Error(StrCat(Count(entries, "entry", "entries"), " in dimension ", dim, " of ",
+                          ShapeText(shape),
+                          shape.dynamic[dim] ? ", which allows at most " : ", which has ", size));
+    }
+    return absl::OkStatus();
+  }
+
+  // One value of the shape's element type.
+  absl::Status Element(const Shape& shape) {
+    const PrimitiveTypeInfo& info = GetPrimitiveTypeInfo(shape.element_type);
+    if (info.is_complex && Peek() == '(') {
+      ++pos_;
+      if (absl::Status s = Number(shape, /*floating=*/true); !s.ok()) return s;
+      if (Peek() != ',') {
+        return Error(StrCat("a ", PrimitiveTypeName(shape.element_type),
+                            " value is written (real, imaginary)"));
+      }
+      ++pos_;
+      if (absl::Status s = Number(shape, /*floating=*/true); !s.ok()) return s;
+      if (Peek() != ')') {
+        return Error(StrCat("a ", PrimitiveTypeName(shape.element_type),
+                            " value is written (real, imaginary)"));
+      }
+      ++pos_;
+      return absl::OkStatus();
+    }
+    return Number(shape, info.is_float || info.is_complex);
+  }
+
+  absl::Status Number(const Shape& shape, bool floating) {
+    SkipSpace();
+    size_t start = pos_;
+    while (pos_ < text_.size()) {
+      char c = text_[pos_];
+      bool word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '.' || c == '-' || c == '+' || c == '_';
+      if (!word) break;
+      ++pos_;
+    }
+    // A NaN payload: nan(0x7f...).
+    if (pos_ < text_.size() && text_[pos_] == '(' && floating &&
+        text_.substr(start, pos_ - start).ends_with("nan")) {
+      size_t close = text_.find(')', pos_);
+      if (close != std::string_view::npos) pos_ = close + 1;
+    }
+    std::string_view token = text_.substr(start, pos_ - start);
+    if (IsValue(token, floating)) return absl::OkStatus();
+    std::string shown = token.empty() ? std::string(text_.substr(start, 1)) : std::string(token);
+    if (shown.empty()) shown = "end of text";
+    return Error(StrCat("'", shown, "' is not a ", PrimitiveTypeName(shape.element_type),
+                        " value (in the literal of ", ShapeText(shape), ")"));
+  }
+
+  static bool AllDigits(std::string_view s) {
+    if (s.empty()) return false;
+    for (char c : s) {
+      if (c < '0' || c > '9') return false;
+    }
+    return true;
+  }
+
+  static bool IsValue(std::string_view t, bool floating) {
+    if (t == "true" || t == "false") return true;
+    std::string_view body = t;
+    if (!body.empty() && (body[0] == '-' || body[0] == '+')) body.remove_prefix(1);
+    if (!floating) return AllDigits(body);
+    if (body == "inf" || body == "nan" || body.starts_with("nan(")) return true;
+    // Decimal with optional fraction and exponent: 1, 1., .5, 1.5e-3, 1E+10.
+    size_t k = 0, digits = 0;
+    while (k < body.size() && body[k] >= '0' && body[k] <= '9') ++k, ++digits;
+    if (k < body.size() && body[k] == '.') {
+      ++k;
+      while (k < body.size() && body[k] >= '0' && body[k] <= '9') ++k, ++digits;
+    }
+    if (digits == 0) return false;
+    if (k < body.size() && (body[k] == 'e' || body[k] == 'E')) {
+      ++k;
+      if (k < body.size() && (body[k] == '-' || body[k] == '+')) ++k;
+      if (!AllDigits(body.substr(k))) return false;
+      k = body.size();
+    }
+    return k == body.size();
+  }
+
+  const Instruction& instr_;
+  std::string_view text_;
+  size_t pos_ = 0;
+  bool elided_ = false;  // `...` seen: the rest is not checked
+};
+
+}  // namespace
+
+absl::Status CheckConstant(const Instruction& instr, const VerifierOptions&) {
+  std::string_view text = instr.literal();
+  if (text.empty()) return absl::OkStatus();  // the parser already requires a literal
+  return LiteralChecker(instr, text).Check(instr.shape());
+}
+
+}  // namespace hloscope::verifier_internal
