@@ -1,4 +1,4 @@
-// String concatenation for std::string_view and integers, and whitespace stripping.
+// String concatenation for std::string_view and integers, and skipping or stripping whitespace.
 //
 // Debian's abseil is built with its own absl::string_view (ABSL_OPTION_USE_STD_STRING_VIEW=0),
 // so absl::StrCat does not accept std::string_view; these few lines give the same convenience
@@ -18,6 +18,23 @@ inline std::string_view StripWhitespace(std::string_view s) {
   while (!s.empty() && blank(s.front())) s.remove_prefix(1);
   while (!s.empty() && blank(s.back())) s.remove_suffix(1);
   return s;
+}
+
+// The position of the first character at or after `pos` that is neither whitespace nor inside a
+// /*...*/ comment (XLA prints /*index=5*/ inside long literals); text.size() if none.
+inline size_t SkipSpaceAndBlockComments(std::string_view text, size_t pos) {
+  while (pos < text.size()) {
+    char c = text[pos];
+    if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
+      ++pos;
+    } else if (text.substr(pos, 2) == "/*") {
+      size_t end = text.find("*/", pos + 2);
+      pos = end == std::string_view::npos ? text.size() : end + 2;
+    } else {
+      break;
+    }
+  }
+  return pos;
 }
 
 namespace str_internal {

@@ -48,19 +48,7 @@ class LiteralChecker {
     return InstrError(instr_, StrCat("constant literal: ", what));
   }
 
-  void SkipSpace() {
-    while (pos_ < text_.size()) {
-      char c = text_[pos_];
-      if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-        ++pos_;
-      } else if (text_.substr(pos_, 2) == "/*") {
-        size_t end = text_.find("*/", pos_ + 2);
-        pos_ = end == std::string_view::npos ? text_.size() : end + 2;
-      } else {
-        return;
-      }
-    }
-  }
+  void SkipSpace() { pos_ = SkipSpaceAndBlockComments(text_, pos_); }
   char Peek() {
     SkipSpace();
     return pos_ < text_.size() ? text_[pos_] : '\0';

@@ -30,20 +30,7 @@ class LiteralTextParser {
     return absl::InvalidArgumentError(StrCat("literal column ", pos_ + 1, ": ", what));
   }
 
-  // Skips spaces and /*...*/ comments (XLA prints /*index=5*/ inside long literals).
-  void SkipSpace() {
-    while (pos_ < text_.size()) {
-      char c = text_[pos_];
-      if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
-        ++pos_;
-      } else if (text_.substr(pos_, 2) == "/*") {
-        size_t end = text_.find("*/", pos_ + 2);
-        pos_ = end == std::string_view::npos ? text_.size() : end + 2;
-      } else {
-        break;
-      }
-    }
-  }
+  void SkipSpace() { pos_ = SkipSpaceAndBlockComments(text_, pos_); }
   bool Consume(char c) {
     SkipSpace();
     if (pos_ < text_.size() && text_[pos_] == c) {
