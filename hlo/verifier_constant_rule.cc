@@ -105,6 +105,9 @@ class LiteralChecker {
     const size_t n = shape.tuple_elements.size();
     size_t seen = 0;
     while (Peek() != ')') {
+      if (pos_ >= text_.size()) {
+        return Error(StrCat("unterminated literal of tuple shape ", ShapeText(shape)));
+      }
       if (SkipCommas()) continue;
       if (seen == n) {
         return Error(StrCat("more than ", Count(static_cast<int64_t>(n), "element", "elements"),
@@ -112,11 +115,8 @@ class LiteralChecker {
       }
       if (absl::Status s = Value(*shape.tuple_elements[seen]); !s.ok() || elided_) return s;
       ++seen;
-      if (pos_ >= text_.size()) break;
     }
-    if (Peek() != ')')
-      return Error(StrCat("unterminated literal of tuple shape ", ShapeText(shape)));
-    ++pos_;
+    ++pos_;  // ')'
     if (seen != n) {
       return Error(StrCat(Count(static_cast<int64_t>(seen), "element", "elements"),
                           " for tuple shape ", ShapeText(shape), ", which has ", n));

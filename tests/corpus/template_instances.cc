@@ -4,6 +4,7 @@
 
 #include "absl/status/status.h"
 #include "fmt/core.h"
+#include "hlo/text_escapes.h"
 
 namespace hloscope {
 namespace {
@@ -16,36 +17,6 @@ std::vector<std::string_view> SplitTabs(std::string_view line) {
     if (t == std::string_view::npos) return cols;
     line.remove_prefix(t + 1);
   }
-}
-
-absl::StatusOr<std::string> Unescape(std::string_view v) {
-  std::string out;
-  out.reserve(v.size());
-  for (size_t k = 0; k < v.size(); ++k) {
-    if (v[k] != '\\') {
-      out += v[k];
-      continue;
-    }
-    char next = k + 1 < v.size() ? v[k + 1] : '\0';
-    switch (next) {
-      case 'n':
-        out += '\n';
-        break;
-      case 't':
-        out += '\t';
-        break;
-      case '\\':
-        out += '\\';
-        break;
-      default:
-        return absl::InvalidArgumentError(
-            next == '\0'
-                ? std::string("a value ends in a lone '\\'")
-                : fmt::format("unknown escape '\\{}' in a value (use \\n, \\t or \\\\)", next));
-    }
-    ++k;
-  }
-  return out;
 }
 
 }  // namespace
@@ -74,11 +45,6 @@ absl::StatusOr<TemplateInstanceTable> ParseTemplateInstances(std::string_view te
     if (cols[0].empty()) return error("empty file name");
     if (cols[1].empty()) return error("empty placeholder");
     if (cols[3].empty()) return error("empty source: say where the value was read");
-    absl::StatusOr<std::string> value = Unescape(cols[2]);
-    if (!value.ok()) {
-      absl::string_view message = value.status().message();
-      return error(std::string_view(message.data(), message.size()));
-    }
     std::vector<TemplateSubstitution>& subs = table[std::string(cols[0])];
     for (const TemplateSubstitution& s : subs) {
       if (s.placeholder == cols[1]) {
@@ -86,7 +52,7 @@ absl::StatusOr<TemplateInstanceTable> ParseTemplateInstances(std::string_view te
                                  cols[0], s.line));
       }
     }
-    subs.push_back(TemplateSubstitution{std::string(cols[1]), *std::move(value),
+    subs.push_back(TemplateSubstitution{std::string(cols[1]), UnescapeCString(cols[2]),
                                         std::string(cols[3]), line_number});
   }
   return table;

@@ -11,9 +11,10 @@
 //
 // File format: one row per (file, placeholder), tab-separated:
 //   <file name in INDEX.tsv> TAB <placeholder text> TAB <value> TAB <where the value comes from>
-// Lines that are empty or start with '#' are comments. In the value, `\n`, `\t` and `\\` stand
-// for a newline, a tab and a backslash; the value may be empty. The fourth column is free text
-// for the reader and is required, so that every value says where it was read.
+// Lines that are empty or start with '#' are comments. The value is written with the C-style
+// escapes of HLO strings (hlo/text_escapes.h: `\n` for a newline, `\t` for a tab, `\\` for a
+// backslash) and may be empty. The fourth column is free text for the reader and is required,
+// so that every value says where it was read.
 #ifndef HLOSCOPE_TESTS_CORPUS_TEMPLATE_INSTANCES_H_
 #define HLOSCOPE_TESTS_CORPUS_TEMPLATE_INSTANCES_H_
 
@@ -37,8 +38,8 @@ struct TemplateSubstitution {
 using TemplateInstanceTable = std::map<std::string, std::vector<TemplateSubstitution>>;
 
 // Parses the table text. `name` prefixes error messages (`name:line: error: ...`). Errors: a
-// row without four columns, an empty file name or placeholder, an unknown escape in a value,
-// the same (file, placeholder) twice.
+// row without four columns, an empty file name, placeholder or source, the same (file,
+// placeholder) twice.
 absl::StatusOr<TemplateInstanceTable> ParseTemplateInstances(std::string_view text,
                                                              std::string_view name);
 
