@@ -1,8 +1,17 @@
 #include "tools/file_io.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
+#include <climits>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <new>
+#include <system_error>
 
 #include "fmt/core.h"
 
@@ -28,16 +37,171 @@ bool ReadInput(const std::string& path, std::string* text, std::string* error) {
   return true;
 }
 
+namespace {
+// Set once a failed write to standard output has been reported, so the check at exit does not
+// report it a second time.
+bool stdout_failure_reported = false;
+}  // namespace
+
 bool WriteOutput(const std::string& path, std::string_view text, std::string* error) {
-  FILE* f = path == "-" ? stdout : std::fopen(path.c_str(), "wb");
-  if (f == nullptr) {
-    *error = fmt::format("cannot open '{}' for writing: {}", path, std::strerror(errno));
+  AtomicFileWriter writer;
+  if (!writer.Open(path, error)) return false;
+  if (std::fwrite(text.data(), 1, text.size(), writer.file()) != text.size()) {
+    // Not committed: the writer's destructor removes the temporary.
+    *error =
+        fmt::format("cannot write '{}': {}", path == "-" ? "<stdout>" : path, std::strerror(errno));
+    if (path == "-") stdout_failure_reported = true;
     return false;
   }
-  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  ok = (f == stdout ? std::fflush(f) : std::fclose(f)) == 0 && ok;
-  if (!ok) *error = fmt::format("cannot write '{}': {}", path, std::strerror(errno));
+  return writer.Commit(error);
+}
+
+namespace {
+
+// The process's file-creation mask, read without changing it for long (tools are single
+// threaded when they open outputs).
+mode_t CurrentUmask() {
+  mode_t mask = ::umask(0);
+  ::umask(mask);
+  return mask;
+}
+
+}  // namespace
+
+AtomicFileWriter::~AtomicFileWriter() { Discard(); }
+
+void AtomicFileWriter::Discard() {
+  if (file_ != nullptr && file_ != stdout) std::fclose(file_);
+  file_ = nullptr;
+  if (!temporary_.empty()) ::unlink(temporary_.c_str());
+  temporary_.clear();
+}
+
+bool AtomicFileWriter::Open(const std::string& path, std::string* error) {
+  Discard();
+  path_ = path;
+  target_ = path;
+  if (path == "-") {
+    file_ = stdout;
+    return true;
+  }
+  auto fail = [&](int err) {
+    *error = fmt::format("cannot open '{}' for writing: {}", path, std::strerror(err));
+    return false;
+  };
+  bool write_in_place = false;
+  struct stat link_info;
+  if (::lstat(path.c_str(), &link_info) == 0 && S_ISLNK(link_info.st_mode)) {
+    // Replace the file the link names, not the link. A dangling link is written through.
+    if (char* resolved = ::realpath(path.c_str(), nullptr)) {
+      target_ = resolved;
+      std::free(resolved);
+    } else {
+      write_in_place = true;
+    }
+  }
+  struct stat info;
+  bool exists = ::stat(target_.c_str(), &info) == 0;
+  if (exists && S_ISDIR(info.st_mode)) return fail(EISDIR);
+  if (write_in_place || (exists && !S_ISREG(info.st_mode))) {
+    file_ = std::fopen(target_.c_str(), "wb");
+    return file_ != nullptr || fail(errno);
+  }
+  size_t slash = target_.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : target_.substr(0, slash + 1);
+  std::string base = slash == std::string::npos ? target_ : target_.substr(slash + 1);
+  if (dir.empty()) dir = "/";
+  std::string pattern = fmt::format("{}{}.{}.tmp.XXXXXX", dir, dir.ends_with('/') ? "" : "/", base);
+  int fd = ::mkstemp(pattern.data());
+  if (fd < 0) return fail(errno);
+  temporary_ = pattern;
+  // mkstemp makes the file 0600; give it the mode the target has, or the one a new file gets.
+  mode_t mode = exists ? (info.st_mode & 07777) : (0666 & ~CurrentUmask());
+  if (::fchmod(fd, mode) != 0) {
+    int err = errno;
+    ::close(fd);
+    file_ = nullptr;
+    Discard();
+    return fail(err);
+  }
+  file_ = ::fdopen(fd, "wb");
+  if (file_ == nullptr) {
+    int err = errno;
+    ::close(fd);
+    Discard();
+    return fail(err);
+  }
+  return true;
+}
+
+bool AtomicFileWriter::Commit(std::string* error) {
+  if (file_ == nullptr) {
+    *error = fmt::format("cannot write '{}': not open", path_);
+    return false;
+  }
+  errno = 0;
+  bool ok = std::fflush(file_) == 0 && std::ferror(file_) == 0;
+  int err = errno;
+  if (file_ != stdout) {
+    if (std::fclose(file_) != 0 && ok) {
+      ok = false;
+      err = errno;
+    }
+  }
+  file_ = nullptr;
+  if (ok && !temporary_.empty()) {
+    if (::rename(temporary_.c_str(), target_.c_str()) != 0) {
+      ok = false;
+      err = errno;
+    } else {
+      temporary_.clear();
+    }
+  }
+  if (!ok) {
+    // An error flagged by an earlier write leaves errno unset here; say what we know.
+    *error = fmt::format("cannot write '{}': {}", path_ == "-" ? "<stdout>" : path_,
+                         err != 0 ? std::strerror(err) : "write error");
+    if (path_ == "-") stdout_failure_reported = true;
+    Discard();
+  }
   return ok;
+}
+
+int FinishStandardOutput(std::string_view tool, int code, int failure_code) {
+  errno = 0;
+  bool ok = std::fflush(stdout) == 0 && std::ferror(stdout) == 0;
+  if (ok) return code;
+  int err = errno;
+  std::clearerr(stdout);
+  if (stdout_failure_reported) return code != 0 ? code : failure_code;
+  std::fprintf(stderr, "%.*s: error: cannot write standard output: %s\n",
+               static_cast<int>(tool.size()), tool.data(),
+               err != 0 ? std::strerror(err) : "write error");
+  return code != 0 ? code : failure_code;
+}
+
+int RunToolMain(std::string_view tool, int (*main)(int, char**), int argc, char** argv,
+                int io_failure_code) {
+  // Past `ulimit -f` a write fails with EFBIG instead of killing the process, so the output's
+  // temporary is removed and the error reported like any other failed write.
+  std::signal(SIGXFSZ, SIG_IGN);
+  int code;
+  try {
+    code = main(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr,
+                 "%.*s: error: out of memory (the input or the requested sizes need "
+                 "more memory than this process may use)\n",
+                 static_cast<int>(tool.size()), tool.data());
+    code = io_failure_code;
+  } catch (const std::system_error& e) {
+    // fmt::print throws when a write to standard output fails part way.
+    std::fprintf(stderr, "%.*s: error: cannot write standard output: %s\n",
+                 static_cast<int>(tool.size()), tool.data(), e.what());
+    stdout_failure_reported = true;
+    code = io_failure_code;
+  }
+  return FinishStandardOutput(tool, code, io_failure_code);
 }
 
 }  // namespace hloscope

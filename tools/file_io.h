@@ -1,7 +1,13 @@
 // Reading inputs and writing outputs for the command-line tools, where '-' names standard
 // input or output and errors come back as messages that name the file and the system's reason.
+//
+// Outputs are written whole or not at all: a file is written under a temporary name in its
+// own directory and renamed over the target only once every byte is on disk, so a failed write
+// (disk full, `ulimit -f`, a crash) leaves the target as it was — which matters most when the
+// target is the input itself (`hlo-opt x.hlo -o x.hlo`).
 #pragma once
 
+#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -11,7 +17,52 @@ namespace hloscope {
 // ("cannot open 'x.hlo': No such file or directory").
 bool ReadInput(const std::string& path, std::string* text, std::string* error);
 
-// Writes `text` to `path` ('-' = standard output); false with *error set on failure.
+// Writes `text` to `path` ('-' = standard output) through an AtomicFileWriter; false with
+// *error set on failure, and then the file at `path` is untouched.
 bool WriteOutput(const std::string& path, std::string_view text, std::string* error);
+
+// A file written atomically. Open() creates `<dir>/.<name>.tmp.XXXXXX` beside the target;
+// callers write to file(); Commit() flushes, syncs and closes it and renames it over the target.
+// Anything else (an error, or destruction without Commit) removes the temporary and leaves the
+// target untouched. '-' writes to standard output directly (flushed by Commit). A target that
+// exists and is not a regular file (/dev/null, a FIFO, a terminal) is written in place, since
+// renaming over it would replace the device; a symbolic link is followed, so the file it points
+// to is replaced and the link stays.
+class AtomicFileWriter {
+ public:
+  AtomicFileWriter() = default;
+  AtomicFileWriter(const AtomicFileWriter&) = delete;
+  AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
+  ~AtomicFileWriter();
+
+  // False with *error set when the temporary (or the target, written in place) cannot be made.
+  bool Open(const std::string& path, std::string* error);
+  std::FILE* file() const { return file_; }
+  // False with *error set ("cannot write 'x': No space left on device"); the target is then
+  // untouched and the temporary removed.
+  bool Commit(std::string* error);
+
+ private:
+  void Discard();
+
+  std::string path_;       // as the user named it, for messages
+  std::string target_;     // what is replaced: `path_` with symbolic links resolved
+  std::string temporary_;  // empty when writing in place
+  std::FILE* file_ = nullptr;
+};
+
+// Flushes standard output and reports whether everything written to it arrived
+// (`hlo-run ... >/dev/full`). On failure prints "<tool>: error: cannot write standard output:
+// <reason>" and returns `failure_code` (or `code` when that already reports a failure);
+// otherwise returns `code` unchanged.
+int FinishStandardOutput(std::string_view tool, int code, int failure_code);
+
+// What every tool's main() returns: runs `main`, turns what escapes it into a message instead
+// of an abort (std::bad_alloc: "<tool>: error: out of memory ..."; an I/O error that fmt
+// throws when standard output fails), and checks standard output at exit
+// (FinishStandardOutput). `io_failure_code` is the tool's documented status for an output
+// that could not be written; running out of memory returns it too.
+int RunToolMain(std::string_view tool, int (*main)(int, char**), int argc, char** argv,
+                int io_failure_code);
 
 }  // namespace hloscope

@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "fmt/core.h"
+#include "tools/file_io.h"
 #include "tools/hlo_gen/model.h"
 #include "tools/hlo_gen/options.h"
 #include "tools/hlo_gen/text_emitter.h"
@@ -42,22 +43,25 @@ std::string StagePath(const std::string& out, int stage) {
 
 // Generates one module into `path` ('-' = stdout). Returns an exit code.
 int WriteModule(const Options& options, int stage, const std::string& path) {
-  std::FILE* f = path == "-" ? stdout : std::fopen(path.c_str(), "wb");
-  if (f == nullptr) {
-    return UsageError(fmt::format("cannot open '{}' for writing: {}", path, std::strerror(errno)));
-  }
+  // Written under a temporary name and renamed when complete: a failed run never leaves a
+  // partial module behind.
+  AtomicFileWriter writer;
+  if (std::string error; !writer.Open(path, &error)) return UsageError(error);
+  std::FILE* f = writer.file();
   // Large writes: a big stdio buffer keeps the generator I/O-cheap.
   static char buffer[1 << 20];
   std::setvbuf(f, buffer, _IOFBF, sizeof(buffer));
   Sink sink(f);
   GenerateModule(options, stage, sink);
-  bool ok = !sink.failed();
-  ok = (f == stdout ? std::fflush(f) : std::fclose(f)) == 0 && ok;
-  if (!ok) {
-    fmt::print(stderr, "hlo-gen: error: cannot write '{}': {}\n", path, std::strerror(errno));
-    return kExitWriteFailed;
+  std::string error;
+  if (sink.failed()) {
+    // Not committed: the writer removes its temporary and the target stays as it was.
+    error = fmt::format("cannot write '{}': {}", path, std::strerror(errno));
+  } else if (writer.Commit(&error)) {
+    return kExitOk;
   }
-  return kExitOk;
+  fmt::print(stderr, "hlo-gen: error: {}\n", error);
+  return kExitWriteFailed;
 }
 
 int Main(int argc, char** argv) {
@@ -89,4 +93,7 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace hloscope::gen
 
-int main(int argc, char** argv) { return hloscope::gen::Main(argc, argv); }
+int main(int argc, char** argv) {
+  return hloscope::RunToolMain("hlo-gen", hloscope::gen::Main, argc, argv,
+                               hloscope::gen::kExitWriteFailed);
+}

@@ -402,4 +402,6 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace hloscope
 
-int main(int argc, char** argv) { return hloscope::Main(argc, argv); }
+int main(int argc, char** argv) {
+  return hloscope::RunToolMain("hlo-opt", hloscope::Main, argc, argv, hloscope::kExitBadUsage);
+}

@@ -7,6 +7,7 @@
 #include "copy_elision_report.pb.h"
 #include "fmt/format.h"
 #include "google/protobuf/util/json_util.h"
+#include "tools/file_io.h"
 #include "tools/report_util.h"
 
 namespace hloscope {
@@ -112,17 +113,8 @@ absl::Status CopyReportCollector::Finish() {
   if (!flags_.report || flags_.file.empty()) return absl::OkStatus();
   absl::StatusOr<std::string> json = ProtoToJson(state_->all);
   if (!json.ok()) return json.status();
-  FILE* f = std::fopen(flags_.file.c_str(), "wb");
-  if (f == nullptr) {
-    return absl::InvalidArgumentError(
-        fmt::format("cannot open '{}' for writing: {}", flags_.file, std::strerror(errno)));
-  }
-  bool ok = std::fwrite(json->data(), 1, json->size(), f) == json->size();
-  ok = std::fclose(f) == 0 && ok;
-  if (!ok) {
-    return absl::InvalidArgumentError(
-        fmt::format("cannot write '{}': {}", flags_.file, std::strerror(errno)));
-  }
+  std::string error;
+  if (!WriteOutput(flags_.file, *json, &error)) return absl::InvalidArgumentError(error);
   return absl::OkStatus();
 }
 

@@ -14,6 +14,7 @@
 #include "passes/flatten_call_graph.h"
 #include "passes/pass_pipeline.h"
 #include "tools/report_util.h"
+#include "tools/file_io.h"
 
 namespace hloscope {
 
@@ -419,16 +420,9 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
       text = MemoryReportHtml(*report, a, passes);
       break;
   }
-  FILE* f = flags.output == "-" ? stdout : std::fopen(flags.output.c_str(), "wb");
-  if (f == nullptr) {
-    fmt::print(stderr, "hlo-opt: error: cannot open '{}' for writing: {}\n", flags.output,
-               std::strerror(errno));
-    return 2;
-  }
-  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  ok = (f == stdout ? std::fflush(f) : std::fclose(f)) == 0 && ok;
-  if (!ok) {
-    fmt::print(stderr, "hlo-opt: error: cannot write '{}'\n", flags.output);
+  std::string error;
+  if (!WriteOutput(flags.output, text, &error)) {
+    fmt::print(stderr, "hlo-opt: error: {}\n", error);
     return 2;
   }
   return 0;

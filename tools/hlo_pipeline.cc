@@ -2,7 +2,6 @@
 // with per-stage costs and prints bubble, timing and per-rank activation memory (see --help and
 // docs/pipeline.md). A thin main: the work is in analysis/pipeline.
 #include <cstdio>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +21,7 @@
 #include "hlo/str_util.h"
 #include "tools/hlo_pipeline_flags.h"
 #include "tools/hlo_pipeline_from_hlo.h"
+#include "tools/file_io.h"
 
 namespace hloscope::pipeline {
 namespace {
@@ -145,10 +145,8 @@ absl::StatusOr<Run> Simulated(const PipelineFlags& f, const std::vector<HloStage
 }
 
 std::optional<Failure> WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  out.close();
-  if (!out) return Failure{kBadInput, StrCat("cannot write '", path, "'")};
+  std::string error;
+  if (!WriteOutput(path, text, &error)) return Failure{kBadInput, error};
   return std::nullopt;
 }
 
@@ -248,4 +246,7 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace hloscope::pipeline
 
-int main(int argc, char** argv) { return hloscope::pipeline::Main(argc, argv); }
+int main(int argc, char** argv) {
+  return hloscope::RunToolMain("hlo-pipeline", hloscope::pipeline::Main, argc, argv,
+                               hloscope::pipeline::kBadInput);
+}

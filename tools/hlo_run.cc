@@ -168,4 +168,6 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace hloscope
 
-int main(int argc, char** argv) { return hloscope::Main(argc, argv); }
+int main(int argc, char** argv) {
+  return hloscope::RunToolMain("hlo-run", hloscope::Main, argc, argv, hloscope::kRunBadUsage);
+}
