@@ -108,10 +108,11 @@ bool AtomicFileWriter::Open(const std::string& path, std::string* error) {
     return file_ != nullptr || fail(errno);
   }
   size_t slash = target_.rfind('/');
-  std::string dir = slash == std::string::npos ? "." : target_.substr(0, slash + 1);
-  std::string base = slash == std::string::npos ? target_ : target_.substr(slash + 1);
-  if (dir.empty()) dir = "/";
-  std::string pattern = fmt::format("{}{}.{}.tmp.XXXXXX", dir, dir.ends_with('/') ? "" : "/", base);
+  // The directory part keeps its '/', so "x.hlo" gives "./.x.hlo.tmp.XXXXXX".
+  std::string_view whole(target_);
+  std::string_view dir = slash == std::string::npos ? "./" : whole.substr(0, slash + 1);
+  std::string_view base = slash == std::string::npos ? whole : whole.substr(slash + 1);
+  std::string pattern = fmt::format("{}.{}.tmp.XXXXXX", dir, base);
   int fd = ::mkstemp(pattern.data());
   if (fd < 0) return fail(errno);
   temporary_ = pattern;

@@ -24,8 +24,14 @@ std::string BigModule() {
   std::string text = "HloModule big\n\nENTRY main {\n  p = f32[8] parameter(0)\n";
   std::string last = "p";
   for (int i = 0; i < 200; ++i) {
-    std::string name = "n" + std::to_string(i);
-    text += "  " + name + " = f32[8] negate(" + last + ")\n";
+    // Appends only: GCC 12 at -O3 flags `"n" + std::to_string(i)` with a false -Wrestrict.
+    std::string name = "n";
+    name += std::to_string(i);
+    text += "  ";
+    text += name;
+    text += " = f32[8] negate(";
+    text += last;
+    text += ")\n";
     last = name;
   }
   text += "  ROOT r = f32[8] add(" + last + ", p)\n}\n";
