@@ -36,7 +36,8 @@ int UsageError(std::string_view message) {
 // Parse and verifier errors carry their own "file:line:col: error:" prefix.
 int CannotRun(const absl::Status& s, bool add_prefix) {
   std::string_view m = MessageOf(s);
-  fmt::print(stderr, "{}{}{}", add_prefix ? "error: " : "", m, m.ends_with('\n') ? "" : "\n");
+  fmt::print(stderr, "{}{}{}", add_prefix ? "hlo-run: error: " : "", m,
+             m.ends_with('\n') ? "" : "\n");
   return kRunCannotRun;
 }
 
@@ -84,6 +85,7 @@ eval::EvalOptions Options(const RunFlags& flags, eval::EvalMode mode) {
   options.mode = mode;
   options.bitcast_defines_value = flags.bitcast_defines_value;
   options.max_bytes = flags.max_bytes;
+  options.max_steps = flags.max_steps;
   return options;
 }
 

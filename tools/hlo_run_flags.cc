@@ -38,6 +38,10 @@ OPTIONS:
                          lines starting with '//' are skipped.
   --print-all            Print every element of every output.
   --max-bytes=N          Refuse modules needing more than N bytes of storage (default 2^30).
+  --max-steps=N          Stop after N instruction evaluations in all, counted across every
+                         computation, loop iteration and call (default 100000000), so that
+                         endless or exponentially nested loops and calls end with an error.
+                         Computations nested more than 1000 deep are refused as well.
   --bitcast-defines-value=true|false
                          Buffer mode: whether a bitcast gets its own buffer (true) or
                          reinterprets its operand's (false, the default).
@@ -47,7 +51,8 @@ EXIT STATUS:
   0  success; with --compare, the outputs are equal
   1  --compare: the outputs differ
   2  bad usage: unknown option, bad value, missing or unreadable file
-  3  cannot run: parse or verifier error, unsupported opcode, module too large, bad --inputs
+  3  cannot run: parse or verifier error, unsupported opcode, module too large, bad --inputs,
+     more than --max-steps evaluations or 1000 nested computations
 )";
 
 namespace {
@@ -94,7 +99,8 @@ std::optional<std::string> ParseRunFlags(int argc, char** argv, RunFlags* flags)
     size_t eq = arg.find('=');
     std::string_view name = arg.substr(0, eq);
     if (name != "--seed" && name != "--mode" && name != "--mode-a" && name != "--mode-b" &&
-        name != "--inputs" && name != "--max-bytes" && name != "--bitcast-defines-value") {
+        name != "--inputs" && name != "--max-bytes" && name != "--max-steps" &&
+        name != "--bitcast-defines-value") {
       return fmt::format("unknown option '{}'", name);
     }
     std::string_view value;
@@ -117,6 +123,8 @@ std::optional<std::string> ParseRunFlags(int argc, char** argv, RunFlags* flags)
       flags->inputs = std::string(value);
     } else if (name == "--max-bytes") {
       if (!ParseNumber(value, &flags->max_bytes) || flags->max_bytes < 0) return bad();
+    } else if (name == "--max-steps") {
+      if (!ParseNumber(value, &flags->max_steps) || flags->max_steps < 0) return bad();
     } else if (name == "--bitcast-defines-value") {
       if (value != "true" && value != "false") {
         return fmt::format("bad value '{}' for {} (expected 'true' or 'false')", value, name);

@@ -22,6 +22,7 @@ struct RunFlags {
   std::string inputs;  // --inputs=FILE
   bool print_all = false;
   int64_t max_bytes = int64_t{1} << 30;
+  int64_t max_steps = 100'000'000;
   bool bitcast_defines_value = false;
   bool help = false;
 };

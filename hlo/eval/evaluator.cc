@@ -13,6 +13,7 @@
 #include "analysis/alias_input_output.h"
 #include "analysis/memory/schedule.h"
 #include "hlo/attribute_values.h"
+#include "hlo/checked_int.h"
 #include "hlo/computation.h"
 #include "hlo/eval/element_io.h"
 #include "hlo/eval/kernels.h"
@@ -32,8 +33,10 @@ struct Value {
   std::shared_ptr<const std::vector<Value>> elements;
 };
 
-// Loops that run longer than this are stopped (a broken pass can make a loop endless).
-constexpr int64_t kMaxWhileIterations = 10'000'000;
+// Computations nested deeper than this (call, while, conditional, fusion, to_apply) are
+// refused: each level is a few native stack frames, and a 30,000-deep call chain would overflow
+// the stack. Real modules nest a few dozen levels.
+constexpr int64_t kMaxNestingDepth = 1000;
 
 std::string_view MessageOf(const absl::Status& s) {
   return {s.message().data(), s.message().size()};
@@ -59,10 +62,11 @@ bool IsForwarding(Opcode op) {
   }
 }
 
+// Saturates at kInt64Max (a sum that does not fit is more than any --max-bytes).
 int64_t LeafBytes(const Shape& shape) {
   if (shape.IsArray()) return DenseBytes(shape);
   int64_t n = 0;
-  for (const Shape* e : shape.tuple_elements) n += LeafBytes(*e);
+  for (const Shape* e : shape.tuple_elements) n = SaturatingAdd(n, LeafBytes(*e));
   return n;
 }
 
@@ -113,7 +117,7 @@ int64_t RequiredBytes(const Module& module) {
       if (IsForwarding(instr->opcode())) continue;
       if (instr->opcode() == Opcode::kParameter && !c->is_entry()) continue;
       if (instr->opcode() == Opcode::kCopy && instr->shape().IsTuple()) continue;
-      total += LeafBytes(instr->shape());
+      total = SaturatingAdd(total, LeafBytes(instr->shape()));
     }
   }
   return total;
@@ -229,8 +233,21 @@ class Evaluator {
     return it->second;
   }
 
+  // Counts one level of nesting while a computation runs (see kMaxNestingDepth).
+  struct NestingLevel {
+    explicit NestingLevel(int64_t& depth) : depth(++depth) {}
+    ~NestingLevel() { --depth; }
+    int64_t& depth;
+  };
+
   absl::StatusOr<Value> RunComputation(const Computation& c, absl::Span<const Value> params,
                                        bool buffered) {
+    NestingLevel level(depth_);
+    if (depth_ > kMaxNestingDepth) {
+      return absl::ResourceExhaustedError(
+          StrCat("computation ", c.name(), " is nested more than ", kMaxNestingDepth,
+                 " levels deep (calls, loops, conditionals and fusions inside each other)"));
+    }
     if (static_cast<int64_t>(params.size()) != c.parameter_count()) {
       return absl::InvalidArgumentError(StrCat("computation ", c.name(), " takes ",
                                                c.parameter_count(),
@@ -239,6 +256,14 @@ class Evaluator {
     absl::flat_hash_map<const Instruction*, Value> env;
     std::vector<Value> ops;
     for (const Instruction* instr : Order(c)) {
+      // One budget for the whole run, not per loop: 200 nested 2-trip loops or a call graph
+      // that fans out to 2^40 call sites would otherwise run for ever.
+      if (++steps_ > options_.max_steps) {
+        return absl::ResourceExhaustedError(StrCat("the run evaluated more than ",
+                                                   options_.max_steps,
+                                                   " instructions (--max-steps); stopped at %",
+                                                   instr->name(), " in computation ", c.name()));
+      }
       ops.clear();
       for (const Instruction* o : instr->operands()) ops.push_back(env.at(o));
       Value v;
@@ -398,14 +423,11 @@ class Evaluator {
         return RunComputation(*instr.fused_computation(), ops, /*buffered=*/false);
       case Opcode::kWhile: {
         Value state = ops[0];
-        for (int64_t iteration = 0;; ++iteration) {
+        // Endless loops (a broken pass can make one) end on the run's step budget.
+        for (;;) {
           absl::StatusOr<Value> go = RunComputation(*instr.while_condition(), {state}, buffered);
           if (!go.ok()) return go.status();
           if (LoadInt(PrimitiveType::kPred, go->bytes->data()) == 0) break;
-          if (iteration >= kMaxWhileIterations) {
-            return absl::ResourceExhaustedError(StrCat("while %", instr.name(), " ran more than ",
-                                                       kMaxWhileIterations, " iterations"));
-          }
           absl::StatusOr<Value> next = RunComputation(*instr.while_body(), {state}, buffered);
           if (!next.ok()) return next.status();
           state = std::move(*next);
@@ -491,6 +513,8 @@ class Evaluator {
   absl::flat_hash_set<const Instruction*> overwritten_read_only_;
   absl::flat_hash_map<const Computation*, std::vector<const Instruction*>> orders_;
   absl::flat_hash_map<const Instruction*, Value> constants_;
+  int64_t depth_ = 0;  // computations running inside each other now
+  int64_t steps_ = 0;  // instructions evaluated so far in this run
 };
 
 }  // namespace

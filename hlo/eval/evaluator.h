@@ -40,6 +40,10 @@ struct EvalOptions {
   bool bitcast_defines_value = false;
   // Refuse modules whose storage would exceed this many bytes (ResourceExhausted).
   int64_t max_bytes = int64_t{1} << 30;
+  // Stop the run (ResourceExhausted) after this many instruction evaluations in all, across
+  // every computation, loop iteration and to_apply call: endless loops, deeply nested loops and
+  // call graphs that fan out exponentially end here instead of running for ever.
+  int64_t max_steps = 100'000'000;
   // Buffer mode: when set, receives the names of the read-only values (constants, entry
   // parameters that no output aliases) whose buffer another value was written into during the
   // run, sorted. Read-only values keep their own bytes (see IsReadOnly in evaluator.cc), as if

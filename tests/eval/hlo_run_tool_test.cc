@@ -61,7 +61,7 @@ TEST_F(HloRunToolTest, ModulesThatCannotRunExitThree) {
                            "  ROOT s = f32[4] sort(p), dimensions={0}\n}\n");
   Result r = Run(sort);
   EXPECT_EQ(r.code, 3);
-  EXPECT_EQ(r.err, "error: hlo-run does not support opcode 'sort' (instruction %s)\n");
+  EXPECT_EQ(r.err, "hlo-run: error: hlo-run does not support opcode 'sort' (instruction %s)\n");
   EXPECT_EQ(Run(Write("bad.hlo", "HloModule m\nENTRY e {\n  ROOT p = f32[4] bogus()\n}\n")).code,
             3);
   std::string a = Write("a.hlo", kNeededCopy);

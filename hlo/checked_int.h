@@ -1,0 +1,41 @@
+// Checked int64 arithmetic for sizes, counts and products (bytes of a module, call sites,
+// executions of a loop body). A wrapped value would be reported as a plausible number, so
+// every such computation either says it overflowed (std::nullopt) or saturates at the
+// maximum, which callers print as "overflow" or refuse as too large.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+
+namespace hloscope {
+
+inline constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+
+// a * b, or nullopt when it does not fit in int64.
+inline std::optional<int64_t> CheckedMul(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
+
+// a + b, or nullopt when it does not fit in int64.
+inline std::optional<int64_t> CheckedAdd(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
+
+// For non-negative operands: a + b, or kInt64Max when that does not fit.
+inline int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_add_overflow(a, b, &r) ? kInt64Max : r;
+}
+
+// For non-negative operands: a * b, or kInt64Max when that does not fit.
+inline int64_t SaturatingMul(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_mul_overflow(a, b, &r) ? kInt64Max : r;
+}
+
+}  // namespace hloscope
