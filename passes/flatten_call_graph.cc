@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "fmt/format.h"
+#include "hlo/checked_int.h"
 #include "hlo/computation.h"
 
 namespace hloscope {
@@ -69,9 +70,72 @@ Computation* Clone(Module& module, const Computation& original) {
   return copy;
 }
 
+// How many copies of each computation the flattened module holds, and how many instructions
+// in all, counted before anything is cloned: a 4 KB module whose call graph doubles at each of
+// 40 levels would flatten into 2^40 computations. A computation gets one copy per control-flow
+// call site of every copy of its callers (at least the original); embedded callers (fusion,
+// to_apply) share it. Counts saturate at kInt64Max. Empty when the call graph has a cycle (the
+// rounds below then report it).
+struct FlattenedSize {
+  bool acyclic = false;
+  int64_t instructions = 0;
+  const Computation* widest = nullptr;  // the computation with the most copies
+  int64_t widest_copies = 0;
+};
+
+FlattenedSize CountFlattened(const Module& module) {
+  absl::flat_hash_map<const Computation*, int64_t> callers_left;  // Kahn's in-degree
+  for (const Computation* c : module.computations()) {
+    callers_left.try_emplace(c, 0);
+    for (const Instruction* i : c->instructions()) {
+      for (const Computation* callee : i->called_computations()) ++callers_left[callee];
+    }
+  }
+  absl::flat_hash_map<const Computation*, int64_t> sites;  // control-flow sites reaching it
+  std::vector<const Computation*> ready;
+  for (const auto& [c, n] : callers_left) {
+    if (n == 0) ready.push_back(c);
+  }
+  FlattenedSize size;
+  size_t done = 0;
+  while (!ready.empty()) {
+    const Computation* c = ready.back();
+    ready.pop_back();
+    ++done;
+    int64_t copies = std::max<int64_t>(1, sites[c]);
+    size.instructions =
+        SaturatingAdd(size.instructions, SaturatingMul(copies, c->instruction_count()));
+    if (copies > size.widest_copies) {
+      size.widest = c;
+      size.widest_copies = copies;
+    }
+    for (const Instruction* i : c->instructions()) {
+      for (const Computation* callee : i->called_computations()) {
+        if (IsControlFlowSite(*i)) sites[callee] = SaturatingAdd(sites[callee], copies);
+        if (--callers_left[callee] == 0) ready.push_back(callee);
+      }
+    }
+  }
+  size.acyclic = done == callers_left.size();
+  return size;
+}
+
+std::string CountText(int64_t n) {
+  return n == kInt64Max ? std::string("2^63 or more") : fmt::format("{}", n);
+}
+
 }  // namespace
 
 absl::StatusOr<bool> FlattenCallGraph::Run(Module& module) {
+  if (FlattenedSize size = CountFlattened(module);
+      size.acyclic && size.instructions > kMaxFlattenedInstructions) {
+    return absl::ResourceExhaustedError(fmt::format(
+        "flatten-call-graph: the flattened module would hold {} instructions, more than the "
+        "limit of {}: the call graph fans out (computation '{}' would be copied {} times, once "
+        "per call site reaching it); nothing was changed",
+        CountText(size.instructions), kMaxFlattenedInstructions, size.widest->name(),
+        CountText(size.widest_copies)));
+  }
   bool changed = false;
   // Each round clones the callees shared at the current level; the clones' own callees are
   // shared from then on and handled in the next round. The verifier guarantees the call

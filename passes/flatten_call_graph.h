@@ -9,11 +9,20 @@
 // control-flow callee is shared. A computation that is called both as control flow and as an
 // embedded computation (fusion, to_apply of reduce, ...) is cloned for its control-flow sites.
 // Embedded-only computations are left shared: their parameters define values anyway.
+//
+// A call graph that fans out (each level calling the next from two sites) flattens into
+// exponentially many clones, so the pass first counts what it would create and refuses
+// (ResourceExhausted, module unchanged) past kMaxFlattenedInstructions.
 #pragma once
+
+#include <cstdint>
 
 #include "passes/pass.h"
 
 namespace hloscope {
+
+// The most instructions a flattened module may hold (originals and clones together).
+inline constexpr int64_t kMaxFlattenedInstructions = 20'000'000;
 
 class FlattenCallGraph : public Pass {
  public:

@@ -26,6 +26,7 @@
 #include "hlo/verifier.h"
 #include "passes/pass_pipeline.h"
 #include "passes/pass_registry.h"
+#include "tools/error_line.h"
 #include "tools/file_io.h"
 #include "tools/hlo_opt_analysis.h"
 #include "tools/hlo_opt_copy_report.h"
@@ -297,8 +298,7 @@ absl::Status ProcessModule(const InputChunk& chunk, std::string_view filename, c
 }
 
 void PrintError(const absl::Status& status) {
-  std::string_view message = MessageOf(status);
-  fmt::print(stderr, "{}{}", message, message.ends_with('\n') ? "" : "\n");
+  fmt::print(stderr, "{}", ErrorLine("hlo-opt", MessageOf(status)));
 }
 
 bool IsBlank(std::string_view text) {
@@ -370,6 +370,8 @@ int Main(int argc, char** argv) {
     for (const InputChunk& chunk : SplitInputFile(text)) {
       if (!IsBlank(chunk.text)) chunks.push_back(chunk);  // e.g. after a trailing separator
     }
+    // An input with no module at all is the parser's "empty input" error, as without the flag.
+    if (chunks.empty()) chunks.push_back({text, 1});
   } else {
     chunks.push_back({text, 1});
   }

@@ -13,8 +13,10 @@
 #include "memory_report.pb.h"
 #include "passes/flatten_call_graph.h"
 #include "passes/pass_pipeline.h"
-#include "tools/report_util.h"
+#include "re2/re2.h"
+#include "tools/error_line.h"
 #include "tools/file_io.h"
+#include "tools/report_util.h"
 
 namespace hloscope {
 
@@ -95,14 +97,30 @@ MemoryFlagResult ParseMemoryFlag(std::string_view name, std::optional<std::strin
     }
     return MemoryFlagResult::kTaken;
   }
+  // A pattern is checked here so that a bad one is a usage error (exit 2) like any other bad
+  // flag value, before any input is read.
+  auto bad_pattern = [&](int capture_groups) -> std::optional<std::string> {
+    RE2 re(*value, RE2::Quiet);
+    if (!re.ok()) {
+      return fmt::format("{} '{}' is not a valid regular expression: {}", name, *value,
+                         re.error());
+    }
+    if (capture_groups >= 0 && re.NumberOfCapturingGroups() != capture_groups) {
+      return fmt::format("{} '{}' needs exactly one capture group (it has {})", name, *value,
+                         re.NumberOfCapturingGroups());
+    }
+    return std::nullopt;
+  };
   if (name == "--stage-regex") {
     if (!needs_value()) return MemoryFlagResult::kBadValue;
+    if (std::optional<std::string> e = bad_pattern(1)) return bad(*e);
     o.stage_by = MemoryOptions::StageBy::kOpNameRegex;
     o.stage_regex = std::string(*value);
     return MemoryFlagResult::kTaken;
   }
   if (name == "--forward-regex" || name == "--backward-regex") {
     if (!needs_value()) return MemoryFlagResult::kBadValue;
+    if (std::optional<std::string> e = bad_pattern(-1)) return bad(*e);
     (name == "--forward-regex" ? o.forward_regex : o.backward_regex) = std::string(*value);
     return MemoryFlagResult::kTaken;
   }
@@ -293,6 +311,23 @@ absl::StatusOr<std::string> MemoryReportJson(const MemoryReport& report, const M
   }
 }
 
+namespace {
+
+// A CSV field (RFC 4180): quoted, with quotes doubled, when it holds a comma, a quote or a line
+// break. Module, instruction and stage names may hold any of them.
+std::string CsvField(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+}  // namespace
+
 std::string MemoryReportCsv(const MemoryReport& report, const MemoryReport* after) {
   std::string out = after == nullptr ? "module,step,instruction,stage,live_bytes\n"
                                      : "phase,module,step,instruction,stage,live_bytes\n";
@@ -304,8 +339,8 @@ std::string MemoryReportCsv(const MemoryReport& report, const MemoryReport* afte
                                      ? std::string_view(r.stage_names[p.stage])
                                      : std::string_view();
         if (!phase.empty()) fmt::format_to(std::back_inserter(out), "{},", phase);
-        fmt::format_to(std::back_inserter(out), "{},{},{},{},{}\n", m.module, t,
-                       p.instruction->name(), stage, p.live_bytes);
+        fmt::format_to(std::back_inserter(out), "{},{},{},{},{}\n", CsvField(m.module), t,
+                       CsvField(p.instruction->name()), CsvField(stage), p.live_bytes);
       }
     }
   };
@@ -342,8 +377,8 @@ ParsedModules ParseAll(const std::vector<MemoryInput>& inputs, bool split_input_
       // changes no buffer's size or lifetime.
       if (s.ok()) s = FlattenCallGraph().Run(**m).status();
       if (!s.ok()) {
-        std::string_view msg(s.message().data(), s.message().size());
-        fmt::print(stderr, "{}{}", msg, msg.ends_with('\n') ? "" : "\n");
+        fmt::print(stderr, "{}",
+                   ErrorLine("hlo-opt", std::string_view(s.message().data(), s.message().size())));
         out.all_ok = false;
         continue;
       }
@@ -360,8 +395,8 @@ std::vector<const Module*> Pointers(const std::vector<std::unique_ptr<Module>>& 
 }
 
 void PrintStatus(const absl::Status& s) {
-  std::string_view msg(s.message().data(), s.message().size());
-  fmt::print(stderr, "{}{}", msg, msg.ends_with('\n') ? "" : "\n");
+  fmt::print(stderr, "{}",
+             ErrorLine("hlo-opt", std::string_view(s.message().data(), s.message().size())));
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "hlo/module.h"
 #include "hlo/parser.h"
 #include "hlo/verifier.h"
+#include "tools/error_line.h"
 #include "tools/file_io.h"
 #include "tools/hlo_run_flags.h"
 #include "tools/hlo_run_inputs.h"
@@ -33,11 +34,10 @@ int UsageError(std::string_view message) {
   return kRunBadUsage;
 }
 
-// Parse and verifier errors carry their own "file:line:col: error:" prefix.
-int CannotRun(const absl::Status& s, bool add_prefix) {
-  std::string_view m = MessageOf(s);
-  fmt::print(stderr, "{}{}{}", add_prefix ? "hlo-run: error: " : "", m,
-             m.ends_with('\n') ? "" : "\n");
+// Parse and verifier errors carry their own "file:line:col: error:" prefix; the rest get
+// "hlo-run: error:".
+int CannotRun(const absl::Status& s) {
+  fmt::print(stderr, "{}", ErrorLine("hlo-run", MessageOf(s)));
   return kRunCannotRun;
 }
 
@@ -56,11 +56,11 @@ std::unique_ptr<Loaded> Load(const std::string& path, int* code) {
   }
   absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(loaded->text, {.filename = path});
   if (!m.ok()) {
-    *code = CannotRun(m.status(), false);
+    *code = CannotRun(m.status());
     return nullptr;
   }
   if (absl::Status s = VerifyModule(**m); !s.ok()) {
-    *code = CannotRun(s, false);
+    *code = CannotRun(s);
     return nullptr;
   }
   loaded->module = std::move(*m);
@@ -98,13 +98,12 @@ int RunOne(const RunFlags& flags) {
   std::unique_ptr<Loaded> a = Load(flags.file, &code);
   if (a == nullptr) return code;
   if (absl::Status s = eval::CheckRunnable(*a->module, Options(flags, flags.mode)); !s.ok())
-    return CannotRun(s, true);
+    return CannotRun(s);
   absl::StatusOr<std::vector<eval::Literal>> args = Arguments(flags, *a->module, &code);
   if (!args.ok())
-    return code == kRunBadUsage ? UsageError(MessageOf(args.status()))
-                                : CannotRun(args.status(), true);
+    return code == kRunBadUsage ? UsageError(MessageOf(args.status())) : CannotRun(args.status());
   absl::StatusOr<eval::Literal> out = eval::Evaluate(*a->module, *args, Options(flags, flags.mode));
-  if (!out.ok()) return CannotRun(out.status(), true);
+  if (!out.ok()) return CannotRun(out.status());
   fmt::print("{}", eval::FormatLiteral(*out, flags.print_all));
   return kRunOk;
 }
@@ -117,7 +116,7 @@ int Compare(const RunFlags& flags) {
   if (b == nullptr) return code;
   for (const Loaded* m : {a.get(), b.get()}) {
     if (absl::Status s = eval::CheckRunnable(*m->module, Options(flags, flags.mode_a)); !s.ok())
-      return CannotRun(s, true);
+      return CannotRun(s);
   }
   const Computation& ea = *a->module->entry();
   const Computation& eb = *b->module->entry();
@@ -131,22 +130,19 @@ int Compare(const RunFlags& flags) {
       sa += (sa.empty() ? "" : ", ") + p->shape().ToString(false);
     for (const Instruction* p : eb.parameters())
       sb += (sb.empty() ? "" : ", ") + p->shape().ToString(false);
-    return CannotRun(
-        absl::InvalidArgumentError(
-            fmt::format("cannot compare: the entry parameters differ: {} takes ({}), {} takes ({})",
-                        flags.file, sa, flags.file_b, sb)),
-        true);
+    return CannotRun(absl::InvalidArgumentError(
+        fmt::format("cannot compare: the entry parameters differ: {} takes ({}), {} takes ({})",
+                    flags.file, sa, flags.file_b, sb)));
   }
   absl::StatusOr<std::vector<eval::Literal>> args = Arguments(flags, *a->module, &code);
   if (!args.ok())
-    return code == kRunBadUsage ? UsageError(MessageOf(args.status()))
-                                : CannotRun(args.status(), true);
+    return code == kRunBadUsage ? UsageError(MessageOf(args.status())) : CannotRun(args.status());
   absl::StatusOr<eval::Literal> out_a =
       eval::Evaluate(*a->module, *args, Options(flags, flags.mode_a));
-  if (!out_a.ok()) return CannotRun(out_a.status(), true);
+  if (!out_a.ok()) return CannotRun(out_a.status());
   absl::StatusOr<eval::Literal> out_b =
       eval::Evaluate(*b->module, *args, Options(flags, flags.mode_b));
-  if (!out_b.ok()) return CannotRun(out_b.status(), true);
+  if (!out_b.ok()) return CannotRun(out_b.status());
   if (std::optional<std::string> diff = eval::FirstDifference(*out_a, *out_b)) {
     fmt::print("outputs differ: {} ({}) vs {} ({}): {}\n", flags.file, ModeName(flags.mode_a),
                flags.file_b, ModeName(flags.mode_b), *diff);

@@ -92,8 +92,8 @@ TEST_F(HloOptTest, VerifierErrorIsBadInput) {
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err,
-            "computation 'main': instruction 't': tuple element 0 shape f32[3] does not match "
-            "operand 0 'p' shape f32[2]\n");
+            "hlo-opt: error: computation 'main': instruction 't': tuple element 0 shape f32[3] "
+            "does not match operand 0 'p' shape f32[2]\n");
 }
 
 TEST_F(HloOptTest, FailedRunLeavesNoOutputFile) {
