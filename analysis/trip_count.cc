@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/numbers.h"
+#include "hlo/checked_int.h"
 #include "hlo/computation.h"
 
 namespace hloscope {
@@ -75,8 +76,12 @@ std::optional<int64_t> WhileTripCount(const Instruction& w) {
       (StateElement(next->operand(0)) == element && IntegerConstant(next->operand(1)) == 1) ||
       (StateElement(next->operand(1)) == element && IntegerConstant(next->operand(0)) == 1);
   if (!counts) return std::nullopt;
-  const int64_t trips = *bound - *start + (dir == ComparisonDirection::kLe ? 1 : 0);
-  return std::max<int64_t>(trips, 0);
+  // s64 bounds far apart (start -2^63, bound 2^63-1) give a count past int64: unknown, not a
+  // wrapped (negative, so 0) count.
+  std::optional<int64_t> trips = CheckedSub(*bound, *start);
+  if (trips && dir == ComparisonDirection::kLe) trips = CheckedAdd(*trips, 1);
+  if (!trips) return std::nullopt;
+  return std::max<int64_t>(*trips, 0);
 }
 
 }  // namespace hloscope

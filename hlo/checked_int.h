@@ -26,6 +26,13 @@ inline std::optional<int64_t> CheckedAdd(int64_t a, int64_t b) {
   return r;
 }
 
+// a - b, or nullopt when it does not fit in int64.
+inline std::optional<int64_t> CheckedSub(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_sub_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
+
 // For non-negative operands: a + b, or kInt64Max when that does not fit.
 inline int64_t SaturatingAdd(int64_t a, int64_t b) {
   int64_t r;

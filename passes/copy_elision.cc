@@ -15,6 +15,7 @@
 #include "analysis/ordering.h"
 #include "analysis/trip_count.h"
 #include "fmt/format.h"
+#include "hlo/checked_int.h"
 #include "hlo/computation.h"
 
 namespace hloscope {
@@ -360,11 +361,18 @@ std::string Elider::TryRemove(Instruction& copy, bool* final) {
   return "";
 }
 
+// The product of the trip counts of the loops around `copy`. A product past int64 (200 nested
+// 2-trip loops) is kInt64Max with *known false, never a wrapped value; so is a nest deeper than
+// the walk follows.
 int64_t ExecutionsPerStep(const Instruction& copy, const ExecutionOrdering& ordering, bool* known) {
   int64_t product = 1;
   *known = true;
   const Instruction* at = &copy;
-  for (int guard = 0; guard < 64 && at != nullptr; ++guard) {
+  for (int guard = 0; at != nullptr; ++guard) {
+    if (guard == 100'000) {
+      *known = false;
+      break;
+    }
     const Instruction* caller = ordering.CallerOf(*at->parent());
     if (caller == nullptr) {
       // Reached the entry, or a computation with several callers: unknown beyond here.
@@ -373,7 +381,12 @@ int64_t ExecutionsPerStep(const Instruction& copy, const ExecutionOrdering& orde
     }
     if (caller->opcode() == Opcode::kWhile && caller->while_body() == at->parent()) {
       if (std::optional<int64_t> trips = WhileTripCount(*caller)) {
-        product *= *trips;
+        std::optional<int64_t> next = CheckedMul(product, *trips);
+        if (!next) {
+          *known = false;
+          return kInt64Max;
+        }
+        product = *next;
       } else {
         *known = false;
       }
@@ -448,13 +461,14 @@ absl::StatusOr<bool> CopyElision::Run(Module& module) {
   for (Computation* c : touched) c->CompactInstructions();
 
   for (CopyDecision& d : decisions) {
-    const int64_t traffic = d.bytes * d.executions_per_step;
+    // Saturating: kInt64Max reads as "overflow" in the report, never as a wrapped count.
+    const int64_t traffic = SaturatingMul(d.bytes, d.executions_per_step);
     if (d.removed) {
       ++report_.removed;
-      report_.bytes_saved_per_step += traffic;
+      report_.bytes_saved_per_step = SaturatingAdd(report_.bytes_saved_per_step, traffic);
     } else {
       ++report_.kept;
-      report_.bytes_kept_per_step += traffic;
+      report_.bytes_kept_per_step = SaturatingAdd(report_.bytes_kept_per_step, traffic);
     }
   }
   report_.copies = std::move(decisions);

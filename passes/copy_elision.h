@@ -47,6 +47,8 @@ struct CopyDecision {
   bool removed = false;
   std::string reason;  // empty for removed copies
   int64_t bytes = 0;   // the copy's result, per execution
+  // The product of the enclosing loops' trip counts; kInt64Max (with executions_known false)
+  // when that product does not fit in int64.
   int64_t executions_per_step = 1;
   bool executions_known = true;
 };
@@ -56,7 +58,7 @@ struct CopyElisionReport {
   std::vector<CopyDecision> copies;  // module order
   int64_t removed = 0;
   int64_t kept = 0;
-  // Sum over removed copies of bytes × executions_per_step.
+  // Sum over removed copies of bytes × executions_per_step (both sums saturate at kInt64Max).
   int64_t bytes_saved_per_step = 0;
   // Sum over kept copies of bytes × executions_per_step.
   int64_t bytes_kept_per_step = 0;

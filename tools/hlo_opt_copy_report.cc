@@ -7,6 +7,7 @@
 #include "copy_elision_report.pb.h"
 #include "fmt/format.h"
 #include "google/protobuf/util/json_util.h"
+#include "hlo/checked_int.h"
 #include "tools/file_io.h"
 #include "tools/report_util.h"
 
@@ -56,17 +57,32 @@ std::string ConfigureCopyElision(PassPipeline* pipeline, bool bitcast_defines_va
   return "";
 }
 
+namespace {
+
+// Counts and byte sums saturate at kInt64Max when they do not fit (copy_elision.h).
+std::string BytesOrOverflow(int64_t bytes) {
+  return bytes == kInt64Max ? std::string("overflow") : HumanBytes(bytes);
+}
+
+std::string CountOrOverflow(int64_t n) {
+  return n == kInt64Max ? std::string("overflow") : fmt::format("{}", n);
+}
+
+}  // namespace
+
 std::string CopyReportSummary(const CopyElisionReport& r, std::string_view module) {
   std::string out = fmt::format(
       "copy-elision on {}: {} of {} copies removed, {} of copy traffic saved per step "
       "({} left){}\n",
-      module, r.removed, r.removed + r.kept, HumanBytes(r.bytes_saved_per_step),
-      HumanBytes(r.bytes_kept_per_step),
+      module, r.removed, r.removed + r.kept, BytesOrOverflow(r.bytes_saved_per_step),
+      BytesOrOverflow(r.bytes_kept_per_step),
       r.bitcast_defines_value ? " [bitcasts define values]" : "");
   for (const CopyDecision& d : r.copies) {
     out += fmt::format("  {:<7} %{} in {}: {} x {}{}", d.removed ? "removed" : "kept", d.name,
-                       d.computation, HumanBytes(d.bytes), d.executions_per_step,
-                       d.executions_known ? "" : " (some trip count unknown)");
+                       d.computation, HumanBytes(d.bytes), CountOrOverflow(d.executions_per_step),
+                       d.executions_per_step == kInt64Max ? " (the trip counts' product overflows)"
+                       : d.executions_known               ? ""
+                                                          : " (some trip count unknown)");
     if (!d.removed) out += fmt::format(": {}", d.reason);
     out += '\n';
   }
@@ -100,12 +116,12 @@ void CopyReportCollector::Collect(const PassPipeline* pipeline, const Module& mo
       out->set_bytes(d.bytes);
       out->set_executions_per_step(d.executions_per_step);
       out->set_executions_known(d.executions_known);
-      out->set_bytes_per_step(d.bytes * d.executions_per_step);
+      out->set_bytes_per_step(SaturatingMul(d.bytes, d.executions_per_step));
     }
     all.set_removed(all.removed() + r.removed);
     all.set_kept(all.kept() + r.kept);
-    all.set_bytes_saved_per_step(all.bytes_saved_per_step() + r.bytes_saved_per_step);
-    all.set_bytes_kept_per_step(all.bytes_kept_per_step() + r.bytes_kept_per_step);
+    all.set_bytes_saved_per_step(SaturatingAdd(all.bytes_saved_per_step(), r.bytes_saved_per_step));
+    all.set_bytes_kept_per_step(SaturatingAdd(all.bytes_kept_per_step(), r.bytes_kept_per_step));
   }
 }
 
