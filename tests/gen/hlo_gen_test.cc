@@ -358,6 +358,40 @@ TEST(HloGen, OptionsRejectBadUsage) {
   EXPECT_EQ(parse({"--layers=0"}), "option '--layers' needs a positive integer, got '0'");
 }
 
+// Sizes whose products do not fit (issue 22): these used to exit 0 and write shapes such as
+// bf16[...,-4]; every array's bytes and the module's size are checked before generating.
+TEST(HloGen, OptionsRejectSizesWhoseProductsOverflow) {
+  auto parse = [](std::vector<std::string> args) {
+    std::vector<char*> argv;
+    static std::string prog = "hlo-gen";
+    argv.push_back(prog.data());
+    for (std::string& a : args) argv.push_back(a.data());
+    Options o;
+    return ParseOptions(static_cast<int>(argv.size()), argv.data(), &o);
+  };
+  EXPECT_EQ(parse({"--hidden=9223372036854775807", "--heads=1"}),
+            "the sizes do not fit: the MLP weights [H,4H] would need more than 2^63 bytes "
+            "(--microbatch=2 --seq=2048 --hidden=9223372036854775807 --heads=1 "
+            "--microbatches=8 --stages=4)");
+  EXPECT_TRUE(parse({"--hidden=1099511627776"}).starts_with("the sizes do not fit: the MLP"));
+  EXPECT_TRUE(parse({"--seq=4611686018427387904"})
+                  .starts_with("the sizes do not fit: the attention scores [B,A,S,S]"));
+  // B*S*vocab*4*M: 2^40 * 2048 * 32000 overflows although each factor is modest.
+  EXPECT_TRUE(parse({"--microbatch=1099511627776"}).starts_with("the sizes do not fit"));
+  EXPECT_TRUE(parse({"--microbatches=9223372036854775807"}).starts_with("the sizes do not fit"));
+  EXPECT_EQ(parse({"--layers=1000000000"}),
+            "--layers=1000000000 would generate about 1000000000000 instructions, more than "
+            "the 200000000 hlo-gen writes");
+  EXPECT_EQ(parse({"--layers=100000", "--unroll"}),
+            "--layers=100000 with --unroll would generate about 1100000000 instructions, more "
+            "than the 200000000 hlo-gen writes");
+  EXPECT_EQ(parse({"--layers=9223372036854775807", "--stages=1"}),
+            "--layers=9223372036854775807 would generate about 2^63 or more instructions, more "
+            "than the 200000000 hlo-gen writes");
+  // Large but representable sizes are fine: hlo-gen only writes text.
+  EXPECT_EQ(parse({"--hidden=65536", "--seq=65536"}), "");
+}
+
 // Exit codes as hlo-opt has them: 0 success, 2 bad usage (lit's `not` cannot tell 1 from 2).
 int RunTool(const std::string& args) {
   const int status = std::system(fmt::format("{} {} >/dev/null 2>&1", HLO_GEN_PATH, args).c_str());
@@ -372,6 +406,8 @@ TEST(HloGenTool, ExitCodes) {
   EXPECT_EQ(RunTool("--layout=mpmd --stage=9"), 2);
   EXPECT_EQ(RunTool("--help=yes"), 2);
   EXPECT_EQ(RunTool("-o /nonexistent-dir/x.hlo --layers=2 --stages=2"), 2);
+  EXPECT_EQ(RunTool("--hidden=9223372036854775807 --heads=1"), 2);
+  EXPECT_EQ(RunTool("--layers=1000000000"), 2);
 }
 
 }  // namespace

@@ -1,8 +1,11 @@
 #include "tools/hlo_gen/options.h"
 
 #include <charconv>
+#include <initializer_list>
+#include <optional>
 
 #include "fmt/core.h"
+#include "hlo/checked_int.h"
 
 namespace hloscope::gen {
 
@@ -70,6 +73,65 @@ bool ParseInt(std::string_view text, int64_t* out) {
   if (text.empty()) return false;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
   return ec == std::errc() && end == text.data() + text.size();
+}
+
+}  // namespace
+
+namespace {
+
+// The product of `factors`, or nullopt past int64.
+std::optional<int64_t> Product(std::initializer_list<int64_t> factors) {
+  int64_t p = 1;
+  for (int64_t f : factors) {
+    std::optional<int64_t> next = CheckedMul(p, f);
+    if (!next) return std::nullopt;
+    p = *next;
+  }
+  return p;
+}
+
+// The most instructions a generated module may have (about 100 bytes of text and of memory
+// each): past it the run would exhaust memory or disk long before finishing.
+constexpr int64_t kMaxInstructions = 200'000'000;
+
+// Every array the model declares must fit in int64 bytes (f32, the widest element type it
+// uses), or the text would hold wrapped, negative dimensions; and the module must be of a
+// size that can be written.
+std::string CheckSizes(const Options& o) {
+  const int64_t trip =
+      o.layout == Layout::kSpmdCircular ? o.microbatches + o.stages - 1 : o.microbatches;
+  struct Array {
+    const char* what;
+    std::optional<int64_t> bytes;
+  };
+  const int64_t B = o.microbatch, S = o.seq, H = o.hidden, A = o.heads, M = o.microbatches;
+  const Array arrays[] = {
+      {"the MLP weights [H,4H]", Product({H, 4, H, 4})},
+      {"the attention scores [B,A,S,S]", Product({B, A, S, S, 4})},
+      {"the MLP activations [B,S,4H]", Product({B, S, 4, H, 4})},
+      {"the logits [M,B,S,vocab]", Product({M, B, S, o.vocab(), 4})},
+      {"the embedding table [vocab,H]", Product({o.vocab(), H, 4})},
+      {"the loop's inputs [M,B,S,H]", Product({M, B, S, H, 4})},
+      {"the stash [trips,B,S,H]", trip < 0 ? std::nullopt : Product({trip, B, S, H, 4})},
+  };
+  for (const Array& a : arrays) {
+    if (!a.bytes) {
+      return fmt::format(
+          "the sizes do not fit: {} would need more than 2^63 bytes (--microbatch={} --seq={} "
+          "--hidden={} --heads={} --microbatches={} --stages={})",
+          a.what, B, S, H, A, M, o.stages);
+    }
+  }
+  // About 1,000 instructions per layer, per loop trip when unrolled (see --help).
+  std::optional<int64_t> instructions = Product({o.layers, 1000, o.unroll ? trip : 1});
+  if (!instructions || *instructions > kMaxInstructions) {
+    return fmt::format(
+        "--layers={}{} would generate about {} instructions, more than the {} hlo-gen writes",
+        o.layers, o.unroll ? " with --unroll" : "",
+        instructions ? fmt::format("{}", *instructions) : std::string("2^63 or more"),
+        kMaxInstructions);
+  }
+  return {};
 }
 
 }  // namespace
@@ -182,7 +244,7 @@ std::string ParseOptions(int argc, char** argv, Options* o) {
   if (o->stage >= o->stages) {
     return fmt::format("--stage={} is out of range for --stages={}", o->stage, o->stages);
   }
-  return {};
+  return CheckSizes(*o);
 }
 
 }  // namespace hloscope::gen
