@@ -1,0 +1,3 @@
+#pragma once
+#include "low/low.h"
+#include "mid2/mid2.h"
