@@ -23,9 +23,37 @@ bool ReadInput(const std::string& path, std::string* text, std::string* error) {
     *error = fmt::format("cannot open '{}': {}", path, std::strerror(errno));
     return false;
   }
+  const std::string_view shown = path == "-" ? std::string_view("<stdin>") : path;
+  // A directory opens, and then reads as nothing on some systems; a device or a pipe has no
+  // size and may never end (/dev/zero), so it is read up to kMaxStreamInputBytes.
+  struct stat info;
+  bool regular = true;
+  if (::fstat(::fileno(f), &info) == 0) {
+    if (S_ISDIR(info.st_mode)) {
+      if (f != stdin) std::fclose(f);
+      *error = fmt::format("cannot read '{}': {}", shown, std::strerror(EISDIR));
+      return false;
+    }
+    regular = S_ISREG(info.st_mode);
+    // Reserving the known size avoids the doubling copies of a large file.
+    if (regular && info.st_size > 0)
+      text->reserve(text->size() + static_cast<size_t>(info.st_size));
+  }
   char buf[1 << 16];
   size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) text->append(buf, n);
+  size_t read = 0;
+  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) {
+    read += n;
+    if (!regular && read > kMaxStreamInputBytes) {
+      if (f != stdin) std::fclose(f);
+      *error = fmt::format(
+          "cannot read '{}': more than {} bytes from something that is not a regular file (a "
+          "device or a pipe); save it to a file first",
+          shown, kMaxStreamInputBytes);
+      return false;
+    }
+    text->append(buf, n);
+  }
   bool failed = std::ferror(f) != 0;
   int err = errno;
   if (f != stdin) std::fclose(f);

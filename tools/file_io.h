@@ -7,14 +7,20 @@
 // target is the input itself (`hlo-opt x.hlo -o x.hlo`).
 #pragma once
 
+#include <cstddef>
 #include <cstdio>
 #include <string>
 #include <string_view>
 
 namespace hloscope {
 
+// The most bytes ReadInput takes from an input that is not a regular file (standard input
+// from a pipe, a FIFO, a device such as /dev/zero), which has no size to check beforehand.
+inline constexpr size_t kMaxStreamInputBytes = size_t{1} << 30;
+
 // Appends all of `path` ('-' = standard input) to *text; false with *error set on failure
-// ("cannot open 'x.hlo': No such file or directory").
+// ("cannot open 'x.hlo': No such file or directory", "cannot read 'd': Is a directory", or
+// more than kMaxStreamInputBytes from a device or pipe).
 bool ReadInput(const std::string& path, std::string* text, std::string* error);
 
 // Writes `text` to `path` ('-' = standard output) through an AtomicFileWriter; false with

@@ -1,6 +1,7 @@
 // hlo-pipeline: generates or loads pipeline schedules, lowers them to SEND/RECV, simulates them
 // with per-stage costs and prints bubble, timing and per-rank activation memory (see --help and
 // docs/pipeline.md). A thin main: the work is in analysis/pipeline.
+#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -118,6 +119,39 @@ CostInputs Costs(const PipelineFlags& f, const std::vector<HloStage>& hlo) {
   return in;
 }
 
+// Costs near the largest double (--forward-time=1e308,...) add up to inf, and inf - inf to
+// nan: a report of "makespan inf us, bubble -nan%" would look like a result. Also checks that
+// --static-bytes gives one value or one per rank of this schedule.
+absl::Status CheckFinite(const PipelineFlags& f, const Schedule& schedule, const Simulation& sim) {
+  const size_t ranks = static_cast<size_t>(schedule.num_ranks());
+  if (f.static_bytes.size() > 1 && f.static_bytes.size() != ranks) {
+    return absl::InvalidArgumentError(StrCat("--static-bytes has ", f.static_bytes.size(),
+                                             " values but ", schedule.name, " has ", ranks,
+                                             " ranks: give one value for all or one per rank"));
+  }
+  auto bad = [&](std::string_view what, double v) {
+    return absl::InvalidArgumentError(fmt::format(
+        "the simulation of {} does not give finite numbers: {} is {} (the costs are too large "
+        "to add up in a double)",
+        schedule.name, what, v));
+  };
+  if (!std::isfinite(sim.makespan)) return bad("the makespan", sim.makespan);
+  if (!std::isfinite(sim.bubble_fraction)) return bad("the bubble", sim.bubble_fraction);
+  for (size_t r = 0; r < sim.ranks.size(); ++r) {
+    const RankStats& st = sim.ranks[r];
+    const double stat = f.static_bytes.empty()       ? 0
+                        : f.static_bytes.size() == 1 ? f.static_bytes[0]
+                                                     : f.static_bytes[r];
+    for (double v : {st.busy_time, st.end_time, st.bubble_fraction, st.peak_time}) {
+      if (!std::isfinite(v)) return bad(StrCat("a time of rank ", r), v);
+    }
+    if (!std::isfinite(st.peak_bytes + stat)) {
+      return bad(StrCat("the peak memory of rank ", r), st.peak_bytes + stat);
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Run> Simulated(const PipelineFlags& f, const std::vector<HloStage>& hlo,
                               const std::string& name) {
   absl::StatusOr<Schedule> compute = LoadOrGenerate(f, name);
@@ -141,6 +175,7 @@ absl::StatusOr<Run> Simulated(const PipelineFlags& f, const std::vector<HloStage
     }
     return sim.status();
   }
+  if (absl::Status s = CheckFinite(f, schedule, *sim); !s.ok()) return s;
   return Run{name, std::move(schedule), *std::move(sim)};
 }
 
