@@ -5,22 +5,27 @@ include(CMakePackageConfigHelpers)
 
 set(HLOSCOPE_CMAKE_INSTALL_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/hloscope")
 
-# One library per folder; analysis/ may not define its target yet.
+# One library per folder, each shipping only its own public headers: a folder that is another
+# library (hlo/eval is hloscope::eval) is installed with that library, not inside its parent's,
+# and *_internal.h headers are private to their library's sources.
 set(_hloscope_install_targets)
-foreach(area hlo analysis passes)
-  if(TARGET hloscope_${area})
-    set_target_properties(hloscope_${area} PROPERTIES EXPORT_NAME ${area})
-    list(APPEND _hloscope_install_targets hloscope_${area})
+foreach(area hlo analysis passes hlo/eval)
+  string(REPLACE "/" "_" name "${area}")
+  string(REGEX REPLACE "^hlo_" "" name "${name}")
+  # The sub-folders of `area` that are libraries of their own.
+  set(nested)
+  if(area STREQUAL "hlo")
+    set(nested PATTERN "eval" EXCLUDE)
+  endif()
+  if(TARGET hloscope_${name})
+    set_target_properties(hloscope_${name} PROPERTIES EXPORT_NAME ${name})
+    list(APPEND _hloscope_install_targets hloscope_${name})
     install(DIRECTORY "${PROJECT_SOURCE_DIR}/${area}/"
             DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/hloscope/${area}"
-            FILES_MATCHING PATTERN "*.h" PATTERN "*.def" PATTERN "*.inc")
+            FILES_MATCHING PATTERN "*.h" PATTERN "*.def" PATTERN "*.inc"
+            PATTERN "*_internal.h" EXCLUDE ${nested})
   endif()
 endforeach()
-
-# hlo/eval's headers come with hlo/ above; its library is hloscope::eval.
-if(TARGET hloscope_eval)
-  list(APPEND _hloscope_install_targets hloscope_eval)
-endif()
 
 install(TARGETS ${_hloscope_install_targets} hlo-opt hlo-gen hlo-pipeline hlo-run
         EXPORT hloscopeTargets

@@ -33,6 +33,18 @@ foreach(installed ${BINDIR}/hlo-opt
   endif()
 endforeach()
 
+# Each library ships its own headers and no private ones: hlo/eval's come with hloscope::eval
+# (once, at their include path), and *_internal.h stays in the source tree.
+foreach(installed ${INCLUDEDIR}/hloscope/hlo/eval/evaluator.h)
+  if(NOT EXISTS "${prefix}/${installed}")
+    message(FATAL_ERROR "install is missing ${prefix}/${installed}")
+  endif()
+endforeach()
+file(GLOB_RECURSE private_headers RELATIVE "${prefix}" "${prefix}/${INCLUDEDIR}/*_internal.h")
+if(private_headers)
+  message(FATAL_ERROR "install ships private headers: ${private_headers}")
+endif()
+
 # Only the install prefix is on CMAKE_PREFIX_PATH: the consumer must not see the build tree.
 step("${CMAKE_COMMAND}" -S "${CONSUMER_SOURCE_DIR}" -B "${consumer_build}"
      "-DCMAKE_PREFIX_PATH=${prefix}" "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}"
