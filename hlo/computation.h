@@ -32,7 +32,8 @@ class Computation {
   int64_t parameter_count() const { return static_cast<int64_t>(parameters_.size()); }
   // `execution_thread="..."` written after the closing brace; empty for the main thread.
   std::string_view execution_thread() const { return execution_thread_; }
-  // The text after `}` on the computation's last line (e.g. `, execution_thread="host"`).
+  // Whether the text gave the computation a signature, `name (p: f32[]) -> f32[] {` (the
+  // printer writes the canonical form either way; flatten-call-graph's clones keep the flag).
   bool had_signature() const { return had_signature_; }
 
   // Appends an instruction created by Module::CreateInstruction to this computation.

@@ -1,6 +1,7 @@
-// Pieces of the verifier shared by its two files: verifier.cc (structure: operand/user
-// consistency, parameters, roots, cycles, names) and verifier_shape_rules.cc (per-opcode shape
-// rules). Not part of the public API.
+// Pieces of the verifier shared by its files: verifier.cc (structure: operand/user
+// consistency, parameters, roots, cycles, names) and the per-opcode shape rules, one family a
+// file (verifier_*_rule.cc / verifier_*_rules.cc; hlo/verifier.h lists them). Not part of the
+// public API, and not installed.
 #pragma once
 
 #include <cstdint>

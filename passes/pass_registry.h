@@ -59,7 +59,7 @@ class PassRegistry {
   std::map<std::string, Entry, std::less<>> entries_;  // ordered: listings come out sorted
 };
 
-// Adds dce and tuple-simplify (and every future built-in pass) to `registry`.
+// Adds every built-in pass (the list is passes/builtin_passes.cc) to `registry`.
 absl::Status RegisterBuiltinPasses(PassRegistry& registry);
 
 }  // namespace hloscope

@@ -1,5 +1,5 @@
-// Attributes the interpreter reads that hlo/attribute_values.h does not decode (padding=).
-// RawAttribute / IntListAttribute come from there.
+// pad's `padding=` as the interpreter needs it: hlo/attribute_values.h's ParsePadding, with a
+// failure turned into an error that names the instruction.
 #pragma once
 
 #include <cstdint>
