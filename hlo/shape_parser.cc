@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "hlo/str_util.h"
 
@@ -232,22 +233,23 @@ bool ShapeParser::ParseUncached(Shape* shape) {
   }
   if (cur_.Peek() == '{') {
     // `-> f32[2]{` can also be a signature's result shape followed by the computation body:
-    // a brace is a layout only when it holds one (digits, ':' or '}').
+    // a brace is a layout only when it holds one (digits, ':' or '}'; '-' too, which no
+    // instruction name starts with, so that `{-1,0}` is reported as a bad layout).
     const char* q = cur_.pos() + 1;
     while (q < cur_.end() && *q == ' ') ++q;
-    if (q < cur_.end() && ((*q >= '0' && *q <= '9') || *q == ':' || *q == '}')) {
+    if (q < cur_.end() && ((*q >= '0' && *q <= '9') || *q == ':' || *q == '}' || *q == '-')) {
       return ParseLayout(shape);
     }
     return true;
   }
   // Some tests write the layout after a space: `f32[3,6] {1,0}`. A brace counts as a layout
-  // only when it holds a layout (digits, ':' or '}'), not a computation body.
+  // only when it holds a layout (digits, ':', '}' or '-'), not a computation body.
   const char* p = cur_.pos();
   while (p < cur_.end() && *p == ' ') ++p;
   if (p > cur_.pos() && p < cur_.end() && *p == '{') {
     const char* q = p + 1;
     while (q < cur_.end() && *q == ' ') ++q;
-    if (q < cur_.end() && ((*q >= '0' && *q <= '9') || *q == ':' || *q == '}')) {
+    if (q < cur_.end() && ((*q >= '0' && *q <= '9') || *q == ':' || *q == '}' || *q == '-')) {
       cur_.set_pos(p);
       return ParseLayout(shape);
     }
@@ -280,14 +282,24 @@ bool ShapeParser::ParseLayout(Shape* shape) {
     return cur_.Error(brace, StrCat("layout has ", n, n == 1 ? " dimension" : " dimensions",
                                     " but the shape has rank ", shape->rank()));
   }
-  uint64_t seen = 0;
+  // A bit per dimension; ranks past 64 (valid, if rare) take a vector instead of the mask.
+  uint64_t seen_mask = 0;
+  std::vector<bool> seen_wide(shape->rank() > 64 ? static_cast<size_t>(shape->rank()) : 0);
   for (int64_t d : layout.minor_to_major) {
-    if (d < 0 || d >= shape->rank() || d >= 64 || (seen >> d) & 1) {
+    bool seen =
+        d >= 0 && d < shape->rank() &&
+        (d < 64 && seen_wide.empty() ? (seen_mask >> d) & 1
+                                     : static_cast<bool>(seen_wide[static_cast<size_t>(d)]));
+    if (d < 0 || d >= shape->rank() || seen) {
       return cur_.Error(brace,
                         StrCat("layout {", StrJoin(layout.minor_to_major, ","),
                                "} is not a permutation of the dimensions 0..", shape->rank() - 1));
     }
-    seen |= uint64_t{1} << d;
+    if (seen_wide.empty()) {
+      seen_mask |= uint64_t{1} << d;
+    } else {
+      seen_wide[static_cast<size_t>(d)] = true;
+    }
   }
   return true;
 }

@@ -200,11 +200,41 @@ class LiteralChecker {
       if (close != std::string_view::npos) pos_ = close + 1;
     }
     std::string_view token = text_.substr(start, pos_ - start);
-    if (IsValue(token, floating)) return absl::OkStatus();
+    if (IsValue(token, floating)) {
+      if (floating || InIntegerRange(token, GetPrimitiveTypeInfo(shape.element_type))) {
+        return absl::OkStatus();
+      }
+      // As XLA's parser: s8[2] {127, 300} is an error, not a value that wraps to 44.
+      return Error(StrCat("'", token, "' is out of range for ",
+                          PrimitiveTypeName(shape.element_type), " (in the literal of ",
+                          ShapeText(shape), ")"));
+    }
     std::string shown = token.empty() ? std::string(text_.substr(start, 1)) : std::string(token);
     if (shown.empty()) shown = "end of text";
     return Error(StrCat("'", shown, "' is not a ", PrimitiveTypeName(shape.element_type),
                         " value (in the literal of ", ShapeText(shape), ")"));
+  }
+
+  // Whether the integer `t` (digits with an optional sign, or true/false) fits `info`'s
+  // integer type; pred takes 0 and 1.
+  static bool InIntegerRange(std::string_view t, const PrimitiveTypeInfo& info) {
+    if (t == "true" || t == "false") return true;
+    const bool negative = t.starts_with('-');
+    if (t.starts_with('-') || t.starts_with('+')) t.remove_prefix(1);
+    while (t.size() > 1 && t[0] == '0') t.remove_prefix(1);
+    // |value| as unsigned 64 bits; more than 20 digits never fits.
+    unsigned __int128 magnitude = 0;
+    if (t.size() > 20) return false;
+    for (char c : t) magnitude = magnitude * 10 + static_cast<unsigned>(c - '0');
+    if (info.type == PrimitiveType::kPred) return !negative ? magnitude <= 1 : magnitude == 0;
+    const int bits = info.bits;
+    if (bits <= 0 || bits > 64) return true;
+    if (info.is_unsigned_int) {
+      return negative ? magnitude == 0
+                      : magnitude <= ((static_cast<unsigned __int128>(1) << bits) - 1);
+    }
+    const unsigned __int128 half = static_cast<unsigned __int128>(1) << (bits - 1);
+    return negative ? magnitude <= half : magnitude < half;
   }
 
   static bool AllDigits(std::string_view s) {
