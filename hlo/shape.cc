@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "hlo/checked_int.h"
 #include "hlo/str_util.h"
 
 namespace hloscope {
@@ -76,7 +77,7 @@ int64_t Shape::ByteSize() const {
 int64_t Shape::TotalArrayBytes() const {
   if (!IsTuple() && !IsBuffer()) return ByteSize();
   int64_t total = 0;
-  for (const Shape* e : tuple_elements) total += e->TotalArrayBytes();
+  for (const Shape* e : tuple_elements) total = SaturatingAdd(total, e->TotalArrayBytes());
   return total;
 }
 

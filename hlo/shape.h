@@ -83,7 +83,8 @@ class Shape {
   int64_t ElementBits() const;
   // Bytes of one array (sub-byte types packed, E(n) honoured); 0 for tuples, tokens, opaque.
   int64_t ByteSize() const;
-  // Sum of ByteSize over all array leaves (a tuple's own pointer table is not counted).
+  // Sum of ByteSize over all array leaves (a tuple's own pointer table is not counted);
+  // saturates at INT64_MAX when the leaves together do not fit.
   int64_t TotalArrayBytes() const;
   // Equal ignoring layouts (element type, dims, dynamic bounds, tuple structure).
   bool Compatible(const Shape& other) const;

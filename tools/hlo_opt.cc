@@ -20,6 +20,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "fmt/core.h"
+#include "hlo/checked_int.h"
 #include "hlo/module.h"
 #include "hlo/parser.h"
 #include "hlo/printer.h"
@@ -225,7 +226,8 @@ void AppendStats(const Module& module, const Timings& t, std::string& out) {
     for (const Instruction* instr : c->instructions()) {
       ++per_opcode[instr->PrintedOpcode()];
       ++instructions;
-      array_bytes += instr->shape().TotalArrayBytes();
+      // Saturating: a module of a few huge shapes must not print a wrapped total.
+      array_bytes = SaturatingAdd(array_bytes, instr->shape().TotalArrayBytes());
     }
   }
   const Module::MemoryStats mem = module.ComputeMemoryStats();
@@ -239,7 +241,11 @@ void AppendStats(const Module& module, const Timings& t, std::string& out) {
   out += fmt::format("module {}\n", module.name());
   out += fmt::format("  computations          {}\n", module.computations().size());
   out += fmt::format("  instructions          {}\n", instructions);
-  out += fmt::format("  total array bytes     {} ({})\n", array_bytes, HumanBytes(array_bytes));
+  if (array_bytes == kInt64Max) {
+    out += "  total array bytes     overflow (2^63 or more)\n";
+  } else {
+    out += fmt::format("  total array bytes     {} ({})\n", array_bytes, HumanBytes(array_bytes));
+  }
   out += fmt::format("  parse time            {:.3f} ms\n", t.parse_seconds * 1e3);
   out += fmt::format("  verify time           {:.3f} ms\n", t.verify_seconds * 1e3);
   out += fmt::format("  IR memory             {} ({})\n", ir_bytes, HumanBytes(ir_bytes));
