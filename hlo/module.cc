@@ -93,6 +93,19 @@ Instruction* Module::CreateInstruction(Opcode opcode, const Shape* shape, std::s
   return instr;
 }
 
+void Module::SetSourceOffset(const Instruction& instr, size_t offset) {
+  const uint32_t id = instr.unique_id();
+  // The parser creates instructions in id order, so this is nearly always an append.
+  if (source_offsets_.size() <= id) source_offsets_.resize(id + 1, kNoSourceOffset);
+  source_offsets_[id] = offset < kNoSourceOffset ? static_cast<uint32_t>(offset) : kNoSourceOffset;
+}
+
+std::optional<size_t> Module::SourceOffset(const Instruction& instr) const {
+  const uint32_t id = instr.unique_id();
+  if (id >= source_offsets_.size() || source_offsets_[id] == kNoSourceOffset) return std::nullopt;
+  return source_offsets_[id];
+}
+
 Metadata* Module::CreateMetadata() { return &metadata_storage_.emplace_back(); }
 ControlEdges* Module::CreateControlEdges() { return &control_storage_.emplace_back(); }
 InstructionDetails* Module::CreateDetails() { return &details_storage_.emplace_back(); }
@@ -238,7 +251,8 @@ Module::MemoryStats Module::ComputeMemoryStats() const {
   s.string_bytes = static_cast<int64_t>(arena_.bytes_used());
   s.other_bytes = static_cast<int64_t>(computation_storage_.size() * sizeof(Computation) +
                                        metadata_storage_.size() * sizeof(Metadata) +
-                                       details_storage_.size() * sizeof(InstructionDetails));
+                                       details_storage_.size() * sizeof(InstructionDetails) +
+                                       source_offsets_.capacity() * sizeof(uint32_t));
   for (const Computation* c : computations_) {
     const int64_t lists = HeapBytes(c->instructions_) + HeapBytes(c->parameters_);
     live_list_bytes += lists;

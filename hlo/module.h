@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -108,6 +109,21 @@ class Module {
   // reused), so a per-instruction table can be a vector indexed by id.
   uint32_t instruction_id_bound() const { return next_instruction_id_; }
 
+  // --- source positions (for messages that point into the text, e.g. the verifier's) ---
+  // The byte offset of an instruction's name in the text it was parsed from (ParseModule's
+  // `text`), kept in a side table indexed by unique_id(): 4 bytes per instruction, none in
+  // Instruction itself. Instructions that passes create have none (nullopt), nor do offsets
+  // past 4 GiB.
+  void SetSourceOffset(const Instruction& instr, size_t offset);
+  std::optional<size_t> SourceOffset(const Instruction& instr) const;
+  // What the parser was given as ParseOptions::filename and first_line.
+  void SetSource(std::string_view filename, int first_line) {
+    source_filename_ = Save(filename);
+    source_first_line_ = first_line;
+  }
+  std::string_view source_filename() const { return source_filename_; }
+  int source_first_line() const { return source_first_line_; }
+
  private:
   struct ShapeHash {
     size_t operator()(const Shape* s) const;
@@ -142,6 +158,10 @@ class Module {
   StringViewMap<uint32_t> attr_key_ids_;
   StringViewMap<int> name_counters_;
   uint32_t next_instruction_id_ = 0;
+  static constexpr uint32_t kNoSourceOffset = UINT32_MAX;
+  std::vector<uint32_t> source_offsets_;  // by unique_id(); kNoSourceOffset when unknown
+  std::string_view source_filename_;
+  int source_first_line_ = 1;
 };
 
 }  // namespace hloscope

@@ -33,12 +33,14 @@ class Parser {
  public:
   Parser(std::string_view text, const ParseOptions& options)
       : cur_(text, options.filename, options.first_line),
+        text_begin_(text.data()),
         module_(std::make_unique<Module>("")),
         shapes_(cur_, *module_),
         attrs_(cur_, *module_, shapes_) {
     attrs_.set_inline_computation_parser([this](std::string_view base, Computation** out) {
       return ParseInlineComputation(base, out);
     });
+    module_->SetSource(options.filename, options.first_line);
   }
 
   void set_display_text(std::string_view display) { cur_.set_display_text(display); }
@@ -85,6 +87,7 @@ class Parser {
   bool ResolveComputationReferences();
 
   TextCursor cur_;
+  const char* text_begin_;  // source offsets of instructions count from here
   std::unique_ptr<Module> module_;
   ShapeParser shapes_;
   AttributeParser attrs_;
@@ -431,6 +434,7 @@ Instruction* Parser::ParseInstructionTail(Computation* comp, std::string_view na
   }
   std::string_view saved_name = module_->Save(name);
   Instruction* instr = module_->CreateInstruction(*opcode, shape, saved_name, comp);
+  module_->SetSourceOffset(*instr, static_cast<size_t>(name_at - text_begin_));
   InstructionBuilder builder(instr);
   if (wrapped != Opcode::kOpcodeCount) builder.set_wrapped_opcode(wrapped);
   auto [slot, inserted] = names_.try_emplace(saved_name, instr);

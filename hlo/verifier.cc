@@ -3,14 +3,18 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/cord.h"
+#include "absl/strings/numbers.h"
 #include "hlo/str_util.h"
 #include "hlo/string_hash.h"
+#include "hlo/text_cursor.h"
 #include "hlo/verifier_internal.h"
 
 namespace hloscope {
@@ -31,8 +35,11 @@ absl::Status ComputationError(const Computation& c, std::string_view what) {
 }
 
 absl::Status InstrError(const Computation& c, const Instruction& instr, std::string_view what) {
-  return absl::InvalidArgumentError(
+  absl::Status s = absl::InvalidArgumentError(
       StrCat("computation '", c.name(), "': instruction '", instr.name(), "': ", what));
+  // Which instruction failed, so that VerifyModule can point into the source text.
+  s.SetPayload(kInstructionPayload, absl::Cord(StrCat(instr.unique_id())));
+  return s;
 }
 
 absl::Status InstrError(const Instruction& instr, std::string_view what) {
@@ -627,11 +634,39 @@ class StructureChecker {
 
 }  // namespace
 
+namespace {
+
+// With the text the module was parsed from: the message as the parser formats its errors,
+// `file:line:col: error: ...` with the instruction's line and a caret under its name.
+absl::Status WithSourcePosition(const Module& module, absl::Status s, std::string_view text) {
+  auto payload = s.GetPayload(verifier_internal::kInstructionPayload);
+  if (!payload || text.empty()) return s;
+  uint32_t id = 0;
+  if (!absl::SimpleAtoi(std::string(*payload), &id)) return s;
+  const Instruction* failed = nullptr;
+  for (const Computation* c : module.computations()) {
+    for (const Instruction* i : c->instructions()) {
+      if (i->unique_id() == id) failed = i;
+    }
+  }
+  if (failed == nullptr) return s;
+  std::optional<size_t> offset = module.SourceOffset(*failed);
+  if (!offset || *offset >= text.size()) return s;
+  TextCursor cursor(text, module.source_filename(), module.source_first_line());
+  std::string_view message(s.message().data(), s.message().size());
+  return absl::InvalidArgumentError(cursor.FormatError(text.data() + *offset, message));
+}
+
+}  // namespace
+
 absl::Status VerifyModule(const Module& module, const VerifierOptions& options) {
   StructureChecker structure(module, options);
-  if (absl::Status s = structure.Run(); !s.ok()) return s;
-  if (options.check_shapes) return structure.CheckShapes();
-  return absl::OkStatus();
+  absl::Status s = structure.Run();
+  if (s.ok() && options.check_shapes) s = structure.CheckShapes();
+  if (!s.ok() && !options.source_text.empty()) {
+    return WithSourcePosition(module, std::move(s), options.source_text);
+  }
+  return s;
 }
 
 }  // namespace hloscope

@@ -64,6 +64,12 @@ struct VerifierOptions {
   // its option of the same name. On by default here, unlike XLA: backends run XLA's
   // verifier with it on after precision-changing passes, so dumps contain such instructions.
   bool allow_mixed_precision = true;
+  // The text the module was parsed from (ParseModule's `text`: with --split-input-file, that
+  // module's part). When given, an error about an instruction is formatted as parse errors
+  // are: `file:line:col: error: computation 'c': instruction 'i': ...`, then the instruction's
+  // source line and a caret under its name (file and first line as ParseOptions gave them).
+  // Without it, or for an instruction a pass created, the message has no position.
+  std::string_view source_text;
 };
 
 absl::Status VerifyModule(const Module& module, const VerifierOptions& options = {});

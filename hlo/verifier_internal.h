@@ -16,6 +16,10 @@
 
 namespace hloscope::verifier_internal {
 
+// The payload InstrError puts on its status: the failing instruction's unique_id(), read by
+// VerifyModule to point the message into VerifierOptions::source_text.
+inline constexpr char kInstructionPayload[] = "hloscope.verifier.instruction";
+
 // Message helpers. All messages go through these so the `computation '...': instruction '...':`
 // prefix stays identical everywhere.
 std::string ShapeText(const Shape& s);

@@ -282,7 +282,9 @@ absl::Status ProcessModule(const InputChunk& chunk, std::string_view filename, c
   timings.parse_seconds = SecondsSince(start);
   if (!module.ok()) return module.status();
   start = std::chrono::steady_clock::now();
-  if (absl::Status s = VerifyModule(**module); !s.ok()) return s;
+  VerifierOptions verifier_options;
+  verifier_options.source_text = chunk.text;  // errors then point into the file
+  if (absl::Status s = VerifyModule(**module, verifier_options); !s.ok()) return s;
   timings.verify_seconds = SecondsSince(start);
   if (pipeline != nullptr) {
     if (absl::StatusOr<bool> changed = pipeline->Run(**module); !changed.ok()) {

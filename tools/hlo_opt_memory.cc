@@ -372,7 +372,9 @@ ParsedModules ParseAll(const std::vector<MemoryInput>& inputs, bool split_input_
     for (const InputChunk& c : chunks) {
       absl::StatusOr<std::unique_ptr<Module>> m =
           ParseModule(c.text, {.filename = input.filename, .first_line = c.first_line});
-      absl::Status s = m.ok() ? VerifyModule(**m) : m.status();
+      VerifierOptions verifier_options;
+      verifier_options.source_text = c.text;  // errors then point into the file
+      absl::Status s = m.ok() ? VerifyModule(**m, verifier_options) : m.status();
       // The analyses need one call site per control-flow callee; cloning shared callees
       // changes no buffer's size or lifetime.
       if (s.ok()) s = FlattenCallGraph().Run(**m).status();

@@ -20,7 +20,9 @@ absl::StatusOr<std::unique_ptr<Module>> LoadModule(const std::string& path) {
   options.filename = path;
   absl::StatusOr<std::unique_ptr<Module>> module = ParseModule(text, options);
   if (!module.ok()) return module.status();
-  if (absl::Status s = VerifyModule(**module); !s.ok()) return s;
+  VerifierOptions verifier_options;
+  verifier_options.source_text = text;  // errors then point into the file
+  if (absl::Status s = VerifyModule(**module, verifier_options); !s.ok()) return s;
   return module;
 }
 

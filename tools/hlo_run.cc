@@ -59,7 +59,9 @@ std::unique_ptr<Loaded> Load(const std::string& path, int* code) {
     *code = CannotRun(m.status());
     return nullptr;
   }
-  if (absl::Status s = VerifyModule(**m); !s.ok()) {
+  VerifierOptions verifier_options;
+  verifier_options.source_text = loaded->text;  // errors then point into the file
+  if (absl::Status s = VerifyModule(**m, verifier_options); !s.ok()) {
     *code = CannotRun(s);
     return nullptr;
   }

@@ -91,9 +91,12 @@ TEST_F(HloOptTest, VerifierErrorIsBadInput) {
   Result r = Run(Write("invalid.hlo", kInvalid));
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err,
-            "hlo-opt: error: computation 'main': instruction 't': tuple element 0 shape f32[3] "
-            "does not match operand 0 'p' shape f32[2]\n");
+  // Pointed into the file like a parse error: file:line:col, the line, a caret.
+  EXPECT_EQ(r.err, Path("invalid.hlo") +
+                       ":5:8: error: computation 'main': instruction 't': tuple element 0 shape "
+                       "f32[3] does not match operand 0 'p' shape f32[2]\n"
+                       "  ROOT t = (f32[3]) tuple(p)\n"
+                       "       ^\n");
 }
 
 TEST_F(HloOptTest, FailedRunLeavesNoOutputFile) {
