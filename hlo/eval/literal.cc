@@ -235,24 +235,32 @@ void FormatArrayFull(const Literal& lit, std::string& out) {
   }
   std::vector<int64_t> strides = PhysicalStrides(s);
   int bytes = ElementBytes(s.element_type);
-  std::vector<int64_t> index(s.dims.size(), 0);
-  // Recursive nesting: one brace level per dimension.
-  auto rec = [&](auto& self, size_t dim) -> void {
-    out += '{';
-    for (int64_t i = 0; i < s.dims[dim]; ++i) {
-      if (i > 0) out += ", ";
-      index[dim] = i;
-      if (dim + 1 == s.dims.size()) {
+  // One brace level per dimension, walked with an explicit index instead of recursion, so a
+  // rank-60,000 array needs no stack frame per dimension.
+  const size_t rank = s.dims.size();
+  std::vector<int64_t> index(rank, 0);
+  size_t dim = 0;
+  out += '{';
+  while (true) {
+    if (index[dim] < s.dims[dim]) {
+      if (index[dim] > 0) out += ", ";
+      if (dim + 1 == rank) {
         int64_t off = 0;
-        for (size_t k = 0; k < index.size(); ++k) off += index[k] * strides[k];
+        for (size_t k = 0; k < rank; ++k) off += index[k] * strides[k];
         out += FormatElement(s.element_type, lit.data().data() + off * bytes);
+        ++index[dim];
       } else {
-        self(self, dim + 1);
+        ++dim;  // into element index[dim - 1] of the outer dimension
+        index[dim] = 0;
+        out += '{';
       }
+    } else {
+      out += '}';
+      if (dim == 0) break;
+      --dim;
+      ++index[dim];
     }
-    out += '}';
-  };
-  rec(rec, 0);
+  }
 }
 
 void FormatArraySummary(const Literal& lit, std::string& out) {

@@ -12,6 +12,10 @@
 #include "hlo/str_util.h"
 
 namespace hloscope::eval {
+
+namespace {
+constexpr size_t kMaxLiteralNesting = 256;
+}  // namespace
 namespace {
 
 class LiteralTextParser {
@@ -74,6 +78,12 @@ class LiteralTextParser {
   }
 
   absl::Status ParseDim(const Shape& shape, size_t dim) {
+    // One recursion per dimension: bounded like the module parser's bracket nesting, so a
+    // rank-60,000 --inputs line is an error, not a stack overflow.
+    if (dim >= kMaxLiteralNesting) {
+      return Error(StrCat("literals nest at most ", kMaxLiteralNesting,
+                          " braces deep; the shape has rank ", shape.rank()));
+    }
     if (!Consume('{'))
       return Error(StrCat("expected '{' for dimension ", dim, " of ", shape.ToString(false)));
     int64_t n = shape.dims[dim];

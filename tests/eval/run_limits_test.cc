@@ -170,5 +170,55 @@ ENTRY e {
   EXPECT_NE(MessageOf(s).find("more than the limit"), std::string::npos) << MessageOf(s);
 }
 
+// A shape of `rank` dimensions of size 1 (element type f32).
+std::string OnesShape(int rank) {
+  std::string dims;
+  for (int i = 0; i < rank; ++i) dims += i == 0 ? "1" : ",1";
+  return "f32[" + dims + "]";
+}
+
+TEST(RunLimitsTest, PrintingAVeryHighRankArrayNeedsNoStackPerDimension) {
+  // Used to recurse once per dimension (a segfault at rank 60,000, earlier under ASan).
+  const int rank = 60000;
+  std::unique_ptr<Module> m = testing::Parse(
+      "HloModule r\nENTRY e {\n  ROOT p = " + OnesShape(rank) + " parameter(0)\n}\n");
+  ASSERT_NE(m, nullptr);
+  absl::StatusOr<Literal> out = Evaluate(*m, RandomArguments(*m, 1), {});
+  ASSERT_TRUE(out.ok()) << MessageOf(out.status());
+  const std::string text = FormatLiteral(*out, /*print_all=*/true);
+  const size_t open = text.find('{');
+  ASSERT_NE(open, std::string::npos);
+  EXPECT_EQ(text.substr(open, rank), std::string(rank, '{'));
+  EXPECT_EQ(text.substr(text.size() - rank - 1), std::string(rank, '}') + "\n");
+}
+
+TEST(RunLimitsTest, IterativePrintingKeepsTheNestedForm) {
+  std::unique_ptr<Module> m = testing::Parse(
+      "HloModule r\nENTRY e {\n  a = s32[2,3] parameter(0)\n  b = s32[2,0,2] parameter(1)\n"
+      "  ROOT t = (s32[2,3], s32[2,0,2]) tuple(a, b)\n}\n");
+  ASSERT_NE(m, nullptr);
+  absl::StatusOr<Literal> out =
+      Evaluate(*m, testing::Args(*m, {"{{1,2,3},{4,5,6}}", "{{},{}}"}), {});
+  ASSERT_TRUE(out.ok()) << MessageOf(out.status());
+  EXPECT_EQ(FormatLiteral(*out, true),
+            "{0}: s32[2,3] {{1, 2, 3}, {4, 5, 6}}\n{1}: s32[2,0,2] {{}, {}}\n");
+}
+
+TEST(RunLimitsTest, LiteralTextNestedPastTheBoundIsAnError) {
+  Shape shape;
+  shape.element_type = PrimitiveType::kF32;
+  for (int i = 0; i < 300; ++i) {
+    shape.dims.push_back(1);
+    shape.dynamic.push_back(false);
+  }
+  absl::StatusOr<Literal> lit =
+      ParseLiteral(std::string(300, '{') + "1" + std::string(300, '}'), shape);
+  ASSERT_FALSE(lit.ok());
+  EXPECT_NE(
+      MessageOf(lit.status()).find("literals nest at most 256 braces deep; the shape has rank 300"),
+      std::string::npos)
+      << MessageOf(lit.status());
+}
+
 }  // namespace
 }  // namespace hloscope::eval
