@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <memory>
 
 #include "fmt/format.h"
@@ -102,8 +103,7 @@ MemoryFlagResult ParseMemoryFlag(std::string_view name, std::optional<std::strin
   auto bad_pattern = [&](int capture_groups) -> std::optional<std::string> {
     RE2 re(*value, RE2::Quiet);
     if (!re.ok()) {
-      return fmt::format("{} '{}' is not a valid regular expression: {}", name, *value,
-                         re.error());
+      return fmt::format("{} '{}' is not a valid regular expression: {}", name, *value, re.error());
     }
     if (capture_groups >= 0 && re.NumberOfCapturingGroups() != capture_groups) {
       return fmt::format("{} '{}' needs exactly one capture group (it has {})", name, *value,
@@ -170,10 +170,16 @@ std::string DynamicSizes(const MemoryReport& r) {
   return r.dim_value ? fmt::format("dim_value={}", *r.dim_value) : "bound";
 }
 
+// Bytes as text; a saturated sum is no size, so it prints as what it is.
+std::string BytesText(int64_t bytes) {
+  if (bytes == std::numeric_limits<int64_t>::max()) return "overflow (past int64)";
+  return fmt::format("{} bytes ({})", bytes, HumanBytes(bytes));
+}
+
 void AppendText(const MemoryReport& r, std::string& out) {
   for (const ModuleMemory& m : r.modules) {
-    out += fmt::format("module {}: peak {} bytes ({}) at {}{}\n", m.module, m.peak_bytes,
-                       HumanBytes(m.peak_bytes), m.peak_instruction,
+    out += fmt::format("module {}: peak {} at {}{}\n", m.module, BytesText(m.peak_bytes),
+                       m.peak_instruction,
                        m.peak_op_name.empty() ? "" : fmt::format(" ({})", m.peak_op_name));
     out += fmt::format("  schedule: {}, {} entry instructions\n",
                        m.scheduled ? "text order (is_scheduled)" : "topological", m.instructions);
@@ -186,8 +192,12 @@ void AppendText(const MemoryReport& r, std::string& out) {
     }
   }
   if (r.modules.size() > 1) {
-    out += fmt::format("peak: {} bytes ({}) in {} at {}\n", r.peak_bytes, HumanBytes(r.peak_bytes),
-                       r.peak_module, r.peak_instruction);
+    out += fmt::format("peak: {} in {} at {}\n", BytesText(r.peak_bytes), r.peak_module,
+                       r.peak_instruction);
+  }
+  if (r.saturated) {
+    out += fmt::format("sizes past int64: numbers shown as {} are lower bounds\n",
+                       std::numeric_limits<int64_t>::max());
   }
   if (r.has_dynamic_dims) {
     out += fmt::format("dynamic dimensions sized at: {}\n", DynamicSizes(r));
@@ -237,10 +247,12 @@ void FillReport(const MemoryReport& r, report::MemoryReport* p) {
     o->set_peak_instruction(m.peak_instruction);
     o->set_peak_op_name(m.peak_op_name);
     o->set_instructions(m.instructions);
+    o->set_saturated(m.saturated);
     for (const LiveBuffer& b : m.top_buffers) fill_buffer(b, o->add_top_buffers());
   }
   p->set_has_dynamic_dims(r.has_dynamic_dims);
   p->set_dynamic_sizes(DynamicSizes(r));
+  p->set_saturated(r.saturated);
 }
 
 // The stage saving rows: stages matched by name (modules by position).
@@ -461,6 +473,13 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
   if (!WriteOutput(flags.output, text, &error)) {
     fmt::print(stderr, "hlo-opt: error: {}\n", error);
     return 2;
+  }
+  // The report is written (it says which numbers saturated), but it is no success.
+  if (report->saturated || (a != nullptr && a->saturated)) {
+    fmt::print(stderr,
+               "hlo-opt: error: memory sizes past int64 bytes; the saturated numbers are lower "
+               "bounds\n");
+    return 1;
   }
   return 0;
 }

@@ -1,6 +1,7 @@
 #include "analysis/memory/live_ranges.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "absl/container/inlined_vector.h"
 #include "analysis/in_place_pairs.h"
@@ -69,7 +70,8 @@ int64_t LiveRangeBuilder::CalleeBytes(const Instruction& in) const {
 }
 
 ComputationLiveness LiveRangeBuilder::Run(const Computation& computation, bool is_entry,
-                                          const absl::flat_hash_set<BufferId>& donated) {
+                                          const absl::flat_hash_set<BufferId>& donated,
+                                          bool root_is_callers) {
   ComputationLiveness out;
   out.schedule = ScheduleOf(computation, scheduled_);
   const int32_t n = static_cast<int32_t>(out.schedule.size());
@@ -130,7 +132,18 @@ ComputationLiveness LiveRangeBuilder::Run(const Computation& computation, bool i
           }
           if (needs_copy) break;
         }
-        if (needs_copy) out.copy_bytes[t] += bytes_[b];
+        if (needs_copy) {
+          out.copy_bytes[t] =
+              std::min<__int128>(static_cast<__int128>(out.copy_bytes[t]) + bytes_[b],
+                                 std::numeric_limits<int64_t>::max());
+        }
+      }
+    }
+    // A call's result comes out of its callee (the call defines no value), but it exists from
+    // the call on, not from its first use; a while's and a conditional's are touched above.
+    if (in.opcode() == Opcode::kCall) {
+      for (int32_t p = 0; p < flow_.PositionCount(in); ++p) {
+        for (ValueId v : flow_.ValuesAtPosition(in, p)) touch(alias_.BufferOf(v).id, t);
       }
     }
     out.callee_bytes[t] = CalleeBytes(in);
@@ -142,7 +155,7 @@ ComputationLiveness LiveRangeBuilder::Run(const Computation& computation, bool i
       for (ValueId v : flow_.ValuesAtPosition(*root, p)) {
         BufferId b = alias_.BufferOf(v).id;
         touch(b, n - 1);
-        if (!is_entry) interface.insert(b);
+        if (!is_entry && root_is_callers) interface.insert(b);
       }
     }
   }
@@ -160,8 +173,9 @@ ComputationLiveness LiveRangeBuilder::Run(const Computation& computation, bool i
       }
     }
   }
-  // Sum the spans with a difference array.
-  std::vector<int64_t> diff(static_cast<size_t>(n) + 1, 0);
+  // Sum the spans with a difference array, in 128 bits: every buffer fits in int64 but a sum
+  // of them may not, and a wrapped sum would print as a plausible number.
+  std::vector<__int128> diff(static_cast<size_t>(n) + 1, 0);
   out.spans.reserve(touched.size());
   for (BufferId b : touched) {
     if (!interface.contains(b)) {
@@ -173,16 +187,20 @@ ComputationLiveness LiveRangeBuilder::Run(const Computation& computation, bool i
     last_[b] = -1;
   }
   out.live.resize(n);
-  int64_t running = 0;
+  constexpr __int128 kMax = std::numeric_limits<int64_t>::max();
+  __int128 running = 0;
   for (int32_t t = 0; t < n; ++t) {
     running += diff[t];
-    out.live[t] = running + out.copy_bytes[t] + out.callee_bytes[t];
+    const __int128 live = running + out.copy_bytes[t] + out.callee_bytes[t];
+    if (live > kMax) out.saturated = true;
+    out.live[t] = static_cast<int64_t>(std::min(live, kMax));
     if (out.live[t] > out.peak || out.peak_step < 0) {
       out.peak = out.live[t];
       out.peak_step = t;
     }
   }
   callee_peak[&computation] = out.peak;
+  if (out.saturated) saturated = true;
   return out;
 }
 

@@ -32,6 +32,8 @@ struct ComputationLiveness {
   std::vector<BufferSpan> spans;      // buffers counted here (the caller's are left out)
   int64_t peak = 0;
   int32_t peak_step = -1;
+  // Some step's bytes passed int64: those steps (and the peak) hold INT64_MAX instead.
+  bool saturated = false;
 };
 
 class LiveRangeBuilder {
@@ -41,8 +43,11 @@ class LiveRangeBuilder {
                    bool scheduled);
 
   // `donated`: entry parameter buffers that input_output_alias donates (they may end early).
+  // `root_is_callers`: the root's buffers belong to the caller (a while body's state, a
+  // call's or branch's result); false for a while condition, whose pred is its own.
   ComputationLiveness Run(const Computation& computation, bool is_entry,
-                          const absl::flat_hash_set<BufferId>& donated);
+                          const absl::flat_hash_set<BufferId>& donated,
+                          bool root_is_callers = true);
 
   // Peaks of computations already run, for their callers.
   absl::flat_hash_map<const Computation*, int64_t> callee_peak;
@@ -50,6 +55,8 @@ class LiveRangeBuilder {
   // buffer id, the buffers such an instruction reads.
   std::vector<uint8_t> backward_instruction;
   std::vector<uint8_t> read_by_backward;
+  // Some computation run so far had a step past int64 bytes (saturated to INT64_MAX).
+  bool saturated = false;
 
  private:
   int64_t CalleeBytes(const Instruction& in) const;

@@ -1,6 +1,7 @@
 #include "analysis/memory/memory_profile.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <utility>
 
@@ -16,27 +17,38 @@
 namespace hloscope {
 namespace {
 
+// What sizing the buffers found out about the shapes.
+struct SizeNotes {
+  bool dynamic = false;    // some array had a dynamic dimension
+  bool unbounded = false;  // ... an unbounded one (`?`) sized without a dim_value
+};
+
 // Bytes of an array with dynamic dimensions evaluated at `dim_value` (capped by the bound),
-// or at the bound when there is none.
-int64_t ArrayBytes(const Shape& s, const std::optional<int64_t>& dim_value, bool* dynamic) {
+// or at the bound when there is none. An unbounded dimension without `dim_value` has no size:
+// it is noted, and counts 0. A size past int64 saturates (the caller's sums notice it).
+int64_t ArrayBytes(const Shape& s, const std::optional<int64_t>& dim_value, SizeNotes* notes) {
   if (!s.IsArray()) return 0;
   if (!s.IsDynamic()) return s.ByteSize();
-  *dynamic = true;
+  notes->dynamic = true;
   __int128 elements = 1;
   for (int64_t d = 0; d < s.rank(); ++d) {
     int64_t extent = s.dims[d];
     if (s.dynamic[d]) {
       if (extent == Shape::kUnboundedSize) {
+        if (!dim_value) notes->unbounded = true;
         extent = dim_value.value_or(0);
       } else if (dim_value) {
         extent = std::min(extent, *dim_value);
       }
     }
     elements *= std::max<int64_t>(extent, 0);
+    // Stay inside 128 bits: past int64 elements the result saturates anyway.
+    elements = std::min<__int128>(elements, std::numeric_limits<int64_t>::max());
   }
   const int64_t bits = s.layout.element_size_bits != 0 ? s.layout.element_size_bits
                                                        : GetPrimitiveTypeInfo(s.element_type).bits;
-  return static_cast<int64_t>((elements * bits + 7) / 8);
+  return static_cast<int64_t>(
+      std::min<__int128>((elements * bits + 7) / 8, std::numeric_limits<int64_t>::max()));
 }
 
 std::string_view OpNameOf(const Instruction* in) {
@@ -87,10 +99,12 @@ struct ModuleProfile {
   std::vector<int64_t> activation_bytes;  // by buffer: 0 = not an activation
   std::vector<StashBuffer> stashes;
   InstructionRoles roles;
+  bool saturated = false;  // some sum passed int64
 };
 
 absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptions& options,
                                          StageNames& names, bool* dynamic) {
+  SizeNotes notes;
   ModuleProfile mp;
   if (module.entry() == nullptr) {
     return absl::InvalidArgumentError(fmt::format("module '{}' has no entry", module.name()));
@@ -114,11 +128,20 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
       const int64_t vb =
           s.IsTuple()
               ? (options.count_tuple_tables ? 8 * static_cast<int64_t>(s.tuple_elements.size()) : 0)
-              : ArrayBytes(s, options.dim_value, dynamic);
+              : ArrayBytes(s, options.dim_value, &notes);
+      if (notes.unbounded) {
+        // A peak that leaves such a buffer out would be a wrong number printed as success.
+        const HloValue& value = flow.value(v);
+        return absl::InvalidArgumentError(fmt::format(
+            "module '{}': the peak cannot be determined: {} ({}) has an unbounded dynamic "
+            "dimension; size it with --dim-value=N",
+            module.name(), value.instruction->name(), s.ToString()));
+      }
       bytes = std::max(bytes, vb);
     }
     mp.buffer_bytes[b.id] = bytes;
   }
+  if (notes.dynamic) *dynamic = true;
 
   absl::flat_hash_set<BufferId> donated;
   if (std::optional<std::string_view> text = module.FindAttribute("input_output_alias")) {
@@ -139,24 +162,52 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
     builder.backward_instruction[i] = mp.roles.direction[i] == Direction::kBackward;
   }
   const absl::flat_hash_set<BufferId> none;
+  // A while condition's pred is nobody else's buffer: the condition counts it itself.
+  absl::flat_hash_set<const Computation*> conditions;
+  for (const Computation* c : module.computations()) {
+    for (const Instruction* in : c->instructions()) {
+      if (in->opcode() == Opcode::kWhile && in->while_condition() != nullptr) {
+        conditions.insert(in->while_condition());
+      }
+    }
+  }
   for (const Computation* c : CalleesFirst(*module.entry())) {
     if (c == module.entry()) {
       mp.entry = builder.Run(*c, true, donated);
     } else {
-      builder.Run(*c, false, none);
+      builder.Run(*c, false, none, /*root_is_callers=*/!conditions.contains(c));
     }
   }
+  mp.saturated = builder.saturated;
   const ComputationLiveness& entry = mp.entry;
+  // The instruction that defines each buffer counted in the entry: an entry parameter for its
+  // buffers (they are live from step 0, which is some other instruction's step), else the
+  // instruction where the buffer starts.
+  absl::flat_hash_map<BufferId, const Instruction*> parameter_of;
+  for (const Instruction* param : module.entry()->parameters()) {
+    for (int32_t p = 0; p < flow.PositionCount(*param); ++p) {
+      for (ValueId v : flow.ValuesAtPosition(*param, p)) {
+        parameter_of.try_emplace(alias.BufferOf(v).id, param);
+      }
+    }
+  }
+  auto defining = [&](const BufferSpan& s) {
+    auto it = parameter_of.find(s.buffer);
+    return it != parameter_of.end() ? it->second : entry.schedule[s.first];
+  };
 
   // Stages of buffers: the stage of the instruction that starts them in the entry.
   mp.buffer_stage.assign(nb, -1);
   for (const BufferSpan& s : entry.spans) {
-    mp.buffer_stage[s.buffer] = mp.roles.stage[entry.schedule[s.first]->unique_id()];
+    mp.buffer_stage[s.buffer] = mp.roles.stage[defining(s)->unique_id()];
   }
   // Activations: stash buffers, or else forward values read by the backward pass.
   mp.activation_bytes.assign(nb, 0);
+  const bool forward_only = std::none_of(mp.roles.direction.begin(), mp.roles.direction.end(),
+                                         [](Direction d) { return d == Direction::kBackward; });
   mp.stashes = FindStashBuffers(
-      alias, [&](const Shape& s) { return ArrayBytes(s, options.dim_value, dynamic); });
+      alias, [&](const Shape& s) { return ArrayBytes(s, options.dim_value, &notes); },
+      forward_only);
   for (const StashBuffer& s : mp.stashes) {
     mp.activation_bytes[s.buffer] = mp.buffer_bytes[s.buffer];
     const int writer_stage = mp.roles.stage[s.writer->unique_id()];
@@ -164,7 +215,7 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
   }
   if (mp.stashes.empty()) {
     for (const BufferSpan& s : entry.spans) {
-      const Instruction* def = entry.schedule[s.first];
+      const Instruction* def = defining(s);
       if (mp.roles.direction[def->unique_id()] == Direction::kForward &&
           builder.read_by_backward[s.buffer]) {
         mp.activation_bytes[s.buffer] = mp.buffer_bytes[s.buffer];
@@ -178,6 +229,7 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
   mm.scheduled = module.is_scheduled();
   mm.instructions = static_cast<int64_t>(entry.schedule.size());
   mm.peak_bytes = entry.peak;
+  mm.saturated = mp.saturated;
   if (entry.peak_step >= 0) {
     const Instruction* at = entry.schedule[entry.peak_step];
     mm.peak_instruction = std::string(at->name());
@@ -192,7 +244,7 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
       const HloValue* def = &flow.value(b.values.front());
       for (ValueId v : b.values) {
         const HloValue& hv = flow.value(v);
-        if (!hv.is_phi && (def->is_phi || hv.instruction == entry.schedule[s.first])) {
+        if (!hv.is_phi && (def->is_phi || hv.instruction == defining(s))) {
           def = &hv;
         }
       }
@@ -237,11 +289,13 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
 
 // Live bytes over the entry's schedule of the buffers `weight` gives bytes to, plus the
 // step-local bytes (copies, callees) of the steps `step_counts` accepts.
+// Sums past int64 saturate and set `*saturated`.
 template <typename Weight, typename StepCounts>
-std::vector<int64_t> Series(const ModuleProfile& mp, Weight weight, StepCounts step_counts) {
+std::vector<int64_t> Series(const ModuleProfile& mp, Weight weight, StepCounts step_counts,
+                            bool* saturated) {
   const ComputationLiveness& e = mp.entry;
   const size_t n = e.schedule.size();
-  std::vector<int64_t> diff(n + 1, 0);
+  std::vector<__int128> diff(n + 1, 0);
   for (const BufferSpan& s : e.spans) {
     const int64_t w = weight(s.buffer);
     if (w == 0) continue;
@@ -249,13 +303,26 @@ std::vector<int64_t> Series(const ModuleProfile& mp, Weight weight, StepCounts s
     diff[s.last + 1] -= w;
   }
   std::vector<int64_t> out(n);
-  int64_t running = 0;
+  constexpr __int128 kMax = std::numeric_limits<int64_t>::max();
+  __int128 running = 0;
   for (size_t t = 0; t < n; ++t) {
     running += diff[t];
-    out[t] = running;
-    if (step_counts(t)) out[t] += e.copy_bytes[t] + e.callee_bytes[t];
+    __int128 live = running;
+    if (step_counts(t)) live += static_cast<__int128>(e.copy_bytes[t]) + e.callee_bytes[t];
+    if (live > kMax) *saturated = true;
+    out[t] = static_cast<int64_t>(std::min(live, kMax));
   }
   return out;
+}
+
+// a + b, saturated at INT64_MAX (the operands are sizes, never negative).
+int64_t SaturatingAdd(int64_t a, int64_t b, bool* saturated) {
+  int64_t sum = 0;
+  if (__builtin_add_overflow(a, b, &sum)) {
+    *saturated = true;
+    return std::numeric_limits<int64_t>::max();
+  }
+  return sum;
 }
 
 int64_t MaxOf(const std::vector<int64_t>& v) {
@@ -282,6 +349,7 @@ absl::StatusOr<MemoryReport> ProfileModules(std::vector<const Module*> modules,
     profiles.push_back(*std::move(p));
   }
   for (size_t i = 0; i < profiles.size(); ++i) {
+    if (profiles[i].saturated) report.saturated = true;
     const ModuleMemory& mm = profiles[i].memory;
     if (i == 0 || mm.peak_bytes > report.peak_bytes) {
       report.peak_bytes = mm.peak_bytes;
@@ -296,7 +364,8 @@ absl::StatusOr<MemoryReport> ProfileModules(std::vector<const Module*> modules,
   auto stash_activation = [&](const ModuleProfile& mp, StageMemory& st, int stage) {
     for (const StashBuffer& s : mp.stashes) {
       if (stage >= 0 && mp.buffer_stage[s.buffer] != stage) continue;
-      st.activation_bytes_per_microbatch += s.update_bytes;
+      st.activation_bytes_per_microbatch =
+          SaturatingAdd(st.activation_bytes_per_microbatch, s.update_bytes, &report.saturated);
       st.microbatch_slots = std::max(st.microbatch_slots, s.slots);
       ++st.stash_buffers;
     }
@@ -305,7 +374,8 @@ absl::StatusOr<MemoryReport> ProfileModules(std::vector<const Module*> modules,
     for (const BufferSpan& s : mp.entry.spans) {
       if (mp.activation_bytes[s.buffer] == 0) continue;
       if (stage >= 0 && mp.buffer_stage[s.buffer] != stage) continue;
-      st.activation_bytes_per_microbatch += mp.activation_bytes[s.buffer];
+      st.activation_bytes_per_microbatch = SaturatingAdd(
+          st.activation_bytes_per_microbatch, mp.activation_bytes[s.buffer], &report.saturated);
     }
   };
   auto fill_peak = [&](const ModuleProfile& mp, StageMemory& st, const std::vector<int64_t>& tl) {
@@ -325,7 +395,8 @@ absl::StatusOr<MemoryReport> ProfileModules(std::vector<const Module*> modules,
         for (const StashBuffer& s : mp.stashes) stages = std::max(stages, s.stages);
       }
       const std::vector<int64_t> activations = Series(
-          mp, [&](BufferId b) { return mp.activation_bytes[b]; }, [](size_t) { return false; });
+          mp, [&](BufferId b) { return mp.activation_bytes[b]; }, [](size_t) { return false; },
+          &report.saturated);
       for (int64_t k = 0; k < stages; ++k) {
         StageMemory st;
         st.stage = options.stage_by == StageBy::kModule || profiles.size() == 1
@@ -340,7 +411,8 @@ absl::StatusOr<MemoryReport> ProfileModules(std::vector<const Module*> modules,
             // With a stage dimension, one stage's share of what each write covers.
             const int64_t share =
                 stages > 1 ? s.update_bytes / s.stage_extent_of_update : s.update_bytes;
-            st.activation_bytes_per_microbatch += share;
+            st.activation_bytes_per_microbatch =
+                SaturatingAdd(st.activation_bytes_per_microbatch, share, &report.saturated);
             st.microbatch_slots = std::max(st.microbatch_slots, s.slots);
             ++st.stash_buffers;
           }
@@ -366,7 +438,8 @@ absl::StatusOr<MemoryReport> ProfileModules(std::vector<const Module*> modules,
         st.module_index = static_cast<int>(i);
         const std::vector<int64_t> total = Series(
             mp, [&](BufferId b) { return mp.buffer_stage[b] == stage ? mp.buffer_bytes[b] : 0; },
-            [&](size_t t) { return mp.roles.stage[mp.entry.schedule[t]->unique_id()] == stage; });
+            [&](size_t t) { return mp.roles.stage[mp.entry.schedule[t]->unique_id()] == stage; },
+            &report.saturated);
         if (MaxOf(total) == 0) continue;  // this module has nothing of this stage
         fill_peak(mp, st, total);
         if (!mp.stashes.empty()) {
@@ -379,7 +452,7 @@ absl::StatusOr<MemoryReport> ProfileModules(std::vector<const Module*> modules,
         st.peak_activation_bytes = MaxOf(Series(
             mp,
             [&](BufferId b) { return mp.buffer_stage[b] == stage ? mp.activation_bytes[b] : 0; },
-            [](size_t) { return false; }));
+            [](size_t) { return false; }, &report.saturated));
         report.stages.push_back(std::move(st));
       }
     }

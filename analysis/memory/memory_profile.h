@@ -22,10 +22,15 @@
 //    holds two copies at that step.
 //  - A while / conditional / call adds, at the calling instruction, the peak of its callee's
 //    own buffers (while: max of body and condition; conditional: max over branches); the
-//    buffers the callee shares with the caller (its parameters' and root's) are the caller's.
+//    buffers the callee shares with the caller (its parameters' and root's) are the caller's,
+//    live from the calling instruction on. A while condition's root (the pred) is its own.
+//  - An entry parameter's buffer has the parameter's stage and direction (from its own
+//    op_name), whatever instruction step 0 is.
 //    Fusion internals and other embedded computations (reduce's to_apply, ...) are no memory.
 //  - Tuples cost nothing unless `count_tuple_tables` (XLA's tables: 8 bytes per element).
-//  - Dynamic dimensions count at their bound (`<=N`); `dim_value` evaluates them at N.
+//  - Dynamic dimensions count at their bound (`<=N`); `dim_value` evaluates them at N. An
+//    unbounded one (`?`) without `dim_value` makes the peak undeterminable: an error.
+//  - Sums past int64 saturate at INT64_MAX and set `saturated` (never a wrapped number).
 //
 // Stages (one of): several modules, one per stage (ProfileModules); a regular expression with
 // one capture group on metadata op_name; a frontend attribute. Instructions without a stage
@@ -114,6 +119,7 @@ struct ModuleMemory {
   std::vector<LiveBuffer> top_buffers;
   std::vector<TimelinePoint> timeline;  // one per entry instruction, in schedule order
   int64_t instructions = 0;
+  bool saturated = false;  // some step passed int64 bytes: the peak is INT64_MAX, a lower bound
 };
 
 struct MemoryReport {
@@ -127,6 +133,8 @@ struct MemoryReport {
   std::vector<std::string> stage_names;  // stages named inside modules, in stage order
   bool has_dynamic_dims = false;         // some buffer had a dynamic dimension
   std::optional<int64_t> dim_value;
+  // Some sum passed int64: the numbers that did hold INT64_MAX (a lower bound, not a size).
+  bool saturated = false;
 };
 
 absl::StatusOr<MemoryReport> ProfileModule(const Module& module, const MemoryOptions& options);

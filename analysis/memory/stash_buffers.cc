@@ -114,7 +114,8 @@ absl::flat_hash_set<BufferId> BuffersReadByDynamicSlice(const AliasAnalysis& ali
 }  // namespace
 
 std::vector<StashBuffer> FindStashBuffers(const AliasAnalysis& alias,
-                                          const std::function<int64_t(const Shape&)>& array_bytes) {
+                                          const std::function<int64_t(const Shape&)>& array_bytes,
+                                          bool forward_only) {
   std::vector<StashBuffer> out;
   const Module& module = alias.dataflow().module();
   absl::flat_hash_set<BufferId> read;
@@ -149,6 +150,16 @@ std::vector<StashBuffer> FindStashBuffers(const AliasAnalysis& alias,
         if (at.empty()) continue;
         if (!read_computed) {
           read = BuffersReadByDynamicSlice(alias);
+          // A forward-only program's backward runs as another program: the stash it returns
+          // is read back there. (With a backward pass in the module, a returned per-microbatch
+          // buffer is the stage's output to its neighbour, not a stash.)
+          const Instruction* root = module.entry() ? module.entry()->root() : nullptr;
+          if (forward_only && root != nullptr) {
+            const DataflowAnalysis& flow = alias.dataflow();
+            for (int32_t p = 0; p < flow.PositionCount(*root); ++p) {
+              for (ValueId v : flow.ValuesAtPosition(*root, p)) read.insert(alias.BufferOf(v).id);
+            }
+          }
           read_computed = true;
         }
         StashBuffer s;
