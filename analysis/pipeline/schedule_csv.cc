@@ -1,6 +1,10 @@
 #include "analysis/pipeline/schedule_csv.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <utility>
@@ -53,6 +57,11 @@ absl::StatusOr<Schedule> ParseScheduleCsv(std::string_view text, std::string nam
     rows.push_back(std::move(row));
   }
   if (rows.empty()) return absl::InvalidArgumentError(StrCat(name, ": no rows (ranks)"));
+  // Rows of empty cells only would be a schedule of 0 microbatches, with nothing to simulate.
+  if (actions == 0) {
+    return absl::InvalidArgumentError(
+        StrCat(name, ": no actions: every cell is empty (a schedule needs at least one F)"));
+  }
   // A valid schedule has a forward for every (stage, microbatch), so no index reaches the
   // number of actions. Rejecting such an index here keeps a typo like 0F2000000000 from sizing
   // per-stage and per-microbatch tables by it.
@@ -79,11 +88,36 @@ std::string DumpScheduleCsv(const Schedule& schedule) {
 }
 
 absl::StatusOr<Schedule> ReadScheduleCsvFile(const std::string& path) {
+  // A directory opens as a stream that reads nothing ("no rows"); a device or pipe may never
+  // end (/dev/zero), so it is read up to a bound.
+  constexpr std::streamsize kMaxStreamBytes = std::streamsize{1} << 30;
+  struct stat info;
+  bool regular = true;
+  if (::stat(path.c_str(), &info) == 0) {
+    if (S_ISDIR(info.st_mode)) {
+      return absl::InvalidArgumentError(
+          StrCat("cannot read schedule CSV '", path, "': ", std::strerror(EISDIR)));
+    }
+    regular = S_ISREG(info.st_mode);
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(StrCat("cannot open schedule CSV '", path, "'"));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return ParseScheduleCsv(buffer.str(), path);
+  if (regular) {
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    return ParseScheduleCsv(buffer.str(), path);
+  }
+  std::string text;
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof(chunk)) || in.gcount() > 0) {
+    text.append(chunk, static_cast<size_t>(in.gcount()));
+    if (static_cast<std::streamsize>(text.size()) > kMaxStreamBytes) {
+      return absl::InvalidArgumentError(StrCat("cannot read schedule CSV '", path, "': more than ",
+                                               kMaxStreamBytes,
+                                               " bytes from something that is not a regular file"));
+    }
+  }
+  return ParseScheduleCsv(text, path);
 }
 
 absl::Status WriteScheduleCsvFile(const Schedule& schedule, const std::string& path) {
