@@ -80,6 +80,11 @@ std::optional<Baseline> MakeBaseline(const Module& module, absl::Span<const Pass
   for (const PassUnderTest& p : passes)
     if (p.bitcast_defines_value && bitcast_modes.size() == 1) bitcast_modes.push_back(true);
   eval::EvalOptions value{.mode = eval::EvalMode::kValue, .max_bytes = options.max_bytes};
+  // Before building arguments: a module of 2^62-byte parameters must be skipped, not allocated.
+  if (absl::Status runnable = eval::CheckRunnable(module, value); !runnable.ok()) {
+    result = {Verdict::kSkipped, SkipReason("value mode", runnable), {}, {}};
+    return std::nullopt;
+  }
   for (int i = 0; i < options.seeds; ++i) {
     uint64_t seed = options.first_seed + uint64_t(i);
     std::vector<eval::Literal> args = eval::RandomArguments(module, seed);
