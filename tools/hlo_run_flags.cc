@@ -41,7 +41,7 @@ OPTIONS:
   --max-steps=N          Stop after N instruction evaluations in all, counted across every
                          computation, loop iteration and call (default 100000000), so that
                          endless or exponentially nested loops and calls end with an error.
-                         Computations nested more than 1000 deep are refused as well.
+                         Computations nested more than 256 deep are refused as well.
   --bitcast-defines-value=true|false
                          Buffer mode: whether a bitcast gets its own buffer (true) or
                          reinterprets its operand's (false, the default).
@@ -52,7 +52,7 @@ EXIT STATUS:
   1  --compare: the outputs differ
   2  bad usage: unknown option, bad value, missing or unreadable file
   3  cannot run: parse or verifier error, unsupported opcode, module too large, bad --inputs,
-     more than --max-steps evaluations or 1000 nested computations
+     more than --max-steps evaluations or 256 nested computations
 )";
 
 namespace {

@@ -35,8 +35,9 @@ struct Value {
 
 // Computations nested deeper than this (call, while, conditional, fusion, to_apply) are
 // refused: each level is a few native stack frames, and a 30,000-deep call chain would overflow
-// the stack. Real modules nest a few dozen levels.
-constexpr int64_t kMaxNestingDepth = 1000;
+// the stack. Real modules nest a few dozen levels; 256 levels also fit the 8 MiB stack under
+// ASan, whose frames are several times larger (1000 did not).
+constexpr int64_t kMaxNestingDepth = 256;
 
 std::string_view MessageOf(const absl::Status& s) {
   return {s.message().data(), s.message().size()};

@@ -52,7 +52,9 @@ void Relayout(const Shape& from, const uint8_t* src, const Shape& to, uint8_t* d
   int eb = ElementBytes(from.element_type);
   std::vector<int64_t> s = PhysicalStrides(from), d = PhysicalStrides(to);
   if (s == d) {
-    std::memcpy(dst, src, static_cast<size_t>(eb * from.ElementCount()));
+    // An empty array may have no storage at all (null pointers, which memcpy must not see).
+    const size_t bytes = static_cast<size_t>(eb * from.ElementCount());
+    if (bytes > 0) std::memcpy(dst, src, bytes);
     return;
   }
   // Walk the destination in its physical order (dimensions sorted by destination stride, major

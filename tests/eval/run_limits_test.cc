@@ -84,15 +84,15 @@ TEST(RunLimitsTest, CallChainDeeperThanTheLimitIsRefusedNotAStackOverflow) {
     ASSERT_FALSE(out.ok());
     EXPECT_EQ(out.status().code(), absl::StatusCode::kResourceExhausted);
     EXPECT_EQ(MessageOf(out.status()),
-              "computation c999 is nested more than 1000 levels deep (calls, loops, "
+              "computation c255 is nested more than 256 levels deep (calls, loops, "
               "conditionals and fusions inside each other)");
   }
 }
 
 TEST(RunLimitsTest, CallChainJustWithinTheLimitRuns) {
-  // The entry is level 1, so 999 more computations fit (this also checks, under ASan, that the
+  // The entry is level 1, so 255 more computations fit (this also checks, under ASan, that the
   // limit leaves the stack room).
-  std::unique_ptr<Module> m = testing::Parse(CallChain(999));
+  std::unique_ptr<Module> m = testing::Parse(CallChain(255));
   ASSERT_NE(m, nullptr);
   absl::StatusOr<Literal> out = Evaluate(*m, testing::Args(*m, {"1.5"}), {});
   ASSERT_TRUE(out.ok()) << MessageOf(out.status());
