@@ -41,7 +41,14 @@ const char kMemoryFlagsHelp[] =
     "  --dim-value=N          Size dynamic dimensions at N (capped by their bound) instead of\n"
     "                         at the bound.\n"
     "  --top=N                Buffers listed as live at the peak (default 10).\n"
-    "  --count-tuple-tables   Count tuples' pointer tables (8 bytes per element) as memory.\n";
+    "  --count-tuple-tables   Count tuples' pointer tables (8 bytes per element) as memory.\n"
+    "  --memory-model=liveness|xla\n"
+    "                         xla (default): as XLA's heap simulator counts - constants are\n"
+    "                         their own allocations, a result may take over an operand's\n"
+    "                         buffer that dies there; liveness: every buffer from definition\n"
+    "                         to last use. Both report the best-fit heap and its layout.\n"
+    "  --buffer-assignment    With the memory report (implies --memory-report): the entry's\n"
+    "                         memory in XLA's BufferAssignment stats categories.\n";
 
 namespace {
 
@@ -136,6 +143,22 @@ MemoryFlagResult ParseMemoryFlag(std::string_view name, std::optional<std::strin
     }
     return MemoryFlagResult::kTaken;
   }
+  if (name == "--memory-model") {
+    if (value == "xla") {
+      o.model = MemoryOptions::Model::kXla;
+    } else if (value == "liveness") {
+      o.model = MemoryOptions::Model::kLiveness;
+    } else {
+      return bad("option '--memory-model' needs 'liveness' or 'xla'");
+    }
+    return MemoryFlagResult::kTaken;
+  }
+  if (name == "--buffer-assignment") {
+    if (value) return bad("option '--buffer-assignment' takes no value");
+    flags.enabled = true;
+    flags.buffer_assignment = true;
+    return MemoryFlagResult::kTaken;
+  }
   if (name == "--count-tuple-tables") {
     if (value) return bad("option '--count-tuple-tables' takes no value");
     o.count_tuple_tables = true;
@@ -176,19 +199,37 @@ std::string BytesText(int64_t bytes) {
   return fmt::format("{} bytes ({})", bytes, HumanBytes(bytes));
 }
 
-void AppendText(const MemoryReport& r, std::string& out) {
+void AppendText(const MemoryReport& r, bool buffer_assignment, std::string& out) {
   for (const ModuleMemory& m : r.modules) {
     out += fmt::format("module {}: peak {} at {}{}\n", m.module, BytesText(m.peak_bytes),
                        m.peak_instruction,
                        m.peak_op_name.empty() ? "" : fmt::format(" ({})", m.peak_op_name));
     out += fmt::format("  schedule: {}, {} entry instructions\n",
                        m.scheduled ? "text order (is_scheduled)" : "topological", m.instructions);
+    out += fmt::format("  heap ({} model, best fit): {} for {} live at the peak\n", m.model,
+                       BytesText(m.heap_bytes), BytesText(m.peak_bytes));
     if (!m.top_buffers.empty()) out += "  live at the peak:\n";
     for (const LiveBuffer& b : m.top_buffers) {
       out += fmt::format("    {:>14} {:<10} {}{}{}{}\n", b.bytes, b.kind, b.instruction,
                          b.shape.empty() ? "" : " " + b.shape,
                          b.stage.empty() ? "" : " stage=" + b.stage,
                          b.op_name.empty() ? "" : " (" + b.op_name + ")");
+    }
+    if (!m.peak_layout.empty()) out += "  heap layout at the peak (offset, bytes, buffer):\n";
+    for (const HeapSlot& h : m.peak_layout) {
+      out += fmt::format("    {:>14} {:>14} {}\n", h.offset, h.bytes, h.name);
+    }
+    if (buffer_assignment) {
+      // XLA's words, so the numbers can be held against an out-of-memory message.
+      const AllocationSummary& a = m.allocations;
+      out += "  BufferAssignment stats:\n";
+      out += fmt::format("    {:>33}: {}\n", "parameter allocation", BytesText(a.parameter_bytes));
+      out += fmt::format("    {:>33}: {}\n", "constant allocation", BytesText(a.constant_bytes));
+      out += fmt::format("    {:>33}: {}\n", "maybe_live_out allocation",
+                         BytesText(a.maybe_live_out_bytes));
+      out +=
+          fmt::format("    {:>33}: {}\n", "preallocated temp allocation", BytesText(a.temp_bytes));
+      out += fmt::format("    {:>33}: {}\n", "total allocation", BytesText(a.total_bytes));
     }
   }
   if (r.modules.size() > 1) {
@@ -248,6 +289,20 @@ void FillReport(const MemoryReport& r, report::MemoryReport* p) {
     o->set_peak_op_name(m.peak_op_name);
     o->set_instructions(m.instructions);
     o->set_saturated(m.saturated);
+    o->set_memory_model(m.model);
+    o->set_heap_bytes(m.heap_bytes);
+    for (const HeapSlot& h : m.peak_layout) {
+      report::HeapSlot* slot = o->add_peak_layout();
+      slot->set_offset(h.offset);
+      slot->set_bytes(h.bytes);
+      slot->set_name(h.name);
+    }
+    report::AllocationSummary* a = o->mutable_allocations();
+    a->set_parameter_bytes(m.allocations.parameter_bytes);
+    a->set_constant_bytes(m.allocations.constant_bytes);
+    a->set_maybe_live_out_bytes(m.allocations.maybe_live_out_bytes);
+    a->set_preallocated_temp_bytes(m.allocations.temp_bytes);
+    a->set_total_bytes(m.allocations.total_bytes);
     for (const LiveBuffer& b : m.top_buffers) fill_buffer(b, o->add_top_buffers());
   }
   p->set_has_dynamic_dims(r.has_dynamic_dims);
@@ -271,10 +326,10 @@ void ForEachStagePair(const MemoryReport& before, const MemoryReport& after, Fn 
 }  // namespace
 
 std::string MemoryReportText(const MemoryReport& report, const MemoryReport* after,
-                             std::string_view passes) {
+                             std::string_view passes, bool buffer_assignment) {
   std::string out;
   if (after == nullptr) {
-    AppendText(report, out);
+    AppendText(report, buffer_assignment, out);
     return out;
   }
   const int64_t saving = report.peak_bytes - after->peak_bytes;
@@ -293,9 +348,9 @@ std::string MemoryReportText(const MemoryReport& report, const MemoryReport* aft
                        b.activation_bytes_per_microbatch, a.activation_bytes_per_microbatch);
   });
   out += "\n--- before\n";
-  AppendText(report, out);
+  AppendText(report, buffer_assignment, out);
   out += "\n--- after\n";
-  AppendText(*after, out);
+  AppendText(*after, buffer_assignment, out);
   return out;
 }
 
@@ -451,7 +506,7 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
   std::string text;
   switch (flags.format) {
     case MemoryFormat::kText:
-      text = MemoryReportText(*report, a, passes);
+      text = MemoryReportText(*report, a, passes, flags.buffer_assignment);
       break;
     case MemoryFormat::kJson: {
       absl::StatusOr<std::string> json = MemoryReportJson(*report, a, passes);

@@ -28,6 +28,7 @@ struct MemoryFlags {
   std::string output = "-";  // --memory-report=FILE; '-' = standard output
   MemoryFormat format = MemoryFormat::kText;
   bool format_is_memory_only = false;  // csv or html: not a format of the analysis printers
+  bool buffer_assignment = false;      // --buffer-assignment: XLA's allocation categories
   MemoryOptions options;
 };
 
@@ -37,7 +38,8 @@ extern const char kMemoryFlagsHelp[];
 enum class MemoryFlagResult { kNotMemoryFlag, kTaken, kBadValue };
 
 // Handles --memory-report[=FILE], --stage-by=module|attr:NAME, --stage-regex=RE,
-// --forward-regex=RE, --backward-regex=RE, --dim-value=N, --top=N, --count-tuple-tables, and
+// --forward-regex=RE, --backward-regex=RE, --dim-value=N, --top=N, --count-tuple-tables,
+// --memory-model=liveness|xla, --buffer-assignment, and
 // --format (text|json also set the analysis printers' format, which --format shares).
 MemoryFlagResult ParseMemoryFlag(std::string_view name, std::optional<std::string_view> value,
                                  MemoryFlags& flags, AnalysisFlags& analysis, std::string* error);
@@ -61,9 +63,10 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
                     PassPipeline* pipeline, std::string_view passes, const MemoryFlags& flags,
                     const std::function<void(const Module&)>& after_passes = {});
 
-// The printers. `after` (with `passes`) makes a before/after comparison.
+// The printers. `after` (with `passes`) makes a before/after comparison. `buffer_assignment`
+// adds XLA's "BufferAssignment stats" block per module.
 std::string MemoryReportText(const MemoryReport& report, const MemoryReport* after = nullptr,
-                             std::string_view passes = {});
+                             std::string_view passes = {}, bool buffer_assignment = false);
 absl::StatusOr<std::string> MemoryReportJson(const MemoryReport& report,
                                              const MemoryReport* after = nullptr,
                                              std::string_view passes = {});

@@ -69,6 +69,23 @@ int64_t LiveRangeBuilder::CalleeBytes(const Instruction& in) const {
   }
 }
 
+void LiveRangeBuilder::AddShareCandidates(const Instruction& in, int32_t position, BufferId result,
+                                          int32_t step, std::vector<ShareCandidate>& out) const {
+  if (in.opcode() == Opcode::kConstant || NeverCopies(in.opcode())) return;
+  const ShapeIndex out_index = flow_.IndexAt(in, position);
+  for (const Instruction* op : in.operands()) {
+    if (op->opcode() == Opcode::kConstant) continue;  // constants are never overwritten
+    for (int32_t q = 0; q < flow_.PositionCount(*op); ++q) {
+      for (ValueId u : flow_.ValuesAtPosition(*op, q)) {
+        const BufferId ob = alias_.BufferOf(u).id;
+        if (ob == result || bytes_[ob] != bytes_[result]) continue;
+        if (!CanShareOperandBufferWithUser(*op, flow_.IndexAt(*op, q), in, out_index)) continue;
+        out.push_back({result, ob, step});
+      }
+    }
+  }
+}
+
 ComputationLiveness LiveRangeBuilder::Run(const Computation& computation, bool is_entry,
                                           const absl::flat_hash_set<BufferId>& donated,
                                           bool root_is_callers) {
@@ -89,6 +106,7 @@ ComputationLiveness LiveRangeBuilder::Run(const Computation& computation, bool i
     last_[b] = std::max(last_[b], t);
   };
   absl::InlinedVector<BufferId, 8> operand_buffers;
+  std::vector<ShareCandidate> share_candidates;
   for (int32_t t = 0; t < n; ++t) {
     const Instruction& in = *out.schedule[t];
     const bool backward =
@@ -114,6 +132,7 @@ ComputationLiveness LiveRangeBuilder::Run(const Computation& computation, bool i
         if (flow_.value(v).instruction != &in) continue;
         BufferId b = alias_.BufferOf(v).id;
         touch(b, t);
+        if (share_operand_buffers) AddShareCandidates(in, p, b, t, share_candidates);
         if (!may_copy ||
             std::find(operand_buffers.begin(), operand_buffers.end(), b) == operand_buffers.end()) {
           continue;
@@ -172,6 +191,16 @@ ComputationLiveness LiveRangeBuilder::Run(const Computation& computation, bool i
         if (!donated.contains(b)) touch(b, n - 1);
       }
     }
+  }
+  // Results that take over an operand buffer dying here start after their instruction.
+  absl::flat_hash_set<BufferId> given_away;
+  for (const ShareCandidate& c : share_candidates) {
+    if (interface.contains(c.operand) || interface.contains(c.result)) continue;
+    if (last_[c.operand] != c.step || first_[c.result] != c.step || last_[c.result] <= c.step) {
+      continue;
+    }
+    if (!given_away.insert(c.operand).second) continue;
+    first_[c.result] = c.step + 1;
   }
   // Sum the spans with a difference array, in 128 bits: every buffer fits in int64 but a sum
   // of them may not, and a wrapped sum would print as a plausible number.

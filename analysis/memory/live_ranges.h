@@ -57,9 +57,21 @@ class LiveRangeBuilder {
   std::vector<uint8_t> read_by_backward;
   // Some computation run so far had a step past int64 bytes (saturated to INT64_MAX).
   bool saturated = false;
+  // XLA's heap simulator: a result takes over an operand's buffer of the same size that dies
+  // at the instruction when CanShareOperandBufferWithUser allows it (one result per operand
+  // buffer); the result's span then starts after the instruction.
+  bool share_operand_buffers = false;
 
  private:
+  struct ShareCandidate {
+    BufferId result;
+    BufferId operand;
+    int32_t step;
+  };
   int64_t CalleeBytes(const Instruction& in) const;
+  // Operand buffers `in`'s result at `position` (in buffer `result`) could take over.
+  void AddShareCandidates(const Instruction& in, int32_t position, BufferId result, int32_t step,
+                          std::vector<ShareCandidate>& out) const;
 
   const AliasAnalysis& alias_;
   const DataflowAnalysis& flow_;

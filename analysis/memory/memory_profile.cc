@@ -5,9 +5,11 @@
 #include <numeric>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "analysis/alias.h"
 #include "analysis/alias_input_output.h"
+#include "analysis/memory/heap_simulation.h"
 #include "analysis/memory/live_ranges.h"
 #include "analysis/memory/stage_assignment.h"
 #include "analysis/memory/stash_buffers.h"
@@ -90,6 +92,30 @@ std::vector<const Computation*> CalleesFirst(const Computation& entry) {
   return order;
 }
 
+// a + b, saturated at INT64_MAX (the operands are sizes, never negative).
+int64_t SaturatingAdd(int64_t a, int64_t b, bool* saturated) {
+  int64_t sum = 0;
+  if (__builtin_add_overflow(a, b, &sum)) {
+    *saturated = true;
+    return std::numeric_limits<int64_t>::max();
+  }
+  return sum;
+}
+
+// The name of a buffer: its defining value, the first non-phi one `def` defines if any.
+std::string BufferName(const AliasAnalysis& alias, BufferId buffer, const Instruction* def_in) {
+  const DataflowAnalysis& flow = alias.dataflow();
+  const HloBuffer& b = alias.buffers()[buffer];
+  const HloValue* def = &flow.value(b.values.front());
+  for (ValueId v : b.values) {
+    const HloValue& hv = flow.value(v);
+    if (!hv.is_phi && (def->is_phi || hv.instruction == def_in)) def = &hv;
+  }
+  std::string name(def->instruction->name());
+  if (!def->index.empty()) name += ShapeIndexToString(def->index);
+  return name;
+}
+
 // What one module contributes: its summary and per-buffer facts the stages need.
 struct ModuleProfile {
   ModuleMemory memory;
@@ -101,6 +127,73 @@ struct ModuleProfile {
   InstructionRoles roles;
   bool saturated = false;  // some sum passed int64
 };
+
+// The simulated heap of the entry (every buffer counted in it, and each step's copies and
+// callee peak as buffers of that one step), the buffers at the peak with their offsets, and
+// XLA's allocation categories.
+template <typename Defining>
+void FillHeap(const AliasAnalysis& alias, const ComputationLiveness& entry, ModuleProfile& mp,
+              const absl::flat_hash_map<BufferId, const Instruction*>& parameter_of,
+              const std::vector<uint8_t>& is_constant, int top, Defining defining) {
+  ModuleMemory& mm = mp.memory;
+  const DataflowAnalysis& flow = alias.dataflow();
+  absl::flat_hash_set<BufferId> live_out;
+  if (const Instruction* root = entry.schedule.empty() ? nullptr : entry.schedule.back()) {
+    root = root->parent() != nullptr && root->parent()->root() != nullptr ? root->parent()->root()
+                                                                          : root;
+    for (int32_t p = 0; p < flow.PositionCount(*root); ++p) {
+      for (ValueId v : flow.ValuesAtPosition(*root, p)) live_out.insert(alias.BufferOf(v).id);
+    }
+  }
+  std::vector<HeapBuffer> all;
+  std::vector<HeapBuffer> temps;
+  for (const BufferSpan& s : entry.spans) {
+    const int64_t bytes = mp.buffer_bytes[s.buffer];
+    all.push_back({bytes, s.first, s.last});
+    AllocationSummary& a = mm.allocations;
+    if (parameter_of.contains(s.buffer)) {
+      a.parameter_bytes = SaturatingAdd(a.parameter_bytes, bytes, &mp.saturated);
+    } else if (live_out.contains(s.buffer)) {
+      a.maybe_live_out_bytes = SaturatingAdd(a.maybe_live_out_bytes, bytes, &mp.saturated);
+    } else if (!is_constant[s.buffer]) {
+      temps.push_back({bytes, s.first, s.last});
+    }
+  }
+  for (size_t t = 0; t < entry.schedule.size(); ++t) {
+    const int32_t step = static_cast<int32_t>(t);
+    for (int64_t transient : {entry.copy_bytes[t], entry.callee_bytes[t]}) {
+      if (transient == 0) continue;
+      all.push_back({transient, step, step});
+      temps.push_back({transient, step, step});
+    }
+  }
+  const HeapLayout heap = PackBestFit(all);
+  mm.heap_bytes = heap.heap_bytes;
+  AllocationSummary& a = mm.allocations;
+  a.temp_bytes = PackBestFit(temps).heap_bytes;
+  a.total_bytes = a.parameter_bytes;
+  for (int64_t part : {a.constant_bytes, a.maybe_live_out_bytes, a.temp_bytes}) {
+    a.total_bytes = SaturatingAdd(a.total_bytes, part, &mp.saturated);
+  }
+  if (entry.peak_step < 0) return;
+  std::vector<size_t> at_peak;
+  for (size_t i = 0; i < entry.spans.size(); ++i) {
+    const BufferSpan& s = entry.spans[i];
+    if (s.first <= entry.peak_step && entry.peak_step <= s.last && all[i].bytes > 0) {
+      at_peak.push_back(i);
+    }
+  }
+  std::stable_sort(at_peak.begin(), at_peak.end(),
+                   [&](size_t x, size_t y) { return all[x].bytes > all[y].bytes; });
+  if (at_peak.size() > static_cast<size_t>(std::max(top, 0))) at_peak.resize(std::max(top, 0));
+  for (size_t i : at_peak) {
+    const BufferSpan& s = entry.spans[i];
+    mm.peak_layout.push_back(
+        {heap.offsets[i], all[i].bytes, BufferName(alias, s.buffer, defining(s))});
+  }
+  std::stable_sort(mm.peak_layout.begin(), mm.peak_layout.end(),
+                   [](const HeapSlot& x, const HeapSlot& y) { return x.offset < y.offset; });
+}
 
 absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptions& options,
                                          StageNames& names, bool* dynamic) {
@@ -142,6 +235,18 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
     mp.buffer_bytes[b.id] = bytes;
   }
   if (notes.dynamic) *dynamic = true;
+  // Constants: XLA gives each its own allocation, outside the heap.
+  std::vector<uint8_t> is_constant(nb, 0);
+  for (const HloBuffer& b : alias.buffers()) {
+    is_constant[b.id] = std::all_of(b.values.begin(), b.values.end(), [&](ValueId v) {
+      const HloValue& hv = flow.value(v);
+      return !hv.is_phi && hv.instruction->opcode() == Opcode::kConstant;
+    });
+    if (!is_constant[b.id]) continue;
+    mp.memory.allocations.constant_bytes =
+        SaturatingAdd(mp.memory.allocations.constant_bytes, mp.buffer_bytes[b.id], &mp.saturated);
+    if (options.model == MemoryOptions::Model::kXla) mp.buffer_bytes[b.id] = 0;
+  }
 
   absl::flat_hash_set<BufferId> donated;
   if (std::optional<std::string_view> text = module.FindAttribute("input_output_alias")) {
@@ -157,6 +262,7 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
   }
 
   LiveRangeBuilder builder(alias, mp.buffer_bytes, module.is_scheduled());
+  builder.share_operand_buffers = options.model == MemoryOptions::Model::kXla;
   builder.backward_instruction.assign(mp.roles.direction.size(), 0);
   for (size_t i = 0; i < mp.roles.direction.size(); ++i) {
     builder.backward_instruction[i] = mp.roles.direction[i] == Direction::kBackward;
@@ -277,6 +383,8 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
     }
     mm.top_buffers = std::move(live);
   }
+  mm.model = options.model == MemoryOptions::Model::kXla ? "xla" : "liveness";
+  FillHeap(alias, entry, mp, parameter_of, is_constant, options.top_buffers, defining);
   if (options.timeline) {
     mm.timeline.reserve(entry.schedule.size());
     for (size_t t = 0; t < entry.schedule.size(); ++t) {
@@ -313,16 +421,6 @@ std::vector<int64_t> Series(const ModuleProfile& mp, Weight weight, StepCounts s
     out[t] = static_cast<int64_t>(std::min(live, kMax));
   }
   return out;
-}
-
-// a + b, saturated at INT64_MAX (the operands are sizes, never negative).
-int64_t SaturatingAdd(int64_t a, int64_t b, bool* saturated) {
-  int64_t sum = 0;
-  if (__builtin_add_overflow(a, b, &sum)) {
-    *saturated = true;
-    return std::numeric_limits<int64_t>::max();
-  }
-  return sum;
 }
 
 int64_t MaxOf(const std::vector<int64_t>& v) {

@@ -59,6 +59,11 @@
 namespace hloscope {
 
 struct MemoryOptions {
+  // kXla: what XLA's heap simulator counts -- constants are their own allocations (not in
+  // the heap), and a result takes over an operand buffer that dies at its instruction when
+  // CanShareOperandBufferWithUser allows. kLiveness: every buffer from definition to last use.
+  enum class Model { kLiveness, kXla };
+  Model model = Model::kXla;
   enum class StageBy { kNone, kModule, kOpNameRegex, kFrontendAttribute };
   StageBy stage_by = StageBy::kNone;
   std::string stage_regex;  // kOpNameRegex: RE2 with exactly one capture group
@@ -110,6 +115,24 @@ struct StageMemory {
   std::vector<int64_t> timeline;
 };
 
+// A buffer's place in the simulated heap.
+struct HeapSlot {
+  int64_t offset = 0;
+  int64_t bytes = 0;
+  std::string name;  // defining instruction ("name{index}" for a tuple element)
+};
+
+// The entry's memory in XLA's buffer-assignment categories (the "BufferAssignment stats" of
+// an out-of-memory message): entry parameters, constants, the entry's result (not a
+// parameter), and one preallocated temp allocation holding the rest, packed best-fit.
+struct AllocationSummary {
+  int64_t parameter_bytes = 0;
+  int64_t constant_bytes = 0;
+  int64_t maybe_live_out_bytes = 0;
+  int64_t temp_bytes = 0;  // the temp heap's size
+  int64_t total_bytes = 0;
+};
+
 struct ModuleMemory {
   std::string module;
   bool scheduled = false;  // text order was the schedule
@@ -120,6 +143,12 @@ struct ModuleMemory {
   std::vector<TimelinePoint> timeline;  // one per entry instruction, in schedule order
   int64_t instructions = 0;
   bool saturated = false;  // some step passed int64 bytes: the peak is INT64_MAX, a lower bound
+  std::string model;       // "xla" or "liveness"
+  // The entry's buffers (and each step's copies and callee peak) packed best-fit: at least
+  // peak_bytes; the difference is fragmentation.
+  int64_t heap_bytes = 0;
+  std::vector<HeapSlot> peak_layout;  // buffers live at the peak, by offset (--top largest)
+  AllocationSummary allocations;
 };
 
 struct MemoryReport {

@@ -133,7 +133,9 @@ ENTRY e {
   ROOT d = f32[1,256] slice(b), slice={[0:1], [0:256]}
 })";
 
+// The printers' expected numbers are the liveness model's (issue 7's hand computations).
 MemoryReport Profile(const Module& m, MemoryOptions o = {}) {
+  o.model = MemoryOptions::Model::kLiveness;
   absl::StatusOr<MemoryReport> r = ProfileModule(m, o);
   EXPECT_TRUE(r.ok()) << MessageOf(r.status());
   return r.ok() ? *std::move(r) : MemoryReport{};

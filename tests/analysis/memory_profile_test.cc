@@ -16,7 +16,11 @@ namespace {
 using testing::MessageOf;
 using testing::Parse;
 
-MemoryReport Profile(const Module& m, MemoryOptions options = {}) {
+// The hand-computed numbers below are the liveness model's (every buffer from definition to
+// last use); XLA's model (the default) is checked where a test says so.
+MemoryReport Profile(const Module& m, MemoryOptions options = {},
+                     MemoryOptions::Model model = MemoryOptions::Model::kLiveness) {
+  options.model = model;
   absl::StatusOr<MemoryReport> r = ProfileModule(m, options);
   EXPECT_TRUE(r.ok()) << MessageOf(r.status());
   return r.ok() ? *std::move(r) : MemoryReport{};
@@ -51,6 +55,64 @@ ENTRY e {
   EXPECT_EQ(r.top_buffers[1].instruction, "c");
   EXPECT_EQ(r.top_buffers[2].instruction, "p");
   EXPECT_EQ(r.top_buffers[2].shape, "f32[256]");
+
+  // XLA's model: exponential is elementwise and b dies at c, so c takes over b's buffer
+  // (CanShareOperandBufferWithUser): c's step holds 5120, not 9216; the peak is b's step.
+  MemoryReport x = Profile(*m, {}, MemoryOptions::Model::kXla);
+  EXPECT_EQ(Timeline(x), (std::vector<int64_t>{1024, 2048, 6144, 5120, 6144, 3072}));
+  EXPECT_EQ(x.peak_bytes, 6144);
+  EXPECT_EQ(x.peak_instruction, "b");
+  ASSERT_EQ(x.modules.size(), 1u);
+  EXPECT_EQ(x.modules[0].model, "xla");
+  // Best fit: b (4096) at 0; a and p (1024 each, live with b) above it; nothing fragments.
+  EXPECT_EQ(x.modules[0].heap_bytes, 6144);
+  const AllocationSummary& a = x.modules[0].allocations;
+  EXPECT_EQ(a.parameter_bytes, 1024);
+  EXPECT_EQ(a.maybe_live_out_bytes, 1024);  // r (d's reshape is its own buffer)
+  EXPECT_EQ(a.constant_bytes, 0);
+  EXPECT_EQ(a.total_bytes, a.parameter_bytes + a.maybe_live_out_bytes + a.temp_bytes);
+}
+
+// XLA's model on testdata/analysis/memory/xla_model/heap_best_fit.hlo's module (the numbers
+// are derived there): the constant is its own allocation, best fit reuses the hole c leaves
+// for e2 and r, and the categories add up.
+TEST(MemoryProfile, XlaModelHeapAndConstants) {
+  auto m = Parse(R"(
+HloModule heap, is_scheduled=true
+ENTRY e {
+  k = f32[1024] constant({...})
+  p = f32[256] parameter(0)
+  a = f32[1024] concatenate(p, p, p, p), dimensions={0}
+  b = f32[256] slice(a), slice={[0:256]}
+  c = f32[512] concatenate(b, p), dimensions={0}
+  ka = f32[1024] add(k, k)
+  d = f32[256] slice(c), slice={[0:256]}
+  e2 = f32[256] slice(ka), slice={[0:256]}
+  ROOT r = f32[256] add(d, e2)
+})");
+  ASSERT_NE(m, nullptr);
+  MemoryReport x = Profile(*m, {}, MemoryOptions::Model::kXla);
+  ASSERT_EQ(x.modules.size(), 1u);
+  const ModuleMemory& mm = x.modules[0];
+  EXPECT_EQ(Timeline(x),
+            (std::vector<int64_t>{1024, 1024, 5120, 6144, 4096, 7168, 8192, 7168, 4096}));
+  EXPECT_EQ(mm.heap_bytes, 8192);
+  const AllocationSummary& a = mm.allocations;
+  EXPECT_EQ(a.parameter_bytes, 1024);
+  EXPECT_EQ(a.constant_bytes, 4096);
+  EXPECT_EQ(a.maybe_live_out_bytes, 1024);
+  EXPECT_EQ(a.temp_bytes, 7168);
+  EXPECT_EQ(a.total_bytes, 13312);
+  ASSERT_EQ(mm.peak_layout.size(), 4u);
+  EXPECT_EQ(mm.peak_layout[0].name, "ka");
+  EXPECT_EQ(mm.peak_layout[3].offset, 7168);
+  for (size_t i = 1; i < mm.peak_layout.size(); ++i) {
+    EXPECT_LE(mm.peak_layout[i - 1].offset + mm.peak_layout[i - 1].bytes, mm.peak_layout[i].offset);
+  }
+  // The liveness model keeps k in the heap, live from step 0 to ka.
+  MemoryReport l = Profile(*m);
+  EXPECT_EQ(l.peak_bytes, 11264);
+  EXPECT_EQ(l.peak_instruction, "ka");
 }
 
 TEST(MemoryProfile, TopBuffersAreLimited) {
