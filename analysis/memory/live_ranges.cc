@@ -169,6 +169,7 @@ ComputationLiveness LiveRangeBuilder::Run(const Computation& computation, bool i
   }
   // The result lives to the end; so do entry parameters the caller keeps.
   absl::flat_hash_set<BufferId> interface;
+  absl::flat_hash_set<BufferId> kept_parameters;
   if (const Instruction* root = computation.root(); root != nullptr && n > 0) {
     for (int32_t p = 0; p < flow_.PositionCount(*root); ++p) {
       for (ValueId v : flow_.ValuesAtPosition(*root, p)) {
@@ -188,19 +189,27 @@ ComputationLiveness LiveRangeBuilder::Run(const Computation& computation, bool i
         }
         if (n == 0) continue;
         touch(b, 0);
-        if (!donated.contains(b)) touch(b, n - 1);
+        if (!donated.contains(b)) {
+          touch(b, n - 1);
+          kept_parameters.insert(b);  // the caller keeps it: no result takes it over
+        }
       }
     }
   }
-  // Results that take over an operand buffer dying here start after their instruction.
-  absl::flat_hash_set<BufferId> given_away;
+  // A result that takes over an operand buffer dying at its instruction occupies that memory
+  // from then on: the operand's span ends one step earlier, so the step counts one of them.
+  absl::flat_hash_set<BufferId> given_away, taken_over;  // one operand to one result
   for (const ShareCandidate& c : share_candidates) {
-    if (interface.contains(c.operand) || interface.contains(c.result)) continue;
-    if (last_[c.operand] != c.step || first_[c.result] != c.step || last_[c.result] <= c.step) {
+    if (interface.contains(c.operand) || interface.contains(c.result) ||
+        kept_parameters.contains(c.operand)) {
       continue;
     }
-    if (!given_away.insert(c.operand).second) continue;
-    first_[c.result] = c.step + 1;
+    if (last_[c.operand] != c.step || first_[c.result] != c.step || first_[c.operand] >= c.step) {
+      continue;
+    }
+    if (given_away.contains(c.operand) || !taken_over.insert(c.result).second) continue;
+    given_away.insert(c.operand);
+    last_[c.operand] = c.step - 1;
   }
   // Sum the spans with a difference array, in 128 bits: every buffer fits in int64 but a sum
   // of them may not, and a wrapped sum would print as a plausible number.

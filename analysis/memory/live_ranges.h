@@ -59,7 +59,7 @@ class LiveRangeBuilder {
   bool saturated = false;
   // XLA's heap simulator: a result takes over an operand's buffer of the same size that dies
   // at the instruction when CanShareOperandBufferWithUser allows it (one result per operand
-  // buffer); the result's span then starts after the instruction.
+  // buffer); the operand's span then ends before the instruction.
   bool share_operand_buffers = false;
 
  private:

@@ -95,7 +95,7 @@ ENTRY e {
   ASSERT_EQ(x.modules.size(), 1u);
   const ModuleMemory& mm = x.modules[0];
   EXPECT_EQ(Timeline(x),
-            (std::vector<int64_t>{1024, 1024, 5120, 6144, 4096, 7168, 8192, 7168, 4096}));
+            (std::vector<int64_t>{1024, 1024, 5120, 6144, 4096, 7168, 8192, 7168, 3072}));
   EXPECT_EQ(mm.heap_bytes, 8192);
   const AllocationSummary& a = mm.allocations;
   EXPECT_EQ(a.parameter_bytes, 1024);
