@@ -169,13 +169,14 @@ ComputationLiveness LiveRangeBuilder::Run(const Computation& computation, bool i
   }
   // The result lives to the end; so do entry parameters the caller keeps.
   absl::flat_hash_set<BufferId> interface;
-  absl::flat_hash_set<BufferId> kept_parameters;
+  absl::flat_hash_set<BufferId> kept;  // the entry's kept parameters and live-out buffers
   if (const Instruction* root = computation.root(); root != nullptr && n > 0) {
     for (int32_t p = 0; p < flow_.PositionCount(*root); ++p) {
       for (ValueId v : flow_.ValuesAtPosition(*root, p)) {
         BufferId b = alias_.BufferOf(v).id;
         touch(b, n - 1);
         if (!is_entry && root_is_callers) interface.insert(b);
+        if (is_entry) kept.insert(b);  // live out: no later instruction takes it over
       }
     }
   }
@@ -191,7 +192,7 @@ ComputationLiveness LiveRangeBuilder::Run(const Computation& computation, bool i
         touch(b, 0);
         if (!donated.contains(b)) {
           touch(b, n - 1);
-          kept_parameters.insert(b);  // the caller keeps it: no result takes it over
+          kept.insert(b);  // the caller keeps it: no result takes it over
         }
       }
     }
@@ -200,8 +201,7 @@ ComputationLiveness LiveRangeBuilder::Run(const Computation& computation, bool i
   // from then on: the operand's span ends one step earlier, so the step counts one of them.
   absl::flat_hash_set<BufferId> given_away, taken_over;  // one operand to one result
   for (const ShareCandidate& c : share_candidates) {
-    if (interface.contains(c.operand) || interface.contains(c.result) ||
-        kept_parameters.contains(c.operand)) {
+    if (interface.contains(c.operand) || interface.contains(c.result) || kept.contains(c.operand)) {
       continue;
     }
     if (last_[c.operand] != c.step || first_[c.result] != c.step || first_[c.operand] >= c.step) {
