@@ -47,6 +47,10 @@ const char kMemoryFlagsHelp[] =
     "                         their own allocations, a result may take over an operand's\n"
     "                         buffer that dies there; liveness: every buffer from definition\n"
     "                         to last use. Both report the best-fit heap and its layout.\n"
+    "  --schedule=text|dfs|list|post-order|min\n"
+    "                         The order of modules that are not is_scheduled=true: text order\n"
+    "                         made topological (default), or one of XLA's memory schedulers;\n"
+    "                         min runs list, dfs and post-order and keeps the lowest peak.\n"
     "  --buffer-assignment    With the memory report (implies --memory-report): the entry's\n"
     "                         memory in XLA's BufferAssignment stats categories.\n";
 
@@ -153,6 +157,13 @@ MemoryFlagResult ParseMemoryFlag(std::string_view name, std::optional<std::strin
     }
     return MemoryFlagResult::kTaken;
   }
+  if (name == "--schedule") {
+    std::optional<ScheduleKind> kind =
+        value ? ParseScheduleKind(*value) : std::optional<ScheduleKind>();
+    if (!kind) return bad("option '--schedule' needs 'text', 'dfs', 'list', 'post-order' or 'min'");
+    o.schedule = *kind;
+    return MemoryFlagResult::kTaken;
+  }
   if (name == "--buffer-assignment") {
     if (value) return bad("option '--buffer-assignment' takes no value");
     flags.enabled = true;
@@ -204,8 +215,7 @@ void AppendText(const MemoryReport& r, bool buffer_assignment, std::string& out)
     out += fmt::format("module {}: peak {} at {}{}\n", m.module, BytesText(m.peak_bytes),
                        m.peak_instruction,
                        m.peak_op_name.empty() ? "" : fmt::format(" ({})", m.peak_op_name));
-    out += fmt::format("  schedule: {}, {} entry instructions\n",
-                       m.scheduled ? "text order (is_scheduled)" : "topological", m.instructions);
+    out += fmt::format("  schedule: {}, {} entry instructions\n", m.schedule, m.instructions);
     out += fmt::format("  heap ({} model, best fit): {} for {} live at the peak\n", m.model,
                        BytesText(m.heap_bytes), BytesText(m.peak_bytes));
     if (!m.top_buffers.empty()) out += "  live at the peak:\n";
@@ -290,6 +300,7 @@ void FillReport(const MemoryReport& r, report::MemoryReport* p) {
     o->set_instructions(m.instructions);
     o->set_saturated(m.saturated);
     o->set_memory_model(m.model);
+    o->set_schedule(m.schedule);
     o->set_heap_bytes(m.heap_bytes);
     for (const HeapSlot& h : m.peak_layout) {
       report::HeapSlot* slot = o->add_peak_layout();

@@ -39,7 +39,8 @@ enum class MemoryFlagResult { kNotMemoryFlag, kTaken, kBadValue };
 
 // Handles --memory-report[=FILE], --stage-by=module|attr:NAME, --stage-regex=RE,
 // --forward-regex=RE, --backward-regex=RE, --dim-value=N, --top=N, --count-tuple-tables,
-// --memory-model=liveness|xla, --buffer-assignment, and
+// --memory-model=liveness|xla, --schedule=text|dfs|list|post-order|min, --buffer-assignment,
+// and
 // --format (text|json also set the analysis printers' format, which --format shares).
 MemoryFlagResult ParseMemoryFlag(std::string_view name, std::optional<std::string_view> value,
                                  MemoryFlags& flags, AnalysisFlags& analysis, std::string* error);

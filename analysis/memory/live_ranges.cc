@@ -90,7 +90,9 @@ ComputationLiveness LiveRangeBuilder::Run(const Computation& computation, bool i
                                           const absl::flat_hash_set<BufferId>& donated,
                                           bool root_is_callers) {
   ComputationLiveness out;
-  out.schedule = ScheduleOf(computation, scheduled_);
+  out.schedule = scheduled_ || schedule_kind == ScheduleKind::kText
+                     ? ScheduleOf(computation, scheduled_)
+                     : ScheduleWith(computation, schedule_kind);
   const int32_t n = static_cast<int32_t>(out.schedule.size());
   out.copy_bytes.assign(n, 0);
   out.callee_bytes.assign(n, 0);

@@ -15,6 +15,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "analysis/alias.h"
+#include "analysis/memory/memory_schedulers.h"
 
 namespace hloscope {
 
@@ -61,6 +62,9 @@ class LiveRangeBuilder {
   // at the instruction when CanShareOperandBufferWithUser allows it (one result per operand
   // buffer); the operand's span then ends before the instruction.
   bool share_operand_buffers = false;
+  // The order of an unscheduled module's computations (kText: text order made topological;
+  // kMin is chosen by the caller).
+  ScheduleKind schedule_kind = ScheduleKind::kText;
 
  private:
   struct ShareCandidate {

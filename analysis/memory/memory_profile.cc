@@ -11,6 +11,7 @@
 #include "analysis/alias_input_output.h"
 #include "analysis/memory/heap_simulation.h"
 #include "analysis/memory/live_ranges.h"
+#include "analysis/memory/memory_schedulers.h"
 #include "analysis/memory/stage_assignment.h"
 #include "analysis/memory/stash_buffers.h"
 #include "fmt/format.h"
@@ -261,12 +262,6 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
     }
   }
 
-  LiveRangeBuilder builder(alias, mp.buffer_bytes, module.is_scheduled());
-  builder.share_operand_buffers = options.model == MemoryOptions::Model::kXla;
-  builder.backward_instruction.assign(mp.roles.direction.size(), 0);
-  for (size_t i = 0; i < mp.roles.direction.size(); ++i) {
-    builder.backward_instruction[i] = mp.roles.direction[i] == Direction::kBackward;
-  }
   const absl::flat_hash_set<BufferId> none;
   // A while condition's pred is nobody else's buffer: the condition counts it itself.
   absl::flat_hash_set<const Computation*> conditions;
@@ -277,13 +272,50 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
       }
     }
   }
-  for (const Computation* c : CalleesFirst(*module.entry())) {
-    if (c == module.entry()) {
-      mp.entry = builder.Run(*c, true, donated);
-    } else {
-      builder.Run(*c, false, none, /*root_is_callers=*/!conditions.contains(c));
+  const std::vector<const Computation*> callees_first = CalleesFirst(*module.entry());
+  // Runs every computation, callees first, with one schedule kind; returns the entry's.
+  auto run = [&](LiveRangeBuilder& builder, ScheduleKind kind) {
+    builder.share_operand_buffers = options.model == MemoryOptions::Model::kXla;
+    builder.schedule_kind = kind;
+    builder.backward_instruction.assign(mp.roles.direction.size(), 0);
+    for (size_t i = 0; i < mp.roles.direction.size(); ++i) {
+      builder.backward_instruction[i] = mp.roles.direction[i] == Direction::kBackward;
     }
+    ComputationLiveness entry_liveness;
+    for (const Computation* c : callees_first) {
+      if (c == module.entry()) {
+        entry_liveness = builder.Run(*c, true, donated);
+      } else {
+        builder.Run(*c, false, none, /*root_is_callers=*/!conditions.contains(c));
+      }
+    }
+    return entry_liveness;
+  };
+  ScheduleKind kind = options.schedule;
+  if (module.is_scheduled()) {
+    mp.memory.schedule = "text order (is_scheduled)";
+    kind = ScheduleKind::kText;
+  } else if (kind == ScheduleKind::kMin) {
+    // XLA's default scheduler: the lowest peak of list, dfs and post-order (ties in that
+    // order).
+    std::string tried;
+    int64_t best_peak = 0;
+    for (ScheduleKind candidate :
+         {ScheduleKind::kList, ScheduleKind::kDfs, ScheduleKind::kPostOrder}) {
+      LiveRangeBuilder trial(alias, mp.buffer_bytes, /*scheduled=*/false);
+      const int64_t peak = run(trial, candidate).peak;
+      tried += fmt::format("{}{} {}", tried.empty() ? "" : ", ", ScheduleKindName(candidate), peak);
+      if (kind == ScheduleKind::kMin || peak < best_peak) {
+        kind = candidate;
+        best_peak = peak;
+      }
+    }
+    mp.memory.schedule = fmt::format("min: {} ({})", ScheduleKindName(kind), tried);
+  } else {
+    mp.memory.schedule = kind == ScheduleKind::kText ? "topological" : ScheduleKindName(kind);
   }
+  LiveRangeBuilder builder(alias, mp.buffer_bytes, module.is_scheduled());
+  mp.entry = run(builder, kind);
   mp.saturated = builder.saturated;
   const ComputationLiveness& entry = mp.entry;
   // The instruction that defines each buffer counted in the entry: an entry parameter for its

@@ -54,6 +54,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "analysis/memory/memory_schedulers.h"
 #include "hlo/module.h"
 
 namespace hloscope {
@@ -64,6 +65,8 @@ struct MemoryOptions {
   // CanShareOperandBufferWithUser allows. kLiveness: every buffer from definition to last use.
   enum class Model { kLiveness, kXla };
   Model model = Model::kXla;
+  // The order of modules that are not is_scheduled=true (memory_schedulers.h).
+  ScheduleKind schedule = ScheduleKind::kText;
   enum class StageBy { kNone, kModule, kOpNameRegex, kFrontendAttribute };
   StageBy stage_by = StageBy::kNone;
   std::string stage_regex;  // kOpNameRegex: RE2 with exactly one capture group
@@ -144,6 +147,9 @@ struct ModuleMemory {
   int64_t instructions = 0;
   bool saturated = false;  // some step passed int64 bytes: the peak is INT64_MAX, a lower bound
   std::string model;       // "xla" or "liveness"
+  // The schedule used: "text order (is_scheduled)", "topological", "list", "dfs",
+  // "post-order", or "min: KIND (list P, dfs P, post-order P)".
+  std::string schedule;
   // The entry's buffers (and each step's copies and callee peak) packed best-fit: at least
   // peak_bytes; the difference is fragmentation.
   int64_t heap_bytes = 0;

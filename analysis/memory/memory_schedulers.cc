@@ -1,0 +1,221 @@
+#include "analysis/memory/memory_schedulers.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "analysis/memory/schedule.h"
+
+namespace hloscope {
+namespace {
+
+// Bytes of the new arrays an instruction writes (forwarding instructions write none).
+int64_t DefinedBytes(const Instruction& in) {
+  switch (in.opcode()) {
+    case Opcode::kTuple:
+    case Opcode::kGetTupleElement:
+    case Opcode::kBitcast:
+    case Opcode::kWhile:
+    case Opcode::kCall:
+    case Opcode::kConditional:
+      return 0;
+    default:
+      return in.shape().TotalArrayBytes();
+  }
+}
+
+bool ScheduledFirst(const Instruction& in) {
+  return in.opcode() == Opcode::kParameter || in.opcode() == Opcode::kConstant;
+}
+
+std::vector<const Instruction*> Predecessors(const Instruction& in) {
+  std::vector<const Instruction*> out(in.operands().begin(), in.operands().end());
+  for (const Instruction* p : in.control_predecessors()) out.push_back(p);
+  return out;
+}
+
+// Post-order from `roots`, each instruction's predecessors in the order `order_of` gives.
+template <typename OrderOf>
+std::vector<const Instruction*> PostOrderFrom(const Computation& c,
+                                              const std::vector<const Instruction*>& roots,
+                                              OrderOf order_of) {
+  std::vector<const Instruction*> out;
+  out.reserve(c.instructions().size());
+  absl::flat_hash_set<const Instruction*> seen;
+  struct Frame {
+    const Instruction* in;
+    std::vector<const Instruction*> preds;
+    size_t next = 0;
+  };
+  std::vector<Frame> stack;
+  for (const Instruction* root : roots) {
+    if (!seen.insert(root).second) continue;
+    stack.push_back({root, order_of(*root)});
+    while (!stack.empty()) {
+      Frame& f = stack.back();
+      if (f.next < f.preds.size()) {
+        const Instruction* p = f.preds[f.next++];
+        if (p->parent() != &c || !seen.insert(p).second) continue;
+        stack.push_back({p, order_of(*p)});
+        continue;
+      }
+      out.push_back(f.in);
+      stack.pop_back();
+    }
+  }
+  return out;
+}
+
+std::vector<const Instruction*> Unused(const Computation& c, const Instruction* first) {
+  std::vector<const Instruction*> roots;
+  if (first != nullptr) roots.push_back(first);
+  for (const Instruction* in : c.instructions()) {
+    if (in->users().empty() && in->control_successors().empty()) roots.push_back(in);
+  }
+  // Anything else (only reachable through users): every instruction is a root of last resort.
+  for (const Instruction* in : c.instructions()) roots.push_back(in);
+  return roots;
+}
+
+std::vector<const Instruction*> PostOrder(const Computation& c) {
+  return PostOrderFrom(c, Unused(c, nullptr), Predecessors);
+}
+
+std::vector<const Instruction*> Dfs(const Computation& c) {
+  struct Stats {
+    int64_t extra_users = 0;
+    int64_t total_bytes = 0;
+  };
+  absl::flat_hash_map<const Instruction*, Stats> stats;
+  const int64_t count = static_cast<int64_t>(c.instructions().size());
+  int64_t cumulative = 0;
+  for (const Instruction* in : PostOrder(c)) {
+    Stats& s = stats[in];
+    if (ScheduledFirst(*in)) continue;
+    s.extra_users = in->users().empty() ? 0 : static_cast<int64_t>(in->users().size()) - 1;
+    s.total_bytes = DefinedBytes(*in);
+    cumulative += s.total_bytes;
+    absl::flat_hash_set<const Instruction*> unique(in->operands().begin(), in->operands().end());
+    for (const Instruction* op : unique) {
+      auto it = stats.find(op);
+      if (it == stats.end()) continue;
+      s.extra_users += it->second.extra_users;
+      s.total_bytes += it->second.total_bytes;
+    }
+    // Shared subtrees are counted once per path: keep the sums within what exists.
+    s.total_bytes = std::min(s.total_bytes, cumulative);
+    s.extra_users = std::min(s.extra_users, count);
+  }
+  auto order_of = [&](const Instruction& in) {
+    std::vector<const Instruction*> ops(in.operands().begin(), in.operands().end());
+    std::stable_sort(ops.begin(), ops.end(), [&](const Instruction* a, const Instruction* b) {
+      const Stats& x = stats[a];
+      const Stats& y = stats[b];
+      if (x.extra_users != y.extra_users) return x.extra_users > y.extra_users;
+      if (x.total_bytes != y.total_bytes) return x.total_bytes > y.total_bytes;
+      return a->name() < b->name();
+    });
+    for (const Instruction* p : in.control_predecessors()) ops.push_back(p);
+    return ops;
+  };
+  return PostOrderFrom(c, Unused(c, c.root()), order_of);
+}
+
+std::vector<const Instruction*> List(const Computation& c) {
+  absl::Span<Instruction* const> instrs = c.instructions();
+  absl::flat_hash_map<const Instruction*, int64_t> position, waiting, unscheduled_users;
+  for (size_t i = 0; i < instrs.size(); ++i) position[instrs[i]] = static_cast<int64_t>(i);
+  auto unique_operands = [](const Instruction& in) {
+    std::vector<const Instruction*> ops(in.operands().begin(), in.operands().end());
+    std::sort(ops.begin(), ops.end());
+    ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
+    return ops;
+  };
+  std::vector<const Instruction*> ready;
+  for (const Instruction* in : instrs) {
+    int64_t preds = 0;
+    for (const Instruction* op : unique_operands(*in)) preds += position.contains(op) ? 1 : 0;
+    for (const Instruction* p : in->control_predecessors()) preds += position.contains(p);
+    waiting[in] = preds;
+    absl::flat_hash_set<const Instruction*> users(in->users().begin(), in->users().end());
+    unscheduled_users[in] = static_cast<int64_t>(users.size());
+    if (preds == 0) ready.push_back(in);
+  }
+  auto priority = [&](const Instruction& in) {
+    int64_t freed = 0;
+    for (const Instruction* op : unique_operands(in)) {
+      if (!ScheduledFirst(*op) && unscheduled_users[op] == 1) freed += DefinedBytes(*op);
+    }
+    return std::make_pair(ScheduledFirst(in) ? 1 : 0, freed - DefinedBytes(in));
+  };
+  std::vector<const Instruction*> out;
+  out.reserve(instrs.size());
+  while (!ready.empty()) {
+    size_t best = 0;
+    auto best_priority = priority(*ready[0]);
+    for (size_t i = 1; i < ready.size(); ++i) {
+      auto p = priority(*ready[i]);
+      if (p > best_priority || (p == best_priority && position[ready[i]] < position[ready[best]])) {
+        best = i;
+        best_priority = p;
+      }
+    }
+    const Instruction* in = ready[best];
+    ready.erase(ready.begin() + static_cast<std::ptrdiff_t>(best));
+    out.push_back(in);
+    for (const Instruction* op : unique_operands(*in)) --unscheduled_users[op];
+    auto release = [&](const Instruction* next) {
+      auto it = waiting.find(next);
+      if (it != waiting.end() && --it->second == 0) ready.push_back(next);
+    };
+    absl::flat_hash_set<const Instruction*> users(in->users().begin(), in->users().end());
+    for (const Instruction* u : users) release(u);
+    for (const Instruction* s : in->control_successors()) release(s);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<const Instruction*> ScheduleWith(const Computation& computation, ScheduleKind kind) {
+  switch (kind) {
+    case ScheduleKind::kDfs:
+      return Dfs(computation);
+    case ScheduleKind::kList:
+      return List(computation);
+    case ScheduleKind::kPostOrder:
+      return PostOrder(computation);
+    case ScheduleKind::kText:
+    case ScheduleKind::kMin:
+      break;
+  }
+  return ScheduleOf(computation, /*scheduled=*/false);
+}
+
+std::string_view ScheduleKindName(ScheduleKind kind) {
+  switch (kind) {
+    case ScheduleKind::kText:
+      return "text";
+    case ScheduleKind::kDfs:
+      return "dfs";
+    case ScheduleKind::kList:
+      return "list";
+    case ScheduleKind::kPostOrder:
+      return "post-order";
+    case ScheduleKind::kMin:
+      return "min";
+  }
+  return "text";
+}
+
+std::optional<ScheduleKind> ParseScheduleKind(std::string_view name) {
+  for (ScheduleKind k : {ScheduleKind::kText, ScheduleKind::kDfs, ScheduleKind::kList,
+                         ScheduleKind::kPostOrder, ScheduleKind::kMin}) {
+    if (ScheduleKindName(k) == name) return k;
+  }
+  return std::nullopt;
+}
+
+}  // namespace hloscope
