@@ -218,6 +218,10 @@ void AppendText(const MemoryReport& r, bool buffer_assignment, std::string& out)
     out += fmt::format("  schedule: {}, {} entry instructions\n", m.schedule, m.instructions);
     out += fmt::format("  heap ({} model, best fit): {} for {} live at the peak\n", m.model,
                        BytesText(m.heap_bytes), BytesText(m.peak_bytes));
+    for (const MemorySpacePeak& sp : m.memory_spaces) {
+      out += fmt::format("  memory space S({}): peak {} at {}\n", sp.space,
+                         BytesText(sp.peak_bytes), sp.peak_instruction);
+    }
     if (!m.top_buffers.empty()) out += "  live at the peak:\n";
     for (const LiveBuffer& b : m.top_buffers) {
       out += fmt::format("    {:>14} {:<10} {}{}{}{}\n", b.bytes, b.kind, b.instruction,
@@ -301,6 +305,12 @@ void FillReport(const MemoryReport& r, report::MemoryReport* p) {
     o->set_saturated(m.saturated);
     o->set_memory_model(m.model);
     o->set_schedule(m.schedule);
+    for (const MemorySpacePeak& sp : m.memory_spaces) {
+      report::MemorySpacePeak* q = o->add_memory_spaces();
+      q->set_space(sp.space);
+      q->set_peak_bytes(sp.peak_bytes);
+      q->set_peak_instruction(sp.peak_instruction);
+    }
     o->set_heap_bytes(m.heap_bytes);
     for (const HeapSlot& h : m.peak_layout) {
       report::HeapSlot* slot = o->add_peak_layout();

@@ -7,6 +7,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "analysis/alias.h"
 #include "analysis/alias_input_output.h"
 #include "analysis/memory/heap_simulation.h"
@@ -26,32 +27,62 @@ struct SizeNotes {
   bool unbounded = false;  // ... an unbounded one (`?`) sized without a dim_value
 };
 
-// Bytes of an array with dynamic dimensions evaluated at `dim_value` (capped by the bound),
-// or at the bound when there is none. An unbounded dimension without `dim_value` has no size:
-// it is noted, and counts 0. A size past int64 saturates (the caller's sums notice it).
+// Bytes of an array as XLA sizes it: dynamic dimensions evaluated at `dim_value` (capped by
+// the bound), or at the bound when there is none; with a tiled layout, the physical
+// dimensions the first tile covers (the minor-most ones, the tile's last dimension on the
+// most minor) rounded up to the tile, the rest as they are (later tiles add no padding);
+// then the tail padding L(n) in elements and the element width (E(n) when given). An
+// unbounded dimension without `dim_value` has no size: it is noted, and counts 0. A size past
+// int64 saturates (the caller's sums notice it).
 int64_t ArrayBytes(const Shape& s, const std::optional<int64_t>& dim_value, SizeNotes* notes) {
   if (!s.IsArray()) return 0;
-  if (!s.IsDynamic()) return s.ByteSize();
-  notes->dynamic = true;
-  __int128 elements = 1;
+  const bool tiled = !s.layout.tiles.empty() || s.layout.tail_padding_alignment > 1;
+  if (!s.IsDynamic() && !tiled) return s.ByteSize();
+  constexpr __int128 kMax = std::numeric_limits<int64_t>::max();
+  absl::InlinedVector<int64_t, 6> extents(s.dims.begin(), s.dims.end());
+  if (s.IsDynamic()) notes->dynamic = true;
   for (int64_t d = 0; d < s.rank(); ++d) {
-    int64_t extent = s.dims[d];
-    if (s.dynamic[d]) {
-      if (extent == Shape::kUnboundedSize) {
-        if (!dim_value) notes->unbounded = true;
-        extent = dim_value.value_or(0);
-      } else if (dim_value) {
-        extent = std::min(extent, *dim_value);
-      }
+    if (!s.dynamic[d]) continue;
+    if (extents[d] == Shape::kUnboundedSize) {
+      if (!dim_value) notes->unbounded = true;
+      extents[d] = dim_value.value_or(0);
+    } else if (dim_value) {
+      extents[d] = std::min(extents[d], *dim_value);
     }
-    elements *= std::max<int64_t>(extent, 0);
-    // Stay inside 128 bits: past int64 elements the result saturates anyway.
-    elements = std::min<__int128>(elements, std::numeric_limits<int64_t>::max());
+  }
+  __int128 elements = 1;
+  auto times = [&](int64_t extent) {
+    elements = std::min<__int128>(elements * std::max<int64_t>(extent, 0), kMax);
+  };
+  auto round_up = [](int64_t x, int64_t to) {
+    return to <= 1 || to == Tile::kTileCombine ? x : (x + to - 1) / to * to;
+  };
+  if (s.layout.tiles.empty()) {
+    for (int64_t e : extents) times(e);
+  } else {
+    // Physical order, minor first: the layout's minor_to_major (default: the last dimension).
+    absl::InlinedVector<int64_t, 6> minor_to_major(s.layout.minor_to_major.begin(),
+                                                   s.layout.minor_to_major.end());
+    if (static_cast<int64_t>(minor_to_major.size()) != s.rank()) {
+      minor_to_major.clear();
+      for (int64_t d = s.rank() - 1; d >= 0; --d) minor_to_major.push_back(d);
+    }
+    const auto& tile = s.layout.tiles.front().dims;
+    const int64_t t = static_cast<int64_t>(tile.size());
+    int64_t k = 0;
+    for (; k < t; ++k) {
+      const int64_t extent = k < s.rank() ? extents[minor_to_major[k]] : 1;
+      times(round_up(extent, tile[t - k - 1]));
+    }
+    for (; k < s.rank(); ++k) times(extents[minor_to_major[k]]);
+  }
+  if (s.layout.tail_padding_alignment > 1) {
+    const __int128 a = s.layout.tail_padding_alignment;
+    elements = std::min<__int128>((elements + a - 1) / a * a, kMax);
   }
   const int64_t bits = s.layout.element_size_bits != 0 ? s.layout.element_size_bits
                                                        : GetPrimitiveTypeInfo(s.element_type).bits;
-  return static_cast<int64_t>(
-      std::min<__int128>((elements * bits + 7) / 8, std::numeric_limits<int64_t>::max()));
+  return static_cast<int64_t>(std::min<__int128>((elements * bits + 7) / 8, kMax));
 }
 
 std::string_view OpNameOf(const Instruction* in) {
@@ -122,6 +153,7 @@ struct ModuleProfile {
   ModuleMemory memory;
   ComputationLiveness entry;
   std::vector<int64_t> buffer_bytes;
+  std::vector<int64_t> buffer_space;      // by buffer: its memory space S(n)
   std::vector<int> buffer_stage;          // by buffer; -1 none
   std::vector<int64_t> activation_bytes;  // by buffer: 0 = not an activation
   std::vector<StashBuffer> stashes;
@@ -215,8 +247,10 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
 
   const size_t nb = alias.buffers().size();
   mp.buffer_bytes.assign(nb, 0);
+  mp.buffer_space.assign(nb, 0);
   for (const HloBuffer& b : alias.buffers()) {
     int64_t bytes = 0;
+    int64_t space = 0;  // S(n) of its arrays (the largest when they differ)
     for (ValueId v : b.values) {
       const Shape& s = *flow.value(v).shape;
       const int64_t vb =
@@ -232,8 +266,10 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
             module.name(), value.instruction->name(), s.ToString()));
       }
       bytes = std::max(bytes, vb);
+      if (s.IsArray()) space = std::max(space, s.layout.memory_space);
     }
     mp.buffer_bytes[b.id] = bytes;
+    mp.buffer_space[b.id] = space;
   }
   if (notes.dynamic) *dynamic = true;
   // Constants: XLA gives each its own allocation, outside the heap.
@@ -487,6 +523,28 @@ absl::StatusOr<MemoryReport> ProfileModules(std::vector<const Module*> modules,
       report.peak_op_name = mm.peak_op_name;
       report.peak_module = mm.module;
       report.top_buffers = mm.top_buffers;
+    }
+  }
+
+  // Memory spaces other than the default each get their own peak (the module's peak holds
+  // all of them together).
+  for (ModuleProfile& mp : profiles) {
+    std::vector<int64_t> spaces(mp.buffer_space.begin(), mp.buffer_space.end());
+    std::sort(spaces.begin(), spaces.end());
+    spaces.erase(std::unique(spaces.begin(), spaces.end()), spaces.end());
+    if (spaces.size() <= 1 && (spaces.empty() || spaces[0] == 0)) continue;
+    for (int64_t space : spaces) {
+      const std::vector<int64_t> live = Series(
+          mp, [&](BufferId b) { return mp.buffer_space[b] == space ? mp.buffer_bytes[b] : 0; },
+          [](size_t) { return false; }, &report.saturated);
+      auto it = std::max_element(live.begin(), live.end());
+      MemorySpacePeak peak;
+      peak.space = space;
+      if (it != live.end()) {
+        peak.peak_bytes = *it;
+        peak.peak_instruction = std::string(mp.entry.schedule[it - live.begin()]->name());
+      }
+      mp.memory.memory_spaces.push_back(std::move(peak));
     }
   }
 

@@ -136,6 +136,13 @@ struct AllocationSummary {
   int64_t total_bytes = 0;
 };
 
+// The peak of the buffers in one memory space (S(n) in their layouts; 0 is the default).
+struct MemorySpacePeak {
+  int64_t space = 0;
+  int64_t peak_bytes = 0;
+  std::string peak_instruction;
+};
+
 struct ModuleMemory {
   std::string module;
   bool scheduled = false;  // text order was the schedule
@@ -155,6 +162,9 @@ struct ModuleMemory {
   int64_t heap_bytes = 0;
   std::vector<HeapSlot> peak_layout;  // buffers live at the peak, by offset (--top largest)
   AllocationSummary allocations;
+  // One per memory space present, when some buffer is outside the default space (copies and
+  // callee peaks are not split by space).
+  std::vector<MemorySpacePeak> memory_spaces;
 };
 
 struct MemoryReport {
