@@ -21,7 +21,9 @@
 //   copy-elision  the `copy-elision` pass with its analyses (dataflow, alias, ordering, live
 //                 ranges) on freshly parsed modules, flatten-call-graph run before untimed.
 //   memory-profile  ProfileModule (analysis/memory: alias analysis, live ranges, peak, stages,
-//                 activations; default options) on modules flattened before, untimed.
+//                 activations; liveness model, no heap) on modules flattened before, untimed.
+//   heap-simulation  ProfileModule with --memory-model=xla and the best-fit heap (layout,
+//                 allocation summary): minus memory-profile, what the heap costs.
 // Adding a stage is one line in kStages below (a pass: one line calling RunPassStage).
 //
 // Time: CPU time of the process (MeasureProcessCPUTime), so a shared machine does not
@@ -279,22 +281,53 @@ struct Stage {
 };
 
 // The stage registry: bench/run runs every entry, in this order. One line per stage.
-// memory-profile: ProfileModule (alias analysis, live ranges, peak, stages, activations with
-// the default options) on modules prepared as for dataflow+alias.
+// memory-profile: ProfileModule (alias analysis, live ranges, peak, stages, activations) with
+// the liveness model and no heap, on modules prepared as for dataflow+alias.
 void RunMemoryProfile(benchmark::State& state, const Input& input) {
+  MemoryOptions options;
+  options.model = MemoryOptions::Model::kLiveness;
+  options.heap = false;
   std::vector<std::unique_ptr<Module>> parsed = ParseAll(state, input);
   auto flatten = PassRegistry::Global().Create("flatten-call-graph");
   if (!flatten.ok()) return Fail(state, "memory-profile", flatten.status());
   std::vector<std::unique_ptr<Module>> modules;
   for (auto& m : parsed) {
-    if ((*flatten)->Run(*m).ok() && ProfileModule(*m, {}).ok()) modules.push_back(std::move(m));
+    if ((*flatten)->Run(*m).ok() && ProfileModule(*m, options).ok())
+      modules.push_back(std::move(m));
   }
   state.counters["analysis_skipped_modules"] = static_cast<double>(parsed.size() - modules.size());
   for (auto _ : state) {
     for (const auto& m : modules) {
-      absl::StatusOr<MemoryReport> r = ProfileModule(*m, {});
+      absl::StatusOr<MemoryReport> r = ProfileModule(*m, options);
       if (!r.ok()) return Fail(state, "memory-profile", r.status());
       benchmark::DoNotOptimize(r->peak_bytes);
+    }
+  }
+}
+
+// heap-simulation: ProfileModule as XLA's heap simulator counts (--memory-model=xla: buffer
+// sharing, constants apart) with the best-fit heap, its at-peak layout and the allocation
+// summary; memory-profile above is the liveness model without the heap, so the difference
+// is what the heap costs.
+void RunHeapSimulation(benchmark::State& state, const Input& input) {
+  std::vector<std::unique_ptr<Module>> parsed = ParseAll(state, input);
+  auto flatten = PassRegistry::Global().Create("flatten-call-graph");
+  if (!flatten.ok()) return Fail(state, "heap-simulation", flatten.status());
+  MemoryOptions options;
+  options.model = MemoryOptions::Model::kXla;
+  options.heap = true;
+  std::vector<std::unique_ptr<Module>> modules;
+  for (auto& m : parsed) {
+    if ((*flatten)->Run(*m).ok() && ProfileModule(*m, options).ok()) {
+      modules.push_back(std::move(m));
+    }
+  }
+  state.counters["analysis_skipped_modules"] = static_cast<double>(parsed.size() - modules.size());
+  for (auto _ : state) {
+    for (const auto& m : modules) {
+      absl::StatusOr<MemoryReport> r = ProfileModule(*m, options);
+      if (!r.ok()) return Fail(state, "heap-simulation", r.status());
+      benchmark::DoNotOptimize(r->modules[0].heap_bytes);
     }
   }
 }
@@ -308,6 +341,7 @@ const Stage kStages[] = {
     {"dataflow+alias", RunDataflowAlias},
     {"copy-elision", RunCopyElision, true},
     {"memory-profile", RunMemoryProfile},
+    {"heap-simulation", RunHeapSimulation},
 };
 
 void RunStage(benchmark::State& state, const Stage* stage, const Input* input) {

@@ -1,6 +1,7 @@
 #include "analysis/memory/memory_profile.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <numeric>
 #include <utility>
@@ -178,32 +179,46 @@ void FillHeap(const AliasAnalysis& alias, const ComputationLiveness& entry, Modu
       for (ValueId v : flow.ValuesAtPosition(*root, p)) live_out.insert(alias.BufferOf(v).id);
     }
   }
-  std::vector<HeapBuffer> all;
+  // As XLA allocates: each entry parameter, constant (when it is counted at all) and live-out
+  // buffer has its own allocation, laid out one after another from offset 0; the rest share
+  // the preallocated temp allocation above them, packed best-fit. (Packing the long-lived
+  // buffers with the temporaries would also make every temporary overlap all of them.)
+  std::vector<int64_t> offset(entry.spans.size(), -1);
   std::vector<HeapBuffer> temps;
-  for (const BufferSpan& s : entry.spans) {
+  std::vector<size_t> temp_span;  // span index of each temp; SIZE_MAX for a step's transient
+  int64_t fixed = 0;
+  AllocationSummary& a = mm.allocations;
+  for (size_t i = 0; i < entry.spans.size(); ++i) {
+    const BufferSpan& s = entry.spans[i];
     const int64_t bytes = mp.buffer_bytes[s.buffer];
-    all.push_back({bytes, s.first, s.last});
-    AllocationSummary& a = mm.allocations;
-    if (parameter_of.contains(s.buffer)) {
-      a.parameter_bytes = SaturatingAdd(a.parameter_bytes, bytes, &mp.saturated);
-    } else if (live_out.contains(s.buffer)) {
-      a.maybe_live_out_bytes = SaturatingAdd(a.maybe_live_out_bytes, bytes, &mp.saturated);
-    } else if (!is_constant[s.buffer]) {
+    const bool parameter = parameter_of.contains(s.buffer);
+    const bool out = !parameter && live_out.contains(s.buffer);
+    if (parameter) a.parameter_bytes = SaturatingAdd(a.parameter_bytes, bytes, &mp.saturated);
+    if (out) a.maybe_live_out_bytes = SaturatingAdd(a.maybe_live_out_bytes, bytes, &mp.saturated);
+    if (parameter || out || is_constant[s.buffer]) {
+      offset[i] = fixed;
+      fixed = SaturatingAdd(fixed, bytes, &mp.saturated);
+    } else {
       temps.push_back({bytes, s.first, s.last});
+      temp_span.push_back(i);
     }
   }
   for (size_t t = 0; t < entry.schedule.size(); ++t) {
     const int32_t step = static_cast<int32_t>(t);
     for (int64_t transient : {entry.copy_bytes[t], entry.callee_bytes[t]}) {
       if (transient == 0) continue;
-      all.push_back({transient, step, step});
       temps.push_back({transient, step, step});
+      temp_span.push_back(SIZE_MAX);
     }
   }
-  const HeapLayout heap = PackBestFit(all);
-  mm.heap_bytes = heap.heap_bytes;
-  AllocationSummary& a = mm.allocations;
-  a.temp_bytes = PackBestFit(temps).heap_bytes;
+  const HeapLayout temp_heap = PackBestFit(temps);
+  for (size_t k = 0; k < temps.size(); ++k) {
+    if (temp_span[k] != SIZE_MAX) {
+      offset[temp_span[k]] = SaturatingAdd(fixed, temp_heap.offsets[k], &mp.saturated);
+    }
+  }
+  a.temp_bytes = temp_heap.heap_bytes;
+  mm.heap_bytes = SaturatingAdd(fixed, temp_heap.heap_bytes, &mp.saturated);
   a.total_bytes = a.parameter_bytes;
   for (int64_t part : {a.constant_bytes, a.maybe_live_out_bytes, a.temp_bytes}) {
     a.total_bytes = SaturatingAdd(a.total_bytes, part, &mp.saturated);
@@ -212,17 +227,18 @@ void FillHeap(const AliasAnalysis& alias, const ComputationLiveness& entry, Modu
   std::vector<size_t> at_peak;
   for (size_t i = 0; i < entry.spans.size(); ++i) {
     const BufferSpan& s = entry.spans[i];
-    if (s.first <= entry.peak_step && entry.peak_step <= s.last && all[i].bytes > 0) {
+    if (s.first <= entry.peak_step && entry.peak_step <= s.last && mp.buffer_bytes[s.buffer] > 0) {
       at_peak.push_back(i);
     }
   }
-  std::stable_sort(at_peak.begin(), at_peak.end(),
-                   [&](size_t x, size_t y) { return all[x].bytes > all[y].bytes; });
+  std::stable_sort(at_peak.begin(), at_peak.end(), [&](size_t x, size_t y) {
+    return mp.buffer_bytes[entry.spans[x].buffer] > mp.buffer_bytes[entry.spans[y].buffer];
+  });
   if (at_peak.size() > static_cast<size_t>(std::max(top, 0))) at_peak.resize(std::max(top, 0));
   for (size_t i : at_peak) {
     const BufferSpan& s = entry.spans[i];
     mm.peak_layout.push_back(
-        {heap.offsets[i], all[i].bytes, BufferName(alias, s.buffer, defining(s))});
+        {offset[i], mp.buffer_bytes[s.buffer], BufferName(alias, s.buffer, defining(s))});
   }
   std::stable_sort(mm.peak_layout.begin(), mm.peak_layout.end(),
                    [](const HeapSlot& x, const HeapSlot& y) { return x.offset < y.offset; });
@@ -452,7 +468,9 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
     mm.top_buffers = std::move(live);
   }
   mm.model = options.model == MemoryOptions::Model::kXla ? "xla" : "liveness";
-  FillHeap(alias, entry, mp, parameter_of, is_constant, options.top_buffers, defining);
+  if (options.heap) {
+    FillHeap(alias, entry, mp, parameter_of, is_constant, options.top_buffers, defining);
+  }
   if (options.timeline) {
     mm.timeline.reserve(entry.schedule.size());
     for (size_t t = 0; t < entry.schedule.size(); ++t) {

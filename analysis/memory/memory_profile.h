@@ -83,6 +83,8 @@ struct MemoryOptions {
   int top_buffers = 10;
   // Keep the per-instruction timeline (off saves memory when only the numbers are wanted).
   bool timeline = true;
+  // Pack the entry's buffers into a heap (heap_bytes, peak_layout, allocations).
+  bool heap = true;
 };
 
 // A buffer (or a transient) live at a peak.
