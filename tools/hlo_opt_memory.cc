@@ -51,6 +51,10 @@ const char kMemoryFlagsHelp[] =
     "                         The order of modules that are not is_scheduled=true: text order\n"
     "                         made topological (default), or one of XLA's memory schedulers;\n"
     "                         min runs list, dfs and post-order and keeps the lowest peak.\n"
+    "  --timeline=entry|whole-program\n"
+    "                         csv/html points: one per entry instruction (default), or also\n"
+    "                         per instruction of while/conditional/call callees, before\n"
+    "                         their calling instruction (XLA's live-range order).\n"
     "  --buffer-assignment    With the memory report (implies --memory-report): the entry's\n"
     "                         memory in XLA's BufferAssignment stats categories.\n";
 
@@ -163,6 +167,13 @@ MemoryFlagResult ParseMemoryFlag(std::string_view name, std::optional<std::strin
     if (!kind) return bad("option '--schedule' needs 'text', 'dfs', 'list', 'post-order' or 'min'");
     o.schedule = *kind;
     return MemoryFlagResult::kTaken;
+  }
+  if (name == "--timeline") {
+    if (value == "entry" || value == "whole-program") {
+      o.whole_program_timeline = value == "whole-program";
+      return MemoryFlagResult::kTaken;
+    }
+    return bad("option '--timeline' needs 'entry' or 'whole-program'");
   }
   if (name == "--buffer-assignment") {
     if (value) return bad("option '--buffer-assignment' takes no value");

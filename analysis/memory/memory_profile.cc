@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <utility>
@@ -325,6 +326,7 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
     }
   }
   const std::vector<const Computation*> callees_first = CalleesFirst(*module.entry());
+  absl::flat_hash_map<const Computation*, ComputationLiveness> callee_liveness;
   // Runs every computation, callees first, with one schedule kind; returns the entry's.
   auto run = [&](LiveRangeBuilder& builder, ScheduleKind kind) {
     builder.share_operand_buffers = options.model == MemoryOptions::Model::kXla;
@@ -338,7 +340,9 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
       if (c == module.entry()) {
         entry_liveness = builder.Run(*c, true, donated);
       } else {
-        builder.Run(*c, false, none, /*root_is_callers=*/!conditions.contains(c));
+        ComputationLiveness callee =
+            builder.Run(*c, false, none, /*root_is_callers=*/!conditions.contains(c));
+        if (options.whole_program_timeline) callee_liveness[c] = std::move(callee);
       }
     }
     return entry_liveness;
@@ -471,12 +475,33 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
   if (options.heap) {
     FillHeap(alias, entry, mp, parameter_of, is_constant, options.top_buffers, defining);
   }
-  if (options.timeline) {
+  if (options.timeline && !options.whole_program_timeline) {
     mm.timeline.reserve(entry.schedule.size());
     for (size_t t = 0; t < entry.schedule.size(); ++t) {
       const Instruction* in = entry.schedule[t];
       mm.timeline.push_back({in, mp.roles.stage[in->unique_id()], entry.live[t]});
     }
+  } else if (options.timeline) {
+    // `outside`: bytes of the callers around this computation at the current call.
+    std::function<void(const ComputationLiveness&, int64_t)> expand =
+        [&](const ComputationLiveness& l, int64_t outside) {
+          for (size_t t = 0; t < l.schedule.size(); ++t) {
+            const Instruction* in = l.schedule[t];
+            const int64_t here = SaturatingAdd(outside, l.live[t], &mp.saturated);
+            std::vector<const Computation*> callees;
+            if (in->opcode() == Opcode::kWhile) {
+              callees = {in->while_condition(), in->while_body()};
+            } else if (in->opcode() == Opcode::kConditional || in->opcode() == Opcode::kCall) {
+              callees.assign(in->called_computations().begin(), in->called_computations().end());
+            }
+            for (const Computation* c : callees) {
+              auto it = c == nullptr ? callee_liveness.end() : callee_liveness.find(c);
+              if (it != callee_liveness.end()) expand(it->second, here - l.callee_bytes[t]);
+            }
+            mm.timeline.push_back({in, mp.roles.stage[in->unique_id()], here});
+          }
+        };
+    expand(entry, 0);
   }
   return mp;
 }

@@ -85,6 +85,10 @@ struct MemoryOptions {
   bool timeline = true;
   // Pack the entry's buffers into a heap (heap_bytes, peak_layout, allocations).
   bool heap = true;
+  // The timeline steps through control-flow callees (XLA's live-range order: a calling
+  // instruction's callees, then the instruction) instead of one point per entry instruction;
+  // a callee step holds the caller's buffers at the call plus the callee's live bytes there.
+  bool whole_program_timeline = false;
 };
 
 // A buffer (or a transient) live at a peak.
@@ -152,7 +156,9 @@ struct ModuleMemory {
   std::string peak_instruction;
   std::string peak_op_name;
   std::vector<LiveBuffer> top_buffers;
-  std::vector<TimelinePoint> timeline;  // one per entry instruction, in schedule order
+  // One per entry instruction, in schedule order (whole_program_timeline: and per callee
+  // instruction, before its calling instruction).
+  std::vector<TimelinePoint> timeline;
   int64_t instructions = 0;
   bool saturated = false;  // some step passed int64 bytes: the peak is INT64_MAX, a lower bound
   std::string model;       // "xla" or "liveness"
