@@ -1,6 +1,8 @@
 // `hlo-opt --memory-report --format=html`: one self-contained page (inline SVG and CSS, no
 // scripts, fonts or links) plotting live bytes over each module's entry schedule, one line per
-// stage when stages are named inside the module, before and after when passes ran.
+// stage when stages are named inside the module, before and after when passes ran; and the
+// simulated heap, each buffer a box over the steps it lives at its offset, with the layout
+// at the peak.
 #include <algorithm>
 #include <string>
 
@@ -164,6 +166,49 @@ void AppendTopBuffers(const ModuleMemory& m, std::string& out) {
   out += "</table>\n";
 }
 
+// The simulated heap: each buffer a box over the steps it lives (x) at its offset (y), its
+// height its size; a line marks the live peak's step.
+void AppendHeap(const ModuleMemory& m, std::string& out) {
+  if (m.heap_boxes.empty() || m.heap_bytes <= 0 || m.instructions <= 0) return;
+  const double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
+  const double steps = static_cast<double>(m.instructions);
+  const double heap = static_cast<double>(m.heap_bytes);
+  out += fmt::format(
+      "<h2>heap of {} ({} model): {} bytes for {} bytes live at the peak</h2>\n"
+      "<svg class=\"heap\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
+      "viewBox=\"0 0 {} {}\">\n"
+      "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#f8f8f8\" "
+      "stroke=\"#bbb\"/>\n",
+      Escape(m.module), Escape(m.model), m.heap_bytes, m.peak_bytes, kWidth, kHeight, kWidth,
+      kHeight, kLeft, kTop, plot_w, plot_h);
+  size_t color = 0;
+  for (const HeapBox& b : m.heap_boxes) {
+    const double x = kLeft + plot_w * b.first / steps;
+    const double w = std::max(1.0, plot_w * (b.last - b.first + 1) / steps);
+    const double h = std::max(1.0, plot_h * static_cast<double>(b.bytes) / heap);
+    const double y = kTop + plot_h - plot_h * static_cast<double>(b.offset) / heap - h;
+    out += fmt::format(
+        "<rect class=\"buffer\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" "
+        "height=\"{:.1f}\" fill=\"{}\" fill-opacity=\"0.7\" stroke=\"#333\" "
+        "stroke-width=\"0.3\"><title>{} {} bytes at offset {}</title></rect>\n",
+        x, y, w, h, kPalette[color++ % 8], Escape(b.name), b.bytes, b.offset);
+  }
+  out += fmt::format(
+      "<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"end\">{}</text>\n"
+      "<text x=\"{}\" y=\"{}\" font-size=\"12\">program order (entry steps) &#8594;</text>\n"
+      "</svg>\n",
+      kLeft - 6, kTop + 10, Escape(HumanBytes(m.heap_bytes)), kLeft, kHeight - 12);
+  out += fmt::format(
+      "<table class=\"layout\"><caption>heap layout at the peak of {}</caption>\n"
+      "<tr><th>offset</th><th>bytes</th><th>buffer</th></tr>\n",
+      Escape(m.module));
+  for (const HeapSlot& h : m.peak_layout) {
+    out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td></tr>\n", h.offset, h.bytes,
+                       Escape(h.name));
+  }
+  out += "</table>\n";
+}
+
 }  // namespace
 
 std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* after,
@@ -210,6 +255,7 @@ std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* aft
     }
     AppendPlot(title, series, out);
     AppendTopBuffers(m, out);
+    AppendHeap(m, out);
   }
   AppendStageTable(report, after ? "stages before" : "stages", out);
   if (after != nullptr) AppendStageTable(*after, "stages after", out);

@@ -224,6 +224,27 @@ void FillHeap(const AliasAnalysis& alias, const ComputationLiveness& entry, Modu
   for (int64_t part : {a.constant_bytes, a.maybe_live_out_bytes, a.temp_bytes}) {
     a.total_bytes = SaturatingAdd(a.total_bytes, part, &mp.saturated);
   }
+  // The boxes to draw: the largest buffers (a page stays light whatever the module's size).
+  {
+    constexpr size_t kMaxBoxes = 2000;
+    std::vector<size_t> order;
+    for (size_t i = 0; i < entry.spans.size(); ++i) {
+      if (mp.buffer_bytes[entry.spans[i].buffer] > 0) order.push_back(i);
+    }
+    auto larger = [&](size_t x, size_t y) {
+      return mp.buffer_bytes[entry.spans[x].buffer] > mp.buffer_bytes[entry.spans[y].buffer];
+    };
+    if (order.size() > kMaxBoxes) {
+      std::nth_element(order.begin(), order.begin() + kMaxBoxes, order.end(), larger);
+      order.resize(kMaxBoxes);
+    }
+    std::sort(order.begin(), order.end());
+    for (size_t i : order) {
+      const BufferSpan& s = entry.spans[i];
+      mm.heap_boxes.push_back({s.first, s.last, offset[i], mp.buffer_bytes[s.buffer],
+                               BufferName(alias, s.buffer, defining(s))});
+    }
+  }
   if (entry.peak_step < 0) return;
   std::vector<size_t> at_peak;
   for (size_t i = 0; i < entry.spans.size(); ++i) {

@@ -131,6 +131,15 @@ struct HeapSlot {
   std::string name;  // defining instruction ("name{index}" for a tuple element)
 };
 
+// A buffer of the simulated heap over the entry's schedule, for drawing.
+struct HeapBox {
+  int32_t first = 0;  // schedule steps, inclusive
+  int32_t last = 0;
+  int64_t offset = 0;
+  int64_t bytes = 0;
+  std::string name;
+};
+
 // The entry's memory in XLA's buffer-assignment categories (the "BufferAssignment stats" of
 // an out-of-memory message): entry parameters, constants, the entry's result (not a
 // parameter), and one preallocated temp allocation holding the rest, packed best-fit.
@@ -169,6 +178,7 @@ struct ModuleMemory {
   // peak_bytes; the difference is fragmentation.
   int64_t heap_bytes = 0;
   std::vector<HeapSlot> peak_layout;  // buffers live at the peak, by offset (--top largest)
+  std::vector<HeapBox> heap_boxes;    // the largest 2000 buffers of the heap, for the HTML page
   AllocationSummary allocations;
   // One per memory space present, when some buffer is outside the default space (copies and
   // callee peaks are not split by space).

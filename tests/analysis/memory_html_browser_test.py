@@ -4,7 +4,8 @@
 Writes the page for a small two-stage module, opens it in headless Chromium with no network,
 and checks that
   - the DOM Chromium built holds the plot: an <svg> with <polyline> series that have points,
-    one per stage plus the total;
+    one per stage plus the total; and the heap drawing: buffer boxes with a height, and the
+    layout table at the peak;
   - a screenshot is not blank: the PNG decodes, has more than one distinct colour, and shows
     pixels of the total's line colour (#1f77b4).
 
@@ -129,6 +130,11 @@ def main():
             fail(f"a series with fewer than 2 points: {points!r}")
     if "Memory report" not in dom:
         fail("the page title text is missing from the DOM")
+    boxes = re.findall(r'<rect class="buffer"[^>]*height="([0-9.]+)"', dom)
+    if not boxes or any(float(h) <= 0 for h in boxes):
+        fail(f"the heap drawing has no buffer boxes with a height ({len(boxes)} boxes)")
+    if '<table class="layout">' not in dom:
+        fail("the heap layout table at the peak is missing from the DOM")
 
     shot = os.path.join(work_dir, "memory.png")
     if os.path.exists(shot):
