@@ -1,9 +1,10 @@
 // `hlo-opt --memory-report --format=html`: one self-contained page (inline SVG and CSS, no
 // scripts, fonts or links) plotting live bytes over each module's entry schedule, one line per
-// stage when stages are named inside the module, before and after when passes ran; and the
-// simulated heap, each buffer a box over the steps it lives at its offset, with the layout
-// at the peak.
+// stage when stages are named inside the module, before and after when passes ran; the live
+// bytes stacked by category; and the simulated heap, each buffer a box over the steps it lives at
+// its offset, with the layout at the peak.
 #include <algorithm>
+#include <iterator>
 #include <string>
 
 #include "fmt/format.h"
@@ -166,6 +167,60 @@ void AppendTopBuffers(const ModuleMemory& m, std::string& out) {
   out += "</table>\n";
 }
 
+// Live bytes stacked by category (parameters at the bottom, outputs on top), one filled band
+// per category, sampled at the same kMaxPoints buckets for every band (each bucket's step is
+// where the total is highest, so the peak survives).
+void AppendCategories(const ModuleMemory& m, std::string& out) {
+  if (m.categories.empty() || m.categories[0].live_bytes.empty()) return;
+  const size_t n = m.categories[0].live_bytes.size();
+  std::vector<int64_t> total(n, 0);
+  for (const CategorySeries& c : m.categories) {
+    for (size_t t = 0; t < n && t < c.live_bytes.size(); ++t) total[t] += c.live_bytes[t];
+  }
+  std::vector<size_t> steps;
+  for (const auto& [t, bytes] : Downsample(total)) steps.push_back(t);
+  int64_t max_bytes = 1;
+  for (int64_t b : total) max_bytes = std::max(max_bytes, b);
+  const double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
+  auto x = [&](size_t t) {
+    return kLeft + (n <= 1 ? 0.0 : plot_w * static_cast<double>(t) / static_cast<double>(n - 1));
+  };
+  auto y = [&](int64_t b) {
+    return kTop + plot_h - plot_h * static_cast<double>(b) / static_cast<double>(max_bytes);
+  };
+  out += fmt::format(
+      "<h2>live bytes of {} by category</h2>\n"
+      "<svg class=\"categories\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" "
+      "height=\"{}\" viewBox=\"0 0 {} {}\">\n",
+      Escape(m.module), kWidth, kHeight, kWidth, kHeight);
+  std::vector<int64_t> below(steps.size(), 0);
+  std::string legend;
+  for (size_t k = 0; k < m.categories.size(); ++k) {
+    const CategorySeries& c = m.categories[k];
+    std::string points;
+    std::vector<int64_t> above(steps.size());
+    for (size_t i = 0; i < steps.size(); ++i) {
+      above[i] = below[i] + (steps[i] < c.live_bytes.size() ? c.live_bytes[steps[i]] : 0);
+      fmt::format_to(std::back_inserter(points), "{:.1f},{:.1f} ", x(steps[i]), y(above[i]));
+    }
+    for (size_t i = steps.size(); i-- > 0;) {
+      fmt::format_to(std::back_inserter(points), "{:.1f},{:.1f} ", x(steps[i]), y(below[i]));
+    }
+    const char* color = kPalette[k % 8];
+    out += fmt::format(
+        "<polygon class=\"area\" fill=\"{}\" fill-opacity=\"0.75\" points=\"{}\">"
+        "<title>{}</title></polygon>\n",
+        color, points, Escape(c.category));
+    legend += fmt::format("<span style=\"color:{}\">&#9632;</span> {} &nbsp; ", color,
+                          Escape(c.category));
+    below = std::move(above);
+  }
+  out += fmt::format(
+      "<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"end\">{}</text>\n</svg>\n"
+      "<p class=\"legend\">{}</p>\n",
+      kLeft - 6, kTop + 10, Escape(HumanBytes(max_bytes)), legend);
+}
+
 // The simulated heap: each buffer a box over the steps it lives (x) at its offset (y), its
 // height its size; a line marks the live peak's step.
 void AppendHeap(const ModuleMemory& m, std::string& out) {
@@ -255,6 +310,7 @@ std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* aft
     }
     AppendPlot(title, series, out);
     AppendTopBuffers(m, out);
+    AppendCategories(m, out);
     AppendHeap(m, out);
   }
   AppendStageTable(report, after ? "stages before" : "stages", out);

@@ -150,12 +150,25 @@ std::string BufferName(const AliasAnalysis& alias, BufferId buffer, const Instru
   return name;
 }
 
+// The categories of the stacked view, bottom first.
+enum Category : uint8_t {
+  kParameters,
+  kStashedActivations,
+  kOtherActivations,
+  kTemporaries,
+  kOutputs,
+  kCategories
+};
+constexpr const char* kCategoryNames[kCategories] = {"parameters", "stashed activations",
+                                                     "other activations", "temporaries", "outputs"};
+
 // What one module contributes: its summary and per-buffer facts the stages need.
 struct ModuleProfile {
   ModuleMemory memory;
   ComputationLiveness entry;
   std::vector<int64_t> buffer_bytes;
   std::vector<int64_t> buffer_space;      // by buffer: its memory space S(n)
+  std::vector<uint8_t> buffer_category;   // by buffer: an index into kCategoryNames
   std::vector<int> buffer_stage;          // by buffer; -1 none
   std::vector<int64_t> activation_bytes;  // by buffer: 0 = not an activation
   std::vector<StashBuffer> stashes;
@@ -438,6 +451,28 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
     }
   }
 
+  // Categories of the buffers, for the stacked view (first match wins).
+  mp.buffer_category.assign(nb, kTemporaries);
+  {
+    absl::flat_hash_set<BufferId> stash;
+    for (const StashBuffer& st : mp.stashes) stash.insert(st.buffer);
+    const Instruction* root = module.entry()->root();
+    absl::flat_hash_set<BufferId> outputs;
+    if (root != nullptr) {
+      for (int32_t p = 0; p < flow.PositionCount(*root); ++p) {
+        for (ValueId v : flow.ValuesAtPosition(*root, p)) outputs.insert(alias.BufferOf(v).id);
+      }
+    }
+    for (const BufferSpan& sp : entry.spans) {
+      const BufferId b = sp.buffer;
+      mp.buffer_category[b] = parameter_of.contains(b)     ? kParameters
+                              : outputs.contains(b)        ? kOutputs
+                              : stash.contains(b)          ? kStashedActivations
+                              : mp.activation_bytes[b] > 0 ? kOtherActivations
+                                                           : kTemporaries;
+    }
+  }
+
   // The module's summary.
   ModuleMemory& mm = mp.memory;
   mm.module = std::string(module.name());
@@ -587,6 +622,21 @@ absl::StatusOr<MemoryReport> ProfileModules(std::vector<const Module*> modules,
       report.peak_op_name = mm.peak_op_name;
       report.peak_module = mm.module;
       report.top_buffers = mm.top_buffers;
+    }
+  }
+
+  // Live bytes by category over the entry's schedule (a step's copies and callee peak are
+  // temporaries); with the per-instruction timeline only.
+  if (options.timeline && !options.whole_program_timeline) {
+    for (ModuleProfile& mp : profiles) {
+      for (int k = 0; k < kCategories; ++k) {
+        CategorySeries series;
+        series.category = kCategoryNames[k];
+        series.live_bytes = Series(
+            mp, [&](BufferId b) { return mp.buffer_category[b] == k ? mp.buffer_bytes[b] : 0; },
+            [&](size_t) { return k == kTemporaries; }, &report.saturated);
+        mp.memory.categories.push_back(std::move(series));
+      }
     }
   }
 

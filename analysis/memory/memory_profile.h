@@ -140,6 +140,14 @@ struct HeapBox {
   std::string name;
 };
 
+// Live bytes of one category of buffers after each entry instruction: "parameters",
+// "stashed activations", "other activations", "temporaries" (with each step's copies and
+// callee peaks) or "outputs"; the five add up to the timeline.
+struct CategorySeries {
+  std::string category;
+  std::vector<int64_t> live_bytes;
+};
+
 // The entry's memory in XLA's buffer-assignment categories (the "BufferAssignment stats" of
 // an out-of-memory message): entry parameters, constants, the entry's result (not a
 // parameter), and one preallocated temp allocation holding the rest, packed best-fit.
@@ -179,6 +187,7 @@ struct ModuleMemory {
   int64_t heap_bytes = 0;
   std::vector<HeapSlot> peak_layout;  // buffers live at the peak, by offset (--top largest)
   std::vector<HeapBox> heap_boxes;    // the largest 2000 buffers of the heap, for the HTML page
+  std::vector<CategorySeries> categories;  // with the per-entry-instruction timeline only
   AllocationSummary allocations;
   // One per memory space present, when some buffer is outside the default space (copies and
   // callee peaks are not split by space).

@@ -29,6 +29,15 @@ void CheckReport(const std::string& where, const Module& m, const MemoryReport& 
     max = std::max(max, p.live_bytes);
   }
   EXPECT_EQ(r.peak_bytes, max) << where;
+  // The categories of the stacked view add up to the timeline at every step.
+  ASSERT_EQ(mm.categories.size(), 5u) << where;
+  for (size_t t = 0; t < mm.timeline.size(); ++t) {
+    int64_t sum = 0;
+    for (const CategorySeries& c : mm.categories) sum += c.live_bytes.at(t);
+    ASSERT_EQ(sum, mm.timeline[t].live_bytes) << where << " step " << t;
+  }
+  // The heap holds at least what is live at the peak.
+  EXPECT_GE(mm.heap_bytes, mm.peak_bytes) << where;
   int64_t listed = 0;
   for (const LiveBuffer& b : mm.top_buffers) {
     EXPECT_GT(b.bytes, 0) << where;

@@ -4,7 +4,7 @@
 Writes the page for a small two-stage module, opens it in headless Chromium with no network,
 and checks that
   - the DOM Chromium built holds the plot: an <svg> with <polyline> series that have points,
-    one per stage plus the total; and the heap drawing: buffer boxes with a height, and the
+    one per stage plus the total; the five stacked category bands; and the heap drawing: buffer boxes with a height, and the
     layout table at the peak;
   - a screenshot is not blank: the PNG decodes, has more than one distinct colour, and shows
     pixels of the total's line colour (#1f77b4).
@@ -133,6 +133,9 @@ def main():
     boxes = re.findall(r'<rect class="buffer"[^>]*height="([0-9.]+)"', dom)
     if not boxes or any(float(h) <= 0 for h in boxes):
         fail(f"the heap drawing has no buffer boxes with a height ({len(boxes)} boxes)")
+    areas = re.findall(r'<polygon class="area"[^>]*points="([^"]*)"', dom)
+    if len(areas) != 5:  # parameters, stashed and other activations, temporaries, outputs
+        fail(f"expected 5 stacked category bands, the DOM has {len(areas)}")
     if '<table class="layout">' not in dom:
         fail("the heap layout table at the peak is missing from the DOM")
 
