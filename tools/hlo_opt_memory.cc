@@ -7,6 +7,7 @@
 #include <limits>
 #include <memory>
 
+#include "analysis/pipeline/generators.h"
 #include "fmt/format.h"
 #include "google/protobuf/util/json_util.h"
 #include "hlo/parser.h"
@@ -56,7 +57,13 @@ const char kMemoryFlagsHelp[] =
     "                         per instruction of while/conditional/call callees, before\n"
     "                         their calling instruction (XLA's live-range order).\n"
     "  --buffer-assignment    With the memory report (implies --memory-report): the entry's\n"
-    "                         memory in XLA's BufferAssignment stats categories.\n";
+    "                         memory in XLA's BufferAssignment stats categories.\n"
+    "  --pipeline-schedule=NAME --microbatches=M\n"
+    "                         With the memory report (text and html): run the report's stages\n"
+    "                         under hlo-pipeline's schedule NAME (as its --schedule, e.g.\n"
+    "                         1f1b, interleaved:2) with M microbatches, as many stages per rank\n"
+    "                         as NAME places: per rank the microbatches in flight at its peak\n"
+    "                         and their activation bytes.\n";
 
 namespace {
 
@@ -181,6 +188,25 @@ MemoryFlagResult ParseMemoryFlag(std::string_view name, std::optional<std::strin
     flags.buffer_assignment = true;
     return MemoryFlagResult::kTaken;
   }
+  if (name == "--pipeline-schedule") {
+    if (!needs_value()) return MemoryFlagResult::kBadValue;
+    absl::StatusOr<pipeline::ScheduleSpec> spec = pipeline::ParseScheduleSpec(*value);
+    if (!spec.ok()) {
+      return bad(fmt::format(
+          "option '--pipeline-schedule': {}",
+          std::string_view(spec.status().message().data(), spec.status().message().size())));
+    }
+    flags.pipeline_schedule = std::string(*value);
+    return MemoryFlagResult::kTaken;
+  }
+  if (name == "--microbatches") {
+    int64_t n = 0;
+    if (!value || !ParseInt(*value, &n) || n < 1 || n > (1 << 20)) {
+      return bad("option '--microbatches' needs an integer from 1 to 1048576");
+    }
+    flags.microbatches = static_cast<int32_t>(n);
+    return MemoryFlagResult::kTaken;
+  }
   if (name == "--count-tuple-tables") {
     if (value) return bad("option '--count-tuple-tables' takes no value");
     o.count_tuple_tables = true;
@@ -196,6 +222,13 @@ std::string CheckMemoryFlags(const MemoryFlags& flags, const AnalysisFlags& anal
   }
   if (!flags.enabled && flags.format_is_memory_only) {
     return "--format=csv and --format=html need --memory-report";
+  }
+  if (flags.pipeline_schedule.empty() != (flags.microbatches == 0)) {
+    return "--pipeline-schedule and --microbatches go together";
+  }
+  if (!flags.pipeline_schedule.empty() && (!flags.enabled || flags.format == MemoryFormat::kJson ||
+                                           flags.format == MemoryFormat::kCsv)) {
+    return "--pipeline-schedule needs --memory-report with --format=text or --format=html";
   }
   if (input_files > 1 &&
       !(flags.enabled && flags.options.stage_by == MemoryOptions::StageBy::kModule)) {
@@ -535,10 +568,22 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
     after_report = *std::move(r);
   }
   const MemoryReport* a = after_report ? &*after_report : nullptr;
+  // Per stage under a pipeline schedule: of the modules as given (before any passes).
+  std::optional<PipelineFigures> figures;
+  if (!flags.pipeline_schedule.empty()) {
+    absl::StatusOr<PipelineFigures> f =
+        SimulateStagePipeline(*report, flags.pipeline_schedule, flags.microbatches);
+    if (!f.ok()) {
+      PrintStatus(f.status());
+      return 1;
+    }
+    figures = *std::move(f);
+  }
   std::string text;
   switch (flags.format) {
     case MemoryFormat::kText:
       text = MemoryReportText(*report, a, passes, flags.buffer_assignment);
+      if (figures) text += PipelineFiguresText(*figures);
       break;
     case MemoryFormat::kJson: {
       absl::StatusOr<std::string> json = MemoryReportJson(*report, a, passes);
@@ -553,7 +598,7 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
       text = MemoryReportCsv(*report, a);
       break;
     case MemoryFormat::kHtml:
-      text = MemoryReportHtml(*report, a, passes);
+      text = MemoryReportHtml(*report, a, passes, figures ? &*figures : nullptr);
       break;
   }
   std::string error;

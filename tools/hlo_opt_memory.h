@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "analysis/memory/memory_profile.h"
 #include "tools/hlo_opt_analysis.h"
+#include "tools/hlo_opt_memory_pipeline.h"
 
 namespace hloscope {
 
@@ -29,6 +30,10 @@ struct MemoryFlags {
   MemoryFormat format = MemoryFormat::kText;
   bool format_is_memory_only = false;  // csv or html: not a format of the analysis printers
   bool buffer_assignment = false;      // --buffer-assignment: XLA's allocation categories
+  // --pipeline-schedule=NAME --microbatches=M: per stage, what the schedule makes of the
+  // activations (hlo_opt_memory_pipeline.h); empty: none.
+  std::string pipeline_schedule;
+  int32_t microbatches = 0;
   MemoryOptions options;
 };
 
@@ -40,7 +45,7 @@ enum class MemoryFlagResult { kNotMemoryFlag, kTaken, kBadValue };
 // Handles --memory-report[=FILE], --stage-by=module|attr:NAME, --stage-regex=RE,
 // --forward-regex=RE, --backward-regex=RE, --dim-value=N, --top=N, --count-tuple-tables,
 // --memory-model=liveness|xla, --schedule=text|dfs|list|post-order|min, --buffer-assignment,
-// and
+// --pipeline-schedule=NAME, --microbatches=M, and
 // --format (text|json also set the analysis printers' format, which --format shares).
 MemoryFlagResult ParseMemoryFlag(std::string_view name, std::optional<std::string_view> value,
                                  MemoryFlags& flags, AnalysisFlags& analysis, std::string* error);
@@ -72,7 +77,10 @@ absl::StatusOr<std::string> MemoryReportJson(const MemoryReport& report,
                                              const MemoryReport* after = nullptr,
                                              std::string_view passes = {});
 std::string MemoryReportCsv(const MemoryReport& report, const MemoryReport* after = nullptr);
+// `pipeline` (when set) draws per stage the activations per microbatch and each rank's peak
+// under the schedule.
 std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* after = nullptr,
-                             std::string_view passes = {});
+                             std::string_view passes = {},
+                             const PipelineFigures* pipeline = nullptr);
 
 }  // namespace hloscope

@@ -1,10 +1,13 @@
 // `hlo-opt --memory-report --format=html`: one self-contained page (inline SVG and CSS, no
 // scripts, fonts or links) plotting live bytes over each module's entry schedule, one line per
 // stage when stages are named inside the module, before and after when passes ran; the live
-// bytes stacked by category; and the simulated heap, each buffer a box over the steps it lives at
-// its offset, with the layout at the peak.
+// bytes stacked by category; the buffers live at the peak grouped by category and op_name scope
+// (collapsible); the simulated heap, each buffer a box over the steps it lives at its offset,
+// with the layout at the peak; and per stage the activations per microbatch, with each rank's
+// peak under a pipeline schedule when one is given.
 #include <algorithm>
 #include <iterator>
+#include <limits>
 #include <string>
 
 #include "fmt/format.h"
@@ -167,6 +170,69 @@ void AppendTopBuffers(const ModuleMemory& m, std::string& out) {
   out += "</table>\n";
 }
 
+int64_t SaturatingSum(int64_t a, int64_t b) {
+  int64_t sum = 0;
+  return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<int64_t>::max() : sum;
+}
+
+// Every buffer live at the peak, grouped: one collapsible block per category (its bytes,
+// buffer count and share of the peak as a bar), inside it one per op_name scope, inside that
+// the scope's largest buffers. <details> folds without a script.
+void AppendPeakGroups(const ModuleMemory& m, std::string& out) {
+  if (m.peak_groups.empty()) return;
+  int64_t total = 0, buffers = 0;
+  for (const PeakGroup& g : m.peak_groups) {
+    total = SaturatingSum(total, g.bytes);
+    buffers += g.buffers;
+  }
+  auto bar = [&](int64_t bytes) {
+    const double share = total <= 0 ? 0.0 : static_cast<double>(bytes) / total;
+    return fmt::format(
+        "<span class=\"share\"><span class=\"bar\" style=\"width:{:.0f}px\"></span></span> "
+        "{:.1f}%",
+        std::max(1.0, 200 * share), 100 * share);
+  };
+  out += fmt::format(
+      "<div class=\"peak-groups\"><h3>live at the peak of {} by category and op_name scope: "
+      "{} bytes ({}) in {} buffers</h3>\n",
+      Escape(m.module), total, Escape(HumanBytes(total)), buffers);
+  for (size_t i = 0; i < m.peak_groups.size();) {
+    const std::string& category = m.peak_groups[i].category;
+    size_t end = i;
+    int64_t bytes = 0, count = 0;
+    for (; end < m.peak_groups.size() && m.peak_groups[end].category == category; ++end) {
+      bytes = SaturatingSum(bytes, m.peak_groups[end].bytes);
+      count += m.peak_groups[end].buffers;
+    }
+    out += fmt::format(
+        "<details class=\"peak-category\" open><summary><b>{}</b>: {} bytes ({}) in {} "
+        "buffers {}</summary>\n",
+        Escape(category), bytes, Escape(HumanBytes(bytes)), count, bar(bytes));
+    for (; i < end; ++i) {
+      const PeakGroup& g = m.peak_groups[i];
+      out += fmt::format(
+          "<details class=\"peak-group\"><summary>{}: {} bytes ({}) in {} buffers {}"
+          "</summary>\n<table><tr><th>bytes</th><th>instruction</th><th>shape</th>"
+          "<th>stage</th><th>op_name</th></tr>\n",
+          g.scope.empty() ? "(no op_name)" : Escape(g.scope), g.bytes, Escape(HumanBytes(g.bytes)),
+          g.buffers, bar(g.bytes));
+      for (const LiveBuffer& b : g.largest) {
+        out += fmt::format(
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", b.bytes,
+            Escape(b.kind == "buffer" ? b.instruction : b.instruction + " (" + b.kind + ")"),
+            Escape(b.shape), Escape(b.stage), Escape(b.op_name));
+      }
+      if (g.buffers > static_cast<int64_t>(g.largest.size())) {
+        out += fmt::format("<tr><td colspan=\"5\">and {} smaller (--top=N lists more)</td></tr>\n",
+                           g.buffers - static_cast<int64_t>(g.largest.size()));
+      }
+      out += "</table></details>\n";
+    }
+    out += "</details>\n";
+  }
+  out += "</div>\n";
+}
+
 // Live bytes stacked by category (parameters at the bottom, outputs on top), one filled band
 // per category, sampled at the same kMaxPoints buckets for every band (each bucket's step is
 // where the total is highest, so the peak survives).
@@ -264,17 +330,107 @@ void AppendHeap(const ModuleMemory& m, std::string& out) {
   out += "</table>\n";
 }
 
+// Per stage, horizontal bars on one scale: the activation bytes one microbatch leaves alive,
+// the peak of activations the module itself holds, and, with a pipeline schedule, the peak of
+// the stage's rank under it (all the microbatches it holds in flight); then the ranks' table.
+void AppendStageActivations(const MemoryReport& r, const PipelineFigures* pipeline,
+                            std::string& out) {
+  if (r.stages.empty()) return;
+  struct Bar {
+    std::string label;
+    int64_t bytes;
+    const char* color;
+  };
+  std::vector<std::pair<std::string, std::vector<Bar>>> rows;  // by stage
+  int64_t max_bytes = 1;
+  for (const StageMemory& s : r.stages) {
+    std::vector<Bar> bars = {
+        {"per microbatch", s.activation_bytes_per_microbatch, "#2ca02c"},
+        {"peak in the module", s.peak_activation_bytes, "#9467bd"},
+    };
+    if (pipeline != nullptr) {
+      for (const StagePipelineRow& p : pipeline->stages) {
+        if (p.stage != s.stage || p.rank < 0 ||
+            p.rank >= static_cast<int32_t>(pipeline->ranks_peak.size())) {
+          continue;
+        }
+        const RankPipelineRow& rank = pipeline->ranks_peak[p.rank];
+        bars.push_back({fmt::format("peak of rank {} under {} ({} in flight)", rank.rank,
+                                    pipeline->schedule, rank.peak_in_flight),
+                        rank.peak_activation_bytes, "#d62728"});
+      }
+    }
+    for (const Bar& b : bars) max_bytes = std::max(max_bytes, b.bytes);
+    rows.push_back({s.stage, std::move(bars)});
+  }
+  constexpr int kBar = 14, kGap = 10, kLabel = 230, kBarsWidth = 440;
+  int height = kTop;
+  for (const auto& row : rows) height += static_cast<int>(row.second.size()) * kBar + kGap;
+  out += fmt::format(
+      "<h2>activations per stage{}</h2>\n"
+      "<svg class=\"stage-activations\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" "
+      "height=\"{}\" viewBox=\"0 0 {} {}\">\n",
+      pipeline == nullptr ? std::string()
+                          : fmt::format(" under {}, {} microbatches", Escape(pipeline->schedule),
+                                        pipeline->microbatches),
+      kWidth, height, kWidth, height);
+  int y = kTop;
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const auto& [stage, bars] = rows[k];
+    // The stage, and under it its module (long names are cut: the stage table has them whole).
+    std::string module = r.stages[k].module;
+    if (module.size() > 36) module = module.substr(0, 33) + "...";
+    out += fmt::format(
+        "<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"end\">stage {}</text>"
+        "<text x=\"{}\" y=\"{}\" font-size=\"10\" text-anchor=\"end\" fill=\"#555\">{}</text>\n",
+        kLabel - 6, y + kBar - 3, Escape(stage), kLabel - 6, y + 2 * kBar - 3, Escape(module));
+    for (const Bar& b : bars) {
+      const double w =
+          std::max(1.0, kBarsWidth * static_cast<double>(b.bytes) / static_cast<double>(max_bytes));
+      out += fmt::format(
+          "<rect class=\"stage-bar\" x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" "
+          "fill=\"{}\"><title>{}: {} bytes</title></rect>"
+          "<text x=\"{:.1f}\" y=\"{}\" font-size=\"11\">{}: {}</text>\n",
+          kLabel, y + 1, w, kBar - 2, b.color, Escape(b.label), b.bytes, kLabel + w + 4,
+          y + kBar - 3, Escape(b.label), Escape(HumanBytes(b.bytes)));
+      y += kBar;
+    }
+    y += kGap;
+  }
+  out += "</svg>\n";
+  if (pipeline == nullptr) return;
+  out += fmt::format(
+      "<table class=\"pipeline\"><caption>ranks under {}, {} microbatches (as <code>{}</code> "
+      "gives)</caption>\n<tr><th>rank</th><th>stages</th><th>microbatches in flight at the "
+      "peak</th><th>peak activation bytes</th></tr>\n",
+      Escape(pipeline->schedule), pipeline->microbatches, Escape(pipeline->hlo_pipeline_command));
+  for (const RankPipelineRow& rank : pipeline->ranks_peak) {
+    std::string stages;
+    for (const StagePipelineRow& p : pipeline->stages) {
+      if (p.rank == rank.rank) stages += (stages.empty() ? "" : ", ") + p.stage;
+    }
+    out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{} ({})</td></tr>\n", rank.rank,
+                       Escape(stages), rank.peak_in_flight, rank.peak_activation_bytes,
+                       Escape(HumanBytes(rank.peak_activation_bytes)));
+  }
+  out += "</table>\n";
+}
+
 }  // namespace
 
 std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* after,
-                             std::string_view passes) {
+                             std::string_view passes, const PipelineFigures* pipeline) {
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
       "<title>hloscope memory report</title>\n<style>\n"
       "body{font-family:sans-serif;margin:20px;color:#222;background:#fff}\n"
       "table{border-collapse:collapse;margin:12px 0}td,th{border:1px solid #bbb;"
       "padding:2px 8px;text-align:right}caption{text-align:left;font-weight:bold}\n"
-      ".legend{font-size:13px}\n</style></head><body>\n<h1>Memory report</h1>\n";
+      ".legend{font-size:13px}\n"
+      "details{margin:4px 0 4px 16px}summary{cursor:pointer;text-align:left}\n"
+      ".share{display:inline-block;width:200px;background:#eee;vertical-align:middle}\n"
+      ".bar{display:inline-block;height:10px;background:#6a51a3}\n</style></"
+      "head><body>\n<h1>Memory report</h1>\n";
   out += fmt::format("<p id=\"summary\">peak {} bytes ({}) in {} at {}", report.peak_bytes,
                      Escape(HumanBytes(report.peak_bytes)), Escape(report.peak_module),
                      Escape(report.peak_instruction));
@@ -285,6 +441,9 @@ std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* aft
                        report.peak_bytes == 0 ? 0.0 : 100.0 * saving / report.peak_bytes);
   }
   out += "</p>\n";
+  // The stages first: what a pipeline user compares across stages and schedules.
+  AppendStageTable(report, after ? "stages before" : "stages", out);
+  AppendStageActivations(report, pipeline, out);
   for (size_t i = 0; i < report.modules.size(); ++i) {
     const ModuleMemory& m = report.modules[i];
     std::vector<Series> series;
@@ -310,10 +469,10 @@ std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* aft
     }
     AppendPlot(title, series, out);
     AppendTopBuffers(m, out);
+    AppendPeakGroups(m, out);
     AppendCategories(m, out);
     AppendHeap(m, out);
   }
-  AppendStageTable(report, after ? "stages before" : "stages", out);
   if (after != nullptr) AppendStageTable(*after, "stages after", out);
   out += "</body></html>\n";
   return out;

@@ -508,20 +508,23 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
       if (mp.activation_bytes[s.buffer] > 0) {
         lb.kind = mp.stashes.empty() ? "activation" : "stash";
       }
+      lb.category = kCategoryNames[mp.buffer_category[s.buffer]];
       live.push_back(std::move(lb));
     }
     const int at_stage = mp.roles.stage[at->unique_id()];
     if (entry.copy_bytes[entry.peak_step] > 0) {
       live.push_back({entry.copy_bytes[entry.peak_step], std::string(at->name()),
                       std::string(OpNameOf(at)), at->shape().ToString(), stage_name(at_stage),
-                      "copy"});
+                      "copy", kCategoryNames[kTemporaries]});
     }
     if (entry.callee_bytes[entry.peak_step] > 0) {
       live.push_back({entry.callee_bytes[entry.peak_step], std::string(at->name()),
-                      std::string(OpNameOf(at)), "", stage_name(at_stage), "callee"});
+                      std::string(OpNameOf(at)), "", stage_name(at_stage), "callee",
+                      kCategoryNames[kTemporaries]});
     }
     std::stable_sort(live.begin(), live.end(),
                      [](const LiveBuffer& a, const LiveBuffer& b) { return a.bytes > b.bytes; });
+    mm.peak_groups = GroupPeakBuffers(live, options.top_buffers);
     if (live.size() > static_cast<size_t>(std::max(options.top_buffers, 0))) {
       live.resize(static_cast<size_t>(std::max(options.top_buffers, 0)));
     }

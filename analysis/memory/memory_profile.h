@@ -55,6 +55,7 @@
 
 #include "absl/status/statusor.h"
 #include "analysis/memory/memory_schedulers.h"
+#include "analysis/memory/peak_groups.h"
 #include "hlo/module.h"
 
 namespace hloscope {
@@ -101,6 +102,9 @@ struct LiveBuffer {
   // "buffer", "stash" / "activation" (activations), "copy" (the second copy of a
   // same-buffer copy), "callee" (a callee's own peak at its calling instruction).
   std::string kind = "buffer";
+  // As in CategorySeries: "parameters", "stashed activations", "other activations",
+  // "temporaries" (copies and callee peaks too) or "outputs".
+  std::string category;
 };
 
 struct TimelinePoint {
@@ -173,6 +177,9 @@ struct ModuleMemory {
   std::string peak_instruction;
   std::string peak_op_name;
   std::vector<LiveBuffer> top_buffers;
+  // Every buffer live at the peak, grouped by category and op_name scope (peak_groups.h),
+  // each group with its --top largest.
+  std::vector<PeakGroup> peak_groups;
   // One per entry instruction, in schedule order (whole_program_timeline: and per callee
   // instruction, before its calling instruction).
   std::vector<TimelinePoint> timeline;

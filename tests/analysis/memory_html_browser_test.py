@@ -1,31 +1,75 @@
 #!/usr/bin/env python3
 """Real-browser test of `hlo-opt --memory-report --format=html`.
 
-Writes the page for a small two-stage module, opens it in headless Chromium with no network,
-and checks that
-  - the DOM Chromium built holds the plot: an <svg> with <polyline> series that have points,
-    one per stage plus the total; the five stacked category bands; and the heap drawing: buffer boxes with a height, and the
-    layout table at the peak;
-  - a screenshot is not blank: the PNG decodes, has more than one distinct colour, and shows
-    pixels of the total's line colour (#1f77b4).
+Writes the page for a 4-stage hlo-gen pipeline (one module per stage, 1f1b over 8
+microbatches) and for a small module with stages named in an attribute, opens each in headless
+Chromium with no network, and checks what Chromium drew:
+  - from the DOM after layout, measured by a script the test adds to a copy of the page (the
+    page itself has none): the live-bytes polylines with points; the five stacked category
+    bands with an area; the heap's buffer boxes with a height; the at-peak groups (one
+    <details> per category, open, with a height, and per op_name scope, folded: opening one
+    makes it taller); the per-stage activation bars with a width, and the ranks' table under
+    the schedule with one row per rank;
+  - a screenshot of the page itself: the PNG decodes and shows pixels of the total's line
+    (#1f77b4), of the per-microbatch bars (#2ca02c), of the ranks' peak bars (#d62728) and of
+    the at-peak share bars (#6a51a3).
+The screenshot is kept in WORK_DIR (memory.png) to look at.
 
-Usage: memory_html_browser_test.py HLO_OPT INPUT.hlo WORK_DIR
-Exit status: 0 pass, 1 fail, 77 skipped (no Chromium; the reason is printed).
+Usage: memory_html_browser_test.py HLO_OPT HLO_GEN CHROMIUM INPUT.hlo WORK_DIR
+Exit status: 0 pass, 1 fail. Chromium is required (Debian's chromium package); there is no skip.
 Only the Python standard library is used (the PNG is decoded with zlib).
 """
+import html
+import json
 import os
 import re
-import shutil
 import struct
 import subprocess
 import sys
 import zlib
 
-SKIP = 77
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu",
                   "--disable-background-networking", "--no-first-run",
                   "--disable-extensions", "--hide-scrollbars"]
-LINE_COLOUR = (0x1F, 0x77, 0xB4)
+COLOURS = {
+    "the total's line": (0x1F, 0x77, 0xB4),
+    "the per-microbatch activation bars": (0x2C, 0xA0, 0x2C),
+    "the ranks' peak bars": (0xD6, 0x27, 0x28),
+    "the at-peak share bars": (0x6A, 0x51, 0xA3),
+}
+
+# Measures what was drawn, after layout, into <pre id="measured"> (JSON); appended to a copy.
+MEASURE = r"""
+<script>
+(function() {
+  const all = s => Array.from(document.querySelectorAll(s));
+  const size = e => { const r = e.getBoundingClientRect(); return [r.width, r.height]; };
+  const m = {
+    series: all('polyline.series').map(e => e.points.numberOfItems),
+    areas: all('polygon.area').map(size),
+    buffers: all('rect.buffer').map(size),
+    layout_rows: all('table.layout tr').length,
+    categories: all('details.peak-category').map(e => ({
+      open: e.open, size: size(e), summary: e.querySelector('summary').textContent})),
+    groups: all('details.peak-group').map(e => {
+      const closed = size(e)[1];
+      e.open = true;
+      const opened = size(e)[1];
+      e.open = false;
+      return {closed: closed, opened: opened,
+              summary: e.querySelector('summary').textContent};
+    }),
+    stage_bars: all('rect.stage-bar').map(e => ({
+      size: size(e), title: e.querySelector('title').textContent})),
+    pipeline_rows: all('table.pipeline tr').map(e => e.textContent),
+  };
+  const pre = document.createElement('pre');
+  pre.id = 'measured';
+  pre.textContent = JSON.stringify(m);
+  document.body.appendChild(pre);
+})();
+</script>
+"""
 
 
 def fail(message):
@@ -33,12 +77,9 @@ def fail(message):
     sys.exit(1)
 
 
-def find_chromium():
-    for name in (os.environ.get("HLOSCOPE_CHROMIUM"), "chromium", "chromium-browser",
-                 "google-chrome"):
-        if name and shutil.which(name):
-            return shutil.which(name)
-    return None
+def check(condition, message):
+    if not condition:
+        fail(message)
 
 
 def run_chromium(chromium, args, work_dir):
@@ -63,8 +104,7 @@ def decode_png(path):
     """Returns (width, height, channels, rows of bytes) of an 8-bit RGB/RGBA PNG."""
     with open(path, "rb") as f:
         data = f.read()
-    if data[:8] != b"\x89PNG\r\n\x1a\n":
-        fail(f"{path} is not a PNG")
+    check(data[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG")
     pos, idat, header = 8, bytearray(), None
     while pos < len(data):
         length, kind = struct.unpack(">I4s", data[pos:pos + 8])
@@ -74,91 +114,144 @@ def decode_png(path):
         elif kind == b"IDAT":
             idat += chunk
         pos += 12 + length
-    if header is None:
-        fail("PNG without IHDR")
+    check(header is not None, "PNG without IHDR")
     width, height, depth, colour_type, _, _, interlace = header
     channels = {2: 3, 6: 4}.get(colour_type)
-    if depth != 8 or channels is None or interlace != 0:
-        fail(f"unexpected PNG format: depth {depth}, colour type {colour_type}")
+    check(depth == 8 and channels is not None and interlace == 0,
+          f"unexpected PNG format: depth {depth}, colour type {colour_type}")
     raw = zlib.decompress(bytes(idat))
     stride = width * channels
     rows, prev = [], bytearray(stride)
     for y in range(height):
         start = y * (stride + 1)
         kind, line = raw[start], bytearray(raw[start + 1:start + 1 + stride])
-        for i in range(stride):
-            left = line[i - channels] if i >= channels else 0
-            up = prev[i]
-            if kind == 1:
-                line[i] = (line[i] + left) & 0xFF
-            elif kind == 2:
-                line[i] = (line[i] + up) & 0xFF
-            elif kind == 3:
-                line[i] = (line[i] + ((left + up) >> 1)) & 0xFF
-            elif kind == 4:
-                upleft = prev[i - channels] if i >= channels else 0
-                line[i] = (line[i] + paeth(left, up, upleft)) & 0xFF
+        if kind == 2:  # the common case, done a row at a time
+            line = bytearray((a + b) & 0xFF for a, b in zip(line, prev))
+        elif kind != 0:
+            for i in range(stride):
+                left = line[i - channels] if i >= channels else 0
+                up = prev[i]
+                if kind == 1:
+                    line[i] = (line[i] + left) & 0xFF
+                elif kind == 3:
+                    line[i] = (line[i] + ((left + up) >> 1)) & 0xFF
+                elif kind == 4:
+                    upleft = prev[i - channels] if i >= channels else 0
+                    line[i] = (line[i] + paeth(left, up, upleft)) & 0xFF
         rows.append(line)
         prev = line
     return width, height, channels, rows
 
 
-def main():
-    if len(sys.argv) != 4:
-        print(__doc__)
-        return 2
-    hlo_opt, hlo, work_dir = sys.argv[1:]
-    chromium = find_chromium()
-    if chromium is None:
-        print("SKIP: no Chromium found (chromium, chromium-browser or $HLOSCOPE_CHROMIUM); "
-              "scripts/test installs Debian's 'chromium' package")
-        return SKIP
-    os.makedirs(work_dir, exist_ok=True)
-    page = os.path.join(work_dir, "memory.html")
-    subprocess.run([hlo_opt, hlo, f"--memory-report={page}", "--format=html",
-                    "--stage-by=attr:stage"], check=True)
-    url = "file://" + os.path.abspath(page)
+def measure(chromium, page, work_dir):
+    """The page with MEASURE appended, run in Chromium: the JSON the script wrote."""
+    with open(page, encoding="utf-8") as f:
+        text = f.read()
+    check("<script" not in text, "the report page itself has a script (it must have none)")
+    check(re.search(r"(src|href)=\"(https?:)?//", text) is None,
+          "the report page links to the network")
+    probe = page.replace(".html", ".measure.html")
+    with open(probe, "w", encoding="utf-8") as f:
+        f.write(text.replace("</body>", MEASURE + "</body>"))
+    dom = run_chromium(chromium, ["--dump-dom", "file://" + os.path.abspath(probe)], work_dir)
+    found = re.search(r'<pre id="measured">(.*?)</pre>', dom, re.S)
+    check(found is not None, "the measuring script wrote nothing (did the page load?)")
+    return json.loads(html.unescape(found.group(1)))
 
-    dom = run_chromium(chromium, ["--dump-dom", url], work_dir)
-    if "<svg" not in dom:
-        fail("the DOM has no <svg>")
-    series = re.findall(r'<polyline class="series"[^>]*points="([^"]*)"', dom)
-    if len(series) != 3:  # the total and two stages
-        fail(f"expected 3 plotted series, the DOM has {len(series)}")
-    for points in series:
-        if len(points.split()) < 2:
-            fail(f"a series with fewer than 2 points: {points!r}")
-    if "Memory report" not in dom:
-        fail("the page title text is missing from the DOM")
-    boxes = re.findall(r'<rect class="buffer"[^>]*height="([0-9.]+)"', dom)
-    if not boxes or any(float(h) <= 0 for h in boxes):
-        fail(f"the heap drawing has no buffer boxes with a height ({len(boxes)} boxes)")
-    areas = re.findall(r'<polygon class="area"[^>]*points="([^"]*)"', dom)
-    if len(areas) != 5:  # parameters, stashed and other activations, temporaries, outputs
-        fail(f"expected 5 stacked category bands, the DOM has {len(areas)}")
-    if '<table class="layout">' not in dom:
-        fail("the heap layout table at the peak is missing from the DOM")
 
+def check_pipeline_page(m):
+    check(len(m["series"]) == 4, f"expected 4 plotted series (one per module), got {m['series']}")
+    check(all(n >= 2 for n in m["series"]), f"a series with fewer than 2 points: {m['series']}")
+    check(len(m["areas"]) == 4 * 5, f"expected 5 stacked category bands per module, "
+          f"the page has {len(m['areas'])}")
+    check(any(w > 0 and h > 0 for w, h in m["areas"]), "no category band has an area")
+    check(m["buffers"] and all(h > 0 for _, h in m["buffers"]),
+          f"the heap drawing has no buffer boxes with a height ({len(m['buffers'])} boxes)")
+    check(m["layout_rows"] > 1, "the heap layout table at the peak is empty")
+    cats = m["categories"]
+    check(cats, "no at-peak category groups")
+    check(all(c["open"] and c["size"][1] > 0 for c in cats),
+          f"an at-peak category group is closed or not drawn: {cats}")
+    names = {re.match(r"\s*([a-z ]+):", c["summary"]).group(1) for c in cats}
+    check({"parameters", "stashed activations"} <= names,
+          f"the at-peak groups lack parameters or stashed activations: {sorted(names)}")
+    groups = m["groups"]
+    check(groups, "no op_name scope groups at the peak")
+    check(all(g["opened"] > g["closed"] > 0 for g in groups),
+          f"a scope group does not unfold: {groups[:3]}")
+    # 4 stages x (per microbatch, peak in the module, peak of its rank under 1f1b)
+    bars = m["stage_bars"]
+    check(len(bars) == 12, f"expected 12 per-stage bars, got {len(bars)}")
+    check(all(b["size"][0] > 0 and b["size"][1] > 0 for b in bars), "a stage bar is not drawn")
+    per_mb = [b for b in bars if b["title"].startswith("per microbatch")]
+    check(len(per_mb) == 4 and all(b["title"].endswith(": 40960 bytes") for b in per_mb),
+          f"per-microbatch bars should all be 40960 bytes: {[b['title'] for b in per_mb]}")
+    ranks = [b for b in bars if b["title"].startswith("peak of rank")]
+    # 1f1b: rank r holds 4 - r microbatches of 40960 bytes at its peak.
+    want = [f"peak of rank {r} under 1f1b ({4 - r} in flight): {40960 * (4 - r)} bytes"
+            for r in range(4)]
+    check([b["title"] for b in ranks] == want, f"rank peaks {[b['title'] for b in ranks]}")
+    check(ranks[0]["size"][0] > ranks[3]["size"][0] > per_mb[0]["size"][0] * 0.99,
+          "the rank peak bars are not drawn to scale")
+    check(len(m["pipeline_rows"]) == 5, f"the ranks' table: {m['pipeline_rows']}")
+
+
+def check_screenshot(chromium, page, work_dir):
     shot = os.path.join(work_dir, "memory.png")
     if os.path.exists(shot):
         os.remove(shot)
-    run_chromium(chromium, [f"--screenshot={shot}", "--window-size=1000,700", url], work_dir)
-    if not os.path.exists(shot):
-        fail("Chromium wrote no screenshot")
+    run_chromium(chromium, [f"--screenshot={shot}", "--window-size=1100,6000",
+                            "--force-device-scale-factor=0.5",
+                            "file://" + os.path.abspath(page)], work_dir)
+    check(os.path.exists(shot), "Chromium wrote no screenshot")
     width, height, channels, rows = decode_png(shot)
-    colours, line_pixels = set(), 0
+    counts = {name: 0 for name in COLOURS}
+    wanted = {colour: name for name, colour in COLOURS.items()}
+    distinct = set()
     for row in rows:
         for x in range(0, len(row), channels):
-            pixel = tuple(row[x:x + 3])
-            colours.add(pixel)
-            if pixel == LINE_COLOUR:
-                line_pixels += 1
-    print(f"screenshot {width}x{height}: {len(colours)} distinct colours, "
-          f"{line_pixels} pixels of the total's line")
-    if len(colours) <= 1:
-        fail("the screenshot is blank (one colour)")
-    if line_pixels < 20:
-        fail("the screenshot shows no plotted line")
+            pixel = bytes(row[x:x + 3])
+            distinct.add(pixel)
+            name = wanted.get(tuple(pixel))
+            if name is not None:
+                counts[name] += 1
+    print(f"screenshot {shot} {width}x{height}: {len(distinct)} distinct colours; "
+          + ", ".join(f"{n} pixels of {name}" for name, n in counts.items()))
+    check(len(distinct) > 1, "the screenshot is blank (one colour)")
+    for name, n in counts.items():
+        check(n >= 20, f"the screenshot shows nothing of {name}")
+
+
+def main():
+    if len(sys.argv) != 6:
+        print(__doc__)
+        return 2
+    hlo_opt, hlo_gen, chromium, small_hlo, work_dir = sys.argv[1:]
+    check(os.access(chromium, os.X_OK),
+          f"no Chromium at {chromium}: install Debian's 'chromium' package")
+    os.makedirs(work_dir, exist_ok=True)
+
+    # A 4-stage pipeline, one module per stage, with a stash per stage (40960 bytes each).
+    stages = os.path.join(work_dir, "stages.hlo")
+    with open(stages, "w", encoding="utf-8") as f:
+        subprocess.run([hlo_gen, "--layout=mpmd", "--layers=8", "--stages=4", "--hidden=64",
+                        "--heads=4", "--seq=16", "--microbatch=2", "--microbatches=8"],
+                       stdout=f, check=True)
+    page = os.path.join(work_dir, "memory.html")
+    subprocess.run([hlo_opt, stages, "--split-input-file", f"--memory-report={page}",
+                    "--format=html", "--stage-by=module", "--pipeline-schedule=1f1b",
+                    "--microbatches=8"], check=True)
+    check_pipeline_page(measure(chromium, page, work_dir))
+    check_screenshot(chromium, page, work_dir)
+
+    # Stages named inside one module: a line per stage beside the total.
+    small = os.path.join(work_dir, "small.html")
+    subprocess.run([hlo_opt, small_hlo, f"--memory-report={small}", "--format=html",
+                    "--stage-by=attr:stage"], check=True)
+    m = measure(chromium, small, work_dir)
+    check(len(m["series"]) == 3, f"expected the total and 2 stage lines, got {m['series']}")
+    check(len(m["areas"]) == 5, f"expected 5 category bands, got {len(m['areas'])}")
+    check(m["categories"] and m["groups"], "the small page has no at-peak groups")
     print("PASS")
     return 0
 
