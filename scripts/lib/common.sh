@@ -16,11 +16,11 @@ HLOSCOPE_PACKAGES=(
   libabsl-dev libprotobuf-dev protobuf-compiler libre2-dev libfmt-dev
   libgtest-dev libbenchmark-dev
   llvm-14-tools  # lit, FileCheck, not
+  chromium       # headless browser for the memory report's HTML page test (never skipped)
 )
 # Wanted by some tests, which skip (saying why) without them: a failed install is a warning.
-HLOSCOPE_OPTIONAL_PACKAGES=(
-  chromium  # headless browser for the memory report's HTML page test
-)
+# None today.
+HLOSCOPE_OPTIONAL_PACKAGES=()
 # Extra ones for scripts/fuzz (libFuzzer ships with clang's runtime libraries).
 HLOSCOPE_FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev)
 
