@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -24,9 +25,15 @@ enum class ActionKind : uint8_t {
   kRecvForward,     // RECV_F: stage receives its forward input from the previous stage.
   kSendBackward,    // SEND_B: stage sends its input gradient to the previous stage.
   kRecvBackward,    // RECV_B: stage receives its output gradient from the next stage.
+  // PyTorch's FSDP actions, per stage and without a microbatch (text `0UNSHARD`): they take no
+  // time unless costs are given and have no inputs in the model; they are kept so that PyTorch's
+  // lowered schedules load, simulate and write back unchanged.
+  kUnshard,     // UNSHARD: all-gather the stage's sharded parameters.
+  kReshard,     // RESHARD: free the gathered parameters.
+  kReduceGrad,  // REDUCE_GRAD: reduce the stage's gradients across data-parallel ranks.
 };
 
-inline constexpr int kNumActionKinds = 9;
+inline constexpr int kNumActionKinds = 12;
 
 // F, B, I, W.
 constexpr bool IsCompute(ActionKind k) {
@@ -40,6 +47,10 @@ constexpr bool IsRecv(ActionKind k) {
   return k == ActionKind::kRecvForward || k == ActionKind::kRecvBackward;
 }
 constexpr bool IsComm(ActionKind k) { return IsSend(k) || IsRecv(k); }
+// UNSHARD, RESHARD, REDUCE_GRAD: per stage, no microbatch.
+constexpr bool IsStageAction(ActionKind k) {
+  return k == ActionKind::kUnshard || k == ActionKind::kReshard || k == ActionKind::kReduceGrad;
+}
 // B or I: the action that produces the gradient the previous stage waits for.
 constexpr bool IsInputGradient(ActionKind k) {
   return k == ActionKind::kBackward || k == ActionKind::kBackwardInput;
@@ -47,8 +58,12 @@ constexpr bool IsInputGradient(ActionKind k) {
 
 struct Action {
   int32_t stage = -1;
-  int32_t microbatch = -1;
+  int32_t microbatch = -1;  // -1 for the stage actions (IsStageAction)
   ActionKind kind = ActionKind::kIdle;
+  // This action and the next cell of the row form one PyTorch OVERLAP_F_B cell, written
+  // `(0F7;7B3)OVERLAP_F_B`. PyTorch's runtime runs the parts one after the other, and so does the
+  // simulator; the flag only keeps the cell together when a schedule is written back.
+  bool overlaps_next = false;
 
   static constexpr Action Idle() { return Action{}; }
   constexpr bool is_idle() const { return kind == ActionKind::kIdle; }
@@ -63,9 +78,15 @@ std::string_view KindWords(ActionKind kind);
 // `0F0`, `1RECV_B3`; "" for idle.
 std::string ToString(const Action& action);
 
-// Parses the PyTorch text form. Surrounding spaces are ignored; an empty (or all-space) string is
-// an idle step. PyTorch's FSDP actions (UNSHARD, RESHARD, REDUCE_GRAD) are rejected with a message
-// that says they are not modelled.
+// Parses the PyTorch text form of one action. Surrounding spaces are ignored; an empty (or
+// all-space) string is an idle step. `0UNSHARD`, `0RESHARD`, `0REDUCE_GRAD` take no microbatch.
 absl::StatusOr<Action> ParseAction(std::string_view text);
+
+// Parses one CSV cell: an action as above, or PyTorch's `(0F7;7B3)OVERLAP_F_B` — its parts (F, B,
+// I or W, at least two) in order, every part but the last with overlaps_next set.
+absl::StatusOr<std::vector<Action>> ParseCell(std::string_view text);
+
+// A row as PyTorch writes it: one string per cell, an OVERLAP_F_B group joined into one cell.
+std::vector<std::string> RowCells(const std::vector<Action>& row);
 
 }  // namespace hloscope::pipeline

@@ -31,6 +31,12 @@ double CostModel::Duration(const Action& a) const {
     case ActionKind::kRecvForward:
     case ActionKind::kRecvBackward:
       return recv_time;
+    case ActionKind::kUnshard:
+      return unshard_time;
+    case ActionKind::kReshard:
+      return reshard_time;
+    case ActionKind::kReduceGrad:
+      return reduce_grad_time;
   }
   return microbatch_scale.empty() ? base : base * microbatch_scale[a.microbatch];
 }

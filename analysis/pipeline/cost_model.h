@@ -35,6 +35,10 @@ struct CostModel {
   // Time the rank itself spends in a SEND or RECV (0: asynchronous, the copy engine's work).
   double send_time = 0;
   double recv_time = 0;
+  // PyTorch's FSDP actions (UNSHARD, RESHARD, REDUCE_GRAD): time on the rank, 0 unless given.
+  double unshard_time = 0;
+  double reshard_time = 0;
+  double reduce_grad_time = 0;
 
   double Duration(const Action& action) const;
   double Bytes(int32_t stage, int32_t microbatch) const;

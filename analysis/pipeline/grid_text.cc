@@ -121,6 +121,34 @@ std::string FormatStepGrid(const Schedule& schedule) {
   return GridWriter(schedule, {}).Write(/*cut=*/false, 0);
 }
 
+std::string FormatCellGrid(const std::vector<std::vector<std::string>>& rows) {
+  size_t steps = 0;
+  std::vector<size_t> width(rows.size());
+  for (size_t r = 0; r < rows.size(); ++r) {
+    steps = std::max(steps, rows[r].size());
+    width[r] = fmt::formatted_size("Rank {}", r);
+    for (const std::string& cell : rows[r]) width[r] = std::max(width[r], cell.size());
+  }
+  const int digits =
+      std::max<int>(2, fmt::formatted_size("{}", steps == 0 ? size_t{0} : steps - 1));
+  auto line = [&](std::string head, auto cell_of) {
+    for (size_t r = 0; r < rows.size(); ++r) {
+      const std::string cell = cell_of(r);
+      head += cell;
+      if (r + 1 < rows.size()) head.append(width[r] - cell.size() + 1, ' ');
+    }
+    while (!head.empty() && head.back() == ' ') head.pop_back();
+    return head + "\n";
+  };
+  std::string out =
+      line(std::string(digits + 7, ' '), [](size_t r) { return fmt::format("Rank {}", r); });
+  for (size_t k = 0; k < steps; ++k) {
+    out += line(fmt::format("Step {:0{}}: ", k, digits),
+                [&](size_t r) { return k < rows[r].size() ? rows[r][k] : std::string(); });
+  }
+  return out;
+}
+
 std::string FormatMarkedGrid(const Schedule& schedule, std::span<const GridMark> marks,
                              int64_t context) {
   // Small grids are shown whole: the surrounding steps are what makes a mark understandable.

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "analysis/pipeline/schedule.h"
@@ -26,6 +27,10 @@ struct GridMark {
 };
 
 std::string FormatStepGrid(const Schedule& schedule);
+
+// The same layout from cells already written as text, e.g. RowCells (action.h), which keeps an
+// OVERLAP_F_B group in one cell the way PyTorch prints it.
+std::string FormatCellGrid(const std::vector<std::vector<std::string>>& rows);
 
 // The grid with marked cells. Long schedules are cut to the steps within `context` of a mark
 // (gaps shown as "..."), so an error about step 900 of a 2,000-step schedule stays readable.

@@ -37,16 +37,17 @@ absl::StatusOr<Schedule> ParseScheduleCsv(std::string_view text, std::string nam
       if (bare.size() >= 2 && bare.front() == '"' && bare.back() == '"') {
         bare = bare.substr(1, bare.size() - 2);
       }
-      absl::StatusOr<Action> action = ParseAction(bare);
-      if (!action.ok()) {
+      absl::StatusOr<std::vector<Action>> cell_actions = ParseCell(bare);
+      if (!cell_actions.ok()) {
         return absl::InvalidArgumentError(StrCat(name, ":", line + 1, ":", column, ": rank ", line,
-                                                 ": ", StdView(action.status().message())));
+                                                 ": ", StdView(cell_actions.status().message())));
       }
-      row.push_back(*action);
-      if (!action->is_idle()) {
+      for (const Action& action : *cell_actions) {
+        row.push_back(action);
+        if (action.is_idle()) continue;
         ++actions;
-        if (std::max(action->stage, action->microbatch) > largest) {
-          largest = std::max(action->stage, action->microbatch);
+        if (std::max(action.stage, action.microbatch) > largest) {
+          largest = std::max(action.stage, action.microbatch);
           largest_line = line;
           largest_column = column;
         }
@@ -76,11 +77,11 @@ absl::StatusOr<Schedule> ParseScheduleCsv(std::string_view text, std::string nam
 std::string DumpScheduleCsv(const Schedule& schedule) {
   std::string out;
   for (const auto& row : schedule.rows) {
-    size_t end = row.size();
-    while (end > 0 && row[end - 1].is_idle()) --end;
-    for (size_t k = 0; k < end; ++k) {
+    std::vector<std::string> cells = RowCells(row);
+    while (!cells.empty() && cells.back().empty()) cells.pop_back();
+    for (size_t k = 0; k < cells.size(); ++k) {
       if (k > 0) out += ',';
-      out += ToString(row[k]);
+      out += cells[k];
     }
     out += '\n';
   }

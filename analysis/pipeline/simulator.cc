@@ -89,6 +89,9 @@ class Simulator {
     };
     switch (a.kind) {
       case ActionKind::kIdle:
+      case ActionKind::kUnshard:  // no inputs in the model (see simulator.h)
+      case ActionKind::kReshard:
+      case ActionKind::kReduceGrad:
         break;
       case ActionKind::kForward:
         if (s > 0) input(s - 1, kForwardEnd, kRecvFEnd);
@@ -167,6 +170,9 @@ class Simulator {
     RankStats& st = out_.ranks[r];
     switch (a.kind) {
       case ActionKind::kIdle:
+      case ActionKind::kUnshard:
+      case ActionKind::kReshard:
+      case ActionKind::kReduceGrad:
         return;
       case ActionKind::kForward:
         st.busy_time += end - start;
@@ -265,6 +271,7 @@ class Simulator {
       for (size_t k = 0; k < s_.rows[q].size(); ++k) {
         const Action& a = s_.rows[q][k];
         if (a.is_idle()) continue;
+        if (IsStageAction(a.kind)) continue;
         auto it = by_cell.find(static_cast<int64_t>(a.stage) * s_.num_microbatches + a.microbatch);
         if (it == by_cell.end()) continue;
         for (int64_t key : it->second) {

@@ -10,6 +10,8 @@
 //   SEND      after the compute that produced its data
 //   RECV      comm_time after its SEND starts (so with no hop time a RECV may share its SEND's
 //   step)
+//   UNSHARD, RESHARD, REDUCE_GRAD: no inputs; they take the cost model's time (0 unless given)
+// The parts of an OVERLAP_F_B cell run one after the other, as PyTorch's runtime runs them.
 // Memory: F(s,m) makes bytes(s,m) live when it starts; B(s,m) or W(s,m) frees them when it ends;
 // I frees nothing (its weight backward still needs the activations).
 // Not modelled: link bandwidth and contention (every hop costs comm_time however many transfers

@@ -19,6 +19,10 @@ std::string_view Category(ActionKind kind) {
     case ActionKind::kBackwardInput:
     case ActionKind::kBackwardWeight:
       return "backward";
+    case ActionKind::kUnshard:
+    case ActionKind::kReshard:
+    case ActionKind::kReduceGrad:
+      return "fsdp";
     default:
       return "p2p";
   }
@@ -71,7 +75,7 @@ std::string ChromeTraceJson(const Schedule& s, const Simulation& sim, const Trac
       }
       emit(fmt::format(R"({{"ph":"X","name":"{}","cat":"{}","pid":{},"tid":{},"ts":{},"dur":{}{},)"
                        R"("args":{{"stage":{},"microbatch":{},"kind":"{}"}}}})",
-                       ToString(a), Category(a.kind), r, IsComm(a.kind) ? kCommTid : kComputeTid,
+                       ToString(a), Category(a.kind), r, IsCompute(a.kind) ? kComputeTid : kCommTid,
                        JsonNumber(t.start), JsonNumber(t.end - t.start), flow, a.stage,
                        a.microbatch, KindWords(a.kind)));
     }

@@ -115,6 +115,18 @@ class Validator {
       for (int32_t k = 0; k < static_cast<int32_t>(row.size()); ++k) {
         const Action& a = row[k];
         if (a.is_idle()) continue;
+        if (a.overlaps_next && (k + 1 >= static_cast<int32_t>(row.size()) ||
+                                !IsCompute(row[k + 1].kind) || !IsCompute(a.kind))) {
+          Mark(r, k, "starts an OVERLAP_F_B group that has no compute action after it");
+        }
+        if (IsStageAction(a.kind)) {
+          // Per stage, any number of times (UNSHARD/RESHARD once per prefetch window).
+          if (a.stage >= s_.num_stages || s_.stage_rank[a.stage] != r) {
+            Mark(r, k,
+                 StrCat("names stage ", a.stage, ", which has no compute action on this rank"));
+          }
+          continue;
+        }
         if (!index_->InRange(a)) {
           Mark(r, k,
                StrCat("is out of range (", s_.num_stages, " stages, ", s_.num_microbatches,
@@ -169,6 +181,9 @@ class Validator {
         const int32_t s = a.stage, m = a.microbatch;
         switch (a.kind) {
           case ActionKind::kIdle:
+          case ActionKind::kUnshard:
+          case ActionKind::kReshard:
+          case ActionKind::kReduceGrad:
             break;
           case ActionKind::kForward:
             if (s > 0) RequireInput(r, k, a, s - 1, ActionKind::kForward, ActionKind::kRecvForward);

@@ -51,10 +51,44 @@ TEST(ActionText, RejectsMalformedWithTheText) {
   }
 }
 
-TEST(ActionText, FsdpActionsAreNamedAsUnsupported) {
-  absl::StatusOr<Action> a = ParseAction("0UNSHARD");
-  ASSERT_FALSE(a.ok());
-  EXPECT_NE(a.status().message().find("FSDP"), absl::string_view::npos) << a.status();
+// PyTorch's FSDP and gradient-reduction actions name a stage and no microbatch.
+TEST(ActionText, StageActionsRoundTrip) {
+  for (const char* text : {"0UNSHARD", "12RESHARD", "3REDUCE_GRAD"}) {
+    absl::StatusOr<Action> a = ParseAction(text);
+    ASSERT_TRUE(a.ok()) << text << ": " << a.status();
+    EXPECT_TRUE(IsStageAction(a->kind)) << text;
+    EXPECT_EQ(a->microbatch, -1) << text;
+    EXPECT_EQ(ToString(*a), text);
+  }
+  EXPECT_EQ(ParseAction("3REDUCE_GRAD")->stage, 3);
+  for (const char* text : {"0UNSHARD3", "UNSHARD", "-1RESHARD"}) {
+    absl::StatusOr<Action> a = ParseAction(text);
+    ASSERT_FALSE(a.ok()) << text;
+    EXPECT_NE(a.status().message().find(text), absl::string_view::npos) << a.status();
+  }
+}
+
+// DualPipeV's `(0F7;7B3)OVERLAP_F_B`: parts in order, all but the last flagged; written back as
+// one cell.
+TEST(ActionText, OverlapCellRoundTrip) {
+  absl::StatusOr<std::vector<Action>> cell = ParseCell(" (0F7;7B3)OVERLAP_F_B ");
+  ASSERT_TRUE(cell.ok()) << cell.status();
+  ASSERT_EQ(cell->size(), 2u);
+  EXPECT_EQ(ToString((*cell)[0]), "0F7");
+  EXPECT_TRUE((*cell)[0].overlaps_next);
+  EXPECT_EQ(ToString((*cell)[1]), "7B3");
+  EXPECT_FALSE((*cell)[1].overlaps_next);
+  std::vector<Action> row = *cell;
+  row.push_back(*ParseAction("0I1"));
+  EXPECT_EQ(RowCells(row), (std::vector<std::string>{"(0F7;7B3)OVERLAP_F_B", "0I1"}));
+  absl::StatusOr<std::vector<Action>> single = ParseCell("0W2");
+  ASSERT_TRUE(single.ok());
+  EXPECT_EQ(single->size(), 1u);
+  for (const char* bad : {"(0F1)OVERLAP_F_B", "(0F1;1SEND_F1)OVERLAP_F_B", "(0F1;1B0)FOO",
+                          "(0F1;1B0", "(0F1;X)OVERLAP_F_B"}) {
+    absl::StatusOr<std::vector<Action>> c = ParseCell(bad);
+    EXPECT_FALSE(c.ok()) << bad;
+  }
 }
 
 }  // namespace

@@ -1,0 +1,166 @@
+#include "analysis/pipeline/pytorch_lowering.h"
+
+#include <algorithm>
+#include <span>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "analysis/pipeline/validate.h"
+#include "hlo/str_util.h"
+
+namespace hloscope::pipeline {
+namespace {
+
+using Row = std::vector<Action>;
+
+// A row without idle cells, cut into cells: an OVERLAP_F_B group is one cell.
+std::vector<std::span<const Action>> Cells(const Row& row) {
+  std::vector<std::span<const Action>> cells;
+  for (size_t k = 0; k < row.size();) {
+    if (row[k].is_idle()) {
+      ++k;
+      continue;
+    }
+    size_t end = k;
+    while (end + 1 < row.size() && row[end].overlaps_next) ++end;
+    cells.emplace_back(row.data() + k, end - k + 1);
+    k = end + 1;
+  }
+  return cells;
+}
+
+Schedule WithRows(const Schedule& in, std::vector<Row> rows) {
+  Schedule out = in;
+  out.rows = std::move(rows);
+  return out;
+}
+
+}  // namespace
+
+Schedule AddUnshardReshard(const Schedule& schedule, int32_t max_active) {
+  std::vector<Row> rows(schedule.rows.size());
+  for (size_t r = 0; r < schedule.rows.size(); ++r) {
+    const std::vector<std::span<const Action>> cells = Cells(schedule.rows[r]);
+    std::vector<int32_t> active;  // in the order they were unsharded
+    Row& out = rows[r];
+    for (size_t c = 0; c < cells.size(); ++c) {
+      // The next `max_active` distinct stages from this cell on; a group counts whole.
+      std::vector<int32_t> next;
+      for (size_t d = c; d < cells.size() && static_cast<int32_t>(next.size()) < max_active; ++d) {
+        for (const Action& a : cells[d]) {
+          if (std::find(next.begin(), next.end(), a.stage) == next.end()) next.push_back(a.stage);
+        }
+      }
+      std::vector<int32_t> evict;
+      for (int32_t s : active) {
+        if (std::find(next.begin(), next.end(), s) == next.end()) evict.push_back(s);
+      }
+      std::sort(evict.begin(), evict.end());
+      for (int32_t s : evict) {
+        out.push_back({s, -1, ActionKind::kReshard});
+        active.erase(std::find(active.begin(), active.end(), s));
+      }
+      for (int32_t s : next) {
+        if (std::find(active.begin(), active.end(), s) != active.end()) continue;
+        out.push_back({s, -1, ActionKind::kUnshard});
+        active.push_back(s);
+      }
+      out.insert(out.end(), cells[c].begin(), cells[c].end());
+    }
+    std::sort(active.begin(), active.end());
+    for (int32_t s : active) out.push_back({s, -1, ActionKind::kReshard});
+  }
+  return WithRows(schedule, std::move(rows));
+}
+
+Schedule AddReduceGrad(const Schedule& schedule) {
+  std::vector<int32_t> backwards(schedule.num_stages, 0);
+  std::vector<Row> rows(schedule.rows.size());
+  for (size_t r = 0; r < schedule.rows.size(); ++r) {
+    for (std::span<const Action> cell : Cells(schedule.rows[r])) {
+      rows[r].insert(rows[r].end(), cell.begin(), cell.end());
+      for (const Action& a : cell) {
+        if (a.kind != ActionKind::kBackward && a.kind != ActionKind::kBackwardWeight) continue;
+        if (++backwards[a.stage] == schedule.num_microbatches) {
+          rows[r].push_back({a.stage, -1, ActionKind::kReduceGrad});
+        }
+      }
+    }
+  }
+  return WithRows(schedule, std::move(rows));
+}
+
+absl::StatusOr<Schedule> AddSendRecvEager(const Schedule& compute) {
+  if (compute.HasComms()) {
+    return absl::InvalidArgumentError(
+        StrCat("schedule '", compute.name, "' already has SEND/RECV actions"));
+  }
+  if (absl::Status st = ValidateSchedule(compute); !st.ok()) return st;
+  const int32_t p = compute.num_ranks();
+  const int32_t last = compute.num_stages - 1;
+  const int64_t sm = static_cast<int64_t>(compute.num_stages) * compute.num_microbatches;
+  // placed[kind][stage * M + mb]: the action is in its rank's output. Each action of a valid
+  // schedule is on one rank, so "placed on this rank" is "placed and the stage is here".
+  enum Fact { kF, kGrad, kRecvF, kRecvB, kNumFacts };
+  std::vector<char> placed(kNumFacts * sm, 0);
+  auto key = [&](Fact f, int32_t s, int32_t mb) {
+    return f * sm + int64_t{s} * compute.num_microbatches + mb;
+  };
+  auto on = [&](int32_t stage, int32_t r) { return compute.stage_rank[stage] == r; };
+  auto ready = [&](const Action& a, int32_t r) {
+    const int32_t s = a.stage, mb = a.microbatch;
+    if (a.kind == ActionKind::kForward && s > 0) {
+      return placed[key(kRecvF, s, mb)] || (on(s - 1, r) && placed[key(kF, s - 1, mb)]);
+    }
+    if (IsInputGradient(a.kind) && s < last) {
+      return placed[key(kRecvB, s, mb)] || (on(s + 1, r) && placed[key(kGrad, s + 1, mb)]);
+    }
+    return true;
+  };
+  std::vector<std::vector<std::span<const Action>>> cells(p);
+  for (int32_t r = 0; r < p; ++r) cells[r] = Cells(compute.rows[r]);
+  std::vector<size_t> next(p, 0);
+  std::vector<Row> rows(p);
+  int32_t remaining = 0;
+  for (int32_t r = 0; r < p; ++r) remaining += !cells[r].empty();
+  while (remaining > 0) {
+    bool progress = false;
+    for (int32_t r = 0; r < p; ++r) {
+      if (next[r] >= cells[r].size()) continue;
+      const std::span<const Action> cell = cells[r][next[r]];
+      if (!std::all_of(cell.begin(), cell.end(), [&](const Action& a) { return ready(a, r); })) {
+        continue;
+      }
+      rows[r].insert(rows[r].end(), cell.begin(), cell.end());
+      for (const Action& a : cell) {
+        const int32_t s = a.stage, mb = a.microbatch;
+        if (a.kind == ActionKind::kForward) {
+          placed[key(kF, s, mb)] = 1;
+          if (s < last && !on(s + 1, r)) {
+            rows[r].push_back({s, mb, ActionKind::kSendForward});
+            rows[compute.stage_rank[s + 1]].push_back({s + 1, mb, ActionKind::kRecvForward});
+            placed[key(kRecvF, s + 1, mb)] = 1;
+          }
+        } else if (IsInputGradient(a.kind)) {
+          placed[key(kGrad, s, mb)] = 1;
+          if (s > 0 && !on(s - 1, r)) {
+            rows[r].push_back({s, mb, ActionKind::kSendBackward});
+            rows[compute.stage_rank[s - 1]].push_back({s - 1, mb, ActionKind::kRecvBackward});
+            placed[key(kRecvB, s - 1, mb)] = 1;
+          }
+        }
+      }
+      if (++next[r] == cells[r].size()) --remaining;
+      progress = true;
+    }
+    if (!progress) {
+      return absl::InvalidArgumentError(
+          StrCat("schedule '", compute.name,
+                 "': cannot place its sends and receives: every rank's next action waits for "
+                 "one that is never placed (PyTorch: malformed compute schedule)"));
+    }
+  }
+  return WithRows(compute, std::move(rows));
+}
+
+}  // namespace hloscope::pipeline
