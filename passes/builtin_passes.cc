@@ -1,6 +1,7 @@
 // The list of passes hloscope ships. Adding a pass: write it in its own file and add one line
 // here.
 #include "passes/copy_elision.h"
+#include "passes/copy_insertion.h"
 #include "passes/dce.h"
 #include "passes/flatten_call_graph.h"
 #include "passes/pass_registry.h"
@@ -13,6 +14,7 @@ absl::Status RegisterBuiltinPasses(PassRegistry& registry) {
   if (absl::Status s = registry.Register<FlattenCallGraph>(); !s.ok()) return s;
   if (absl::Status s = registry.Register<TupleSimplify>(); !s.ok()) return s;
   if (absl::Status s = registry.Register<CopyElision>(); !s.ok()) return s;
+  if (absl::Status s = registry.Register<CopyInsertion>(); !s.ok()) return s;
   return absl::OkStatus();
 }
 

@@ -270,8 +270,14 @@ std::optional<std::string> Elider::CheckAgainst(ValueId x, absl::Span<const Valu
 
 std::string Elider::TryRemove(Instruction& copy, bool* final) {
   *final = true;
-  if (!copy.control_predecessors().empty() || !copy.control_successors().empty()) {
-    return "has control dependencies";
+  // Control edges between two copies are those copy-insertion adds (a while element's
+  // parameter copy runs before its root copy): the live-range checks below decide, and a removed
+  // copy takes its edges with it, as in XLA. An edge to anything else orders the program.
+  for (absl::Span<Instruction* const> edges :
+       {copy.control_predecessors(), copy.control_successors()}) {
+    for (const Instruction* other : edges) {
+      if (other->opcode() != Opcode::kCopy) return "has control dependencies";
+    }
   }
   if (copy.operand_count() != 1) return "does not have one operand";
   Instruction& src = *copy.operand(0);
@@ -349,6 +355,7 @@ std::string Elider::TryRemove(Instruction& copy, bool* final) {
     live_.Restore(std::move(saved_c));
     return *problem;
   }
+  copy.RemoveAllControlEdges();
   copy.ReplaceAllUsesWith(&src);
   if (!copy.parent()->RemoveInstruction(&copy)) {
     // Cannot happen after ReplaceAllUsesWith; keep the analyses true if it does.

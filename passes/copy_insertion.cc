@@ -1,0 +1,545 @@
+#include "passes/copy_insertion.h"
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
+#include "analysis/alias.h"
+#include "analysis/alias_input_output.h"
+#include "analysis/in_place_pairs.h"
+#include "fmt/format.h"
+#include "hlo/computation.h"
+#include "passes/dce.h"
+#include "passes/flatten_call_graph.h"
+#include "passes/tuple_simplify.h"
+
+namespace hloscope {
+
+std::string_view CopyRuleName(CopyRule rule) {
+  switch (rule) {
+    case CopyRule::kInPlaceOperand:
+      return "in-place-operand";
+    case CopyRule::kWhileInit:
+      return "while-init";
+    case CopyRule::kWhileBodyParameter:
+      return "while-body-parameter";
+    case CopyRule::kWhileBodyRoot:
+      return "while-body-root";
+    case CopyRule::kConditionalBranchRoot:
+      return "conditional-branch-root";
+    case CopyRule::kInputOutputAlias:
+      return "input-output-alias";
+    case CopyRule::kEntryRootReadOnly:
+      return "entry-root-read-only";
+    case CopyRule::kEntryRootDuplicated:
+      return "entry-root-duplicated";
+    case CopyRule::kRootAmbiguous:
+      return "root-ambiguous";
+  }
+  return "unknown";
+}
+
+namespace {
+
+bool HasPrefix(const ShapeIndex& index, const ShapeIndex& prefix) {
+  return index.size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), index.begin());
+}
+
+// The array leaves of a shape selected for copying, each with its rule and why.
+struct Selection {
+  struct Leaf {
+    ShapeIndex index;
+    CopyRule rule;
+    std::string detail;
+  };
+  std::vector<Leaf> leaves;
+
+  bool empty() const { return leaves.empty(); }
+  // The first reason given for a leaf is the one reported.
+  void Add(const ShapeIndex& index, CopyRule rule, std::string detail) {
+    if (At(index) == nullptr) leaves.push_back(Leaf{index, rule, std::move(detail)});
+  }
+  bool AnyUnder(const ShapeIndex& prefix) const {
+    return std::any_of(leaves.begin(), leaves.end(),
+                       [&](const Leaf& l) { return HasPrefix(l.index, prefix); });
+  }
+  const Leaf* At(const ShapeIndex& index) const {
+    for (const Leaf& l : leaves) {
+      if (l.index == index) return &l;
+    }
+    return nullptr;
+  }
+};
+
+std::string IndexText(const ShapeIndex& index) { return ShapeIndexToString(index); }
+
+// Builds deep copies (get-tuple-element, copy, tuple, as XLA's DeepCopyInstruction does) and
+// places every new instruction before `anchor` in its computation (at the end when null).
+class DeepCopier {
+ public:
+  DeepCopier(Module& module, CopyInsertionReport& report) : module_(module), report_(report) {}
+
+  // A deep copy of `source` that copies the selected leaves and forwards the rest; nullptr
+  // when nothing is selected.
+  Instruction* Copy(Instruction* source, const Selection& selection, Instruction* anchor) {
+    if (selection.empty()) return nullptr;
+    comp_ = source->parent();
+    anchor_ = anchor;
+    made_.clear();
+    ShapeIndex at;
+    return CopyAt(source, at, selection);
+  }
+  // The copy the last Copy made at `index`, or nullptr.
+  Instruction* MadeAt(const ShapeIndex& index) const {
+    for (const auto& [i, c] : made_) {
+      if (i == index) return c;
+    }
+    return nullptr;
+  }
+  std::vector<std::pair<ShapeIndex, Instruction*>> made() const { return made_; }
+
+ private:
+  Instruction* Place(Opcode opcode, const Shape* shape, std::string_view base) {
+    Instruction* i =
+        module_.CreateInstruction(opcode, shape, module_.UniqueInstructionName(base), comp_);
+    comp_->AddInstruction(i);
+    if (anchor_ != nullptr) comp_->MoveBefore(i, anchor_);
+    return i;
+  }
+
+  Instruction* CopyAt(Instruction* x, ShapeIndex& at, const Selection& selection) {
+    if (!selection.AnyUnder(at)) return nullptr;
+    const Shape& shape = x->shape();
+    if (!shape.IsTuple()) {
+      if (!shape.IsArray()) return nullptr;
+      Instruction* copy = Place(Opcode::kCopy, x->shape_ptr(), "copy");
+      copy->AppendOperand(x);
+      made_.emplace_back(at, copy);
+      const Selection::Leaf* leaf = selection.At(at);
+      report_.copies.push_back(InsertedCopy{std::string(copy->name()), std::string(comp_->name()),
+                                            leaf->rule, leaf->detail, shape.ByteSize()});
+      return copy;
+    }
+    std::vector<Instruction*> elements;
+    bool any = false;
+    for (size_t k = 0; k < shape.tuple_elements.size(); ++k) {
+      Instruction* gte =
+          Place(Opcode::kGetTupleElement, shape.tuple_elements[k], "get-tuple-element");
+      InstructionBuilder(gte).set_number(static_cast<int64_t>(k));
+      gte->SetAttribute(kAttrIndex, fmt::format("{}", k));
+      gte->AppendOperand(x);
+      at.push_back(static_cast<int64_t>(k));
+      Instruction* copied = CopyAt(gte, at, selection);
+      at.pop_back();
+      any = any || copied != nullptr;
+      elements.push_back(copied != nullptr ? copied : gte);
+    }
+    if (!any) return nullptr;  // the get-tuple-elements stay dead for dce
+    Instruction* tuple = Place(Opcode::kTuple, x->shape_ptr(), "tuple");
+    for (Instruction* e : elements) tuple->AppendOperand(e);
+    return tuple;
+  }
+
+  Module& module_;
+  CopyInsertionReport& report_;
+  Computation* comp_ = nullptr;
+  Instruction* anchor_ = nullptr;
+  std::vector<std::pair<ShapeIndex, Instruction*>> made_;
+};
+
+// XLA's control edge from the copy that reads a buffer's old value to the copy that writes
+// its new one (a while element's parameter and root copies, a donated parameter's copy and
+// its output's): the writer must not run first. Edges only between two copies made here.
+void OrderCopies(const std::vector<std::pair<ShapeIndex, Instruction*>>& readers,
+                 const DeepCopier& writers,
+                 absl::FunctionRef<ShapeIndex(const ShapeIndex&)> writer_index) {
+  for (const auto& [index, reader] : readers) {
+    if (Instruction* writer = writers.MadeAt(writer_index(index))) {
+      writer->AddControlPredecessor(reader);
+      if (writer->FindAttribute(kAttrControlPredecessors) == nullptr) {
+        Attribute printed;  // where the printer writes control-predecessors={...}
+        printed.key = kAttrControlPredecessors;
+        printed.is_control_predecessors = true;
+        InstructionBuilder(writer).AddAttribute(printed);
+      }
+    }
+  }
+}
+
+// Makes the listed users read `replacement` wherever they read `old`.
+void ReplaceUses(Instruction* old, Instruction* replacement,
+                 const std::vector<Instruction*>& users) {
+  for (Instruction* user : users) {
+    for (int64_t k = 0; k < user->operand_count(); ++k) {
+      if (user->operand(k) == old) user->ReplaceOperand(k, replacement);
+    }
+  }
+}
+
+// The instruction after `instr` in its computation's order (null at the end).
+Instruction* Next(const Instruction* instr) {
+  absl::Span<Instruction* const> list = instr->parent()->instructions();
+  auto it = std::find(list.begin(), list.end(), instr);
+  if (it == list.end() || ++it == list.end()) return nullptr;
+  return *it;
+}
+
+bool IsAsync(Opcode op) {
+  return op == Opcode::kAsyncStart || op == Opcode::kAsyncUpdate || op == Opcode::kAsyncDone;
+}
+
+// Computations whose instructions own buffers: the entry and the callees of while,
+// conditional and call. Fusions, reducers and the computations async ops wrap run as part of
+// one instruction (XLA's embedded context: it adds no copies in them).
+// Fails when such a computation has several call sites (the copies one caller needs would be
+// made for all of them); Run flattens the call graph first, so this is a guard.
+absl::StatusOr<std::vector<Computation*>> ControlFlowComputations(const Module& module,
+                                                                  const CallSites& sites) {
+  std::vector<Computation*> out;
+  for (Computation* c : module.computations()) {
+    if (sites.embedded_count.contains(c)) continue;
+    if (c != module.entry()) {
+      absl::Span<const CallSite> callers = sites.ControlFlowSites(c);
+      if (callers.empty() || IsAsync(callers[0].caller->opcode())) continue;
+      if (callers.size() > 1) {
+        return absl::FailedPreconditionError(fmt::format(
+            "copy-insertion needs a flat call graph, but computation {} is called from {} "
+            "places (%{} and %{}); run --passes=flatten-call-graph first",
+            c->name(), callers.size(), callers[0].caller->name(), callers[1].caller->name()));
+      }
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+class Inserter {
+ public:
+  Inserter(Module& module, const CopyInsertionOptions& options, CopyInsertionReport& report)
+      : module_(module), options_(options), copier_(module, report) {}
+
+  bool Skipped(CopyRule rule) const {
+    return std::find(options_.skip_rules.begin(), options_.skip_rules.end(), rule) !=
+           options_.skip_rules.end();
+  }
+
+  absl::Status AddInterferenceCopies();
+  absl::Status AddInputOutputAliasCopies(const std::vector<InputOutputAlias>& aliases);
+  absl::Status AddRootCopies(const std::vector<InputOutputAlias>& aliases);
+
+ private:
+  struct WhilePlan {
+    Instruction* xla_while;
+    Selection init, parameter, root;
+  };
+  struct ConditionalPlan {
+    Instruction* conditional;
+    std::vector<Selection> roots;  // per branch
+  };
+  struct InPlacePlan {
+    Instruction* op;
+    int64_t operand;
+  };
+
+  Module& module_;
+  const CopyInsertionOptions& options_;
+  DeepCopier copier_;
+};
+
+absl::Status Inserter::AddInterferenceCopies() {
+  absl::StatusOr<std::unique_ptr<AliasAnalysis>> alias = AliasAnalysis::Run(module_);
+  if (!alias.ok()) return alias.status();
+  const DataflowAnalysis& flow = (*alias)->dataflow();
+
+  // Decide everything on the unchanged module first: the analysis knows only the instructions
+  // it saw.
+  std::vector<WhilePlan> whiles;
+  std::vector<ConditionalPlan> conditionals;
+  std::vector<InPlacePlan> in_place;
+  absl::StatusOr<std::vector<Computation*>> computations =
+      ControlFlowComputations(module_, flow.call_sites());
+  if (!computations.ok()) return computations.status();
+  for (Computation* c : *computations) {
+    for (Instruction* instr : c->instructions()) {
+      if (instr->opcode() == Opcode::kWhile) {
+        Instruction* init = instr->operand(0);
+        WhilePlan plan{instr, {}, {}, {}};
+        ForEachSubshape(instr->shape(), [&](const Shape& sub, const ShapeIndex& index) {
+          if (!sub.IsArray()) return;
+          absl::Span<const ValueId> in = flow.ValuesAt(*init, index);
+          absl::Span<const ValueId> out = flow.ValuesAt(*instr, index);
+          const bool changes = in.size() != 1 || out.size() != 1 || in[0] != out[0];
+          if (!changes) return;
+          const std::string at = IndexText(index);
+          plan.init.Add(index, CopyRule::kWhileInit,
+                        fmt::format("init of %{} at {}", instr->name(), at));
+          plan.parameter.Add(
+              index, CopyRule::kWhileBodyParameter,
+              fmt::format("loop state {} of %{} as the body reads it", at, instr->name()));
+          plan.root.Add(
+              index, CopyRule::kWhileBodyRoot,
+              fmt::format("loop state {} of %{} as the body writes it", at, instr->name()));
+        });
+        if (!plan.init.empty()) whiles.push_back(std::move(plan));
+      } else if (instr->opcode() == Opcode::kConditional) {
+        Selection phis;
+        ForEachSubshape(instr->shape(), [&](const Shape& sub, const ShapeIndex& index) {
+          if (!sub.IsArray()) return;
+          for (ValueId v : flow.ValuesAt(*instr, index)) {
+            const HloValue& hv = flow.value(v);
+            if (hv.is_phi && hv.instruction == instr) {
+              phis.Add(index, CopyRule::kConditionalBranchRoot,
+                       fmt::format("result {} of %{} merges the branches' values", IndexText(index),
+                                   instr->name()));
+            }
+          }
+        });
+        if (!phis.empty()) {
+          ConditionalPlan plan{instr, {}};
+          for (size_t b = 0; b < instr->branch_computations().size(); ++b)
+            plan.roots.push_back(phis);
+          conditionals.push_back(std::move(plan));
+        }
+      } else if (MayHaveInPlacePairs(instr->opcode())) {
+        std::vector<int64_t> done;
+        for (const InPlacePair& p : GetInPlaceInputOutputPairs(*instr)) {
+          const int64_t k = p.input.operand_number;
+          if (std::find(done.begin(), done.end(), k) != done.end()) continue;
+          done.push_back(k);
+          in_place.push_back({instr, k});
+        }
+      }
+    }
+  }
+
+  if (!Skipped(CopyRule::kInPlaceOperand)) {
+    for (const InPlacePlan& p : in_place) {
+      Instruction* operand = p.op->operand(p.operand);
+      Selection all;
+      ForEachSubshape(operand->shape(), [&](const Shape& sub, const ShapeIndex& index) {
+        if (sub.IsArray()) {
+          all.Add(
+              index, CopyRule::kInPlaceOperand,
+              fmt::format("operand {} of %{}, which updates it in place", p.operand, p.op->name()));
+        }
+      });
+      if (Instruction* copy = copier_.Copy(operand, all, p.op)) {
+        p.op->ReplaceOperand(p.operand, copy);
+      }
+    }
+  }
+  for (WhilePlan& w : whiles) {
+    Instruction* xla_while = w.xla_while;
+    if (!Skipped(CopyRule::kWhileInit)) {
+      Instruction* init = xla_while->operand(0);
+      if (Instruction* copy = copier_.Copy(init, w.init, xla_while)) {
+        xla_while->ReplaceOperand(0, copy);
+      }
+    }
+    Computation* body = xla_while->while_body();
+    Instruction* param = body->parameter(0);
+    if (param == body->root()) continue;  // cannot be: every element passes through
+    std::vector<std::pair<ShapeIndex, Instruction*>> parameter_copies;
+    if (!Skipped(CopyRule::kWhileBodyParameter)) {
+      std::vector<Instruction*> users(param->users().begin(), param->users().end());
+      if (Instruction* copy = copier_.Copy(param, w.parameter, Next(param))) {
+        ReplaceUses(param, copy, users);
+        parameter_copies = copier_.made();
+      }
+    }
+    if (!Skipped(CopyRule::kWhileBodyRoot)) {
+      Instruction* root = body->root();
+      if (Instruction* copy = copier_.Copy(root, w.root, nullptr)) {
+        body->set_root(copy);
+        OrderCopies(parameter_copies, copier_, [](const ShapeIndex& i) { return i; });
+      }
+    }
+  }
+  if (!Skipped(CopyRule::kConditionalBranchRoot)) {
+    for (ConditionalPlan& plan : conditionals) {
+      std::vector<Computation*> branches = plan.conditional->branch_computations();
+      for (size_t b = 0; b < branches.size(); ++b) {
+        Instruction* root = branches[b]->root();
+        std::vector<Instruction*> users(root->users().begin(), root->users().end());
+        if (Instruction* copy = copier_.Copy(root, plan.roots[b], nullptr)) {
+          ReplaceUses(root, copy, users);
+          branches[b]->set_root(copy);
+        }
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Inserter::AddInputOutputAliasCopies(const std::vector<InputOutputAlias>& aliases) {
+  if (aliases.empty() || Skipped(CopyRule::kInputOutputAlias)) return absl::OkStatus();
+  Computation* entry = module_.entry();
+  Selection outputs;
+  // Each donated parameter element's copy, with the output that takes its buffer.
+  std::vector<std::pair<ShapeIndex, Instruction*>> readers;
+  for (Instruction* param : entry->parameters()) {
+    if (param == nullptr) continue;
+    Selection donated;
+    std::vector<std::pair<ShapeIndex, ShapeIndex>> in_to_out;
+    for (const InputOutputAlias& a : aliases) {
+      if (a.parameter != param->parameter_number()) continue;
+      const Shape* sub = Subshape(param->shape(), a.parameter_index);
+      if (sub == nullptr) continue;
+      // Every array under the donated index (XLA aliases leaves; a tuple index covers its own).
+      ForEachSubshape(*sub, [&](const Shape& s, const ShapeIndex& rel) {
+        if (!s.IsArray()) return;
+        ShapeIndex in = a.parameter_index;
+        in.insert(in.end(), rel.begin(), rel.end());
+        ShapeIndex out = a.output_index;
+        out.insert(out.end(), rel.begin(), rel.end());
+        in_to_out.emplace_back(in, out);
+        donated.Add(in, CopyRule::kInputOutputAlias,
+                    fmt::format("entry parameter {} {} is donated to output {}",
+                                param->parameter_number(), IndexText(in), IndexText(out)));
+        outputs.Add(out, CopyRule::kInputOutputAlias,
+                    fmt::format("output {} takes the buffer of entry parameter {} {}",
+                                IndexText(out), param->parameter_number(), IndexText(in)));
+      });
+    }
+    if (donated.empty()) continue;
+    std::vector<Instruction*> users(param->users().begin(), param->users().end());
+    const bool was_root = entry->root() == param;
+    if (Instruction* copy = copier_.Copy(param, donated, Next(param))) {
+      ReplaceUses(param, copy, users);
+      if (was_root) entry->set_root(copy);
+      for (const auto& [in, out] : in_to_out) {
+        if (Instruction* c = copier_.MadeAt(in)) readers.emplace_back(out, c);
+      }
+    }
+  }
+  Instruction* root = entry->root();
+  std::vector<Instruction*> users(root->users().begin(), root->users().end());
+  if (Instruction* copy = copier_.Copy(root, outputs, nullptr)) {
+    ReplaceUses(root, copy, users);
+    entry->set_root(copy);
+    OrderCopies(readers, copier_, [](const ShapeIndex& i) { return i; });
+  }
+  return absl::OkStatus();
+}
+
+bool IsReadOnly(const HloValue& v, const Module& module,
+                const std::vector<InputOutputAlias>& aliases) {
+  if (v.is_phi) return false;
+  const Instruction& def = *v.instruction;
+  if (def.opcode() == Opcode::kConstant) return true;
+  if (def.opcode() != Opcode::kParameter || def.parent() != module.entry()) return false;
+  for (const InputOutputAlias& a : aliases) {
+    if (a.parameter == def.parameter_number() && HasPrefix(v.index, a.parameter_index)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+absl::Status Inserter::AddRootCopies(const std::vector<InputOutputAlias>& aliases) {
+  absl::StatusOr<std::unique_ptr<AliasAnalysis>> alias = AliasAnalysis::Run(module_);
+  if (!alias.ok()) return alias.status();
+  const DataflowAnalysis& flow = (*alias)->dataflow();
+  std::vector<std::pair<Computation*, Selection>> plans;
+  absl::StatusOr<std::vector<Computation*>> computations =
+      ControlFlowComputations(module_, flow.call_sites());
+  if (!computations.ok()) return computations.status();
+  for (Computation* c : *computations) {
+    const bool is_entry = c == module_.entry();
+    Instruction* root = c->root();
+    Selection selection;
+    absl::flat_hash_map<BufferId, ShapeIndex> seen;
+    ForEachSubshape(root->shape(), [&](const Shape& sub, const ShapeIndex& index) {
+      if (!sub.IsArray()) return;
+      absl::Span<const ValueId> values = flow.ValuesAt(*root, index);
+      std::vector<BufferId> buffers;
+      for (ValueId v : values) {
+        const BufferId b = (*alias)->BufferOf(v).id;
+        if (std::find(buffers.begin(), buffers.end(), b) == buffers.end()) buffers.push_back(b);
+      }
+      const std::string at = IndexText(index);
+      std::optional<ShapeIndex> earlier;
+      for (BufferId b : buffers) {
+        auto [it, inserted] = seen.emplace(b, index);
+        if (!inserted && !earlier) earlier = it->second;
+      }
+      if (is_entry && earlier && buffers.size() == 1 && !Skipped(CopyRule::kEntryRootDuplicated)) {
+        const bool donated = std::any_of(aliases.begin(), aliases.end(),
+                                         [&](const auto& a) { return a.output_index == index; });
+        if (donated) {  // the donated output keeps the buffer: copy the earlier one
+          selection.Add(*earlier, CopyRule::kEntryRootDuplicated,
+                        fmt::format("output {} shares its buffer with donated output {}",
+                                    IndexText(*earlier), at));
+          return;
+        }
+      }
+      if (buffers.size() > 1 && !Skipped(CopyRule::kRootAmbiguous)) {
+        selection.Add(
+            index, CopyRule::kRootAmbiguous,
+            fmt::format("root {} of %{} may be in {} buffers", at, c->name(), buffers.size()));
+      } else if (is_entry && earlier && !Skipped(CopyRule::kEntryRootDuplicated)) {
+        selection.Add(
+            index, CopyRule::kEntryRootDuplicated,
+            fmt::format("output {} shares its buffer with output {}", at, IndexText(*earlier)));
+      }
+      if (!is_entry || Skipped(CopyRule::kEntryRootReadOnly)) return;
+      for (ValueId v : values) {
+        const HloValue& hv = flow.value(v);
+        if (!IsReadOnly(hv, module_, aliases)) continue;
+        const std::string what =
+            hv.instruction->opcode() == Opcode::kConstant
+                ? fmt::format("constant %{}", hv.instruction->name())
+                : fmt::format("entry parameter {}{} (not donated)",
+                              hv.instruction->parameter_number(),
+                              hv.index.empty() ? std::string() : " " + IndexText(hv.index));
+        selection.Add(index, CopyRule::kEntryRootReadOnly,
+                      fmt::format("output {} may hold read-only {}", at, what));
+        break;
+      }
+    });
+    if (!selection.empty()) plans.emplace_back(c, std::move(selection));
+  }
+  for (auto& [c, selection] : plans) {
+    Instruction* root = c->root();
+    std::vector<Instruction*> users(root->users().begin(), root->users().end());
+    if (Instruction* copy = copier_.Copy(root, selection, nullptr)) {
+      ReplaceUses(root, copy, users);
+      c->set_root(copy);
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<bool> CopyInsertion::Run(Module& module) {
+  report_ = CopyInsertionReport{};
+  if (module.entry() == nullptr) return false;
+  std::vector<InputOutputAlias> aliases;
+  if (std::optional<std::string_view> text = module.FindAttribute("input_output_alias")) {
+    absl::StatusOr<std::vector<InputOutputAlias>> parsed = ParseInputOutputAlias(*text);
+    if (!parsed.ok()) return parsed.status();
+    aliases = *std::move(parsed);
+  }
+  // XLA requires a flat call graph here; flattening first gives every callee one caller
+  // (a no-op on modules that have that already).
+  FlattenCallGraph flatten;
+  if (absl::StatusOr<bool> s = flatten.Run(module); !s.ok()) return s.status();
+  Inserter inserter(module, options_, report_);
+  if (absl::Status s = inserter.AddInterferenceCopies(); !s.ok()) return s;
+  if (absl::Status s = inserter.AddInputOutputAliasCopies(aliases); !s.ok()) return s;
+  if (absl::Status s = inserter.AddRootCopies(aliases); !s.ok()) return s;
+  // Fold the deep copies' tuples, as XLA does before removing copies.
+  TupleSimplify simplify;
+  if (absl::StatusOr<bool> s = simplify.Run(module); !s.ok()) return s.status();
+  DeadCodeElimination dce;
+  if (absl::StatusOr<bool> s = dce.Run(module); !s.ok()) return s.status();
+  return !report_.copies.empty();
+}
+
+}  // namespace hloscope
