@@ -43,6 +43,7 @@ std::string ConfigureCopyElision(PassPipeline* pipeline, bool bitcast_defines_va
                                  const CopyReportFlags& flags) {
   bool found = false;
   for (size_t i = 0; pipeline != nullptr && i < pipeline->size(); ++i) {
+    if (dynamic_cast<CopyInsertion*>(pipeline->pass(i)) != nullptr) found = true;
     if (auto* pass = dynamic_cast<CopyElision*>(pipeline->pass(i))) {
       CopyElisionOptions options = pass->options();
       options.bitcast_defines_value = bitcast_defines_value;
@@ -51,7 +52,7 @@ std::string ConfigureCopyElision(PassPipeline* pipeline, bool bitcast_defines_va
     }
   }
   if (flags.report && !found) {
-    return "option '--report' needs the copy-elision pass in --passes (e.g. "
+    return "option '--report' needs the copy-elision or copy-insertion pass in --passes (e.g. "
            "--passes=copy-elision)";
   }
   return "";
@@ -89,6 +90,35 @@ std::string CopyReportSummary(const CopyElisionReport& r, std::string_view modul
   return out;
 }
 
+std::string CopyInsertionSummary(const CopyInsertionReport& r, std::string_view module) {
+  std::string out =
+      fmt::format("copy-insertion on {}: {} copies inserted\n", module, r.copies.size());
+  for (const InsertedCopy& c : r.copies) {
+    out += fmt::format("  inserted %{} in {}: {}: {} ({})\n", c.name, c.computation,
+                       HumanBytes(c.bytes), CopyRuleName(c.rule), c.detail);
+  }
+  return out;
+}
+
+void CopyReportCollector::CollectInsertion(const CopyInsertionReport& r, const Module& module) {
+  if (flags_.file.empty()) {
+    fmt::print(stderr, "{}", CopyInsertionSummary(r, module.name()));
+    return;
+  }
+  report::CopyElisionReport& all = state_->all;
+  for (const InsertedCopy& c : r.copies) {
+    report::CopyDecision* out = all.add_copies();
+    out->set_module(std::string(module.name()));
+    out->set_name(c.name);
+    out->set_computation(c.computation);
+    out->set_decision("inserted");
+    out->set_rule(std::string(CopyRuleName(c.rule)));
+    out->set_reason(c.detail);
+    out->set_bytes(c.bytes);
+  }
+  all.set_inserted(all.inserted() + static_cast<int64_t>(r.copies.size()));
+}
+
 CopyReportCollector::CopyReportCollector(const CopyReportFlags& flags)
     : flags_(flags), state_(std::make_unique<State>()) {}
 
@@ -97,6 +127,10 @@ CopyReportCollector::~CopyReportCollector() = default;
 void CopyReportCollector::Collect(const PassPipeline* pipeline, const Module& module) {
   if (!flags_.report || pipeline == nullptr) return;
   for (size_t i = 0; i < pipeline->size(); ++i) {
+    if (const auto* ins = dynamic_cast<const CopyInsertion*>(pipeline->pass(i))) {
+      if (flags_.report) CollectInsertion(ins->report(), module);
+      continue;
+    }
     const auto* pass = dynamic_cast<const CopyElision*>(pipeline->pass(i));
     if (pass == nullptr) continue;
     const CopyElisionReport& r = pass->report();

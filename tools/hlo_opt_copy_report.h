@@ -18,6 +18,7 @@
 #include "absl/status/status.h"
 #include "hlo/module.h"
 #include "passes/copy_elision.h"
+#include "passes/copy_insertion.h"
 #include "passes/pass_pipeline.h"
 
 namespace hloscope {
@@ -46,6 +47,8 @@ std::string ConfigureCopyElision(PassPipeline* pipeline, bool bitcast_defines_va
 // "copy-elision on M: 5 of 6 copies removed, 80.0 MiB of copy traffic saved per step" and one
 // line per copy.
 std::string CopyReportSummary(const CopyElisionReport& report, std::string_view module);
+// "copy-insertion on M: 3 copies inserted" and one line per copy with its rule and why.
+std::string CopyInsertionSummary(const CopyInsertionReport& report, std::string_view module);
 
 class CopyReportCollector {
  public:
@@ -59,6 +62,7 @@ class CopyReportCollector {
 
  private:
   struct State;
+  void CollectInsertion(const CopyInsertionReport& r, const Module& module);
   const CopyReportFlags& flags_;
   std::unique_ptr<State> state_;
 };
