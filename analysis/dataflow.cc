@@ -161,7 +161,7 @@ class DataflowBuilder {
           df_.base_.resize(instr->unique_id() + 1, kNoBase);
         df_.base_[instr->unique_id()] = static_cast<uint32_t>(base);
         for (const Computation* callee : instr->called_computations()) {
-          if (callee != nullptr) calls_.push_back({instr, callee, CallContextOf(instr->opcode())});
+          if (callee != nullptr) calls_.push_back({instr, callee, CallContextOf(*instr)});
         }
         if (instr->opcode() == Opcode::kParameter || !rule_error_.ok()) {
           Define(*instr, 0, count, /*phi=*/false);
@@ -273,7 +273,7 @@ class DataflowBuilder {
     // In the order of the callees' first positions, so errors and rules do not depend on the
     // hash map's order.
     std::vector<std::pair<uint32_t, const Computation*>> callees;
-    for (const auto& [callee, site] : df_.call_sites_.control_flow) {
+    for (const auto& [callee, unused_sites] : df_.call_sites_.control_flow) {
       uint32_t first = kNoBase;
       for (const Instruction* param : callee->parameters()) {
         if (param != nullptr) first = std::min(first, df_.base_[param->unique_id()]);
@@ -506,11 +506,14 @@ class DataflowBuilder {
     // (caller computation, caller position, callee computation), sorted: callees in the
     // order their callers appear.
     std::vector<std::tuple<uint32_t, uint32_t, uint32_t>> edges;
-    for (const auto& [callee, site] : df_.call_sites_.control_flow) {
-      auto from = index.find(site.caller->parent());
+    for (const auto& [callee, sites] : df_.call_sites_.control_flow) {
       auto to = index.find(callee);
-      if (from == index.end() || to == index.end()) continue;
-      edges.emplace_back(from->second, df_.base_[site.caller->unique_id()], to->second);
+      if (to == index.end()) continue;
+      for (const CallSite& site : sites) {
+        auto from = index.find(site.caller->parent());
+        if (from == index.end()) continue;
+        edges.emplace_back(from->second, df_.base_[site.caller->unique_id()], to->second);
+      }
     }
     std::sort(edges.begin(), edges.end());
     std::vector<uint32_t> first_edge(computations.size() + 1, 0);

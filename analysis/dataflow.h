@@ -29,8 +29,10 @@
 // Call sites. Parameters of the entry, of uncalled computations and of embedded computations
 // (fusion, reduce's to_apply, ...) define their values. Parameters of control-flow callees
 // (while body/condition, conditional branch, call, async-start's computation) hold the
-// caller's values, which requires each such computation to have one call site: Run fails
-// otherwise, naming the computation and suggesting `--passes=flatten-call-graph`.
+// caller's values; a callee with several call sites (two loops sharing a body, a computation
+// called twice) holds the union over its sites, a phi where a loop or conditional is among
+// them, as in XLA. Run fails only for a computation called both as control flow and embedded,
+// naming it and suggesting `--passes=flatten-call-graph` (XLA rejects it too).
 //
 // Cost: one walk over the module (the only time the analysis reads every instruction; it
 // prefetches ahead of itself), which settles nearly every forwarding instruction on the way,

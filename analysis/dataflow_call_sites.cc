@@ -10,6 +10,17 @@ CallContext CallContextOf(const Instruction& caller, const Computation& callee) 
   bool calls = false;
   for (const Computation* c : caller.called_computations()) calls = calls || c == &callee;
   if (!calls) return CallContext::kNone;
+  return CallContextOf(caller);
+}
+
+CallContext CallContextOf(const Instruction& caller) {
+  // `<op>-start`: the named computations are the wrapped op's (async-update and -done name
+  // them again without running them).
+  if (caller.async_wrapped_opcode() != Opcode::kOpcodeCount) {
+    if (caller.opcode() != Opcode::kAsyncStart) return CallContext::kNone;
+    return caller.async_wrapped_opcode() == Opcode::kCall ? CallContext::kControlFlow
+                                                          : CallContext::kEmbedded;
+  }
   return CallContextOf(caller.opcode());
 }
 
@@ -46,7 +57,7 @@ absl::flat_hash_map<const Computation*, std::vector<Instruction*>> ControlFlowCa
       const auto called = i->called_computations();
       for (size_t k = 0; k < called.size(); ++k) {
         // A while whose body and condition are one computation is two sites of it.
-        if (CallContextOf(*i, *called[k]) == CallContext::kControlFlow) {
+        if (CallContextOf(*i) == CallContext::kControlFlow) {
           out[called[k]].push_back(i);
         }
       }
@@ -60,7 +71,7 @@ absl::StatusOr<CallSites> FindCallSites(const Module& module) {
   for (const Computation* c : module.computations()) {
     for (const Instruction* i : c->instructions()) {
       for (const Computation* callee : i->called_computations()) {
-        calls.push_back({i, callee, CallContextOf(i->opcode())});
+        calls.push_back({i, callee, CallContextOf(*i)});
       }
     }
   }
@@ -79,20 +90,15 @@ absl::StatusOr<CallSites> CallSitesOf(absl::Span<const CallEdge> calls) {
     }
     if (context != CallContext::kControlFlow) continue;
     control_flow.push_back({i, callee, context});
-    auto [it, inserted] = sites.control_flow.try_emplace(callee, CallSite{i, context});
-    if (!inserted) {
-      return absl::InvalidArgumentError(fmt::format(
-          "computation '{}' is called from several sites ({} and {}); dataflow needs one "
-          "call site per computation: run --passes=flatten-call-graph first",
-          callee->name(), SiteName(*it->second.caller), SiteName(*i)));
-    }
+    sites.control_flow[callee].push_back(CallSite{i, context});
   }
   // The first control-flow call, in module order, whose callee is also embedded somewhere.
   for (const auto& [i, callee, unused] : control_flow) {
     if (!sites.embedded_count.contains(callee)) continue;
     return absl::InvalidArgumentError(fmt::format(
-        "computation '{}' is called both as control flow ({}) and embedded; dataflow needs "
-        "one call site per computation: run --passes=flatten-call-graph first",
+        "computation '{}' is called both as control flow ({}) and embedded; its parameters "
+        "cannot both receive their caller's values and define their own (XLA's dataflow "
+        "rejects this too): run --passes=flatten-call-graph first",
         callee->name(), SiteName(*i)));
   }
   return sites;

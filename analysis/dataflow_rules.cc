@@ -86,31 +86,51 @@ absl::Status ParameterRule(const Instruction& instr, const CallSites& sites,
                            const DataflowAnalysis::Options& options, RuleBuilder& b,
                            InstructionRule& rule) {
   const Computation* comp = instr.parent();
-  const Instruction* caller = sites.ControlFlowCaller(comp);
+  const absl::Span<const CallSite> callers = sites.ControlFlowSites(comp);
   // Entry, uncalled and embedded computations: the parameter defines its values.
-  if (caller == nullptr || comp->is_entry()) return absl::OkStatus();
+  if (callers.empty() || comp->is_entry()) return absl::OkStatus();
   const int64_t n = instr.parameter_number();
-  switch (caller->opcode()) {
-    case Opcode::kWhile: {
-      // Body and condition parameters: the loop's init, then whatever the body produced.
-      rule.phi = options.ssa_form;
-      const Instruction* init = caller->operand_count() > 0 ? caller->operand(0) : nullptr;
-      if (absl::Status s = b.Forward({}, init, {}); !s.ok()) return s;
-      return b.Forward({}, RootOf(caller->while_body()), {});
-    }
-    case Opcode::kConditional: {
-      const std::vector<Computation*> branches = caller->branch_computations();
-      for (size_t k = 0; k < branches.size(); ++k) {
-        if (branches[k] != comp) continue;
-        if (static_cast<int64_t>(k) + 1 >= caller->operand_count()) break;
-        return b.Forward({}, caller->operand(static_cast<int64_t>(k) + 1), {});
-      }
-      return b.Error("is in a branch its conditional has no operand for");
-    }
-    default:  // call, async-start: parameter n holds operand n
-      if (n >= caller->operand_count()) return b.Error("has no matching operand at its caller");
-      return b.Forward({}, caller->operand(n), {});
+  // The parameter receives the union of what every call site passes (XLA's dataflow); where a
+  // loop or a conditional is among the sites, the values merge in a phi (SSA form), which
+  // phi resolution removes again when only one value reaches it.
+  bool merges = false;
+  for (const CallSite& site : callers) {
+    const Opcode op = site.caller->opcode();
+    merges = merges || op == Opcode::kWhile || (op == Opcode::kConditional && callers.size() > 1);
   }
+  rule.phi = options.ssa_form && merges;
+  for (const CallSite& site : callers) {
+    const Instruction* caller = site.caller;
+    switch (caller->opcode()) {
+      case Opcode::kWhile: {
+        // Body and condition parameters: the loop's init, then whatever the body produced.
+        const Instruction* init = caller->operand_count() > 0 ? caller->operand(0) : nullptr;
+        if (absl::Status s = b.Forward({}, init, {}); !s.ok()) return s;
+        if (absl::Status s = b.Forward({}, RootOf(caller->while_body()), {}); !s.ok()) return s;
+        break;
+      }
+      case Opcode::kConditional: {
+        // Every branch slot naming this computation passes its operand.
+        const std::vector<Computation*> branches = caller->branch_computations();
+        bool found = false;
+        for (size_t k = 0; k < branches.size(); ++k) {
+          if (branches[k] != comp) continue;
+          if (static_cast<int64_t>(k) + 1 >= caller->operand_count()) break;
+          if (absl::Status s = b.Forward({}, caller->operand(static_cast<int64_t>(k) + 1), {});
+              !s.ok()) {
+            return s;
+          }
+          found = true;
+        }
+        if (!found) return b.Error("is in a branch its conditional has no operand for");
+        break;
+      }
+      default:  // call, async-start (and call-start): parameter n holds operand n
+        if (n >= caller->operand_count()) return b.Error("has no matching operand at its caller");
+        if (absl::Status s = b.Forward({}, caller->operand(n), {}); !s.ok()) return s;
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -168,6 +188,17 @@ absl::Status BuildRule(const Instruction& instr, const CallSites& sites,
       for (int64_t i = 0; i < n; ++i) {
         if (absl::Status s = b.ForwardOperand({0, i}, i, {}); !s.ok()) return s;
       }
+      const Opcode wrapped = instr.async_wrapped_opcode();
+      if (wrapped != Opcode::kOpcodeCount) {
+        // `<op>-start`: the wrapped op is not in a computation of its own; it defines the
+        // result, except a wrapped call, whose result is its callee's root.
+        if (wrapped != Opcode::kCall) return absl::OkStatus();
+        const Computation* callee = instr.to_apply();
+        if (callee == nullptr && !instr.called_computations().empty()) {
+          callee = instr.called_computations()[0];
+        }
+        return b.Forward({1}, RootOf(callee), {});
+      }
       const Instruction* root = RootOf(instr.CalledComputation(kAttrCalls));
       if (root == nullptr && !instr.called_computations().empty()) {
         root = RootOf(instr.called_computations()[0]);
@@ -178,6 +209,14 @@ absl::Status BuildRule(const Instruction& instr, const CallSites& sites,
       return b.ForwardOperand({}, 0, {1});  // the result element of the start's tuple
     case Opcode::kAllGatherDone:
     case Opcode::kCollectivePermuteDone:
+      // A tuple-shaped done (several operands) defines its own tuple and returns the start's
+      // result elements, as XLA's dataflow does.
+      if (instr.shape().IsTuple() && n == 1 && b.Fits({}, instr.operand(0), {1})) {
+        for (size_t i = 0; i < instr.shape().tuple_elements.size(); ++i) {
+          if (absl::Status s = b.ForwardOperand({i64(i)}, 0, {1, i64(i)}); !s.ok()) return s;
+        }
+        return absl::OkStatus();
+      }
       return b.ForwardFirstFitting({}, 0, {{1}, {}});
     case Opcode::kCopyDone:
       return b.ForwardOperand({}, 0, {0});  // copy-start's destination
@@ -196,6 +235,19 @@ absl::Status BuildRule(const Instruction& instr, const CallSites& sites,
       return absl::OkStatus();
     case Opcode::kCollectivePermuteStart:  // (operand, result, contexts...), or the result
       if (!instr.shape().IsTuple()) return absl::OkStatus();
+      if (n > 1) {  // combined: ((operands...), (results...), ...)
+        for (int64_t i = 0; i < n; ++i) {
+          if (absl::Status s = b.ForwardFirstFitting({0, i}, i, {{}}); !s.ok()) return s;
+        }
+        return absl::OkStatus();
+      }
+      if (n == 1 && instr.operand(0)->shape().IsTuple() && b.Fits({0}, instr.operand(0), {})) {
+        // A tuple operand: {0} is the start's own tuple, its elements the operand's.
+        for (size_t i = 0; i < instr.operand(0)->shape().tuple_elements.size(); ++i) {
+          if (absl::Status s = b.ForwardOperand({0, i64(i)}, 0, {i64(i)}); !s.ok()) return s;
+        }
+        return absl::OkStatus();
+      }
       return b.ForwardFirstFitting({0}, 0, {{}});
     default:
       // Includes fusion, custom-call, all-reduce-start, dynamic-update-slice and scatter:

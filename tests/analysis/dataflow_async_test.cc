@@ -119,5 +119,106 @@ ENTRY e {
       << analysis_testing::MessageOf(df.status());
 }
 
+// The short form `<op>-start` (XLA's hlo_dataflow_analysis_test AsyncOps): the wrapped op
+// defines the result {1}; update and done pass it on.
+TEST(DataflowAsyncTest, ShortFormStartDefinesTheWrappedResult) {
+  auto m = Parse(R"(HloModule m
+ENTRY e {
+  p0 = f32[2,3] parameter(0)
+  s = ((f32[2,3]), f32[2,3], u32[]) custom-call-start(p0), custom_call_target="foo"
+  u = ((f32[2,3]), f32[2,3], u32[]) custom-call-update(s), custom_call_target="foo"
+  ROOT d = f32[2,3] custom-call-done(u), custom_call_target="foo"
+})");
+  auto df = RunDataflow(*m);
+  EXPECT_EQ(ValuesAt(*df, "e", "s", {0, 0}), "p0{}");
+  EXPECT_EQ(ValuesAt(*df, "e", "s", {1}), "s{1}");
+  EXPECT_EQ(ValuesAt(*df, "e", "u", {0, 0}), "p0{}");
+  EXPECT_EQ(ValuesAt(*df, "e", "u", {1}), "s{1}");
+  EXPECT_EQ(ValuesAt(*df, "e", "d"), "s{1}");
+}
+
+// reduce-scatter-start names its reducer, which another reduce-scatter shares: the reducer is
+// the wrapped op's embedded computation, not a control-flow callee of the start.
+TEST(DataflowAsyncTest, ShortFormReducerSharedWithASynchronousCollectiveIsEmbedded) {
+  auto m = Parse(R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[8] parameter(0)
+  rs = f32[4] reduce-scatter(x), replica_groups={{0,1}}, dimensions={0}, to_apply=add
+  st = ((f32[8]), f32[4]) reduce-scatter-start(x), replica_groups={{0,1}}, dimensions={0}, to_apply=add
+  dn = f32[4] reduce-scatter-done(st), to_apply=add
+  ROOT t = (f32[4], f32[4]) tuple(rs, dn)
+})");
+  auto df = RunDataflow(*m);
+  EXPECT_EQ(ValuesAt(*df, "add", "a"), "a{}");
+  EXPECT_EQ(ValuesAt(*df, "e", "st", {0, 0}), "x{}");
+  EXPECT_EQ(ValuesAt(*df, "e", "dn"), "st{1}");
+  EXPECT_EQ(df->call_sites().ControlFlowSites(m->FindComputation("add")).size(), 0u);
+}
+
+// call-start runs its callee as control flow (XLA's AsyncCall): the callee's parameters hold
+// the start's operands and the done returns the callee's root.
+TEST(DataflowAsyncTest, ShortFormCallStartForwardsOperandsToItsCallee) {
+  auto m = Parse(R"(HloModule m
+callee {
+  p0 = f32[16] parameter(0)
+  p1 = f32[16] parameter(1)
+  ROOT r = f32[16] add(p0, p1)
+}
+ENTRY e {
+  a = f32[16] parameter(0)
+  b = f32[16] parameter(1)
+  s = ((f32[16], f32[16]), f32[16], u32[]) call-start(a, b), to_apply=callee
+  u = ((f32[16], f32[16]), f32[16], u32[]) call-update(s), to_apply=callee
+  ROOT d = f32[16] call-done(u), to_apply=callee
+})");
+  auto df = RunDataflow(*m);
+  EXPECT_EQ(ValuesAt(*df, "callee", "p0"), "a{}");
+  EXPECT_EQ(ValuesAt(*df, "callee", "p1"), "b{}");
+  EXPECT_EQ(ValuesAt(*df, "e", "s", {1}), "r{}");
+  EXPECT_EQ(ValuesAt(*df, "e", "d"), "r{}");
+}
+
+// XLA's CombinedCollectivePermuteStartAndDone: each operand sits at {0, i}; the tuple-shaped
+// done defines its own tuple and returns the start's results {1, i}.
+TEST(DataflowAsyncTest, CombinedCollectivePermuteForwardsEachOperand) {
+  auto m = Parse(R"(HloModule m
+ENTRY e {
+  p0 = f32[2] parameter(0)
+  p1 = f32[2] parameter(1)
+  start = ((f32[2], f32[2]), (f32[2], f32[2])) collective-permute-start(p0, p1), source_target_pairs={{0,1},{1,0}}
+  ROOT done = (f32[2], f32[2]) collective-permute-done(start)
+})");
+  auto df = RunDataflow(*m);
+  EXPECT_EQ(ValuesAt(*df, "e", "start", {0}), "start{0}");
+  EXPECT_EQ(ValuesAt(*df, "e", "start", {0, 0}), "p0{}");
+  EXPECT_EQ(ValuesAt(*df, "e", "start", {0, 1}), "p1{}");
+  EXPECT_EQ(ValuesAt(*df, "e", "start", {1, 0}), "start{1,0}");
+  EXPECT_EQ(ValuesAt(*df, "e", "done"), "done{}");
+  EXPECT_EQ(ValuesAt(*df, "e", "done", {0}), "start{1,0}");
+  EXPECT_EQ(ValuesAt(*df, "e", "done", {1}), "start{1,1}");
+}
+
+// XLA's AllGatherStartAndDoneWithTuple: the tuple-shaped done defines its tuple.
+TEST(DataflowAsyncTest, AllGatherDoneWithATupleDefinesItsTuple) {
+  auto m = Parse(R"(HloModule m
+ENTRY e {
+  p0 = f32[2] parameter(0)
+  p1 = bf16[2] parameter(1)
+  start = ((f32[2], bf16[2]), (f32[4], bf16[4])) all-gather-start(p0, p1), dimensions={0}
+  ROOT done = (f32[4], bf16[4]) all-gather-done(start)
+})");
+  auto df = RunDataflow(*m);
+  EXPECT_EQ(ValuesAt(*df, "e", "start", {0, 0}), "p0{}");
+  EXPECT_EQ(ValuesAt(*df, "e", "start", {0, 1}), "p1{}");
+  EXPECT_EQ(ValuesAt(*df, "e", "done"), "done{}");
+  EXPECT_EQ(ValuesAt(*df, "e", "done", {0}), "start{1,0}");
+  EXPECT_EQ(ValuesAt(*df, "e", "done", {1}), "start{1,1}");
+}
+
 }  // namespace
 }  // namespace hloscope

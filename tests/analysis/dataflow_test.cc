@@ -345,7 +345,9 @@ ENTRY e {
   EXPECT_EQ(ValuesAt(*df, "e", "t", {1}), "r2{}");
 }
 
-TEST(DataflowTest, ComputationCalledFromTwoSitesIsAnError) {
+// XLA's UpdateParameterValueSet: a callee's parameter holds the union over its call sites (no
+// phi between `call`s, even in SSA form); each call's result is the callee's root.
+TEST(DataflowTest, ComputationCalledFromTwoSitesHoldsTheUnionOfItsOperands) {
   auto m = Parse(R"(HloModule m
 callee {
   x = f32[4] parameter(0)
@@ -356,12 +358,98 @@ ENTRY e {
   c1 = f32[4] call(a), to_apply=callee
   ROOT c2 = f32[4] call(c1), to_apply=callee
 })");
+  for (bool ssa : {true, false}) {
+    DataflowAnalysis::Options options;
+    options.ssa_form = ssa;
+    absl::StatusOr<std::unique_ptr<DataflowAnalysis>> df = DataflowAnalysis::Run(*m, options);
+    ASSERT_TRUE(df.ok()) << df.status();
+    EXPECT_EQ(ValuesAt(**df, "callee", "x"), "n{}, a{}");  // by value id: callee first
+    EXPECT_EQ(ValuesAt(**df, "e", "c1"), "n{}");
+    EXPECT_EQ(ValuesAt(**df, "e", "c2"), "n{}");
+    EXPECT_EQ((*df)->values().size(), 2u);
+    EXPECT_EQ((*df)->call_sites().ControlFlowSites(m->FindComputation("callee")).size(), 2u);
+  }
+}
+
+// Two loops sharing a body and condition: the body parameter merges both inits and the body's
+// root in one phi; each loop's result merges its own init with that root.
+TEST(DataflowTest, WhileBodySharedByTwoLoopsMergesBothInits) {
+  auto m = Parse(R"(HloModule m
+cond {
+  cp = f32[4] parameter(0)
+  ROOT f = pred[] constant(false)
+}
+body {
+  bp = f32[4] parameter(0)
+  ROOT n = f32[4] negate(bp)
+}
+ENTRY e {
+  a = f32[4] parameter(0)
+  b = f32[4] parameter(1)
+  w1 = f32[4] while(a), condition=cond, body=body
+  w2 = f32[4] while(b), condition=cond, body=body
+  ROOT t = (f32[4], f32[4]) tuple(w1, w2)
+})");
+  auto df = RunDataflow(*m);
+  EXPECT_EQ(ValuesAt(*df, "body", "bp"), "bp{} (phi)");
+  EXPECT_EQ(ValuesAt(*df, "cond", "cp"), "cp{} (phi)");
+  EXPECT_EQ(ValuesAt(*df, "e", "w1"), "w1{} (phi)");
+  EXPECT_EQ(ValuesAt(*df, "e", "w2"), "w2{} (phi)");
+  DataflowAnalysis::Options union_form;
+  union_form.ssa_form = false;
+  absl::StatusOr<std::unique_ptr<DataflowAnalysis>> u = DataflowAnalysis::Run(*m, union_form);
+  ASSERT_TRUE(u.ok()) << u.status();
+  EXPECT_EQ(ValuesAt(**u, "body", "bp"), "n{}, a{}, b{}");
+  EXPECT_EQ(ValuesAt(**u, "e", "w1"), "n{}, a{}");
+  EXPECT_EQ(ValuesAt(**u, "e", "w2"), "n{}, b{}");
+}
+
+// A branch computation shared by two conditionals: its parameter merges the operands of both
+// (a phi in SSA form, as XLA's need_phi for conditional call sites).
+TEST(DataflowTest, BranchSharedByTwoConditionalsIsAPhiOfBothOperands) {
+  auto m = Parse(R"(HloModule m
+br0 {
+  p0 = f32[4] parameter(0)
+  ROOT n0 = f32[4] negate(p0)
+}
+br1 {
+  p1 = f32[4] parameter(0)
+  ROOT n1 = f32[4] abs(p1)
+}
+ENTRY e {
+  i = s32[] parameter(0)
+  a = f32[4] parameter(1)
+  b = f32[4] parameter(2)
+  c1 = f32[4] conditional(i, a, b), branch_computations={br0, br1}
+  c2 = f32[4] conditional(i, b, a), branch_computations={br0, br1}
+  ROOT t = (f32[4], f32[4]) tuple(c1, c2)
+})");
+  auto df = RunDataflow(*m);
+  EXPECT_EQ(ValuesAt(*df, "br0", "p0"), "p0{} (phi)");
+  EXPECT_EQ(ValuesAt(*df, "br1", "p1"), "p1{} (phi)");
+  EXPECT_EQ(ValuesAt(*df, "e", "c1"), "c1{} (phi)");
+}
+
+// A computation that is both a call's callee and a reducer: XLA's dataflow rejects it too.
+TEST(DataflowTest, ComputationCalledAsControlFlowAndEmbeddedIsAnError) {
+  auto m = Parse(R"(HloModule m
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY e {
+  a = f32[4] parameter(0)
+  z = f32[] constant(0)
+  r = f32[] reduce(a, z), dimensions={0}, to_apply=add
+  ROOT c = f32[] call(r, z), to_apply=add
+})");
   absl::StatusOr<std::unique_ptr<DataflowAnalysis>> df = DataflowAnalysis::Run(*m);
   ASSERT_FALSE(df.ok());
   EXPECT_EQ(MessageOf(df.status()),
-            "computation 'callee' is called from several sites ('c1' in 'e' and 'c2' in 'e'); "
-            "dataflow needs one call site per computation: run --passes=flatten-call-graph "
-            "first");
+            "computation 'add' is called both as control flow ('c' in 'e') and embedded; its "
+            "parameters cannot both receive their caller's values and define their own (XLA's "
+            "dataflow rejects this too): run --passes=flatten-call-graph first");
 }
 
 TEST(DataflowTest, ValuesAtAnIndexThatDoesNotExistIsEmpty) {

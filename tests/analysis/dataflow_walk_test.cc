@@ -165,9 +165,9 @@ ENTRY e {
   auto df = DataflowAnalysis::Run(*m);
   ASSERT_FALSE(df.ok());
   EXPECT_EQ(MessageOf(df.status()),
-            "computation 'c2' is called both as control flow ('k2' in 'e') and embedded; "
-            "dataflow needs one call site per computation: run --passes=flatten-call-graph "
-            "first");
+            "computation 'c2' is called both as control flow ('k2' in 'e') and embedded; its "
+            "parameters cannot both receive their caller's values and define their own (XLA's "
+            "dataflow rejects this too): run --passes=flatten-call-graph first");
 }
 
 // A loop body whose parameter does not have the loop's shape fails at the parameter, which

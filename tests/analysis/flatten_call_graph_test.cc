@@ -81,7 +81,13 @@ ENTRY e {
   w1 = f32[4] while(a), condition=cond, body=body
   ROOT w2 = f32[4] while(w1), condition=cond, body=body
 })");
-  EXPECT_FALSE(DataflowAnalysis::Run(*m).ok());
+  // Shared, the body parameter merges both loops' states in one phi; flattened, each body has
+  // its own.
+  {
+    auto shared = RunDataflow(*m);
+    EXPECT_EQ(ValuesAt(*shared, "body", "bp"), "bp{} (phi)");
+    EXPECT_EQ(ValuesAt(*shared, "e", "w2"), "w2{} (phi)");
+  }
   FlattenCallGraph pass;
   ASSERT_TRUE(pass.Run(*m).ok());
   EXPECT_EQ(VerifyModule(*m), absl::OkStatus());

@@ -65,16 +65,17 @@ TEST(HloOptAnalysisTest, DataflowJson) {
   EXPECT_NE(json->find("\"value_count\": 4"), std::string::npos) << *json;
 }
 
-TEST(HloOptAnalysisTest, SharedCalleeIsAnErrorSuggestingTheFlattenPass) {
+TEST(HloOptAnalysisTest, CalleeAlsoEmbeddedIsAnErrorSuggestingTheFlattenPass) {
   auto m = Parse(R"(HloModule m
 callee {
-  x = f32[4] parameter(0)
-  ROOT n = f32[4] negate(x)
+  x = f32[] parameter(0)
+  ROOT n = f32[] negate(x)
 }
 ENTRY e {
   a = f32[4] parameter(0)
-  c1 = f32[4] call(a), to_apply=callee
-  ROOT c2 = f32[4] call(c1), to_apply=callee
+  s = f32[] parameter(1)
+  m = f32[4] map(a), dimensions={0}, to_apply=callee
+  ROOT c2 = f32[] call(s), to_apply=callee
 })");
   absl::StatusOr<std::string> text = PrintBuffers(*m, {});
   ASSERT_FALSE(text.ok());
