@@ -163,4 +163,108 @@ absl::StatusOr<Schedule> AddSendRecvEager(const Schedule& compute) {
   return WithRows(compute, std::move(rows));
 }
 
+absl::StatusOr<Schedule> LockstepGrid(const Schedule& lowered) {
+  if (absl::Status st = ValidateSchedule(lowered); !st.ok()) return st;
+  const int32_t p = lowered.num_ranks();
+  const int32_t last = lowered.num_stages - 1;
+  const int64_t sm = static_cast<int64_t>(lowered.num_stages) * lowered.num_microbatches;
+  enum Fact { kF, kGrad, kSendF, kSendB, kRecvF, kRecvB, kNumFacts };
+  std::vector<char> placed(kNumFacts * sm, 0);
+  auto key = [&](Fact f, int32_t s, int32_t mb) {
+    return f * sm + int64_t{s} * lowered.num_microbatches + mb;
+  };
+  auto here = [&](int32_t a, int32_t b) { return lowered.stage_rank[a] == lowered.stage_rank[b]; };
+  auto ready = [&](const Action& a) {
+    const int32_t s = a.stage, mb = a.microbatch;
+    switch (a.kind) {
+      case ActionKind::kForward:
+        return s == 0 || placed[key(kRecvF, s, mb)] ||
+               (here(s - 1, s) && placed[key(kF, s - 1, mb)]);
+      case ActionKind::kBackward:
+      case ActionKind::kBackwardInput:
+        return s == last || placed[key(kRecvB, s, mb)] ||
+               (here(s + 1, s) && placed[key(kGrad, s + 1, mb)]);
+      case ActionKind::kSendForward:
+        return placed[key(kF, s, mb)] != 0;
+      case ActionKind::kSendBackward:
+        return placed[key(kGrad, s, mb)] != 0;
+      case ActionKind::kRecvForward:
+        return placed[key(kSendF, s - 1, mb)] != 0;
+      case ActionKind::kRecvBackward:
+        return placed[key(kSendB, s + 1, mb)] != 0;
+      default:
+        return true;  // W, idle, and the stage actions
+    }
+  };
+  auto place = [&](const Action& a) {
+    const int32_t s = a.stage, mb = a.microbatch;
+    switch (a.kind) {
+      case ActionKind::kForward:
+        placed[key(kF, s, mb)] = 1;
+        break;
+      case ActionKind::kBackward:
+      case ActionKind::kBackwardInput:
+        placed[key(kGrad, s, mb)] = 1;
+        break;
+      case ActionKind::kSendForward:
+        placed[key(kSendF, s, mb)] = 1;
+        break;
+      case ActionKind::kSendBackward:
+        placed[key(kSendB, s, mb)] = 1;
+        break;
+      case ActionKind::kRecvForward:
+        placed[key(kRecvF, s, mb)] = 1;
+        break;
+      case ActionKind::kRecvBackward:
+        placed[key(kRecvB, s, mb)] = 1;
+        break;
+      default:
+        break;
+    }
+  };
+  std::vector<Row> queue(p);
+  for (int32_t r = 0; r < p; ++r) {
+    for (Action a : lowered.rows[r]) {
+      if (a.is_idle()) continue;
+      a.overlaps_next = false;
+      queue[r].push_back(a);
+    }
+  }
+  std::vector<size_t> next(p, 0);
+  std::vector<Row> rows(p);
+  auto pending = [&](int32_t r) { return next[r] < queue[r].size(); };
+  for (;;) {
+    bool any = false, progress = false;
+    for (int32_t r = 0; r < p; ++r) {
+      if (!pending(r)) continue;
+      any = true;
+      const Action& a = queue[r][next[r]];
+      if (ready(a)) {
+        rows[r].push_back(a);
+        place(a);
+        ++next[r];
+        progress = true;
+      } else {
+        rows[r].push_back(Action::Idle());
+      }
+    }
+    if (!any) break;
+    // A rank that idled may have been unblocked by a later rank in this step.
+    for (int32_t r = 0; r < p; ++r) {
+      if (!pending(r) || rows[r].empty() || !rows[r].back().is_idle()) continue;
+      const Action& a = queue[r][next[r]];
+      if (!ready(a)) continue;
+      rows[r].back() = a;
+      place(a);
+      ++next[r];
+    }
+    if (!progress) {
+      return absl::InvalidArgumentError(StrCat("schedule '", lowered.name,
+                                               "' is not progressing in the lockstep grid "
+                                               "(PyTorch's _simulate_comms_compute)"));
+    }
+  }
+  return WithRows(lowered, std::move(rows));
+}
+
 }  // namespace hloscope::pipeline

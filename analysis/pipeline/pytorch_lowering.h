@@ -35,4 +35,12 @@ Schedule AddReduceGrad(const Schedule& schedule);
 // all be placed is reported as PyTorch reports it: a malformed schedule.
 absl::StatusOr<Schedule> AddSendRecvEager(const Schedule& compute);
 
+// The step grid of PyTorch's `_simulate_comms_compute` for a lowered schedule: steps in lockstep;
+// in each, every rank in turn runs its next action if its input is already placed (earlier
+// ranks' actions of the same step count), else idles; then each idling rank gets a second try.
+// PyTorch raises on UNSHARD/RESHARD/REDUCE_GRAD and OVERLAP_F_B; here the stage actions are
+// always ready and an OVERLAP_F_B's parts are placed one per step. A schedule that stops
+// progressing is an error, as in PyTorch.
+absl::StatusOr<Schedule> LockstepGrid(const Schedule& lowered);
+
 }  // namespace hloscope::pipeline

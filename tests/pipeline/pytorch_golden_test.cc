@@ -3,9 +3,10 @@
 // 00722e648b740f91d0e71494baa17891749fd291) generates for P in {2,4,8}, M in {P-1, P, P+1, 2P,
 // 2P+2, 3P} and 1-2 stages per rank (see the README there for how it was made). For every
 // configuration PyTorch accepts: the compute order of every rank, the peak of live microbatches
-// per rank, the pipeline_order grid (--grid-style=pytorch) and the lowered schedule PyTorch's
-// runtime executes (FSDP actions, REDUCE_GRAD and eager RECVs) are identical; the lowered one
-// also loads, simulates and writes back unchanged.
+// per rank, the pipeline_order grid (--grid-style=pytorch), the lowered schedule PyTorch's
+// runtime executes (FSDP actions, REDUCE_GRAD and eager RECVs) and PyTorch's lockstep grid of it
+// (_simulate_comms_compute) are identical; the lowered one also loads, simulates and writes back
+// unchanged.
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -27,7 +28,7 @@ struct GoldenConfig {
   bool rejected = false;
   std::string reject_reason;
   // Per rank.
-  std::vector<std::string> order, grid, comms;
+  std::vector<std::string> order, grid, comms, lockstep;
   std::vector<int64_t> peak;
 };
 
@@ -51,6 +52,7 @@ std::vector<GoldenConfig> ReadGolden(const std::string& cls) {
       c.order.resize(c.p);
       c.grid.resize(c.p);
       c.comms.resize(c.p);
+      c.lockstep.resize(c.p);
       c.peak.resize(c.p);
       out.push_back(std::move(c));
       continue;
@@ -64,6 +66,7 @@ std::vector<GoldenConfig> ReadGolden(const std::string& cls) {
     if (tag == "order") c.order[rank] = rest;
     if (tag == "grid") c.grid[rank] = rest;
     if (tag == "comms") c.comms[rank] = rest;
+    if (tag == "sim") c.lockstep[rank] = rest;
     if (tag == "peak") c.peak[rank] = std::stoll(rest);
   }
   return out;
@@ -178,6 +181,17 @@ int CheckClass(const std::string& cls) {
       for (int r = 0; r < c.p; ++r) EXPECT_EQ(lsim->ranks[r].peak_live, c.peak[r]) << where;
     }
     EXPECT_EQ(DumpScheduleCsv(*loaded), csv) << where;
+    // PyTorch's lockstep grid (_simulate_comms_compute) of the send/recv-only eager lowering.
+    if (cls != "DualPipeV") {
+      absl::StatusOr<Schedule> eager = AddSendRecvEager(*ours);
+      EXPECT_TRUE(eager.ok()) << where;
+      absl::StatusOr<Schedule> lockstep =
+          eager.ok() ? LockstepGrid(*eager) : absl::StatusOr<Schedule>(eager.status());
+      EXPECT_TRUE(lockstep.ok()) << where << ": " << lockstep.status();
+      for (int r = 0; lockstep.ok() && r < c.p; ++r) {
+        EXPECT_EQ(Join(RowCells(lockstep->rows[r]), ","), c.lockstep[r]) << where << " rank " << r;
+      }
+    }
     // Our default lowering of the same order runs too.
     absl::StatusOr<Schedule> ours_lowered = AddSendRecv(*ours);
     EXPECT_TRUE(ours_lowered.ok()) << where;
