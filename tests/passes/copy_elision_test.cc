@@ -236,20 +236,6 @@ ENTRY main {
   EXPECT_FALSE(r.changed);
   EXPECT_NE(Find(*m, "f", "c"), nullptr);
 }
-ENTRY main {
-  p = f32[4] parameter(0)
-  a = f32[4] call(p), to_apply=f
-  ROOT b = f32[4] call(a), to_apply=f
-}
-)");
-  ASSERT_NE(m, nullptr);
-CopyElision pass;
-absl::StatusOr<bool> changed = pass.Run(*m);
-ASSERT_FALSE(changed.ok());
-EXPECT_NE(MessageOf(changed.status()).find("flatten-call-graph"), std::string::npos)
-    << MessageOf(changed.status());
-EXPECT_EQ(Verify(*m), "OK");
-}
 
 }  // namespace
 }  // namespace hloscope
