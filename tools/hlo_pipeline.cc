@@ -13,6 +13,7 @@
 #include "analysis/pipeline/generators.h"
 #include "analysis/pipeline/grid_text.h"
 #include "analysis/pipeline/lowering.h"
+#include "analysis/pipeline/pytorch_lowering.h"
 #include "analysis/pipeline/report.h"
 #include "analysis/pipeline/schedule_csv.h"
 #include "analysis/pipeline/simulator.h"
@@ -20,9 +21,9 @@
 #include "analysis/pipeline/trace_json.h"
 #include "fmt/format.h"
 #include "hlo/str_util.h"
+#include "tools/file_io.h"
 #include "tools/hlo_pipeline_flags.h"
 #include "tools/hlo_pipeline_from_hlo.h"
-#include "tools/file_io.h"
 
 namespace hloscope::pipeline {
 namespace {
@@ -50,6 +51,7 @@ struct Run {
   std::string name;
   Schedule schedule;  // as simulated (lowered unless --no-comms)
   Simulation sim;
+  Schedule pytorch_order;  // the compute-only schedule in PyTorch's pipeline_order layout
 };
 
 // Generator names are checked before anything runs, so that a typo is a usage error even when
@@ -91,7 +93,17 @@ absl::StatusOr<Schedule> LoadOrGenerate(const PipelineFlags& f, const std::strin
   }
   const int32_t m =
       f.microbatches ? *f.microbatches : static_cast<int32_t>(f.microbatch_tokens.size());
-  return GenerateSchedule(*ParseScheduleSpec(name), *f.ranks, m);
+  return GeneratePytorchOrder(*ParseScheduleSpec(name), *f.ranks, m);
+}
+
+// PyTorch's single-stage schedules end each rank's pipeline_order with REDUCE_GRAD.
+Schedule PytorchOrder(const std::string& name, const Schedule& loaded) {
+  if (name.rfind("csv:", 0) == 0) return loaded;
+  const ScheduleFamily family = ParseScheduleSpec(name)->family;
+  if (family == ScheduleFamily::kGPipe || family == ScheduleFamily::kOneFOneB) {
+    return AddReduceGrad(loaded);
+  }
+  return loaded;
 }
 
 // Flags given on the command line win over what --from-hlo measured.
@@ -116,6 +128,9 @@ CostInputs Costs(const PipelineFlags& f, const std::vector<HloStage>& hlo) {
   if (f.activation_bytes) in.activation_bytes = *f.activation_bytes;
   in.microbatch_tokens = f.microbatch_tokens;
   in.comm_time = f.comm_time;
+  in.unshard_time = f.unshard_time;
+  in.reshard_time = f.reshard_time;
+  in.reduce_grad_time = f.reduce_grad_time;
   return in;
 }
 
@@ -154,12 +169,17 @@ absl::Status CheckFinite(const PipelineFlags& f, const Schedule& schedule, const
 
 absl::StatusOr<Run> Simulated(const PipelineFlags& f, const std::vector<HloStage>& hlo,
                               const std::string& name) {
-  absl::StatusOr<Schedule> compute = LoadOrGenerate(f, name);
-  if (!compute.ok()) return compute.status();
-  Schedule schedule = *compute;
-  const bool lower = !f.no_comms && !compute->HasComms();
+  absl::StatusOr<Schedule> loaded = LoadOrGenerate(f, name);
+  if (!loaded.ok()) return loaded.status();
+  Schedule pytorch_order = PytorchOrder(name, *loaded);
+  // Idle cells of a generated layout or a CSV are a display choice; they do not change what runs.
+  const Schedule compute = DropIdle(*loaded);
+  Schedule schedule = compute;
+  const bool lower = !f.no_comms && !compute.HasComms();
   if (lower) {
-    absl::StatusOr<Schedule> lowered = AddSendRecv(*compute);
+    Schedule input = compute;
+    if (f.fsdp_actions) input = AddReduceGrad(AddUnshardReshard(input));
+    absl::StatusOr<Schedule> lowered = f.recv_eager ? AddSendRecvEager(input) : AddSendRecv(input);
     if (!lowered.ok()) return lowered.status();
     schedule = *std::move(lowered);
   }
@@ -170,13 +190,13 @@ absl::StatusOr<Run> Simulated(const PipelineFlags& f, const std::vector<HloStage
     // Lowering keeps a deadlock a deadlock; the user's own grid, without the SEND/RECV we
     // added, shows it more plainly. Only computed on failure, so the common path pays nothing.
     if (lower) {
-      absl::StatusOr<Simulation> plain = Simulate(*compute, CostModel::UnitSteps(*compute));
+      absl::StatusOr<Simulation> plain = Simulate(compute, CostModel::UnitSteps(compute));
       if (!plain.ok()) return plain.status();
     }
     return sim.status();
   }
   if (absl::Status s = CheckFinite(f, schedule, *sim); !s.ok()) return s;
-  return Run{name, std::move(schedule), *std::move(sim)};
+  return Run{name, std::move(schedule), *std::move(sim), std::move(pytorch_order)};
 }
 
 std::optional<Failure> WriteFile(const std::string& path, const std::string& text) {
@@ -185,7 +205,16 @@ std::optional<Failure> WriteFile(const std::string& path, const std::string& tex
   return std::nullopt;
 }
 
-std::optional<Failure> PrintGrid(const Run& run) {
+std::optional<Failure> PrintGrid(const PipelineFlags& f, const Run& run) {
+  if (f.grid_pytorch) {
+    absl::StatusOr<Schedule> grid =
+        run.schedule.HasComms() ? LockstepGrid(run.schedule) : run.pytorch_order;
+    if (!grid.ok()) return Failure{kBadInput, std::string(StdView(grid.status().message()))};
+    std::vector<std::vector<std::string>> cells;
+    for (const auto& row : grid->rows) cells.push_back(RowCells(row));
+    fmt::print("{}", FormatCellGrid(cells));
+    return std::nullopt;
+  }
   absl::StatusOr<Schedule> aligned = AlignToSteps(run.schedule);
   if (!aligned.ok()) return Failure{kBadInput, std::string(StdView(aligned.status().message()))};
   fmt::print("{}", FormatStepGrid(*aligned));
@@ -228,7 +257,7 @@ int Main(int argc, char** argv) {
     absl::StatusOr<Run> run = Simulated(f, hlo, f.schedule);
     if (!run.ok()) return Fail({kBadInput, std::string(StdView(run.status().message()))});
     if (f.grid) {
-      if (std::optional<Failure> bad = PrintGrid(*run)) return Fail(*bad);
+      if (std::optional<Failure> bad = PrintGrid(f, *run)) return Fail(*bad);
     }
     fmt::print("{}", f.json ? SummaryJson(run->schedule, run->sim, report)
                             : FormatSummary(run->schedule, run->sim, report));
@@ -240,9 +269,11 @@ int Main(int argc, char** argv) {
       }
     }
     if (!f.dump_csv_path.empty()) {
-      absl::StatusOr<Schedule> aligned = AlignToSteps(run->schedule);
-      if (!aligned.ok()) return Fail({kBadInput, std::string(StdView(aligned.status().message()))});
-      if (auto bad = WriteFile(f.dump_csv_path, DumpScheduleCsv(*aligned))) return Fail(*bad);
+      // Without idle cells: PyTorch's compute_comms loader refuses them, and a rank runs its
+      // row in order anyway, so the file simulates the same.
+      if (auto bad = WriteFile(f.dump_csv_path, DumpScheduleCsv(DropIdle(run->schedule)))) {
+        return Fail(*bad);
+      }
     }
     return kOk;
   }
@@ -262,7 +293,7 @@ int Main(int argc, char** argv) {
       e.sim = &runs.back()->sim;
       if (f.grid) {
         fmt::print("{}:\n", e.name);
-        if (std::optional<Failure> bad = PrintGrid(*runs.back())) return Fail(*bad);
+        if (std::optional<Failure> bad = PrintGrid(f, *runs.back())) return Fail(*bad);
         fmt::print("\n");
       }
     } else {

@@ -95,9 +95,14 @@ absl::StatusOr<PipelineFlags> ParsePipelineFlags(int argc, const char* const* ar
       return absl::OkStatus();
     };
     absl::Status st;
-    if (name == "grid" || name == "no-comms" || name == "json") {
+    if (name == "grid" || name == "no-comms" || name == "json" || name == "fsdp-actions") {
       st = no_value();
-      if (st.ok()) (name == "grid" ? f.grid : name == "json" ? f.json : f.no_comms) = true;
+      if (st.ok()) {
+        (name == "grid"           ? f.grid
+         : name == "json"         ? f.json
+         : name == "fsdp-actions" ? f.fsdp_actions
+                                  : f.no_comms) = true;
+      }
     } else {
       st = need_value();
       if (!st.ok()) return st;
@@ -132,10 +137,22 @@ absl::StatusOr<PipelineFlags> ParsePipelineFlags(int argc, const char* const* ar
         absl::StatusOr<std::vector<int64_t>> v = List<int64_t>(name, value, Tokens);
         if (!v.ok()) return v.status();
         f.microbatch_tokens = *std::move(v);
-      } else if (name == "comm-time") {
+      } else if (name == "comm-time" || name == "unshard-time" || name == "reshard-time" ||
+                 name == "reduce-grad-time") {
         absl::StatusOr<double> v = Time(name, value);
         if (!v.ok()) return v.status();
-        f.comm_time = *v;
+        (name == "comm-time"      ? f.comm_time
+         : name == "unshard-time" ? f.unshard_time
+         : name == "reshard-time" ? f.reshard_time
+                                  : f.reduce_grad_time) = *v;
+      } else if (name == "grid-style") {
+        if (value != "ours" && value != "pytorch") return Bad(name, "expected ours or pytorch");
+        f.grid_pytorch = value == "pytorch";
+      } else if (name == "recv") {
+        if (value != "before-use" && value != "eager") {
+          return Bad(name, "expected before-use or eager");
+        }
+        f.recv_eager = value == "eager";
       } else if (name == "static-bytes") {
         absl::StatusOr<std::vector<double>> v = List<double>(name, value, Bytes);
         if (!v.ok()) return v.status();
@@ -184,7 +201,9 @@ usage:
 schedules (NAME):
   {}
   csv:PATH         a schedule in PyTorch's CSV form: one row per rank, cells like 0F0, 2I1,
-                   1RECV_B0, empty = idle (--ranks/--microbatches then come from the file)
+                   1RECV_B0, 0UNSHARD, 0REDUCE_GRAD, (0F7;7B3)OVERLAP_F_B, empty = idle
+                   (--ranks/--microbatches then come from the file); both of PyTorch's
+                   _dump_csv formats (compute_only, compute_comms) load
 
 what to run:
   --schedule=NAME  simulate one schedule and print a per-rank summary
@@ -199,6 +218,9 @@ model cut into L parts, split or merged evenly onto the schedule's stages):
   --backward-input-time=T[,T...]   backward for inputs I (default 1000)
   --backward-weight-time=T[,T...]  backward for weights W (default 1000)
   --comm-time=T                    time of one hop between ranks, microseconds (default 0)
+  --unshard-time=T, --reshard-time=T, --reduce-grad-time=T
+                                   rank time of PyTorch's UNSHARD, RESHARD and REDUCE_GRAD
+                                   actions, microseconds (default 0)
   --activation-bytes=B[,B...]      activations one microbatch leaves alive per part, e.g. 2GiB;
                                    without it sizes are stage-equivalents (one rank's share)
   --microbatch-tokens=T,T,...      tokens of each microbatch; costs above are the largest one's,
@@ -219,11 +241,23 @@ memory (plain numbers in stage-equivalents when --activation-bytes is not given)
 
 output:
   --grid               print the step grid (Step 00: 0F0 1RECV_F0 ...) of each schedule
+  --grid-style=ours|pytorch
+                       ours (default): each action at the step it runs under unit costs;
+                       pytorch: PyTorch's layouts - a compute-only schedule (--no-comms) as its
+                       pipeline_order places idle steps, a lowered one as its lockstep
+                       _simulate_comms_compute grid
   --format=text|json   report format (default text); --json is short for --format=json
   --trace=PATH         write a Chrome trace (chrome://tracing, ui.perfetto.dev) of --schedule
-  --dump-csv=PATH      write the simulated schedule of --schedule as CSV, aligned to steps
+  --dump-csv=PATH      write the simulated schedule of --schedule as CSV without idle cells:
+                       the compute_comms form PyTorch's _PipelineScheduleRuntime loads
   --no-comms           do not add SEND/RECV; simulate the compute-only schedule, with
                        --comm-time between stages on different ranks
+  --recv=before-use|eager
+                       where lowering puts a RECV: before-use (default) just before the action
+                       that needs it; eager as PyTorch's _add_send_recv, when the sender's
+                       action is placed
+  --fsdp-actions       lower as PyTorch's runtime does: also UNSHARD/RESHARD (3 stages
+                       prefetched) and REDUCE_GRAD after a stage's last backward
   --help               this text
 
 exit codes: 0 ok, 1 bad input (invalid or deadlocking schedule, unreadable file, impossible

@@ -30,6 +30,15 @@ struct PipelineFlags {
   std::optional<double> memory_limit;
   bool no_comms = false;
   bool grid = false;
+  // --grid-style=pytorch: PyTorch's layouts (pipeline_order, _simulate_comms_compute).
+  bool grid_pytorch = false;
+  // --recv=eager: PyTorch's _add_send_recv placement instead of RECV just before its consumer.
+  bool recv_eager = false;
+  // --fsdp-actions: lower as PyTorch's runtime does, with UNSHARD/RESHARD and REDUCE_GRAD.
+  bool fsdp_actions = false;
+  double unshard_time = 0;
+  double reshard_time = 0;
+  double reduce_grad_time = 0;
   bool json = false;
   std::string trace_path;
   std::string dump_csv_path;

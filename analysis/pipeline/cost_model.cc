@@ -102,6 +102,9 @@ absl::StatusOr<CostModel> BuildCostModel(const CostInputs& in, const Schedule& s
   if (!(in.comm_time >= 0)) return absl::InvalidArgumentError("comm time must be >= 0");
   CostModel c;
   c.comm_time = in.comm_time;
+  c.unshard_time = in.unshard_time;
+  c.reshard_time = in.reshard_time;
+  c.reduce_grad_time = in.reduce_grad_time;
   struct Field {
     std::string_view name;
     const std::vector<double>* in;

@@ -64,6 +64,10 @@ struct CostInputs {
   // padded shape); the others scale linearly with their token count. Empty: all equal.
   std::vector<int64_t> microbatch_tokens;
   double comm_time = 0;
+  // PyTorch's UNSHARD, RESHARD and REDUCE_GRAD; 0 unless given.
+  double unshard_time = 0;
+  double reshard_time = 0;
+  double reduce_grad_time = 0;
 };
 
 // Spreads per-part values over `stages` stages as described above; `ranks` is the number of

@@ -92,9 +92,15 @@ bool AllFit(const Simulation& sim, const ReportOptions& o) {
 
 std::string FormatSummary(const Schedule& s, const Simulation& sim, const ReportOptions& o) {
   const int64_t comms = CountComms(s);
+  int64_t stage_actions = 0;  // PyTorch's UNSHARD, RESHARD, REDUCE_GRAD
+  for (const auto& row : s.rows) {
+    for (const Action& a : row) stage_actions += IsStageAction(a.kind);
+  }
   std::string out = fmt::format(
-      "schedule {}: {} ranks, {} stages, {} microbatches, {} compute + {} send/recv actions\n",
-      s.name, s.num_ranks(), s.num_stages, s.num_microbatches, s.CountActions() - comms, comms);
+      "schedule {}: {} ranks, {} stages, {} microbatches, {} compute + {} send/recv{} actions\n",
+      s.name, s.num_ranks(), s.num_stages, s.num_microbatches,
+      s.CountActions() - comms - stage_actions, comms,
+      stage_actions == 0 ? "" : fmt::format(" + {} UNSHARD/RESHARD/REDUCE_GRAD", stage_actions));
   StrAppend(&out, "makespan ", Time(sim.makespan), " us, bubble ", Percent(sim.bubble_fraction),
             " (idle share of ranks x makespan)\n");
   if (o.memory_limit) {

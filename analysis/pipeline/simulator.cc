@@ -344,7 +344,11 @@ absl::StatusOr<Schedule> AlignToSteps(const Schedule& schedule) {
     row.assign(static_cast<size_t>(sim->ranks[r].end_time), Action::Idle());
     for (size_t k = 0; k < schedule.rows[r].size(); ++k) {
       const Action& a = schedule.rows[r][k];
-      if (!a.is_idle()) row[static_cast<size_t>(sim->timing[r][k].start)] = a;
+      if (a.is_idle()) continue;
+      // The parts of an OVERLAP_F_B run at steps of their own here, so they are not regrouped.
+      Action placed = a;
+      placed.overlaps_next = false;
+      row[static_cast<size_t>(sim->timing[r][k].start)] = placed;
     }
   }
   return aligned;
