@@ -1,9 +1,11 @@
 #include "analysis/ordering.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "absl/container/inlined_vector.h"
+#include "analysis/dataflow_call_sites.h"
 #include "fmt/format.h"
 #include "hlo/computation.h"
 
@@ -65,6 +67,20 @@ absl::Status NumberTopologically(const Computation& c, std::vector<int64_t>& pos
   return absl::OkStatus();
 }
 
+// The first branch slots of `conditional` that run `a` and `b`, when both are branches and
+// differ (one computation in two slots is not exclusive with itself).
+std::optional<std::pair<size_t, size_t>> BranchSlots(const Instruction& conditional,
+                                                     const Computation* a, const Computation* b) {
+  if (a == nullptr || b == nullptr || a == b) return std::nullopt;
+  const std::vector<Computation*> branches = conditional.branch_computations();
+  auto slot = [&](const Computation* c) {
+    return static_cast<size_t>(std::find(branches.begin(), branches.end(), c) - branches.begin());
+  };
+  const size_t sa = slot(a), sb = slot(b);
+  if (sa == branches.size() || sb == branches.size()) return std::nullopt;
+  return std::pair{sa, sb};
+}
+
 struct Ancestry {
   const Computation* computation;
   const Instruction* instr;  // the ancestor in `computation`
@@ -87,6 +103,8 @@ absl::StatusOr<std::unique_ptr<ExecutionOrdering>> ExecutionOrdering::Run(const 
     int64_t index = 0;
     for (const Instruction* i : c->instructions()) {
       if (o->sequential_) o->position_[i->unique_id()] = index++;
+      // async-update and async-done name their start's computation without running it.
+      if (CallContextOf(*i) == CallContext::kNone) continue;
       for (const Computation* callee : i->called_computations()) {
         if (++callers[callee] == 1) {
           o->caller_[callee] = i;
@@ -185,9 +203,8 @@ bool ExecutionOrdering::BeforeInComputation(const Instruction& a, const Instruct
   return Reaches(a, b);
 }
 
-bool ExecutionOrdering::ExecutesBefore(const Instruction& a, const Instruction& b) const {
-  if (&a == &b) return false;
-  if (a.parent() == b.parent()) return BeforeInComputation(a, b);
+ExecutionOrdering::Meeting ExecutionOrdering::Meet(const Instruction& a,
+                                                   const Instruction& b) const {
   auto chain = [&](const Instruction& start) {
     absl::InlinedVector<Ancestry, 6> out;
     const Instruction* at = &start;
@@ -203,15 +220,35 @@ bool ExecutionOrdering::ExecutesBefore(const Instruction& a, const Instruction& 
   const auto cb = chain(b);
   for (const Ancestry& x : ca) {
     for (const Ancestry& y : cb) {
-      if (x.computation != y.computation) continue;
-      if (x.instr != y.instr) return BeforeInComputation(*x.instr, *y.instr);
-      // Both inside the same calling instruction: only a while orders its callees.
-      const Instruction& call = *x.instr;
-      return call.opcode() == Opcode::kWhile && x.child != nullptr && y.child != nullptr &&
-             x.child == call.while_condition() && y.child == call.while_body();
+      if (x.computation == y.computation) return {x.instr, y.instr, x.child, y.child};
     }
   }
-  return false;
+  return {};
+}
+
+bool ExecutionOrdering::MutuallyExclusive(const Instruction& a, const Instruction& b) const {
+  if (&a == &b || a.parent() == b.parent()) return false;
+  const Meeting m = Meet(a, b);
+  return m.a != nullptr && m.a == m.b && m.a->opcode() == Opcode::kConditional &&
+         BranchSlots(*m.a, m.a_callee, m.b_callee).has_value();
+}
+
+bool ExecutionOrdering::ExecutesBefore(const Instruction& a, const Instruction& b) const {
+  if (&a == &b) return false;
+  if (a.parent() == b.parent()) return BeforeInComputation(a, b);
+  const Meeting m = Meet(a, b);
+  if (m.a == nullptr) return false;
+  if (m.a != m.b) return BeforeInComputation(*m.a, *m.b);
+  // Both inside the same calling instruction. A while runs its condition before its body. A
+  // conditional runs one branch only, so its branches never overlap: as in XLA's ordering, an
+  // earlier branch counts as before a later one.
+  const Instruction& call = *m.a;
+  if (call.opcode() == Opcode::kConditional) {
+    const auto slots = BranchSlots(call, m.a_callee, m.b_callee);
+    return slots && slots->first < slots->second;
+  }
+  return call.opcode() == Opcode::kWhile && m.a_callee != nullptr && m.b_callee != nullptr &&
+         m.a_callee == call.while_condition() && m.b_callee == call.while_body();
 }
 
 }  // namespace hloscope

@@ -13,8 +13,14 @@
 // Across computations, both instructions are mapped to their ancestors in the innermost
 // computation holding both (a computation's ancestor is its calling instruction, for callees
 // with exactly one caller of any kind), and those are compared. When both map to the same
-// while instruction, the condition runs before the body (one iteration's view). Anything
-// that cannot be mapped (shared reducers, unrelated computations) is unordered.
+// while instruction, the condition runs before the body (one iteration's view). When both map
+// to the same conditional through different branches, they are mutually exclusive (only one
+// branch runs): like XLA's HloOrdering, the earlier branch counts as executing before the later
+// one, so values of different branches never interfere. async-update and async-done are not
+// callers of the computation their async-start runs: what it does maps to the start, and the
+// done reads the start's result, so the wrapped op reads its operands from the start and
+// writes its result by the done. Anything that cannot be mapped (computations with several
+// callers, unrelated computations) is unordered.
 //
 // Cost: one topological numbering of every computation at Run. Reachability in dependency
 // order is answered from a bitset of ancestors per instruction for computations of up to
@@ -48,6 +54,9 @@ class ExecutionOrdering {
   // a finishes before b starts (false for a == b).
   bool ExecutesBefore(const Instruction& a, const Instruction& b) const;
 
+  // a and b are in different branches of one conditional (directly or nested): never both run.
+  bool MutuallyExclusive(const Instruction& a, const Instruction& b) const;
+
   // The one instruction calling `c` (while, conditional, call, fusion, reduce, ...), or
   // nullptr for the entry and for computations called from several places.
   const Instruction* CallerOf(const Computation& c) const;
@@ -61,6 +70,16 @@ class ExecutionOrdering {
  private:
   ExecutionOrdering() = default;
 
+  // Where the caller chains of two instructions meet: their ancestors a and b in the innermost
+  // computation holding both, and the callees they were reached from (nullptr for the
+  // instruction itself). a is nullptr when the chains do not meet.
+  struct Meeting {
+    const Instruction* a = nullptr;
+    const Instruction* b = nullptr;
+    const Computation* a_callee = nullptr;
+    const Computation* b_callee = nullptr;
+  };
+  Meeting Meet(const Instruction& a, const Instruction& b) const;
   bool BeforeInComputation(const Instruction& a, const Instruction& b) const;
   bool Reaches(const Instruction& a, const Instruction& b) const;
 

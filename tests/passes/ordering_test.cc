@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "hlo/computation.h"
+#include "passes/copy_elision.h"
 #include "tests/passes/passes_test_util.h"
 
 namespace hloscope {
@@ -176,6 +177,102 @@ ENTRY main {
   ASSERT_FALSE(o.ok());
   EXPECT_NE(MessageOf(o.status()).find("is on a cycle"), std::string::npos)
       << MessageOf(o.status());
+}
+
+// Only one branch of a conditional runs: like XLA's HloOrdering (kRunExclusiveBefore), an
+// earlier branch counts as before a later one, and nothing of one branch overlaps the other.
+TEST(OrderingTest, BranchesOfAConditionalAreMutuallyExclusive) {
+  auto m = Parse(R"(
+HloModule m
+inner {
+  ip = f32[4] parameter(0)
+  ROOT in = f32[4] sqrt(ip)
+}
+br0 {
+  p0 = f32[4] parameter(0)
+  ROOT n0 = f32[4] negate(p0)
+}
+br1 {
+  p1 = f32[4] parameter(0)
+  ROOT n1 = f32[4] call(p1), to_apply=inner
+}
+ENTRY main {
+  i = s32[] parameter(0)
+  a = f32[4] parameter(1)
+  ROOT c = f32[4] conditional(i, a, a), branch_computations={br0, br1}
+}
+)");
+  ASSERT_NE(m, nullptr);
+  auto o = Order(*m);
+  ASSERT_NE(o, nullptr);
+  const Instruction& n0 = *Find(*m, "br0", "n0");
+  const Instruction& n1 = *Find(*m, "br1", "n1");
+  const Instruction& in = *Find(*m, "inner", "in");
+  EXPECT_TRUE(o->MutuallyExclusive(n0, n1));
+  EXPECT_TRUE(o->MutuallyExclusive(in, n0));  // nested in a branch
+  EXPECT_TRUE(o->ExecutesBefore(n0, n1));
+  EXPECT_FALSE(o->ExecutesBefore(n1, n0));
+  EXPECT_TRUE(o->ExecutesBefore(n0, in));
+  EXPECT_FALSE(o->ExecutesBefore(in, n0));
+  EXPECT_FALSE(o->MutuallyExclusive(n1, in));  // the same branch
+  EXPECT_FALSE(o->MutuallyExclusive(n0, *Find(*m, "main", "c")));
+}
+
+// A branch root's copy is removable: the branches never run together, so the copy keeps
+// nothing apart (it was kept as "may be live at the same time" before issue 19).
+TEST(OrderingTest, CopyAtABranchRootIsRemovedSinceBranchesNeverOverlap) {
+  auto m = Parse(R"(
+HloModule m
+br0 {
+  p0 = f32[4] parameter(0)
+  n0 = f32[4] negate(p0)
+  ROOT c0 = f32[4] copy(n0)
+}
+br1 {
+  p1 = f32[4] parameter(0)
+  ROOT n1 = f32[4] exponential(p1)
+}
+ENTRY main {
+  i = s32[] parameter(0)
+  a = f32[4] parameter(1)
+  ROOT c = f32[4] conditional(i, a, a), branch_computations={br0, br1}
+}
+)");
+  ASSERT_NE(m, nullptr);
+  CopyElision pass;
+  absl::StatusOr<bool> changed = pass.Run(*m);
+  ASSERT_TRUE(changed.ok()) << MessageOf(changed.status());
+  EXPECT_TRUE(*changed);
+  EXPECT_EQ(Find(*m, "br0", "c0"), nullptr);
+  EXPECT_EQ(m->FindComputation("br0")->root()->name(), "n0");
+}
+
+// async-update and async-done name the computation their start runs without running it: the
+// wrapped computation has one caller, the start, so what it does is ordered with the rest.
+TEST(OrderingTest, AsyncWrappedComputationRunsAtItsStart) {
+  auto m = Parse(R"(
+HloModule m
+wrapped {
+  wp = f32[4] parameter(0)
+  ROOT w = f32[4] negate(wp)
+}
+ENTRY main {
+  p = f32[4] parameter(0)
+  before = f32[4] exponential(p)
+  s = ((f32[4]), f32[4], s32[]) async-start(before), calls=wrapped
+  u = ((f32[4]), f32[4], s32[]) async-update(s), calls=wrapped
+  d = f32[4] async-done(u), calls=wrapped
+  ROOT after = f32[4] sqrt(d)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  auto o = Order(*m);
+  ASSERT_NE(o, nullptr);
+  const Instruction& w = *Find(*m, "wrapped", "w");
+  EXPECT_EQ(o->CallerOf(*m->FindComputation("wrapped")), Find(*m, "main", "s"));
+  EXPECT_TRUE(o->ExecutesBefore(*Find(*m, "main", "before"), w));
+  EXPECT_TRUE(o->ExecutesBefore(w, *Find(*m, "main", "after")));
+  EXPECT_TRUE(o->ExecutesBefore(w, *Find(*m, "main", "d")));
 }
 
 }  // namespace
