@@ -21,6 +21,16 @@ std::optional<int64_t> IntegerConstant(const Instruction* instr) {
   return value;
 }
 
+// A constant, possibly behind copies: copy insertion copies a loop's constant init so the loop
+// can update it in place, and the copy holds the same number.
+std::optional<int64_t> IntegerConstantThroughCopies(const Instruction* instr) {
+  for (int guard = 0; instr != nullptr && guard < 64; ++guard) {
+    if (instr->opcode() != Opcode::kCopy) return IntegerConstant(instr);
+    instr = instr->operand_count() == 1 ? instr->operand(0) : nullptr;
+  }
+  return std::nullopt;
+}
+
 // The state element `instr` reads: get-tuple-element(parameter 0, index=k) → k.
 std::optional<int64_t> StateElement(const Instruction* instr) {
   if (instr == nullptr || instr->opcode() != Opcode::kGetTupleElement ||
@@ -63,7 +73,7 @@ std::optional<int64_t> WhileTripCount(const Instruction& w) {
   // init: tuple(..., constant(start), ...)
   const Instruction* init = w.operand(0);
   if (init->opcode() != Opcode::kTuple || *element >= init->operand_count()) return std::nullopt;
-  std::optional<int64_t> start = IntegerConstant(init->operand(*element));
+  std::optional<int64_t> start = IntegerConstantThroughCopies(init->operand(*element));
   if (!start) return std::nullopt;
   // body root: tuple(..., add(gte(param, k), constant(1)), ...)
   const Instruction* root = body->root();

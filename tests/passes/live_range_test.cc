@@ -220,5 +220,43 @@ TEST(TripCountTest, CountedLoops) {
             "42");
 }
 
+// Copy insertion copies a loop's constant init (so the loop can update it in place): the count
+// reads through the copies (issue 19; it was "unknown", counted once).
+TEST(TripCountTest, InitBehindCopiesOfAConstant) {
+  auto m = Parse(R"(
+HloModule m
+cond {
+  cp = (s32[], f32[2]) parameter(0)
+  ci = s32[] get-tuple-element(cp), index=0
+  n = s32[] constant(10)
+  ROOT lt = pred[] compare(ci, n), direction=LT
+}
+body {
+  bp = (s32[], f32[2]) parameter(0)
+  i = s32[] get-tuple-element(bp), index=0
+  x = f32[2] get-tuple-element(bp), index=1
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  ROOT r = (s32[], f32[2]) tuple(j, x)
+}
+ENTRY main {
+  p = f32[2] parameter(0)
+  c = s32[] constant(3)
+  c1 = s32[] copy(c)
+  c2 = s32[] copy(c1)
+  init = (s32[], f32[2]) tuple(c2, p)
+  w = (s32[], f32[2]) while(init), condition=cond, body=body
+  q = s32[] parameter(1)
+  cq = s32[] copy(q)
+  init2 = (s32[], f32[2]) tuple(cq, p)
+  w2 = (s32[], f32[2]) while(init2), condition=cond, body=body
+  ROOT t = ((s32[], f32[2]), (s32[], f32[2])) tuple(w, w2)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(WhileTripCount(*Find(*m, "main", "w")), 7);
+  EXPECT_EQ(WhileTripCount(*Find(*m, "main", "w2")), std::nullopt);  // a copy of a parameter
+}
+
 }  // namespace
 }  // namespace hloscope
