@@ -41,16 +41,26 @@ Schedule AddUnshardReshard(const Schedule& schedule, int32_t max_active) {
   std::vector<Row> rows(schedule.rows.size());
   for (size_t r = 0; r < schedule.rows.size(); ++r) {
     const std::vector<std::span<const Action>> cells = Cells(schedule.rows[r]);
+    // next[c]: the first `max_active` distinct stages from cell c on (a group counts whole), built
+    // from the back so that a row costs O(cells * max_active), not a scan to its end per cell.
+    // (PyTorch scans forward and, after a group, stops once it has at least `max_active`; a
+    // group in the middle of the window can therefore give it one more stage than here.)
+    std::vector<std::vector<int32_t>> upcoming(cells.size() + 1);
+    for (size_t c = cells.size(); c-- > 0;) {
+      std::vector<int32_t>& next = upcoming[c];
+      for (const Action& a : cells[c]) {
+        if (std::find(next.begin(), next.end(), a.stage) == next.end()) next.push_back(a.stage);
+      }
+      const size_t limit = std::max(next.size(), static_cast<size_t>(std::max(max_active, 1)));
+      for (int32_t s : upcoming[c + 1]) {
+        if (next.size() >= limit) break;
+        if (std::find(next.begin(), next.end(), s) == next.end()) next.push_back(s);
+      }
+    }
     std::vector<int32_t> active;  // in the order they were unsharded
     Row& out = rows[r];
     for (size_t c = 0; c < cells.size(); ++c) {
-      // The next `max_active` distinct stages from this cell on; a group counts whole.
-      std::vector<int32_t> next;
-      for (size_t d = c; d < cells.size() && static_cast<int32_t>(next.size()) < max_active; ++d) {
-        for (const Action& a : cells[d]) {
-          if (std::find(next.begin(), next.end(), a.stage) == next.end()) next.push_back(a.stage);
-        }
-      }
+      const std::vector<int32_t>& next = upcoming[c];
       std::vector<int32_t> evict;
       for (int32_t s : active) {
         if (std::find(next.begin(), next.end(), s) == next.end()) evict.push_back(s);
