@@ -11,6 +11,7 @@
 #include "absl/types/span.h"
 #include "analysis/alias.h"
 #include "analysis/alias_input_output.h"
+#include "analysis/buffer_consistency.h"
 #include "analysis/live_range.h"
 #include "analysis/ordering.h"
 #include "analysis/trip_count.h"
@@ -54,6 +55,7 @@ class MergedBuffers {
     const size_t n = alias.buffers().size();
     parent_.resize(n);
     members_.resize(n);
+    outputs_.resize(n);
     for (const HloBuffer& b : alias.buffers()) {
       parent_[b.id] = b.id;
       members_[b.id].assign(b.values.begin(), b.values.end());
@@ -68,6 +70,12 @@ class MergedBuffers {
   }
   BufferId Of(ValueId v) { return Find(alias_.BufferOf(v).id); }
   const Values& Members(BufferId b) { return members_[Find(b)]; }
+  // The entry's result positions (indices into the Elider's output list) the buffer is at.
+  const absl::InlinedVector<int32_t, 1>& Outputs(BufferId b) { return outputs_[Find(b)]; }
+  void AddOutput(BufferId b, int32_t output) {
+    auto& o = outputs_[Find(b)];
+    if (std::find(o.begin(), o.end(), output) == o.end()) o.push_back(output);
+  }
   // Merges the two buffers and drops `gone` from the result.
   void Merge(BufferId a, BufferId b, ValueId gone) {
     a = Find(a);
@@ -78,6 +86,8 @@ class MergedBuffers {
       members_[a].insert(members_[a].end(), members_[b].begin(), members_[b].end());
       members_[b].clear();
       std::sort(members_[a].begin(), members_[a].end());
+      for (int32_t o : outputs_[b]) AddOutput(a, o);
+      outputs_[b].clear();
     }
     Values& m = members_[a];
     m.erase(std::remove(m.begin(), m.end(), gone), m.end());
@@ -87,22 +97,28 @@ class MergedBuffers {
   const AliasAnalysis& alias_;
   std::vector<BufferId> parent_;
   std::vector<Values> members_;
+  std::vector<absl::InlinedVector<int32_t, 1>> outputs_;
 };
 
 class Elider {
  public:
   Elider(Module& module, const AliasAnalysis& alias, ValueLiveness& live,
-         std::vector<InputOutputAlias> donated)
+         absl::Span<const InputOutputAlias> donated)
       : module_(module),
         flow_(alias.dataflow()),
         live_(live),
         buffers_(alias),
-        donated_(std::move(donated)),
-        replaced_(flow_.values().size(), kNoValue) {}
+        donated_(donated.begin(), donated.end()),
+        replaced_(flow_.values().size(), kNoValue) {
+    FindEntryOutputs();
+  }
 
-  // Empty when `copy` may go (and then it is gone); otherwise why it stays. *final is set
-  // when the answer cannot change as other copies go.
-  std::string TryRemove(Instruction& copy, bool* final);
+  // Empty when `copy` may go; otherwise why it stays. *final is set when the answer cannot
+  // change as other copies go. When empty, the live ranges already read as if the copy were
+  // gone: the caller removes it from the module and calls Commit, or calls Abort.
+  std::string Check(Instruction& copy, bool* final);
+  void Commit();
+  void Abort();
 
  private:
   ValueId Resolve(ValueId v) const {
@@ -114,6 +130,11 @@ class Elider {
   bool ReadOnly(ValueId v) const;
   bool Writes(ValueId v) const;
   std::string ReadOnlyWhat(ValueId v) const;
+  void FindEntryOutputs();
+  // Whether merging the source and destination buffers puts one buffer at two positions of
+  // the entry's result (XLA gives each output its own buffer, and a donated parameter's
+  // buffer belongs to its aliased output only); why, if so.
+  std::optional<std::string> EntryOutputProblem();
   std::optional<std::string> Interference(ValueId a, ValueId b) const;
   std::string Explain(ValueId a, ValueId b, const LiveRangeOrder& why) const;
   // Every pair (a, x) for a in `others` (but `skip`) is interference-free; `others` sorted by
@@ -127,7 +148,14 @@ class Elider {
   ValueLiveness& live_;
   MergedBuffers buffers_;
   std::vector<InputOutputAlias> donated_;
-  std::vector<ValueId> replaced_;  // a removed copy's value → the value its users now read
+  std::vector<ValueId> replaced_;    // a removed copy's value → the value its users now read
+  std::vector<ShapeIndex> outputs_;  // the entry result's array positions
+  // The tentative removal Check left in place until Commit or Abort.
+  struct Pending {
+    ValueLiveness::SavedValue x, c;
+    ValueId vc = kNoValue;
+  };
+  std::optional<Pending> pending_;
   // Context of the copy being decided, for naming.
   const Instruction* source_ = nullptr;
   ValueId source_value_ = kNoValue;
@@ -149,20 +177,7 @@ std::string Elider::Role(ValueId v) const {
 }
 
 bool Elider::ReadOnly(ValueId v) const {
-  const HloValue& hv = flow_.value(v);
-  if (hv.is_phi) return false;
-  const Instruction& def = *hv.instruction;
-  if (def.opcode() == Opcode::kConstant) return true;
-  if (def.opcode() != Opcode::kParameter || def.parent() != module_.entry()) return false;
-  for (const InputOutputAlias& a : donated_) {
-    if (a.parameter != def.parameter_number() || a.parameter_index.size() > hv.index.size()) {
-      continue;
-    }
-    if (std::equal(a.parameter_index.begin(), a.parameter_index.end(), hv.index.begin())) {
-      return false;
-    }
-  }
-  return true;
+  return IsReadOnlyValue(flow_.value(v), module_, donated_);
 }
 
 bool Elider::Writes(ValueId v) const {
@@ -175,6 +190,56 @@ std::string Elider::ReadOnlyWhat(ValueId v) const {
   const HloValue& hv = flow_.value(v);
   if (hv.instruction->opcode() == Opcode::kConstant) return "a constant";
   return fmt::format("entry parameter {}, not donated", hv.instruction->parameter_number());
+}
+
+void Elider::FindEntryOutputs() {
+  const Instruction* root = module_.entry() ? module_.entry()->root() : nullptr;
+  if (root == nullptr) return;
+  const int32_t positions = flow_.PositionCount(*root);
+  for (int32_t p = 0; p < positions; ++p) {
+    bool added = false;
+    for (ValueId v : flow_.ValuesAtPosition(*root, p)) {
+      if (!flow_.value(v).shape->IsArray()) continue;
+      if (!added) outputs_.push_back(flow_.IndexAt(*root, p));
+      added = true;
+      buffers_.AddOutput(buffers_.Of(v), static_cast<int32_t>(outputs_.size() - 1));
+    }
+  }
+}
+
+std::optional<std::string> Elider::EntryOutputProblem() {
+  const auto& at_source = buffers_.Outputs(source_buffer_);
+  const auto& at_dest = buffers_.Outputs(dest_buffer_);
+  for (int32_t s : at_source) {
+    for (int32_t d : at_dest) {
+      if (s == d) continue;
+      // A donated parameter in either buffer: name it and the output it belongs to.
+      for (BufferId b : {source_buffer_, dest_buffer_}) {
+        for (ValueId v : buffers_.Members(b)) {
+          const HloValue& hv = flow_.value(v);
+          if (hv.is_phi || hv.instruction->opcode() != Opcode::kParameter ||
+              hv.instruction->parent() != module_.entry() || ReadOnly(v)) {
+            continue;
+          }
+          for (const InputOutputAlias& a : donated_) {
+            if (a.parameter != hv.instruction->parameter_number()) continue;
+            const int32_t other = outputs_[s] == a.output_index ? d : s;
+            if (outputs_[other] == a.output_index) continue;
+            return fmt::format(
+                "donated entry parameter {} would be at output {} too, but input_output_alias "
+                "gives it output {} only",
+                a.parameter, ShapeIndexToString(outputs_[other]),
+                ShapeIndexToString(a.output_index));
+          }
+        }
+      }
+      return fmt::format(
+          "entry outputs {} and {} would share one buffer (each output needs its own)",
+          ShapeIndexToString(outputs_[std::min(s, d)]),
+          ShapeIndexToString(outputs_[std::max(s, d)]));
+    }
+  }
+  return std::nullopt;
 }
 
 std::string Elider::Explain(ValueId a, ValueId b, const LiveRangeOrder& why) const {
@@ -268,8 +333,9 @@ std::optional<std::string> Elider::CheckAgainst(ValueId x, absl::Span<const Valu
   return std::nullopt;
 }
 
-std::string Elider::TryRemove(Instruction& copy, bool* final) {
+std::string Elider::Check(Instruction& copy, bool* final) {
   *final = true;
+  pending_.reset();
   // Control edges between two copies are those copy-insertion adds (a while element's
   // parameter copy runs before its root copy): the live-range checks below decide, and a removed
   // copy takes its edges with it, as in XLA. An edge to anything else orders the program.
@@ -350,22 +416,28 @@ std::string Elider::TryRemove(Instruction& copy, bool* final) {
   for (size_t k = 0; !problem && !same_buffer_ && k < dest_values.size(); ++k) {
     problem = CheckAgainst(dest_values[k], source_values, x);
   }
+  // Last: a more telling reason above names the instructions whose order is at stake.
+  if (!problem && !same_buffer_) problem = EntryOutputProblem();
   if (problem) {
     live_.Restore(std::move(saved_x));
     live_.Restore(std::move(saved_c));
     return *problem;
   }
-  copy.RemoveAllControlEdges();
-  copy.ReplaceAllUsesWith(&src);
-  if (!copy.parent()->RemoveInstruction(&copy)) {
-    // Cannot happen after ReplaceAllUsesWith; keep the analyses true if it does.
-    live_.Restore(std::move(saved_x));
-    live_.Restore(std::move(saved_c));
-    return "could not be detached from its users";
-  }
-  buffers_.Merge(source_buffer_, dest_buffer_, vc);
-  replaced_[vc] = x;
+  pending_ = Pending{std::move(saved_x), std::move(saved_c), vc};
   return "";
+}
+
+void Elider::Commit() {
+  buffers_.Merge(source_buffer_, dest_buffer_, pending_->vc);
+  replaced_[pending_->vc] = source_value_;
+  pending_.reset();
+}
+
+void Elider::Abort() {
+  if (!pending_) return;
+  live_.Restore(std::move(pending_->x));
+  live_.Restore(std::move(pending_->c));
+  pending_.reset();
 }
 
 // The product of the trip counts of the loops around `copy`. A product past int64 (200 nested
@@ -408,9 +480,10 @@ int64_t ExecutionsPerStep(const Instruction& copy, const ExecutionOrdering& orde
 absl::StatusOr<bool> CopyElision::Run(Module& module) {
   report_ = CopyElisionReport{};
   report_.bitcast_defines_value = options_.bitcast_defines_value;
-  DataflowAnalysis::Options df_options;
-  df_options.bitcast_defines_value = options_.bitcast_defines_value;
-  absl::StatusOr<std::unique_ptr<AliasAnalysis>> alias = AliasAnalysis::Run(module, df_options);
+  // Storage as it is at run time, whatever the option: a bitcast reinterprets its operand's
+  // bytes. Every removal must be safe here (the option may only keep more copies).
+  absl::StatusOr<std::unique_ptr<AliasAnalysis>> alias =
+      AliasAnalysis::Run(module, DataflowAnalysis::Options{.bitcast_defines_value = false});
   if (!alias.ok()) return alias.status();
   absl::StatusOr<std::unique_ptr<ExecutionOrdering>> ordering = ExecutionOrdering::Run(module);
   if (!ordering.ok()) return ordering.status();
@@ -422,7 +495,26 @@ absl::StatusOr<bool> CopyElision::Run(Module& module) {
   }
   const DataflowAnalysis& flow = (*alias)->dataflow();
   ValueLiveness live(flow, **ordering);
-  Elider elider(module, **alias, live, std::move(donated));
+  // Removal reasons from buffers that already hold a conflict: its answers would be noise.
+  if (std::optional<BufferConflict> conflict = FindBufferConflict(**alias, live, donated)) {
+    report_.buffer_safe = false;
+    report_.not_buffer_safe = std::move(conflict->message);
+    return false;
+  }
+  Elider elider(module, **alias, live, donated);
+  // With bitcasts as new values, a second view of the same module, whose answers only add
+  // reasons to keep a copy (a fusion that cannot update in place through a bitcast).
+  std::unique_ptr<AliasAnalysis> bitcast_alias;
+  std::unique_ptr<ValueLiveness> bitcast_live;
+  std::unique_ptr<Elider> bitcast_elider;
+  if (options_.bitcast_defines_value) {
+    absl::StatusOr<std::unique_ptr<AliasAnalysis>> a =
+        AliasAnalysis::Run(module, DataflowAnalysis::Options{.bitcast_defines_value = true});
+    if (!a.ok()) return a.status();
+    bitcast_alias = *std::move(a);
+    bitcast_live = std::make_unique<ValueLiveness>(bitcast_alias->dataflow(), **ordering);
+    bitcast_elider = std::make_unique<Elider>(module, *bitcast_alias, *bitcast_live, donated);
+  }
 
   // Copies in computations that run as control flow; inside fusions and reducers a copy
   // has no buffer of its own.
@@ -442,6 +534,34 @@ absl::StatusOr<bool> CopyElision::Run(Module& module) {
     d.bytes = copies[i]->shape().ByteSize();
     d.executions_per_step = ExecutionsPerStep(*copies[i], **ordering, &d.executions_known);
   }
+  // Empty when both views let the copy go (it is then gone); otherwise why it stays.
+  auto try_remove = [&](Instruction& copy, bool* final) -> std::string {
+    std::string reason;
+    if (bitcast_elider != nullptr) {
+      reason = bitcast_elider->Check(copy, final);
+      if (!reason.empty()) return reason;
+    }
+    reason = elider.Check(copy, final);
+    if (!reason.empty()) {
+      if (bitcast_elider != nullptr) {
+        bitcast_elider->Abort();
+        reason = "at run time a bitcast shares its operand's bytes: " + reason;
+      }
+      return reason;
+    }
+    Instruction& src = *copy.operand(0);
+    copy.RemoveAllControlEdges();
+    copy.ReplaceAllUsesWith(&src);
+    if (!copy.parent()->RemoveInstruction(&copy)) {
+      // Cannot happen after ReplaceAllUsesWith; keep the analyses true if it does.
+      elider.Abort();
+      if (bitcast_elider != nullptr) bitcast_elider->Abort();
+      return "could not be detached from its users";
+    }
+    elider.Commit();
+    if (bitcast_elider != nullptr) bitcast_elider->Commit();
+    return "";
+  };
   std::vector<Computation*> touched;
   for (bool progress = true; progress;) {
     progress = false;
@@ -450,7 +570,7 @@ absl::StatusOr<bool> CopyElision::Run(Module& module) {
       if (settled[i]) continue;
       Computation* parent = copies[i]->parent();
       bool final = false;
-      std::string reason = elider.TryRemove(*copies[i], &final);
+      std::string reason = try_remove(*copies[i], &final);
       if (reason.empty()) {
         decisions[i].removed = true;
         decisions[i].reason.clear();

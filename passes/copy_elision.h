@@ -5,6 +5,12 @@
 //   absl::StatusOr<bool> changed = pass.Run(module);
 //   for (const CopyDecision& d : pass.report().copies) ...   // removed or kept, and why
 //
+// First the module as given must be buffer-safe (analysis/buffer_consistency.h: no value of a
+// buffer overwritten while another is live, nothing written into read-only storage). A module
+// that is not (a dump taken before XLA's copy insertion) is left unchanged: the report says
+// why, lists no copy and claims no savings; `--passes=copy-insertion,copy-elision` is the way
+// to run it on such a module.
+//
 // For each `copy` in a computation that runs as control flow (not inside fusions or
 // reducers), removing it forwards its operand to its users, which merges the buffer of the
 // copy's source value with the buffer of its destination (alias.h). It is removed when every
@@ -16,7 +22,14 @@
 //    or whose source may hold several values;
 //  - never: a merge that makes a read-only buffer (a constant, or an entry parameter that
 //    input_output_alias does not donate) written by another value of the merged buffer, or
-//    part of the entry's result.
+//    part of the entry's result;
+//  - never: a merge that puts one buffer at two array positions of the entry's result (XLA
+//    gives every output its own buffer), which also keeps a donated parameter's buffer at its
+//    input_output_alias output only.
+// Storage is reasoned about as it is at run time, where a bitcast shares its operand's bytes.
+// With `bitcast_defines_value` the same checks run a second time on the analyses where a
+// bitcast defines a new value (a fusion then cannot update in place through one), and a copy
+// goes only when both views allow it: the option keeps more copies, never fewer.
 // Copies are visited in module order and revisited until a sweep removes none (a removal can
 // make another copy removable), so the result is deterministic. The analyses are built once;
 // each removal updates the buffers and live ranges it touches.
@@ -37,7 +50,8 @@ namespace hloscope {
 
 struct CopyElisionOptions {
   // DataflowAnalysis::Options::bitcast_defines_value: with true, a bitcast inside a fusion
-  // hides an in-place update, and the paxml copies stay.
+  // hides an in-place update, and the paxml copies stay. Removals must also be safe with
+  // bitcasts as aliases (the header comment), so true removes a subset of what false does.
   bool bitcast_defines_value = false;
 };
 
@@ -55,6 +69,11 @@ struct CopyDecision {
 
 struct CopyElisionReport {
   bool bitcast_defines_value = false;
+  // False when the module as given already overwrites a live value in place
+  // (analysis/buffer_consistency.h): then nothing was changed or decided, `copies` is empty,
+  // and `not_buffer_safe` names the first conflict.
+  bool buffer_safe = true;
+  std::string not_buffer_safe;
   std::vector<CopyDecision> copies;  // module order
   int64_t removed = 0;
   int64_t kept = 0;

@@ -71,7 +71,16 @@ std::string CountOrOverflow(int64_t n) {
 
 }  // namespace
 
+std::string NotBufferSafeLine(const CopyElisionReport& r, std::string_view module) {
+  return fmt::format(
+      "copy-elision left {} unchanged: the module is not buffer-safe as given ({}); no copy "
+      "was removed and no savings are claimed. Run --passes=copy-insertion,copy-elision to add "
+      "the copies it needs first\n",
+      module, r.not_buffer_safe);
+}
+
 std::string CopyReportSummary(const CopyElisionReport& r, std::string_view module) {
+  if (!r.buffer_safe) return NotBufferSafeLine(r, module);
   std::string out = fmt::format(
       "copy-elision on {}: {} of {} copies removed, {} of copy traffic saved per step "
       "({} left){}\n",
@@ -125,7 +134,7 @@ CopyReportCollector::CopyReportCollector(const CopyReportFlags& flags)
 CopyReportCollector::~CopyReportCollector() = default;
 
 void CopyReportCollector::Collect(const PassPipeline* pipeline, const Module& module) {
-  if (!flags_.report || pipeline == nullptr) return;
+  if (pipeline == nullptr) return;
   for (size_t i = 0; i < pipeline->size(); ++i) {
     if (const auto* ins = dynamic_cast<const CopyInsertion*>(pipeline->pass(i))) {
       if (flags_.report) CollectInsertion(ins->report(), module);
@@ -134,12 +143,23 @@ void CopyReportCollector::Collect(const PassPipeline* pipeline, const Module& mo
     const auto* pass = dynamic_cast<const CopyElision*>(pipeline->pass(i));
     if (pass == nullptr) continue;
     const CopyElisionReport& r = pass->report();
+    // Said whether or not a report was asked for: the pass did nothing, and the reason is
+    // something to fix in the input.
+    if (!r.buffer_safe && !(flags_.report && flags_.file.empty())) {
+      fmt::print(stderr, "hlo-opt: warning: {}", NotBufferSafeLine(r, module.name()));
+    }
+    if (!flags_.report) continue;
     if (flags_.file.empty()) {
       fmt::print(stderr, "{}", CopyReportSummary(r, module.name()));
       continue;
     }
     report::CopyElisionReport& all = state_->all;
     all.set_bitcast_defines_value(r.bitcast_defines_value);
+    if (!r.buffer_safe) {
+      report::NotBufferSafe* n = all.add_not_buffer_safe();
+      n->set_module(std::string(module.name()));
+      n->set_conflict(r.not_buffer_safe);
+    }
     for (const CopyDecision& d : r.copies) {
       report::CopyDecision* out = all.add_copies();
       out->set_module(std::string(module.name()));

@@ -45,7 +45,8 @@ std::string ConfigureCopyElision(PassPipeline* pipeline, bool bitcast_defines_va
                                  const CopyReportFlags& flags);
 
 // "copy-elision on M: 5 of 6 copies removed, 80.0 MiB of copy traffic saved per step" and one
-// line per copy.
+// line per copy; for a module that is not buffer-safe as given, one line saying so, with the
+// first conflict and the passes to run instead.
 std::string CopyReportSummary(const CopyElisionReport& report, std::string_view module);
 // "copy-insertion on M: 3 copies inserted" and one line per copy with its rule and why.
 std::string CopyInsertionSummary(const CopyInsertionReport& report, std::string_view module);
@@ -55,7 +56,9 @@ class CopyReportCollector {
   explicit CopyReportCollector(const CopyReportFlags& flags);
   ~CopyReportCollector();
   // Reads the reports of the copy-elision passes of `pipeline` after it ran on `module`;
-  // prints the summary to stderr in summary mode.
+  // prints the summary to stderr in summary mode. A module copy-elision left alone because it
+  // is not buffer-safe gets a `hlo-opt: warning:` line on stderr in every mode (the exit
+  // status stays 0: the output is the input, valid and unchanged).
   void Collect(const PassPipeline* pipeline, const Module& module);
   // Writes the JSON file (JSON mode); the error names the file.
   absl::Status Finish();
