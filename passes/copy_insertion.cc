@@ -112,6 +112,27 @@ class DeepCopier {
     return i;
   }
 
+  // Element k of tuple-shaped x: a tuple's own operand, else a new get-tuple-element. Its
+  // shape is the one x's existing get-tuple-element users have, when there is one: a tuple
+  // shape written without layouts has elements with explicit ones in their users, and a copy
+  // must not look like a layout change to copy-elision once tuple-simplify folds it in.
+  Instruction* ElementOf(Instruction* x, int64_t k) {
+    if (x->opcode() == Opcode::kTuple) return x->operand(k);
+    const Shape* shape = x->shape().tuple_elements[static_cast<size_t>(k)];
+    for (const Instruction* user : x->users()) {
+      if (user->opcode() == Opcode::kGetTupleElement && user->tuple_index() == k &&
+          user->shape().Compatible(*shape)) {
+        shape = user->shape_ptr();
+        break;
+      }
+    }
+    Instruction* gte = Place(Opcode::kGetTupleElement, shape, "get-tuple-element");
+    InstructionBuilder(gte).set_number(k);
+    gte->SetAttribute(kAttrIndex, fmt::format("{}", k));
+    gte->AppendOperand(x);
+    return gte;
+  }
+
   Instruction* CopyAt(Instruction* x, ShapeIndex& at, const Selection& selection) {
     if (!selection.AnyUnder(at)) return nullptr;
     const Shape& shape = x->shape();
@@ -128,18 +149,14 @@ class DeepCopier {
     std::vector<Instruction*> elements;
     bool any = false;
     for (size_t k = 0; k < shape.tuple_elements.size(); ++k) {
-      Instruction* gte =
-          Place(Opcode::kGetTupleElement, shape.tuple_elements[k], "get-tuple-element");
-      InstructionBuilder(gte).set_number(static_cast<int64_t>(k));
-      gte->SetAttribute(kAttrIndex, fmt::format("{}", k));
-      gte->AppendOperand(x);
+      Instruction* gte = ElementOf(x, static_cast<int64_t>(k));
       at.push_back(static_cast<int64_t>(k));
       Instruction* copied = CopyAt(gte, at, selection);
       at.pop_back();
       any = any || copied != nullptr;
       elements.push_back(copied != nullptr ? copied : gte);
     }
-    if (!any) return nullptr;  // the get-tuple-elements stay dead for dce
+    if (!any) return nullptr;  // new get-tuple-elements stay dead for dce
     Instruction* tuple = Place(Opcode::kTuple, x->shape_ptr(), "tuple");
     for (Instruction* e : elements) tuple->AppendOperand(e);
     return tuple;
