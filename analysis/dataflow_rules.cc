@@ -62,6 +62,27 @@ class RuleBuilder {
     return absl::OkStatus();
   }
 
+  // Like ForwardOperand, but only the array (and token) leaves of the subtree: its tuples are
+  // defined here.
+  absl::Status ForwardLeaves(const ShapeIndex& dst_index, int64_t operand,
+                             const ShapeIndex& src_index) {
+    if (operand >= instr_.operand_count()) return Error("has too few operands");
+    const Shape* dst_shape = Subshape(instr_.shape(), dst_index);
+    if (dst_shape == nullptr || !dst_shape->IsTuple()) {
+      return Forward(dst_index, instr_.operand(operand), src_index);
+    }
+    absl::Status status = absl::OkStatus();
+    ForEachSubshape(*dst_shape, [&](const Shape& leaf, const ShapeIndex& rel) {
+      if (leaf.IsTuple() || !status.ok()) return;
+      ShapeIndex dst = dst_index;
+      ShapeIndex src = src_index;
+      dst.insert(dst.end(), rel.begin(), rel.end());
+      src.insert(src.end(), rel.begin(), rel.end());
+      status = Forward(dst, instr_.operand(operand), src);
+    });
+    return status;
+  }
+
   absl::Status ForwardOperand(const ShapeIndex& dst_index, int64_t operand,
                               const ShapeIndex& src_index) {
     if (operand >= instr_.operand_count()) return Error("has too few operands");
@@ -158,8 +179,10 @@ absl::Status BuildRule(const Instruction& instr, const CallSites& sites,
     case Opcode::kDomain:
     case Opcode::kOptBarrier:
     case Opcode::kAddDependency:  // operand 1 is only an ordering token
-    case Opcode::kAsyncUpdate:
       return b.ForwardOperand({}, 0, {});
+    case Opcode::kAsyncUpdate:
+      // As XLA: the arrays (operands, result, context) pass on; the tuples are its own.
+      return b.ForwardLeaves({}, 0, {});
     case Opcode::kAllReduceDone:  // the buffer all-reduce-start wrote (in place)
       return b.ForwardFirstFitting({}, 0, {{}, {1}});
     case Opcode::kCopy: {  // shallow: a new top-level buffer, nested elements shared
@@ -205,8 +228,8 @@ absl::Status BuildRule(const Instruction& instr, const CallSites& sites,
       }
       return b.Forward({1}, root, {});
     }
-    case Opcode::kAsyncDone:
-      return b.ForwardOperand({}, 0, {1});  // the result element of the start's tuple
+    case Opcode::kAsyncDone:  // the result element of the start's tuple (its arrays)
+      return b.ForwardLeaves({}, 0, {1});
     case Opcode::kAllGatherDone:
     case Opcode::kCollectivePermuteDone:
       // A tuple-shaped done (several operands) defines its own tuple and returns the start's
