@@ -70,6 +70,7 @@ CostModel CostModel::UnitSteps(const Schedule& s) {
   c.forward_time = c.backward_time = c.backward_input_time = c.backward_weight_time = ones;
   c.activation_bytes = ones;
   c.send_time = c.recv_time = 1;
+  c.unshard_time = c.reshard_time = c.reduce_grad_time = 1;
   return c;
 }
 

@@ -12,6 +12,25 @@ namespace {
 
 using ::hloscope::pipeline::testing::Generate;
 
+// PyTorch's lowered form: FSDP and gradient-reduction actions, and DualPipeV's overlapped cells.
+TEST(ScheduleCsv, ParsesStageActionsAndOverlapCells) {
+  absl::StatusOr<Schedule> s =
+      ParseScheduleCsv("0UNSHARD,3UNSHARD,0F0,(3F0;0F1)OVERLAP_F_B,0REDUCE_GRAD\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_EQ(s->rows[0].size(), 6u);
+  EXPECT_EQ(s->rows[0][0].kind, ActionKind::kUnshard);
+  EXPECT_TRUE(s->rows[0][3].overlaps_next);
+  EXPECT_FALSE(s->rows[0][4].overlaps_next);
+  EXPECT_EQ(s->num_microbatches, 2);
+  EXPECT_EQ(DumpScheduleCsv(*s), "0UNSHARD,3UNSHARD,0F0,(3F0;0F1)OVERLAP_F_B,0REDUCE_GRAD\n");
+  // A bad part names the cell, its line and column.
+  absl::StatusOr<Schedule> bad = ParseScheduleCsv("0F0\n1F0,(1B0;1RECV_F0)OVERLAP_F_B\n", "x.csv");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("x.csv:2:5: rank 1: cell '(1B0;1RECV_F0)OVERLAP_F_B'"),
+            absl::string_view::npos)
+      << bad.status();
+}
+
 TEST(ScheduleCsv, ParsesPyTorchRowsWithIdleCells) {
   absl::StatusOr<Schedule> s = ParseScheduleCsv("0F0,0F1,,0B0,0B1\n,1F0,1F1,1B0,1B1\n");
   ASSERT_TRUE(s.ok()) << s.status();
@@ -24,7 +43,8 @@ TEST(ScheduleCsv, ParsesPyTorchRowsWithIdleCells) {
 }
 
 TEST(ScheduleCsv, RoundTripsGeneratedAndLoweredSchedules) {
-  for (const char* name : {"gpipe", "1f1b", "interleaved:2", "zb-h1", "zb-v"}) {
+  for (const char* name : {"gpipe", "1f1b", "interleaved:2", "zb-h1", "zb-v", "interleaved-zb:2",
+                           "looped-bfs:2", "dualpipev"}) {
     const Schedule s = Generate(name, 4, 8);
     absl::StatusOr<Schedule> lowered = AddSendRecv(s);
     ASSERT_TRUE(lowered.ok());
