@@ -12,6 +12,22 @@
 
 namespace hloscope {
 
+namespace {
+std::optional<size_t> phi_refinement_budget_override;
+
+// Enough for every module we have met to refine to the end (real nesting is a few loops
+// deep); an adversarial nesting of thousands of loops stops after a linear amount of work.
+size_t PhiRefinementBudget(size_t phi_graph_size) {
+  if (phi_refinement_budget_override) return *phi_refinement_budget_override;
+  constexpr size_t kPerNode = 4, kSlack = size_t{1} << 16;
+  return kPerNode * phi_graph_size + kSlack;
+}
+}  // namespace
+
+void SetPhiRefinementBudgetForTesting(std::optional<size_t> budget) {
+  phi_refinement_budget_override = budget;
+}
+
 std::string HloValue::ToString() const {
   return fmt::format("{}{}{}", instruction ? instruction->name() : "?", ShapeIndexToString(index),
                      is_phi ? " (phi)" : "");
@@ -682,15 +698,27 @@ class DataflowBuilder {
     // circulates from the others, so it is a real phi. The others may still all equal one
     // of those; resolve them again on their own.
     std::vector<uint32_t> rest;
+    size_t rest_work = 0;
     for (size_t k = 0; k < component.size(); ++k) {
-      if (external.empty() || has_external[k] || depth > 1000) {
+      if (external.empty() || has_external[k]) {
         resolved_[component[k]] = phi_value_[component[k]];
       } else {
         rest.push_back(component[k]);
+        rest_work += 1 + phi_inputs_[component[k]].size();
       }
     }
+    if (rest.empty()) return;
+    // Each round peels at least one member off, so nested loops that all carry a changing
+    // value (phi(outer, inner) chains) would cost the square of their depth. Past a budget
+    // linear in the phi graph (or a nesting the stack must not exceed), the rest stay phis
+    // of their own: a coarser answer of the kind XLA's phi graph gives, never a wrong one.
+    refine_work_ += rest_work;
+    if (refine_work_ > refine_budget_ || depth >= kMaxRefineDepth) {
+      for (uint32_t h : rest) resolved_[h] = phi_value_[h];
+      return;
+    }
     for (uint32_t h : rest) index_[h] = kNotPhi;
-    if (!rest.empty()) ResolveGroup(rest, depth + 1);
+    ResolveGroup(rest, depth + 1);
   }
 
   void ResolvePhis() {
@@ -715,6 +743,10 @@ class DataflowBuilder {
     component_mark_.assign(h, 0);
     std::vector<uint32_t> all(h);
     for (size_t k = 0; k < h; ++k) all[k] = static_cast<uint32_t>(k);
+    size_t edges = 0;
+    for (const auto& in : phi_inputs_) edges += in.size();
+    refine_budget_ = PhiRefinementBudget(h + edges);
+    refine_work_ = 0;
     ResolveGroup(all, 0);
     // Replace resolved phis in every set; a phi replaced by another value is removed.
     for (size_t p = 0; p < df_.sets_.size(); ++p) {
@@ -812,6 +844,9 @@ class DataflowBuilder {
   std::vector<uint32_t> group_mark_, component_mark_;
   uint32_t group_id_ = 1, component_id_ = 1;
   uint32_t next_index_ = 0;
+  // Members re-resolved after a component's first round (see ResolveComponent).
+  static constexpr int kMaxRefineDepth = 1000;
+  size_t refine_work_ = 0, refine_budget_ = 0;
 };
 
 absl::StatusOr<std::unique_ptr<DataflowAnalysis>> DataflowAnalysis::Run(const Module& module,

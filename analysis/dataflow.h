@@ -46,6 +46,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,14 @@
 #include "hlo/module.h"
 
 namespace hloscope {
+
+// Phi minimization (ssa_form) re-resolves, round after round, the members of a loop of phis
+// that no outside value reaches directly; nested loops that all carry a changing value need
+// as many rounds as they are deep. The rounds stop at a budget of work linear in the phi
+// graph, leaving the rest as phis (coarser, as XLA's phi graph is, never wrong). Tests set a
+// budget (0: no second round at all) to check that the coarse answer keeps the passes safe;
+// nullopt restores the default. Not thread-safe: call it before any analysis runs.
+void SetPhiRefinementBudgetForTesting(std::optional<size_t> budget);
 
 class DataflowAnalysis {
  public:

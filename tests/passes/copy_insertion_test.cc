@@ -314,6 +314,43 @@ ENTRY e {
   EXPECT_EQ(BufferModeDifference(*r.module), "");
 }
 
+TEST(CopyInsertionTest, CopiesKeepTheLayoutTheirUsersRead) {
+  // The state's tuple shape has no layouts while its get-tuple-elements spell out the default
+  // one: the copies (and what tuple-simplify folds into their users) take the users' shapes,
+  // so no copy looks like a layout change.
+  Result r = Insert(R"(HloModule m
+body {
+  p = (s32[], f32[2,3]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  v = f32[2,3]{1,0} get-tuple-element(p), index=1
+  n = f32[2,3]{1,0} negate(v)
+  ROOT t = (s32[], f32[2,3]) tuple(i, n)
+}
+cond {
+  p = (s32[], f32[2,3]) parameter(0)
+  ROOT f = pred[] constant(false)
+}
+ENTRY e {
+  i = s32[] parameter(0)
+  x = f32[2,3]{1,0} parameter(1)
+  init = (s32[], f32[2,3]) tuple(i, x)
+  w = (s32[], f32[2,3]) while(init), condition=cond, body=body
+  ROOT g = f32[2,3]{1,0} get-tuple-element(w), index=1
+})");
+  ASSERT_NE(r.module, nullptr);
+  ASSERT_EQ(CountCopies(*r.module), 3);
+  for (const Computation* c : r.module->computations()) {
+    for (const Instruction* i : c->instructions()) {
+      if (i->opcode() != Opcode::kCopy) continue;
+      EXPECT_TRUE(i->shape() == i->operand(0)->shape()) << i->name();
+      for (const Instruction* user : i->users()) {
+        if (user->opcode() == Opcode::kTuple) continue;
+        EXPECT_EQ(user->shape().ToString(), "f32[2,3]{1,0}") << user->name();
+      }
+    }
+  }
+}
+
 TEST(CopyInsertionTest, BadInputOutputAliasIsAnError) {
   std::unique_ptr<Module> m = Parse(R"(HloModule m, input_output_alias={ {0}: (zero, {}) }
 ENTRY e {

@@ -104,6 +104,9 @@ def inputs(work):
         "fan70.hlo": fan_out(70),
         "chain30000.hlo": call_chain(30000),
         "loops200.hlo": nested_loops(200),
+        # Deep enough that work growing with the square of the depth (phi minimization
+        # peeling one loop per round did) runs past the timeout; linear work takes seconds.
+        "loops100000.hlo": nested_loops(100000),
         "overflow_dims.hlo": module("  ROOT p = f32[9223372036854775807,2] parameter(0)"),
         "overflow_bytes.hlo": module("  ROOT p = f64[2305843009213693952] parameter(0)"),
         "huge_sum.hlo": module("\n".join(f"  p{i} = {huge} parameter({i})" for i in range(4)) +
@@ -189,6 +192,7 @@ def cases(p):
         ("hlo-run", [chain], {3}),
         ("hlo-run", ["--mode=buffer", chain], {3}),
         ("hlo-opt", ["--passes=copy-elision", "--report", loops], {0}),
+        ("hlo-opt", ["--passes=copy-elision", "--report", p["loops100000.hlo"]], {0}),
         ("hlo-run", ["--max-steps=100000", loops], {3}),
         # Flag values that do not fit.
         ("hlo-opt", ["--memory-report", "--stage-regex=(", fan], {2}),
