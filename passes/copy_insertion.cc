@@ -326,6 +326,12 @@ absl::Status Inserter::AddInterferenceCopies() {
         std::vector<int64_t> done;
         for (const InPlacePair& p : GetInPlaceInputOutputPairs(*instr)) {
           const int64_t k = p.input.operand_number;
+          if (k < 0 || k >= instr->operand_count()) {
+            // XLA's verifier rejects such an output_to_operand_aliasing; ours lets it through.
+            return absl::InvalidArgumentError(fmt::format(
+                "copy-insertion: %{} aliases its output with operand {}, but it has {} operands",
+                instr->name(), k, instr->operand_count()));
+          }
           if (std::find(done.begin(), done.end(), k) != done.end()) continue;
           done.push_back(k);
           in_place.push_back({instr, k});

@@ -362,6 +362,26 @@ ENTRY e {
   EXPECT_FALSE(changed.ok());
 }
 
+TEST(CopyInsertionTest, AliasingAMissingOperandIsAnError) {
+  // The verifier lets this through (XLA's rejects it); the pass must say so, not crash.
+  std::unique_ptr<Module> m = Parse(R"(HloModule m
+wrapped {
+  p0 = f32[32] parameter(0)
+  ROOT c = (f32[32]) custom-call(p0), custom_call_target="foo"
+}
+ENTRY e {
+  p = f32[32] parameter(0)
+  s = ((f32[32]), (f32[32]), s32[]) async-start(p), calls=wrapped, output_to_operand_aliasing={{0, 0}: (5, {})}
+  ROOT d = (f32[32]) async-done(s)
+})");
+  ASSERT_NE(m, nullptr);
+  CopyInsertion pass;
+  absl::StatusOr<bool> changed = pass.Run(*m);
+  ASSERT_FALSE(changed.ok());
+  EXPECT_EQ(MessageOf(changed.status()),
+            "copy-insertion: %s aliases its output with operand 5, but it has 1 operands");
+}
+
 TEST(CopyInsertionTest, EveryRuleHasAName) {
   for (int k = 0; k < kCopyRuleCount; ++k) {
     EXPECT_NE(CopyRuleName(static_cast<CopyRule>(k)), "unknown") << k;
