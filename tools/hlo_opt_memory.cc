@@ -59,7 +59,7 @@ const char kMemoryFlagsHelp[] =
     "  --buffer-assignment    With the memory report (implies --memory-report): the entry's\n"
     "                         memory in XLA's BufferAssignment stats categories.\n"
     "  --pipeline-schedule=NAME --microbatches=M\n"
-    "                         With the memory report (text and html): run the report's stages\n"
+    "                         With the memory report (text, json, html): run the report's stages\n"
     "                         under hlo-pipeline's schedule NAME (as its --schedule, e.g.\n"
     "                         1f1b, interleaved:2) with M microbatches, as many stages per rank\n"
     "                         as NAME places: per rank the microbatches in flight at its peak\n"
@@ -226,9 +226,8 @@ std::string CheckMemoryFlags(const MemoryFlags& flags, const AnalysisFlags& anal
   if (flags.pipeline_schedule.empty() != (flags.microbatches == 0)) {
     return "--pipeline-schedule and --microbatches go together";
   }
-  if (!flags.pipeline_schedule.empty() && (!flags.enabled || flags.format == MemoryFormat::kJson ||
-                                           flags.format == MemoryFormat::kCsv)) {
-    return "--pipeline-schedule needs --memory-report with --format=text or --format=html";
+  if (!flags.pipeline_schedule.empty() && (!flags.enabled || flags.format == MemoryFormat::kCsv)) {
+    return "--pipeline-schedule needs --memory-report with --format=text, json or html";
   }
   if (input_files > 1 &&
       !(flags.enabled && flags.options.stage_by == MemoryOptions::StageBy::kModule)) {
@@ -312,6 +311,25 @@ void AppendText(const MemoryReport& r, bool buffer_assignment, std::string& out)
   }
 }
 
+void FillPipeline(const PipelineFigures& f, report::PipelineFigures* p) {
+  p->set_schedule(f.schedule);
+  p->set_ranks(f.ranks);
+  p->set_microbatches(f.microbatches);
+  for (const StagePipelineRow& s : f.stages) {
+    report::PipelineStage* o = p->add_stages();
+    o->set_stage(s.stage);
+    o->set_rank(s.rank);
+    o->set_activation_bytes_per_microbatch(s.activation_bytes_per_microbatch);
+  }
+  for (const RankPipelineRow& r : f.ranks_peak) {
+    report::PipelineRank* o = p->add_ranks_peak();
+    o->set_rank(r.rank);
+    o->set_peak_in_flight(r.peak_in_flight);
+    o->set_peak_activation_bytes(r.peak_activation_bytes);
+  }
+  p->set_hlo_pipeline_command(f.hlo_pipeline_command);
+}
+
 void FillReport(const MemoryReport& r, report::MemoryReport* p) {
   auto fill_buffer = [](const LiveBuffer& b, report::MemoryLiveBuffer* o) {
     o->set_bytes(b.bytes);
@@ -320,6 +338,7 @@ void FillReport(const MemoryReport& r, report::MemoryReport* p) {
     o->set_shape(b.shape);
     o->set_stage(b.stage);
     o->set_kind(b.kind);
+    o->set_category(b.category);
   };
   p->set_peak_bytes(r.peak_bytes);
   p->set_peak_instruction(r.peak_instruction);
@@ -369,6 +388,14 @@ void FillReport(const MemoryReport& r, report::MemoryReport* p) {
     a->set_preallocated_temp_bytes(m.allocations.temp_bytes);
     a->set_total_bytes(m.allocations.total_bytes);
     for (const LiveBuffer& b : m.top_buffers) fill_buffer(b, o->add_top_buffers());
+    for (const PeakGroup& g : m.peak_groups) {
+      report::PeakGroup* q = o->add_peak_groups();
+      q->set_category(g.category);
+      q->set_scope(g.scope);
+      q->set_bytes(g.bytes);
+      q->set_buffers(g.buffers);
+      for (const LiveBuffer& b : g.largest) fill_buffer(b, q->add_largest());
+    }
   }
   p->set_has_dynamic_dims(r.has_dynamic_dims);
   p->set_dynamic_sizes(DynamicSizes(r));
@@ -420,9 +447,11 @@ std::string MemoryReportText(const MemoryReport& report, const MemoryReport* aft
 }
 
 absl::StatusOr<std::string> MemoryReportJson(const MemoryReport& report, const MemoryReport* after,
-                                             std::string_view passes) {
+                                             std::string_view passes,
+                                             const PipelineFigures* pipeline) {
   report::MemoryReport before_proto;
   FillReport(report, &before_proto);
+  if (pipeline != nullptr) FillPipeline(*pipeline, before_proto.mutable_pipeline());
   if (after == nullptr) return ProtoToJson(before_proto);
   {
     report::MemoryComparison c;
@@ -586,7 +615,8 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
       if (figures) text += PipelineFiguresText(*figures);
       break;
     case MemoryFormat::kJson: {
-      absl::StatusOr<std::string> json = MemoryReportJson(*report, a, passes);
+      absl::StatusOr<std::string> json =
+          MemoryReportJson(*report, a, passes, figures ? &*figures : nullptr);
       if (!json.ok()) {
         PrintStatus(json.status());
         return 1;

@@ -75,7 +75,8 @@ std::string MemoryReportText(const MemoryReport& report, const MemoryReport* aft
                              std::string_view passes = {}, bool buffer_assignment = false);
 absl::StatusOr<std::string> MemoryReportJson(const MemoryReport& report,
                                              const MemoryReport* after = nullptr,
-                                             std::string_view passes = {});
+                                             std::string_view passes = {},
+                                             const PipelineFigures* pipeline = nullptr);
 std::string MemoryReportCsv(const MemoryReport& report, const MemoryReport* after = nullptr);
 // `pipeline` (when set) draws per stage the activations per microbatch and each rank's peak
 // under the schedule.
