@@ -161,14 +161,17 @@ class InterleavedRow {
 // PyTorch's ZB1P rows are written without regard to timing; it then walks all ranks in lockstep
 // and holds back (with an idle cell) a forward whose previous stage's forward has not run in an
 // earlier step. This reproduces that layout.
-void AddForwardBubbles(std::vector<Row>& rows, int32_t stages, int32_t m) {
+}  // namespace
+
+// PyTorch loops forever when every rank waits; here that is an error.
+absl::Status AddForwardBubbles(std::vector<std::vector<Action>>& rows, int32_t stages, int32_t m) {
   const int32_t p = static_cast<int32_t>(rows.size());
   std::vector<Row> out(p);
   std::vector<size_t> next(p, 0);
   std::vector<char> done(static_cast<size_t>(stages) * m, 0);  // F(stage, mb) ran
   std::vector<int64_t> finished_now;
   for (;;) {
-    bool any = false;
+    bool any = false, progress = false;
     finished_now.clear();
     for (int32_t r = 0; r < p; ++r) {
       if (next[r] >= rows[r].size()) continue;
@@ -177,6 +180,7 @@ void AddForwardBubbles(std::vector<Row>& rows, int32_t stages, int32_t m) {
       if (a.is_idle()) {
         ++next[r];
         out[r].push_back(Idle());
+        progress = true;
         continue;
       }
       const bool wait = a.kind == ActionKind::kForward && a.stage > 0 &&
@@ -190,12 +194,20 @@ void AddForwardBubbles(std::vector<Row>& rows, int32_t stages, int32_t m) {
         finished_now.push_back(static_cast<int64_t>(a.stage) * m + a.microbatch);
       }
       ++next[r];
+      progress = true;
     }
     for (int64_t key : finished_now) done[key] = 1;
     if (!any) break;
+    if (!progress) {
+      return absl::InvalidArgumentError(
+          "every rank waits for a forward that never runs (the order deadlocks at these sizes)");
+    }
   }
   rows = std::move(out);
+  return absl::OkStatus();
 }
+
+namespace {
 
 Row ZeroBubbleH1(int32_t r, int32_t p, int32_t m) {
   Row row;
@@ -491,7 +503,11 @@ absl::StatusOr<Schedule> GeneratePytorchOrder(const ScheduleSpec& spec, int32_t 
         break;
     }
   }
-  if (spec.family == ScheduleFamily::kInterleavedZeroBubble) AddForwardBubbles(rows, p * v, m);
+  if (spec.family == ScheduleFamily::kInterleavedZeroBubble) {
+    if (absl::Status st = AddForwardBubbles(rows, p * v, m); !st.ok()) {
+      return absl::InvalidArgumentError(StrCat(name, ": ", StdView(st.message())));
+    }
+  }
   return MakeSchedule(name, std::move(rows));
 }
 

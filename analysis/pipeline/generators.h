@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "analysis/pipeline/schedule.h"
@@ -72,5 +73,11 @@ absl::StatusOr<Schedule> GenerateSchedule(const ScheduleSpec& spec, int32_t rank
 // PyTorch drops them from its single-stage orders (see AddReduceGrad for the rest of that form).
 absl::StatusOr<Schedule> GeneratePytorchOrder(const ScheduleSpec& spec, int32_t ranks,
                                               int32_t microbatches);
+
+// PyTorch's `_add_bubbles_to_actions` (used for interleaved-zb): steps all ranks in lockstep and
+// holds back, with an idle cell, a forward whose previous stage's forward has not run in an
+// earlier step. Error when every remaining rank waits (PyTorch would loop forever).
+absl::Status AddForwardBubbles(std::vector<std::vector<Action>>& rows, int32_t stages,
+                               int32_t microbatches);
 
 }  // namespace hloscope::pipeline
