@@ -90,12 +90,18 @@ bool AllFit(const Simulation& sim, const ReportOptions& o) {
   return true;
 }
 
+// PyTorch's UNSHARD, RESHARD and REDUCE_GRAD: neither compute nor send/recv.
+int64_t CountStageActions(const Schedule& s) {
+  int64_t n = 0;
+  for (const auto& row : s.rows) {
+    for (const Action& a : row) n += IsStageAction(a.kind);
+  }
+  return n;
+}
+
 std::string FormatSummary(const Schedule& s, const Simulation& sim, const ReportOptions& o) {
   const int64_t comms = CountComms(s);
-  int64_t stage_actions = 0;  // PyTorch's UNSHARD, RESHARD, REDUCE_GRAD
-  for (const auto& row : s.rows) {
-    for (const Action& a : row) stage_actions += IsStageAction(a.kind);
-  }
+  const int64_t stage_actions = CountStageActions(s);
   std::string out = fmt::format(
       "schedule {}: {} ranks, {} stages, {} microbatches, {} compute + {} send/recv{} actions\n",
       s.name, s.num_ranks(), s.num_stages, s.num_microbatches,
@@ -139,6 +145,7 @@ std::string FormatSummary(const Schedule& s, const Simulation& sim, const Report
 
 std::string SummaryJson(const Schedule& s, const Simulation& sim, const ReportOptions& o) {
   const int64_t comms = CountComms(s);
+  const int64_t stage_actions = CountStageActions(s);
   const auto stages = StagesByRank(s);
   std::vector<std::string> ranks;
   for (int32_t r = 0; r < s.num_ranks(); ++r) {
@@ -153,10 +160,11 @@ std::string SummaryJson(const Schedule& s, const Simulation& sim, const ReportOp
   }
   return fmt::format(
       "{{\"schedule\":{},\"ranks\":{},\"stages\":{},\"microbatches\":{},\"compute_actions\":{},"
-      "\"comm_actions\":{},\"makespan\":{},\"bubble_fraction\":{},\"size_unit\":\"{}\","
-      "\"memory_limit\":{},\"fits\":{},\"per_rank\":[{}]}}\n",
-      JsonString(s.name), s.num_ranks(), s.num_stages, s.num_microbatches, s.CountActions() - comms,
-      comms, JsonNumber(sim.makespan), JsonNumber(sim.bubble_fraction), SizeUnit(o),
+      "\"comm_actions\":{},\"stage_actions\":{},\"makespan\":{},\"bubble_fraction\":{},"
+      "\"size_unit\":\"{}\",\"memory_limit\":{},\"fits\":{},\"per_rank\":[{}]}}\n",
+      JsonString(s.name), s.num_ranks(), s.num_stages, s.num_microbatches,
+      s.CountActions() - comms - stage_actions, comms, stage_actions, JsonNumber(sim.makespan),
+      JsonNumber(sim.bubble_fraction), SizeUnit(o),
       o.memory_limit ? JsonNumber(*o.memory_limit) : "null", AllFit(sim, o) ? "true" : "false",
       StrJoin(ranks, ","));
 }
