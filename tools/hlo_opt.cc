@@ -6,7 +6,9 @@
 // Exit status: 0 success, 1 bad input (parse, verify or pass error; the message on stderr),
 // 2 bad usage (unknown option, unreadable file, unknown pass).
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -14,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -56,6 +59,9 @@ OPTIONS:
                          module: each is processed on its own, errors name lines of the whole
                          file, and the outputs are printed separated by '// -----' lines. A
                          failing part does not stop the others.
+  --jobs=N               Process up to N modules of --split-input-file at once (default: the
+                         number of cores). Output and messages come in input order, the same
+                         as with --jobs=1.
   --verify-each          Verify the module after every pass and name the pass that broke it.
                          (The input is always verified after parsing.)
   --print-style=STYLE    'canonical' (default): XLA's current short form. 'legacy': '%'-prefixed
@@ -82,6 +88,7 @@ struct Flags {
   bool no_metadata = false;
   bool stats = false;
   bool help = false;
+  int jobs = 0;  // 0: one per core
   PrintStyle style = PrintStyle::kCanonical;
   AnalysisFlags analysis;                // --print-dataflow, --print-buffers and their options
   MemoryFlags memory;                    // --memory-report and its options
@@ -158,6 +165,16 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
         return UsageError(
             fmt::format("unknown print style '{}' (expected 'canonical' or 'legacy')", style));
       }
+    } else if (name == "--jobs") {
+      std::string jobs;
+      if (!take_value(&jobs)) return UsageError("option '--jobs' needs a number");
+      int n = 0;
+      auto [end, ec] = std::from_chars(jobs.data(), jobs.data() + jobs.size(), n);
+      if (ec != std::errc() || end != jobs.data() + jobs.size() || n < 1 || n > 1024) {
+        return UsageError(fmt::format(
+            "bad value '{}' for --jobs (expected a whole number from 1 to 1024)", jobs));
+      }
+      flags->jobs = n;
     } else if (name == "--list-passes") {
       ok = no_value(&flags->list_passes);
     } else if (name == "--split-input-file") {
@@ -269,9 +286,18 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// One module of the input, processed: what it prints, or the error to report. The pipeline
+// that ran on it stays with it until its copy report is read (CopyReportCollector::Collect).
+struct ModuleRun {
+  absl::Status status;
+  std::unique_ptr<PassPipeline> pipeline;
+  std::unique_ptr<Module> module;
+  std::string out;
+};
+
 // Parses, verifies, transforms and prints one module. Returns the error to report, if any.
 absl::Status ProcessModule(const InputChunk& chunk, std::string_view filename, const Flags& flags,
-                           CopyReportCollector& copy_reports, PassPipeline* pipeline,
+                           PassPipeline* pipeline, std::unique_ptr<Module>& kept,
                            std::string& out) {
   Timings timings;
   auto start = std::chrono::steady_clock::now();
@@ -290,7 +316,6 @@ absl::Status ProcessModule(const InputChunk& chunk, std::string_view filename, c
     if (absl::StatusOr<bool> changed = pipeline->Run(**module); !changed.ok()) {
       return changed.status();
     }
-    copy_reports.Collect(pipeline, **module);
   }
   if (flags.stats) {
     AppendStats(**module, timings, out);
@@ -302,7 +327,52 @@ absl::Status ProcessModule(const InputChunk& chunk, std::string_view filename, c
     print_options.print_metadata = !flags.no_metadata;
     AppendModule(**module, print_options, out);
   }
+  kept = *std::move(module);
   return absl::OkStatus();
+}
+
+// A pipeline of its own for each module processed at the same time as others: passes keep
+// their last report, which is read after the module ran.
+absl::StatusOr<std::unique_ptr<PassPipeline>> MakePipeline(const Flags& flags) {
+  if (flags.passes.empty()) return nullptr;
+  PipelineOptions options;
+  options.verify_each = flags.verify_each;
+  absl::StatusOr<std::unique_ptr<PassPipeline>> built =
+      BuildPipeline(flags.passes, PassRegistry::Global(), options);
+  if (!built.ok()) return built.status();
+  if (std::string e = ConfigureCopyElision(built->get(), flags.analysis.print.bitcast_defines_value,
+                                           flags.copy_report);
+      !e.empty()) {
+    return absl::InvalidArgumentError(e);
+  }
+  return built;
+}
+
+// Processes runs[k] for every k, `jobs` at a time, each worker taking the next module.
+void ProcessInParallel(absl::Span<const InputChunk> chunks, std::string_view filename,
+                       const Flags& flags, int jobs, std::vector<ModuleRun>& runs) {
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t k = next++; k < chunks.size(); k = next++) {
+      ModuleRun& run = runs[k];
+      absl::StatusOr<std::unique_ptr<PassPipeline>> pipeline = MakePipeline(flags);
+      if (!pipeline.ok()) {
+        run.status = pipeline.status();
+        continue;
+      }
+      run.pipeline = *std::move(pipeline);
+      run.status =
+          ProcessModule(chunks[k], filename, flags, run.pipeline.get(), run.module, run.out);
+    }
+  };
+  const size_t threads = std::min(static_cast<size_t>(jobs), chunks.size());
+  if (threads <= 1) {
+    work();
+    return;
+  }
+  std::vector<std::jthread> workers;
+  for (size_t t = 1; t < threads; ++t) workers.emplace_back(work);
+  work();
 }
 
 void PrintError(const absl::Status& status) {
@@ -387,18 +457,30 @@ int Main(int argc, char** argv) {
   std::string out;
   bool all_ok = true;
   bool first_output = true;
-  for (const InputChunk& chunk : chunks) {
-    std::string module_out;
-    if (absl::Status s =
-            ProcessModule(chunk, filename, flags, copy_reports, pipeline.get(), module_out);
-        !s.ok()) {
-      PrintError(s);
-      all_ok = false;
-      continue;
+  const int jobs = flags.jobs > 0
+                       ? flags.jobs
+                       : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  // Modules are processed a window at a time and reported in input order: errors, copy
+  // reports and outputs read exactly as with one job, and at most a window of modules is
+  // held in memory at once.
+  const size_t window = static_cast<size_t>(jobs) * 2;
+  for (size_t first = 0; first < chunks.size(); first += window) {
+    const size_t count = std::min(window, chunks.size() - first);
+    std::vector<ModuleRun> runs(count);
+    ProcessInParallel(absl::MakeConstSpan(chunks).subspan(first, count), filename, flags, jobs,
+                      runs);
+    for (ModuleRun& run : runs) {
+      if (!run.status.ok()) {
+        PrintError(run.status);
+        all_ok = false;
+        continue;
+      }
+      if (run.pipeline != nullptr) copy_reports.Collect(run.pipeline.get(), *run.module);
+      if (!first_output) out += "// -----\n";
+      first_output = false;
+      out += run.out;
+      run = ModuleRun();  // frees the module before the next window
     }
-    if (!first_output) out += "// -----\n";
-    first_output = false;
-    out += module_out;
   }
   // A file is only written for a complete success, so a failed run never leaves a partial
   // output behind; standard output still shows the modules that worked.
