@@ -1,0 +1,235 @@
+// The buffer analyses over the whole corpus, in process (thousands of modules; a process per
+// module would cost more than the analyses).
+//
+// Every module (every `// -----` chunk) of every curated file (HLOSCOPE_CORPUS_DIR/*.hlo) and of
+// every bulk archive (HLOSCOPE_BULK_DIR/<archive>/**.hlo) that parses and that the verifier
+// accepts must
+//   1. run DataflowAnalysis (SSA form) and AliasAnalysis without error, and
+//   2. run `copy-insertion,copy-elision` without error, the result accepted by the verifier
+//      (skipped, with a note, while the registry has no copy-insertion pass),
+// unless tests/corpus/analysis_exceptions.tsv lists it:
+//   <file relative to the corpus or bulk dir> TAB <chunk> TAB <stage: analysis|passes>
+//   TAB <first line of the error> TAB <what XLA does with the module>
+// A listed module that now passes, or fails differently, fails the test (stale row). Modules
+// that do not parse or verify are the round-trip test's business (bulk_expectations.tsv,
+// curated_invalid.tsv) and are only counted here. One test per curated file set and per
+// archive; each prints its counts and time.
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "analysis/alias.h"
+#include "analysis/dataflow.h"
+#include "fmt/core.h"
+#include "gtest/gtest.h"
+#include "hlo/module.h"
+#include "hlo/parser.h"
+#include "hlo/verifier.h"
+#include "passes/pass_registry.h"
+
+namespace hloscope {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Exception {
+  std::string error;
+  std::string xla_verdict;
+};
+// (file, chunk, stage) -> the expected error.
+using ExceptionKey = std::tuple<std::string, int, std::string>;
+
+std::map<ExceptionKey, Exception> ReadExceptions() {
+  std::map<ExceptionKey, Exception> out;
+  std::ifstream in(HLOSCOPE_ANALYSIS_EXCEPTIONS_FILE);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    std::string cell;
+    while (std::getline(ss, cell, '\t')) cells.push_back(cell);
+    if (cells.size() != 5) {
+      ADD_FAILURE() << "analysis_exceptions.tsv: a row needs 5 cells: " << line;
+      continue;
+    }
+    out[{cells[0], std::stoi(cells[1]), cells[2]}] = {cells[3], cells[4]};
+  }
+  return out;
+}
+
+std::string FirstLine(std::string_view s) {
+  const size_t end = s.find('\n');
+  return std::string(end == std::string_view::npos ? s : s.substr(0, end));
+}
+
+std::string MessageOf(const absl::Status& s) {
+  return FirstLine(std::string_view(s.message().data(), s.message().size()));
+}
+
+struct Counts {
+  int files = 0, modules = 0, unparsed = 0, unverified = 0, analysed = 0, passes_run = 0;
+  int excepted = 0;
+};
+
+class CorpusChecker {
+ public:
+  CorpusChecker() : exceptions_(ReadExceptions()) {
+    has_copy_insertion_ = PassRegistry::Global().Contains("copy-insertion");
+  }
+
+  // Checks every chunk of `path`, reported as `name` (relative to its corpus directory).
+  void CheckFile(const fs::path& path, const std::string& name) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    const std::string text = buffer.str();
+    ++counts_.files;
+    std::vector<InputChunk> chunks = SplitInputFile(text);
+    for (size_t k = 0; k < chunks.size(); ++k) {
+      ++counts_.modules;
+      ParseOptions options;
+      options.filename = name;
+      options.first_line = chunks[k].first_line;
+      absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(chunks[k].text, options);
+      if (!m.ok()) {
+        ++counts_.unparsed;
+        continue;
+      }
+      if (!VerifyModule(**m).ok()) {
+        ++counts_.unverified;
+        continue;
+      }
+      const int chunk = static_cast<int>(k);
+      absl::Status analysis = Analyse(**m);
+      if (Check(name, chunk, "analysis", analysis)) ++counts_.analysed;
+      if (!analysis.ok() || !has_copy_insertion_) continue;
+      if (Check(name, chunk, "passes", RunPasses(**m))) ++counts_.passes_run;
+    }
+  }
+
+  // Rows of the exceptions file that no module matched: those under `prefix` (a bulk
+  // archive's folder), or with an empty prefix the curated files (no folder).
+  void ReportUnused(const std::string& prefix) {
+    for (const auto& [key, e] : exceptions_) {
+      const std::string& file = std::get<0>(key);
+      const bool mine =
+          prefix.empty() ? file.find('/') == std::string::npos : file.starts_with(prefix);
+      if (!mine || used_.contains(key)) continue;
+      if (std::get<2>(key) == "passes" && !has_copy_insertion_) continue;
+      ADD_FAILURE() << "analysis_exceptions.tsv: stale row (no such failing module): "
+                    << std::get<0>(key) << " chunk " << std::get<1>(key) << " " << std::get<2>(key);
+    }
+  }
+
+  const Counts& counts() const { return counts_; }
+  bool has_copy_insertion() const { return has_copy_insertion_; }
+
+ private:
+  static absl::Status Analyse(const Module& m) {
+    absl::StatusOr<std::unique_ptr<DataflowAnalysis>> df = DataflowAnalysis::Run(m);
+    if (!df.ok()) return df.status();
+    absl::StatusOr<std::unique_ptr<AliasAnalysis>> aa = AliasAnalysis::Run(m);
+    return aa.ok() ? absl::OkStatus() : aa.status();
+  }
+
+  static absl::Status RunPasses(Module& m) {
+    for (const char* name : {"copy-insertion", "copy-elision"}) {
+      absl::StatusOr<std::unique_ptr<Pass>> pass = PassRegistry::Global().Create(name);
+      if (!pass.ok()) return pass.status();
+      absl::StatusOr<bool> changed = (*pass)->Run(m);
+      if (!changed.ok()) return changed.status();
+      if (absl::Status s = VerifyModule(m); !s.ok()) {
+        return absl::InternalError(fmt::format("after {}: {}", name, MessageOf(s)));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // True when the outcome is as expected (passed, or failed as listed).
+  bool Check(const std::string& file, int chunk, const std::string& stage,
+             const absl::Status& status) {
+    const ExceptionKey key{file, chunk, stage};
+    auto it = exceptions_.find(key);
+    if (it == exceptions_.end()) {
+      EXPECT_TRUE(status.ok()) << file << " chunk " << chunk << " (" << stage
+                               << "): " << MessageOf(status);
+      return status.ok();
+    }
+    used_.insert(key);
+    ++counts_.excepted;
+    EXPECT_FALSE(status.ok()) << file << " chunk " << chunk << " (" << stage
+                              << ") is listed in analysis_exceptions.tsv but now passes";
+    if (!status.ok()) {
+      EXPECT_EQ(MessageOf(status), it->second.error)
+          << file << " chunk " << chunk << " (" << stage << ") fails differently";
+    }
+    return false;
+  }
+
+  std::map<ExceptionKey, Exception> exceptions_;
+  std::set<ExceptionKey> used_;
+  Counts counts_;
+  bool has_copy_insertion_ = false;
+};
+
+void Summarize(const std::string& what, const CorpusChecker& checker, double seconds) {
+  const Counts& c = checker.counts();
+  fmt::print(
+      "{}: {} files, {} modules: {} do not parse and {} do not verify (round-trip test); "
+      "analysed {}, copy-insertion,copy-elision {}{}, {} listed exceptions; {:.1f} s\n",
+      what, c.files, c.modules, c.unparsed, c.unverified, c.analysed, c.passes_run,
+      checker.has_copy_insertion() ? "" : " (no copy-insertion pass yet)", c.excepted, seconds);
+}
+
+TEST(CorpusAnalysis, Curated) {
+  const fs::path dir(HLOSCOPE_CORPUS_DIR);
+  if (!fs::is_directory(dir)) GTEST_SKIP() << "no corpus at " << dir;
+  const auto start = std::chrono::steady_clock::now();
+  CorpusChecker checker;
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.is_regular_file() && entry.path().extension() == ".hlo") files.push_back(entry);
+  }
+  std::sort(files.begin(), files.end());
+  for (const fs::path& f : files) checker.CheckFile(f, f.filename().string());
+  checker.ReportUnused("");
+  EXPECT_GT(checker.counts().analysed, 0);
+  Summarize("curated", checker,
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+}
+
+class CorpusAnalysisBulk : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CorpusAnalysisBulk, Archive) {
+  const fs::path dir = fs::path(HLOSCOPE_BULK_DIR) / GetParam();
+  if (!fs::is_directory(dir)) GTEST_SKIP() << "no bulk archive at " << dir;
+  const auto start = std::chrono::steady_clock::now();
+  CorpusChecker checker;
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    if (entry.is_regular_file() && entry.path().extension() == ".hlo") files.push_back(entry);
+  }
+  std::sort(files.begin(), files.end());
+  const fs::path bulk(HLOSCOPE_BULK_DIR);
+  for (const fs::path& f : files) checker.CheckFile(f, fs::relative(f, bulk).string());
+  checker.ReportUnused(GetParam() + "/");
+  EXPECT_GT(checker.counts().analysed, 0);
+  Summarize(GetParam(), checker,
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+}
+
+INSTANTIATE_TEST_SUITE_P(Archives, CorpusAnalysisBulk,
+                         ::testing::Values("bulk_gh", "cc_hlo", "xla"),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace hloscope
