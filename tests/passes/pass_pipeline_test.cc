@@ -2,12 +2,32 @@
 // verify_each naming the pass that broke a module.
 #include "passes/pass_pipeline.h"
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "gtest/gtest.h"
 #include "passes/pass_registry.h"
 #include "tests/passes/passes_test_util.h"
 
 namespace hloscope {
 namespace {
+
+// The names of the registered passes, read from the registry itself so that registering a
+// new pass needs no edit here.
+std::vector<std::string> NamesOf(const PassRegistry& registry) {
+  std::vector<std::string> names;
+  for (const PassRegistry::Entry* e : registry.Entries()) names.push_back(e->name);
+  return names;
+}
+
+// "a, b, c": how the registry lists names in its messages (sorted).
+std::string SortedList(std::vector<std::string> names) {
+  std::sort(names.begin(), names.end());
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
 
 using passes_testing::Find;
 using passes_testing::MessageOf;
@@ -63,7 +83,9 @@ TEST(PassRegistryTest, GlobalHasBuiltins) {
   EXPECT_TRUE(registry.Contains("dce"));
   EXPECT_TRUE(registry.Contains("tuple-simplify"));
   EXPECT_TRUE(registry.Contains("flatten-call-graph"));
-  EXPECT_EQ(registry.KnownNames(), "copy-elision, dce, flatten-call-graph, tuple-simplify");
+  // The one place the built-in set is spelled out; the other tests read it from the registry.
+  EXPECT_EQ(registry.KnownNames(),
+            "copy-elision, copy-insertion, dce, flatten-call-graph, tuple-simplify");
   for (const PassRegistry::Entry* e : registry.Entries()) {
     EXPECT_FALSE(e->description.empty()) << e->name;
     absl::StatusOr<std::unique_ptr<Pass>> pass = registry.Create(e->name);
@@ -77,9 +99,8 @@ TEST(PassRegistryTest, UnknownPassListsKnownOnes) {
   absl::StatusOr<std::unique_ptr<Pass>> pass = PassRegistry::Global().Create("cse");
   ASSERT_FALSE(pass.ok());
   EXPECT_EQ(pass.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_EQ(MessageOf(pass.status()),
-            "unknown pass 'cse' "
-            "(known passes: copy-elision, dce, flatten-call-graph, tuple-simplify)");
+  EXPECT_EQ(MessageOf(pass.status()), "unknown pass 'cse' (known passes: " +
+                                          SortedList(NamesOf(PassRegistry::Global())) + ")");
 }
 
 TEST(PassRegistryTest, RegisterAndReject) {
@@ -87,7 +108,9 @@ TEST(PassRegistryTest, RegisterAndReject) {
   EXPECT_EQ(registry.KnownNames(), "none");
   ASSERT_TRUE(RegisterBuiltinPasses(registry).ok());
   ASSERT_TRUE(registry.Register<NoOpPass>().ok());
-  EXPECT_EQ(registry.KnownNames(), "copy-elision, dce, flatten-call-graph, no-op, tuple-simplify");
+  std::vector<std::string> expected = NamesOf(PassRegistry::Global());
+  expected.push_back("no-op");
+  EXPECT_EQ(registry.KnownNames(), SortedList(expected));
   absl::Status again = registry.Register<NoOpPass>();
   EXPECT_EQ(again.code(), absl::StatusCode::kAlreadyExists);
   EXPECT_EQ(MessageOf(again), "pass 'no-op' is already registered");
@@ -110,9 +133,8 @@ TEST(PassPipelineTest, BuildErrors) {
       BuildPipeline("dce,nope", PassRegistry::Global());
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_EQ(MessageOf(unknown.status()),
-            "unknown pass 'nope' "
-            "(known passes: copy-elision, dce, flatten-call-graph, tuple-simplify)");
+  EXPECT_EQ(MessageOf(unknown.status()), "unknown pass 'nope' (known passes: " +
+                                             SortedList(NamesOf(PassRegistry::Global())) + ")");
   absl::StatusOr<std::unique_ptr<PassPipeline>> hole =
       BuildPipeline("dce,,tuple-simplify", PassRegistry::Global());
   ASSERT_FALSE(hole.ok());
