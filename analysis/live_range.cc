@@ -32,8 +32,12 @@ bool OnlyForwards(const Instruction& user, int64_t k, const ShapeIndex& index,
   }
 }
 
+// Instructions that hand their operands to a computation they run: a value they read is read
+// before that computation defines anything (the async ops too, as XLA's ordering does for an
+// async call: the wrapped computation runs between start and done, on what the start passed).
 bool IsCallingOp(Opcode op) {
-  return op == Opcode::kWhile || op == Opcode::kConditional || op == Opcode::kCall;
+  return op == Opcode::kWhile || op == Opcode::kConditional || op == Opcode::kCall ||
+         op == Opcode::kAsyncStart || op == Opcode::kAsyncUpdate || op == Opcode::kAsyncDone;
 }
 
 }  // namespace
