@@ -24,7 +24,8 @@ const char kCopyReportFlagsHelp[] =
     "                         '--report' prints a summary to stderr; '--report=FILE.json'\n"
     "                         writes each copy's decision, reason, bytes and executions per\n"
     "                         step (schema passes/copy_elision_report.proto). copy-elision\n"
-    "                         reads --bitcast-defines-value too.\n";
+    "                         reads --bitcast-defines-value too. With copy-insertion: the\n"
+    "                         copies it added, each with its rule (decision 'inserted').\n";
 
 CopyReportFlagResult ParseCopyReportFlag(std::string_view name,
                                          std::optional<std::string_view> value,
