@@ -12,6 +12,7 @@
 #include "absl/container/inlined_vector.h"
 #include "analysis/alias.h"
 #include "analysis/alias_input_output.h"
+#include "analysis/memory/call_graph.h"
 #include "analysis/memory/heap_simulation.h"
 #include "analysis/memory/live_ranges.h"
 #include "analysis/memory/memory_schedulers.h"
@@ -89,41 +90,6 @@ int64_t ArrayBytes(const Shape& s, const std::optional<int64_t>& dim_value, Size
 
 std::string_view OpNameOf(const Instruction* in) {
   return in != nullptr && in->metadata() != nullptr ? in->metadata()->op_name : std::string_view();
-}
-
-// Control-flow callees first (post-order from the entry), so callers read their peaks.
-std::vector<const Computation*> CalleesFirst(const Computation& entry) {
-  std::vector<const Computation*> order;
-  absl::flat_hash_set<const Computation*> seen = {&entry};
-  std::vector<std::pair<const Computation*, size_t>> stack = {{&entry, 0}};
-  std::vector<std::vector<const Computation*>> callees_of = {{}};
-  auto callees = [](const Computation* c) {
-    std::vector<const Computation*> out;
-    for (const Instruction* in : c->instructions()) {
-      if (in->opcode() == Opcode::kWhile || in->opcode() == Opcode::kConditional ||
-          in->opcode() == Opcode::kCall) {
-        for (const Computation* callee : in->called_computations()) out.push_back(callee);
-      }
-    }
-    return out;
-  };
-  callees_of.back() = callees(&entry);
-  while (!stack.empty()) {
-    auto& [c, next] = stack.back();
-    std::vector<const Computation*>& list = callees_of.back();
-    if (next < list.size()) {
-      const Computation* callee = list[next++];
-      if (seen.insert(callee).second) {
-        stack.push_back({callee, 0});
-        callees_of.push_back(callees(callee));
-      }
-      continue;
-    }
-    order.push_back(c);
-    stack.pop_back();
-    callees_of.pop_back();
-  }
-  return order;
 }
 
 // a + b, saturated at INT64_MAX (the operands are sizes, never negative).
@@ -286,6 +252,7 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
   if (module.entry() == nullptr) {
     return absl::InvalidArgumentError(fmt::format("module '{}' has no entry", module.name()));
   }
+  if (absl::Status s = CheckOneCallSitePerCallee(module); !s.ok()) return s;
   absl::StatusOr<InstructionRoles> roles = AssignRoles(module, options, names);
   if (!roles.ok()) return roles.status();
   mp.roles = *std::move(roles);
