@@ -1,9 +1,13 @@
 #include "analysis/pipeline/hlo_costs.h"
 
 #include <algorithm>
+#include <limits>
+#include <memory>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "analysis/trip_count.h"
 #include "hlo/attribute_values.h"
@@ -68,56 +72,109 @@ bool IsWeight(const Instruction& instr) {
          passed->tuple_index() == index;
 }
 
-struct Contraction {
-  const Instruction* instr;
-  double flops;  // one execution
-  double executions;
-  bool backward;
+// A number of call paths: a computation called from two sites of a computation called from two
+// sites runs four times, so counts grow as 2^depth; they stop at the largest int64.
+int64_t SaturatingAdd(int64_t a, int64_t b) {
+  return a > std::numeric_limits<int64_t>::max() - b ? std::numeric_limits<int64_t>::max() : a + b;
+}
+
+// What one execution of a computation (with its callees) contributes.
+struct Profile {
+  struct Use {
+    double executions = 0;  // times the contraction runs per microbatch
+    int64_t sites = 0;      // call paths that reach it (each counted as one dot, as before)
+  };
+  absl::flat_hash_map<const Instruction*, Use> contractions;
+  int64_t unknown_trip_counts = 0;  // per call path, like `sites`
+
+  void Add(const Profile& callee, double times) {
+    for (const auto& [instr, use] : callee.contractions) {
+      Use& mine = contractions[instr];
+      mine.executions += use.executions * times;
+      mine.sites = SaturatingAdd(mine.sites, use.sites);
+    }
+    unknown_trip_counts = SaturatingAdd(unknown_trip_counts, callee.unknown_trip_counts);
+  }
 };
 
 class Counter {
  public:
   Counter(const RE2& backward) : backward_(backward) {}
 
-  // Visits `c` executed `times` per microbatch; `in_loop` once inside a microbatch loop.
-  void Visit(const Computation& c, double times, bool in_loop, StageFlops& out) {
+  // The profile of `c`, once per computation and loop context: a computation called from many
+  // sites (fan-out call graphs, 2^40 paths in the hostile-input suite) is walked once.
+  const Profile& Get(const Computation& c, bool in_loop) {
+    const auto key = std::make_pair(&c, in_loop);
+    if (auto it = memo_.find(key); it != memo_.end()) return *it->second;
+    auto profile = std::make_unique<Profile>();
+    Build(c, in_loop, *profile);
+    return *memo_.emplace(key, std::move(profile)).first->second;
+  }
+
+  void Finish(const Profile& entry, StageFlops& out) const {
+    absl::flat_hash_set<Dims> weight_dims;
+    for (const Instruction* w : weights_) weight_dims.insert(DimsOf(w->shape()));
+    for (const auto& [instr, use] : entry.contractions) {
+      const double flops =
+          instr->opcode() == Opcode::kDot ? DotFlops(*instr) : ConvolutionFlops(*instr);
+      const double total = flops * use.executions;
+      out.dots = SaturatingAdd(out.dots, use.sites);
+      if (!IsBackward(*instr)) {
+        out.forward += total;
+      } else if (weight_dims.contains(DimsOf(instr->shape()))) {
+        out.backward_weight += total;
+      } else {
+        out.backward_input += total;
+      }
+    }
+    out.unknown_trip_counts = entry.unknown_trip_counts;
+  }
+
+ private:
+  // `c` executed once; `in_loop` once inside a microbatch loop (the outermost while's body).
+  void Build(const Computation& c, bool in_loop, Profile& out) {
     for (const Instruction* instr : c.instructions()) {
-      if (instr->shape().IsArray() && IsWeight(*instr)) weights_.push_back(instr);
+      if (instr->shape().IsArray() && IsWeight(*instr)) weights_.insert(instr);
       if (IsContraction(*instr)) {
-        double flops =
-            instr->opcode() == Opcode::kDot ? DotFlops(*instr) : ConvolutionFlops(*instr);
-        found_.push_back({instr, flops, times, IsBackward(*instr)});
+        Profile::Use& use = out.contractions[instr];
+        use.executions += 1;
+        use.sites = SaturatingAdd(use.sites, 1);
         continue;
       }
       switch (instr->opcode()) {
         case Opcode::kWhile: {
-          double inner = times;
+          double inner = 1;
           if (in_loop) {
             std::optional<int64_t> n = WhileTripCount(*instr);
-            if (!n) ++out.unknown_trip_counts;
-            inner *= static_cast<double>(n.value_or(1));
+            if (!n) out.unknown_trip_counts = SaturatingAdd(out.unknown_trip_counts, 1);
+            inner = static_cast<double>(n.value_or(1));
           }
-          if (const Computation* body = instr->while_body()) Visit(*body, inner, true, out);
+          if (const Computation* body = instr->while_body()) out.Add(Get(*body, true), inner);
           break;
         }
         case Opcode::kConditional: {
-          // The most expensive branch: count each into its own list, keep the largest.
-          size_t before = found_.size();
-          std::vector<Contraction> best;
+          // The most expensive branch counts; every branch's unknown loops are reported.
+          const Profile* best = nullptr;
           double best_flops = -1;
           for (const Computation* branch : instr->branch_computations()) {
             if (branch == nullptr) continue;
-            Visit(*branch, times, in_loop, out);
+            const Profile& p = Get(*branch, in_loop);
+            out.unknown_trip_counts = SaturatingAdd(out.unknown_trip_counts, p.unknown_trip_counts);
             double sum = 0;
-            for (size_t i = before; i < found_.size(); ++i)
-              sum += found_[i].flops * found_[i].executions;
+            for (const auto& [k, use] : p.contractions) {
+              sum += (k->opcode() == Opcode::kDot ? DotFlops(*k) : ConvolutionFlops(*k)) *
+                     use.executions;
+            }
             if (sum > best_flops) {
               best_flops = sum;
-              best.assign(found_.begin() + static_cast<std::ptrdiff_t>(before), found_.end());
+              best = &p;
             }
-            found_.resize(before);
           }
-          found_.insert(found_.end(), best.begin(), best.end());
+          if (best != nullptr) {
+            Profile chosen;
+            chosen.contractions = best->contractions;  // unknown loops were added above
+            out.Add(chosen, 1);
+          }
           break;
         }
         default:
@@ -126,30 +183,13 @@ class Counter {
           for (const Computation* callee : instr->called_computations()) {
             if (callee != nullptr && instr->opcode() != Opcode::kReduce &&
                 instr->opcode() != Opcode::kSort) {
-              Visit(*callee, times, in_loop, out);
+              out.Add(Get(*callee, in_loop), 1);
             }
           }
       }
     }
   }
 
-  void Finish(StageFlops& out) const {
-    absl::flat_hash_set<Dims> weight_dims;
-    for (const Instruction* w : weights_) weight_dims.insert(DimsOf(w->shape()));
-    for (const Contraction& k : found_) {
-      const double total = k.flops * k.executions;
-      ++out.dots;
-      if (!k.backward) {
-        out.forward += total;
-      } else if (weight_dims.contains(DimsOf(k.instr->shape()))) {
-        out.backward_weight += total;
-      } else {
-        out.backward_input += total;
-      }
-    }
-  }
-
- private:
   bool IsBackward(const Instruction& instr) const {
     const Metadata* m = instr.metadata();
     if (m == nullptr || m->op_name.empty()) return false;
@@ -157,8 +197,8 @@ class Counter {
   }
 
   const RE2& backward_;
-  std::vector<Contraction> found_;
-  std::vector<const Instruction*> weights_;
+  absl::flat_hash_map<std::pair<const Computation*, bool>, std::unique_ptr<Profile>> memo_;
+  absl::flat_hash_set<const Instruction*> weights_;
 };
 
 }  // namespace
@@ -172,8 +212,7 @@ absl::StatusOr<StageFlops> CountStageFlops(const Module& module, const FlopOptio
   StageFlops out;
   if (module.entry() == nullptr) return out;
   Counter counter(backward);
-  counter.Visit(*module.entry(), 1.0, false, out);
-  counter.Finish(out);
+  counter.Finish(counter.Get(*module.entry(), false), out);
   return out;
 }
 

@@ -2,6 +2,8 @@
 // counts are worked out in the comments.
 #include "analysis/pipeline/hlo_costs.h"
 
+#include <string>
+
 #include "gtest/gtest.h"
 #include "tests/test_util.h"
 
@@ -145,6 +147,29 @@ TEST(HloCosts, BadBackwardRegexIsAnError) {
   ASSERT_FALSE(f.ok());
   EXPECT_NE(MessageOf(f.status()).find("bad backward regular expression 'transpose('"),
             std::string::npos);
+}
+
+// f_k calls f_{k-1} from two sites, so the dot in f0 runs 2^40 times; each computation is
+// walked once (the walk per call path never finished on this module, from the hostile-input
+// suite). Dots count per call path, as for a computation called twice.
+TEST(HloCosts, FanOutCallGraphIsWalkedOncePerComputation) {
+  std::string text = R"hlo(HloModule fan
+f0 {
+  p = f32[2,2] parameter(0)
+  ROOT d = f32[2,2] dot(p, p), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+)hlo";
+  for (int i = 1; i <= 40; ++i) {
+    text += "f" + std::to_string(i) +
+            " {\n  p = f32[2,2] parameter(0)\n  a = f32[2,2] call(p), to_apply=f" +
+            std::to_string(i - 1) + "\n  ROOT b = f32[2,2] call(a), to_apply=f" +
+            std::to_string(i - 1) + "\n}\n";
+  }
+  text += "ENTRY e {\n  p = f32[2,2] parameter(0)\n  ROOT c = f32[2,2] call(p), to_apply=f40\n}\n";
+  const StageFlops f = Count(text);
+  // One 2x2x2 dot: 2 * 4 outputs * 2 = 16 FLOPs, 2^40 times.
+  EXPECT_DOUBLE_EQ(f.forward, 16.0 * 1099511627776.0);
+  EXPECT_EQ(f.dots, int64_t{1} << 40);
 }
 
 }  // namespace
