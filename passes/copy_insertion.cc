@@ -266,6 +266,13 @@ class Inserter {
   Module& module_;
   const CopyInsertionOptions& options_;
   DeepCopier copier_;
+  // The copy of each donated parameter element, with the output its buffer goes to.
+  struct DonatedCopy {
+    const Instruction* copy;
+    int64_t parameter;
+    ShapeIndex output;
+  };
+  std::vector<DonatedCopy> donated_copies_;
 };
 
 absl::Status Inserter::AddInterferenceCopies() {
@@ -436,7 +443,10 @@ absl::Status Inserter::AddInputOutputAliasCopies(const std::vector<InputOutputAl
       ReplaceUses(param, copy, users);
       if (was_root) entry->set_root(copy);
       for (const auto& [in, out] : in_to_out) {
-        if (Instruction* c = copier_.MadeAt(in)) readers.emplace_back(out, c);
+        if (Instruction* c = copier_.MadeAt(in)) {
+          readers.emplace_back(out, c);
+          donated_copies_.push_back({c, param->parameter_number(), out});
+        }
       }
     }
   }
@@ -510,7 +520,23 @@ absl::Status Inserter::AddRootCopies(const std::vector<InputOutputAlias>& aliase
             index, CopyRule::kEntryRootDuplicated,
             fmt::format("output {} shares its buffer with output {}", at, IndexText(*earlier)));
       }
-      if (!is_entry || Skipped(CopyRule::kEntryRootReadOnly)) return;
+      if (!is_entry) return;
+      // XLA adds its entry-root copies after removing copies, when the copy of a donated
+      // parameter is usually gone and the parameter's own buffer is what another output
+      // holds; it then copies that output, as its buffer belongs to the donated one. The same
+      // copy here, before copy-elision, lets the donated parameter's copy go.
+      for (ValueId v : values) {
+        if (Skipped(CopyRule::kEntryRootDuplicated)) break;
+        const HloValue& hv = flow.value(v);
+        for (const DonatedCopy& d : donated_copies_) {
+          if (hv.instruction != d.copy || d.output == index) continue;
+          selection.Add(index, CopyRule::kEntryRootDuplicated,
+                        fmt::format("output {} holds donated entry parameter {}, whose buffer "
+                                    "output {} takes",
+                                    at, d.parameter, IndexText(d.output)));
+        }
+      }
+      if (Skipped(CopyRule::kEntryRootReadOnly)) return;
       for (ValueId v : values) {
         const HloValue& hv = flow.value(v);
         if (!IsReadOnly(hv, module_, aliases)) continue;

@@ -23,7 +23,10 @@
 //  - entry-root-read-only: an entry output that may hold a constant or a parameter that is
 //    not donated (read-only data must not become an output buffer).
 //  - entry-root-duplicated: an entry output whose buffer an earlier output holds too (outputs
-//    are distinct buffers); when the later output is donated, the earlier one is copied.
+//    are distinct buffers); when the later output is donated, the earlier one is copied. Also
+//    an output holding a donated parameter's copy (input-output-alias) whose buffer another
+//    output takes: once copy-elision removes that copy, the output would hold the donated
+//    buffer (XLA finds this after its removal phase and copies the output then).
 //  - root-ambiguous: a root element of a control-flow computation that may be in several
 //    buffers.
 // Array elements only: tokens and other non-array leaves are never copied.
