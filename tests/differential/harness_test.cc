@@ -133,8 +133,10 @@ TEST(HarnessTest, SkipsWhatItCannotJudge) {
       RegisteredPasses(), {});
   EXPECT_EQ(unsupported.verdict, Verdict::kSkipped);
   EXPECT_EQ(unsupported.reason, "unsupported opcode 'cholesky'");
-  // One computation called from two sites: the alias analysis wants a flattened call graph.
-  ModuleResult refused = CheckModule(R"(
+  // One computation called from two sites, not flattened: as in XLA's alias analysis both
+  // calls' results are the callee root's one buffer (XLA flattens the call graph before it
+  // assigns buffers), so the second call overwrites the first: not buffer-safe as given.
+  ModuleResult shared = CheckModule(R"(
 HloModule m
 callee {
   x = f32[2] parameter(0)
@@ -145,6 +147,26 @@ ENTRY e {
   a = f32[2] call(p), to_apply=callee
   b = f32[2] call(a), to_apply=callee
   ROOT t = (f32[2], f32[2]) tuple(a, b)
+}
+)",
+                                    RegisteredPasses(), {});
+  EXPECT_EQ(shared.verdict, Verdict::kNotBaseline);
+  EXPECT_EQ(shared.reason, "buffer mode differs from value mode");
+  // A computation that is both a call's callee and a reducer: the alias analysis refuses it
+  // (as XLA's dataflow does), so buffer mode cannot be judged.
+  ModuleResult refused = CheckModule(R"(
+HloModule m
+callee {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT z = f32[] add(x, y)
+}
+ENTRY e {
+  p = f32[2] parameter(0)
+  s = f32[] parameter(1)
+  a = f32[] reduce(p, s), dimensions={0}, to_apply=callee
+  b = f32[] call(a, s), to_apply=callee
+  ROOT t = (f32[], f32[]) tuple(a, b)
 }
 )",
                                      RegisteredPasses(), {});
