@@ -578,17 +578,20 @@ absl::StatusOr<bool> CopyInsertion::Run(Module& module) {
   // XLA requires a flat call graph here; flattening first gives every callee one caller
   // (a no-op on modules that have that already).
   FlattenCallGraph flatten;
-  if (absl::StatusOr<bool> s = flatten.Run(module); !s.ok()) return s.status();
+  absl::StatusOr<bool> flattened = flatten.Run(module);
+  if (!flattened.ok()) return flattened.status();
   Inserter inserter(module, options_, report_);
   if (absl::Status s = inserter.AddInterferenceCopies(); !s.ok()) return s;
   if (absl::Status s = inserter.AddInputOutputAliasCopies(aliases); !s.ok()) return s;
   if (absl::Status s = inserter.AddRootCopies(aliases); !s.ok()) return s;
   // Fold the deep copies' tuples, as XLA does before removing copies.
   TupleSimplify simplify;
-  if (absl::StatusOr<bool> s = simplify.Run(module); !s.ok()) return s.status();
+  absl::StatusOr<bool> simplified = simplify.Run(module);
+  if (!simplified.ok()) return simplified.status();
   DeadCodeElimination dce;
-  if (absl::StatusOr<bool> s = dce.Run(module); !s.ok()) return s.status();
-  return !report_.copies.empty();
+  absl::StatusOr<bool> cleaned = dce.Run(module);
+  if (!cleaned.ok()) return cleaned.status();
+  return *flattened || !report_.copies.empty() || *simplified || *cleaned;
 }
 
 }  // namespace hloscope

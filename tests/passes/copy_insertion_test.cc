@@ -57,6 +57,7 @@ std::string BufferModeDifference(const Module& m) {
 struct Result {
   std::unique_ptr<Module> module;
   CopyInsertionReport report;
+  bool changed = false;
 };
 
 Result Insert(std::string_view text, CopyInsertionOptions options = {}) {
@@ -65,6 +66,7 @@ Result Insert(std::string_view text, CopyInsertionOptions options = {}) {
   CopyInsertion pass(std::move(options));
   absl::StatusOr<bool> changed = pass.Run(*r.module);
   EXPECT_TRUE(changed.ok()) << MessageOf(changed.status());
+  r.changed = changed.ok() && *changed;
   EXPECT_EQ(Verify(*r.module), "OK");
   r.report = pass.report();
   return r;
@@ -314,6 +316,7 @@ ENTRY e {
 })");
   ASSERT_NE(r.module, nullptr);
   EXPECT_NE(r.module->FindComputation("f.clone"), nullptr);
+  EXPECT_TRUE(r.changed);  // by the flattening, though no copy was needed
   EXPECT_EQ(BufferModeDifference(*r.module), "");
 }
 
