@@ -30,7 +30,18 @@ class ConflictFinder {
  public:
   ConflictFinder(const AliasAnalysis& alias, const ValueLiveness& live,
                  absl::Span<const InputOutputAlias> donated)
-      : flow_(alias.dataflow()), live_(live), donated_(donated) {}
+      : flow_(alias.dataflow()), live_(live), donated_(donated) {
+    // Text positions, for reads that dependencies leave unordered with a write.
+    uint32_t max_id = 0;
+    for (const Computation* c : flow_.module().computations()) {
+      for (const Instruction* i : c->instructions()) max_id = std::max(max_id, i->unique_id());
+    }
+    text_index_.assign(size_t{max_id} + 1, -1);
+    for (const Computation* c : flow_.module().computations()) {
+      int64_t k = 0;
+      for (const Instruction* i : c->instructions()) text_index_[i->unique_id()] = k++;
+    }
+  }
 
   std::optional<BufferConflict> InBuffer(const HloBuffer& buffer);
 
@@ -56,6 +67,7 @@ class ConflictFinder {
   const DataflowAnalysis& flow_;
   const ValueLiveness& live_;
   absl::Span<const InputOutputAlias> donated_;
+  std::vector<int64_t> text_index_;  // by unique id: position in its computation's text
 };
 
 BufferConflict ConflictFinder::Explain(ValueId live, ValueId overwrite,
@@ -101,7 +113,15 @@ bool ConflictFinder::Forced(ValueId a, ValueId b, const LiveRangeOrder& why) con
   if (why.rule != LiveRangeRule::kReadAfter || ordering.sequential()) return true;
   const Instruction& def = *flow_.value(b).instruction;
   for (const ValueUse& use : live_.uses(a)) {
-    if (use.instruction != &def && ordering.ExecutesBefore(def, *use.instruction)) return true;
+    const Instruction& u = *use.instruction;
+    if (&u == &def) continue;
+    if (ordering.ExecutesBefore(def, u)) return true;
+    // Unordered in one computation: the text order (the interpreter's, and the schedule a
+    // module without one usually gets) decides.
+    if (u.parent() == def.parent() && !ordering.ExecutesBefore(u, def) &&
+        text_index_[u.unique_id()] > text_index_[def.unique_id()]) {
+      return true;
+    }
   }
   return false;
 }

@@ -15,13 +15,14 @@
 // A module is consistent when no value of a buffer of the alias analysis is written while
 // another value of that buffer is live (ValueLiveness under the module's ExecutionOrdering: the
 // values of a buffer are totally ordered, each one's live range ending before the next is
-// defined). In a module that is not scheduled, a read merely unordered with a write into its
-// buffer (neither depends on the other) is left to the scheduler, which can put the read
-// first, as the text order usually does: only reads that must come after the write (or live
-// ranges that must span it: the entry's result, a loop's every iteration) are conflicts; in a
-// scheduled module the schedule decides. Read-only values (a constant, or an entry parameter
-// element that input_output_alias does not donate) take part in no conflict: XLA's copy
-// insertion copies them where they meet a written buffer as a matter of course, the
+// defined). In a module that is not scheduled, a read that dependencies leave unordered with
+// a write into its buffer is a conflict only when the text order (the order the interpreter
+// runs, and the schedule such a module usually gets) puts it after the write; reads in other
+// computations than the write are then left to the scheduler. Reads that must come after the
+// write, and live ranges that must span it (the entry's result, a loop's every iteration), are
+// always conflicts; in a scheduled module the schedule decides. Read-only values (a constant, or an
+// entry parameter element that input_output_alias does not donate) take part in no conflict: XLA's
+// copy insertion copies them where they meet a written buffer as a matter of course, the
 // interpreter's buffer mode keeps their bytes as if it had, and copy-elision never removes a
 // copy that would add such a write.
 // Buffers of tokens hold nothing, and those of tuples only a table of pointers to element

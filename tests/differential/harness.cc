@@ -1,11 +1,15 @@
 #include "tests/differential/harness.h"
 
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
+#include "analysis/alias.h"
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 #include "hlo/eval/evaluator.h"
 #include "hlo/eval/literal.h"
 #include "hlo/parser.h"
@@ -116,16 +120,102 @@ std::optional<Baseline> MakeBaseline(const Module& module, absl::Span<const Pass
   return b;
 }
 
+// Where buffers meet the entry's result, with bitcasts as aliases (storage as at run time):
+// pairs of outputs that share one buffer, and which entry parameter element's buffer is at
+// which output. nullopt when the alias analysis refuses the module.
+struct OutputStorage {
+  std::set<std::pair<std::string, std::string>> shared;
+  std::set<std::pair<std::string, std::string>> parameters;  // ("parameter 0{}", "{1}")
+};
+
+std::optional<OutputStorage> EntryOutputStorage(const Module& module) {
+  absl::StatusOr<std::unique_ptr<AliasAnalysis>> alias = AliasAnalysis::Run(module);
+  if (!alias.ok() || module.entry() == nullptr) return std::nullopt;
+  const DataflowAnalysis& flow = (*alias)->dataflow();
+  const Instruction& root = *module.entry()->root();
+  std::map<BufferId, std::vector<std::string>> outputs_of;
+  for (int32_t p = 0; p < flow.PositionCount(root); ++p) {
+    absl::Span<const ValueId> values = flow.ValuesAtPosition(root, p);
+    if (values.empty() || !flow.value(values.front()).shape->IsArray()) continue;
+    const ShapeIndex index = flow.IndexAt(root, p);
+    for (BufferId b : (*alias)->BuffersAt(root, index)) {
+      outputs_of[b].push_back(ShapeIndexToString(index));
+    }
+  }
+  OutputStorage out;
+  for (const auto& [b, outputs] : outputs_of) {
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      for (size_t j = i + 1; j < outputs.size(); ++j) {
+        if (outputs[i] != outputs[j]) out.shared.insert({outputs[i], outputs[j]});
+      }
+    }
+    for (ValueId v : (*alias)->buffers()[b].values) {
+      const HloValue& hv = flow.value(v);
+      if (hv.is_phi || hv.instruction->opcode() != Opcode::kParameter ||
+          hv.instruction->parent() != module.entry()) {
+        continue;
+      }
+      for (const std::string& o : outputs) {
+        out.parameters.insert({fmt::format("parameter {}{}", hv.instruction->parameter_number(),
+                                           ShapeIndexToString(hv.index)),
+                               o});
+      }
+    }
+  }
+  return out;
+}
+
+// What the pass did to the entry's result that XLA forbids; nullopt when nothing.
+std::optional<std::string> EntryOutputFailure(const OutputStorage& before,
+                                              const OutputStorage& after) {
+  for (const auto& [a, b] : after.shared) {
+    if (!before.shared.contains({a, b})) {
+      return fmt::format(
+          "entry outputs {} and {} now share one buffer (XLA gives each output its own: a copy "
+          "that kept them apart was removed)",
+          a, b);
+    }
+  }
+  for (const auto& [param, output] : after.parameters) {
+    if (!before.parameters.contains({param, output})) {
+      return fmt::format(
+          "the buffer of entry {} is now at output {} (a donated parameter belongs to its "
+          "input_output_alias output, a kept one to the caller: a copy was removed)",
+          param, output);
+    }
+  }
+  return std::nullopt;
+}
+
+std::set<std::string> CopyNames(const Module& module) {
+  std::set<std::string> names;
+  for (const Computation* c : module.computations()) {
+    for (const Instruction* i : c->instructions()) {
+      if (i->opcode() == Opcode::kCopy) names.insert(std::string(i->name()));
+    }
+  }
+  return names;
+}
+
 // Runs `pass` on a fresh parse of `text` and compares; the failure message or nullopt.
+// `removed` (optional) receives the names of the copies the pass removed.
 std::optional<std::string> RunPass(std::string_view text, const PassUnderTest& pass,
                                    const Baseline& baseline, const HarnessOptions& options,
-                                   bool* changed) {
+                                   bool* changed, std::set<std::string>* removed = nullptr) {
   auto module = ParseModule(text);
   if (!module.ok()) return "the module no longer parses: " + MessageOf(module.status());
+  const std::optional<OutputStorage> outputs_before = EntryOutputStorage(**module);
+  const std::set<std::string> copies_before = CopyNames(**module);
   std::unique_ptr<Pass> p = pass.make();
   absl::StatusOr<bool> ran = p->Run(**module);
   if (!ran.ok()) return "the pass failed: " + MessageOf(ran.status());
   if (changed != nullptr) *changed = *ran;
+  if (removed != nullptr) {
+    const std::set<std::string> copies_after = CopyNames(**module);
+    for (const std::string& name : copies_before) {
+      if (!copies_after.contains(name)) removed->insert(name);
+    }
+  }
   if (absl::Status s = VerifyModule(**module); !s.ok())
     return "the transformed module does not verify: " + MessageOf(s);
   std::vector<std::string> overwrites;
@@ -149,7 +239,24 @@ std::optional<std::string> RunPass(std::string_view text, const PassUnderTest& p
       }
     }
   }
+  if (outputs_before) {
+    if (std::optional<OutputStorage> after = EntryOutputStorage(**module)) {
+      if (auto failure = EntryOutputFailure(*outputs_before, *after)) return failure;
+    }
+  }
   return std::nullopt;
+}
+
+// A pass that must leave unsafe modules alone, run on one: the failure, if it changed it.
+std::optional<std::string> ChangesUnsafeModule(std::string_view text, const PassUnderTest& pass) {
+  auto module = ParseModule(text);
+  if (!module.ok()) return std::nullopt;
+  absl::StatusOr<bool> ran = pass.make()->Run(**module);
+  if (!ran.ok()) return "the pass failed: " + MessageOf(ran.status());
+  if (!*ran) return std::nullopt;
+  return std::string(
+      "changed a module that is not buffer-safe as given (buffer mode differs from value "
+      "mode): its decisions assume buffers without conflicts");
 }
 
 }  // namespace
@@ -157,13 +264,15 @@ std::optional<std::string> RunPass(std::string_view text, const PassUnderTest& p
 std::vector<PassUnderTest> RegisteredPasses() {
   std::vector<PassUnderTest> passes;
   for (const PassRegistry::Entry* e : PassRegistry::Global().Entries()) {
-    passes.push_back(PassUnderTest{e->name, e->factory, false});
+    const bool elision = e->name == "copy-elision";
+    passes.push_back(PassUnderTest{e->name, e->factory, false, elision, ""});
     // The registry makes passes with default options only; copy-elision's other bitcast
     // assumption is a different set of decisions, so it is tested as a pass of its own.
-    if (e->name == "copy-elision") {
-      passes.push_back(PassUnderTest{
-          "copy-elision[bitcast_defines_value]",
-          [] { return std::make_unique<CopyElision>(CopyElisionOptions{true}); }, true});
+    if (elision) {
+      passes.push_back(
+          PassUnderTest{"copy-elision[bitcast_defines_value]",
+                        [] { return std::make_unique<CopyElision>(CopyElisionOptions{true}); },
+                        true, true, "copy-elision"});
     }
   }
   return passes;
@@ -189,14 +298,39 @@ ModuleResult CheckModule(std::string_view text, absl::Span<const PassUnderTest> 
   std::unique_ptr<Module> module = Load(text, result);
   if (module == nullptr) return result;
   std::optional<Baseline> baseline = MakeBaseline(*module, passes, options, result);
-  if (!baseline) return result;
+  if (!baseline) {
+    if (result.verdict != Verdict::kNotBaseline) return result;
+    for (const PassUnderTest& pass : passes) {
+      if (!pass.leaves_unsafe_modules_alone) continue;
+      if (auto failure = ChangesUnsafeModule(text, pass)) {
+        result.verdict = Verdict::kFail;
+        result.failures.push_back({pass.name, std::move(*failure)});
+      }
+    }
+    return result;
+  }
+  std::map<std::string, std::set<std::string>> removed;
   for (const PassUnderTest& pass : passes) {
     bool changed = false;
-    if (auto failure = RunPass(text, pass, *baseline, options, &changed)) {
+    if (auto failure = RunPass(text, pass, *baseline, options, &changed, &removed[pass.name])) {
       result.verdict = Verdict::kFail;
       result.failures.push_back({pass.name, std::move(*failure)});
     }
     if (changed) result.changed_by.push_back(pass.name);
+  }
+  for (const PassUnderTest& pass : passes) {
+    const std::string& other = pass.removes_subset_of;
+    // Checked even when either pass failed otherwise: a removal can break several rules.
+    if (other.empty() || !removed.contains(other)) continue;
+    std::vector<std::string> extra;
+    for (const std::string& name : removed[pass.name]) {
+      if (!removed[other].contains(name)) extra.push_back("%" + name);
+    }
+    if (!extra.empty()) {
+      result.verdict = Verdict::kFail;
+      result.failures.push_back({pass.name, fmt::format("removes copies that '{}' keeps: {}", other,
+                                                        fmt::join(extra, ", "))});
+    }
   }
   return result;
 }

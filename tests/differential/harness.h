@@ -12,6 +12,16 @@
 // transformed, verified, run in buffer mode with the pass's bitcast option, and compared with
 // the expected results (eval::FirstDifference). Modules the interpreter cannot run (an
 // unsupported opcode, too large, alias analysis refusing them) are skipped with the reason.
+//
+// Besides the results, three safety properties that equal results cannot show (issue 19):
+//  - entry outputs: a pass may not make two array positions of the entry's result one buffer,
+//    nor put an entry parameter's buffer at an output it was not at (a donated parameter
+//    belongs to its input_output_alias output, a kept one to the caller), with bitcasts as
+//    aliases as at run time;
+//  - a pass with `removes_subset_of` (copy-elision with bitcasts as new values) removes only
+//    copies that the named pass (copy-elision) removes from the same module;
+//  - a pass with `leaves_unsafe_modules_alone` (copy-elision) must not change a module that is
+//    not buffer-safe as given (kNotBaseline): its reasoning assumes buffers without conflicts.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +31,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/types/span.h"
@@ -38,21 +49,37 @@ struct HarnessOptions {
 
 // A pass as the harness runs it.
 struct PassUnderTest {
+  PassUnderTest() = default;
+  PassUnderTest(std::string name, std::function<std::unique_ptr<Pass>()> make,
+                bool bitcast_defines_value = false, bool leaves_unsafe_modules_alone = false,
+                std::string removes_subset_of = "")
+      : name(std::move(name)),
+        make(std::move(make)),
+        bitcast_defines_value(bitcast_defines_value),
+        leaves_unsafe_modules_alone(leaves_unsafe_modules_alone),
+        removes_subset_of(std::move(removes_subset_of)) {}
+
   std::string name;  // as reported, e.g. "dce"
   std::function<std::unique_ptr<Pass>()> make;
   // Buffer mode's bitcast option for the transformed module: the assumption the pass made.
   bool bitcast_defines_value = false;
+  // A module that is not buffer-safe as given must come out unchanged.
+  bool leaves_unsafe_modules_alone = false;
+  // The copies this pass removes must be among those the pass of this name removes.
+  std::string removes_subset_of;
 };
 
 // Every pass of PassRegistry::Global(), in name order (passes registered later are covered
 // without changing the harness), plus copy-elision with bitcast_defines_value=true (named
-// "copy-elision[bitcast_defines_value]", run in buffer mode with that option).
+// "copy-elision[bitcast_defines_value]", run in buffer mode with that option, removing a
+// subset of what copy-elision removes). Both copy-elisions leave unsafe modules alone.
 std::vector<PassUnderTest> RegisteredPasses();
 
 enum class Verdict {
   kPass,         // every pass preserved the results
   kFail,         // some pass did not (see failures)
-  kNotBaseline,  // the original is not buffer-safe: buffer mode != value mode
+  kNotBaseline,  // the original is not buffer-safe: buffer mode != value mode (a pass that
+                 // must leave such modules alone and changes one makes it kFail)
   kSkipped,      // the module cannot be judged (see reason)
 };
 std::string_view VerdictName(Verdict v);

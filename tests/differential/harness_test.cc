@@ -105,7 +105,11 @@ ENTRY e {
 TEST(HarnessTest, ReducesTheFailingModuleAndPrintsIt) {
   std::string report = ReduceAndDescribe(kNeededCopy, BrokenPass(), {});
   fmt::print("{}\n", report);
-  EXPECT_NE(report.find("pass 'remove-all-copies' changes the result: seed"), std::string::npos);
+  // The smallest module that still fails may fail another check than the results: here the
+  // parameter's buffer reaching the entry's result once its copy is gone.
+  EXPECT_NE(report.find("pass 'remove-all-copies' changes the result: the buffer of entry "
+                        "parameter 0{} is now at output {}"),
+            std::string::npos);
   EXPECT_NE(report.find("copy("), std::string::npos);  // the needed copy stays
   EXPECT_EQ(report.find("tanh("), std::string::npos);  // dead code went
   EXPECT_EQ(report.find("multiply("), std::string::npos);
