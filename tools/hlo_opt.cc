@@ -22,6 +22,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "analysis/in_place_hazards.h"
 #include "fmt/core.h"
 #include "hlo/checked_int.h"
 #include "hlo/module.h"
@@ -70,6 +71,12 @@ OPTIONS:
   --stats                Print statistics instead of the module: instructions per opcode,
                          computations, total bytes of all instruction results, parse and
                          verify time, and the in-memory size of the IR per instruction.
+  --check-in-place       List in-place fusions (dynamic-update-slice or scatter roots,
+                         output_to_operand_aliasing) that also read the operand they update
+                         where the update may already have written (a slice, gather or
+                         dynamic-slice at another offset; not the same-index
+                         read-modify-write), naming fusion, parameter and reader, instead of
+                         printing the module (after --passes). Exit status 0 either way.
 %ANALYSIS%%MEMORY%%COPYREPORT%  -h, --help             Show this help, then exit.
 
 EXIT STATUS:
@@ -87,6 +94,7 @@ struct Flags {
   bool verify_each = false;
   bool no_metadata = false;
   bool stats = false;
+  bool check_in_place = false;
   bool help = false;
   int jobs = 0;  // 0: one per core
   PrintStyle style = PrintStyle::kCanonical;
@@ -185,6 +193,8 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
       ok = no_value(&flags->no_metadata);
     } else if (name == "--stats") {
       ok = no_value(&flags->stats);
+    } else if (name == "--check-in-place") {
+      ok = no_value(&flags->check_in_place);
     } else if (name == "--help" || name == "-h") {
       ok = no_value(&flags->help);
     } else {
@@ -282,6 +292,14 @@ void AppendStats(const Module& module, const Timings& t, std::string& out) {
   for (const auto& [name, count] : sorted) out += fmt::format("  {:<28}{:>8}\n", name, count);
 }
 
+// --check-in-place: the hazards of analysis/in_place_hazards.h, one line each.
+void AppendInPlaceHazards(const Module& module, std::string& out) {
+  const InPlaceHazardReport r = FindInPlaceHazards(module);
+  out += fmt::format("in-place hazards in {}: {} in {} in-place fusions\n", module.name(),
+                     r.hazards.size(), r.in_place_fusions);
+  for (const InPlaceHazard& h : r.hazards) out += fmt::format("  {}\n", h.message);
+}
+
 double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -319,6 +337,8 @@ absl::Status ProcessModule(const InputChunk& chunk, std::string_view filename, c
   }
   if (flags.stats) {
     AppendStats(**module, timings, out);
+  } else if (flags.check_in_place) {
+    AppendInPlaceHazards(**module, out);
   } else if (flags.analysis.any()) {
     if (absl::Status s = AppendAnalysisReports(**module, flags.analysis, out); !s.ok()) return s;
   } else {
