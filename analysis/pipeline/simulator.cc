@@ -132,6 +132,13 @@ class Simulator {
     waiters_[key] = -1;
   }
 
+  // Rank r waits for `key`: woken by Publish.
+  void Wait(int32_t r, int64_t key) {
+    next_waiter_[r] = waiters_[key];
+    waiters_[key] = r;
+    blocked_on_[r] = key;
+  }
+
   // Runs rank r until it finishes or waits for an input that is not there yet.
   void Advance(int32_t r) {
     const auto& row = s_.rows[r];
@@ -141,15 +148,40 @@ class Simulator {
     Dep deps[2];
     for (; k < row.size(); ++k) {
       const Action& a = row[k];
+      if (a.overlaps_next && (k == 0 || !row[k - 1].overlaps_next)) {
+        // An OVERLAP_F_B group starts once every part's input is there, as PyTorch places it
+        // (validate.h refuses a part that needs another part of its group).
+        double group_start = clock;
+        bool blocked = false;
+        for (size_t j = k; j < row.size() && !blocked; ++j) {
+          const int n = Deps(r, row[j], deps);
+          for (int i = 0; i < n && !blocked; ++i) {
+            const double v = value_[deps[i].key];
+            if (std::isnan(v)) {
+              Wait(r, deps[i].key);
+              blocked = true;
+            } else {
+              group_start = std::max(group_start, v + deps[i].lag);
+            }
+          }
+          if (!row[j].overlaps_next) break;
+        }
+        if (blocked) break;
+        clock = group_start;
+        // Its results leave the rank when the whole group is done: PyTorch sends after the cell.
+        group_end_ = group_start;
+        for (size_t j = k; j < row.size(); ++j) {
+          group_end_ += c_.Duration(row[j]);
+          if (!row[j].overlaps_next) break;
+        }
+      }
       double start = clock;
       const int n = Deps(r, a, deps);
       bool blocked = false;
       for (int i = 0; i < n; ++i) {
         const double v = value_[deps[i].key];
         if (std::isnan(v)) {
-          next_waiter_[r] = waiters_[deps[i].key];
-          waiters_[deps[i].key] = r;
-          blocked_on_[r] = deps[i].key;
+          Wait(r, deps[i].key);
           blocked = true;
           break;
         }
@@ -159,13 +191,15 @@ class Simulator {
       const double end = start + c_.Duration(a);
       timing[k] = {start, end};
       clock = end;
-      Finish(r, a, start, end);
+      const bool in_group = a.overlaps_next || (k > 0 && row[k - 1].overlaps_next);
+      Finish(r, a, start, end, in_group ? group_end_ : end);
     }
     pc_[r] = k;
     clock_[r] = clock;
   }
 
-  void Finish(int32_t r, const Action& a, double start, double end) {
+  // `ready`: when other actions may use the result (the end, or the end of its OVERLAP_F_B group).
+  void Finish(int32_t r, const Action& a, double start, double end, double ready) {
     const int32_t s = a.stage, m = a.microbatch;
     RankStats& st = out_.ranks[r];
     switch (a.kind) {
@@ -176,7 +210,7 @@ class Simulator {
         return;
       case ActionKind::kForward:
         st.busy_time += end - start;
-        Publish(Key(kForwardEnd, s, m), end);
+        Publish(Key(kForwardEnd, s, m), ready);
         live_[r] += c_.Bytes(s, m);
         ++live_count_[r];
         out_.memory[r].push_back({start, live_[r]});
@@ -189,14 +223,14 @@ class Simulator {
       case ActionKind::kBackward:
       case ActionKind::kBackwardWeight:
         st.busy_time += end - start;
-        if (a.kind == ActionKind::kBackward) Publish(Key(kGradEnd, s, m), end);
+        if (a.kind == ActionKind::kBackward) Publish(Key(kGradEnd, s, m), ready);
         live_[r] -= c_.Bytes(s, m);
         --live_count_[r];
         out_.memory[r].push_back({end, live_[r]});
         return;
       case ActionKind::kBackwardInput:
         st.busy_time += end - start;
-        Publish(Key(kGradEnd, s, m), end);
+        Publish(Key(kGradEnd, s, m), ready);
         return;
       case ActionKind::kSendForward:
         Publish(Key(kSendFStart, s, m), start);
@@ -324,6 +358,7 @@ class Simulator {
   std::vector<double> live_;
   std::vector<int64_t> live_count_;
   std::vector<int32_t> ready_;
+  double group_end_ = 0;  // end of the OVERLAP_F_B group being run (groups never block inside)
   Simulation out_;
 };
 

@@ -11,7 +11,9 @@
 //   RECV      comm_time after its SEND starts (so with no hop time a RECV may share its SEND's
 //   step)
 //   UNSHARD, RESHARD, REDUCE_GRAD: no inputs; they take the cost model's time (0 unless given)
-// The parts of an OVERLAP_F_B cell run one after the other, as PyTorch's runtime runs them.
+// An OVERLAP_F_B group starts when the inputs of all its parts are there (PyTorch places it only
+// then), its parts run one after the other, as PyTorch's runtime runs them, and their results
+// are there for other actions when the group ends (PyTorch sends after the cell).
 // Memory: F(s,m) makes bytes(s,m) live when it starts; B(s,m) or W(s,m) frees them when it ends;
 // I frees nothing (its weight backward still needs the activations).
 // Not modelled: link bandwidth and contention (every hop costs comm_time however many transfers

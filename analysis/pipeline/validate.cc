@@ -153,6 +153,14 @@ class Validator {
   void Require(int32_t r, int32_t k, ActionKind kind, int32_t stage, int32_t mb,
                std::string_view why) {
     const Pos p = index_->Find(kind, stage, mb);
+    if (p.found() && p.rank == r && p.step >= group_start_ && p.step < k) {
+      // PyTorch places an OVERLAP_F_B cell only when all its parts' inputs are there, so a part
+      // cannot use another part's output: its _add_send_recv reports such a schedule malformed.
+      Mark(r, k,
+           StrCat("needs ", Name(kind, stage, mb), " (", why,
+                  ") from its own OVERLAP_F_B group, whose parts start together"));
+      return;
+    }
     if (p.found() && p.rank == r && p.step < k) return;
     if (!p.found()) {
       Mark(r, k, StrCat("needs ", Name(kind, stage, mb), " (", why, "), which is missing"));
@@ -179,6 +187,7 @@ class Validator {
       for (int32_t k = 0; k < static_cast<int32_t>(row.size()); ++k) {
         const Action& a = row[k];
         const int32_t s = a.stage, m = a.microbatch;
+        if (k == 0 || !row[k - 1].overlaps_next) group_start_ = k;
         switch (a.kind) {
           case ActionKind::kIdle:
           case ActionKind::kUnshard:
@@ -278,6 +287,7 @@ class Validator {
   std::optional<ActionIndex> index_;  // built once the sizes are known to be sane
   const bool lowered_;
   std::vector<GridMark> marks_;
+  int32_t group_start_ = 0;  // first cell of the OVERLAP_F_B group of the cell being checked
 };
 
 }  // namespace

@@ -99,6 +99,37 @@ TEST(PytorchLowering, LockstepGridReportsAScheduleThatStops) {
   EXPECT_FALSE(LockstepGrid(FromText({{"0B0"}})).ok());  // invalid: refused before stepping
 }
 
+// PyTorch places an OVERLAP_F_B cell when the inputs of all its parts are there: the group
+// starts then (here 0F1 waits for 1B0, which 0B0 needs), its results leave when it ends (1F1
+// waits for the group, not just 0F1), and a part may not need another part.
+TEST(PytorchLowering, OverlapGroupStartsWhenAllItsInputsAreThere) {
+  const Schedule s = FromCsv("0F0,(0F1;0B0)OVERLAP_F_B,0B1\n1F0,1B0,1F1,1B1\n");
+  absl::StatusOr<Simulation> sim = Simulate(s, CostModel::UnitSteps(s));
+  ASSERT_TRUE(sim.ok()) << sim.status();
+  EXPECT_DOUBLE_EQ(sim->timing[0][1].start, 3);  // 0F1, after 1B0 ends at 3
+  EXPECT_DOUBLE_EQ(sim->timing[0][2].start, 4);  // 0B0
+  EXPECT_DOUBLE_EQ(sim->timing[1][2].start, 5);  // 1F1, after the group ends
+  EXPECT_DOUBLE_EQ(sim->makespan, 8);
+  // Lowered, the RECV the backward part needs comes before the group: the same timing.
+  absl::StatusOr<Schedule> low = AddSendRecv(s);
+  ASSERT_TRUE(low.ok());
+  EXPECT_EQ(Csv(*low),
+            "0F0,0SEND_F0,0RECV_B0,(0F1;0B0)OVERLAP_F_B,0SEND_F1,0RECV_B1,0B1\n"
+            "1RECV_F0,1F0,1B0,1SEND_B0,1RECV_F1,1F1,1B1,1SEND_B1\n");
+  CostModel costs = CostModel::UnitSteps(*low);
+  costs.send_time = costs.recv_time = 0;
+  absl::StatusOr<Simulation> lowered = Simulate(*low, costs);
+  ASSERT_TRUE(lowered.ok()) << lowered.status();
+  EXPECT_DOUBLE_EQ(lowered->makespan, 8);
+
+  const Schedule inner = FromCsv("(0F0;0B0)OVERLAP_F_B\n");
+  absl::Status st = ValidateSchedule(inner);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("needs 0F0 (its forward) from its own OVERLAP_F_B group"),
+            absl::string_view::npos)
+      << st;
+}
+
 TEST(PytorchLowering, StageActionsAreCheckedAndCostTime) {
   // A stage action must name a stage of its own rank.
   const Schedule wrong = FromCsv("0F0,1UNSHARD,0B0\n1F0,1B0\n");

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analysis/pipeline/lowering.h"
+#include "analysis/pipeline/pytorch_lowering.h"
 #include "analysis/pipeline/schedule_csv.h"
 #include "analysis/pipeline/simulator.h"
 #include "gtest/gtest.h"
@@ -42,7 +43,22 @@ void Exercise(const std::string& csv) {
     ASSERT_TRUE(low.ok()) << low.status();
     // A compute-only schedule that runs lowers to one that runs (lowering.h).
     EXPECT_TRUE(Simulate(*low, CostModel::UnitSteps(*low)).ok()) << csv;
+    // So does PyTorch's lowering, and its lockstep grid keeps making progress.
+    absl::StatusOr<Schedule> eager = AddSendRecvEager(AddReduceGrad(AddUnshardReshard(*s)));
+    ASSERT_TRUE(eager.ok()) << eager.status() << "\n" << csv;
+    EXPECT_TRUE(Simulate(*eager, CostModel::UnitSteps(*eager)).ok()) << csv;
+    EXPECT_TRUE(LockstepGrid(*eager).ok()) << csv;
+  } else {
+    // A lowered schedule that runs: its lockstep grid ends or says it stops, never hangs.
+    absl::StatusOr<Schedule> grid = LockstepGrid(*s);
+    if (!grid.ok()) {
+      EXPECT_FALSE(grid.status().message().empty());
+    }
   }
+  // What --dump-csv writes loads back to the same rows.
+  absl::StatusOr<Schedule> back = ParseScheduleCsv(DumpScheduleCsv(DropIdle(*s)));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->rows, DropIdle(*s).rows) << csv;
   EXPECT_TRUE(AlignToSteps(*s).ok());
 }
 
@@ -56,11 +72,15 @@ Action RandomAction(std::mt19937& rng, int32_t stages, int32_t mbs) {
 
 TEST(ScheduleRobustness, MutatedSchedulesRunOrFailCleanly) {
   std::mt19937 rng(20240611);
-  for (const char* name : {"1f1b", "interleaved:2", "zb-h1", "zb-v"}) {
+  for (const char* name : {"1f1b", "interleaved:2", "zb-h1", "zb-v", "dualpipev",
+                           "interleaved-zb:2", "looped-bfs:2"}) {
     const Schedule base = Generate(name, 3, 6);
     absl::StatusOr<Schedule> lowered = AddSendRecv(base);
     ASSERT_TRUE(lowered.ok());
-    for (const Schedule* original : std::initializer_list<const Schedule*>{&base, &*lowered}) {
+    absl::StatusOr<Schedule> pytorch = AddSendRecvEager(AddReduceGrad(AddUnshardReshard(base)));
+    ASSERT_TRUE(pytorch.ok());
+    for (const Schedule* original :
+         std::initializer_list<const Schedule*>{&base, &*lowered, &*pytorch}) {
       for (int trial = 0; trial < 150; ++trial) {
         Schedule s = *original;
         const int edits = 1 + static_cast<int>(rng() % 3);
@@ -68,7 +88,7 @@ TEST(ScheduleRobustness, MutatedSchedulesRunOrFailCleanly) {
           auto& row = s.rows[rng() % s.rows.size()];
           if (row.empty()) continue;
           const size_t i = rng() % row.size(), j = rng() % row.size();
-          switch (rng() % 5) {
+          switch (rng() % 6) {
             case 0:
               std::swap(row[i], row[j]);
               break;
@@ -84,6 +104,9 @@ TEST(ScheduleRobustness, MutatedSchedulesRunOrFailCleanly) {
             case 4:
               row[i] = Action::Idle();
               break;
+            case 5:  // join or split an OVERLAP_F_B group
+              row[i].overlaps_next = !row[i].overlaps_next;
+              break;
           }
         }
         Exercise(DumpScheduleCsv(s));
@@ -94,8 +117,12 @@ TEST(ScheduleRobustness, MutatedSchedulesRunOrFailCleanly) {
 
 TEST(ScheduleRobustness, RandomBytesInCsv) {
   std::mt19937 rng(7);
-  const std::string csv = DumpScheduleCsv(Generate("1f1b", 3, 4));
-  const std::string alphabet = "0123456789FBIWSENDRCV_,\n \"x";
+  std::string csv = DumpScheduleCsv(Generate("1f1b", 3, 4));
+  absl::StatusOr<Schedule> dpv =
+      AddSendRecvEager(AddReduceGrad(AddUnshardReshard(Generate("dualpipev", 2, 4))));
+  ASSERT_TRUE(dpv.ok());
+  csv += DumpScheduleCsv(*dpv);  // overlap cells and stage actions, as ranks 3 and 4
+  const std::string alphabet = "0123456789FBIWSENDRCV_,\n \"x();OVERLAP_FUNSHARDG";
   for (int trial = 0; trial < 400; ++trial) {
     std::string text = csv;
     const int edits = 1 + static_cast<int>(rng() % 4);
