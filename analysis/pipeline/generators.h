@@ -1,6 +1,9 @@
 // Compute-only schedules (F/B/I/W, no SEND/RECV, no idle cells) of the published families. Each
 // returns per-rank program order; timing comes from the simulator. `p` is the number of ranks,
-// `m` the number of microbatches, `v` the number of stages per rank.
+// `m` the number of microbatches, `v` the number of stages per rank. Every family but zb-h1 is
+// the PyTorch schedule class of that name (torch.distributed.pipelining), order for order, with
+// PyTorch's limits on p and m (tests/pipeline/pytorch_golden_test.cc; docs/pipeline.md lists the
+// deliberate differences).
 //
 //   gpipe          p stages. All forwards, then all backwards (B). Every rank holds m
 //                  microbatches of activations at its peak.
