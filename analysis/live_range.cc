@@ -149,18 +149,19 @@ bool ValueLiveness::UseBefore(const HloValue& a, const ValueUse& use, const HloV
     }
   }
   // Read inside a loop that does not define `a`: on every iteration, so after anything the
-  // loop defines.
-  for (const Instruction* at = &u; at != nullptr;) {
-    const Computation* c = at->parent();
-    const Instruction* caller = ordering_.CallerOf(*c);
-    if (caller == nullptr) break;
-    if (caller->opcode() == Opcode::kWhile && !ordering_.IsNestedIn(*a.instruction, *c) &&
-        ((caller->while_body() && ordering_.IsNestedIn(d, *caller->while_body())) ||
-         (caller->while_condition() && ordering_.IsNestedIn(d, *caller->while_condition())))) {
+  // loop defines. Only loops holding both the use and b's definition matter: from the
+  // innermost instruction calling into both, outwards, until a while whose callee holding the
+  // use does not hold `a` (the rule applies) or a callee that holds `a` (then every one
+  // further out does too). Walking from the use to the entry instead cost the nesting depth
+  // per use.
+  auto [caller, c] = ordering_.InnermostCommonCaller(u, d);
+  while (caller != nullptr && !ordering_.IsNestedIn(*a.instruction, *c)) {
+    if (caller->opcode() == Opcode::kWhile) {
       out = {LiveRangeRule::kEveryIteration, &use, nullptr, caller};
       return false;
     }
-    at = caller;
+    c = caller->parent();
+    caller = ordering_.CallerOf(*c);
   }
   if (ordering_.ExecutesBefore(u, d)) return true;
   out = {LiveRangeRule::kReadAfter, &use, nullptr, nullptr};

@@ -81,12 +81,6 @@ std::optional<std::pair<size_t, size_t>> BranchSlots(const Instruction& conditio
   return std::pair{sa, sb};
 }
 
-struct Ancestry {
-  const Computation* computation;
-  const Instruction* instr;  // the ancestor in `computation`
-  const Computation* child;  // the callee it was reached from (nullptr for the start)
-};
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ExecutionOrdering>> ExecutionOrdering::Run(const Module& module) {
@@ -117,6 +111,7 @@ absl::StatusOr<std::unique_ptr<ExecutionOrdering>> ExecutionOrdering::Run(const 
       if (absl::Status s = NumberTopologically(*c, o->position_); !s.ok()) return s;
     }
   }
+  o->BuildCallerForest(module);
   return o;
 }
 
@@ -125,13 +120,82 @@ const Instruction* ExecutionOrdering::CallerOf(const Computation& c) const {
   return it == caller_.end() ? nullptr : it->second;
 }
 
-bool ExecutionOrdering::IsNestedIn(const Instruction& instr, const Computation& c) const {
-  const Instruction* at = &instr;
-  for (int guard = 0; at != nullptr && guard < 64; ++guard) {
-    if (at->parent() == &c) return true;
-    at = CallerOf(*at->parent());
+void ExecutionOrdering::BuildCallerForest(const Module& module) {
+  const auto computations = module.computations();
+  const int32_t n = static_cast<int32_t>(computations.size());
+  computations_.assign(computations.begin(), computations.end());
+  for (int32_t k = 0; k < n; ++k) node_[computations[k]] = k;
+  std::vector<int32_t> parent(n, -1);
+  std::vector<std::vector<int32_t>> children(n);
+  for (int32_t k = 0; k < n; ++k) {
+    if (const Instruction* caller = CallerOf(*computations[k])) {
+      auto it = node_.find(caller->parent());
+      if (it != node_.end() && it->second != k) {
+        parent[k] = it->second;
+        children[it->second].push_back(k);
+      }
+    }
   }
-  return false;
+  // Pre/post numbers and depths by an explicit-stack walk (a chain may be 100,000 loops deep).
+  // A cycle of callers (not a valid module) is cut where the walk meets a visited node.
+  depth_.assign(n, 0);
+  pre_.assign(n, -1);
+  post_.assign(n, -1);
+  int32_t clock = 0, max_depth = 0;
+  std::vector<std::pair<int32_t, size_t>> stack;
+  auto walk = [&](int32_t root) {
+    pre_[root] = clock++;
+    stack.push_back({root, 0});
+    while (!stack.empty()) {
+      auto& [v, next] = stack.back();
+      if (next < children[v].size()) {
+        const int32_t w = children[v][next++];
+        if (pre_[w] >= 0) continue;
+        depth_[w] = depth_[v] + 1;
+        max_depth = std::max(max_depth, depth_[w]);
+        pre_[w] = clock++;
+        stack.push_back({w, 0});
+        continue;
+      }
+      post_[v] = clock++;
+      stack.pop_back();
+    }
+  };
+  for (int32_t k = 0; k < n; ++k)
+    if (parent[k] < 0) walk(k);
+  for (int32_t k = 0; k < n; ++k)
+    if (pre_[k] < 0) {  // only on a cycle of callers
+      parent[k] = -1;
+      walk(k);
+    }
+  // up_[j][k]: the ancestor 2^j levels above k (-1 past the root), for climbs in O(log depth).
+  up_.assign(1, parent);
+  for (int32_t reach = 1; reach < max_depth; reach *= 2) {
+    const std::vector<int32_t>& prev = up_.back();
+    std::vector<int32_t> next(n, -1);
+    for (int32_t k = 0; k < n; ++k) next[k] = prev[k] < 0 ? -1 : prev[prev[k]];
+    up_.push_back(std::move(next));
+  }
+}
+
+int32_t ExecutionOrdering::NodeOf(const Computation& c) const {
+  auto it = node_.find(&c);
+  return it == node_.end() ? -1 : it->second;
+}
+
+int32_t ExecutionOrdering::Ancestor(int32_t node, int32_t levels) const {
+  for (size_t j = 0; node >= 0 && levels > 0; ++j, levels >>= 1) {
+    if (levels & 1) node = j < up_.size() ? up_[j][node] : -1;
+  }
+  return node;
+}
+
+bool ExecutionOrdering::IsNestedIn(const Instruction& instr, const Computation& c) const {
+  if (instr.parent() == &c) return true;
+  const int32_t p = NodeOf(*instr.parent()), q = NodeOf(c);
+  if (p < 0 || q < 0) return false;
+  // In the caller forest, c is an ancestor of instr's computation: its interval holds p's.
+  return pre_[q] < pre_[p] && post_[p] < post_[q];
 }
 
 bool ExecutionOrdering::Reaches(const Instruction& a, const Instruction& b) const {
@@ -205,25 +269,47 @@ bool ExecutionOrdering::BeforeInComputation(const Instruction& a, const Instruct
 
 ExecutionOrdering::Meeting ExecutionOrdering::Meet(const Instruction& a,
                                                    const Instruction& b) const {
-  auto chain = [&](const Instruction& start) {
-    absl::InlinedVector<Ancestry, 6> out;
-    const Instruction* at = &start;
-    const Computation* child = nullptr;
-    while (at != nullptr && out.size() < 64) {
-      out.push_back({at->parent(), at, child});
-      child = at->parent();
-      at = CallerOf(*at->parent());
+  if (a.parent() == b.parent()) return {&a, &b, nullptr, nullptr};
+  const int32_t x = NodeOf(*a.parent()), y = NodeOf(*b.parent());
+  if (x < 0 || y < 0) return {};
+  // The innermost common ancestor in the caller forest: lift the deeper node to the other's
+  // depth, then both by decreasing powers of two while they stay apart.
+  int32_t u = Ancestor(x, depth_[x] - std::min(depth_[x], depth_[y]));
+  int32_t v = Ancestor(y, depth_[y] - std::min(depth_[x], depth_[y]));
+  if (u != v) {
+    for (size_t j = up_.size(); j-- > 0;) {
+      if (up_[j][u] != up_[j][v]) {
+        u = up_[j][u];
+        v = up_[j][v];
+      }
     }
-    return out;
-  };
-  const auto ca = chain(a);
-  const auto cb = chain(b);
-  for (const Ancestry& x : ca) {
-    for (const Ancestry& y : cb) {
-      if (x.computation == y.computation) return {x.instr, y.instr, x.child, y.child};
-    }
+    u = up_[0][u];
+    v = up_[0][v];
+    if (u < 0 || u != v) return {};  // different roots: the entry and a shared callee, say
   }
-  return {};
+  const int32_t meet = u;
+  // Each side's ancestor in the meeting computation: the instruction itself, or the caller
+  // of its chain's computation one level below the meeting one.
+  auto side = [&](const Instruction& i,
+                  int32_t node) -> std::pair<const Instruction*, const Computation*> {
+    if (node == meet) return {&i, nullptr};
+    const Computation* below = computations_[Ancestor(node, depth_[node] - depth_[meet] - 1)];
+    return {CallerOf(*below), below};
+  };
+  const auto [ia, ca] = side(a, x);
+  const auto [ib, cb] = side(b, y);
+  return {ia, ib, ca, cb};
+}
+
+ExecutionOrdering::CommonCaller ExecutionOrdering::InnermostCommonCaller(
+    const Instruction& a, const Instruction& b) const {
+  const Meeting m = Meet(a, b);
+  if (m.a == nullptr) return {};
+  // Both reached through one instruction's callees: that instruction holds both.
+  if (m.a == m.b && m.a_callee != nullptr && m.b_callee != nullptr) return {m.a, m.a_callee};
+  // Otherwise they meet as different instructions of one computation: its caller holds both.
+  const Computation* meeting = m.a->parent();
+  return {CallerOf(*meeting), meeting};
 }
 
 bool ExecutionOrdering::MutuallyExclusive(const Instruction& a, const Instruction& b) const {

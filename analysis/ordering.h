@@ -61,8 +61,15 @@ class ExecutionOrdering {
   // nullptr for the entry and for computations called from several places.
   const Instruction* CallerOf(const Computation& c) const;
   // `instr` is in `c` or in a computation called (transitively, through unique callers) from
-  // an instruction of `c`.
+  // an instruction of `c`. Constant time (intervals of the caller forest).
   bool IsNestedIn(const Instruction& instr, const Computation& c) const;
+  // The innermost instruction that (transitively, through unique callers) calls computations
+  // holding both `a` and `b`, with its callee that holds `a`; {nullptr, nullptr} when none.
+  struct CommonCaller {
+    const Instruction* caller = nullptr;
+    const Computation* a_callee = nullptr;
+  };
+  CommonCaller InnermostCommonCaller(const Instruction& a, const Instruction& b) const;
   // Position of `instr` in its computation: schedule index (sequential) or topological index
   // (dependency order). Operands and control predecessors always come first.
   int64_t Position(const Instruction& instr) const { return position_[instr.unique_id()]; }
@@ -80,12 +87,21 @@ class ExecutionOrdering {
     const Computation* b_callee = nullptr;
   };
   Meeting Meet(const Instruction& a, const Instruction& b) const;
+  // The caller forest: computations as nodes, each below the computation of its unique
+  // caller (the entry, shared computations and uncalled ones are roots).
+  void BuildCallerForest(const Module& module);
+  int32_t NodeOf(const Computation& c) const;  // -1 when not in the module
+  int32_t Ancestor(int32_t node, int32_t levels) const;
   bool BeforeInComputation(const Instruction& a, const Instruction& b) const;
   bool Reaches(const Instruction& a, const Instruction& b) const;
 
   bool sequential_ = false;
   std::vector<int64_t> position_;  // by unique id
   absl::flat_hash_map<const Computation*, const Instruction*> caller_;
+  std::vector<const Computation*> computations_;  // by node
+  absl::flat_hash_map<const Computation*, int32_t> node_;
+  std::vector<int32_t> depth_, pre_, post_;  // by node
+  std::vector<std::vector<int32_t>> up_;     // [j][node]: 2^j levels up, -1 past a root
   // Ancestor bitsets of small computations: one row of `words` 64-bit words per position,
   // bit p set when the instruction at position p is an ancestor. Built on first query.
   struct Bitsets {

@@ -162,6 +162,72 @@ TEST(OrderingTest, LargeComputationsAreSearched) {
   EXPECT_TRUE(o->ExecutesBefore(side, *Find(*m, "main", "r")));
 }
 
+// `depth` while loops inside each other, each body running the next loop on its element; the
+// innermost negates it. Names: cond<i>, body<i>; in body<i>: v (the element), w (the inner
+// loop, absent in the innermost) and x (the body's new element).
+std::string NestedLoops(int depth) {
+  std::string text = "HloModule loops\n";
+  for (int i = 0; i < depth; ++i) {
+    absl::StrAppend(&text, "cond", i, " {\n  p = (s32[], f32[]) parameter(0)\n",
+                    "  i = s32[] get-tuple-element(p), index=0\n  n = s32[] constant(1)\n",
+                    "  ROOT lt = pred[] compare(i, n), direction=LT\n}\n");
+    std::string inner =
+        i + 1 < depth
+            ? absl::StrCat("  z = s32[] constant(0)\n  t0 = (s32[], f32[]) tuple(z, v)\n",
+                           "  w = (s32[], f32[]) while(t0), condition=cond", i + 1, ", body=body",
+                           i + 1, "\n  x = f32[] get-tuple-element(w), index=1\n")
+            : std::string("  x = f32[] negate(v)\n");
+    absl::StrAppend(&text, "body", i, " {\n  p = (s32[], f32[]) parameter(0)\n",
+                    "  i = s32[] get-tuple-element(p), index=0\n",
+                    "  v = f32[] get-tuple-element(p), index=1\n", inner,
+                    "  one = s32[] constant(1)\n  i1 = s32[] add(i, one)\n",
+                    "  ROOT t = (s32[], f32[]) tuple(i1, x)\n}\n");
+  }
+  absl::StrAppend(&text, "ENTRY e {\n  v = f32[] parameter(0)\n  z = s32[] constant(0)\n",
+                  "  t = (s32[], f32[]) tuple(z, v)\n",
+                  "  w = (s32[], f32[]) while(t), condition=cond0, body=body0\n",
+                  "  ROOT r = f32[] get-tuple-element(w), index=1\n}\n");
+  return text;
+}
+
+// Far deeper than any bound a walk up the callers could have had (it stopped at 64 levels):
+// nesting, order and the innermost common caller hold at every depth.
+TEST(OrderingTest, NestingIsExactAtAnyDepth) {
+  constexpr int kDepth = 150;
+  auto m = Parse(NestedLoops(kDepth));
+  ASSERT_NE(m, nullptr);
+  auto o = Order(*m);
+  ASSERT_NE(o, nullptr);
+  const std::string last = absl::StrCat("body", kDepth - 1);
+  const Instruction& innermost = *Find(*m, last, "x");
+  const Instruction& entry_root = *Find(*m, "e", "r");
+  const Instruction& entry_param = *Find(*m, "e", "v");
+  const Instruction& outer_loop = *Find(*m, "e", "w");
+  EXPECT_TRUE(o->IsNestedIn(innermost, *m->FindComputation("e")));
+  EXPECT_TRUE(o->IsNestedIn(innermost, *m->FindComputation("body0")));
+  EXPECT_TRUE(o->IsNestedIn(innermost, *m->FindComputation("body70")));
+  EXPECT_TRUE(o->IsNestedIn(innermost, *m->FindComputation(last)));
+  EXPECT_FALSE(o->IsNestedIn(innermost, *m->FindComputation("cond0")));
+  EXPECT_FALSE(o->IsNestedIn(*Find(*m, "body3", "v"), *m->FindComputation("body4")));
+  EXPECT_TRUE(o->ExecutesBefore(entry_param, innermost));
+  EXPECT_TRUE(o->ExecutesBefore(innermost, entry_root));
+  EXPECT_FALSE(o->ExecutesBefore(entry_root, innermost));
+  // body100's v comes before the loop it feeds, whose innermost body runs before body100's x.
+  EXPECT_TRUE(o->ExecutesBefore(*Find(*m, "body100", "v"), innermost));
+  EXPECT_TRUE(o->ExecutesBefore(innermost, *Find(*m, "body100", "x")));
+  // The innermost instruction calling into both the innermost body and body100's x is the
+  // loop in body99 (its body is body100); for the entry's root there is none.
+  ExecutionOrdering::CommonCaller c =
+      o->InnermostCommonCaller(innermost, *Find(*m, "body100", "x"));
+  EXPECT_EQ(c.caller, Find(*m, "body99", "w"));
+  EXPECT_EQ(c.a_callee, m->FindComputation("body100"));
+  EXPECT_EQ(o->InnermostCommonCaller(innermost, entry_root).caller, nullptr);
+  c = o->InnermostCommonCaller(innermost, *Find(*m, "cond120", "lt"));
+  EXPECT_EQ(c.caller, Find(*m, "body119", "w"));
+  EXPECT_EQ(c.a_callee, m->FindComputation("body120"));
+  EXPECT_EQ(o->InnermostCommonCaller(innermost, outer_loop).caller, nullptr);
+}
+
 TEST(OrderingTest, CycleIsAnError) {
   auto m = Parse(R"(
 HloModule m
