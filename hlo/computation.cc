@@ -1,7 +1,11 @@
 #include "hlo/computation.h"
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "hlo/module.h"
 
 namespace hloscope {
@@ -43,6 +47,46 @@ void Computation::CompactInstructions() {
                                      [](Instruction* i) { return i->parent() == nullptr; }),
                       instructions_.end());
   needs_compaction_ = false;
+}
+
+void Computation::MoveAllBefore(absl::Span<const std::pair<Instruction*, Instruction*>> moves) {
+  if (moves.empty()) return;
+  absl::flat_hash_map<const Instruction*, std::vector<Instruction*>> before;
+  absl::flat_hash_set<const Instruction*> moved;
+  for (const auto& [instr, anchor] : moves) {
+    moved.insert(instr);
+    if (anchor != nullptr) before[anchor].push_back(instr);
+  }
+  std::vector<Instruction*> order;
+  order.reserve(instructions_.size());
+  absl::flat_hash_set<const Instruction*> emitted;
+  // Iterative, so a long chain of anchors cannot overflow the stack: an instruction goes out
+  // after everything anchored before it.
+  auto emit = [&](Instruction* first) {
+    std::vector<std::pair<Instruction*, size_t>> stack = {{first, 0}};
+    while (!stack.empty()) {
+      auto& [instr, next] = stack.back();
+      auto it = before.find(instr);
+      if (it != before.end() && next < it->second.size()) {
+        Instruction* child = it->second[next++];
+        if (!emitted.contains(child)) stack.push_back({child, 0});
+        continue;
+      }
+      if (emitted.insert(instr).second) order.push_back(instr);
+      stack.pop_back();
+    }
+  };
+  for (Instruction* instr : instructions_) {
+    if (!moved.contains(instr)) emit(instr);
+  }
+  for (const auto& [instr, anchor] : moves) {
+    if (anchor == nullptr) emit(instr);
+  }
+  for (Instruction* instr : instructions_) {  // anchored to something not in the list
+    if (!emitted.contains(instr)) emit(instr);
+  }
+  instructions_.clear();
+  for (Instruction* instr : order) instructions_.push_back(instr, module_->arena());
 }
 
 void Computation::MoveBefore(Instruction* instr, Instruction* before) {

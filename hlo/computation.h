@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/types/span.h"
@@ -52,6 +53,10 @@ class Computation {
   void CompactInstructions();
   // Inserts `instr` (already appended) right before `before` in the order.
   void MoveBefore(Instruction* instr, Instruction* before);
+  // MoveBefore for many instructions in one pass over the list (MoveBefore scans the list each
+  // time): each (instr, before) pair puts an appended instruction right before `before`, in the
+  // order given; `before` may itself be one of them, and null leaves `instr` at the end.
+  void MoveAllBefore(absl::Span<const std::pair<Instruction*, Instruction*>> moves);
 
  private:
   friend class Module;  // memory accounting reads the lists' storage

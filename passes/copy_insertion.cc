@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/functional/function_ref.h"
 #include "analysis/alias.h"
 #include "analysis/alias_input_output.h"
@@ -50,7 +51,8 @@ bool HasPrefix(const ShapeIndex& index, const ShapeIndex& prefix) {
   return index.size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), index.begin());
 }
 
-// The array leaves of a shape selected for copying, each with its rule and why.
+// The array leaves of a shape selected for copying, each with its rule and why. Lookups are
+// hashed: a loop state of thousands of elements is common in generated modules.
 struct Selection {
   struct Leaf {
     ShapeIndex index;
@@ -62,18 +64,25 @@ struct Selection {
   bool empty() const { return leaves.empty(); }
   // The first reason given for a leaf is the one reported.
   void Add(const ShapeIndex& index, CopyRule rule, std::string detail) {
-    if (At(index) == nullptr) leaves.push_back(Leaf{index, rule, std::move(detail)});
-  }
-  bool AnyUnder(const ShapeIndex& prefix) const {
-    return std::any_of(leaves.begin(), leaves.end(),
-                       [&](const Leaf& l) { return HasPrefix(l.index, prefix); });
-  }
-  const Leaf* At(const ShapeIndex& index) const {
-    for (const Leaf& l : leaves) {
-      if (l.index == index) return &l;
+    if (!position_.try_emplace(index, leaves.size()).second) return;
+    leaves.push_back(Leaf{index, rule, std::move(detail)});
+    ShapeIndex prefix;
+    prefixes_.insert(prefix);
+    for (int64_t k : index) {
+      prefix.push_back(k);
+      prefixes_.insert(prefix);
     }
-    return nullptr;
   }
+  // Whether a selected leaf is at or below `prefix`.
+  bool AnyUnder(const ShapeIndex& prefix) const { return prefixes_.contains(prefix); }
+  const Leaf* At(const ShapeIndex& index) const {
+    auto it = position_.find(index);
+    return it == position_.end() ? nullptr : &leaves[it->second];
+  }
+
+ private:
+  absl::flat_hash_map<ShapeIndex, size_t> position_;
+  absl::flat_hash_set<ShapeIndex> prefixes_;
 };
 
 std::string IndexText(const ShapeIndex& index) { return ShapeIndexToString(index); }
@@ -102,30 +111,35 @@ class DeepCopier {
     return nullptr;
   }
   std::vector<std::pair<ShapeIndex, Instruction*>> made() const { return made_; }
+  // Puts the instructions made so far where they belong in their computations' order, all at
+  // once (one pass per computation, however many copies a large module gets).
+  void Flush() {
+    for (Computation* c : comps_) c->MoveAllBefore(moves_[c]);
+    moves_.clear();
+    comps_.clear();
+  }
 
  private:
   Instruction* Place(Opcode opcode, const Shape* shape, std::string_view base) {
     Instruction* i =
         module_.CreateInstruction(opcode, shape, module_.UniqueInstructionName(base), comp_);
     comp_->AddInstruction(i);
-    if (anchor_ != nullptr) comp_->MoveBefore(i, anchor_);
+    auto [it, inserted] = moves_.try_emplace(comp_);
+    if (inserted) comps_.push_back(comp_);
+    it->second.emplace_back(i, anchor_);
     return i;
   }
 
   // Element k of tuple-shaped x: a tuple's own operand, else a new get-tuple-element. Its
-  // shape is the one x's existing get-tuple-element users have, when there is one: a tuple
-  // shape written without layouts has elements with explicit ones in their users, and a copy
-  // must not look like a layout change to copy-elision once tuple-simplify folds it in.
-  Instruction* ElementOf(Instruction* x, int64_t k) {
+  // shape is the one x's existing get-tuple-element users have (`user_shapes`, by index), when
+  // there is one: a tuple shape written without layouts has elements with explicit ones in
+  // their users, and a copy must not look like a layout change to copy-elision once
+  // tuple-simplify folds it in.
+  Instruction* ElementOf(Instruction* x, int64_t k, const std::vector<const Shape*>& user_shapes) {
     if (x->opcode() == Opcode::kTuple) return x->operand(k);
     const Shape* shape = x->shape().tuple_elements[static_cast<size_t>(k)];
-    for (const Instruction* user : x->users()) {
-      if (user->opcode() == Opcode::kGetTupleElement && user->tuple_index() == k &&
-          user->shape().Compatible(*shape)) {
-        shape = user->shape_ptr();
-        break;
-      }
-    }
+    const Shape* seen = user_shapes[static_cast<size_t>(k)];
+    if (seen != nullptr && seen->Compatible(*shape)) shape = seen;
     Instruction* gte = Place(Opcode::kGetTupleElement, shape, "get-tuple-element");
     InstructionBuilder(gte).set_number(k);
     gte->SetAttribute(kAttrIndex, fmt::format("{}", k));
@@ -146,10 +160,18 @@ class DeepCopier {
                                             leaf->rule, leaf->detail, shape.ByteSize()});
       return copy;
     }
+    std::vector<const Shape*> user_shapes(shape.tuple_elements.size(), nullptr);
+    for (const Instruction* user : x->users()) {
+      const int64_t k = user->tuple_index();
+      if (user->opcode() == Opcode::kGetTupleElement && k >= 0 &&
+          k < static_cast<int64_t>(user_shapes.size()) && user_shapes[k] == nullptr) {
+        user_shapes[k] = user->shape_ptr();
+      }
+    }
     std::vector<Instruction*> elements;
     bool any = false;
     for (size_t k = 0; k < shape.tuple_elements.size(); ++k) {
-      Instruction* gte = ElementOf(x, static_cast<int64_t>(k));
+      Instruction* gte = ElementOf(x, static_cast<int64_t>(k), user_shapes);
       at.push_back(static_cast<int64_t>(k));
       Instruction* copied = CopyAt(gte, at, selection);
       at.pop_back();
@@ -167,6 +189,9 @@ class DeepCopier {
   Computation* comp_ = nullptr;
   Instruction* anchor_ = nullptr;
   std::vector<std::pair<ShapeIndex, Instruction*>> made_;
+  // Per computation, in order of first use: each new instruction with the one it goes before.
+  absl::flat_hash_map<Computation*, std::vector<std::pair<Instruction*, Instruction*>>> moves_;
+  std::vector<Computation*> comps_;
 };
 
 // XLA's control edge from the copy that reads a buffer's old value to the copy that writes
@@ -403,6 +428,7 @@ absl::Status Inserter::AddInterferenceCopies() {
       }
     }
   }
+  copier_.Flush();
   return absl::OkStatus();
 }
 
@@ -457,6 +483,7 @@ absl::Status Inserter::AddInputOutputAliasCopies(const std::vector<InputOutputAl
     entry->set_root(copy);
     OrderCopies(readers, copier_, [](const ShapeIndex& i) { return i; });
   }
+  copier_.Flush();
   return absl::OkStatus();
 }
 
@@ -561,6 +588,7 @@ absl::Status Inserter::AddRootCopies(const std::vector<InputOutputAlias>& aliase
       c->set_root(copy);
     }
   }
+  copier_.Flush();
   return absl::OkStatus();
 }
 

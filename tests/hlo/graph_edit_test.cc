@@ -58,6 +58,33 @@ TEST(GraphEdit, RemoveInstructionThenCompact) {
             "  ROOT d = f32[] add(b, a)\n}\n");
 }
 
+// MoveAllBefore places appended instructions in one pass: before their anchor in the order
+// given, before another moved one (which then goes before its own anchor), or left at the end.
+TEST(GraphEdit, MoveAllBeforePlacesAppendedInstructions) {
+  auto m = ParseOrDie(kModule);
+  ASSERT_NE(m, nullptr);
+  Computation* e = m->entry();
+  Instruction* a = Find(*m, "a");
+  Instruction* b = Find(*m, "b");
+  Instruction* d = Find(*m, "d");
+  auto append = [&](std::string_view name, Instruction* operand) {
+    Instruction* i = m->CreateInstruction(Opcode::kNegate, a->shape_ptr(), name, e);
+    i->AppendOperand(operand);
+    e->AddInstruction(i);
+    return i;
+  };
+  Instruction* x = append("x", a);
+  Instruction* y = append("y", x);
+  Instruction* z = append("z", a);
+  Instruction* w = append("w", d);
+  e->MoveAllBefore({{x, b}, {y, b}, {z, x}, {w, nullptr}});
+  std::string order;
+  for (const Instruction* i : e->instructions()) order += std::string(i->name()) + " ";
+  EXPECT_EQ(order, "a z x y b c d w ");
+  e->MoveAllBefore({});
+  EXPECT_EQ(e->instruction_count(), 8);
+}
+
 TEST(GraphEdit, UniqueNamesAvoidExistingOnes) {
   auto m = ParseOrDie(kModule);
   ASSERT_NE(m, nullptr);
