@@ -60,14 +60,19 @@ class ConflictFinder {
   // before: always, but for reads merely unordered with b in dependency order.
   bool Forced(ValueId a, ValueId b, const LiveRangeOrder& why) const;
   BufferConflict Explain(ValueId live, ValueId overwrite, const LiveRangeOrder& why) const;
-  // Merge sort by definition: safe whatever the ordering answers (a partial order with ties
-  // broken by id is not always a strict weak order, which std::sort would need).
-  void SortByDefinition(std::vector<ValueId>& values) const;
+  // Sorts by a linear extension of "defined before" (NumberDefinitions), ties by id.
+  void SortByDefinition(std::vector<ValueId>& values);
+  // Numbers every instruction: computations from the entry, each in ordering position order,
+  // the control-flow callees of an instruction before it (a loop's or branch's result is
+  // defined when its callees are done), so that a definition that executes before another
+  // gets the smaller number.
+  void NumberDefinitions();
 
   const DataflowAnalysis& flow_;
   const ValueLiveness& live_;
   absl::Span<const InputOutputAlias> donated_;
-  std::vector<int64_t> text_index_;  // by unique id: position in its computation's text
+  std::vector<int64_t> text_index_;      // by unique id: position in its computation's text
+  std::vector<int64_t> definition_key_;  // by unique id, built for the first large buffer
 };
 
 BufferConflict ConflictFinder::Explain(ValueId live, ValueId overwrite,
@@ -138,28 +143,66 @@ std::optional<BufferConflict> ConflictFinder::Pair(ValueId a, ValueId b) const {
   return Explain(a, b, ab);
 }
 
-void ConflictFinder::SortByDefinition(std::vector<ValueId>& values) const {
+void ConflictFinder::NumberDefinitions() {
+  const Module& module = flow_.module();
   const ExecutionOrdering& ordering = live_.ordering();
-  auto less = [&](ValueId a, ValueId b) {
-    const HloValue& va = flow_.value(a);
-    const HloValue& vb = flow_.value(b);
-    if (DefinedBefore(va, vb, ordering)) return true;
-    if (DefinedBefore(vb, va, ordering)) return false;
-    return a < b;
+  definition_key_.assign(text_index_.size(), -1);
+  int64_t next = 0;
+  // An explicit stack: loops nest 100,000 deep in hostile inputs.
+  struct Frame {
+    std::vector<const Instruction*> order;
+    size_t at = 0;
+    bool expanded = false;
   };
-  std::vector<ValueId> scratch(values.size());
-  for (size_t width = 1; width < values.size(); width *= 2) {
-    for (size_t lo = 0; lo < values.size(); lo += 2 * width) {
-      const size_t mid = std::min(lo + width, values.size());
-      const size_t hi = std::min(lo + 2 * width, values.size());
-      size_t i = lo, j = mid, k = lo;
-      while (i < mid && j < hi)
-        scratch[k++] = less(values[j], values[i]) ? values[j++] : values[i++];
-      while (i < mid) scratch[k++] = values[i++];
-      while (j < hi) scratch[k++] = values[j++];
+  std::vector<Frame> stack;
+  auto push = [&](const Computation& c) {
+    Frame f;
+    f.order.assign(c.instructions().begin(), c.instructions().end());
+    std::sort(f.order.begin(), f.order.end(), [&](const Instruction* a, const Instruction* b) {
+      return ordering.Position(*a) < ordering.Position(*b);
+    });
+    stack.push_back(std::move(f));
+  };
+  auto numbered = [&](const Computation& c) {
+    return definition_key_[c.instructions().front()->unique_id()] >= 0;
+  };
+  auto walk = [&](const Computation& start) {
+    push(start);
+    while (!stack.empty()) {
+      Frame& f = stack.back();
+      if (f.at == f.order.size()) {
+        stack.pop_back();
+        continue;
+      }
+      const Instruction* i = f.order[f.at];
+      if (!f.expanded) {
+        f.expanded = true;  // `f` is not used after the pushes below
+        absl::Span<Computation* const> callees = i->called_computations();
+        for (auto it = callees.rbegin(); it != callees.rend(); ++it) {
+          if (ordering.CallerOf(**it) == i && !(*it)->instructions().empty() && !numbered(**it)) {
+            push(**it);
+          }
+        }
+        continue;
+      }
+      definition_key_[i->unique_id()] = next++;
+      ++f.at;
+      f.expanded = false;
     }
-    values.swap(scratch);
+  };
+  if (module.entry() != nullptr) walk(*module.entry());
+  for (const Computation* c : module.computations()) {
+    if (!c->instructions().empty() && !numbered(*c)) walk(*c);  // shared or never called
   }
+}
+
+void ConflictFinder::SortByDefinition(std::vector<ValueId>& values) {
+  if (definition_key_.empty()) NumberDefinitions();
+  auto key = [&](ValueId v) { return definition_key_[flow_.value(v).instruction->unique_id()]; };
+  std::sort(values.begin(), values.end(), [&](ValueId a, ValueId b) {
+    const int64_t ka = key(a), kb = key(b);
+    return ka != kb ? ka < kb : a < b;
+  });
 }
 
 std::optional<BufferConflict> ConflictFinder::InBuffer(const HloBuffer& buffer) {

@@ -158,6 +158,44 @@ TEST(SafetyProperties, UnsafeModuleBrokenVariantIsCaught) {
   EXPECT_EQ(missing.verdict, Verdict::kNotBaseline) << Failures(missing);
 }
 
+// A chain of `n` in-place updates of one broadcast, element k by the k-th (one buffer of n + 1
+// values); with `stale_read`, the last value is added to the sixth, which the seventh update
+// overwrote.
+std::string UpdateChain(int n, bool stale_read) {
+  std::string text =
+      "HloModule chain\nENTRY main {\n  z = f32[] constant(0)\n"
+      "  d_ = f32[64] broadcast(z), dimensions={}\n  u = f32[1] parameter(0)\n";
+  std::string prev = "d_";
+  for (int k = 0; k < n; ++k) {
+    text += fmt::format(
+        "  c{0} = s32[] constant({0})\n  d{0} = f32[64] dynamic-update-slice({1}, u, c{0})\n", k,
+        prev);
+    prev = fmt::format("d{}", k);
+  }
+  text += stale_read ? fmt::format("  ROOT r = f32[64] add({}, d5)\n}}\n", prev)
+                     : fmt::format("  ROOT r = f32[64] negate({})\n}}\n", prev);
+  return text;
+}
+
+// Past kPairwiseLimit values a buffer is sorted by definition and neighbours are compared:
+// the stale read is still found, and the interpreter agrees.
+TEST(SafetyProperties, LargeBufferConflictIsFound) {
+  auto module = ParseModule(UpdateChain(40, true));
+  ASSERT_TRUE(module.ok()) << module.status();
+  CopyElision pass;
+  ASSERT_TRUE(pass.Run(**module).ok());
+  EXPECT_FALSE(pass.report().buffer_safe);
+  EXPECT_EQ(pass.report().not_buffer_safe,
+            "%d6 takes over the buffer of %d5, but %r reads %d5 after it");
+  std::vector<PassUnderTest> none;
+  EXPECT_EQ(CheckModule(UpdateChain(40, true), none, {}).verdict, Verdict::kNotBaseline);
+  auto safe = ParseModule(UpdateChain(40, false));
+  ASSERT_TRUE(safe.ok());
+  CopyElision again;
+  ASSERT_TRUE(again.Run(**safe).ok());
+  EXPECT_TRUE(again.report().buffer_safe) << again.report().not_buffer_safe;
+}
+
 // Whether copy-elision calls the module buffer-safe; nullopt when it cannot run.
 std::optional<bool> BufferSafe(std::string_view text) {
   auto module = ParseModule(text);
