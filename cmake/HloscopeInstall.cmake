@@ -9,13 +9,18 @@ set(HLOSCOPE_CMAKE_INSTALL_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/hloscope")
 # library (hlo/eval is hloscope::eval) is installed with that library, not inside its parent's,
 # and *_internal.h headers are private to their library's sources.
 set(_hloscope_install_targets)
-foreach(area hlo analysis passes hlo/eval)
+foreach(area hlo analysis passes hlo/eval analysis/pipeline)
   string(REPLACE "/" "_" name "${area}")
-  string(REGEX REPLACE "^hlo_" "" name "${name}")
-  # The sub-folders of `area` that are libraries of their own.
+  string(REGEX REPLACE "^(hlo|analysis)_" "" name "${name}")
+  # The sub-folders of `area` that are libraries of their own. analysis/pipeline/from_hlo
+  # (hloscope_pipeline_hlo) is hlo-pipeline's and is not installed.
   set(nested)
   if(area STREQUAL "hlo")
     set(nested PATTERN "eval" EXCLUDE)
+  elseif(area STREQUAL "analysis")
+    set(nested PATTERN "pipeline" EXCLUDE)
+  elseif(area STREQUAL "analysis/pipeline")
+    set(nested PATTERN "from_hlo" EXCLUDE)
   endif()
   if(TARGET hloscope_${name})
     set_target_properties(hloscope_${name} PROPERTIES EXPORT_NAME ${name})

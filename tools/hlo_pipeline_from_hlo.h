@@ -1,6 +1,6 @@
 // hlo-pipeline --from-hlo: per-stage costs read from one HLO module per stage. Durations come
-// from the FLOPs of each stage's dots and convolutions (analysis/pipeline/hlo_costs.h) at a
-// given device throughput; activation bytes per microbatch from the memory profiler
+// from the FLOPs of each stage's dots and convolutions (analysis/pipeline/from_hlo/hlo_costs.h) at
+// a given device throughput; activation bytes per microbatch from the memory profiler
 // (analysis/memory/memory_profile.h, one module per stage).
 #pragma once
 
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "analysis/pipeline/hlo_costs.h"
+#include "analysis/pipeline/from_hlo/hlo_costs.h"
 
 namespace hloscope::pipeline {
 

@@ -1,6 +1,6 @@
-// FLOPs per microbatch from HLO (analysis/pipeline/hlo_costs.h), on hand-written modules whose
-// counts are worked out in the comments.
-#include "analysis/pipeline/hlo_costs.h"
+// FLOPs per microbatch from HLO (analysis/pipeline/from_hlo/hlo_costs.h), on hand-written modules
+// whose counts are worked out in the comments.
+#include "analysis/pipeline/from_hlo/hlo_costs.h"
 
 #include <string>
 

@@ -1,4 +1,4 @@
-#include "analysis/pipeline/hlo_costs.h"
+#include "analysis/pipeline/from_hlo/hlo_costs.h"
 
 #include <algorithm>
 #include <limits>

@@ -1,0 +1,2 @@
+#pragma once
+#include "low/base.h"

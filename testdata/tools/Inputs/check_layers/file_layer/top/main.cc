@@ -1,0 +1,2 @@
+#include "side/side.h"
+#include "low/low.h"
