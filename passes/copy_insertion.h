@@ -31,17 +31,18 @@
 //    buffers.
 // Array elements only: tokens and other non-array leaves are never copied.
 //
-// Differences from XLA, on purpose:
-//  - XLA adds a control edge from each while-body parameter copy to the root copy of the same
-//    element (and from a donated parameter's copy to its output's copy), so the root copy never
-//    overwrites the loop state before the parameter copy read it. Here the parameter copies
-//    are placed right after the parameter and the root copies at the computation's end, which
-//    orders them in the text (the schedule of a scheduled module, the interpreter's order of
-//    any module); copy-elision keeps copies that have control edges, so edges would keep every
-//    copy.
-//  - XLA adds the entry-root copies after its removal phase; here they are added with the
-//    rest, and copy-elision keeps them by its own rules (read-only data never becomes an
-//    output, a copy whose source may hold several values stays).
+// Order: as in XLA, each while element's root copy has a control edge from its parameter
+// copy (the root copy must not overwrite the loop state before the parameter copy read it),
+// and a donated parameter's copy one to its output's copy; copy-elision drops a removed copy's
+// edges, as XLA's removal does. The copies are also placed in the text where that order holds
+// (parameter copies right after the parameter, root copies at the end, the others right
+// before the instruction that needs them), so a scheduled module keeps a valid schedule.
+//
+// Difference from XLA, by construction: XLA adds the entry-root copies after its removal
+// phase; here they are added with the rest, and copy-elision keeps them by its own rules
+// (read-only data never becomes an output, outputs stay distinct buffers, a copy whose
+// source may hold several values stays). A few modules keep a copy more than XLA's
+// (testdata/xla/copy_insertion/ names them).
 // The pass starts with flatten-call-graph (XLA requires a flat call graph for copy insertion)
 // and ends with tuple-simplify and dce, as XLA's does, to fold the tuples and
 // get-tuple-elements of the deep copies. A module must verify before and verifies after.
