@@ -18,7 +18,8 @@
 // ordering (ordering.h: the schedule when the module is scheduled, dependencies otherwise):
 //  - the source value, now also read by the copy's users, against every value of both
 //    buffers, and every other source value against every destination value;
-//  - never: a copy that changes the layout or memory space, of a tuple, with control edges,
+//  - never: a copy that changes the layout or memory space, of a tuple, with control edges
+//    to anything but other copies (copy-insertion's edges go with a removed copy),
 //    or whose source may hold several values;
 //  - never: a merge that makes a read-only buffer (a constant, or an entry parameter that
 //    input_output_alias does not donate) written by another value of the merged buffer, or
