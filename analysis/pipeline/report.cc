@@ -4,6 +4,8 @@
 #include <cmath>
 #include <string_view>
 
+#include "analysis/pipeline/pipeline_report.pb.h"
+#include "analysis/pipeline/proto_json.h"
 #include "analysis/pipeline/units.h"
 #include "fmt/format.h"
 #include "hlo/str_util.h"
@@ -147,26 +149,38 @@ std::string SummaryJson(const Schedule& s, const Simulation& sim, const ReportOp
   const int64_t comms = CountComms(s);
   const int64_t stage_actions = CountStageActions(s);
   const auto stages = StagesByRank(s);
-  std::vector<std::string> ranks;
+  report::ScheduleSummary out;
+  out.set_schedule(s.name);
+  out.set_ranks(s.num_ranks());
+  out.set_stages(s.num_stages);
+  out.set_microbatches(s.num_microbatches);
+  out.set_compute_actions(static_cast<double>(s.CountActions() - comms - stage_actions));
+  out.set_comm_actions(static_cast<double>(comms));
+  out.set_stage_actions(static_cast<double>(stage_actions));
+  out.set_makespan(sim.makespan);
+  out.set_bubble_fraction(sim.bubble_fraction);
+  out.set_size_unit(std::string(SizeUnit(o)));
+  if (o.memory_limit) {
+    SetNumberOrNull(out.mutable_memory_limit(), *o.memory_limit);
+  } else {
+    out.mutable_memory_limit()->set_null_value(google::protobuf::NULL_VALUE);
+  }
+  out.set_fits(AllFit(sim, o));
   for (int32_t r = 0; r < s.num_ranks(); ++r) {
     const RankStats& st = sim.ranks[r];
-    ranks.push_back(fmt::format(
-        "{{\"rank\":{},\"stages\":[{}],\"busy\":{},\"idle\":{},\"bubble_fraction\":{},"
-        "\"peak_activation\":{},\"peak_live\":{},\"peak_time\":{},\"static\":{},\"fits\":{}}}",
-        r, StrJoin(stages[r], ","), JsonNumber(st.busy_time),
-        JsonNumber(sim.makespan - st.busy_time), JsonNumber(st.bubble_fraction),
-        JsonNumber(st.peak_bytes), st.peak_live, JsonNumber(st.peak_time),
-        JsonNumber(StaticBytes(o, r)), Fits(sim, o, r) ? "true" : "false"));
+    report::RankSummary* rank = out.add_per_rank();
+    rank->set_rank(r);
+    for (int32_t stage : stages[r]) rank->add_stages(stage);
+    rank->set_busy(st.busy_time);
+    rank->set_idle(sim.makespan - st.busy_time);
+    rank->set_bubble_fraction(st.bubble_fraction);
+    rank->set_peak_activation(st.peak_bytes);
+    rank->set_peak_live(static_cast<double>(st.peak_live));
+    rank->set_peak_time(st.peak_time);
+    rank->set_static_(StaticBytes(o, r));
+    rank->set_fits(Fits(sim, o, r));
   }
-  return fmt::format(
-      "{{\"schedule\":{},\"ranks\":{},\"stages\":{},\"microbatches\":{},\"compute_actions\":{},"
-      "\"comm_actions\":{},\"stage_actions\":{},\"makespan\":{},\"bubble_fraction\":{},"
-      "\"size_unit\":\"{}\",\"memory_limit\":{},\"fits\":{},\"per_rank\":[{}]}}\n",
-      JsonString(s.name), s.num_ranks(), s.num_stages, s.num_microbatches,
-      s.CountActions() - comms - stage_actions, comms, stage_actions, JsonNumber(sim.makespan),
-      JsonNumber(sim.bubble_fraction), SizeUnit(o),
-      o.memory_limit ? JsonNumber(*o.memory_limit) : "null", AllFit(sim, o) ? "true" : "false",
-      StrJoin(ranks, ","));
+  return ProtoJsonLine(out);
 }
 
 std::string FormatCompare(std::span<const CompareEntry> entries, const ReportOptions& o) {
@@ -204,29 +218,36 @@ std::string FormatCompare(std::span<const CompareEntry> entries, const ReportOpt
 }
 
 std::string CompareJson(std::span<const CompareEntry> entries, const ReportOptions& o) {
-  std::vector<std::string> items;
+  report::Comparison out;
+  out.set_size_unit(std::string(SizeUnit(o)));
+  if (o.memory_limit) {
+    SetNumberOrNull(out.mutable_memory_limit(), *o.memory_limit);
+  } else {
+    out.mutable_memory_limit()->set_null_value(google::protobuf::NULL_VALUE);
+  }
   for (const CompareEntry& e : entries) {
+    report::ComparedSchedule* row = out.add_schedules();
+    row->set_schedule(e.name);
     if (e.sim == nullptr) {
-      items.push_back(
-          fmt::format("{{\"schedule\":{},\"error\":{}}}", JsonString(e.name), JsonString(e.error)));
+      row->set_error(e.error);
       continue;
     }
-    std::vector<std::string> peaks;
+    row->set_stages(e.schedule->num_stages);
+    row->set_makespan(e.sim->makespan);
+    row->set_bubble_fraction(e.sim->bubble_fraction);
     double max_peak = 0;
     for (const RankStats& st : e.sim->ranks) {
-      peaks.push_back(JsonNumber(st.peak_bytes));
+      row->add_peak_per_rank(st.peak_bytes);
       max_peak = std::max(max_peak, st.peak_bytes);
     }
-    items.push_back(
-        fmt::format("{{\"schedule\":{},\"stages\":{},\"makespan\":{},\"bubble_fraction\":{},"
-                    "\"peak_per_rank\":[{}],\"max_peak\":{},\"fits\":{}}}",
-                    JsonString(e.name), e.schedule->num_stages, JsonNumber(e.sim->makespan),
-                    JsonNumber(e.sim->bubble_fraction), StrJoin(peaks, ","), JsonNumber(max_peak),
-                    o.memory_limit ? (AllFit(*e.sim, o) ? "true" : "false") : "null"));
+    row->set_max_peak(max_peak);
+    if (o.memory_limit) {
+      row->mutable_fits()->set_bool_value(AllFit(*e.sim, o));
+    } else {
+      row->mutable_fits()->set_null_value(google::protobuf::NULL_VALUE);
+    }
   }
-  return fmt::format("{{\"size_unit\":\"{}\",\"memory_limit\":{},\"schedules\":[{}]}}\n",
-                     SizeUnit(o), o.memory_limit ? JsonNumber(*o.memory_limit) : "null",
-                     StrJoin(items, ","));
+  return ProtoJsonLine(out);
 }
 
 }  // namespace hloscope::pipeline

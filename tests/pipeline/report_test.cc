@@ -1,7 +1,11 @@
 #include "analysis/pipeline/report.h"
 
+#include <cmath>
+#include <limits>
 #include <string>
 
+#include "analysis/pipeline/proto_json.h"
+#include "google/protobuf/struct.pb.h"
 #include "gtest/gtest.h"
 #include "tests/pipeline/pipeline_test_util.h"
 
@@ -47,7 +51,32 @@ TEST(Report, CompareHasOneRowPerScheduleAndKeepsErrors) {
             std::string::npos)
       << json;
   EXPECT_NE(json.find("\"schedule\":\"gpipe\""), std::string::npos);
-  EXPECT_NE(json.find("\"error\":\"needs more microbatches\""), std::string::npos);
+  // A failed schedule has its name and the reason, and none of the simulated fields.
+  EXPECT_NE(json.find("{\"schedule\":\"zb-v\",\"error\":\"needs more microbatches\"}"),
+            std::string::npos)
+      << json;
+  EXPECT_EQ(json.rfind("{\"size_unit\":\"stage-equivalents\",\"memory_limit\":5,", 0), 0u) << json;
+  EXPECT_EQ(json.back(), '\n');
+}
+
+TEST(Report, CompareJsonWithoutLimitSaysNullForFits) {
+  const Schedule a = Generate("1f1b", 2, 4);
+  const Simulation sa = Sim(a, Costs(a, 1, 1, 1));
+  const CompareEntry entries[] = {{"1f\"1b", &a, &sa, ""}};
+  const std::string json = CompareJson(entries, ReportOptions{});
+  EXPECT_NE(json.find("\"memory_limit\":null"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"fits\":null}"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"schedule\":\"1f\\\"1b\""), std::string::npos) << json;  // escaped
+}
+
+TEST(ProtoJson, NonFiniteNumbersAreNull) {
+  google::protobuf::Value v;
+  SetNumberOrNull(&v, std::numeric_limits<double>::infinity());
+  EXPECT_EQ(ProtoJsonLine(v), "null\n");
+  SetNumberOrNull(&v, std::nan(""));
+  EXPECT_EQ(ProtoJsonLine(v), "null\n");
+  SetNumberOrNull(&v, 2.5);
+  EXPECT_EQ(ProtoJsonLine(v), "2.5\n");
 }
 
 TEST(Report, SummaryJsonHasPerRankFields) {
@@ -57,6 +86,9 @@ TEST(Report, SummaryJsonHasPerRankFields) {
   EXPECT_NE(json.find("\"size_unit\":\"stage-equivalents\""), std::string::npos) << json;
   EXPECT_NE(json.find("{\"rank\":1,\"stages\":[1],"), std::string::npos) << json;
   EXPECT_NE(json.find("\"memory_limit\":null"), std::string::npos) << json;
+  // Zeros and false are printed, not dropped as protobuf's defaults would be.
+  EXPECT_NE(json.find("\"stage_actions\":0,"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"static\":0,\"fits\":true}"), std::string::npos) << json;
 }
 
 }  // namespace
