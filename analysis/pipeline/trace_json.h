@@ -5,7 +5,8 @@
 // activations. Every SEND is joined to its RECV by a flow arrow, bound explicitly to the two
 // slices with flow-v2 fields (bind_id, flow_out, flow_in): a SEND or RECV usually takes no time,
 // and binding by timestamp (flow v1) picks the wrong slice when several share an instant.
-// Times are written as microseconds, the unit of the cost model.
+// Times are written as microseconds, the unit of the cost model. The schema is
+// chrome_trace.proto; the text, one line, comes from protobuf's JSON printer (proto_json.h).
 #pragma once
 
 #include <string>
@@ -15,8 +16,8 @@
 namespace hloscope::pipeline {
 
 struct TraceOptions {
-  // Name of the counter's value: "bytes", or "stage-equivalents" when no sizes were given.
-  std::string size_unit = "bytes";
+  // The counter's value is named "bytes", or "stage-equivalents" when no sizes were given.
+  bool sizes_in_bytes = true;
 };
 
 std::string ChromeTraceJson(const Schedule& schedule, const Simulation& sim,
