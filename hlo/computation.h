@@ -73,4 +73,46 @@ class Computation {
   bool needs_compaction_ = false;
 };
 
+// Runs ahead of a sweep over every instruction of a list of computations, in order, and
+// prefetches one cache line of each instruction `distance` instructions before the sweep
+// reaches it (call Advance() once per instruction swept). A whole-module sweep at a million
+// instructions is bound by loading each instruction once; most computations are a dozen
+// instructions, so a prefetch inside one computation cannot run far enough ahead, and the
+// cursor crosses into the next computations. A hint only: a stale position prefetches a
+// useless line, never reads out of bounds.
+class InstructionPrefetcher {
+ public:
+  // `line`: which 64-byte line of an Instruction the sweep reads (instruction.h orders its
+  // fields by line).
+  InstructionPrefetcher(absl::Span<Computation* const> computations, size_t line, size_t distance)
+      : computations_(computations), offset_(line * 64) {
+    for (size_t i = 0; i < distance; ++i) Advance();
+  }
+  void Advance() {
+    while (next_computation_ < computations_.size()) {
+      absl::Span<Instruction* const> instrs = computations_[next_computation_]->instructions();
+      if (next_instruction_ < instrs.size()) {
+        __builtin_prefetch(reinterpret_cast<const char*>(instrs[next_instruction_++]) + offset_);
+        return;
+      }
+      // Entering the next computation: the chain computation -> instruction list ->
+      // instruction is started early too, the object three computations ahead and the list
+      // (from an object prefetched two entries ago) one ahead.
+      ++next_computation_;
+      next_instruction_ = 0;
+      const size_t n = computations_.size();
+      if (next_computation_ + 3 < n) __builtin_prefetch(computations_[next_computation_ + 3]);
+      if (next_computation_ + 1 < n) {
+        __builtin_prefetch(computations_[next_computation_ + 1]->instructions().data());
+      }
+    }
+  }
+
+ private:
+  absl::Span<Computation* const> computations_;
+  size_t offset_;
+  size_t next_computation_ = 0;
+  size_t next_instruction_ = 0;
+};
+
 }  // namespace hloscope
