@@ -263,7 +263,7 @@ int Main(int argc, char** argv) {
                             : FormatSummary(run->schedule, run->sim, report));
     if (!f.trace_path.empty()) {
       TraceOptions trace;
-      trace.sizes_in_bytes = report.sizes_in_bytes;
+      trace.size_unit = report.sizes_in_bytes ? "bytes" : "stage-equivalents";
       if (auto bad = WriteFile(f.trace_path, ChromeTraceJson(run->schedule, run->sim, trace))) {
         return Fail(*bad);
       }

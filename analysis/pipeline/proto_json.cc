@@ -7,17 +7,16 @@
 
 namespace hloscope::pipeline {
 
-std::string ProtoJsonLine(const google::protobuf::Message& message, JsonFieldNames names) {
+std::string ProtoJsonLine(const google::protobuf::Message& message) {
   google::protobuf::util::JsonPrintOptions options;
-  options.preserve_proto_field_names = names == JsonFieldNames::kProto;
+  options.preserve_proto_field_names = true;  // snake_case, as the reports have always had
   std::string out;
   const auto status = google::protobuf::util::MessageToJsonString(message, &out, options);
   if (!status.ok()) {
     const auto text = status.message();
     return "{\"error\":" + JsonString(std::string_view(text.data(), text.size())) + "}\n";
   }
-  out.push_back('\n');  // in place: a trace can be hundreds of MB
-  return out;
+  return out + "\n";
 }
 
 void SetNumberOrNull(google::protobuf::Value* out, double value) {

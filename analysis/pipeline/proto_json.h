@@ -9,15 +9,10 @@
 
 namespace hloscope::pipeline {
 
-// Which names fields print under: the .proto names (the reports), or the JSON names, which a
-// schema sets with json_name where an outside format fixes them (the Chrome trace).
-enum class JsonFieldNames { kProto, kJson };
-
 // `message` as compact JSON and "\n". The printer fails only on google.protobuf.Any it cannot
 // resolve, which the pipeline's schemas do not use; should it fail, the result is a JSON object
 // {"error": ...} naming why, so the output stays JSON.
-std::string ProtoJsonLine(const google::protobuf::Message& message,
-                          JsonFieldNames names = JsonFieldNames::kProto);
+std::string ProtoJsonLine(const google::protobuf::Message& message);
 
 // A JSON number, or null when `value` is not finite (JSON has no infinities).
 void SetNumberOrNull(google::protobuf::Value* out, double value);

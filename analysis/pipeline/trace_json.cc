@@ -1,11 +1,8 @@
 #include "analysis/pipeline/trace_json.h"
 
 #include <cstdint>
-#include <string>
-#include <string_view>
 
-#include "analysis/pipeline/chrome_trace.pb.h"
-#include "analysis/pipeline/proto_json.h"
+#include "analysis/pipeline/units.h"
 #include "fmt/format.h"
 
 namespace hloscope::pipeline {
@@ -45,73 +42,60 @@ uint64_t FlowId(const Action& a, int32_t microbatches) {
 }  // namespace
 
 std::string ChromeTraceJson(const Schedule& s, const Simulation& sim, const TraceOptions& o) {
-  trace::Trace out;
-  out.set_display_time_unit("ms");
-  auto event = [&](std::string_view ph, std::string_view name, int32_t pid) {
-    trace::Event* e = out.add_trace_events();
-    e->set_ph(std::string(ph));
-    e->set_name(std::string(name));
-    e->set_pid(pid);
-    return e;
+  std::string out = "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
+  bool first = true;
+  auto emit = [&](const std::string& event) {
+    if (!first) out += ",\n";
+    first = false;
+    out += event;
   };
   for (int32_t r = 0; r < s.num_ranks(); ++r) {
-    event("M", "process_name", r)->mutable_args()->set_name(fmt::format("rank {}", r));
-    event("M", "process_sort_index", r)->mutable_args()->set_sort_index(r);
-    trace::Event* compute = event("M", "thread_name", r);
-    compute->set_tid(kComputeTid);
-    compute->mutable_args()->set_name("compute");
-    trace::Event* comm = event("M", "thread_name", r);
-    comm->set_tid(kCommTid);
-    comm->mutable_args()->set_name("send/recv");
+    emit(fmt::format(R"({{"ph":"M","name":"process_name","pid":{},"args":{{"name":"rank {}"}}}})",
+                     r, r));
+    emit(fmt::format(
+        R"({{"ph":"M","name":"process_sort_index","pid":{},"args":{{"sort_index":{}}}}})", r, r));
+    emit(fmt::format(
+        R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":"compute"}}}})", r,
+        kComputeTid));
+    emit(fmt::format(
+        R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":"send/recv"}}}})", r,
+        kCommTid));
   }
-  auto set_size = [&](trace::Args* args, double value) {
-    if (o.sizes_in_bytes) {
-      args->set_bytes(value);
-    } else {
-      args->set_stage_equivalents(value);
-    }
-  };
   for (int32_t r = 0; r < s.num_ranks(); ++r) {
     const auto& row = s.rows[r];
     for (size_t k = 0; k < row.size(); ++k) {
       const Action& a = row[k];
       if (a.is_idle()) continue;
       const ActionTiming& t = sim.timing[r][k];
-      trace::Event* e = event("X", ToString(a), r);
-      e->set_cat(std::string(Category(a.kind)));
-      e->set_tid(IsCompute(a.kind) ? kComputeTid : kCommTid);
-      e->set_ts(t.start);
-      e->set_dur(t.end - t.start);
+      std::string flow;
       if (IsSend(a.kind)) {
-        e->set_bind_id(static_cast<double>(FlowId(a, s.num_microbatches)));
-        e->set_flow_out(true);
+        flow = fmt::format(R"(,"bind_id":{},"flow_out":true)", FlowId(a, s.num_microbatches));
       } else if (IsRecv(a.kind)) {
-        e->set_bind_id(static_cast<double>(FlowId(a, s.num_microbatches)));
-        e->set_flow_in(true);
+        flow = fmt::format(R"(,"bind_id":{},"flow_in":true)", FlowId(a, s.num_microbatches));
       }
-      e->mutable_args()->set_stage(a.stage);
-      e->mutable_args()->set_microbatch(a.microbatch);
-      e->mutable_args()->set_kind(std::string(KindWords(a.kind)));
+      emit(fmt::format(R"({{"ph":"X","name":"{}","cat":"{}","pid":{},"tid":{},"ts":{},"dur":{}{},)"
+                       R"("args":{{"stage":{},"microbatch":{},"kind":"{}"}}}})",
+                       ToString(a), Category(a.kind), r, IsCompute(a.kind) ? kComputeTid : kCommTid,
+                       JsonNumber(t.start), JsonNumber(t.end - t.start), flow, a.stage,
+                       a.microbatch, KindWords(a.kind)));
     }
     // Counter samples; several changes at one instant keep the last, which is the state after.
-    trace::Event* zero = event("C", "activations", r);
-    zero->set_tid(kComputeTid);
-    zero->set_ts(0);
-    set_size(zero->mutable_args(), 0);
-    for (const MemoryPoint& p : sim.memory[r]) {
-      trace::Event* c = event("C", "activations", r);
-      c->set_tid(kComputeTid);
-      c->set_ts(p.time);
-      set_size(c->mutable_args(), p.bytes);
+    const auto& mem = sim.memory[r];
+    emit(fmt::format(R"({{"ph":"C","name":"activations","pid":{},"tid":{},"ts":0,)"
+                     R"("args":{{"{}":0}}}})",
+                     r, kComputeTid, o.size_unit));
+    for (const MemoryPoint& p : mem) {
+      emit(fmt::format(
+          R"({{"ph":"C","name":"activations","pid":{},"tid":{},"ts":{},"args":{{"{}":{}}}}})", r,
+          kComputeTid, JsonNumber(p.time), o.size_unit, JsonNumber(p.bytes)));
     }
   }
-  trace::OtherData* other = out.mutable_other_data();
-  other->set_schedule(s.name);
-  other->set_ranks(s.num_ranks());
-  other->set_stages(s.num_stages);
-  other->set_microbatches(s.num_microbatches);
-  other->set_makespan_us(sim.makespan);
-  return ProtoJsonLine(out, JsonFieldNames::kJson);
+  out += "\n],\"otherData\":{";
+  out += fmt::format(R"("schedule":{},"ranks":{},"stages":{},"microbatches":{},"makespan_us":{})",
+                     JsonString(s.name), s.num_ranks(), s.num_stages, s.num_microbatches,
+                     JsonNumber(sim.makespan));
+  out += "}}\n";
+  return out;
 }
 
 }  // namespace hloscope::pipeline

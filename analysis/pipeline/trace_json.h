@@ -5,8 +5,7 @@
 // activations. Every SEND is joined to its RECV by a flow arrow, bound explicitly to the two
 // slices with flow-v2 fields (bind_id, flow_out, flow_in): a SEND or RECV usually takes no time,
 // and binding by timestamp (flow v1) picks the wrong slice when several share an instant.
-// Times are written as microseconds, the unit of the cost model. The schema is
-// chrome_trace.proto; the text, one line, comes from protobuf's JSON printer (proto_json.h).
+// Times are written as microseconds, the unit of the cost model.
 #pragma once
 
 #include <string>
@@ -16,8 +15,8 @@
 namespace hloscope::pipeline {
 
 struct TraceOptions {
-  // The counter's value is named "bytes", or "stage-equivalents" when no sizes were given.
-  bool sizes_in_bytes = true;
+  // Name of the counter's value: "bytes", or "stage-equivalents" when no sizes were given.
+  std::string size_unit = "bytes";
 };
 
 std::string ChromeTraceJson(const Schedule& schedule, const Simulation& sim,

@@ -56,6 +56,12 @@ std::string FormatBytes(double bytes) {
   return fmt::format("{:.2f} {}", v, kNames[i]);
 }
 
+std::string JsonNumber(double value) {
+  if (!std::isfinite(value)) return "null";
+  // Integral values print without ".0"; others as the shortest text that reads back exactly.
+  return fmt::format("{}", value);
+}
+
 std::string JsonString(std::string_view text) {
   std::string out = "\"";
   for (char ch : text) {

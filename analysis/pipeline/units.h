@@ -15,7 +15,9 @@ absl::StatusOr<double> ParseBytes(std::string_view text);
 // "1.50 GiB", "512.00 MiB", "100 B" (binary units: device memory is sized in them).
 std::string FormatBytes(double bytes);
 
-// A quoted, escaped JSON string (proto_json.cc's fallback; all other JSON goes through protobuf).
+// A double as JSON wants it: shortest round-trip text, never "nan" or "inf" (those become null).
+std::string JsonNumber(double value);
+// A quoted, escaped JSON string.
 std::string JsonString(std::string_view text);
 
 }  // namespace hloscope::pipeline
