@@ -176,6 +176,23 @@ TEST(ShapeOpsTest, GatherRowsOfATable) {
       "f32[2,2] {{5, 6}, {5, 6}}");  // index 7 clamps to the last row
 }
 
+// Slices of size 0 read nothing: zeros, as XLA's gather simplifier has it (its ZeroSizeSlice
+// test, found by the corpus check; this used to read past the empty operand and crash).
+TEST(ShapeOpsTest, GatherOfZeroSizeSlicesIsZeros) {
+  EXPECT_EQ(
+      RunBoth(Module("  t = f32[0,2] parameter(0)\n  i = s32[3] parameter(1)\n"
+                     "  ROOT g = f32[3,2] gather(t, i), offset_dims={1}, collapsed_slice_dims={0}, "
+                     "start_index_map={0}, index_vector_dim=1, slice_sizes={0,2}"),
+              {"{}", "{2, 0, 5}"}),
+      "f32[3,2] {{0, 0}, {0, 0}, {0, 0}}");
+  EXPECT_EQ(
+      RunBoth(Module("  t = f32[4,2] parameter(0)\n  i = s32[2] parameter(1)\n"
+                     "  ROOT g = f32[2,2] gather(t, i), offset_dims={1}, collapsed_slice_dims={0}, "
+                     "start_index_map={0}, index_vector_dim=1, slice_sizes={0,2}"),
+              {"{{1, 2}, {3, 4}, {5, 6}, {7, 8}}", "{3, 9}"}),
+      "f32[2,2] {{0, 0}, {0, 0}}");
+}
+
 }  // namespace
 }  // namespace hloscope::eval
 
