@@ -6,7 +6,11 @@
 // accepts must
 //   1. run DataflowAnalysis (SSA form) and AliasAnalysis without error, and
 //   2. run `copy-insertion,copy-elision` without error, the result accepted by the verifier
-//      (skipped, with a note, while the registry has no copy-insertion pass),
+//      (skipped, with a note, while the registry has no copy-insertion pass), and
+//   3. where the interpreter can run the module (supported opcodes, at most 1 MiB of storage,
+//      at most 10^5 steps: a test of thousands of modules), compute after those passes, with storage shared as the alias
+//      analysis says (buffer mode), what the module as given computes by value, on seeded
+//      random arguments, and write into no read-only value,
 // unless tests/corpus/analysis_exceptions.tsv lists it:
 //   <file relative to the corpus or bulk dir> TAB <chunk> TAB <stage: analysis|passes>
 //   TAB <first line of the error> TAB <what XLA does with the module>
@@ -19,6 +23,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -30,6 +35,8 @@
 #include "analysis/dataflow.h"
 #include "fmt/core.h"
 #include "gtest/gtest.h"
+#include "hlo/eval/evaluator.h"
+#include "hlo/eval/literal.h"
 #include "hlo/module.h"
 #include "hlo/parser.h"
 #include "hlo/verifier.h"
@@ -77,6 +84,7 @@ std::string MessageOf(const absl::Status& s) {
 
 struct Counts {
   int files = 0, modules = 0, unparsed = 0, unverified = 0, analysed = 0, passes_run = 0;
+  int judged = 0;  // compared in the interpreter (item 3)
   int excepted = 0;
 };
 
@@ -112,7 +120,10 @@ class CorpusChecker {
       absl::Status analysis = Analyse(**m);
       if (Check(name, chunk, "analysis", analysis)) ++counts_.analysed;
       if (!analysis.ok() || !has_copy_insertion_) continue;
-      if (Check(name, chunk, "passes", RunPasses(**m))) ++counts_.passes_run;
+      if (Check(name, chunk, "passes", RunPasses(**m))) {
+        ++counts_.passes_run;
+        Judge(name, chunk, chunks[k].text, **m);
+      }
     }
   }
 
@@ -154,6 +165,40 @@ class CorpusChecker {
     return absl::OkStatus();
   }
 
+  // Item 3: the module as given (`text`) by value against `transformed` in buffer mode.
+  void Judge(const std::string& file, int chunk, std::string_view text, const Module& transformed) {
+    absl::StatusOr<std::unique_ptr<Module>> original = ParseModule(text, {});
+    if (!original.ok()) return;
+    eval::EvalOptions by_value;
+    by_value.max_bytes = int64_t{1} << 20;
+    by_value.max_steps = 100'000;
+    eval::EvalOptions in_buffers = by_value;
+    in_buffers.mode = eval::EvalMode::kBuffer;
+    if (!eval::CheckRunnable(**original, by_value).ok()) return;
+    if (!eval::CheckRunnable(transformed, in_buffers).ok()) return;
+    const std::vector<eval::Literal> args = eval::RandomArguments(**original, 1);
+    absl::StatusOr<eval::Literal> expected = eval::Evaluate(**original, args, by_value);
+    if (!expected.ok()) return;  // e.g. past the step budget: not judged
+    std::vector<std::string> overwrites;
+    in_buffers.read_only_overwrites = &overwrites;
+    absl::StatusOr<eval::Literal> got = eval::Evaluate(transformed, args, in_buffers);
+    ++counts_.judged;
+    if (!got.ok()) {
+      ADD_FAILURE() << file << " chunk " << chunk
+                    << ": after copy-insertion,copy-elision, buffer mode fails: "
+                    << MessageOf(got.status());
+    } else if (std::optional<std::string> d = eval::FirstDifference(*expected, *got)) {
+      ADD_FAILURE() << file << " chunk " << chunk
+                    << ": after copy-insertion,copy-elision, buffer mode differs from the "
+                       "module by value: "
+                    << *d;
+    } else if (!overwrites.empty()) {
+      ADD_FAILURE() << file << " chunk " << chunk
+                    << ": after copy-insertion,copy-elision, a read-only value is written: "
+                    << overwrites.front();
+    }
+  }
+
   // True when the outcome is as expected (passed, or failed as listed).
   bool Check(const std::string& file, int chunk, const std::string& stage,
              const absl::Status& status) {
@@ -185,9 +230,11 @@ void Summarize(const std::string& what, const CorpusChecker& checker, double sec
   const Counts& c = checker.counts();
   fmt::print(
       "{}: {} files, {} modules: {} do not parse and {} do not verify (round-trip test); "
-      "analysed {}, copy-insertion,copy-elision {}{}, {} listed exceptions; {:.1f} s\n",
+      "analysed {}, copy-insertion,copy-elision {}{} ({} run in the interpreter and equal), {} "
+      "listed exceptions; {:.1f} s\n",
       what, c.files, c.modules, c.unparsed, c.unverified, c.analysed, c.passes_run,
-      checker.has_copy_insertion() ? "" : " (no copy-insertion pass yet)", c.excepted, seconds);
+      checker.has_copy_insertion() ? "" : " (no copy-insertion pass yet)", c.judged, c.excepted,
+      seconds);
 }
 
 TEST(CorpusAnalysis, Curated) {
