@@ -17,11 +17,12 @@ import argparse
 import datetime
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import time
+
+from harness import fail, log, machine  # bench/harness.py, beside this file
 
 # (name, hlo-opt arguments before the input; output goes to /dev/null). The memory report is
 # written to /dev/null too (its file argument).
@@ -39,15 +40,6 @@ SYS_SHARE_COMMANDS = ("parse+verify", "copy-elision", "memory-profile")
 # The many-module input: this many copies of the largest curated file, `// -----` between.
 CONCAT_COPIES = 50
 JOBS_SPEEDUP_GOAL = 1.8
-
-
-def log(msg):
-    print(f"==> {msg}", file=sys.stderr, flush=True)
-
-
-def fail(msg):
-    print(f"error: {msg}", file=sys.stderr, flush=True)
-    sys.exit(1)
 
 
 def run_once(argv, stdout_path=os.devnull):
@@ -89,20 +81,6 @@ def make_concat(source, path):
         f.write("// -----\n".join([text] * CONCAT_COPIES))
     os.replace(tmp, path)
     return path
-
-
-def machine():
-    cpu = platform.processor() or "?"
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return {"cpu": cpu, "cpus": os.cpu_count(), "kernel": platform.release(),
-            "load_avg_at_start": os.getloadavg()[0]}
 
 
 def ms(x):
@@ -236,7 +214,7 @@ def main():
         notes.append(f"--jobs={jobs_rows[1]['jobs']} on {CONCAT_COPIES} modules: {speedup:.2f}x "
                      f"faster wall time than --jobs=1 (goal ≥ {JOBS_SPEEDUP_GOAL}x on 2 cores: "
                      f"{verdict}).")
-    m = machine()
+    m = machine({"load_avg": os.getloadavg()})  # harness.py's, with this run's load
     notes.append(f"Whole processes, median of {reps} run(s) each"
                  + (", A and B interleaved" if len(keys) > 1 else "")
                  + f"; A = {os.path.abspath(args.build_dir)}"
