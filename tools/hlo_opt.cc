@@ -355,21 +355,26 @@ absl::Status ProcessModule(const InputChunk& chunk, std::string_view filename, c
   return absl::OkStatus();
 }
 
-// A pipeline of its own for each module processed at the same time as others: passes keep
-// their last report, which is read after the module ran.
+// The pipeline --passes names (nullptr for none), set up for copy-elision's flags. Main
+// builds one to refuse bad flags before reading input; each module processed gets its own,
+// since passes keep their last report until it is read.
 absl::StatusOr<std::unique_ptr<PassPipeline>> MakePipeline(const Flags& flags) {
-  if (flags.passes.empty()) return nullptr;
-  PipelineOptions options;
-  options.verify_each = flags.verify_each;
-  absl::StatusOr<std::unique_ptr<PassPipeline>> built =
-      BuildPipeline(flags.passes, PassRegistry::Global(), options);
-  if (!built.ok()) return built.status();
-  if (std::string e = ConfigureCopyElision(built->get(), flags.analysis.print.bitcast_defines_value,
-                                           flags.copy_report);
+  std::unique_ptr<PassPipeline> pipeline;
+  if (!flags.passes.empty()) {
+    PipelineOptions options;
+    options.verify_each = flags.verify_each;
+    absl::StatusOr<std::unique_ptr<PassPipeline>> built =
+        BuildPipeline(flags.passes, PassRegistry::Global(), options);
+    if (!built.ok()) return built.status();
+    pipeline = *std::move(built);
+  }
+  // copy-elision reads --bitcast-defines-value; --report needs it in the pipeline.
+  if (std::string e = ConfigureCopyElision(
+          pipeline.get(), flags.analysis.print.bitcast_defines_value, flags.copy_report);
       !e.empty()) {
     return absl::InvalidArgumentError(e);
   }
-  return built;
+  return pipeline;
 }
 
 // Processes runs[k] for every k, `jobs` at a time, each worker taking the next module.
@@ -430,21 +435,9 @@ int Main(int argc, char** argv) {
   }
 
   // Unknown passes are usage errors: report them before reading any input.
-  std::unique_ptr<PassPipeline> pipeline;
-  if (!flags.passes.empty()) {
-    PipelineOptions options;
-    options.verify_each = flags.verify_each;
-    absl::StatusOr<std::unique_ptr<PassPipeline>> built =
-        BuildPipeline(flags.passes, registry, options);
-    if (!built.ok()) return UsageError(MessageOf(built.status()));
-    pipeline = *std::move(built);
-  }
-  // copy-elision reads --bitcast-defines-value; --report needs it in the pipeline.
-  if (std::string e = ConfigureCopyElision(
-          pipeline.get(), flags.analysis.print.bitcast_defines_value, flags.copy_report);
-      !e.empty()) {
-    return UsageError(e);
-  }
+  absl::StatusOr<std::unique_ptr<PassPipeline>> made = MakePipeline(flags);
+  if (!made.ok()) return UsageError(MessageOf(made.status()));
+  std::unique_ptr<PassPipeline> pipeline = *std::move(made);
   CopyReportCollector copy_reports(flags.copy_report);
 
   std::string text;
