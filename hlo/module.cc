@@ -3,6 +3,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
+#include "hlo/reachable_computations.h"
 #include "hlo/str_util.h"
 
 namespace hloscope {
@@ -133,19 +134,18 @@ void Module::SetAttribute(std::string_view key, std::string_view value) {
   attributes_.push_back({arena_.Save(key), arena_.Save(value)});
 }
 
-int64_t Module::RemoveUnreachableComputations() {
-  if (entry_ == nullptr) return 0;
-  // Removed-but-not-compacted instructions must not keep their callees reachable.
-  for (Computation* c : computations_) c->CompactInstructions();
-  // The call edges are read in one sweep over computations_ in order, not during the search:
+absl::flat_hash_set<const Computation*> ReachableComputations(const Module& module) {
+  if (module.entry() == nullptr) return {};
+  absl::Span<Computation* const> computations = module.computations();
+  // The call edges are read in one sweep over computations in order, not during the search:
   // at a million instructions the work is loading each instruction once, and the parser
   // allocated them in this order, so a sweep that prefetches ahead (across computations, most
   // of which are a dozen instructions) streams through memory where a depth-first walk
   // stalled on every computation's first instructions.
-  const size_t n = computations_.size();
+  const size_t n = computations.size();
   absl::flat_hash_map<const Computation*, uint32_t> index;
   index.reserve(n);
-  for (size_t j = 0; j < n; ++j) index.emplace(computations_[j], static_cast<uint32_t>(j));
+  for (size_t j = 0; j < n; ++j) index.emplace(computations[j], static_cast<uint32_t>(j));
   std::vector<uint32_t> edges_begin(n + 1, 0);
   std::vector<const Computation*> callees;
   auto append_callees = [](const Computation& c, std::vector<const Computation*>& out,
@@ -156,14 +156,14 @@ int64_t Module::RemoveUnreachableComputations() {
     }
   };
   // Called computations are on an instruction's second cache line (instruction.h).
-  InstructionPrefetcher ahead(computations_, /*line=*/1, /*distance=*/32);
+  InstructionPrefetcher ahead(computations, /*line=*/1, /*distance=*/32);
   for (size_t j = 0; j < n; ++j) {
-    append_callees(*computations_[j], callees, &ahead);
+    append_callees(*computations[j], callees, &ahead);
     edges_begin[j + 1] = static_cast<uint32_t>(callees.size());
   }
-  absl::flat_hash_set<const Computation*> reachable = {entry_};
-  std::vector<const Computation*> stack = {entry_};
-  std::vector<const Computation*> outside;  // callees of a computation not in computations_
+  absl::flat_hash_set<const Computation*> reachable = {module.entry()};
+  std::vector<const Computation*> stack = {module.entry()};
+  std::vector<const Computation*> outside;  // callees of a computation not in computations
   while (!stack.empty()) {
     const Computation* c = stack.back();
     stack.pop_back();
@@ -180,6 +180,14 @@ int64_t Module::RemoveUnreachableComputations() {
       if (reachable.insert(callee).second) stack.push_back(callee);
     }
   }
+  return reachable;
+}
+
+int64_t Module::RemoveUnreachableComputations() {
+  if (entry_ == nullptr) return 0;
+  // Removed-but-not-compacted instructions must not keep their callees reachable.
+  for (Computation* c : computations_) c->CompactInstructions();
+  const absl::flat_hash_set<const Computation*> reachable = ReachableComputations(*this);
   int64_t removed = 0;
   std::vector<Computation*> kept;
   for (Computation* c : computations_) {

@@ -18,6 +18,7 @@
 #include "fmt/format.h"
 #include "hlo/checked_int.h"
 #include "hlo/computation.h"
+#include "hlo/reachable_computations.h"
 
 namespace hloscope {
 
@@ -519,20 +520,7 @@ absl::StatusOr<bool> CopyElision::Run(Module& module) {
   // Copies in computations that run as control flow; inside fusions and reducers a copy
   // has no buffer of its own, and a computation that nothing reachable from the entry calls
   // never runs: its copies cost nothing and are neither removed nor reported.
-  absl::flat_hash_set<const Computation*> runs;
-  if (module.entry() != nullptr) {
-    std::vector<const Computation*> todo = {module.entry()};
-    runs.insert(module.entry());
-    while (!todo.empty()) {
-      const Computation* c = todo.back();
-      todo.pop_back();
-      for (const Instruction* i : c->instructions()) {
-        for (const Computation* callee : i->called_computations()) {
-          if (runs.insert(callee).second) todo.push_back(callee);
-        }
-      }
-    }
-  }
+  const absl::flat_hash_set<const Computation*> runs = ReachableComputations(module);
   std::vector<Instruction*> copies;
   for (Computation* c : module.computations()) {
     if (flow.call_sites().embedded_count.contains(c) || !runs.contains(c)) continue;
