@@ -8,11 +8,11 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "analysis/pipeline/cost_model.h"
-#include "analysis/pipeline/generators.h"
-#include "analysis/pipeline/lowering.h"
-#include "analysis/pipeline/pytorch_lowering.h"
-#include "analysis/pipeline/simulator.h"
+#include "pipeline/cost_model.h"
+#include "pipeline/generators.h"
+#include "pipeline/lowering.h"
+#include "pipeline/pytorch_lowering.h"
+#include "pipeline/simulator.h"
 #include "benchmark/benchmark.h"
 
 namespace hloscope::pipeline {

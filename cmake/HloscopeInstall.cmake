@@ -5,30 +5,17 @@ include(CMakePackageConfigHelpers)
 
 set(HLOSCOPE_CMAKE_INSTALL_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/hloscope")
 
-# One library per folder, each shipping only its own public headers: a folder that is another
-# library (hlo/eval is hloscope::eval) is installed with that library, not inside its parent's,
-# and *_internal.h headers are private to their library's sources.
+# One library per folder, each shipping only its own public headers; *_internal.h headers are
+# private to their library's sources.
 set(_hloscope_install_targets)
-foreach(area hlo analysis passes hlo/eval analysis/pipeline)
-  string(REPLACE "/" "_" name "${area}")
-  string(REGEX REPLACE "^(hlo|analysis)_" "" name "${name}")
-  # The sub-folders of `area` that are libraries of their own. analysis/pipeline/from_hlo
-  # (hloscope_pipeline_hlo) is hlo-pipeline's and is not installed.
-  set(nested)
-  if(area STREQUAL "hlo")
-    set(nested PATTERN "eval" EXCLUDE)
-  elseif(area STREQUAL "analysis")
-    set(nested PATTERN "pipeline" EXCLUDE)
-  elseif(area STREQUAL "analysis/pipeline")
-    set(nested PATTERN "from_hlo" EXCLUDE)
-  endif()
-  if(TARGET hloscope_${name})
-    set_target_properties(hloscope_${name} PROPERTIES EXPORT_NAME ${name})
-    list(APPEND _hloscope_install_targets hloscope_${name})
+foreach(area hlo pipeline analysis eval passes)
+  if(TARGET hloscope_${area})
+    set_target_properties(hloscope_${area} PROPERTIES EXPORT_NAME ${area})
+    list(APPEND _hloscope_install_targets hloscope_${area})
     install(DIRECTORY "${PROJECT_SOURCE_DIR}/${area}/"
             DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/hloscope/${area}"
             FILES_MATCHING PATTERN "*.h" PATTERN "*.def" PATTERN "*.inc"
-            PATTERN "*_internal.h" EXCLUDE ${nested})
+            PATTERN "*_internal.h" EXCLUDE)
   endif()
 endforeach()
 

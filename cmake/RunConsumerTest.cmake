@@ -33,9 +33,10 @@ foreach(installed ${BINDIR}/hlo-opt
   endif()
 endforeach()
 
-# Each library ships its own headers and no private ones: hlo/eval's come with hloscope::eval
-# (once, at their include path), and *_internal.h stays in the source tree.
-foreach(installed ${INCLUDEDIR}/hloscope/hlo/eval/evaluator.h)
+# Each library ships its own headers and no private ones: eval/'s come with hloscope::eval
+# (at their include path), and *_internal.h stays in the source tree.
+foreach(installed ${INCLUDEDIR}/hloscope/eval/evaluator.h
+                  ${INCLUDEDIR}/hloscope/pipeline/simulator.h)
   if(NOT EXISTS "${prefix}/${installed}")
     message(FATAL_ERROR "install is missing ${prefix}/${installed}")
   endif()

@@ -7,7 +7,7 @@
 #include <limits>
 #include <memory>
 
-#include "analysis/pipeline/generators.h"
+#include "pipeline/generators.h"
 #include "fmt/format.h"
 #include "google/protobuf/util/json_util.h"
 #include "hlo/parser.h"

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <limits>
 
-#include "analysis/pipeline/cost_model.h"
-#include "analysis/pipeline/generators.h"
-#include "analysis/pipeline/simulator.h"
+#include "pipeline/cost_model.h"
+#include "pipeline/generators.h"
+#include "pipeline/simulator.h"
 #include "fmt/format.h"
 
 namespace hloscope {

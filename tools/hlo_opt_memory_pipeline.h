@@ -1,7 +1,7 @@
 // Per pipeline stage, the activations one microbatch leaves alive (from the memory report) and
 // what a pipeline schedule makes of them: the microbatches each rank holds in flight at its
 // peak and the activation bytes that peak holds, simulated by hlo-pipeline's simulator
-// (analysis/pipeline/simulator.h) on the report's stages, one per part, with its default
+// (pipeline/simulator.h) on the report's stages, one per part, with its default
 // times. `hlo-opt --memory-report --pipeline-schedule=1f1b --microbatches=8` prints and draws
 // them; the same figures come from
 // `hlo-pipeline --schedule=1f1b --ranks=P --microbatches=8 --activation-bytes=A0,A1,...`.

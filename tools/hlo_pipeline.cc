@@ -1,6 +1,6 @@
 // hlo-pipeline: generates or loads pipeline schedules, lowers them to SEND/RECV, simulates them
 // with per-stage costs and prints bubble, timing and per-rank activation memory (see --help and
-// docs/pipeline.md). A thin main: the work is in analysis/pipeline.
+// docs/pipeline.md). A thin main: the work is in pipeline.
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -9,16 +9,16 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "analysis/pipeline/cost_model.h"
-#include "analysis/pipeline/generators.h"
-#include "analysis/pipeline/grid_text.h"
-#include "analysis/pipeline/lowering.h"
-#include "analysis/pipeline/pytorch_lowering.h"
-#include "analysis/pipeline/report.h"
-#include "analysis/pipeline/schedule_csv.h"
-#include "analysis/pipeline/simulator.h"
-#include "analysis/pipeline/string_pieces.h"
-#include "analysis/pipeline/trace_json.h"
+#include "pipeline/cost_model.h"
+#include "pipeline/generators.h"
+#include "pipeline/grid_text.h"
+#include "pipeline/lowering.h"
+#include "pipeline/pytorch_lowering.h"
+#include "pipeline/report.h"
+#include "pipeline/schedule_csv.h"
+#include "pipeline/simulator.h"
+#include "pipeline/string_pieces.h"
+#include "pipeline/trace_json.h"
 #include "fmt/format.h"
 #include "hlo/str_util.h"
 #include "tools/file_io.h"

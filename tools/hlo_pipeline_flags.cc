@@ -6,9 +6,9 @@
 #include <string_view>
 
 #include "absl/status/status.h"
-#include "analysis/pipeline/generators.h"
-#include "analysis/pipeline/string_pieces.h"
-#include "analysis/pipeline/units.h"
+#include "pipeline/generators.h"
+#include "pipeline/string_pieces.h"
+#include "pipeline/units.h"
 #include "fmt/format.h"
 #include "hlo/str_util.h"
 

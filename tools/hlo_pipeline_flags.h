@@ -18,7 +18,7 @@ struct PipelineFlags {
   std::vector<std::string> compare;  // --compare: several of those
   std::optional<int32_t> ranks;
   std::optional<int32_t> microbatches;
-  // Per part (see analysis/pipeline/cost_model.h); unset keeps the cost model's defaults.
+  // Per part (see pipeline/cost_model.h); unset keeps the cost model's defaults.
   std::optional<std::vector<double>> activation_bytes;
   std::optional<std::vector<double>> forward_time;
   std::optional<std::vector<double>> backward_time;

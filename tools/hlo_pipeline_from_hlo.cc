@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "analysis/memory/memory_profile.h"
-#include "analysis/pipeline/units.h"
+#include "pipeline/units.h"
 #include "fmt/format.h"
 #include "hlo/parser.h"
 #include "hlo/str_util.h"

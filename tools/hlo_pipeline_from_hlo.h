@@ -1,5 +1,5 @@
 // hlo-pipeline --from-hlo: per-stage costs read from one HLO module per stage. Durations come
-// from the FLOPs of each stage's dots and convolutions (analysis/pipeline/from_hlo/hlo_costs.h) at
+// from the FLOPs of each stage's dots and convolutions (analysis/stage_flops.h) at
 // a given device throughput; activation bytes per microbatch from the memory profiler
 // (analysis/memory/memory_profile.h, one module per stage).
 #pragma once
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "analysis/pipeline/from_hlo/hlo_costs.h"
+#include "analysis/stage_flops.h"
 
 namespace hloscope::pipeline {
 

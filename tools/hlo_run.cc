@@ -1,4 +1,4 @@
-// hlo-run: run an HLO module on the reference interpreter (hlo/eval) and print its outputs, or
+// hlo-run: run an HLO module on the reference interpreter (eval) and print its outputs, or
 // compare the outputs of two modules on the same seeded inputs.
 //
 //   hlo-run model.hlo --mode=buffer --seed=3
@@ -13,7 +13,7 @@
 #include "absl/status/status.h"
 #include "fmt/core.h"
 #include "hlo/computation.h"
-#include "hlo/eval/evaluator.h"
+#include "eval/evaluator.h"
 #include "hlo/module.h"
 #include "hlo/parser.h"
 #include "hlo/verifier.h"

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "hlo/eval/evaluator.h"
+#include "eval/evaluator.h"
 
 namespace hloscope {
 

@@ -7,7 +7,7 @@
 #include "absl/status/status.h"
 #include "fmt/format.h"
 #include "hlo/computation.h"
-#include "hlo/eval/evaluator.h"
+#include "eval/evaluator.h"
 
 namespace hloscope {
 

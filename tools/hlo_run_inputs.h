@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "hlo/eval/literal.h"
+#include "eval/literal.h"
 #include "hlo/module.h"
 
 namespace hloscope {

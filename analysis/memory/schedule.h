@@ -1,5 +1,5 @@
 // The order in which a computation's instructions run, for the memory profiler (and, with
-// scheduled=false, the interpreter in hlo/eval, which needs operands first whatever the text).
+// scheduled=false, the interpreter in eval, which needs operands first whatever the text).
 //
 //   std::vector<const Instruction*> order = ScheduleOf(*computation);
 //

@@ -11,8 +11,8 @@
 
 #include "fmt/format.h"
 #include "gtest/gtest.h"
-#include "hlo/eval/evaluator.h"
-#include "hlo/eval/literal.h"
+#include "eval/evaluator.h"
+#include "eval/literal.h"
 #include "hlo/parser.h"
 #include "hlo/printer.h"
 #include "hlo/verifier.h"

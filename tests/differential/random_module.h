@@ -1,5 +1,5 @@
 // Random HLO modules for differential testing of passes: small, valid (they parse and pass
-// VerifyModule), made only of ops the interpreter (hlo/eval) supports, and buffer-safe as
+// VerifyModule), made only of ops the interpreter (eval) supports, and buffer-safe as
 // given: like XLA's output after copy insertion, every copy needed for buffer sharing is
 // already there, so the module computes the same result in value mode and in buffer mode.
 //

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "hlo/eval/evaluator.h"
+#include "eval/evaluator.h"
 #include "hlo/verifier.h"
 #include "tests/test_util.h"
 

@@ -1,12 +1,12 @@
 // Literals: storage order, random contents, comparison, printing, parsing, float rounding.
-#include "hlo/eval/literal.h"
+#include "eval/literal.h"
 
 #include <cmath>
 #include <cstring>
 
 #include "gtest/gtest.h"
-#include "hlo/eval/element_io.h"
-#include "hlo/eval/evaluator.h"
+#include "eval/element_io.h"
+#include "eval/evaluator.h"
 #include "tests/eval/eval_test_util.h"
 
 namespace hloscope::eval {

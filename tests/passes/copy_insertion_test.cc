@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "hlo/eval/evaluator.h"
-#include "hlo/eval/literal.h"
+#include "eval/evaluator.h"
+#include "eval/literal.h"
 #include "tests/passes/passes_test_util.h"
 
 namespace hloscope {

@@ -1,5 +1,5 @@
-// Helpers shared by the verifier and pass tests: parse HLO text, find instructions by name, and
-// reduce a verification to one comparable string.
+// Helpers shared by the pass tests: parse HLO text, find instructions and computations by
+// name, verify (tests/hlo/test_util.h) and list a computation's instructions.
 #pragma once
 
 #include <memory>
@@ -11,6 +11,7 @@
 #include "hlo/parser.h"
 #include "hlo/printer.h"
 #include "hlo/verifier.h"
+#include "tests/hlo/test_util.h"
 #include "tests/test_util.h"
 
 namespace hloscope::passes_testing {
@@ -18,21 +19,8 @@ namespace hloscope::passes_testing {
 using testing::Find;
 using testing::MessageOf;
 using testing::Parse;
-
-// "OK" or the verifier's message, so tests can compare one string.
-inline std::string Verify(const Module& module, const VerifierOptions& options = {}) {
-  absl::Status s = VerifyModule(module, options);
-  return s.ok() ? std::string("OK") : MessageOf(s);
-}
-
-// Parses and verifies; "PARSE ERROR: ..." when the text does not parse.
-inline std::string VerifyText(std::string_view text, const VerifierOptions& options = {}) {
-  ParseOptions parse_options;
-  parse_options.filename = "test.hlo";
-  absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(text, parse_options);
-  if (!m.ok()) return "PARSE ERROR: " + MessageOf(m.status());
-  return Verify(**m, options);
-}
+using testing::Verify;      // tests/hlo/test_util.h
+using testing::VerifyText;  // tests/hlo/test_util.h
 
 inline Computation* FindComputation(const Module& m, std::string_view name) {
   return m.FindComputation(name);

@@ -1,4 +1,4 @@
-#include "analysis/pipeline/action.h"
+#include "pipeline/action.h"
 
 #include "gtest/gtest.h"
 

@@ -1,4 +1,4 @@
-#include "analysis/pipeline/cost_model.h"
+#include "pipeline/cost_model.h"
 
 #include <vector>
 

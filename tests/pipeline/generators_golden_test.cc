@@ -6,10 +6,10 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/pipeline/generators.h"
-#include "analysis/pipeline/lowering.h"
-#include "analysis/pipeline/simulator.h"
-#include "analysis/pipeline/validate.h"
+#include "pipeline/generators.h"
+#include "pipeline/lowering.h"
+#include "pipeline/simulator.h"
+#include "pipeline/validate.h"
 #include "gtest/gtest.h"
 #include "tests/pipeline/pipeline_test_util.h"
 

@@ -1,6 +1,6 @@
-#include "analysis/pipeline/lowering.h"
+#include "pipeline/lowering.h"
 
-#include "analysis/pipeline/grid_text.h"
+#include "pipeline/grid_text.h"
 #include "gtest/gtest.h"
 #include "tests/pipeline/pipeline_test_util.h"
 

@@ -6,11 +6,11 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/pipeline/action.h"
-#include "analysis/pipeline/cost_model.h"
-#include "analysis/pipeline/generators.h"
-#include "analysis/pipeline/schedule.h"
-#include "analysis/pipeline/simulator.h"
+#include "pipeline/action.h"
+#include "pipeline/cost_model.h"
+#include "pipeline/generators.h"
+#include "pipeline/schedule.h"
+#include "pipeline/simulator.h"
 #include "gtest/gtest.h"
 
 namespace hloscope::pipeline::testing {

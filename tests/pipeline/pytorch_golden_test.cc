@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "analysis/pipeline/generators.h"
-#include "analysis/pipeline/lowering.h"
-#include "analysis/pipeline/pytorch_lowering.h"
-#include "analysis/pipeline/schedule_csv.h"
-#include "analysis/pipeline/simulator.h"
+#include "pipeline/generators.h"
+#include "pipeline/lowering.h"
+#include "pipeline/pytorch_lowering.h"
+#include "pipeline/schedule_csv.h"
+#include "pipeline/simulator.h"
 #include "gtest/gtest.h"
 
 namespace hloscope::pipeline {

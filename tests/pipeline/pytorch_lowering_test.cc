@@ -1,14 +1,14 @@
 // PyTorch's lowering passes on small hand-checked cases and their error paths; the golden test
 // (pytorch_golden_test.cc) checks them against PyTorch on every configuration of the issue.
-#include "analysis/pipeline/pytorch_lowering.h"
+#include "pipeline/pytorch_lowering.h"
 
 #include <string>
 #include <vector>
 
-#include "analysis/pipeline/lowering.h"
-#include "analysis/pipeline/schedule_csv.h"
-#include "analysis/pipeline/simulator.h"
-#include "analysis/pipeline/validate.h"
+#include "pipeline/lowering.h"
+#include "pipeline/schedule_csv.h"
+#include "pipeline/simulator.h"
+#include "pipeline/validate.h"
 #include "gtest/gtest.h"
 #include "tests/pipeline/pipeline_test_util.h"
 

@@ -1,10 +1,10 @@
-#include "analysis/pipeline/report.h"
+#include "pipeline/report.h"
 
 #include <cmath>
 #include <limits>
 #include <string>
 
-#include "analysis/pipeline/proto_json.h"
+#include "pipeline/proto_json.h"
 #include "google/protobuf/struct.pb.h"
 #include "gtest/gtest.h"
 #include "tests/pipeline/pipeline_test_util.h"

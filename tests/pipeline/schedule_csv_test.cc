@@ -1,9 +1,9 @@
-#include "analysis/pipeline/schedule_csv.h"
+#include "pipeline/schedule_csv.h"
 
 #include <string>
 
-#include "analysis/pipeline/lowering.h"
-#include "analysis/pipeline/simulator.h"
+#include "pipeline/lowering.h"
+#include "pipeline/simulator.h"
 #include "gtest/gtest.h"
 #include "tests/pipeline/pipeline_test_util.h"
 

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "analysis/pipeline/lowering.h"
-#include "analysis/pipeline/pytorch_lowering.h"
-#include "analysis/pipeline/schedule_csv.h"
-#include "analysis/pipeline/simulator.h"
+#include "pipeline/lowering.h"
+#include "pipeline/pytorch_lowering.h"
+#include "pipeline/schedule_csv.h"
+#include "pipeline/simulator.h"
 #include "gtest/gtest.h"
 #include "tests/pipeline/pipeline_test_util.h"
 

@@ -1,12 +1,12 @@
-#include "analysis/pipeline/simulator.h"
+#include "pipeline/simulator.h"
 
 #include <chrono>
 #include <cstdio>
 #include <string>
 
-#include "analysis/pipeline/grid_text.h"
-#include "analysis/pipeline/lowering.h"
-#include "analysis/pipeline/pytorch_lowering.h"
+#include "pipeline/grid_text.h"
+#include "pipeline/lowering.h"
+#include "pipeline/pytorch_lowering.h"
 #include "gtest/gtest.h"
 #include "tests/pipeline/pipeline_test_util.h"
 

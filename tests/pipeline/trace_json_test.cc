@@ -1,10 +1,10 @@
-#include "analysis/pipeline/trace_json.h"
+#include "pipeline/trace_json.h"
 
 #include <map>
 #include <regex>
 #include <string>
 
-#include "analysis/pipeline/lowering.h"
+#include "pipeline/lowering.h"
 #include "gtest/gtest.h"
 #include "tests/pipeline/pipeline_test_util.h"
 

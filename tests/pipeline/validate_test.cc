@@ -1,4 +1,4 @@
-#include "analysis/pipeline/validate.h"
+#include "pipeline/validate.h"
 
 #include <string>
 

@@ -1,0 +1,285 @@
+// Kernels that move elements without arithmetic. Each works on row-major views of its operands
+// (layout_util.h) and converts the row-major result to the instruction's layout at the end.
+#include <algorithm>
+#include <cstring>
+
+#include "absl/status/status.h"
+#include "eval/attributes.h"
+#include "eval/element_io.h"
+#include "eval/kernels.h"
+#include "eval/layout_util.h"
+#include "hlo/str_util.h"
+
+namespace hloscope::eval {
+namespace {
+
+// An operand in row-major order with its strides.
+struct RowMajor {
+  const Shape* shape;
+  const uint8_t* data;
+  std::vector<int64_t> strides;
+  Bytes scratch;
+};
+
+void MakeRowMajor(const ArrayRef& a, RowMajor& out) {
+  out.shape = a.shape;
+  out.data = RowMajorData(*a.shape, a.data, out.scratch);
+  out.strides = RowMajorStrides(a.shape->dims);
+}
+
+int64_t ReadIndex(const ArrayRef& a) { return LoadInt(a.shape->element_type, a.data); }
+
+absl::Status Unsupported(const Instruction& instr, std::string_view what) {
+  return absl::UnimplementedError(
+      StrCat("hlo-run does not support ", what, " (instruction %", instr.name(), ")"));
+}
+
+// Clamps a start index as XLA does: into [0, dim - size].
+int64_t ClampStart(int64_t start, int64_t dim, int64_t size) {
+  return std::clamp<int64_t>(start, 0, std::max<int64_t>(dim - size, 0));
+}
+
+absl::StatusOr<Bytes> Gather(const Instruction& instr, const RowMajor& operand,
+                             const RowMajor& indices) {
+  if (RawAttribute(instr, "operand_batching_dims") &&
+      !IntListAttribute(instr, "operand_batching_dims").empty()) {
+    return Unsupported(instr, "gather with batching dims");
+  }
+  const Shape& out = instr.shape();
+  std::vector<int64_t> offset_dims = IntListAttribute(instr, "offset_dims");
+  std::vector<int64_t> collapsed = IntListAttribute(instr, "collapsed_slice_dims");
+  std::vector<int64_t> start_map = IntListAttribute(instr, "start_index_map");
+  std::vector<int64_t> slice_sizes = IntListAttribute(instr, "slice_sizes");
+  std::vector<int64_t> ivd = IntListAttribute(instr, "index_vector_dim");
+  int64_t index_vector_dim = ivd.empty() ? indices.shape->rank() : ivd[0];
+  const Shape& os = *operand.shape;
+  if (static_cast<int64_t>(slice_sizes.size()) != os.rank())
+    return Unsupported(instr, "this gather form");
+  std::vector<int64_t> batch_dims;  // output dims that are not offset dims
+  for (int64_t d = 0; d < out.rank(); ++d) {
+    if (std::find(offset_dims.begin(), offset_dims.end(), d) == offset_dims.end())
+      batch_dims.push_back(d);
+  }
+  std::vector<int64_t> window_dims;  // operand dims that are not collapsed, in order
+  for (int64_t d = 0; d < os.rank(); ++d) {
+    if (std::find(collapsed.begin(), collapsed.end(), d) == collapsed.end())
+      window_dims.push_back(d);
+  }
+  if (window_dims.size() != offset_dims.size()) return Unsupported(instr, "this gather form");
+  int eb = ElementBytes(os.element_type);
+  PrimitiveType it = indices.shape->element_type;
+  int ib = ElementBytes(it);
+  Bytes result(static_cast<size_t>(DenseBytes(out)));
+  // A slice of size 0 (always so when the operand is empty) has no element to read: the
+  // output is zeros, as XLA's gather simplifier rewrites it (gather_simplifier_test
+  // ZeroSizeSlice). Reading on would index past the operand.
+  if (std::find(slice_sizes.begin(), slice_sizes.end(), 0) != slice_sizes.end()) return result;
+  int64_t linear = 0;
+  std::vector<int64_t> idx_index(static_cast<size_t>(indices.shape->rank()), 0);
+  std::vector<int64_t> in_index(static_cast<size_t>(os.rank()));
+  ForEachIndex(out.dims, [&](const std::vector<int64_t>& o) {
+    // The batch part of the output index selects a start vector in `indices`.
+    size_t b = 0;
+    for (int64_t d = 0; d < indices.shape->rank(); ++d) {
+      if (d == index_vector_dim) continue;
+      idx_index[static_cast<size_t>(d)] = o[static_cast<size_t>(batch_dims[b++])];
+    }
+    std::fill(in_index.begin(), in_index.end(), 0);
+    for (size_t k = 0; k < start_map.size(); ++k) {
+      if (index_vector_dim < indices.shape->rank())
+        idx_index[static_cast<size_t>(index_vector_dim)] = static_cast<int64_t>(k);
+      int64_t off = 0;
+      for (size_t d = 0; d < idx_index.size(); ++d) off += idx_index[d] * indices.strides[d];
+      int64_t dim = start_map[k];
+      in_index[static_cast<size_t>(dim)] =
+          ClampStart(LoadInt(it, indices.data + off * ib), os.dims[static_cast<size_t>(dim)],
+                     slice_sizes[static_cast<size_t>(dim)]);
+    }
+    for (size_t w = 0; w < window_dims.size(); ++w) {
+      in_index[static_cast<size_t>(window_dims[w])] += o[static_cast<size_t>(offset_dims[w])];
+    }
+    int64_t src = 0;
+    for (size_t d = 0; d < in_index.size(); ++d) src += in_index[d] * operand.strides[d];
+    std::memcpy(result.data() + linear * eb, operand.data + src * eb, static_cast<size_t>(eb));
+    ++linear;
+  });
+  return result;
+}
+
+}  // namespace
+
+bool IsSupportedDataMovement(Opcode op) {
+  switch (op) {
+    case Opcode::kBroadcast:
+    case Opcode::kTranspose:
+    case Opcode::kReshape:
+    case Opcode::kSlice:
+    case Opcode::kDynamicSlice:
+    case Opcode::kDynamicUpdateSlice:
+    case Opcode::kConcatenate:
+    case Opcode::kPad:
+    case Opcode::kReverse:
+    case Opcode::kIota:
+    case Opcode::kGather:
+    case Opcode::kCopy:
+      return true;
+    default:
+      return false;
+  }
+}
+
+absl::StatusOr<Bytes> EvalDataMovement(const Instruction& instr,
+                                       absl::Span<const ArrayRef> operands) {
+  const Shape& out = instr.shape();
+  int eb = ElementBytes(out.element_type);
+  auto ueb = static_cast<size_t>(eb);
+  std::vector<RowMajor> in(operands.size());
+  for (size_t k = 0; k < operands.size(); ++k) {
+    if (operands[k].shape->IsArray()) MakeRowMajor(operands[k], in[k]);
+  }
+  Bytes result(static_cast<size_t>(DenseBytes(out)));
+  int64_t linear = 0;
+  switch (instr.opcode()) {
+    case Opcode::kCopy:
+    case Opcode::kReshape:
+      // Same logical elements in row-major order.
+      std::memcpy(result.data(), in[0].data, result.size());
+      break;
+    case Opcode::kBroadcast: {
+      auto dims = instr.dimensions();
+      ForEachIndex(out.dims, [&](const std::vector<int64_t>& o) {
+        int64_t src = 0;
+        for (size_t i = 0; i < dims.size(); ++i)
+          src += o[static_cast<size_t>(dims[i])] * in[0].strides[i];
+        std::memcpy(result.data() + linear++ * eb, in[0].data + src * eb, ueb);
+      });
+      break;
+    }
+    case Opcode::kTranspose: {
+      auto perm = instr.dimensions();
+      ForEachIndex(out.dims, [&](const std::vector<int64_t>& o) {
+        int64_t src = 0;
+        for (size_t i = 0; i < perm.size(); ++i)
+          src += o[i] * in[0].strides[static_cast<size_t>(perm[i])];
+        std::memcpy(result.data() + linear++ * eb, in[0].data + src * eb, ueb);
+      });
+      break;
+    }
+    case Opcode::kSlice: {
+      auto slice = instr.slice();
+      ForEachIndex(out.dims, [&](const std::vector<int64_t>& o) {
+        int64_t src = 0;
+        for (size_t i = 0; i < o.size(); ++i)
+          src += (slice[i].start + o[i] * slice[i].stride) * in[0].strides[i];
+        std::memcpy(result.data() + linear++ * eb, in[0].data + src * eb, ueb);
+      });
+      break;
+    }
+    case Opcode::kDynamicSlice: {
+      const Shape& os = *in[0].shape;
+      std::vector<int64_t> start(static_cast<size_t>(os.rank()));
+      for (int64_t d = 0; d < os.rank(); ++d) {
+        start[static_cast<size_t>(d)] =
+            ClampStart(ReadIndex(operands[static_cast<size_t>(d + 1)]),
+                       os.dims[static_cast<size_t>(d)], out.dims[static_cast<size_t>(d)]);
+      }
+      ForEachIndex(out.dims, [&](const std::vector<int64_t>& o) {
+        int64_t src = 0;
+        for (size_t i = 0; i < o.size(); ++i) src += (start[i] + o[i]) * in[0].strides[i];
+        std::memcpy(result.data() + linear++ * eb, in[0].data + src * eb, ueb);
+      });
+      break;
+    }
+    case Opcode::kDynamicUpdateSlice: {
+      const Shape& us = *in[1].shape;
+      std::memcpy(result.data(), in[0].data, result.size());
+      std::vector<int64_t> start(static_cast<size_t>(out.rank()));
+      for (int64_t d = 0; d < out.rank(); ++d) {
+        start[static_cast<size_t>(d)] =
+            ClampStart(ReadIndex(operands[static_cast<size_t>(d + 2)]),
+                       out.dims[static_cast<size_t>(d)], us.dims[static_cast<size_t>(d)]);
+      }
+      std::vector<int64_t> ostrides = RowMajorStrides(out.dims);
+      ForEachIndex(us.dims, [&](const std::vector<int64_t>& u) {
+        int64_t dst = 0;
+        for (size_t i = 0; i < u.size(); ++i) dst += (start[i] + u[i]) * ostrides[i];
+        std::memcpy(result.data() + dst * eb, in[1].data + linear++ * eb, ueb);
+      });
+      break;
+    }
+    case Opcode::kConcatenate: {
+      auto dim = static_cast<size_t>(instr.dimensions()[0]);
+      std::vector<int64_t> ostrides = RowMajorStrides(out.dims);
+      int64_t offset = 0;
+      for (const RowMajor& part : in) {
+        int64_t i = 0;
+        ForEachIndex(part.shape->dims, [&](const std::vector<int64_t>& p) {
+          int64_t dst = 0;
+          for (size_t k = 0; k < p.size(); ++k)
+            dst += (p[k] + (k == dim ? offset : 0)) * ostrides[k];
+          std::memcpy(result.data() + dst * eb, part.data + i++ * eb, ueb);
+        });
+        offset += part.shape->dims[dim];
+      }
+      break;
+    }
+    case Opcode::kPad: {
+      absl::StatusOr<std::vector<PadDim>> pads = PaddingAttribute(instr);
+      if (!pads.ok()) return pads.status();
+      if (static_cast<int64_t>(pads->size()) != out.rank()) {
+        return absl::InvalidArgumentError(StrCat("pad %", instr.name(), ": padding has ",
+                                                 pads->size(), " dimensions, the shape ",
+                                                 out.rank()));
+      }
+      for (int64_t i = 0; i < out.ElementCount(); ++i)
+        std::memcpy(result.data() + i * eb, in[1].data, ueb);
+      std::vector<int64_t> ostrides = RowMajorStrides(out.dims);
+      ForEachIndex(in[0].shape->dims, [&](const std::vector<int64_t>& p) {
+        int64_t dst = 0;
+        bool inside = true;
+        for (size_t k = 0; k < p.size(); ++k) {
+          int64_t pos = (*pads)[k].low + p[k] * ((*pads)[k].interior + 1);
+          if (pos < 0 || pos >= out.dims[k]) inside = false;
+          dst += pos * ostrides[k];
+        }
+        if (inside) std::memcpy(result.data() + dst * eb, in[0].data + linear * eb, ueb);
+        ++linear;
+      });
+      break;
+    }
+    case Opcode::kReverse: {
+      auto dims = instr.dimensions();
+      ForEachIndex(out.dims, [&](const std::vector<int64_t>& o) {
+        int64_t src = 0;
+        for (size_t i = 0; i < o.size(); ++i) {
+          bool rev = std::find(dims.begin(), dims.end(), static_cast<int64_t>(i)) != dims.end();
+          src += (rev ? out.dims[i] - 1 - o[i] : o[i]) * in[0].strides[i];
+        }
+        std::memcpy(result.data() + linear++ * eb, in[0].data + src * eb, ueb);
+      });
+      break;
+    }
+    case Opcode::kIota: {
+      std::vector<int64_t> d = IntListAttribute(instr, "iota_dimension");
+      if (d.size() != 1 || d[0] < 0 || d[0] >= out.rank()) {
+        return absl::InvalidArgumentError(
+            StrCat("iota %", instr.name(), " needs iota_dimension= within its rank"));
+      }
+      ForEachIndex(out.dims, [&](const std::vector<int64_t>& o) {
+        StoreInt(out.element_type, result.data() + linear++ * eb, o[static_cast<size_t>(d[0])]);
+      });
+      break;
+    }
+    case Opcode::kGather: {
+      absl::StatusOr<Bytes> g = Gather(instr, in[0], in[1]);
+      if (!g.ok()) return g.status();
+      result = std::move(*g);
+      break;
+    }
+    default:
+      return Unsupported(instr, StrCat("opcode '", OpcodeName(instr.opcode()), "'"));
+  }
+  return ToPhysical(out, std::move(result));
+}
+
+}  // namespace hloscope::eval

@@ -1,0 +1,214 @@
+// dot and reduce: the two kernels that accumulate.
+//
+// dot accumulates in f32 when the result is bf16, f16 or f32, in f64 when it is f64 and in
+// 64-bit integers otherwise, summing the contracted elements in row-major order and rounding
+// once at the end. reduce applies to_apply in row-major order of the reduced elements, starting
+// from the init value, and rounds after every step (as each to_apply result is a value of its
+// type).
+#include <algorithm>
+#include <cstring>
+
+#include "absl/status/status.h"
+#include "hlo/computation.h"
+#include "eval/attributes.h"
+#include "eval/element_io.h"
+#include "eval/kernels.h"
+#include "eval/layout_util.h"
+#include "hlo/str_util.h"
+
+namespace hloscope::eval {
+namespace {
+
+// Gathers a dot operand into a [batch, rows, contracted] (lhs) or [batch, contracted, cols]
+// (rhs) matrix of accumulator values.
+template <typename Acc>
+std::vector<Acc> Arrange(const ArrayRef& a, const std::vector<int64_t>& batch,
+                         const std::vector<int64_t>& free, const std::vector<int64_t>& contract,
+                         bool contract_last) {
+  const Shape& s = *a.shape;
+  std::vector<int64_t> strides = PhysicalStrides(s);
+  auto extent = [&](const std::vector<int64_t>& dims) {
+    int64_t n = 1;
+    for (int64_t d : dims) n *= s.dims[static_cast<size_t>(d)];
+    return n;
+  };
+  int64_t nb = extent(batch), nf = extent(free), nc = extent(contract);
+  std::vector<Acc> out(static_cast<size_t>(nb * nf * nc));
+  std::vector<int64_t> order = batch;  // iterate batch, then the two others in output order
+  const auto& second = contract_last ? free : contract;
+  const auto& third = contract_last ? contract : free;
+  order.insert(order.end(), second.begin(), second.end());
+  order.insert(order.end(), third.begin(), third.end());
+  std::vector<int64_t> dims;
+  for (int64_t d : order) dims.push_back(s.dims[static_cast<size_t>(d)]);
+  int eb = ElementBytes(s.element_type);
+  int64_t linear = 0;
+  ForEachIndex(dims, [&](const std::vector<int64_t>& idx) {
+    int64_t off = 0;
+    for (size_t k = 0; k < idx.size(); ++k) off += idx[k] * strides[static_cast<size_t>(order[k])];
+    const uint8_t* p = a.data + off * eb;
+    if constexpr (std::is_same_v<Acc, int64_t>) {
+      out[static_cast<size_t>(linear++)] = LoadInt(s.element_type, p);
+    } else {
+      out[static_cast<size_t>(linear++)] = static_cast<Acc>(LoadDouble(s.element_type, p));
+    }
+  });
+  return out;
+}
+
+template <typename Acc>
+Bytes DotWith(const Instruction& instr, const ArrayRef& lhs, const ArrayRef& rhs,
+              const std::vector<int64_t>& lb, const std::vector<int64_t>& lc,
+              const std::vector<int64_t>& rb, const std::vector<int64_t>& rc) {
+  auto free_dims = [](const Shape& s, const std::vector<int64_t>& b,
+                      const std::vector<int64_t>& c) {
+    std::vector<int64_t> f;
+    for (int64_t d = 0; d < s.rank(); ++d) {
+      if (std::find(b.begin(), b.end(), d) == b.end() &&
+          std::find(c.begin(), c.end(), d) == c.end())
+        f.push_back(d);
+    }
+    return f;
+  };
+  std::vector<int64_t> lf = free_dims(*lhs.shape, lb, lc), rf = free_dims(*rhs.shape, rb, rc);
+  std::vector<Acc> L = Arrange<Acc>(lhs, lb, lf, lc, /*contract_last=*/true);
+  std::vector<Acc> R = Arrange<Acc>(rhs, rb, rf, rc, /*contract_last=*/false);
+  auto extent = [](const Shape& s, const std::vector<int64_t>& dims) {
+    int64_t n = 1;
+    for (int64_t d : dims) n *= s.dims[static_cast<size_t>(d)];
+    return n;
+  };
+  int64_t B = extent(*lhs.shape, lb), M = extent(*lhs.shape, lf), K = extent(*lhs.shape, lc),
+          N = extent(*rhs.shape, rf);
+  const Shape& out = instr.shape();
+  int eb = ElementBytes(out.element_type);
+  Bytes result(static_cast<size_t>(B * M * N * eb));
+  std::vector<Acc> acc(static_cast<size_t>(N));
+  for (int64_t b = 0; b < B; ++b) {
+    for (int64_t m = 0; m < M; ++m) {
+      std::fill(acc.begin(), acc.end(), Acc{0});
+      const Acc* lrow = L.data() + (b * M + m) * K;
+      // k outer, n inner: each acc[n] still sums its products in k order, and the inner loop
+      // runs over contiguous memory.
+      for (int64_t k = 0; k < K; ++k) {
+        Acc a = lrow[k];
+        const Acc* rrow = R.data() + (b * K + k) * N;
+        for (int64_t n = 0; n < N; ++n) {
+          if constexpr (std::is_same_v<Acc, int64_t>) {
+            acc[static_cast<size_t>(n)] =
+                static_cast<int64_t>(static_cast<uint64_t>(acc[static_cast<size_t>(n)]) +
+                                     static_cast<uint64_t>(a) * static_cast<uint64_t>(rrow[n]));
+          } else {
+            acc[static_cast<size_t>(n)] += a * rrow[n];
+          }
+        }
+      }
+      uint8_t* dst = result.data() + (b * M + m) * N * eb;
+      for (int64_t n = 0; n < N; ++n) {
+        if constexpr (std::is_same_v<Acc, int64_t>) {
+          StoreInt(out.element_type, dst + n * eb, acc[static_cast<size_t>(n)]);
+        } else {
+          StoreDouble(out.element_type, dst + n * eb,
+                      static_cast<double>(acc[static_cast<size_t>(n)]));
+        }
+      }
+    }
+  }
+  return ToPhysical(out, std::move(result));
+}
+
+}  // namespace
+
+absl::StatusOr<Bytes> EvalDot(const Instruction& instr, absl::Span<const ArrayRef> operands) {
+  std::vector<int64_t> lb = IntListAttribute(instr, "lhs_batch_dims");
+  std::vector<int64_t> lc = IntListAttribute(instr, "lhs_contracting_dims");
+  std::vector<int64_t> rb = IntListAttribute(instr, "rhs_batch_dims");
+  std::vector<int64_t> rc = IntListAttribute(instr, "rhs_contracting_dims");
+  const Shape& ls = *operands[0].shape;
+  const Shape& rs = *operands[1].shape;
+  bool ok = lb.size() == rb.size() && lc.size() == rc.size();
+  for (size_t i = 0; ok && i < lb.size(); ++i)
+    ok = ls.dims[static_cast<size_t>(lb[i])] == rs.dims[static_cast<size_t>(rb[i])];
+  for (size_t i = 0; ok && i < lc.size(); ++i)
+    ok = ls.dims[static_cast<size_t>(lc[i])] == rs.dims[static_cast<size_t>(rc[i])];
+  if (!ok) {
+    return absl::InvalidArgumentError(
+        StrCat("dot %", instr.name(), ": batch or contracting dimensions do not match"));
+  }
+  PrimitiveType t = instr.shape().element_type;
+  if (t == PrimitiveType::kF64)
+    return DotWith<double>(instr, operands[0], operands[1], lb, lc, rb, rc);
+  if (IsFloatType(t)) return DotWith<float>(instr, operands[0], operands[1], lb, lc, rb, rc);
+  return DotWith<int64_t>(instr, operands[0], operands[1], lb, lc, rb, rc);
+}
+
+absl::StatusOr<std::vector<Bytes>> EvalReduce(const Instruction& instr,
+                                              absl::Span<const ArrayRef> operands,
+                                              const ScalarComputation& apply) {
+  size_t n = operands.size() / 2;
+  auto reduced = instr.dimensions();
+  const Shape& in = *operands[0].shape;
+  std::vector<int64_t> kept;
+  for (int64_t d = 0; d < in.rank(); ++d) {
+    if (std::find(reduced.begin(), reduced.end(), d) == reduced.end()) kept.push_back(d);
+  }
+  std::vector<int64_t> sorted(reduced.begin(), reduced.end());
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<int64_t> rd;
+  for (int64_t d : sorted) rd.push_back(in.dims[static_cast<size_t>(d)]);
+  std::vector<int64_t> kdims;
+  for (int64_t d : kept) kdims.push_back(in.dims[static_cast<size_t>(d)]);
+  std::vector<std::vector<int64_t>> strides(n);
+  std::vector<PrimitiveType> types(n);
+  for (size_t k = 0; k < n; ++k) {
+    strides[k] = PhysicalStrides(*operands[k].shape);
+    types[k] = operands[k].shape->element_type;
+  }
+  std::vector<const Shape*> out_shapes;
+  if (instr.shape().IsTuple()) {
+    out_shapes.assign(instr.shape().tuple_elements.begin(), instr.shape().tuple_elements.end());
+  } else {
+    out_shapes.push_back(&instr.shape());
+  }
+  if (out_shapes.size() != n) {
+    return absl::InvalidArgumentError(StrCat("reduce %", instr.name(), ": ", operands.size(),
+                                             " operands for ", out_shapes.size(), " outputs"));
+  }
+  std::vector<Bytes> results(n);
+  for (size_t k = 0; k < n; ++k) results[k].resize(static_cast<size_t>(DenseBytes(*out_shapes[k])));
+  std::vector<Scalar> args(2 * n);
+  std::vector<int64_t> full(static_cast<size_t>(in.rank()));
+  int64_t linear = 0;
+  absl::Status status;
+  ForEachIndex(kdims, [&](const std::vector<int64_t>& o) {
+    if (!status.ok()) return;
+    for (size_t k = 0; k < n; ++k) args[k] = LoadScalar(types[k], operands[n + k].data);
+    for (size_t i = 0; i < kept.size(); ++i) full[static_cast<size_t>(kept[i])] = o[i];
+    // Reduced elements in row-major order of the operand (dimensions sorted).
+    ForEachIndex(rd, [&](const std::vector<int64_t>& r) {
+      if (!status.ok()) return;
+      for (size_t i = 0; i < sorted.size(); ++i) full[static_cast<size_t>(sorted[i])] = r[i];
+      for (size_t k = 0; k < n; ++k) {
+        int64_t off = 0;
+        for (size_t d = 0; d < full.size(); ++d) off += full[d] * strides[k][d];
+        args[n + k] = LoadScalar(types[k], operands[k].data + off * ElementBytes(types[k]));
+      }
+      absl::StatusOr<std::vector<Scalar>> r2 = apply(args);
+      if (!r2.ok()) {
+        status = r2.status();
+        return;
+      }
+      for (size_t k = 0; k < n; ++k) args[k] = (*r2)[k];
+    });
+    for (size_t k = 0; k < n; ++k) {
+      PrimitiveType ot = out_shapes[k]->element_type;
+      StoreScalar(ot, results[k].data() + linear * ElementBytes(ot), args[k]);
+    }
+    ++linear;
+  });
+  if (!status.ok()) return status;
+  for (size_t k = 0; k < n; ++k) results[k] = ToPhysical(*out_shapes[k], std::move(results[k]));
+  return results;
+}
+
+}  // namespace hloscope::eval

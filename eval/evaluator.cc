@@ -1,0 +1,566 @@
+// The interpreter's driver: walks computations in operand order, hands array work to the
+// kernels (kernels.h) and, in buffer mode, keeps every value in the storage of its HloBuffer.
+#include "eval/evaluator.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "analysis/alias.h"
+#include "analysis/alias_input_output.h"
+#include "analysis/memory/schedule.h"
+#include "hlo/attribute_values.h"
+#include "hlo/checked_int.h"
+#include "hlo/computation.h"
+#include "eval/element_io.h"
+#include "eval/kernels.h"
+#include "eval/layout_util.h"
+#include "eval/operand_checks.h"
+#include "hlo/str_util.h"
+
+namespace hloscope::eval {
+namespace {
+
+// A run-time value: an array's bytes (physical order of `shape`) or a tuple of values. In value
+// mode bytes are never written after creation, so values may share them freely; in buffer mode
+// an array's bytes are its buffer's storage.
+struct Value {
+  const Shape* shape = nullptr;
+  std::shared_ptr<Bytes> bytes;
+  std::shared_ptr<const std::vector<Value>> elements;
+};
+
+// Computations nested deeper than this (call, while, conditional, fusion, to_apply) are
+// refused: each level is a few native stack frames, and a 30,000-deep call chain would overflow
+// the stack. Real modules nest a few dozen levels; 256 levels also fit the 8 MiB stack under
+// ASan, whose frames are several times larger (1000 did not).
+constexpr int64_t kMaxNestingDepth = 256;
+
+std::string_view MessageOf(const absl::Status& s) {
+  return {s.message().data(), s.message().size()};
+}
+
+absl::Status UnsupportedOpcode(const Instruction& instr) {
+  return absl::UnimplementedError(StrCat("hlo-run does not support opcode '", instr.PrintedOpcode(),
+                                         "' (instruction %", instr.name(), ")"));
+}
+
+bool IsForwarding(Opcode op) {
+  switch (op) {
+    case Opcode::kTuple:
+    case Opcode::kGetTupleElement:
+    case Opcode::kBitcast:
+    case Opcode::kOptBarrier:
+    case Opcode::kCall:
+    case Opcode::kWhile:
+    case Opcode::kConditional:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Saturates at kInt64Max (a sum that does not fit is more than any --max-bytes).
+int64_t LeafBytes(const Shape& shape) {
+  if (shape.IsArray()) return DenseBytes(shape);
+  int64_t n = 0;
+  for (const Shape* e : shape.tuple_elements) n = SaturatingAdd(n, LeafBytes(*e));
+  return n;
+}
+
+absl::Status CheckSupported(const Module& module) {
+  for (const Computation* c : module.computations()) {
+    for (const Instruction* instr : c->instructions()) {
+      if (!IsSupportedOpcode(instr->opcode()) ||
+          instr->async_wrapped_opcode() != Opcode::kOpcodeCount) {
+        return UnsupportedOpcode(*instr);
+      }
+      if (instr->opcode() == Opcode::kConstant &&
+          instr->literal().find("...") != std::string_view::npos) {
+        return absl::UnimplementedError(
+            StrCat("hlo-run cannot run constant %", instr->name(),
+                   ": its contents were elided ({...}) when the module was dumped"));
+      }
+      if (instr->opcode() == Opcode::kCollectivePermute && instr->operand_count() != 1) {
+        return absl::UnimplementedError(
+            StrCat("hlo-run supports collective-permute only with one operand (instruction %",
+                   instr->name(), ")"));
+      }
+      absl::Status bad_type;
+      ForEachSubshape(instr->shape(), [&](const Shape& s, const ShapeIndex&) {
+        if (bad_type.ok() &&
+            (s.IsArray() || s.IsBuffer() || s.element_type == PrimitiveType::kOpaque) &&
+            !IsSupportedElementType(s.element_type)) {
+          bad_type = absl::UnimplementedError(StrCat("hlo-run does not support element type '",
+                                                     PrimitiveTypeName(s.element_type),
+                                                     "' (instruction %", instr->name(), ")"));
+        }
+        if (bad_type.ok() && s.IsDynamic()) {
+          bad_type = absl::UnimplementedError(
+              StrCat("hlo-run does not support dynamic shapes (instruction %", instr->name(), ")"));
+        }
+      });
+      if (!bad_type.ok()) return bad_type;
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int64_t RequiredBytes(const Module& module) {
+  int64_t total = 0;
+  for (const Computation* c : module.computations()) {
+    for (const Instruction* instr : c->instructions()) {
+      if (IsForwarding(instr->opcode())) continue;
+      if (instr->opcode() == Opcode::kParameter && !c->is_entry()) continue;
+      if (instr->opcode() == Opcode::kCopy && instr->shape().IsTuple()) continue;
+      total = SaturatingAdd(total, LeafBytes(instr->shape()));
+    }
+  }
+  return total;
+}
+
+namespace {
+
+class Evaluator {
+ public:
+  Evaluator(const Module& module, const EvalOptions& options)
+      : module_(module), options_(options) {}
+
+  absl::StatusOr<Literal> Run(absl::Span<const Literal> arguments) {
+    const Computation& entry = *module_.entry();
+    if (static_cast<int64_t>(arguments.size()) != entry.parameter_count()) {
+      return absl::InvalidArgumentError(StrCat("the entry computation takes ",
+                                               entry.parameter_count(), " parameters but ",
+                                               arguments.size(), " arguments were given"));
+    }
+    std::vector<Value> args;
+    for (int64_t i = 0; i < entry.parameter_count(); ++i) {
+      const Instruction& p = *entry.parameter(i);
+      const Literal& a = arguments[static_cast<size_t>(i)];
+      if (!a.shape().Compatible(p.shape())) {
+        return absl::InvalidArgumentError(
+            StrCat("argument ", i, " has shape ", a.shape().ToString(false), " but parameter %",
+                   p.name(), " has shape ", p.shape().ToString(false)));
+      }
+      args.push_back(ToValue(a, p.shape()));
+    }
+    if (options_.mode == EvalMode::kBuffer) {
+      DataflowAnalysis::Options df;
+      df.bitcast_defines_value = options_.bitcast_defines_value;
+      absl::StatusOr<std::unique_ptr<AliasAnalysis>> aa = AliasAnalysis::Run(module_, df);
+      if (!aa.ok()) {
+        return absl::Status(
+            aa.status().code(),
+            StrCat("buffer mode needs the alias analysis, which failed: ", MessageOf(aa.status())));
+      }
+      alias_ = std::move(*aa);
+      if (std::optional<std::string_view> text = module_.FindAttribute("input_output_alias")) {
+        absl::StatusOr<std::vector<InputOutputAlias>> donated = ParseInputOutputAlias(*text);
+        if (!donated.ok()) return donated.status();
+        donated_ = std::move(*donated);
+      }
+      for (const HloBuffer& b : alias_->buffers()) {
+        int64_t bytes = 0;
+        for (ValueId v : b.values) {
+          const Shape* s = alias_->dataflow().value(v).shape;
+          if (s != nullptr && s->IsArray()) bytes = std::max(bytes, DenseBytes(*s));
+        }
+        storage_.push_back(std::make_shared<Bytes>(static_cast<size_t>(bytes), 0));
+        if (options_.read_only_overwrites != nullptr) {
+          std::vector<const Instruction*>& read_only = read_only_in_buffer_.emplace_back();
+          for (ValueId v : b.values) {
+            const HloValue& value = alias_->dataflow().value(v);
+            if (!value.is_phi && IsReadOnly(*value.instruction, value.index)) {
+              read_only.push_back(value.instruction);
+            }
+          }
+        }
+      }
+    }
+    absl::StatusOr<Value> out = RunComputation(entry, args, options_.mode == EvalMode::kBuffer);
+    if (!out.ok()) return out.status();
+    if (options_.read_only_overwrites != nullptr) {
+      std::vector<std::string>& names = *options_.read_only_overwrites;
+      names.clear();
+      for (const Instruction* r : overwritten_read_only_) names.push_back(StrCat("%", r->name()));
+      std::sort(names.begin(), names.end());
+    }
+    return ToLiteral(*out);
+  }
+
+ private:
+  static Value ToValue(const Literal& lit, const Shape& target) {
+    Value v;
+    v.shape = &target;
+    if (target.IsArray()) {
+      v.bytes = std::make_shared<Bytes>(static_cast<size_t>(DenseBytes(target)));
+      Relayout(lit.shape(), lit.data().data(), target, v.bytes->data());
+    } else if (target.IsTuple()) {
+      auto elements = std::make_shared<std::vector<Value>>();
+      for (size_t i = 0; i < target.tuple_elements.size(); ++i) {
+        elements->push_back(ToValue(lit.elements()[i], *target.tuple_elements[i]));
+      }
+      v.elements = std::move(elements);
+    }
+    return v;
+  }
+
+  static Literal ToLiteral(const Value& v) {
+    if (v.shape->IsTuple()) {
+      std::vector<Literal> elements;
+      for (const Value& e : *v.elements) elements.push_back(ToLiteral(e));
+      return Literal::MakeTuple(std::move(elements));
+    }
+    if (!v.shape->IsArray()) return Literal::Zeros(*v.shape);
+    auto n = static_cast<size_t>(DenseBytes(*v.shape));
+    return Literal::FromBytes(
+        *v.shape, Bytes(v.bytes->begin(), v.bytes->begin() + static_cast<std::ptrdiff_t>(n)));
+  }
+
+  static Value ArrayValue(const Instruction& instr, Bytes bytes) {
+    return Value{instr.shape_ptr(), std::make_shared<Bytes>(std::move(bytes)), nullptr};
+  }
+
+  // Text order made topological (the memory profiler's order for unscheduled modules): the
+  // schedule itself when the text is one, and never an instruction before its operands.
+  const std::vector<const Instruction*>& Order(const Computation& c) {
+    auto [it, inserted] = orders_.try_emplace(&c);
+    if (inserted) it->second = ScheduleOf(c, /*scheduled=*/false);
+    return it->second;
+  }
+
+  // Counts one level of nesting while a computation runs (see kMaxNestingDepth).
+  struct NestingLevel {
+    explicit NestingLevel(int64_t& depth) : depth(++depth) {}
+    ~NestingLevel() { --depth; }
+    int64_t& depth;
+  };
+
+  absl::StatusOr<Value> RunComputation(const Computation& c, absl::Span<const Value> params,
+                                       bool buffered) {
+    NestingLevel level(depth_);
+    if (depth_ > kMaxNestingDepth) {
+      return absl::ResourceExhaustedError(
+          StrCat("computation ", c.name(), " is nested more than ", kMaxNestingDepth,
+                 " levels deep (calls, loops, conditionals and fusions inside each other)"));
+    }
+    if (static_cast<int64_t>(params.size()) != c.parameter_count()) {
+      return absl::InvalidArgumentError(StrCat("computation ", c.name(), " takes ",
+                                               c.parameter_count(),
+                                               " parameters but is called with ", params.size()));
+    }
+    absl::flat_hash_map<const Instruction*, Value> env;
+    std::vector<Value> ops;
+    for (const Instruction* instr : Order(c)) {
+      // One budget for the whole run, not per loop: 200 nested 2-trip loops or a call graph
+      // that fans out to 2^40 call sites would otherwise run for ever.
+      if (++steps_ > options_.max_steps) {
+        return absl::ResourceExhaustedError(StrCat("the run evaluated more than ",
+                                                   options_.max_steps,
+                                                   " instructions (--max-steps); stopped at %",
+                                                   instr->name(), " in computation ", c.name()));
+      }
+      ops.clear();
+      for (const Instruction* o : instr->operands()) ops.push_back(env.at(o));
+      Value v;
+      if (instr->opcode() == Opcode::kParameter) {
+        v = params[static_cast<size_t>(instr->parameter_number())];
+        if (v.shape != instr->shape_ptr() && !v.shape->Compatible(instr->shape())) {
+          return absl::InvalidArgumentError(StrCat("cannot run %", instr->name(), ": it receives ",
+                                                   v.shape->ToString(false), " but has shape ",
+                                                   instr->shape().ToString(false)));
+        }
+      } else {
+        absl::StatusOr<Value> r = Eval(*instr, ops, buffered);
+        if (!r.ok()) return r.status();
+        v = std::move(*r);
+      }
+      if (buffered) {
+        ShapeIndex index;
+        Place(*instr, v, index);
+      }
+      env[instr] = std::move(v);
+    }
+    return env.at(c.root());
+  }
+
+  // Buffer mode: every array that `instr` defines is written into its buffer's storage, and the
+  // value then refers to that storage. Forwarded arrays already refer to it.
+  void Place(const Instruction& instr, Value& v, ShapeIndex& index) {
+    if (v.shape->IsTuple()) {
+      if (v.elements == nullptr) return;
+      std::vector<Value> elements = *v.elements;
+      bool changed = false;
+      for (size_t i = 0; i < elements.size(); ++i) {
+        index.push_back(static_cast<int64_t>(i));
+        std::shared_ptr<Bytes> before = elements[i].bytes;
+        Place(instr, elements[i], index);
+        changed |= elements[i].bytes != before || elements[i].shape->IsTuple();
+        index.pop_back();
+      }
+      if (changed) v.elements = std::make_shared<const std::vector<Value>>(std::move(elements));
+      return;
+    }
+    if (!v.shape->IsArray() || IsReadOnly(instr, index)) return;
+    ValueId id = alias_->dataflow().ValueDefinedAt(instr, index);
+    if (id == kNoValue) return;
+    const BufferId buffer = alias_->BufferOf(id).id;
+    std::shared_ptr<Bytes>& storage = storage_[buffer];
+    if (storage == v.bytes) return;
+    if (buffer < read_only_in_buffer_.size()) {
+      overwritten_read_only_.insert(read_only_in_buffer_[buffer].begin(),
+                                    read_only_in_buffer_[buffer].end());
+    }
+    auto n = static_cast<size_t>(DenseBytes(*v.shape));
+    if (storage->size() < n) storage->resize(n);
+    // The result was computed into its own bytes first, so an op whose output buffer is one
+    // of its inputs has read them all before this write.
+    std::memcpy(storage->data(), v.bytes->data(), n);
+    v.bytes = storage;
+  }
+
+  // Constants and the entry parameters that no output aliases (input_output_alias) are
+  // read-only on a device: nothing is ever written over them, so they keep their own bytes
+  // even when the alias analysis puts them in a buffer with values that are written (XLA's
+  // copy insertion copies them first). Every other value of that buffer uses its storage.
+  bool IsReadOnly(const Instruction& instr, const ShapeIndex& index) const {
+    if (instr.opcode() == Opcode::kConstant) return true;
+    if (instr.opcode() != Opcode::kParameter || !instr.parent()->is_entry()) return false;
+    for (const InputOutputAlias& a : donated_) {
+      if (a.parameter == instr.parameter_number() && a.parameter_index == index) return false;
+    }
+    return true;
+  }
+
+  absl::StatusOr<std::vector<Scalar>> ApplyScalar(const Computation& comp,
+                                                  absl::Span<const Scalar> args) {
+    const Instruction* root = comp.root();
+    // Fast path: a single binary op on the two parameters (add, maximum, ...).
+    if (args.size() == 2 && root->operand_count() == 2 && IsSupportedElementwise(root->opcode()) &&
+        root->opcode() != Opcode::kCompare && root->opcode() != Opcode::kSelect &&
+        root->operand(0)->opcode() == Opcode::kParameter &&
+        root->operand(1)->opcode() == Opcode::kParameter &&
+        root->shape().element_type == root->operand(0)->shape().element_type) {
+      size_t a = static_cast<size_t>(root->operand(0)->parameter_number());
+      size_t b = static_cast<size_t>(root->operand(1)->parameter_number());
+      return std::vector<Scalar>{
+          ApplyBinary(root->opcode(), root->shape().element_type, args[a], args[b])};
+    }
+    std::vector<Value> params;
+    for (size_t i = 0; i < args.size(); ++i) {
+      const Shape& s = comp.parameter(static_cast<int64_t>(i))->shape();
+      auto bytes = std::make_shared<Bytes>(static_cast<size_t>(ElementBytes(s.element_type)));
+      StoreScalar(s.element_type, bytes->data(), args[i]);
+      params.push_back(Value{&s, std::move(bytes), nullptr});
+    }
+    absl::StatusOr<Value> r = RunComputation(comp, params, /*buffered=*/false);
+    if (!r.ok()) return r.status();
+    std::vector<Scalar> out;
+    if (r->shape->IsTuple()) {
+      for (const Value& e : *r->elements)
+        out.push_back(LoadScalar(e.shape->element_type, e.bytes->data()));
+    } else {
+      out.push_back(LoadScalar(r->shape->element_type, r->bytes->data()));
+    }
+    return out;
+  }
+
+  absl::StatusOr<Value> Eval(const Instruction& instr, absl::Span<const Value> ops, bool buffered) {
+    std::vector<ArrayRef> arrays;
+    for (const Value& o : ops)
+      arrays.push_back(ArrayRef{o.shape, o.bytes ? o.bytes->data() : nullptr});
+    Opcode op = instr.opcode();
+    switch (op) {
+      case Opcode::kConstant: {
+        auto [it, inserted] = constants_.try_emplace(&instr);
+        if (inserted) {
+          absl::StatusOr<Literal> lit = ParseLiteral(instr.literal(), instr.shape());
+          if (!lit.ok()) {
+            constants_.erase(&instr);
+            return absl::InvalidArgumentError(
+                StrCat("constant %", instr.name(), ": ", MessageOf(lit.status())));
+          }
+          it->second = ToValue(*lit, instr.shape());
+        }
+        return it->second;
+      }
+      case Opcode::kTuple:
+        return Value{instr.shape_ptr(), nullptr,
+                     std::make_shared<const std::vector<Value>>(ops.begin(), ops.end())};
+      case Opcode::kGetTupleElement:
+        return (*ops[0].elements)[static_cast<size_t>(instr.tuple_index())];
+      case Opcode::kBitcast:
+        if (DenseBytes(instr.shape()) != DenseBytes(*ops[0].shape)) {
+          return absl::InvalidArgumentError(
+              StrCat("bitcast %", instr.name(), " changes the size from ",
+                     DenseBytes(*ops[0].shape), " to ", DenseBytes(instr.shape()), " bytes"));
+        }
+        // The same bytes read under the new shape and layout.
+        return Value{instr.shape_ptr(), ops[0].bytes, nullptr};
+      case Opcode::kOptBarrier:
+        return ops[0];
+      case Opcode::kCopy:
+        if (instr.shape().IsTuple()) return Value{instr.shape_ptr(), nullptr, ops[0].elements};
+        break;
+      case Opcode::kCollectivePermute: {
+        // hlo-run is one participant (id 0) and assumes every participant holds the same
+        // values: it receives its own operand when some pair sends to 0, zeros otherwise.
+        bool receives = ReceivesOnZero(instr);
+        Bytes out(static_cast<size_t>(DenseBytes(instr.shape())), 0);
+        if (receives)
+          out.assign(ops[0].bytes->begin(),
+                     ops[0].bytes->begin() + static_cast<std::ptrdiff_t>(out.size()));
+        return ArrayValue(instr, std::move(out));
+      }
+      case Opcode::kCall:
+        return RunComputation(*instr.to_apply(), ops, buffered);
+      case Opcode::kFusion:
+        // A fusion's inside lives in registers: evaluated by value, its outputs then stored.
+        return RunComputation(*instr.fused_computation(), ops, /*buffered=*/false);
+      case Opcode::kWhile: {
+        Value state = ops[0];
+        // Endless loops (a broken pass can make one) end on the run's step budget.
+        for (;;) {
+          absl::StatusOr<Value> go = RunComputation(*instr.while_condition(), {state}, buffered);
+          if (!go.ok()) return go.status();
+          if (LoadInt(PrimitiveType::kPred, go->bytes->data()) == 0) break;
+          absl::StatusOr<Value> next = RunComputation(*instr.while_body(), {state}, buffered);
+          if (!next.ok()) return next.status();
+          state = std::move(*next);
+        }
+        return state;
+      }
+      case Opcode::kConditional: {
+        std::vector<Computation*> branches = instr.branch_computations();
+        const Value& selector = ops[0];
+        int64_t n = static_cast<int64_t>(branches.size());
+        int64_t b;
+        if (selector.shape->element_type == PrimitiveType::kPred) {
+          b = LoadInt(PrimitiveType::kPred, selector.bytes->data()) != 0 ? 0 : 1;
+        } else {
+          b = LoadInt(selector.shape->element_type, selector.bytes->data());
+          if (b < 0 || b >= n) b = n - 1;  // out-of-range indices run the last branch
+        }
+        return RunComputation(*branches[static_cast<size_t>(b)], {ops[static_cast<size_t>(b + 1)]},
+                              buffered);
+      }
+      case Opcode::kDot: {
+        if (absl::Status s = CheckArrayOperands(instr, ops); !s.ok()) return s;
+        absl::StatusOr<Bytes> r = EvalDot(instr, arrays);
+        if (!r.ok()) return r.status();
+        return ArrayValue(instr, std::move(*r));
+      }
+      case Opcode::kReduce:
+      case Opcode::kScatter: {
+        if (absl::Status s = CheckArrayOperands(instr, ops); !s.ok()) return s;
+        const Computation& apply = *instr.to_apply();
+        auto scalar = [&](absl::Span<const Scalar> args) { return ApplyScalar(apply, args); };
+        absl::StatusOr<std::vector<Bytes>> r = op == Opcode::kScatter
+                                                   ? EvalScatter(instr, arrays, scalar)
+                                                   : EvalReduce(instr, arrays, scalar);
+        if (!r.ok()) return r.status();
+        if (!instr.shape().IsTuple()) return ArrayValue(instr, std::move((*r)[0]));
+        auto elements = std::make_shared<std::vector<Value>>();
+        for (size_t i = 0; i < r->size(); ++i) {
+          elements->push_back(Value{instr.shape().tuple_elements[i],
+                                    std::make_shared<Bytes>(std::move((*r)[i])), nullptr});
+        }
+        return Value{instr.shape_ptr(), nullptr, std::move(elements)};
+      }
+      default:
+        break;
+    }
+    absl::StatusOr<Bytes> r;
+    if (absl::Status s = CheckArrayOperands(instr, ops); !s.ok()) return s;
+    if (IsSupportedElementwise(op)) {
+      r = EvalElementwise(instr, arrays);
+    } else if (IsSupportedDataMovement(op)) {
+      r = EvalDataMovement(instr, arrays);
+    } else {
+      return UnsupportedOpcode(instr);
+    }
+    if (!r.ok()) return r.status();
+    return ArrayValue(instr, std::move(*r));
+  }
+
+  static absl::Status CheckArrayOperands(const Instruction& instr, absl::Span<const Value> ops) {
+    std::vector<const Shape*> shapes;
+    for (const Value& o : ops) shapes.push_back(o.shape);
+    return CheckOperands(instr, shapes);
+  }
+
+  // source_target_pairs={{0,1},{1,0}}: some pair (s, 0) sends to participant 0.
+  static bool ReceivesOnZero(const Instruction& instr) {
+    std::vector<int64_t> ints = IntListAttribute(instr, "source_target_pairs");
+    for (size_t i = 1; i < ints.size(); i += 2) {
+      if (ints[i] == 0) return true;
+    }
+    return false;
+  }
+
+  const Module& module_;
+  EvalOptions options_;
+  std::unique_ptr<AliasAnalysis> alias_;
+  std::vector<std::shared_ptr<Bytes>> storage_;  // by BufferId
+  std::vector<InputOutputAlias> donated_;        // entry parameters the outputs may overwrite
+  // With options_.read_only_overwrites: by BufferId, the read-only values in the buffer, and
+  // those whose buffer was written.
+  std::vector<std::vector<const Instruction*>> read_only_in_buffer_;
+  absl::flat_hash_set<const Instruction*> overwritten_read_only_;
+  absl::flat_hash_map<const Computation*, std::vector<const Instruction*>> orders_;
+  absl::flat_hash_map<const Instruction*, Value> constants_;
+  int64_t depth_ = 0;  // computations running inside each other now
+  int64_t steps_ = 0;  // instructions evaluated so far in this run
+};
+
+}  // namespace
+
+bool IsSupportedOpcode(Opcode op) {
+  if (IsSupportedElementwise(op) || IsSupportedDataMovement(op)) return true;
+  switch (op) {
+    case Opcode::kConstant:
+    case Opcode::kParameter:
+    case Opcode::kTuple:
+    case Opcode::kGetTupleElement:
+    case Opcode::kBitcast:
+    case Opcode::kOptBarrier:
+    case Opcode::kCall:
+    case Opcode::kFusion:
+    case Opcode::kWhile:
+    case Opcode::kConditional:
+    case Opcode::kDot:
+    case Opcode::kReduce:
+    case Opcode::kScatter:
+    case Opcode::kCollectivePermute:
+      return true;
+    default:
+      return false;
+  }
+}
+
+absl::Status CheckRunnable(const Module& module, const EvalOptions& options) {
+  if (module.entry() == nullptr)
+    return absl::InvalidArgumentError("the module has no entry computation");
+  if (absl::Status s = CheckSupported(module); !s.ok()) return s;
+  int64_t need = RequiredBytes(module);
+  if (need > options.max_bytes) {
+    return absl::ResourceExhaustedError(StrCat("the module needs about ", need,
+                                               " bytes to run, more than the limit of ",
+                                               options.max_bytes, " bytes (--max-bytes)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Literal> Evaluate(const Module& module, absl::Span<const Literal> arguments,
+                                 const EvalOptions& options) {
+  if (absl::Status s = CheckRunnable(module, options); !s.ok()) return s;
+  Evaluator evaluator(module, options);
+  return evaluator.Run(arguments);
+}
+
+}  // namespace hloscope::eval

@@ -1,0 +1,78 @@
+// The reference interpreter behind hlo-run: runs a module's entry computation on literals.
+//
+//   absl::StatusOr<Literal> out = Evaluate(module, RandomArguments(module, 1), {});
+//
+// Two modes:
+//  - kValue: the meaning of the program. Every instruction produces a fresh literal.
+//  - kBuffer: storage follows AliasAnalysis (analysis/alias.h). One allocation per HloBuffer;
+//    an instruction that defines a value writes it into its buffer's storage, forwarding
+//    instructions (tuple, get-tuple-element, bitcast-as-alias, call and while results, ...)
+//    only refer to it, in-place operations write into the buffer they share with an operand,
+//    and a while loop's state lives in its buffers across iterations. Each result is computed
+//    into a temporary first and then stored, so an op that writes the buffer it reads still
+//    sees its inputs. Consequence (and purpose): when a copy that was needed has been removed,
+//    a later reader sees overwritten data and buffer mode disagrees with value mode, as a
+//    device would.
+//
+// Numerics: elementwise float ops compute in the element type's C++ type (bf16 and f16 via
+// float, rounded to nearest even on store). dot accumulates in f32 for bf16/f16/f32 and in
+// f64 for f64 (integers in 64-bit), rounding once at the end. Integer division by zero and
+// overflow follow XLA (x/0 = -1, x%0 = x, INT_MIN/-1 = INT_MIN).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "eval/literal.h"
+#include "hlo/module.h"
+
+namespace hloscope::eval {
+
+enum class EvalMode { kValue, kBuffer };
+
+struct EvalOptions {
+  EvalMode mode = EvalMode::kValue;
+  // Buffer mode: the alias analysis' bitcast option (true: a bitcast defines a new value and
+  // so gets its own buffer; false: it reinterprets its operand's buffer).
+  bool bitcast_defines_value = false;
+  // Refuse modules whose storage would exceed this many bytes (ResourceExhausted).
+  int64_t max_bytes = int64_t{1} << 30;
+  // Stop the run (ResourceExhausted) after this many instruction evaluations in all, across
+  // every computation, loop iteration and to_apply call: endless loops, deeply nested loops and
+  // call graphs that fan out exponentially end here instead of running for ever.
+  int64_t max_steps = 100'000'000;
+  // Buffer mode: when set, receives the names of the read-only values (constants, entry
+  // parameters that no output aliases) whose buffer another value was written into during the
+  // run, sorted. Read-only values keep their own bytes (see IsReadOnly in evaluator.cc), as if
+  // XLA's copy insertion had copied them, so such a write cannot change the result; this list
+  // is how a caller sees it. A pass that adds a name here made the module write into
+  // read-only data, which a device would not copy for it.
+  std::vector<std::string>* read_only_overwrites = nullptr;
+};
+
+// Runs the entry computation on `arguments` (one per entry parameter, shapes compatible with the
+// parameters'). Unsupported opcode -> absl::UnimplementedError with exactly
+// "hlo-run does not support opcode 'X' (instruction %name)". Wrong argument count/shape ->
+// InvalidArgument; too large -> ResourceExhausted; alias analysis refusing the module (buffer
+// mode) -> its status with context.
+absl::StatusOr<Literal> Evaluate(const Module& module, absl::Span<const Literal> arguments,
+                                 const EvalOptions& options);
+
+// The checks Evaluate makes before running: every opcode and element type supported, and the
+// storage within options.max_bytes. Call it before building large arguments.
+absl::Status CheckRunnable(const Module& module, const EvalOptions& options);
+// Bytes of storage the module's values need: every array any instruction defines, counted
+// once (forwarding instructions and called computations' parameters define nothing new).
+int64_t RequiredBytes(const Module& module);
+
+// Parses a literal in HLO constant syntax (`{{1, 2}, {3, 4}}`, `1.5`, `true`, `(1, {2})` for
+// tuples, `nan`, `inf`, `-inf`) as a value of `shape`. Errors say what was expected.
+absl::StatusOr<Literal> ParseLiteral(std::string_view text, const Shape& shape);
+
+// Whether the interpreter supports `opcode` (tools and the harness use it to skip modules).
+bool IsSupportedOpcode(Opcode opcode);
+
+}  // namespace hloscope::eval

@@ -1,0 +1,266 @@
+#include "eval/operand_checks.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "eval/attributes.h"
+#include "hlo/str_util.h"
+
+namespace hloscope::eval {
+namespace {
+
+absl::Status Bad(const Instruction& instr, std::string_view why) {
+  return absl::InvalidArgumentError(StrCat("cannot run %", instr.name(), ": ", why));
+}
+
+std::string Dims(const Shape& s) { return s.ToString(false); }
+
+bool SameDims(const Shape& a, const Shape& b) { return a.dims == b.dims; }
+
+absl::Status CheckElementwise(const Instruction& instr, absl::Span<const Shape* const> ops) {
+  const Shape& out = instr.shape();
+  for (size_t k = 0; k < ops.size(); ++k) {
+    const Shape& s = *ops[k];
+    if (!s.IsArray()) return Bad(instr, StrCat("operand ", k, " is not an array"));
+    // select's predicate and clamp's bounds may be scalars.
+    bool scalar_ok = s.rank() == 0 && ((instr.opcode() == Opcode::kSelect && k == 0) ||
+                                       (instr.opcode() == Opcode::kClamp && k != 1));
+    if (!SameDims(s, out) && !scalar_ok) {
+      return Bad(instr,
+                 StrCat("operand ", k, " has shape ", Dims(s), " but the result is ", Dims(out)));
+    }
+  }
+  Opcode op = instr.opcode();
+  if (op == Opcode::kSelect && ops.size() == 3 &&
+      (ops[0]->element_type != PrimitiveType::kPred || ops[1]->element_type != out.element_type ||
+       ops[2]->element_type != out.element_type)) {
+    return Bad(instr, "select needs a pred and two operands of the result type");
+  }
+  if (ops.size() >= 2 && op != Opcode::kSelect && ops[0]->element_type != ops[1]->element_type) {
+    return Bad(instr, "operands have different element types");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckSlice(const Instruction& instr, const Shape& in) {
+  auto slice = instr.slice();
+  const Shape& out = instr.shape();
+  if (static_cast<int64_t>(slice.size()) != in.rank() || out.rank() != in.rank()) {
+    return Bad(instr, "slice={...} does not have one entry per dimension");
+  }
+  for (size_t d = 0; d < slice.size(); ++d) {
+    const SliceDim& s = slice[d];
+    if (s.start < 0 || s.limit > in.dims[d] || s.start > s.limit || s.stride <= 0 ||
+        out.dims[d] != s.size()) {
+      return Bad(instr, StrCat("slice dimension ", d, " [", s.start, ":", s.limit, ":", s.stride,
+                               "] does not fit ", Dims(in), " -> ", Dims(out)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+bool ValidDims(absl::Span<const int64_t> dims, int64_t rank) {
+  return std::all_of(dims.begin(), dims.end(), [&](int64_t d) { return d >= 0 && d < rank; });
+}
+
+}  // namespace
+
+absl::Status CheckOperands(const Instruction& instr, absl::Span<const Shape* const> ops) {
+  const Shape& out = instr.shape();
+  Opcode op = instr.opcode();
+  if (IsElementwise(op) && op != Opcode::kCopy) return CheckElementwise(instr, ops);
+  for (size_t k = 0; k < ops.size(); ++k) {
+    if (!ops[k]->IsArray() && op != Opcode::kCopy)
+      return Bad(instr, StrCat("operand ", k, " is not an array"));
+  }
+  switch (op) {
+    case Opcode::kCopy:
+      if (!ops[0]->Compatible(out))
+        return Bad(instr, StrCat("copy of ", Dims(*ops[0]), " to ", Dims(out)));
+      return absl::OkStatus();
+    case Opcode::kReshape:
+      if (ops[0]->ElementCount() != out.ElementCount()) {
+        return Bad(instr, StrCat("reshape of ", Dims(*ops[0]), " to ", Dims(out),
+                                 " changes the element count"));
+      }
+      return absl::OkStatus();
+    case Opcode::kBroadcast: {
+      auto dims = instr.dimensions();
+      if (static_cast<int64_t>(dims.size()) != ops[0]->rank() || !ValidDims(dims, out.rank())) {
+        return Bad(instr, "broadcast dimensions={...} do not fit the operand and result ranks");
+      }
+      for (size_t i = 0; i < dims.size(); ++i) {
+        if (ops[0]->dims[i] != out.dims[static_cast<size_t>(dims[i])]) {
+          return Bad(instr, StrCat("broadcast of ", Dims(*ops[0]), " to ", Dims(out),
+                                   " with dimensions={", StrJoin(dims, ","), "}"));
+        }
+      }
+      return absl::OkStatus();
+    }
+    case Opcode::kTranspose: {
+      auto perm = instr.dimensions();
+      bool ok = IsPermutation(perm, ops[0]->rank()) && out.rank() == ops[0]->rank();
+      for (size_t i = 0; ok && i < perm.size(); ++i)
+        ok = out.dims[i] == ops[0]->dims[static_cast<size_t>(perm[i])];
+      return ok ? absl::OkStatus() : Bad(instr, "transpose dimensions={...} do not fit the shapes");
+    }
+    case Opcode::kSlice:
+      return CheckSlice(instr, *ops[0]);
+    case Opcode::kDynamicSlice: {
+      auto sizes = instr.dynamic_slice_sizes();
+      bool ok =
+          static_cast<int64_t>(ops.size()) == 1 + ops[0]->rank() && out.rank() == ops[0]->rank();
+      for (int64_t d = 0; ok && d < out.rank(); ++d) {
+        auto u = static_cast<size_t>(d);
+        ok = out.dims[u] <= ops[0]->dims[u] && (sizes.empty() || sizes[u] == out.dims[u]);
+      }
+      for (size_t k = 1; ok && k < ops.size(); ++k) ok = ops[k]->rank() == 0;
+      return ok ? absl::OkStatus() : Bad(instr, "dynamic-slice operands do not fit the result");
+    }
+    case Opcode::kDynamicUpdateSlice: {
+      bool ok = static_cast<int64_t>(ops.size()) == 2 + ops[0]->rank() &&
+                ops[1]->rank() == ops[0]->rank() && SameDims(*ops[0], out) &&
+                ops[0]->element_type == ops[1]->element_type;
+      for (int64_t d = 0; ok && d < out.rank(); ++d)
+        ok = ops[1]->dims[static_cast<size_t>(d)] <= out.dims[static_cast<size_t>(d)];
+      for (size_t k = 2; ok && k < ops.size(); ++k) ok = ops[k]->rank() == 0;
+      return ok ? absl::OkStatus()
+                : Bad(instr, "dynamic-update-slice operands do not fit the result");
+    }
+    case Opcode::kConcatenate: {
+      auto dim = instr.dimensions();
+      if (dim.size() != 1 || dim[0] < 0 || dim[0] >= out.rank())
+        return Bad(instr, "concatenate needs one dimension");
+      int64_t total = 0;
+      for (const Shape* s : ops) {
+        if (s->rank() != out.rank()) return Bad(instr, "concatenate operands have different ranks");
+        for (int64_t d = 0; d < out.rank(); ++d) {
+          if (d != dim[0] && s->dims[static_cast<size_t>(d)] != out.dims[static_cast<size_t>(d)]) {
+            return Bad(instr,
+                       StrCat("concatenate operand ", Dims(*s), " does not fit ", Dims(out)));
+          }
+        }
+        if (__builtin_add_overflow(total, s->dims[static_cast<size_t>(dim[0])], &total)) {
+          return Bad(instr, "concatenate sizes do not add up");
+        }
+      }
+      return total == out.dims[static_cast<size_t>(dim[0])]
+                 ? absl::OkStatus()
+                 : Bad(instr, "concatenate sizes do not add up");
+    }
+    case Opcode::kPad: {
+      absl::StatusOr<std::vector<PadDim>> pads = PaddingAttribute(instr);
+      if (!pads.ok()) return pads.status();
+      if (static_cast<int64_t>(pads->size()) != out.rank() || ops[0]->rank() != out.rank() ||
+          ops[1]->rank() != 0) {
+        return Bad(instr, "padding does not fit the operand rank");
+      }
+      for (size_t d = 0; d < pads->size(); ++d) {
+        std::optional<int64_t> padded = PaddedSize(ops[0]->dims[d], (*pads)[d]);
+        if (!padded || out.dims[d] != *padded) {
+          return Bad(instr, StrCat("padding of dimension ", d, " does not give ", Dims(out)));
+        }
+      }
+      return absl::OkStatus();
+    }
+    case Opcode::kReverse:
+      if (!SameDims(*ops[0], out) || !ValidDims(instr.dimensions(), out.rank())) {
+        return Bad(instr, "reverse dimensions do not fit");
+      }
+      return absl::OkStatus();
+    case Opcode::kGather: {
+      std::vector<int64_t> sizes = IntListAttribute(instr, "slice_sizes");
+      std::vector<int64_t> offset_dims = IntListAttribute(instr, "offset_dims");
+      std::vector<int64_t> start_map = IntListAttribute(instr, "start_index_map");
+      std::vector<int64_t> collapsed = IntListAttribute(instr, "collapsed_slice_dims");
+      std::vector<int64_t> ivd = IntListAttribute(instr, "index_vector_dim");
+      const Shape& idx = *ops[1];
+      int64_t index_vector_dim = ivd.empty() ? idx.rank() : ivd[0];
+      bool ok = static_cast<int64_t>(sizes.size()) == ops[0]->rank() &&
+                ValidDims(start_map, ops[0]->rank()) && ValidDims(collapsed, ops[0]->rank()) &&
+                ValidDims(offset_dims, out.rank()) && index_vector_dim >= 0 &&
+                index_vector_dim <= idx.rank() &&
+                out.rank() == static_cast<int64_t>(offset_dims.size()) + idx.rank() -
+                                  (index_vector_dim < idx.rank() ? 1 : 0) &&
+                (index_vector_dim == idx.rank() ? start_map.size() == 1
+                                                : idx.dims[static_cast<size_t>(index_vector_dim)] ==
+                                                      static_cast<int64_t>(start_map.size()));
+      for (size_t d = 0; ok && d < sizes.size(); ++d)
+        ok = sizes[d] >= 0 && sizes[d] <= ops[0]->dims[d];
+      // Offset dims of the result take the sizes of the slice's uncollapsed dims, in order.
+      size_t w = 0;
+      for (int64_t d = 0; ok && d < ops[0]->rank(); ++d) {
+        if (std::find(collapsed.begin(), collapsed.end(), d) != collapsed.end()) continue;
+        ok = w < offset_dims.size() &&
+             out.dims[static_cast<size_t>(offset_dims[w])] <= sizes[static_cast<size_t>(d)];
+        ++w;
+      }
+      ok = ok && w == offset_dims.size();
+      // The batch dims of the result follow the index array's dims (without index_vector_dim).
+      size_t b = 0;
+      for (int64_t d = 0; ok && d < out.rank(); ++d) {
+        if (std::find(offset_dims.begin(), offset_dims.end(), d) != offset_dims.end()) continue;
+        if (static_cast<int64_t>(b) == index_vector_dim) ++b;
+        ok =
+            static_cast<int64_t>(b) < idx.rank() && out.dims[static_cast<size_t>(d)] == idx.dims[b];
+        ++b;
+      }
+      return ok ? absl::OkStatus() : Bad(instr, "gather dimension numbers do not fit the shapes");
+    }
+    case Opcode::kDot: {
+      std::vector<int64_t> lb = IntListAttribute(instr, "lhs_batch_dims"),
+                           lc = IntListAttribute(instr, "lhs_contracting_dims");
+      std::vector<int64_t> rb = IntListAttribute(instr, "rhs_batch_dims"),
+                           rc = IntListAttribute(instr, "rhs_contracting_dims");
+      bool ok = ops.size() == 2 && ValidDims(lb, ops[0]->rank()) && ValidDims(lc, ops[0]->rank()) &&
+                ValidDims(rb, ops[1]->rank()) && ValidDims(rc, ops[1]->rank());
+      ok = ok && lb.size() == rb.size() && lc.size() == rc.size();
+      // The result is batch dims, then lhs free dims, then rhs free dims.
+      std::vector<int64_t> expected;
+      for (size_t i = 0; ok && i < lb.size(); ++i) {
+        ok = ops[0]->dims[static_cast<size_t>(lb[i])] == ops[1]->dims[static_cast<size_t>(rb[i])];
+        expected.push_back(ops[0]->dims[static_cast<size_t>(lb[i])]);
+      }
+      for (size_t i = 0; ok && i < lc.size(); ++i) {
+        ok = ops[0]->dims[static_cast<size_t>(lc[i])] == ops[1]->dims[static_cast<size_t>(rc[i])];
+      }
+      for (int k = 0; ok && k < 2; ++k) {
+        const auto& b = k == 0 ? lb : rb;
+        const auto& c = k == 0 ? lc : rc;
+        for (int64_t d = 0; d < ops[static_cast<size_t>(k)]->rank(); ++d) {
+          if (std::find(b.begin(), b.end(), d) == b.end() &&
+              std::find(c.begin(), c.end(), d) == c.end()) {
+            expected.push_back(ops[static_cast<size_t>(k)]->dims[static_cast<size_t>(d)]);
+          }
+        }
+      }
+      ok = ok && std::equal(expected.begin(), expected.end(), out.dims.begin(), out.dims.end());
+      return ok ? absl::OkStatus() : Bad(instr, "dot dimension numbers do not fit the shapes");
+    }
+    case Opcode::kReduce: {
+      size_t n = ops.size() / 2;
+      auto dims = instr.dimensions();
+      if (ops.size() % 2 != 0 || n == 0 || !ValidDims(dims, ops[0]->rank()))
+        return Bad(instr, "reduce operands do not fit");
+      std::vector<int64_t> kept;
+      for (int64_t d = 0; d < ops[0]->rank(); ++d) {
+        if (std::find(dims.begin(), dims.end(), d) == dims.end())
+          kept.push_back(ops[0]->dims[static_cast<size_t>(d)]);
+      }
+      for (size_t k = 0; k < n; ++k) {
+        const Shape* o = out.IsTuple()
+                             ? (k < out.tuple_elements.size() ? out.tuple_elements[k] : nullptr)
+                             : &out;
+        if (o == nullptr || !SameDims(*ops[k], *ops[0]) || ops[n + k]->rank() != 0 ||
+            !std::equal(kept.begin(), kept.end(), o->dims.begin(), o->dims.end())) {
+          return Bad(instr, "reduce operands do not fit the result");
+        }
+      }
+      return absl::OkStatus();
+    }
+    default:
+      return absl::OkStatus();
+  }
+}
+
+}  // namespace hloscope::eval
