@@ -83,33 +83,37 @@ class Gen {
 
  private:
   // ---- shapes ----
-  GShape T(Dims d) const { return GShape::Array(t_, std::move(d)); }
+  // An array of the model's element type (--dtype).
+  GShape ModelArray(Dims d) const { return GShape::Array(t_, std::move(d)); }
   static GShape F32(Dims d) { return GShape::Array("f32", std::move(d)); }
   static GShape S32(Dims d = {}) { return GShape::Array("s32", std::move(d)); }
   static GShape Pred(Dims d = {}) { return GShape::Array("pred", std::move(d)); }
   // The stash buffer [N,1,B,S,A,D] laid out as [N,1,B,A,D,S] in memory, as in paxml issue 17.
   GShape StashBuf() const { return GShape::Array(t_, {trip_, 1, B, S, A, D}, {3, 5, 4, 2, 1, 0}); }
-  GShape StashRows() const { return T({trip_, 1, B, A, D, S}); }
-  GShape StashRow() const { return T({1, 1, B, A, D, S}); }
+  GShape StashRows() const { return ModelArray({trip_, 1, B, A, D, S}); }
+  GShape StashRow() const { return ModelArray({1, 1, B, A, D, S}); }
   GShape FormShape(Form f) const {
     switch (f) {
       case Form::kBSH:
-        return T({B, S, H});
+        return ModelArray({B, S, H});
       case Form::kBSAD:
-        return T({B, S, A, D});
+        return ModelArray({B, S, A, D});
       case Form::kBASD:
-        return T({B, A, S, D});
+        return ModelArray({B, A, S, D});
     }
-    return T({B, S, H});
+    return ModelArray({B, S, H});
   }
   std::vector<GShape> WeightShapes() const {
-    return {T({H}),       T({H}), T({H, A, D}), T({H, A, D}), T({H, A, D}),
-            T({A, D, H}), T({H}), T({H}),       T({H, F}),    T({F, H})};
+    return {ModelArray({H}),       ModelArray({H}),       ModelArray({H, A, D}),
+            ModelArray({H, A, D}), ModelArray({H, A, D}), ModelArray({A, D, H}),
+            ModelArray({H}),       ModelArray({H}),       ModelArray({H, F}),
+            ModelArray({F, H})};
   }
 
   // ---- metadata ----
   // `scope` is the part after jit(train_step)/, e.g. "jvp(model)/pipeline/while/body/layer_3".
-  Meta Md(std::string_view scope, std::string_view op, std::string_view file, int line) const {
+  Meta MakeMeta(std::string_view scope, std::string_view op, std::string_view file,
+                int line) const {
     return Meta{fmt::format("jit(train_step)/{}/{}", scope, op), file, e_.SourceLine(file, line)};
   }
   std::string LayerScope(bool backward, int64_t layer) const {
@@ -194,8 +198,9 @@ class Gen {
     Val slot;                                // backward: stash row
     Val zero;                                // s32[] 0 in the loop body
   };
-  Meta LM(const Layer& l, std::string_view op, int line) const {
-    return Md(LayerScope(l.backward, l.index), op, kLayerFile, line);
+  // Metadata of an op inside layer `l` (its scope and the layer source file).
+  Meta LayerMeta(const Layer& l, std::string_view op, int line) const {
+    return MakeMeta(LayerScope(l.backward, l.index), op, kLayerFile, line);
   }
   std::pair<Val, Val> LnStats(Comp& c, const Val& x, const Meta& m);
   Val LayerNorm(Comp& c, const Val& x, const Val& g, const Val& b, const Meta& m);
@@ -289,7 +294,7 @@ Val Gen::Compute(Comp& c, Layer& l, Act a) {
     case kX:
       std::abort();  // the layer input is always given or stashed
     case kLn1:
-      return LayerNorm(c, Get(c, l, kX), w[kLn1G], w[kLn1B], LM(l, "ln_1/layer_norm", 41));
+      return LayerNorm(c, Get(c, l, kX), w[kLn1G], w[kLn1B], LayerMeta(l, "ln_1/layer_norm", 41));
     case kQ:
     case kK:
     case kV: {
@@ -297,13 +302,14 @@ Val Gen::Compute(Comp& c, Layer& l, Act a) {
       const char* nm = a == kQ   ? "attention/query/dot_general"
                        : a == kK ? "attention/key/dot_general"
                                  : "attention/value/dot_general";
-      return Dot(c, Get(c, l, kLn1), w[wi], T({B, S, A, D}), {}, {2}, {}, {0}, LM(l, nm, 63));
+      return Dot(c, Get(c, l, kLn1), w[wi], ModelArray({B, S, A, D}), {}, {2}, {}, {0},
+                 LayerMeta(l, nm, 63));
     }
     case kProbs: {
-      Val scores = Dot(c, Get(c, l, kQ), Get(c, l, kK), T({B, A, S, S}), {0, 2}, {3}, {0, 2}, {3},
-                       LM(l, "attention/logits/dot_general", 71));
+      Val scores = Dot(c, Get(c, l, kQ), Get(c, l, kK), ModelArray({B, A, S, S}), {0, 2}, {3},
+                       {0, 2}, {3}, LayerMeta(l, "attention/logits/dot_general", 71));
       const GShape bas = F32({B, A, S}), bass = F32({B, A, S, S});
-      Meta m = LM(l, "attention/softmax", 74);
+      Meta m = LayerMeta(l, "attention/softmax", 74);
       Val mx = Fusion(c, "kInput", {scores}, m, [&](Comp& f, const std::vector<Val>& p) {
         return Reduce(f, Cvt(f, p[0], "f32"), "maximum", "-inf", {3}, bas);
       });
@@ -326,20 +332,20 @@ Val Gen::Compute(Comp& c, Layer& l, Act a) {
       });
     }
     case kCtx:
-      return Dot(c, Get(c, l, kProbs), Get(c, l, kV), T({B, A, S, D}), {0, 1}, {3}, {0, 2}, {1},
-                 LM(l, "attention/context/dot_general", 80));
+      return Dot(c, Get(c, l, kProbs), Get(c, l, kV), ModelArray({B, A, S, D}), {0, 1}, {3}, {0, 2},
+                 {1}, LayerMeta(l, "attention/context/dot_general", 80));
     case kAttn:
-      return Dot(c, Get(c, l, kCtx), w[kWo], T({B, S, H}), {}, {1, 3}, {}, {0, 1},
-                 LM(l, "attention/out_proj/dot_general", 88));
+      return Dot(c, Get(c, l, kCtx), w[kWo], ModelArray({B, S, H}), {}, {1, 3}, {}, {0, 1},
+                 LayerMeta(l, "attention/out_proj/dot_general", 88));
     case kH1:
-      return AddFusion(c, {Get(c, l, kX), Get(c, l, kAttn)}, LM(l, "residual_1/add", 95));
+      return AddFusion(c, {Get(c, l, kX), Get(c, l, kAttn)}, LayerMeta(l, "residual_1/add", 95));
     case kLn2:
-      return LayerNorm(c, Get(c, l, kH1), w[kLn2G], w[kLn2B], LM(l, "ln_2/layer_norm", 41));
+      return LayerNorm(c, Get(c, l, kH1), w[kLn2G], w[kLn2B], LayerMeta(l, "ln_2/layer_norm", 41));
     case kPre:
-      return Dot(c, Get(c, l, kLn2), w[kW1], T({B, S, F}), {}, {2}, {}, {0},
-                 LM(l, "mlp/ffn_1/dot_general", 112));
+      return Dot(c, Get(c, l, kLn2), w[kW1], ModelArray({B, S, F}), {}, {2}, {}, {0},
+                 LayerMeta(l, "mlp/ffn_1/dot_general", 112));
     case kG: {
-      Meta m = LM(l, "mlp/gelu", 115);
+      Meta m = LayerMeta(l, "mlp/gelu", 115);
       return Fusion(c, "kLoop", {Get(c, l, kPre)}, m, [&](Comp& f, const std::vector<Val>& p) {
         const GShape bsf = F32({B, S, F});
         Val x = Cvt(f, p[0], "f32");
@@ -356,9 +362,9 @@ Val Gen::Compute(Comp& c, Layer& l, Act a) {
       });
     }
     case kY: {
-      Val mlp = Dot(c, Get(c, l, kG), w[kW2], T({B, S, H}), {}, {2}, {}, {0},
-                    LM(l, "mlp/ffn_2/dot_general", 118));
-      return AddFusion(c, {Get(c, l, kH1), mlp}, LM(l, "residual_2/add", 121));
+      Val mlp = Dot(c, Get(c, l, kG), w[kW2], ModelArray({B, S, H}), {}, {2}, {}, {0},
+                    LayerMeta(l, "mlp/ffn_2/dot_general", 118));
+      return AddFusion(c, {Get(c, l, kH1), mlp}, LayerMeta(l, "residual_2/add", 121));
     }
     case kActCount:
       break;
@@ -383,9 +389,9 @@ Val Gen::Get(Comp& c, Layer& l, Act a) {
 Val Gen::ToStashRow(Comp& c, const Val& v, Form form, const Meta& m) {
   return Fusion(c, "kLoop", {v}, m, [&](Comp& f, const std::vector<Val>& p) {
     Val x = p[0];
-    if (form == Form::kBSH) x = f.Add("bitcast", T({B, S, A, D}), {x});
+    if (form == Form::kBSH) x = f.Add("bitcast", ModelArray({B, S, A, D}), {x});
     const Dims perm = form == Form::kBASD ? Dims{0, 1, 3, 2} : Dims{0, 2, 3, 1};
-    return f.Add("transpose", T({B, A, D, S}), {x},
+    return f.Add("transpose", ModelArray({B, A, D, S}), {x},
                  fmt::format("dimensions={{{}}}", JoinDims(perm)), &m);
   });
 }
@@ -402,9 +408,9 @@ std::vector<Val> Gen::StashFusion(Comp& c, const std::vector<Val>& rows,
   }
   const size_t n = rows.size();
   Meta rem = m;
-  rem.op_name =
-      Md("jvp(model)", "pipeline/while/body/pipeline._get_iteration_inputs/rem", kPipelineFile, 422)
-          .op_name;
+  rem.op_name = MakeMeta("jvp(model)", "pipeline/while/body/pipeline._get_iteration_inputs/rem",
+                         kPipelineFile, 422)
+                    .op_name;
   rem.source_file = kPipelineFile;
   Val fusion = Fusion(c, "kLoop", ops, m, [&](Comp& f, const std::vector<Val>& p) {
     auto row_param = [&](size_t j) { return p[j == 0 ? 0 : 3 + 2 * (j - 1)]; };
@@ -435,25 +441,25 @@ std::vector<Val> Gen::StashFusion(Comp& c, const std::vector<Val>& rows,
 }
 
 Val Gen::Unstash(Comp& c, Layer& l, Act a, const Val& buf) {
-  Meta m = Md(LayerScope(true, l.index), "pipeline/dynamic_slice", kScanFile, 148);
+  Meta m = MakeMeta(LayerScope(true, l.index), "pipeline/dynamic_slice", kScanFile, 148);
   Val z = l.zero;
   Val row = c.Add("dynamic-slice", GShape::Array(t_, {1, 1, B, S, A, D}, {3, 5, 4, 2, 1, 0}),
                   {buf, l.slot, z, z, z, z, z},
                   fmt::format("dynamic_slice_sizes={{1,1,{},{},{},{}}}", B, S, A, D), &m);
   const Form form = FormOf(a);
   return Fusion(c, "kLoop", {row}, m, [&](Comp& f, const std::vector<Val>& p) {
-    Val x = f.Add("bitcast", T({B, A, D, S}), {p[0]});
+    Val x = f.Add("bitcast", ModelArray({B, A, D, S}), {p[0]});
     if (form == Form::kBASD) {
-      return f.Add("transpose", T({B, A, S, D}), {x}, "dimensions={0,1,3,2}", &m);
+      return f.Add("transpose", ModelArray({B, A, S, D}), {x}, "dimensions={0,1,3,2}", &m);
     }
-    Val t = f.Add("transpose", T({B, S, A, D}), {x}, "dimensions={0,3,1,2}", &m);
+    Val t = f.Add("transpose", ModelArray({B, S, A, D}), {x}, "dimensions={0,3,1,2}", &m);
     if (form == Form::kBSAD) return t;
-    return f.Add("bitcast", T({B, S, H}), {t});
+    return f.Add("bitcast", ModelArray({B, S, H}), {t});
   });
 }
 
 Val Gen::Accumulate(Comp& c, Layer& l, std::vector<Val>& grads, int w, const Val& d) {
-  grads[w] = AddFusion(c, {grads[w], d}, LM(l, "grad_accumulation/add", 140));
+  grads[w] = AddFusion(c, {grads[w], d}, LayerMeta(l, "grad_accumulation/add", 140));
   return grads[w];
 }
 
@@ -461,7 +467,7 @@ Val Gen::Accumulate(Comp& c, Layer& l, std::vector<Val>& grads, int w, const Val
 // gradient) and the gamma/beta gradient reduction accumulated into grads.
 Val Gen::LnBackward(Comp& c, Layer& l, const Val& dy, const Val& x, int g_index,
                     const Val& residual, std::vector<Val>& grads, std::string_view scope) {
-  Meta m = LM(l, fmt::format("{}/layer_norm", scope), 41);
+  Meta m = LayerMeta(l, fmt::format("{}/layer_norm", scope), 41);
   const GShape bs = F32({B, S}), bsh = F32({B, S, H});
   Val st = Fusion(c, "kInput", {dy, x, l.w[g_index]}, m, [&](Comp& f, const std::vector<Val>& p) {
     Val df = Cvt(f, p[0], "f32");
@@ -526,9 +532,11 @@ Val Gen::LayerBackward(Comp& c, Layer& l, const Val& dy, std::vector<Val>& grads
   // MLP.
   Val g = Get(c, l, kG);
   Accumulate(c, l, grads, kW2,
-             Dot(c, g, dy, T({F, H}), {}, {0, 1}, {}, {0, 1}, LM(l, "mlp/ffn_2/dot_general", 118)));
-  Val dg = Dot(c, dy, w[kW2], T({B, S, F}), {}, {2}, {}, {1}, LM(l, "mlp/ffn_2/dot_general", 118));
-  Meta gm = LM(l, "mlp/gelu", 115);
+             Dot(c, g, dy, ModelArray({F, H}), {}, {0, 1}, {}, {0, 1},
+                 LayerMeta(l, "mlp/ffn_2/dot_general", 118)));
+  Val dg = Dot(c, dy, w[kW2], ModelArray({B, S, F}), {}, {2}, {}, {1},
+               LayerMeta(l, "mlp/ffn_2/dot_general", 118));
+  Meta gm = LayerMeta(l, "mlp/gelu", 115);
   Val dpre = Fusion(c, "kLoop", {dg, Get(c, l, kPre)}, gm, [&](Comp& f, const std::vector<Val>& p) {
     const GShape bsf = F32({B, S, F});
     Val x = Cvt(f, p[1], "f32");
@@ -551,23 +559,23 @@ Val Gen::LayerBackward(Comp& c, Layer& l, const Val& dy, std::vector<Val>& grads
     return Cvt(f, r, t_);
   });
   Accumulate(c, l, grads, kW1,
-             Dot(c, Get(c, l, kLn2), dpre, T({H, F}), {}, {0, 1}, {}, {0, 1},
-                 LM(l, "mlp/ffn_1/dot_general", 112)));
-  Val dln2 =
-      Dot(c, dpre, w[kW1], T({B, S, H}), {}, {2}, {}, {1}, LM(l, "mlp/ffn_1/dot_general", 112));
+             Dot(c, Get(c, l, kLn2), dpre, ModelArray({H, F}), {}, {0, 1}, {}, {0, 1},
+                 LayerMeta(l, "mlp/ffn_1/dot_general", 112)));
+  Val dln2 = Dot(c, dpre, w[kW1], ModelArray({B, S, H}), {}, {2}, {}, {1},
+                 LayerMeta(l, "mlp/ffn_1/dot_general", 112));
   Val dh1 = LnBackward(c, l, dln2, Get(c, l, kH1), kLn2G, dy, grads, "ln_2");
   // Attention.
   Accumulate(c, l, grads, kWo,
-             Dot(c, Get(c, l, kCtx), dh1, T({A, D, H}), {}, {0, 2}, {}, {0, 1},
-                 LM(l, "attention/out_proj/dot_general", 88)));
-  Val dctx = Dot(c, dh1, w[kWo], T({B, S, A, D}), {}, {2}, {}, {2},
-                 LM(l, "attention/out_proj/dot_general", 88));
+             Dot(c, Get(c, l, kCtx), dh1, ModelArray({A, D, H}), {}, {0, 2}, {}, {0, 1},
+                 LayerMeta(l, "attention/out_proj/dot_general", 88)));
+  Val dctx = Dot(c, dh1, w[kWo], ModelArray({B, S, A, D}), {}, {2}, {}, {2},
+                 LayerMeta(l, "attention/out_proj/dot_general", 88));
   Val probs = Get(c, l, kProbs);
-  Val dprobs = Dot(c, dctx, Get(c, l, kV), T({B, A, S, S}), {0, 2}, {3}, {0, 2}, {3},
-                   LM(l, "attention/context/dot_general", 80));
-  Val dv = Dot(c, probs, dctx, T({B, A, S, D}), {0, 1}, {2}, {0, 2}, {1},
-               LM(l, "attention/context/dot_general", 80));
-  Meta sm = LM(l, "attention/softmax", 74);
+  Val dprobs = Dot(c, dctx, Get(c, l, kV), ModelArray({B, A, S, S}), {0, 2}, {3}, {0, 2}, {3},
+                   LayerMeta(l, "attention/context/dot_general", 80));
+  Val dv = Dot(c, probs, dctx, ModelArray({B, A, S, D}), {0, 1}, {2}, {0, 2}, {1},
+               LayerMeta(l, "attention/context/dot_general", 80));
+  Meta sm = LayerMeta(l, "attention/softmax", 74);
   const GShape bass = F32({B, A, S, S});
   Val sg = Fusion(c, "kInput", {dprobs, probs}, sm, [&](Comp& f, const std::vector<Val>& p) {
     Val prod = f.Add("multiply", bass, {Cvt(f, p[0], "f32"), Cvt(f, p[1], "f32")}, {}, &sm);
@@ -582,21 +590,21 @@ Val Gen::LayerBackward(Comp& c, Layer& l, const Val& dy, std::vector<Val>& grads
             ConstB(f, "f32", fmt::format("{}", 1.0 / std::sqrt(static_cast<double>(D))), bass);
         return Cvt(f, f.Add("multiply", bass, {prod, scale}, {}, &sm), t_);
       });
-  Val dq = Dot(c, dscores, Get(c, l, kK), T({B, A, S, D}), {0, 1}, {3}, {0, 2}, {1},
-               LM(l, "attention/logits/dot_general", 71));
-  Val dk = Dot(c, dscores, Get(c, l, kQ), T({B, A, S, D}), {0, 1}, {2}, {0, 2}, {1},
-               LM(l, "attention/logits/dot_general", 71));
+  Val dq = Dot(c, dscores, Get(c, l, kK), ModelArray({B, A, S, D}), {0, 1}, {3}, {0, 2}, {1},
+               LayerMeta(l, "attention/logits/dot_general", 71));
+  Val dk = Dot(c, dscores, Get(c, l, kQ), ModelArray({B, A, S, D}), {0, 1}, {2}, {0, 2}, {1},
+               LayerMeta(l, "attention/logits/dot_general", 71));
   Val ln1 = Get(c, l, kLn1);
   const std::array<std::pair<int, Val>, 3> qkv = {{{kWq, dq}, {kWk, dk}, {kWv, dv}}};
   std::vector<Val> dln1_parts;
   for (const auto& [wi, d] : qkv) {
     Accumulate(c, l, grads, wi,
-               Dot(c, ln1, d, T({H, A, D}), {}, {0, 1}, {}, {0, 2},
-                   LM(l, "attention/qkv/dot_general", 63)));
-    dln1_parts.push_back(Dot(c, d, w[wi], T({B, S, H}), {}, {1, 3}, {}, {1, 2},
-                             LM(l, "attention/qkv/dot_general", 63)));
+               Dot(c, ln1, d, ModelArray({H, A, D}), {}, {0, 1}, {}, {0, 2},
+                   LayerMeta(l, "attention/qkv/dot_general", 63)));
+    dln1_parts.push_back(Dot(c, d, w[wi], ModelArray({B, S, H}), {}, {1, 3}, {}, {1, 2},
+                             LayerMeta(l, "attention/qkv/dot_general", 63)));
   }
-  Val dln1 = AddFusion(c, dln1_parts, LM(l, "attention/qkv/add_any", 63));
+  Val dln1 = AddFusion(c, dln1_parts, LayerMeta(l, "attention/qkv/add_any", 63));
   return LnBackward(c, l, dln1, Get(c, l, kX), kLn1G, dh1, grads, "ln_1");
 }
 
@@ -650,12 +658,12 @@ Gen::State Gen::Loop(Comp& entry, const State& init, bool backward, Fn iteration
     Comp body(e_, e_.Name(backward ? "bwd_body" : "fwd_body"));
     Val p = body.Param(shape, "param");
     State s = iteration(body, Unflatten(body, p, init));
-    Meta m = Md(scope, "pipeline/while/body/closed_call", kScanFile, 148);
+    Meta m = MakeMeta(scope, "pipeline/while/body/closed_call", kScanFile, 148);
     Tuple(body, Flatten(s), &m);
     body.Finish();
     body_name = body.name();
   }
-  Meta m = Md(scope, "pipeline/while", kScanFile, 148);
+  Meta m = MakeMeta(scope, "pipeline/while", kScanFile, 148);
   Val w = entry.Add("while", shape, {init_tuple},
                     fmt::format("condition={}, body={}, "
                                 "backend_config={{\"known_trip_count\":{{\"n\":\"{}\"}}}}",
@@ -679,16 +687,16 @@ std::string PermutePairs(int64_t p, bool backward) {
 // the other stages keep the activation rotated in from their neighbour.
 Val Gen::StartIteration(Comp& c, const State& s, const std::string& scope, Val in_idx, Val zero,
                         const Meta& pm) {
-  Val slice = c.Add("dynamic-slice", T({1, B, S, H}), {s.in, in_idx, zero, zero, zero},
+  Val slice = c.Add("dynamic-slice", ModelArray({1, B, S, H}), {s.in, in_idx, zero, zero, zero},
                     fmt::format("dynamic_slice_sizes={{1,{},{},{}}}", B, S, H), &pm);
-  if (!spmd_) return c.Add("bitcast", T({B, S, H}), {slice});
-  Meta sm = Md(scope, "pipeline/while/body/select_n", kPipelineFile, 440);
+  if (!spmd_) return c.Add("bitcast", ModelArray({B, S, H}), {slice});
+  Meta sm = MakeMeta(scope, "pipeline/while/body/select_n", kPipelineFile, 440);
   return Fusion(c, "kLoop", {slice, s.x, s.idx}, sm, [&](Comp& f, const std::vector<Val>& p) {
-    Val in = f.Add("bitcast", T({B, S, H}), {p[0]});
+    Val in = f.Add("bitcast", ModelArray({B, S, H}), {p[0]});
     Val lt = f.Add("compare", Pred(), {p[2], f.Constant("s32", fmt::format("{}", M))},
                    "direction=LT", &sm);
     Val pb = Bcast(f, lt, Pred({B, S, H}), {});
-    return f.Add("select", T({B, S, H}), {pb, in, p[1]}, {}, &sm);
+    return f.Add("select", ModelArray({B, S, H}), {pb, in, p[1]}, {}, &sm);
   });
 }
 
@@ -698,32 +706,32 @@ Val Gen::StartIteration(Comp& c, const State& s, const std::string& scope, Val i
 // opposite directions on separate channels) and advance the loop index.
 void Gen::FinishIteration(Comp& c, const State& s, const std::string& scope, Val value, Val in_idx,
                           Val zero, Val last_mb, bool backward, State& n) {
-  Meta om = Md(scope, "pipeline/while/body/dynamic_update_slice", kPipelineFile, 452);
+  Meta om = MakeMeta(scope, "pipeline/while/body/dynamic_update_slice", kPipelineFile, 452);
   Val out_idx = in_idx;
   if (spmd_) {
     Val lag =
         c.Add("subtract", S32(), {s.idx, c.Constant("s32", fmt::format("{}", P - 1))}, {}, &om);
     out_idx = c.Add("clamp", S32(), {zero, lag, last_mb}, {}, &om);
   }
-  Val row = c.Add("bitcast", T({1, B, S, H}), {value});
+  Val row = c.Add("bitcast", ModelArray({1, B, S, H}), {value});
   n.out =
       c.Add("dynamic-update-slice", s.out.shape, {s.out, row, out_idx, zero, zero, zero}, {}, &om);
   if (spmd_) {
-    Meta cm = Md(scope, "pipeline/while/body/ppermute", kPipelineFile, 460);
-    n.x = c.Add("collective-permute", T({B, S, H}), {value},
+    Meta cm = MakeMeta(scope, "pipeline/while/body/ppermute", kPipelineFile, 460);
+    n.x = c.Add("collective-permute", ModelArray({B, S, H}), {value},
                 fmt::format("channel_id={}, source_target_pairs={{{}}}", backward ? 2 : 1,
                             PermutePairs(P, backward)),
                 &cm);
   } else {
     n.x = value;
   }
-  Meta am = Md(scope, "pipeline/while/body/add", kPipelineFile, 470);
+  Meta am = MakeMeta(scope, "pipeline/while/body/add", kPipelineFile, 470);
   n.idx = c.Add("add", S32(), {s.idx, c.Constant("s32", "1")}, {}, &am);
 }
 
 Gen::State Gen::ForwardIteration(Comp& c, const State& s) {
   const std::string scope = "jvp(model)";
-  Meta pm = Md(scope, "pipeline/while/body/dynamic_slice", kPipelineFile, 431);
+  Meta pm = MakeMeta(scope, "pipeline/while/body/dynamic_slice", kPipelineFile, 431);
   State n = s;
   Val zero = c.Constant("s32", "0");
   Val last_mb = c.Constant("s32", fmt::format("{}", M - 1));
@@ -737,7 +745,8 @@ Gen::State Gen::ForwardIteration(Comp& c, const State& s) {
     l.w.assign(s.weights.begin() + j * kWeightCount, s.weights.begin() + (j + 1) * kWeightCount);
     l.act[kX] = x;
     Val y = Get(c, l, kY);
-    Meta stm = Md(LayerScope(false, l.index), "pipeline/dynamic_update_slice", kScanFile, 148);
+    Meta stm =
+        MakeMeta(LayerScope(false, l.index), "pipeline/dynamic_update_slice", kScanFile, 148);
     std::vector<Val> rows, bufs;
     for (size_t k = 0; k < per_layer; ++k) {
       rows.push_back(ToStashRow(c, *l.act[stashed_[k]], FormOf(stashed_[k]), stm));
@@ -753,7 +762,7 @@ Gen::State Gen::ForwardIteration(Comp& c, const State& s) {
 
 Gen::State Gen::BackwardIteration(Comp& c, const State& s) {
   const std::string scope = "transpose(jvp(model))";
-  Meta pm = Md(scope, "pipeline/while/body/dynamic_slice", kPipelineFile, 431);
+  Meta pm = MakeMeta(scope, "pipeline/while/body/dynamic_slice", kPipelineFile, 431);
   State n = s;
   Val zero = c.Constant("s32", "0");
   Val last_mb = c.Constant("s32", fmt::format("{}", M - 1));
@@ -785,9 +794,9 @@ Gen::State Gen::BackwardIteration(Comp& c, const State& s) {
 // ---- entry pieces ----
 
 Val Gen::Embed(Comp& c, const Val& tokens, const Val& table) {
-  Meta m = Md("jvp(model)", "embed/gather", kHeadFile, 21);
+  Meta m = MakeMeta("jvp(model)", "embed/gather", kHeadFile, 21);
   Val ids = c.Add("reshape", S32({M, B, S, 1}), {tokens}, {}, &m);
-  return c.Add("gather", T({M, B, S, H}), {table, ids},
+  return c.Add("gather", ModelArray({M, B, S, H}), {table, ids},
                fmt::format("offset_dims={{3}}, collapsed_slice_dims={{0}}, start_index_map={{0}}, "
                            "index_vector_dim=3, slice_sizes={{1,{}}}",
                            H),
@@ -796,9 +805,9 @@ Val Gen::Embed(Comp& c, const Val& tokens, const Val& table) {
 
 Gen::Head Gen::HeadAndLoss(Comp& c, const Val& y, const Val& tokens, const Val& table) {
   const GShape mbsv = F32({M, B, S, V}), mbs = F32({M, B, S});
-  Meta hm = Md("jvp(model)", "head/logits/dot_general", kHeadFile, 40);
-  Val logits = Dot(c, y, table, T({M, B, S, V}), {}, {3}, {}, {1}, hm);
-  Meta lm = Md("jvp(model)", "loss/log_softmax", kHeadFile, 52);
+  Meta hm = MakeMeta("jvp(model)", "head/logits/dot_general", kHeadFile, 40);
+  Val logits = Dot(c, y, table, ModelArray({M, B, S, V}), {}, {3}, {}, {1}, hm);
+  Meta lm = MakeMeta("jvp(model)", "loss/log_softmax", kHeadFile, 52);
   Val mx = Fusion(c, "kInput", {logits}, lm, [&](Comp& f, const std::vector<Val>& p) {
     return Reduce(f, Cvt(f, p[0], "f32"), "maximum", "-inf", {3}, mbs);
   });
@@ -813,7 +822,7 @@ Gen::Head Gen::HeadAndLoss(Comp& c, const Val& y, const Val& tokens, const Val& 
     Val tb = Bcast(f, tok, S32({M, B, S, V}), {0, 1, 2});
     return f.Add("compare", Pred({M, B, S, V}), {iota, tb}, "direction=EQ", &lm);
   };
-  Meta nm = Md("jvp(model)", "loss/cross_entropy", kHeadFile, 57);
+  Meta nm = MakeMeta("jvp(model)", "loss/cross_entropy", kHeadFile, 57);
   Val loss =
       Fusion(c, "kInput", {logits, tokens, mx, lse}, nm, [&](Comp& f, const std::vector<Val>& p) {
         Val eq = onehot(f, p[1]);
@@ -826,7 +835,7 @@ Gen::Head Gen::HeadAndLoss(Comp& c, const Val& y, const Val& tokens, const Val& 
         Val k = f.Constant("f32", fmt::format("{}", 1.0 / static_cast<double>(M * B * S)));
         return f.Add("multiply", F32({}), {total, k}, {}, &nm);
       });
-  Meta bm = Md("transpose(jvp(model))", "loss/cross_entropy", kHeadFile, 57);
+  Meta bm = MakeMeta("transpose(jvp(model))", "loss/cross_entropy", kHeadFile, 57);
   Val dlogits =
       Fusion(c, "kLoop", {logits, tokens, mx, lse}, bm, [&](Comp& f, const std::vector<Val>& p) {
         Val eq = onehot(f, p[1]);
@@ -839,23 +848,23 @@ Gen::Head Gen::HeadAndLoss(Comp& c, const Val& y, const Val& tokens, const Val& 
         Val k = ConstB(f, "f32", fmt::format("{}", 1.0 / static_cast<double>(M * B * S)), mbsv);
         return Cvt(f, f.Add("multiply", mbsv, {d, k}, {}, &bm), t_);
       });
-  Meta hb = Md("transpose(jvp(model))", "head/logits/dot_general", kHeadFile, 40);
+  Meta hb = MakeMeta("transpose(jvp(model))", "head/logits/dot_general", kHeadFile, 40);
   Head h;
   h.loss = loss;
-  h.d_out = Dot(c, dlogits, table, T({M, B, S, H}), {}, {3}, {}, {0}, hb);
-  h.d_table = Dot(c, dlogits, y, T({V, H}), {}, {0, 1, 2}, {}, {0, 1, 2}, hb);
+  h.d_out = Dot(c, dlogits, table, ModelArray({M, B, S, H}), {}, {3}, {}, {0}, hb);
+  h.d_table = Dot(c, dlogits, y, ModelArray({V, H}), {}, {0, 1, 2}, {}, {0, 1, 2}, hb);
   return h;
 }
 
 Val Gen::EmbedGrad(Comp& c, const Val& tokens, const Val& d_in) {
-  Meta m = Md("transpose(jvp(model))", "embed/gather", kHeadFile, 21);
+  Meta m = MakeMeta("transpose(jvp(model))", "embed/gather", kHeadFile, 21);
   Val oh = Fusion(c, "kLoop", {tokens}, m, [&](Comp& f, const std::vector<Val>& p) {
     Val iota = f.Add("iota", S32({M, B, S, V}), {}, "iota_dimension=3");
     Val tb = Bcast(f, p[0], S32({M, B, S, V}), {0, 1, 2});
     Val eq = f.Add("compare", Pred({M, B, S, V}), {iota, tb}, "direction=EQ", &m);
-    return f.Add("convert", T({M, B, S, V}), {eq}, {}, &m);
+    return f.Add("convert", ModelArray({M, B, S, V}), {eq}, {}, &m);
   });
-  return Dot(c, oh, d_in, T({V, H}), {}, {0, 1, 2}, {}, {0, 1, 2}, m);
+  return Dot(c, oh, d_in, ModelArray({V, H}), {}, {0, 1, 2}, {}, {0, 1, 2}, m);
 }
 
 GenStats Gen::Run() {
@@ -871,20 +880,20 @@ GenStats Gen::Run() {
   std::optional<Val> tokens, table;
   if (first || last) {
     tokens = param(S32({M, B, S}));
-    table = param(T({V, H}));
+    table = param(ModelArray({V, H}));
   }
   std::optional<Val> acts_in, grads_in;
-  if (!first) acts_in = param(T({M, B, S, H}));
-  if (!last) grads_in = param(T({M, B, S, H}));
+  if (!first) acts_in = param(ModelArray({M, B, S, H}));
+  if (!last) grads_in = param(ModelArray({M, B, S, H}));
   State fwd;
   for (int64_t j = 0; j < Lps; ++j) {
     for (const GShape& ws : WeightShapes()) fwd.weights.push_back(param(ws));
   }
   Val zero = entry.Constant("s32", "0");
-  Meta im = Md("jvp(model)", "pipeline/broadcast_in_dim", kPipelineFile, 400);
+  Meta im = MakeMeta("jvp(model)", "pipeline/broadcast_in_dim", kPipelineFile, 400);
   Val fzero = entry.Constant(t_, "0");
-  Val zeros_act = Bcast(entry, fzero, T({M, B, S, H}), {});
-  Val zeros_x = Bcast(entry, fzero, T({B, S, H}), {});
+  Val zeros_act = Bcast(entry, fzero, ModelArray({M, B, S, H}), {});
+  Val zeros_x = Bcast(entry, fzero, ModelArray({B, S, H}), {});
   for (int64_t j = 0; j < Lps; ++j) {
     for (size_t k = 0; k < stashed_.size(); ++k) {
       fwd.stashes.push_back(entry.Add("broadcast", StashBuf(), {fzero}, "dimensions={}", &im));
@@ -911,8 +920,8 @@ GenStats Gen::Run() {
   }
   // Fresh zeros for the backward loop: two loops that took the same init value would share
   // one state buffer, which XLA's copy insertion never leaves in its output.
-  bwd.x = Bcast(entry, fzero, T({B, S, H}), {});
-  bwd.out = Bcast(entry, fzero, T({M, B, S, H}), {});
+  bwd.x = Bcast(entry, fzero, ModelArray({B, S, H}), {});
+  bwd.out = Bcast(entry, fzero, ModelArray({M, B, S, H}), {});
   bwd.weights = f.weights;
   bwd.stashes = f.stashes;
   for (int64_t j = 0; j < Lps; ++j) {
@@ -924,7 +933,7 @@ GenStats Gen::Run() {
     Val d_table = EmbedGrad(entry, *tokens, b.out);
     if (head.has_value()) {
       d_table = AddFusion(entry, {d_table, head->d_table},
-                          Md("transpose(jvp(model))", "embed/add_any", kHeadFile, 21));
+                          MakeMeta("transpose(jvp(model))", "embed/add_any", kHeadFile, 21));
     }
     results.push_back(d_table);
   } else {
