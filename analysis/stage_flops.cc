@@ -25,7 +25,7 @@ Dims DimsOf(const Shape& shape) { return Dims(shape.dims.begin(), shape.dims.end
 double DotFlops(const Instruction& dot) {
   const Shape& lhs = dot.operand(0)->shape();
   double contracted = 1;
-  for (int64_t d : IntListAttribute(dot, "lhs_contracting_dims")) {
+  for (int64_t d : ReadDotDimensionNumbers(dot).lhs_contracting) {
     if (d >= 0 && d < lhs.rank())
       contracted *= static_cast<double>(lhs.dims[static_cast<size_t>(d)]);
   }

@@ -9,11 +9,11 @@
 #include <cstring>
 
 #include "absl/status/status.h"
-#include "hlo/computation.h"
 #include "eval/attributes.h"
 #include "eval/element_io.h"
 #include "eval/kernels.h"
 #include "eval/layout_util.h"
+#include "hlo/computation.h"
 #include "hlo/str_util.h"
 
 namespace hloscope::eval {
@@ -22,19 +22,20 @@ namespace {
 // Gathers a dot operand into a [batch, rows, contracted] (lhs) or [batch, contracted, cols]
 // (rhs) matrix of accumulator values.
 template <typename Acc>
-std::vector<Acc> Arrange(const ArrayRef& a, const std::vector<int64_t>& batch,
-                         const std::vector<int64_t>& free, const std::vector<int64_t>& contract,
+std::vector<Acc> Arrange(const ArrayRef& a, absl::Span<const int64_t> batch,
+                         absl::Span<const int64_t> free, absl::Span<const int64_t> contract,
                          bool contract_last) {
   const Shape& s = *a.shape;
   std::vector<int64_t> strides = PhysicalStrides(s);
-  auto extent = [&](const std::vector<int64_t>& dims) {
+  auto extent = [&](absl::Span<const int64_t> dims) {
     int64_t n = 1;
     for (int64_t d : dims) n *= s.dims[static_cast<size_t>(d)];
     return n;
   };
   int64_t nb = extent(batch), nf = extent(free), nc = extent(contract);
   std::vector<Acc> out(static_cast<size_t>(nb * nf * nc));
-  std::vector<int64_t> order = batch;  // iterate batch, then the two others in output order
+  std::vector<int64_t> order(batch.begin(),
+                             batch.end());  // iterate batch, then the two others in output order
   const auto& second = contract_last ? free : contract;
   const auto& third = contract_last ? contract : free;
   order.insert(order.end(), second.begin(), second.end());
@@ -58,10 +59,9 @@ std::vector<Acc> Arrange(const ArrayRef& a, const std::vector<int64_t>& batch,
 
 template <typename Acc>
 Bytes DotWith(const Instruction& instr, const ArrayRef& lhs, const ArrayRef& rhs,
-              const std::vector<int64_t>& lb, const std::vector<int64_t>& lc,
-              const std::vector<int64_t>& rb, const std::vector<int64_t>& rc) {
-  auto free_dims = [](const Shape& s, const std::vector<int64_t>& b,
-                      const std::vector<int64_t>& c) {
+              absl::Span<const int64_t> lb, absl::Span<const int64_t> lc,
+              absl::Span<const int64_t> rb, absl::Span<const int64_t> rc) {
+  auto free_dims = [](const Shape& s, absl::Span<const int64_t> b, absl::Span<const int64_t> c) {
     std::vector<int64_t> f;
     for (int64_t d = 0; d < s.rank(); ++d) {
       if (std::find(b.begin(), b.end(), d) == b.end() &&
@@ -73,7 +73,7 @@ Bytes DotWith(const Instruction& instr, const ArrayRef& lhs, const ArrayRef& rhs
   std::vector<int64_t> lf = free_dims(*lhs.shape, lb, lc), rf = free_dims(*rhs.shape, rb, rc);
   std::vector<Acc> L = Arrange<Acc>(lhs, lb, lf, lc, /*contract_last=*/true);
   std::vector<Acc> R = Arrange<Acc>(rhs, rb, rf, rc, /*contract_last=*/false);
-  auto extent = [](const Shape& s, const std::vector<int64_t>& dims) {
+  auto extent = [](const Shape& s, absl::Span<const int64_t> dims) {
     int64_t n = 1;
     for (int64_t d : dims) n *= s.dims[static_cast<size_t>(d)];
     return n;
@@ -120,10 +120,9 @@ Bytes DotWith(const Instruction& instr, const ArrayRef& lhs, const ArrayRef& rhs
 }  // namespace
 
 absl::StatusOr<Bytes> EvalDot(const Instruction& instr, absl::Span<const ArrayRef> operands) {
-  std::vector<int64_t> lb = IntListAttribute(instr, "lhs_batch_dims");
-  std::vector<int64_t> lc = IntListAttribute(instr, "lhs_contracting_dims");
-  std::vector<int64_t> rb = IntListAttribute(instr, "rhs_batch_dims");
-  std::vector<int64_t> rc = IntListAttribute(instr, "rhs_contracting_dims");
+  const DotDimensionNumbers dnums = ReadDotDimensionNumbers(instr);
+  absl::Span<const int64_t> lb = dnums.lhs_batch, lc = dnums.lhs_contracting;
+  absl::Span<const int64_t> rb = dnums.rhs_batch, rc = dnums.rhs_contracting;
   const Shape& ls = *operands[0].shape;
   const Shape& rs = *operands[1].shape;
   bool ok = lb.size() == rb.size() && lc.size() == rc.size();

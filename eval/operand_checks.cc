@@ -208,10 +208,9 @@ absl::Status CheckOperands(const Instruction& instr, absl::Span<const Shape* con
       return ok ? absl::OkStatus() : Bad(instr, "gather dimension numbers do not fit the shapes");
     }
     case Opcode::kDot: {
-      std::vector<int64_t> lb = IntListAttribute(instr, "lhs_batch_dims"),
-                           lc = IntListAttribute(instr, "lhs_contracting_dims");
-      std::vector<int64_t> rb = IntListAttribute(instr, "rhs_batch_dims"),
-                           rc = IntListAttribute(instr, "rhs_contracting_dims");
+      const DotDimensionNumbers dnums = ReadDotDimensionNumbers(instr);
+      absl::Span<const int64_t> lb = dnums.lhs_batch, lc = dnums.lhs_contracting;
+      absl::Span<const int64_t> rb = dnums.rhs_batch, rc = dnums.rhs_contracting;
       bool ok = ops.size() == 2 && ValidDims(lb, ops[0]->rank()) && ValidDims(lc, ops[0]->rank()) &&
                 ValidDims(rb, ops[1]->rank()) && ValidDims(rc, ops[1]->rank());
       ok = ok && lb.size() == rb.size() && lc.size() == rc.size();

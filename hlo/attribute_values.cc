@@ -44,6 +44,28 @@ std::vector<int64_t> IntListAttribute(const Instruction& instr, const Module& mo
   return out;
 }
 
+DotDimensionNumbers ReadDotDimensionNumbers(const Instruction& instr) {
+  return ReadDotDimensionNumbers(instr, *instr.module());
+}
+
+DotDimensionNumbers ReadDotDimensionNumbers(const Instruction& instr, const Module& module) {
+  DotDimensionNumbers d;
+  for (const Attribute& a : instr.attributes()) {
+    if (a.key < kAttrFirstUnknown) continue;  // the parser's typed keys are none of these
+    const std::string_view key = module.AttrKeyName(a.key);
+    DotDimensionNumbers::DimList* list = key == "lhs_batch_dims"         ? &d.lhs_batch
+                                         : key == "lhs_contracting_dims" ? &d.lhs_contracting
+                                         : key == "rhs_batch_dims"       ? &d.rhs_batch
+                                         : key == "rhs_contracting_dims" ? &d.rhs_contracting
+                                         : key == "lhs_ragged_dims"      ? &d.lhs_ragged
+                                         : key == "rhs_group_dims"       ? &d.rhs_group
+                                                                         : nullptr;
+    // The parser refuses an attribute given twice, so the first is the only one.
+    if (list != nullptr && list->empty()) AppendIntList(a.value, *list);
+  }
+  return d;
+}
+
 std::optional<std::vector<PaddingDim>> ParsePadding(std::string_view text) {
   std::vector<PaddingDim> out;
   if (text.empty()) return out;

@@ -1,7 +1,8 @@
 // Reading attributes that the IR keeps only as text (dot dimension numbers, padding,
 // dim_labels, ...), for the analyses and tools that need their values.
 //
-//   std::vector<int64_t> dims = IntListAttribute(*dot, "lhs_contracting_dims");   // {1}
+//   std::vector<int64_t> sizes = IntListAttribute(*gather, "slice_sizes");       // {1,2}
+//   DotDimensionNumbers dnums = ReadDotDimensionNumbers(*dot);   // dnums.lhs_contracting {1}
 #pragma once
 
 #include <charconv>
@@ -10,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "hlo/instruction.h"
 
 namespace hloscope {
@@ -51,6 +53,24 @@ void AppendIntList(std::string_view text, IntList& out) {
     }
   }
 }
+
+// The dimension numbers of a dot, ragged-dot or scaled-dot, decoded from their attributes
+// (`lhs_batch_dims={0} lhs_contracting_dims={2} rhs_batch_dims={0} rhs_contracting_dims={1}`).
+// Every reader of a dot's dimensions (shape inference, the verifier, the interpreter, the FLOP
+// count) gets them from ReadDotDimensionNumbers, so the attribute names and their reading live
+// here only. An absent attribute is an empty list; as in IntListAttribute, the integers are
+// read in order and anything between them is skipped, so the lists are never malformed: a
+// range or pairing error is the reader's to report, in its own words.
+struct DotDimensionNumbers {
+  // Inline: the verifier reads these for every dot on every run, and ranks are small.
+  using DimList = absl::InlinedVector<int64_t, 8>;
+  DimList lhs_batch, lhs_contracting, rhs_batch, rhs_contracting;
+  DimList lhs_ragged, rhs_group;  // ragged-dot only (`lhs_ragged_dims`, `rhs_group_dims`)
+};
+// One pass over the instruction's attributes (each lookup by name would be a scan).
+DotDimensionNumbers ReadDotDimensionNumbers(const Instruction& instr);
+// The same for an instruction that is not in a computation yet (the parser's shape inference).
+DotDimensionNumbers ReadDotDimensionNumbers(const Instruction& instr, const Module& module);
 
 // One dimension of pad's `padding=`: elements added before, after and between the input's.
 struct PaddingDim {

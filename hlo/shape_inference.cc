@@ -29,7 +29,7 @@ const Shape* Inconsistent(const Instruction& instr, std::string* error) {
   return nullptr;
 }
 
-bool Contains(const std::vector<int64_t>& v, int64_t x) {
+bool Contains(absl::Span<const int64_t> v, int64_t x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
@@ -47,7 +47,7 @@ void AddDim(Shape& s, int64_t size, bool dynamic) {
 void AddDimOf(Shape& s, const Shape& from, int64_t d) {
   AddDim(s, from.dims[static_cast<size_t>(d)], from.dynamic[static_cast<size_t>(d)]);
 }
-bool InRange(const std::vector<int64_t>& dims, int64_t rank) {
+bool InRange(absl::Span<const int64_t> dims, int64_t rank) {
   for (int64_t d : dims) {
     if (d < 0 || d >= rank) return false;
   }
@@ -225,10 +225,11 @@ const Shape* InferShape(const Instruction& instr, const Computation* callee, Mod
       const Shape* lhs = operand_shape(0);
       const Shape* rhs = operand_shape(1);
       if (lhs == nullptr || rhs == nullptr || !lhs->IsArray() || !rhs->IsArray()) break;
-      auto lb = IntListAttribute(instr, module, "lhs_batch_dims");
-      auto lc = IntListAttribute(instr, module, "lhs_contracting_dims");
-      auto rb = IntListAttribute(instr, module, "rhs_batch_dims");
-      auto rc = IntListAttribute(instr, module, "rhs_contracting_dims");
+      const DotDimensionNumbers dnums = ReadDotDimensionNumbers(instr, module);
+      const auto& lb = dnums.lhs_batch;
+      const auto& lc = dnums.lhs_contracting;
+      const auto& rb = dnums.rhs_batch;
+      const auto& rc = dnums.rhs_contracting;
       if (lb.size() != rb.size() || lc.size() != rc.size() || !InRange(lb, lhs->rank()) ||
           !InRange(lc, lhs->rank()) || !InRange(rb, rhs->rank()) || !InRange(rc, rhs->rank())) {
         return Inconsistent(instr, error);

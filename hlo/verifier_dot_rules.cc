@@ -25,34 +25,9 @@
 namespace hloscope::verifier_internal {
 namespace {
 
-// The dimension numbers of one dot-like instruction, read in one pass over its attributes
-// (dots are common, and each lookup by name is a scan).
-struct DotDims {
-  Dims lhs_batch, lhs_contracting, rhs_batch, rhs_contracting;
-  Dims lhs_ragged, rhs_group;  // ragged-dot only
-};
-
-DotDims ReadDotDims(const Instruction& instr) {
-  DotDims d;
-  const Module& module = *instr.module();
-  for (const Attribute& a : instr.attributes()) {
-    if (a.key < kAttrFirstUnknown) continue;
-    const std::string_view key = module.AttrKeyName(a.key);
-    Dims* list = key == "lhs_batch_dims"         ? &d.lhs_batch
-                 : key == "lhs_contracting_dims" ? &d.lhs_contracting
-                 : key == "rhs_batch_dims"       ? &d.rhs_batch
-                 : key == "rhs_contracting_dims" ? &d.rhs_contracting
-                 : key == "lhs_ragged_dims"      ? &d.lhs_ragged
-                 : key == "rhs_group_dims"       ? &d.rhs_group
-                                                 : nullptr;
-    if (list != nullptr && list->empty()) AppendIntList(a.value, *list);
-  }
-  return d;
-}
-
 // Batch and contracting dimensions pair up with equal sizes, and no operand dimension is named
 // twice among its own batch and contracting dimensions.
-absl::Status CheckDimensionNumbers(const Instruction& instr, const DotDims& d) {
+absl::Status CheckDimensionNumbers(const Instruction& instr, const DotDimensionNumbers& d) {
   const std::string op = instr.PrintedOpcode();
   const Shape& lhs = instr.operand(0)->shape();
   const Shape& rhs = instr.operand(1)->shape();
@@ -99,7 +74,8 @@ absl::Status CheckDimensionNumbers(const Instruction& instr, const DotDims& d) {
 
 // The result's dimensions: batch, then the lhs's free dimensions, then the rhs's (without
 // `rhs_skip`, ragged-dot's group dimension), all in increasing order after the batch ones.
-Dims DotResultDims(const Shape& lhs, const Shape& rhs, const DotDims& d, int64_t rhs_skip = -1) {
+Dims DotResultDims(const Shape& lhs, const Shape& rhs, const DotDimensionNumbers& d,
+                   int64_t rhs_skip = -1) {
   Dims dims;
   for (int64_t x : d.lhs_batch) dims.push_back(lhs.dims[x]);
   for (int64_t i = 0; i < lhs.rank(); ++i) {
@@ -117,7 +93,7 @@ constexpr std::string_view kDotOrder = "batch dimensions, then the free dimensio
 
 absl::Status CheckDot(const Instruction& instr, const VerifierOptions&) {
   if (absl::Status s = RequireArrays(instr); !s.ok()) return s;
-  const DotDims d = ReadDotDims(instr);
+  const DotDimensionNumbers d = ReadDotDimensionNumbers(instr);
   if (absl::Status s = CheckDimensionNumbers(instr, d); !s.ok()) return s;
   const Dims dims = DotResultDims(instr.operand(0)->shape(), instr.operand(1)->shape(), d);
   if (!DimsAre(instr.shape(), dims)) {
@@ -132,7 +108,7 @@ enum class RaggedMode { kFree, kContracting, kBatch };
 
 absl::Status CheckRaggedDot(const Instruction& instr, const VerifierOptions&) {
   if (absl::Status s = RequireArrays(instr); !s.ok()) return s;
-  const DotDims d = ReadDotDims(instr);
+  const DotDimensionNumbers d = ReadDotDimensionNumbers(instr);
   if (absl::Status s = CheckDimensionNumbers(instr, d); !s.ok()) return s;
   const Shape& lhs = instr.operand(0)->shape();
   const Shape& rhs = instr.operand(1)->shape();
@@ -285,7 +261,7 @@ absl::Status CheckScale(const Instruction& instr, int64_t operand_index, int64_t
 
 absl::Status CheckScaledDot(const Instruction& instr, const VerifierOptions&) {
   if (absl::Status s = RequireArrays(instr); !s.ok()) return s;
-  const DotDims d = ReadDotDims(instr);
+  const DotDimensionNumbers d = ReadDotDimensionNumbers(instr);
   if (absl::Status s = CheckDimensionNumbers(instr, d); !s.ok()) return s;
   if (absl::Status s = CheckScale(instr, 0, 2, d.lhs_contracting); !s.ok()) return s;
   if (absl::Status s = CheckScale(instr, 1, 3, d.rhs_contracting); !s.ok()) return s;
