@@ -1,4 +1,5 @@
-// String concatenation for std::string_view and integers, and skipping or stripping whitespace.
+// String concatenation for std::string_view and integers, skipping or stripping whitespace, and
+// byte counts for people.
 //
 // Debian's abseil is built with its own absl::string_view (ABSL_OPTION_USE_STD_STRING_VIEW=0),
 // so absl::StrCat does not accept std::string_view; these few lines give the same convenience
@@ -7,6 +8,8 @@
 
 #include <charconv>
 #include <concepts>
+#include <cstdint>
+#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -73,6 +76,23 @@ std::string StrJoin(const Range& items, std::string_view sep) {
     str_internal::AppendPiece(out, item);
   }
   return out;
+}
+
+// "512 B", "1.5 MiB", "-2.0 GiB": binary units, one decimal (the reports of hlo-opt: memory,
+// copy elision, --stats). Here, below every library, so that each library's report text can
+// use it.
+inline std::string HumanBytes(int64_t bytes) {
+  constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  double v = static_cast<double>(bytes);
+  int unit = 0;
+  while ((v >= 1024 || v <= -1024) && unit < 5) {
+    v /= 1024;
+    ++unit;
+  }
+  if (unit == 0) return std::to_string(bytes) + " B";
+  char text[64];
+  std::snprintf(text, sizeof(text), "%.1f %s", v, kUnits[unit]);
+  return text;
 }
 
 }  // namespace hloscope

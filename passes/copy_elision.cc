@@ -19,6 +19,7 @@
 #include "hlo/checked_int.h"
 #include "hlo/computation.h"
 #include "hlo/reachable_computations.h"
+#include "passes/copy_elision_report.h"
 
 namespace hloscope {
 
@@ -477,6 +478,17 @@ int64_t ExecutionsPerStep(const Instruction& copy, const ExecutionOrdering& orde
 }
 
 }  // namespace
+
+CopyElision::CopyElision(CopyElisionOptions options) : options_(options) {
+  mutable_pass_options().AddBool(
+      "bitcast-defines-value", &options_.bitcast_defines_value,
+      "Also require every removal to be safe when a bitcast defines a new value (keeps more "
+      "copies, never fewer); hlo-opt's --bitcast-defines-value sets it too.");
+}
+
+std::unique_ptr<PassReport> CopyElision::LastReport() const {
+  return std::make_unique<CopyElisionPassReport>(report_);
+}
 
 absl::StatusOr<bool> CopyElision::Run(Module& module) {
   report_ = CopyElisionReport{};

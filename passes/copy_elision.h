@@ -42,6 +42,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -87,8 +88,8 @@ struct CopyElisionReport {
 
 class CopyElision : public Pass {
  public:
-  CopyElision() = default;
-  explicit CopyElision(CopyElisionOptions options) : options_(options) {}
+  CopyElision() : CopyElision(CopyElisionOptions{}) {}
+  explicit CopyElision(CopyElisionOptions options);
 
   std::string_view name() const override { return "copy-elision"; }
   std::string_view description() const override {
@@ -96,6 +97,8 @@ class CopyElision : public Pass {
            "interference; reports why each copy stays.";
   }
   absl::StatusOr<bool> Run(Module& module) override;
+  // The report below, for tools (passes/copy_elision_report.h).
+  std::unique_ptr<PassReport> LastReport() const override;
 
   void set_options(const CopyElisionOptions& options) { options_ = options; }
   const CopyElisionOptions& options() const { return options_; }

@@ -16,6 +16,7 @@
 #include "fmt/format.h"
 #include "hlo/computation.h"
 #include "passes/dce.h"
+#include "passes/copy_elision_report.h"
 #include "passes/flatten_call_graph.h"
 #include "passes/tuple_simplify.h"
 
@@ -593,6 +594,10 @@ absl::Status Inserter::AddRootCopies(const std::vector<InputOutputAlias>& aliase
 }
 
 }  // namespace
+
+std::unique_ptr<PassReport> CopyInsertion::LastReport() const {
+  return std::make_unique<CopyInsertionPassReport>(report_);
+}
 
 absl::StatusOr<bool> CopyInsertion::Run(Module& module) {
   report_ = CopyInsertionReport{};

@@ -49,6 +49,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -102,6 +103,8 @@ class CopyInsertion : public Pass {
            "conditional results, entry outputs); copy-elision then removes the ones not needed.";
   }
   absl::StatusOr<bool> Run(Module& module) override;
+  // The report below, for tools (passes/copy_elision_report.h).
+  std::unique_ptr<PassReport> LastReport() const override;
 
   const CopyInsertionReport& report() const { return report_; }
 

@@ -7,17 +7,26 @@
 //     absl::StatusOr<bool> Run(Module& module) override;
 //   };
 //
+// Options: a pass declares them in its constructor (pass_options.h) and the pipeline string
+// sets them (`my-pass{keep-tuples=true}`). A pass that reports what it did (copy-elision's
+// decisions) returns the report of its last run from LastReport() (pass_report.h), so tools
+// print reports without knowing the pass's type.
+//
 // A pass leaves a module it was given valid (VerifyModule passes) or returns an error; the
 // pipeline can check that after every pass (PipelineOptions::verify_each). A pass may leave
 // dead instructions behind for `dce` to remove.
 #pragma once
 
+#include <memory>
 #include <string_view>
 
 #include "absl/status/statusor.h"
 #include "hlo/module.h"
+#include "passes/pass_options.h"
 
 namespace hloscope {
+
+class PassReport;
 
 class Pass {
  public:
@@ -28,6 +37,17 @@ class Pass {
   virtual std::string_view description() const = 0;
   // Transforms `module`; true when it changed anything.
   virtual absl::StatusOr<bool> Run(Module& module) = 0;
+
+  // The options this pass declared (none unless its constructor adds some).
+  const PassOptions& pass_options() const { return pass_options_; }
+  PassOptions& mutable_pass_options() { return pass_options_; }
+
+  // What the last Run did, for `hlo-opt --report`; null for a pass that reports nothing. The
+  // report reads the pass's own record: it is valid while the pass lives, until its next Run.
+  virtual std::unique_ptr<PassReport> LastReport() const;
+
+ private:
+  PassOptions pass_options_;
 };
 
 }  // namespace hloscope

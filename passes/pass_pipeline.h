@@ -5,11 +5,19 @@
 //       BuildPipeline("dce,tuple-simplify", PassRegistry::Global(), {.verify_each = true});
 //   absl::StatusOr<bool> changed = (*p)->Run(*module);
 //
+// A pass list names passes separated by commas; each may carry options in braces, as in MLIR:
+//   copy-insertion,copy-elision{bitcast-defines-value=true},dce
+// An option is KEY=VALUE (a bool may be just KEY, meaning true); a VALUE holding ',' or '}' is
+// written in double quotes. The options a pass accepts are the ones it declares
+// (pass_options.h; `hlo-opt --list-passes` shows them).
+//
 // The pipeline does not verify its input: callers verify after parsing (hlo-opt does).
 #pragma once
 
 #include <memory>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -26,6 +34,10 @@ struct PipelineOptions {
   //   not the input, is at fault).
   bool verify_each = false;
   VerifierOptions verifier;
+  // Tool-wide option values (name, value): set on every pass that declares the option unless
+  // the pass list set it for that pass. hlo-opt's --bitcast-defines-value is
+  // {"bitcast-defines-value", "true"}: `copy-elision{bitcast-defines-value=false}` still wins.
+  std::vector<std::pair<std::string, std::string>> option_defaults;
 };
 
 // What one pass did in the last Run.
@@ -60,10 +72,19 @@ class PassPipeline : public Pass {
 };
 
 // A pipeline of the registered passes named in `pass_list`, comma-separated ("dce,dce" runs
-// dce twice; spaces around names are ignored). Errors: an unknown name (NotFound, listing the
-// known passes) or an empty name (InvalidArgument).
+// dce twice; spaces around names, options and values are ignored), each configured by its
+// options in braces and then by options.option_defaults. Errors: an unknown name (NotFound,
+// listing the known passes); InvalidArgument for an empty name, an option the pass does not
+// declare (listing the ones it does), a value that does not parse, an option set twice,
+// braces or quotes that do not close, or text between a '}' and the next ','.
 absl::StatusOr<std::unique_ptr<PassPipeline>> BuildPipeline(std::string_view pass_list,
                                                             const PassRegistry& registry,
                                                             PipelineOptions options = {});
+
+// One pass of a pass list, with its options: CreatePass("copy-elision{bitcast-defines-value=
+// true}", registry). The same errors as BuildPipeline; a ',' outside braces is one too.
+absl::StatusOr<std::unique_ptr<Pass>> CreatePass(
+    std::string_view spec, const PassRegistry& registry,
+    absl::Span<const std::pair<std::string, std::string>> option_defaults = {});
 
 }  // namespace hloscope

@@ -54,8 +54,10 @@ with the verifier, runs the requested passes and prints the result in canonical 
 OPTIONS:
   -o OUT                 Write the output to OUT ('-' is standard output, the default). The
                          file is only written when every module succeeded.
-  --passes=A,B,...       Run these passes in order (see --list-passes). A pass may repeat.
-  --list-passes          List the available passes with a description, then exit.
+  --passes=A,B,...       Run these passes in order (see --list-passes). A pass may repeat
+                         and take options in braces: 'copy-elision{bitcast-defines-value=true}'.
+  --list-passes          List the available passes with a description and their options
+                         (type, default, help), then exit.
   --split-input-file     Treat each part of the input between lines '// -----' as its own
                          module: each is processed on its own, errors name lines of the whole
                          file, and the outputs are printed separated by '// -----' lines. A
@@ -363,15 +365,17 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> MakePipeline(const Flags& flags) {
   if (!flags.passes.empty()) {
     PipelineOptions options;
     options.verify_each = flags.verify_each;
+    // --bitcast-defines-value is every pass's default for that option; a pass that sets it in
+    // --passes keeps its own value.
+    options.option_defaults = {{"bitcast-defines-value",
+                                flags.analysis.print.bitcast_defines_value ? "true" : "false"}};
     absl::StatusOr<std::unique_ptr<PassPipeline>> built =
         BuildPipeline(flags.passes, PassRegistry::Global(), options);
     if (!built.ok()) return built.status();
     pipeline = *std::move(built);
   }
-  // copy-elision reads --bitcast-defines-value; --report needs it in the pipeline.
-  if (std::string e = ConfigureCopyElision(
-          pipeline.get(), flags.analysis.print.bitcast_defines_value, flags.copy_report);
-      !e.empty()) {
+  // --report needs a pass that writes a report in the pipeline.
+  if (std::string e = CheckCopyReportPasses(pipeline.get(), flags.copy_report); !e.empty()) {
     return absl::InvalidArgumentError(e);
   }
   return pipeline;
@@ -430,6 +434,7 @@ int Main(int argc, char** argv) {
     fmt::print("Available passes:\n");
     for (const PassRegistry::Entry* e : registry.Entries()) {
       fmt::print("  {:<{}}  {}\n", e->name, width, e->description);
+      fmt::print("{}", PassOptionsListing(e->factory()->pass_options(), width + 4));
     }
     return kExitOk;
   }

@@ -7,11 +7,11 @@
 
 #include "absl/status/statusor.h"
 #include "google/protobuf/message.h"
+#include "hlo/str_util.h"
 
 namespace hloscope {
 
-// "512 B", "1.5 MiB", "-2.0 GiB": binary units, one decimal.
-std::string HumanBytes(int64_t bytes);
+// HumanBytes ("512 B", "1.5 MiB") is hlo/str_util.h's, below the libraries whose reports use it.
 
 // Pretty-printed JSON with proto field names and every field printed (zeros too), so that
 // readers see the whole schema; int64 fields are strings, as proto3's JSON mapping says.
