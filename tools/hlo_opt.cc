@@ -36,6 +36,7 @@
 #include "tools/hlo_opt_analysis.h"
 #include "tools/hlo_opt_copy_report.h"
 #include "tools/hlo_opt_memory.h"
+#include "tools/hlo_opt_stage_costs.h"
 #include "tools/report_util.h"
 
 namespace hloscope {
@@ -47,6 +48,7 @@ constexpr std::string_view kHelp = R"(OVERVIEW: parse, verify, transform and pri
 
 USAGE: hlo-opt [options] [FILE|-]
        hlo-opt --memory-report --stage-by=module [options] FILE...
+       hlo-opt --stage-costs[=OUT] [--tflops=X] [--backward-regex=RE] FILE...
 
 Reads one HLO module from FILE, or from standard input when FILE is '-' or absent, checks it
 with the verifier, runs the requested passes and prints the result in canonical HLO text.
@@ -79,7 +81,7 @@ OPTIONS:
                          dynamic-slice at another offset; not the same-index
                          read-modify-write), naming fusion, parameter and reader, instead of
                          printing the module (after --passes). Exit status 0 either way.
-%ANALYSIS%%MEMORY%%COPYREPORT%  -h, --help             Show this help, then exit.
+%ANALYSIS%%MEMORY%%COPYREPORT%%STAGECOSTS%  -h, --help             Show this help, then exit.
 
 EXIT STATUS:
   0  success
@@ -103,6 +105,7 @@ struct Flags {
   AnalysisFlags analysis;                // --print-dataflow, --print-buffers and their options
   MemoryFlags memory;                    // --memory-report and its options
   CopyReportFlags copy_report;           // --report[=FILE.json] of copy-elision
+  StageCostsFlags stage_costs;           // --stage-costs[=FILE] and --tflops
   std::vector<std::string> more_inputs;  // --memory-report --stage-by=module: one per stage
 };
 
@@ -203,6 +206,14 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
       std::string error;
       std::optional<std::string_view> analysis_value;
       if (has_value) analysis_value = value;
+      switch (ParseStageCostsFlag(name, analysis_value, flags->stage_costs, &error)) {
+        case StageCostsFlagResult::kTaken:
+          continue;
+        case StageCostsFlagResult::kBadValue:
+          return UsageError(error);
+        case StageCostsFlagResult::kNotStageCostsFlag:
+          break;
+      }
       switch (ParseCopyReportFlag(name, analysis_value, flags->copy_report, &error)) {
         case CopyReportFlagResult::kTaken:
           continue;
@@ -230,8 +241,17 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
     }
     if (!ok) return UsageError(fmt::format("option '{}' takes no value", name));
   }
-  if (std::string error = CheckMemoryFlags(flags->memory, flags->analysis, flags->stats,
-                                           1 + flags->more_inputs.size());
+  // --stage-costs reads one file per stage.
+  const size_t files = flags->stage_costs.enabled ? 1 : 1 + flags->more_inputs.size();
+  if (std::string error = CheckStageCostsFlags(
+          flags->stage_costs, flags->output != "-" || !flags->passes.empty() ||
+                                  flags->split_input_file || flags->stats ||
+                                  flags->check_in_place || flags->analysis.any() ||
+                                  flags->memory.enabled || flags->copy_report.report);
+      !error.empty()) {
+    return UsageError(error);
+  }
+  if (std::string error = CheckMemoryFlags(flags->memory, flags->analysis, flags->stats, files);
       !error.empty()) {
     if (!flags->more_inputs.empty() && !flags->memory.enabled) {
       error = fmt::format("more than one input file ('{}' and '{}')", flags->input,
@@ -424,6 +444,7 @@ int Main(int argc, char** argv) {
     help.replace(help.find("%ANALYSIS%"), 10, kAnalysisFlagsHelp);
     help.replace(help.find("%MEMORY%"), 8, kMemoryFlagsHelp);
     help.replace(help.find("%COPYREPORT%"), 12, kCopyReportFlagsHelp);
+    help.replace(help.find("%STAGECOSTS%"), 12, kStageCostsFlagsHelp);
     fmt::print("{}", help);
     return kExitOk;
   }
@@ -447,6 +468,23 @@ int Main(int argc, char** argv) {
 
   std::string text;
   std::string error;
+  if (flags.stage_costs.enabled) {  // tools/hlo_opt_stage_costs.h
+    std::vector<StageCostsInput> inputs;
+    flags.more_inputs.insert(flags.more_inputs.begin(), flags.input);
+    for (const std::string& path : flags.more_inputs) {
+      StageCostsInput& in = inputs.emplace_back();
+      in.path = path == "-" ? "<stdin>" : path;
+      if (!ReadInput(path, &in.text, &error)) return UsageError(error);
+    }
+    absl::StatusOr<std::string> json =
+        StageCostsJsonOf(inputs, flags.stage_costs, flags.memory.options.backward_regex);
+    if (!json.ok()) {
+      PrintError(json.status());
+      return kExitBadInput;
+    }
+    if (!WriteOutput(flags.stage_costs.output, *json, &error)) return UsageError(error);
+    return kExitOk;
+  }
   if (flags.memory.enabled) {
     std::vector<MemoryInput> inputs;
     flags.more_inputs.insert(flags.more_inputs.begin(), flags.input);

@@ -9,6 +9,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "fmt/format.h"
+#include "hlo/str_util.h"
 #include "pipeline/cost_model.h"
 #include "pipeline/generators.h"
 #include "pipeline/grid_text.h"
@@ -17,13 +19,12 @@
 #include "pipeline/report.h"
 #include "pipeline/schedule_csv.h"
 #include "pipeline/simulator.h"
+#include "pipeline/stage_costs.h"
 #include "pipeline/string_pieces.h"
 #include "pipeline/trace_json.h"
-#include "fmt/format.h"
-#include "hlo/str_util.h"
 #include "tools/file_io.h"
 #include "tools/hlo_pipeline_flags.h"
-#include "tools/hlo_pipeline_from_hlo.h"
+#include "tools/hlo_pipeline_hlo_opt.h"
 
 namespace hloscope::pipeline {
 namespace {
@@ -106,15 +107,15 @@ Schedule PytorchOrder(const std::string& name, const Schedule& loaded) {
   return loaded;
 }
 
-// Flags given on the command line win over what --from-hlo measured.
-CostInputs Costs(const PipelineFlags& f, const std::vector<HloStage>& hlo) {
+// Flags given on the command line win over what --from-hlo or --stage-costs measured.
+CostInputs Costs(const PipelineFlags& f, const std::vector<StageCost>& hlo) {
   CostInputs in;
   if (!hlo.empty()) {
     in.forward_time.clear();
     in.backward_input_time.clear();
     in.backward_weight_time.clear();
     in.activation_bytes.clear();
-    for (const HloStage& s : hlo) {
+    for (const StageCost& s : hlo) {
       in.forward_time.push_back(s.forward_us);
       in.backward_input_time.push_back(s.backward_input_us);
       in.backward_weight_time.push_back(s.backward_weight_us);
@@ -167,7 +168,7 @@ absl::Status CheckFinite(const PipelineFlags& f, const Schedule& schedule, const
   return absl::OkStatus();
 }
 
-absl::StatusOr<Run> Simulated(const PipelineFlags& f, const std::vector<HloStage>& hlo,
+absl::StatusOr<Run> Simulated(const PipelineFlags& f, const std::vector<StageCost>& hlo,
                               const std::string& name) {
   absl::StatusOr<Schedule> loaded = LoadOrGenerate(f, name);
   if (!loaded.ok()) return loaded.status();
@@ -221,6 +222,15 @@ std::optional<Failure> PrintGrid(const PipelineFlags& f, const Run& run) {
   return std::nullopt;
 }
 
+// --stage-costs=FILE.json: what hlo-opt --stage-costs wrote.
+absl::StatusOr<StageCosts> ReadStageCosts(const std::string& path) {
+  std::string text, error;
+  if (!ReadInput(path, &text, &error)) {
+    return absl::NotFoundError(StrCat("--stage-costs: ", error));
+  }
+  return ParseStageCostsJson(text, StrCat("--stage-costs: ", path == "-" ? "<stdin>" : path));
+}
+
 int Main(int argc, char** argv) {
   absl::StatusOr<PipelineFlags> parsed = ParsePipelineFlags(argc, argv);
   if (!parsed.ok()) return Fail({kBadUsage, std::string(StdView(parsed.status().message()))});
@@ -239,13 +249,23 @@ int Main(int argc, char** argv) {
       f.compare.empty() ? std::vector<std::string>{f.schedule} : f.compare;
   if (std::optional<Failure> bad = CheckNames(f, names)) return Fail(*bad);
 
-  std::vector<HloStage> hlo;
-  if (!f.from_hlo.empty()) {
-    absl::StatusOr<std::vector<HloStage>> stages =
-        StagesFromHlo(f.from_hlo, f.device_tflops, f.backward_regex);
-    if (!stages.ok()) return Fail({kBadInput, std::string(StdView(stages.status().message()))});
-    hlo = *std::move(stages);
-    if (!f.json) fmt::print("{}\n", FormatHloStages(hlo, f.device_tflops));
+  if (!f.stage_costs_path.empty() && !f.from_hlo.empty()) {
+    return Fail({kBadUsage, "give one of --from-hlo and --stage-costs"});
+  }
+  if (!f.stage_costs_path.empty() && f.hlo_measure_flags_given) {
+    return Fail({kBadUsage,
+                 "--device-tflops and --backward-regex go with --from-hlo: a --stage-costs file "
+                 "holds durations measured already (hlo-opt --stage-costs --tflops=T "
+                 "--backward-regex=RE)"});
+  }
+  std::vector<StageCost> hlo;
+  if (!f.from_hlo.empty() || !f.stage_costs_path.empty()) {
+    absl::StatusOr<StageCosts> costs =
+        !f.from_hlo.empty() ? StageCostsFromHlo(f.from_hlo, f.device_tflops, f.backward_regex)
+                            : ReadStageCosts(f.stage_costs_path);
+    if (!costs.ok()) return Fail({kBadInput, std::string(StdView(costs.status().message()))});
+    if (!f.json) fmt::print("{}\n", FormatStageCosts(*costs));
+    hlo = std::move(costs->stages);
   }
 
   ReportOptions report;

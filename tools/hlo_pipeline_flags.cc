@@ -6,11 +6,11 @@
 #include <string_view>
 
 #include "absl/status/status.h"
+#include "fmt/format.h"
+#include "hlo/str_util.h"
 #include "pipeline/generators.h"
 #include "pipeline/string_pieces.h"
 #include "pipeline/units.h"
-#include "fmt/format.h"
-#include "hlo/str_util.h"
 
 namespace hloscope::pipeline {
 namespace {
@@ -175,8 +175,12 @@ absl::StatusOr<PipelineFlags> ParsePipelineFlags(int argc, const char* const* ar
           return Bad(name, StrCat("expected a positive number of TFLOP/s, got '", value, "'"));
         }
         f.device_tflops = v;
+        f.hlo_measure_flags_given = true;
       } else if (name == "backward-regex") {
         f.backward_regex = std::string(value);
+        f.hlo_measure_flags_given = true;
+      } else if (name == "stage-costs") {
+        f.stage_costs_path = std::string(value);
       } else if (name == "trace") {
         f.trace_path = std::string(value);
       } else if (name == "dump-csv") {
@@ -229,10 +233,15 @@ model cut into L parts, split or merged evenly onto the schedule's stages):
                                    pipelining compiles them): forward, input- and weight-backward
                                    times from the FLOPs of their dots and convolutions, and the
                                    activation bytes one microbatch leaves alive from the memory
-                                   profiler; the flags above override what they give
+                                   profiler; the flags above override what they give.
+                                   hlo-pipeline reads no HLO itself: this runs hlo-opt
+                                   --stage-costs (the hlo-opt beside hlo-pipeline, or
+                                   $HLOSCOPE_HLO_OPT)
   --device-tflops=T                sustained TFLOP/s that turns --from-hlo FLOPs into time
                                    (default 400)
   --backward-regex=RE              op_name pattern of the backward pass (default 'transpose\(')
+  --stage-costs=FILE.json          the same per-stage costs, measured beforehand by
+                                   hlo-opt --stage-costs=FILE.json [--tflops=T] S0.hlo S1.hlo...
 
 memory (plain numbers in stage-equivalents when --activation-bytes is not given):
   --memory-limit=B     device memory per rank, e.g. 80GiB; reports whether each schedule fits

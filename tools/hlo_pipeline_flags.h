@@ -42,9 +42,11 @@ struct PipelineFlags {
   bool json = false;
   std::string trace_path;
   std::string dump_csv_path;
-  std::vector<std::string> from_hlo;  // one HLO file per stage
+  std::vector<std::string> from_hlo;  // one HLO file per stage (measured by hlo-opt)
   double device_tflops = 400;
   std::string backward_regex = R"(transpose\()";
+  bool hlo_measure_flags_given = false;  // --device-tflops or --backward-regex
+  std::string stage_costs_path;          // --stage-costs=FILE.json (hlo-opt --stage-costs)
 };
 
 // argv[0] is skipped.

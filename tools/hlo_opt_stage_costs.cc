@@ -1,0 +1,127 @@
+#include "tools/hlo_opt_stage_costs.h"
+
+#include <charconv>
+#include <cmath>
+#include <memory>
+
+#include "absl/status/status.h"
+#include "analysis/memory/memory_profile.h"
+#include "analysis/stage_flops.h"
+#include "fmt/format.h"
+#include "hlo/parser.h"
+#include "hlo/verifier.h"
+#include "pipeline/stage_costs.h"
+
+namespace hloscope {
+
+const char kStageCostsFlagsHelp[] =
+    "  --stage-costs[=FILE]   Print per-stage costs of one microbatch as JSON (to FILE when\n"
+    "                         given; schema pipeline/stage_costs.proto) instead of the module,\n"
+    "                         one FILE per stage in pipeline order (files only, not the parts\n"
+    "                         of --split-input-file): forward, input- and weight-backward FLOPs\n"
+    "                         of the dots and convolutions and their time at --tflops, and the\n"
+    "                         activation bytes one microbatch leaves alive (memory profiler).\n"
+    "                         --backward-regex marks the backward. hlo-pipeline reads it with\n"
+    "                         --stage-costs=FILE; its --from-hlo runs this.\n"
+    "  --tflops=X             Sustained TFLOP/s that turns --stage-costs FLOPs into time\n"
+    "                         (default 400).\n";
+
+StageCostsFlagResult ParseStageCostsFlag(std::string_view name,
+                                         std::optional<std::string_view> value,
+                                         StageCostsFlags& flags, std::string* error) {
+  if (name == "--stage-costs") {
+    if (value && value->empty()) {
+      *error = "option '--stage-costs=FILE' needs a file name ('-' for standard output)";
+      return StageCostsFlagResult::kBadValue;
+    }
+    flags.enabled = true;
+    flags.output = value ? std::string(*value) : "-";
+    return StageCostsFlagResult::kTaken;
+  }
+  if (name == "--tflops") {
+    double v = 0;
+    const std::string_view text = value.value_or("");
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !(v > 0) ||
+        !std::isfinite(v)) {
+      *error = fmt::format("option '--tflops' needs a positive number of TFLOP/s, not '{}'", text);
+      return StageCostsFlagResult::kBadValue;
+    }
+    flags.tflops = v;
+    flags.tflops_given = true;
+    return StageCostsFlagResult::kTaken;
+  }
+  return StageCostsFlagResult::kNotStageCostsFlag;
+}
+
+std::string CheckStageCostsFlags(const StageCostsFlags& flags, bool other_mode) {
+  if (flags.tflops_given && !flags.enabled) return "--tflops needs --stage-costs";
+  if (flags.enabled && other_mode) {
+    return "--stage-costs cannot be combined with -o, --passes, --split-input-file, --stats, "
+           "--check-in-place or another report";
+  }
+  return "";
+}
+
+namespace {
+
+absl::StatusOr<std::unique_ptr<Module>> LoadModule(const StageCostsInput& input) {
+  ParseOptions options;
+  options.filename = input.path;
+  absl::StatusOr<std::unique_ptr<Module>> module = ParseModule(input.text, options);
+  if (!module.ok()) return module.status();
+  VerifierOptions verifier_options;
+  verifier_options.source_text = input.text;  // errors then point into the file
+  if (absl::Status s = VerifyModule(**module, verifier_options); !s.ok()) return s;
+  return module;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> StageCostsJsonOf(const std::vector<StageCostsInput>& inputs,
+                                             const StageCostsFlags& flags,
+                                             const std::string& backward_regex) {
+  std::vector<std::unique_ptr<Module>> modules;
+  std::vector<const Module*> views;
+  for (const StageCostsInput& input : inputs) {
+    absl::StatusOr<std::unique_ptr<Module>> m = LoadModule(input);
+    if (!m.ok()) return m.status();
+    views.push_back(m->get());
+    modules.push_back(*std::move(m));
+  }
+  MemoryOptions memory;
+  memory.stage_by = MemoryOptions::StageBy::kModule;
+  memory.backward_regex = backward_regex;
+  memory.timeline = false;
+  absl::StatusOr<MemoryReport> report = ProfileModules(views, memory);
+  if (!report.ok()) return report.status();
+  if (report->stages.size() != inputs.size()) {
+    return absl::InternalError(fmt::format("the memory profiler gave {} stages for {} modules",
+                                           report->stages.size(), inputs.size()));
+  }
+  FlopOptions flop_options;
+  flop_options.backward_regex = backward_regex;
+  const double flops_per_us = flags.tflops * 1e6;  // 1e12 FLOP/s = 1e6 FLOP/us
+  pipeline::StageCosts costs;
+  costs.device_tflops = flags.tflops;
+  costs.backward_regex = backward_regex;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    absl::StatusOr<StageFlops> flops = CountStageFlops(*views[i], flop_options);
+    if (!flops.ok()) return flops.status();
+    pipeline::StageCost& s = costs.stages.emplace_back();
+    s.path = inputs[i].path;
+    s.forward_flops = flops->forward;
+    s.backward_input_flops = flops->backward_input;
+    s.backward_weight_flops = flops->backward_weight;
+    s.dots = static_cast<double>(flops->dots);
+    s.unknown_trip_counts = static_cast<double>(flops->unknown_trip_counts);
+    s.forward_us = flops->forward / flops_per_us;
+    s.backward_input_us = flops->backward_input / flops_per_us;
+    s.backward_weight_us = flops->backward_weight / flops_per_us;
+    s.activation_bytes = static_cast<double>(report->stages[i].activation_bytes_per_microbatch);
+    s.activation_source = report->stages[i].activation_source;
+  }
+  return pipeline::StageCostsJson(costs);
+}
+
+}  // namespace hloscope
