@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "eval/attributes.h"
+#include "hlo/shape_inference.h"
 #include "hlo/str_util.h"
 
 namespace hloscope::eval {
@@ -98,11 +99,10 @@ absl::Status CheckOperands(const Instruction& instr, absl::Span<const Shape* con
       return absl::OkStatus();
     }
     case Opcode::kTranspose: {
-      auto perm = instr.dimensions();
-      bool ok = IsPermutation(perm, ops[0]->rank()) && out.rank() == ops[0]->rank();
-      for (size_t i = 0; ok && i < perm.size(); ++i)
-        ok = out.dims[i] == ops[0]->dims[static_cast<size_t>(perm[i])];
-      return ok ? absl::OkStatus() : Bad(instr, "transpose dimensions={...} do not fit the shapes");
+      std::optional<Shape> transposed = InferTransposeShape(*ops[0], instr.dimensions());
+      return transposed && transposed->dims == out.dims
+                 ? absl::OkStatus()
+                 : Bad(instr, "transpose dimensions={...} do not fit the shapes");
     }
     case Opcode::kSlice:
       return CheckSlice(instr, *ops[0]);
@@ -131,7 +131,6 @@ absl::Status CheckOperands(const Instruction& instr, absl::Span<const Shape* con
       auto dim = instr.dimensions();
       if (dim.size() != 1 || dim[0] < 0 || dim[0] >= out.rank())
         return Bad(instr, "concatenate needs one dimension");
-      int64_t total = 0;
       for (const Shape* s : ops) {
         if (s->rank() != out.rank()) return Bad(instr, "concatenate operands have different ranks");
         for (int64_t d = 0; d < out.rank(); ++d) {
@@ -140,13 +139,14 @@ absl::Status CheckOperands(const Instruction& instr, absl::Span<const Shape* con
                        StrCat("concatenate operand ", Dims(*s), " does not fit ", Dims(out)));
           }
         }
-        if (__builtin_add_overflow(total, s->dims[static_cast<size_t>(dim[0])], &total)) {
-          return Bad(instr, "concatenate sizes do not add up");
-        }
       }
-      return total == out.dims[static_cast<size_t>(dim[0])]
-                 ? absl::OkStatus()
-                 : Bad(instr, "concatenate sizes do not add up");
+      // The other dimensions fit; inference gives the joined one's size (nullopt on overflow).
+      // Inference needs an operand; an unverified concatenate of none joins nothing to size 0.
+      const bool joins = ops.empty() ? out.dims[static_cast<size_t>(dim[0])] == 0 : [&] {
+        std::optional<Shape> joined = InferConcatenateShape(ops, dim[0]);
+        return joined && joined->dims == out.dims;
+      }();
+      return joins ? absl::OkStatus() : Bad(instr, "concatenate sizes do not add up");
     }
     case Opcode::kPad: {
       absl::StatusOr<std::vector<PadDim>> pads = PaddingAttribute(instr);
@@ -208,50 +208,36 @@ absl::Status CheckOperands(const Instruction& instr, absl::Span<const Shape* con
       return ok ? absl::OkStatus() : Bad(instr, "gather dimension numbers do not fit the shapes");
     }
     case Opcode::kDot: {
+      // Shape inference gives the result; the interpreter also needs each batch and contracting
+      // pair to have one size, as it walks them together.
       const DotDimensionNumbers dnums = ReadDotDimensionNumbers(instr);
-      absl::Span<const int64_t> lb = dnums.lhs_batch, lc = dnums.lhs_contracting;
-      absl::Span<const int64_t> rb = dnums.rhs_batch, rc = dnums.rhs_contracting;
-      bool ok = ops.size() == 2 && ValidDims(lb, ops[0]->rank()) && ValidDims(lc, ops[0]->rank()) &&
-                ValidDims(rb, ops[1]->rank()) && ValidDims(rc, ops[1]->rank());
-      ok = ok && lb.size() == rb.size() && lc.size() == rc.size();
-      // The result is batch dims, then lhs free dims, then rhs free dims.
-      std::vector<int64_t> expected;
-      for (size_t i = 0; ok && i < lb.size(); ++i) {
-        ok = ops[0]->dims[static_cast<size_t>(lb[i])] == ops[1]->dims[static_cast<size_t>(rb[i])];
-        expected.push_back(ops[0]->dims[static_cast<size_t>(lb[i])]);
+      bool ok = ops.size() == 2 && DotDimensionsInRange(*ops[0], *ops[1], dnums);
+      for (size_t i = 0; ok && i < dnums.lhs_batch.size(); ++i) {
+        ok = ops[0]->dims[static_cast<size_t>(dnums.lhs_batch[i])] ==
+             ops[1]->dims[static_cast<size_t>(dnums.rhs_batch[i])];
       }
-      for (size_t i = 0; ok && i < lc.size(); ++i) {
-        ok = ops[0]->dims[static_cast<size_t>(lc[i])] == ops[1]->dims[static_cast<size_t>(rc[i])];
+      for (size_t i = 0; ok && i < dnums.lhs_contracting.size(); ++i) {
+        ok = ops[0]->dims[static_cast<size_t>(dnums.lhs_contracting[i])] ==
+             ops[1]->dims[static_cast<size_t>(dnums.rhs_contracting[i])];
       }
-      for (int k = 0; ok && k < 2; ++k) {
-        const auto& b = k == 0 ? lb : rb;
-        const auto& c = k == 0 ? lc : rc;
-        for (int64_t d = 0; d < ops[static_cast<size_t>(k)]->rank(); ++d) {
-          if (std::find(b.begin(), b.end(), d) == b.end() &&
-              std::find(c.begin(), c.end(), d) == c.end()) {
-            expected.push_back(ops[static_cast<size_t>(k)]->dims[static_cast<size_t>(d)]);
-          }
-        }
-      }
-      ok = ok && std::equal(expected.begin(), expected.end(), out.dims.begin(), out.dims.end());
+      ok = ok && InferDotShape(*ops[0], *ops[1], dnums, out.element_type).dims == out.dims;
       return ok ? absl::OkStatus() : Bad(instr, "dot dimension numbers do not fit the shapes");
     }
     case Opcode::kReduce: {
       size_t n = ops.size() / 2;
-      auto dims = instr.dimensions();
-      if (ops.size() % 2 != 0 || n == 0 || !ValidDims(dims, ops[0]->rank()))
-        return Bad(instr, "reduce operands do not fit");
-      std::vector<int64_t> kept;
-      for (int64_t d = 0; d < ops[0]->rank(); ++d) {
-        if (std::find(dims.begin(), dims.end(), d) == dims.end())
-          kept.push_back(ops[0]->dims[static_cast<size_t>(d)]);
+      // Each output is its input without the reduced dimensions (shape inference's rule; the
+      // inputs all have the first one's dimensions).
+      std::optional<Shape> kept;
+      if (ops.size() % 2 == 0 && n > 0) {
+        kept = InferReduceShape(*ops[0], instr.dimensions(), ops[0]->element_type);
       }
+      if (!kept) return Bad(instr, "reduce operands do not fit");
       for (size_t k = 0; k < n; ++k) {
         const Shape* o = out.IsTuple()
                              ? (k < out.tuple_elements.size() ? out.tuple_elements[k] : nullptr)
                              : &out;
         if (o == nullptr || !SameDims(*ops[k], *ops[0]) || ops[n + k]->rank() != 0 ||
-            !std::equal(kept.begin(), kept.end(), o->dims.begin(), o->dims.end())) {
+            kept->dims != o->dims) {
           return Bad(instr, "reduce operands do not fit the result");
         }
       }

@@ -4,6 +4,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "hlo/attribute_values.h"
@@ -120,6 +121,114 @@ absl::StatusOr<Shape> InferConvolution(const Instruction& instr, const Module& m
 }
 }  // namespace
 
+std::optional<Shape> InferTransposeShape(const Shape& operand,
+                                         absl::Span<const int64_t> permutation) {
+  if (!operand.IsArray() || !IsPermutation(permutation, operand.rank())) return std::nullopt;
+  Shape out = ArrayShape(operand.element_type);
+  for (int64_t p : permutation) AddDimOf(out, operand, p);
+  return out;
+}
+
+std::optional<Shape> InferConcatenateShape(absl::Span<const Shape* const> operands,
+                                           int64_t dimension) {
+  if (operands.empty() || !operands[0]->IsArray() || dimension < 0 ||
+      dimension >= operands[0]->rank()) {
+    return std::nullopt;
+  }
+  Shape out = *operands[0];
+  out.has_layout = false;
+  out.layout = Layout();
+  const size_t axis = static_cast<size_t>(dimension);
+  out.dims[axis] = 0;
+  for (const Shape* part : operands) {
+    if (!part->IsArray() || part->rank() != out.rank()) return std::nullopt;
+    for (size_t d = 0; d < part->dims.size(); ++d)
+      out.dynamic[d] = out.dynamic[d] || part->dynamic[d];
+    int64_t size = part->dims[axis];
+    if (size == Shape::kUnboundedSize || out.dims[axis] == Shape::kUnboundedSize) {
+      out.dims[axis] = Shape::kUnboundedSize;
+    } else if (__builtin_add_overflow(out.dims[axis], size, &out.dims[axis])) {
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
+std::optional<Shape> InferPadShape(const Shape& operand, absl::Span<const PaddingDim> padding) {
+  if (!operand.IsArray() || static_cast<int64_t>(padding.size()) != operand.rank()) {
+    return std::nullopt;
+  }
+  Shape out = ArrayShape(operand.element_type);
+  for (size_t i = 0; i < padding.size(); ++i) {
+    if (operand.dims[i] == Shape::kUnboundedSize) {
+      AddDim(out, Shape::kUnboundedSize, true);
+      continue;
+    }
+    std::optional<int64_t> padded = PaddedSize(operand.dims[i], padding[i]);
+    if (!padded) return std::nullopt;
+    AddDim(out, *padded, operand.dynamic[i]);
+  }
+  return out;
+}
+
+std::optional<Shape> InferReduceShape(const Shape& operand, absl::Span<const int64_t> reduced,
+                                      PrimitiveType type) {
+  if (!operand.IsArray() || !InRange(reduced, operand.rank())) return std::nullopt;
+  Shape out = ArrayShape(type);
+  for (int64_t i = 0; i < operand.rank(); ++i) {
+    if (!Contains(reduced, i)) AddDimOf(out, operand, i);
+  }
+  return out;
+}
+
+bool DotDimensionsInRange(const Shape& lhs, const Shape& rhs, const DotDimensionNumbers& dnums) {
+  return lhs.IsArray() && rhs.IsArray() && dnums.lhs_batch.size() == dnums.rhs_batch.size() &&
+         dnums.lhs_contracting.size() == dnums.rhs_contracting.size() &&
+         InRange(dnums.lhs_batch, lhs.rank()) && InRange(dnums.lhs_contracting, lhs.rank()) &&
+         InRange(dnums.rhs_batch, rhs.rank()) && InRange(dnums.rhs_contracting, rhs.rank());
+}
+
+namespace {
+// InferDotShape, without rhs dimension `rhs_skip` (ragged-dot's group dimension; -1: none).
+Shape DotShapeWithout(const Shape& lhs, const Shape& rhs, const DotDimensionNumbers& d,
+                      PrimitiveType type, int64_t rhs_skip) {
+  Shape out = ArrayShape(type);
+  for (size_t k = 0; k < d.lhs_batch.size(); ++k) {
+    const size_t l = static_cast<size_t>(d.lhs_batch[k]), r = static_cast<size_t>(d.rhs_batch[k]);
+    AddDim(out, lhs.dims[l], lhs.dynamic[l] || rhs.dynamic[r]);
+  }
+  for (int64_t i = 0; i < lhs.rank(); ++i) {
+    if (!Contains(d.lhs_batch, i) && !Contains(d.lhs_contracting, i)) AddDimOf(out, lhs, i);
+  }
+  for (int64_t i = 0; i < rhs.rank(); ++i) {
+    if (i != rhs_skip && !Contains(d.rhs_batch, i) && !Contains(d.rhs_contracting, i)) {
+      AddDimOf(out, rhs, i);
+    }
+  }
+  return out;
+}
+}  // namespace
+
+Shape InferDotShape(const Shape& lhs, const Shape& rhs, const DotDimensionNumbers& dnums,
+                    PrimitiveType type) {
+  return DotShapeWithout(lhs, rhs, dnums, type, -1);
+}
+
+Shape InferRaggedDotShape(const Shape& lhs, const Shape& rhs, const Shape& group_sizes,
+                          const DotDimensionNumbers& dnums, PrimitiveType type) {
+  const int64_t ragged = dnums.lhs_ragged[0];
+  if (Contains(dnums.lhs_batch, ragged)) return InferDotShape(lhs, rhs, dnums, type);
+  if (!Contains(dnums.lhs_contracting, ragged)) {
+    return DotShapeWithout(lhs, rhs, dnums, type, dnums.rhs_group[0]);
+  }
+  // Contracting: one result per group, the group count first.
+  Shape dot = InferDotShape(lhs, rhs, dnums, type);
+  Shape out = ArrayShape(type);
+  AddDimOf(out, group_sizes, group_sizes.rank() - 1);
+  for (int64_t d = 0; d < dot.rank(); ++d) AddDimOf(out, dot, d);
+  return out;
+}
+
 absl::StatusOr<Shape> InferConvolutionResult(const Instruction& instr, const Module& module) {
   if (instr.operand_count() != 2) {
     return absl::InvalidArgumentError(
@@ -188,10 +297,9 @@ const Shape* InferShape(const Instruction& instr, const Computation* callee, Mod
       const Shape* in = operand_shape(0);
       auto perm = instr.dimensions();
       if (in == nullptr || !in->IsArray() || static_cast<int64_t>(perm.size()) != in->rank()) break;
-      if (!IsPermutation(perm, in->rank())) return Inconsistent(instr, error);
-      Shape out = ArrayShape(in->element_type);
-      for (int64_t p : perm) AddDimOf(out, *in, p);
-      return module.InternShape(std::move(out));
+      std::optional<Shape> out = InferTransposeShape(*in, perm);
+      if (!out) return Inconsistent(instr, error);
+      return module.InternShape(*std::move(out));
     }
     case Opcode::kConcatenate: {
       auto dim = instr.dimensions();
@@ -200,40 +308,18 @@ const Shape* InferShape(const Instruction& instr, const Computation* callee, Mod
           dim[0] >= first->rank()) {
         break;
       }
-      // The other dimensions are the first operand's; each is dynamic when it is in any
-      // operand. The joined dimension is the sum, unbounded when any part is.
-      Shape out = *first;
-      out.has_layout = false;
-      out.layout = Layout();
-      const size_t axis = static_cast<size_t>(dim[0]);
-      out.dims[axis] = 0;
-      for (Instruction* o : instr.operands()) {
-        const Shape& part = o->shape();
-        if (!part.IsArray() || part.rank() != first->rank()) return Inconsistent(instr, error);
-        for (size_t d = 0; d < part.dims.size(); ++d)
-          out.dynamic[d] = out.dynamic[d] || part.dynamic[d];
-        int64_t size = part.dims[axis];
-        if (size == Shape::kUnboundedSize || out.dims[axis] == Shape::kUnboundedSize) {
-          out.dims[axis] = Shape::kUnboundedSize;
-        } else if (__builtin_add_overflow(out.dims[axis], size, &out.dims[axis])) {
-          return Inconsistent(instr, error);
-        }
-      }
-      return module.InternShape(std::move(out));
+      absl::InlinedVector<const Shape*, 8> parts;
+      for (Instruction* o : instr.operands()) parts.push_back(o->shape_ptr());
+      std::optional<Shape> out = InferConcatenateShape(parts, dim[0]);
+      if (!out) return Inconsistent(instr, error);
+      return module.InternShape(*std::move(out));
     }
     case Opcode::kDot: {
       const Shape* lhs = operand_shape(0);
       const Shape* rhs = operand_shape(1);
       if (lhs == nullptr || rhs == nullptr || !lhs->IsArray() || !rhs->IsArray()) break;
       const DotDimensionNumbers dnums = ReadDotDimensionNumbers(instr, module);
-      const auto& lb = dnums.lhs_batch;
-      const auto& lc = dnums.lhs_contracting;
-      const auto& rb = dnums.rhs_batch;
-      const auto& rc = dnums.rhs_contracting;
-      if (lb.size() != rb.size() || lc.size() != rc.size() || !InRange(lb, lhs->rank()) ||
-          !InRange(lc, lhs->rank()) || !InRange(rb, rhs->rank()) || !InRange(rc, rhs->rank())) {
-        return Inconsistent(instr, error);
-      }
+      if (!DotDimensionsInRange(*lhs, *rhs, dnums)) return Inconsistent(instr, error);
       std::optional<PrimitiveType> type = HigherPrecisionType(lhs->element_type, rhs->element_type);
       if (!type) {
         *error = CannotInfer(
@@ -242,20 +328,7 @@ const Shape* InferShape(const Instruction& instr, const Computation* callee, Mod
                           " have no common result type"));
         return nullptr;
       }
-      // Batch dimensions, then the lhs's and the rhs's free dimensions, in order.
-      Shape out = ArrayShape(*type);
-      for (size_t k = 0; k < lb.size(); ++k) {
-        AddDim(
-            out, lhs->dims[static_cast<size_t>(lb[k])],
-            lhs->dynamic[static_cast<size_t>(lb[k])] || rhs->dynamic[static_cast<size_t>(rb[k])]);
-      }
-      for (int64_t i = 0; i < lhs->rank(); ++i) {
-        if (!Contains(lb, i) && !Contains(lc, i)) AddDimOf(out, *lhs, i);
-      }
-      for (int64_t i = 0; i < rhs->rank(); ++i) {
-        if (!Contains(rb, i) && !Contains(rc, i)) AddDimOf(out, *rhs, i);
-      }
-      return module.InternShape(std::move(out));
+      return module.InternShape(InferDotShape(*lhs, *rhs, dnums, *type));
     }
     case Opcode::kPad: {
       // padding=lo_hi[_interior] per dimension, joined by 'x'; a dynamic dimension stays
@@ -268,19 +341,9 @@ const Shape* InferShape(const Instruction& instr, const Computation* callee, Mod
         *error = CannotInfer(instr, StrCat("padding=", *text, " is not a list like 1_1x0_0_2"));
         return nullptr;
       }
-      if (static_cast<int64_t>(pads->size()) != in->rank()) return Inconsistent(instr, error);
-      Shape out = ArrayShape(in->element_type);
-      for (int64_t d = 0; d < in->rank(); ++d) {
-        const size_t i = static_cast<size_t>(d);
-        if (in->dims[i] == Shape::kUnboundedSize) {
-          AddDim(out, Shape::kUnboundedSize, true);
-          continue;
-        }
-        std::optional<int64_t> padded = PaddedSize(in->dims[i], (*pads)[i]);
-        if (!padded) return Inconsistent(instr, error);
-        AddDim(out, *padded, in->dynamic[i]);
-      }
-      return module.InternShape(std::move(out));
+      std::optional<Shape> out = InferPadShape(*in, *pads);
+      if (!out) return Inconsistent(instr, error);
+      return module.InternShape(*std::move(out));
     }
     case Opcode::kSort: {
       // Sorting keeps shapes: one operand gives its shape, several give a tuple of theirs.
@@ -307,13 +370,9 @@ const Shape* InferShape(const Instruction& instr, const Computation* callee, Mod
       // Single-output reduce: the input without the reduced dimensions.
       const Shape* in = operand_shape(0);
       if (in == nullptr || !in->IsArray() || instr.operand_count() != 2) break;
-      std::vector<int64_t> reduced(instr.dimensions().begin(), instr.dimensions().end());
-      if (!InRange(reduced, in->rank())) return Inconsistent(instr, error);
-      Shape out = ArrayShape(in->element_type);
-      for (int64_t i = 0; i < in->rank(); ++i) {
-        if (!Contains(reduced, i)) AddDimOf(out, *in, i);
-      }
-      return module.InternShape(std::move(out));
+      std::optional<Shape> out = InferReduceShape(*in, instr.dimensions(), in->element_type);
+      if (!out) return Inconsistent(instr, error);
+      return module.InternShape(*std::move(out));
     }
     default:
       break;

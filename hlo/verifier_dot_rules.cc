@@ -19,6 +19,7 @@
 #include <string>
 
 #include "hlo/attribute_values.h"
+#include "hlo/shape_inference.h"
 #include "hlo/str_util.h"
 #include "hlo/verifier_internal.h"
 
@@ -72,32 +73,18 @@ absl::Status CheckDimensionNumbers(const Instruction& instr, const DotDimensionN
   return check_distinct(d.rhs_batch, d.rhs_contracting, "rhs");
 }
 
-// The result's dimensions: batch, then the lhs's free dimensions, then the rhs's (without
-// `rhs_skip`, ragged-dot's group dimension), all in increasing order after the batch ones.
-Dims DotResultDims(const Shape& lhs, const Shape& rhs, const DotDimensionNumbers& d,
-                   int64_t rhs_skip = -1) {
-  Dims dims;
-  for (int64_t x : d.lhs_batch) dims.push_back(lhs.dims[x]);
-  for (int64_t i = 0; i < lhs.rank(); ++i) {
-    if (!Contains(d.lhs_batch, i) && !Contains(d.lhs_contracting, i)) dims.push_back(lhs.dims[i]);
-  }
-  for (int64_t i = 0; i < rhs.rank(); ++i) {
-    if (i != rhs_skip && !Contains(d.rhs_batch, i) && !Contains(d.rhs_contracting, i)) {
-      dims.push_back(rhs.dims[i]);
-    }
-  }
-  return dims;
-}
-
 constexpr std::string_view kDotOrder = "batch dimensions, then the free dimensions of lhs and rhs";
 
 absl::Status CheckDot(const Instruction& instr, const VerifierOptions&) {
   if (absl::Status s = RequireArrays(instr); !s.ok()) return s;
   const DotDimensionNumbers d = ReadDotDimensionNumbers(instr);
   if (absl::Status s = CheckDimensionNumbers(instr, d); !s.ok()) return s;
-  const Dims dims = DotResultDims(instr.operand(0)->shape(), instr.operand(1)->shape(), d);
-  if (!DimsAre(instr.shape(), dims)) {
-    return ResultMismatch(instr, ExpectedArray(instr.shape().element_type, dims), kDotOrder);
+  // CheckDimensionNumbers proved what InferDotShape requires. Its dynamic flags are left out of
+  // the message's expected shape, as dynamic bounds are not compared.
+  const PrimitiveType type = instr.shape().element_type;
+  const Shape dot = InferDotShape(instr.operand(0)->shape(), instr.operand(1)->shape(), d, type);
+  if (!DimsAre(instr.shape(), dot.dims)) {
+    return ResultMismatch(instr, ExpectedArray(type, dot.dims), kDotOrder);
   }
   return absl::OkStatus();
 }
@@ -181,14 +168,13 @@ absl::Status CheckRaggedDot(const Instruction& instr, const VerifierOptions&) {
                                       " is also a batch or contracting dimension of rhs"));
     }
   }
-  int64_t rhs_group = -1;
   if (mode == RaggedMode::kFree) {
     if (d.rhs_group.size() != 1) {
       return InstrError(instr, StrCat("ragged-dot has ", DimsAttr("rhs_group_dims", d.rhs_group),
                                       "; a free lhs ragged dimension (", ragged,
                                       ") needs exactly one rhs group dimension"));
     }
-    rhs_group = d.rhs_group[0];
+    const int64_t rhs_group = d.rhs_group[0];
     if (!SizesAgree(rhs.dims[rhs_group], groups)) {
       return InstrError(
           instr,
@@ -202,12 +188,11 @@ absl::Status CheckRaggedDot(const Instruction& instr, const VerifierOptions&) {
                                     mode == RaggedMode::kBatch ? "batch" : "contracting",
                                     " dimension, which takes no rhs group dimension"));
   }
-  Dims dims;
-  if (mode == RaggedMode::kContracting) dims.push_back(groups);
-  for (int64_t x : DotResultDims(lhs, rhs, d, rhs_group)) dims.push_back(x);
-  if (!DimsAre(instr.shape(), dims)) {
+  const PrimitiveType type = instr.shape().element_type;
+  const Shape dot = InferRaggedDotShape(lhs, rhs, sizes, d, type);
+  if (!DimsAre(instr.shape(), dot.dims)) {
     return ResultMismatch(
-        instr, ExpectedArray(instr.shape().element_type, dims),
+        instr, ExpectedArray(type, dot.dims),
         mode == RaggedMode::kContracting
             ? "the group count, then batch dimensions, then the free dimensions of lhs and rhs"
         : mode == RaggedMode::kFree
@@ -268,9 +253,12 @@ absl::Status CheckScaledDot(const Instruction& instr, const VerifierOptions&) {
   if (instr.operand(2)->shape().rank() == 0 && instr.operand(3)->shape().rank() == 0) {
     return InstrError(instr, "scaled-dot has scalar scales for both lhs and rhs");
   }
-  const Dims dims = DotResultDims(instr.operand(0)->shape(), instr.operand(1)->shape(), d);
-  if (!DimsAre(instr.shape(), dims)) {
-    return ResultMismatch(instr, ExpectedArray(instr.shape().element_type, dims), kDotOrder);
+  // CheckDimensionNumbers proved what InferDotShape requires. Its dynamic flags are left out of
+  // the message's expected shape, as dynamic bounds are not compared.
+  const PrimitiveType type = instr.shape().element_type;
+  const Shape dot = InferDotShape(instr.operand(0)->shape(), instr.operand(1)->shape(), d, type);
+  if (!DimsAre(instr.shape(), dot.dims)) {
+    return ResultMismatch(instr, ExpectedArray(type, dot.dims), kDotOrder);
   }
   return absl::OkStatus();
 }

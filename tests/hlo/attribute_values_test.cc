@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/hlo/test_util.h"
 
 namespace hloscope {
 namespace {
@@ -52,6 +53,49 @@ TEST(ParseInt64, ReadsOnlyTextThatIsOneInteger) {
   for (const char* bad : {"", " 3", "3 ", "3x", "{3}", "+", "9223372036854775808"}) {
     EXPECT_EQ(ParseInt64(bad), std::nullopt) << "'" << bad << "'";
   }
+}
+
+using DimList = DotDimensionNumbers::DimList;
+
+TEST(ReadDotDimensionNumbers, ReadsEachListAndLeavesAbsentOnesEmpty) {
+  std::unique_ptr<Module> m = testing::ParseOrDie(R"(
+HloModule m
+ENTRY e {
+  a = f32[2,3,4] parameter(0)
+  b = f32[2,4,5] parameter(1)
+  d = f32[2,3,5] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+  ROOT m = f32[3,2,3,2,5] dot(a, b), rhs_contracting_dims={}
+}
+)");
+  ASSERT_NE(m, nullptr);
+  DotDimensionNumbers d = ReadDotDimensionNumbers(*testing::Find(*m, "d"));
+  EXPECT_EQ(d.lhs_batch, DimList({0}));
+  EXPECT_EQ(d.lhs_contracting, DimList({2}));
+  EXPECT_EQ(d.rhs_batch, DimList({0}));
+  EXPECT_EQ(d.rhs_contracting, DimList({1}));
+  EXPECT_TRUE(d.lhs_ragged.empty());
+  EXPECT_TRUE(d.rhs_group.empty());
+  DotDimensionNumbers outer = ReadDotDimensionNumbers(*testing::Find(*m, "m"));
+  EXPECT_TRUE(outer.lhs_batch.empty() && outer.lhs_contracting.empty() && outer.rhs_batch.empty() &&
+              outer.rhs_contracting.empty());
+}
+
+TEST(ReadDotDimensionNumbers, ReadsRaggedDotsGroupLists) {
+  std::unique_ptr<Module> m = testing::ParseOrDie(R"(
+HloModule m
+ENTRY e {
+  a = f32[8,4] parameter(0)
+  b = f32[3,4,5] parameter(1)
+  g = s32[3] parameter(2)
+  ROOT r = f32[8,5] ragged-dot(a, b, g), lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}
+}
+)");
+  ASSERT_NE(m, nullptr);
+  DotDimensionNumbers d = ReadDotDimensionNumbers(*testing::Find(*m, "r"));
+  EXPECT_EQ(d.lhs_contracting, DimList({1}));
+  EXPECT_EQ(d.rhs_contracting, DimList({1}));
+  EXPECT_EQ(d.lhs_ragged, DimList({0}));
+  EXPECT_EQ(d.rhs_group, DimList({0}));
 }
 
 }  // namespace
