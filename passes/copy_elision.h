@@ -99,6 +99,8 @@ class CopyElision : public Pass {
   absl::StatusOr<bool> Run(Module& module) override;
   // The report below, for tools (passes/copy_elision_report.h).
   std::unique_ptr<PassReport> LastReport() const override;
+  // A module that is not buffer-safe as given is left unchanged (the header comment).
+  bool LeavesUnsafeModulesAlone() const override { return true; }
 
   void set_options(const CopyElisionOptions& options) { options_ = options; }
   const CopyElisionOptions& options() const { return options_; }

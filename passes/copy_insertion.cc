@@ -15,8 +15,8 @@
 #include "analysis/in_place_pairs.h"
 #include "fmt/format.h"
 #include "hlo/computation.h"
-#include "passes/dce.h"
 #include "passes/copy_elision_report.h"
+#include "passes/dce.h"
 #include "passes/flatten_call_graph.h"
 #include "passes/tuple_simplify.h"
 

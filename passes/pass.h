@@ -42,6 +42,11 @@ class Pass {
   const PassOptions& pass_options() const { return pass_options_; }
   PassOptions& mutable_pass_options() { return pass_options_; }
 
+  // True for a pass whose decisions assume the module is buffer-safe as given (no value of a
+  // buffer overwritten while another is live: analysis/buffer_consistency.h) and which leaves a
+  // module that is not unchanged (copy-elision). The differential harness holds it to that.
+  virtual bool LeavesUnsafeModulesAlone() const { return false; }
+
   // What the last Run did, for `hlo-opt --report`; null for a pass that reports nothing. The
   // report reads the pass's own record: it is valid while the pass lives, until its next Run.
   virtual std::unique_ptr<PassReport> LastReport() const;

@@ -8,13 +8,13 @@
 
 #include "absl/status/status.h"
 #include "analysis/alias.h"
-#include "fmt/format.h"
-#include "fmt/ranges.h"
 #include "eval/evaluator.h"
 #include "eval/literal.h"
+#include "fmt/format.h"
+#include "fmt/ranges.h"
 #include "hlo/parser.h"
 #include "hlo/verifier.h"
-#include "passes/copy_elision.h"
+#include "passes/pass_pipeline.h"
 #include "passes/pass_registry.h"
 #include "tests/differential/reducer.h"
 
@@ -262,18 +262,28 @@ std::optional<std::string> ChangesUnsafeModule(std::string_view text, const Pass
 }  // namespace
 
 std::vector<PassUnderTest> RegisteredPasses() {
+  // The one option the harness varies: the interpreter's buffer mode has the same switch, so a
+  // pass that declares it is also judged with bitcasts as new values, in that mode.
+  constexpr std::string_view kBitcastOption = "bitcast-defines-value";
   std::vector<PassUnderTest> passes;
-  for (const PassRegistry::Entry* e : PassRegistry::Global().Entries()) {
-    const bool elision = e->name == "copy-elision";
-    passes.push_back(PassUnderTest{e->name, e->factory, false, elision, ""});
-    // The registry makes passes with default options only; copy-elision's other bitcast
-    // assumption is a different set of decisions, so it is tested as a pass of its own.
-    if (elision) {
-      passes.push_back(
-          PassUnderTest{"copy-elision[bitcast_defines_value]",
-                        [] { return std::make_unique<CopyElision>(CopyElisionOptions{true}); },
-                        true, true, "copy-elision"});
+  const PassRegistry& registry = PassRegistry::Global();
+  for (const PassRegistry::Entry* e : registry.Entries()) {
+    std::unique_ptr<Pass> probe = e->factory();
+    const bool alone = probe->LeavesUnsafeModulesAlone();
+    passes.push_back(PassUnderTest{e->name, e->factory, false, alone, ""});
+    bool declares_bitcast_option = false;
+    for (const PassOption& option : probe->pass_options().options()) {
+      declares_bitcast_option |= option.name == kBitcastOption && option.default_value == "false";
     }
+    if (!declares_bitcast_option) continue;
+    // Assuming more values can only hide sharing, never show more: the copies this variant
+    // removes must be among those the default removes. Named by its pass list, which makes it.
+    std::string spec = fmt::format("{}{{{}=true}}", e->name, kBitcastOption);
+    auto make = [spec, &registry]() -> std::unique_ptr<Pass> {
+      absl::StatusOr<std::unique_ptr<Pass>> pass = CreatePass(spec, registry);
+      return pass.ok() ? *std::move(pass) : nullptr;  // cannot fail: the pass declares it
+    };
+    passes.push_back(PassUnderTest{spec, make, true, alone, e->name});
   }
   return passes;
 }

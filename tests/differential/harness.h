@@ -18,8 +18,8 @@
 //    nor put an entry parameter's buffer at an output it was not at (a donated parameter
 //    belongs to its input_output_alias output, a kept one to the caller), with bitcasts as
 //    aliases as at run time;
-//  - a pass with `removes_subset_of` (copy-elision with bitcasts as new values) removes only
-//    copies that the named pass (copy-elision) removes from the same module;
+//  - a pass with `removes_subset_of` (a pass run with bitcasts as new values) removes only
+//    copies that the named pass (the same pass with its default) removes from the same module;
 //  - a pass with `leaves_unsafe_modules_alone` (copy-elision) must not change a module that is
 //    not buffer-safe as given (kNotBaseline): its reasoning assumes buffers without conflicts.
 #pragma once
@@ -70,9 +70,11 @@ struct PassUnderTest {
 };
 
 // Every pass of PassRegistry::Global(), in name order (passes registered later are covered
-// without changing the harness), plus copy-elision with bitcast_defines_value=true (named
-// "copy-elision[bitcast_defines_value]", run in buffer mode with that option, removing a
-// subset of what copy-elision removes). Both copy-elisions leave unsafe modules alone.
+// without changing the harness), each leaving unsafe modules alone when it says it does
+// (Pass::LeavesUnsafeModulesAlone). A pass that declares the option bitcast-defines-value
+// (default false) is tested a second time with it true, named by its pass list
+// ("copy-elision{bitcast-defines-value=true}"), run in buffer mode with that option, and
+// required to remove a subset of what the pass removes with its default.
 std::vector<PassUnderTest> RegisteredPasses();
 
 enum class Verdict {

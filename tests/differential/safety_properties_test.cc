@@ -114,7 +114,7 @@ TEST(SafetyProperties, EntryOutputsBrokenVariantIsCaught) {
 TEST(SafetyProperties, BitcastOptionRemovesASubset) {
   // The real pair: both keep the copy of the bitcast.
   std::vector<PassUnderTest> pair = {Registered("copy-elision"),
-                                     Registered("copy-elision[bitcast_defines_value]")};
+                                     Registered("copy-elision{bitcast-defines-value=true}")};
   EXPECT_EQ(pair[1].removes_subset_of, "copy-elision");
   ModuleResult ok = CheckModule(kKeptParameterOut, pair, {});
   EXPECT_EQ(ok.verdict, Verdict::kPass) << Failures(ok);
