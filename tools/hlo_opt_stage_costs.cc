@@ -78,14 +78,15 @@ absl::StatusOr<std::unique_ptr<Module>> LoadModule(const StageCostsInput& input)
 
 }  // namespace
 
-absl::StatusOr<std::string> StageCostsJsonOf(const std::vector<StageCostsInput>& inputs,
+absl::StatusOr<std::string> StageCostsJsonOf(std::vector<StageCostsInput>& inputs,
                                              const StageCostsFlags& flags,
                                              const std::string& backward_regex) {
   std::vector<std::unique_ptr<Module>> modules;
   std::vector<const Module*> views;
-  for (const StageCostsInput& input : inputs) {
+  for (StageCostsInput& input : inputs) {
     absl::StatusOr<std::unique_ptr<Module>> m = LoadModule(input);
     if (!m.ok()) return m.status();
+    std::string().swap(input.text);  // the module keeps no view of it
     views.push_back(m->get());
     modules.push_back(*std::move(m));
   }

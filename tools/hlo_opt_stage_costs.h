@@ -52,8 +52,10 @@ struct StageCostsInput {
 };
 
 // Parses and verifies each module (errors name file:line:col), measures it and returns the
-// JSON (pipeline::StageCostsJson). `backward_regex` is hlo-opt's --backward-regex.
-absl::StatusOr<std::string> StageCostsJsonOf(const std::vector<StageCostsInput>& inputs,
+// JSON (pipeline::StageCostsJson). `backward_regex` is hlo-opt's --backward-regex. Each input's
+// text is released once its module is parsed, so that texts and modules are not all held at
+// once.
+absl::StatusOr<std::string> StageCostsJsonOf(std::vector<StageCostsInput>& inputs,
                                              const StageCostsFlags& flags,
                                              const std::string& backward_regex);
 
