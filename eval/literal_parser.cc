@@ -9,6 +9,7 @@
 #include "eval/element_io.h"
 #include "eval/evaluator.h"
 #include "eval/layout_util.h"
+#include "hlo/literal_text.h"
 #include "hlo/str_util.h"
 
 namespace hloscope::eval {
@@ -20,29 +21,20 @@ namespace {
 
 class LiteralTextParser {
  public:
-  explicit LiteralTextParser(std::string_view text) : text_(text) {}
+  explicit LiteralTextParser(std::string_view text) : cur_(text) {}
 
   absl::Status Parse(const Shape& shape, Literal* out) {
     if (absl::Status s = ParseValue(shape, out); !s.ok()) return s;
-    SkipSpace();
-    if (pos_ != text_.size()) return Error("unexpected text after the literal");
+    if (!cur_.AtEnd()) return Error("unexpected text after the literal");
     return absl::OkStatus();
   }
 
  private:
   absl::Status Error(std::string_view what) const {
-    return absl::InvalidArgumentError(StrCat("literal column ", pos_ + 1, ": ", what));
+    return absl::InvalidArgumentError(StrCat("literal column ", cur_.pos() + 1, ": ", what));
   }
 
-  void SkipSpace() { pos_ = SkipSpaceAndBlockComments(text_, pos_); }
-  bool Consume(char c) {
-    SkipSpace();
-    if (pos_ < text_.size() && text_[pos_] == c) {
-      ++pos_;
-      return true;
-    }
-    return false;
-  }
+  bool Consume(char c) { return cur_.Consume(c); }
 
   absl::Status ParseValue(const Shape& shape, Literal* out) {
     if (shape.IsTuple()) {
@@ -103,25 +95,17 @@ class LiteralTextParser {
   }
 
   absl::Status ParseElement() {
-    SkipSpace();
-    size_t start = pos_;
-    while (pos_ < text_.size()) {
-      char c = text_[pos_];
-      bool ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                c == '.' || c == '+' || c == '-' || c == '_';
-      if (!ok) break;
-      ++pos_;
-    }
-    std::string token(text_.substr(start, pos_ - start));
+    cur_.SkipSpace();
+    const size_t start = cur_.pos();
+    std::string token(cur_.Word());
     if (token.empty()) {
-      pos_ = start;
       return Error(StrCat("expected a ", PrimitiveTypeName(type_), " value"));
     }
     size_t at = bytes_.size();
     bytes_.resize(at + static_cast<size_t>(ElementBytes(type_)));
     uint8_t* p = bytes_.data() + at;
     auto bad = [&] {
-      pos_ = start;
+      cur_.set_pos(start);
       return Error(StrCat("'", token, "' is not a ", PrimitiveTypeName(type_), " value"));
     };
     if (type_ == PrimitiveType::kPred) {
@@ -162,7 +146,7 @@ class LiteralTextParser {
       if (r.ec != std::errc() || r.ptr != e) return bad();
       int bits = BitWidth(type_);
       if (bits < 64 && (v < -(int64_t{1} << (bits - 1)) || v >= (int64_t{1} << (bits - 1)))) {
-        pos_ = start;
+        cur_.set_pos(start);
         return Error(StrCat("'", token, "' is out of range for ", PrimitiveTypeName(type_)));
       }
       StoreInt(type_, p, v);
@@ -173,15 +157,14 @@ class LiteralTextParser {
     if (r.ec != std::errc() || r.ptr != e) return bad();
     int bits = BitWidth(type_);
     if (bits < 64 && v >= (uint64_t{1} << bits)) {
-      pos_ = start;
+      cur_.set_pos(start);
       return Error(StrCat("'", token, "' is out of range for ", PrimitiveTypeName(type_)));
     }
     StoreInt(type_, p, static_cast<int64_t>(v), true);
     return absl::OkStatus();
   }
 
-  std::string_view text_;
-  size_t pos_ = 0;
+  LiteralCursor cur_;
   PrimitiveType type_ = PrimitiveType::kInvalid;
   std::vector<uint8_t> bytes_;  // row-major elements of the array being read
 };

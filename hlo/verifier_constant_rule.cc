@@ -19,6 +19,7 @@
 #include <string>
 #include <string_view>
 
+#include "hlo/literal_text.h"
 #include "hlo/primitive_type.h"
 #include "hlo/str_util.h"
 #include "hlo/verifier_internal.h"
@@ -28,17 +29,16 @@ namespace {
 
 class LiteralChecker {
  public:
-  LiteralChecker(const Instruction& instr, std::string_view text) : instr_(instr), text_(text) {}
+  LiteralChecker(const Instruction& instr, std::string_view text) : instr_(instr), cur_(text) {}
 
   absl::Status Check(const Shape& shape) {
-    SkipSpace();
+    cur_.SkipSpace();
     if (StartsWithShape()) return absl::OkStatus();
     if (absl::Status s = Value(shape); !s.ok()) return s;
     if (elided_) return absl::OkStatus();
-    SkipSpace();
-    if (pos_ < text_.size()) {
-      return Error(StrCat("unexpected '", text_.substr(pos_, 12), "' after the literal of ",
-                          ShapeText(shape)));
+    if (!cur_.AtEnd()) {
+      return Error(StrCat("unexpected '", cur_.text().substr(cur_.pos(), 12),
+                          "' after the literal of ", ShapeText(shape)));
     }
     return absl::OkStatus();
   }
@@ -48,35 +48,28 @@ class LiteralChecker {
     return InstrError(instr_, StrCat("constant literal: ", what));
   }
 
-  void SkipSpace() { pos_ = SkipSpaceAndBlockComments(text_, pos_); }
-  char Peek() {
-    SkipSpace();
-    return pos_ < text_.size() ? text_[pos_] : '\0';
-  }
+  char Peek() { return cur_.Peek(); }
   // Commas separate entries but XLA's parser only skips them (`{1 2}` and `{1,2,}` read as two
   // values), so they are optional here too. True when any were skipped.
   bool SkipCommas() {
     bool any = false;
-    while (Peek() == ',') {
-      ++pos_;
-      any = true;
-    }
+    while (cur_.Consume(',')) any = true;
     return any;
   }
   bool AtEllipsis() {
-    SkipSpace();
-    if (text_.substr(pos_, 3) != "...") return false;
+    if (!cur_.AtEllipsis()) return false;
     elided_ = true;
     return true;
   }
   // The old printed form `f32[2,3] {...}`: an element type name right before '['.
   bool StartsWithShape() const {
-    size_t k = pos_;
-    while (k < text_.size() &&
-           ((text_[k] >= 'a' && text_[k] <= 'z') || (text_[k] >= '0' && text_[k] <= '9'))) {
+    const std::string_view text = cur_.text();
+    size_t k = cur_.pos();
+    while (k < text.size() &&
+           ((text[k] >= 'a' && text[k] <= 'z') || (text[k] >= '0' && text[k] <= '9'))) {
       ++k;
     }
-    return k > pos_ && k < text_.size() && text_[k] == '[';
+    return k > cur_.pos() && k < text.size() && text[k] == '[';
   }
 
   absl::Status Value(const Shape& shape) {
@@ -87,25 +80,25 @@ class LiteralChecker {
       return Element(shape);  // a scalar, or one value for a whole array
     }
     if (shape.rank() == 0) {
-      ++pos_;
+      cur_.Consume('{');
       if (AtEllipsis()) return absl::OkStatus();
       if (absl::Status s = Element(shape); !s.ok()) return s;
-      if (Peek() != '}') return Error(StrCat("a scalar ", ShapeText(shape), " takes one value"));
-      ++pos_;
+      if (!cur_.Consume('}')) {
+        return Error(StrCat("a scalar ", ShapeText(shape), " takes one value"));
+      }
       return absl::OkStatus();
     }
     return Nested(shape, 0);
   }
 
   absl::Status Tuple(const Shape& shape) {
-    if (Peek() != '(') {
+    if (!cur_.Consume('(')) {
       return Error(StrCat("expected '(' to start the literal of tuple shape ", ShapeText(shape)));
     }
-    ++pos_;
     const size_t n = shape.tuple_elements.size();
     size_t seen = 0;
     while (Peek() != ')') {
-      if (pos_ >= text_.size()) {
+      if (cur_.AtEnd()) {
         return Error(StrCat("unterminated literal of tuple shape ", ShapeText(shape)));
       }
       if (SkipCommas()) continue;
@@ -116,7 +109,7 @@ class LiteralChecker {
       if (absl::Status s = Value(*shape.tuple_elements[seen]); !s.ok() || elided_) return s;
       ++seen;
     }
-    ++pos_;  // ')'
+    cur_.Consume(')');
     if (seen != n) {
       return Error(StrCat(Count(static_cast<int64_t>(seen), "element", "elements"),
                           " for tuple shape ", ShapeText(shape), ", which has ", n));
@@ -126,10 +119,10 @@ class LiteralChecker {
 
   // At a '{' that opens dimension `dim` of `shape`.
   absl::Status Nested(const Shape& shape, int64_t dim) {
-    ++pos_;  // '{'
+    cur_.Consume('{');
     int64_t entries = 0;
     while (Peek() != '}') {
-      if (pos_ >= text_.size()) {
+      if (cur_.AtEnd()) {
         return Error(StrCat("unbalanced '{' in the literal of ", ShapeText(shape)));
       }
       if (SkipCommas()) continue;
@@ -149,7 +142,7 @@ class LiteralChecker {
       }
       ++entries;
     }
-    ++pos_;  // '}'
+    cur_.Consume('}');
     const int64_t size = shape.dims[dim];
     const bool fits =
         size == Shape::kUnboundedSize || (shape.dynamic[dim] ? entries <= size : entries == size);
@@ -164,42 +157,27 @@ class LiteralChecker {
   // One value of the shape's element type.
   absl::Status Element(const Shape& shape) {
     const PrimitiveTypeInfo& info = GetPrimitiveTypeInfo(shape.element_type);
-    if (info.is_complex && Peek() == '(') {
-      ++pos_;
+    if (info.is_complex && cur_.Consume('(')) {
       if (absl::Status s = Number(shape, /*floating=*/true); !s.ok()) return s;
-      if (Peek() != ',') {
+      if (!cur_.Consume(',')) {
         return Error(StrCat("a ", PrimitiveTypeName(shape.element_type),
                             " value is written (real, imaginary)"));
       }
-      ++pos_;
       if (absl::Status s = Number(shape, /*floating=*/true); !s.ok()) return s;
-      if (Peek() != ')') {
+      if (!cur_.Consume(')')) {
         return Error(StrCat("a ", PrimitiveTypeName(shape.element_type),
                             " value is written (real, imaginary)"));
       }
-      ++pos_;
       return absl::OkStatus();
     }
     return Number(shape, info.is_float || info.is_complex);
   }
 
   absl::Status Number(const Shape& shape, bool floating) {
-    SkipSpace();
-    size_t start = pos_;
-    while (pos_ < text_.size()) {
-      char c = text_[pos_];
-      bool word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                  c == '.' || c == '-' || c == '+' || c == '_';
-      if (!word) break;
-      ++pos_;
-    }
-    // A NaN payload: nan(0x7f...).
-    if (pos_ < text_.size() && text_[pos_] == '(' && floating &&
-        text_.substr(start, pos_ - start).ends_with("nan")) {
-      size_t close = text_.find(')', pos_);
-      if (close != std::string_view::npos) pos_ = close + 1;
-    }
-    std::string_view token = text_.substr(start, pos_ - start);
+    cur_.SkipSpace();
+    const size_t start = cur_.pos();
+    // Floating types take a NaN payload: nan(0x7f...).
+    std::string_view token = cur_.Word(/*nan_payload=*/floating);
     if (IsValue(token, floating)) {
       if (floating || InIntegerRange(token, GetPrimitiveTypeInfo(shape.element_type))) {
         return absl::OkStatus();
@@ -209,7 +187,8 @@ class LiteralChecker {
                           PrimitiveTypeName(shape.element_type), " (in the literal of ",
                           ShapeText(shape), ")"));
     }
-    std::string shown = token.empty() ? std::string(text_.substr(start, 1)) : std::string(token);
+    std::string shown =
+        token.empty() ? std::string(cur_.text().substr(start, 1)) : std::string(token);
     if (shown.empty()) shown = "end of text";
     return Error(StrCat("'", shown, "' is not a ", PrimitiveTypeName(shape.element_type),
                         " value (in the literal of ", ShapeText(shape), ")"));
@@ -269,8 +248,7 @@ class LiteralChecker {
   }
 
   const Instruction& instr_;
-  std::string_view text_;
-  size_t pos_ = 0;
+  LiteralCursor cur_;
   bool elided_ = false;  // `...` seen: the rest is not checked
 };
 
