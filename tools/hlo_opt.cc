@@ -28,6 +28,7 @@
 #include "hlo/module.h"
 #include "hlo/parser.h"
 #include "hlo/printer.h"
+#include "hlo/str_util.h"
 #include "hlo/verifier.h"
 #include "passes/pass_pipeline.h"
 #include "passes/pass_registry.h"
@@ -37,7 +38,6 @@
 #include "tools/hlo_opt_copy_report.h"
 #include "tools/hlo_opt_memory.h"
 #include "tools/hlo_opt_stage_costs.h"
-#include "tools/report_util.h"
 
 namespace hloscope {
 namespace {

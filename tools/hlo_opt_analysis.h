@@ -1,8 +1,6 @@
-// The analysis printers of hlo-opt: `--print-dataflow` and `--print-buffers`, as text or as
-// JSON (schema: analysis/dataflow_report.proto, printed by protobuf's JSON printer with the
-// proto field names). Kept out of hlo_opt.cc so the tool's main stays a thin flag handler.
-//
-//   absl::StatusOr<std::string> text = PrintDataflow(module, {.format = ReportFormat::kJson});
+// hlo-opt's flags for the analysis printers, `--print-dataflow` and `--print-buffers`, whose
+// printing is analysis/dataflow_report.h. Kept out of hlo_opt.cc so the tool's main stays a thin
+// flag handler.
 #pragma once
 
 #include <optional>
@@ -10,26 +8,10 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "analysis/dataflow.h"
+#include "analysis/dataflow_report.h"
 #include "hlo/module.h"
 
 namespace hloscope {
-
-enum class ReportFormat { kText, kJson };
-
-struct AnalysisPrintOptions {
-  ReportFormat format = ReportFormat::kText;
-  bool bitcast_defines_value = false;
-};
-
-// For each computation, instruction and shape index: the values that may be there, as
-// `name{index}: def{index}, def{index} (phi)`.
-absl::StatusOr<std::string> PrintDataflow(const Module& module,
-                                          const AnalysisPrintOptions& options);
-
-// Each buffer with its bytes, live-out mark and values:
-// `buffer 3: 64 bytes, live-out: p{}, dus{}`.
-absl::StatusOr<std::string> PrintBuffers(const Module& module, const AnalysisPrintOptions& options);
 
 // --- flag handling, so hlo_opt.cc needs only a few lines to offer the printers ---
 

@@ -2,11 +2,11 @@
 
 #include <vector>
 
+#include "analysis/report_json.h"
 #include "fmt/format.h"
 #include "passes/copy_elision_report.pb.h"
 #include "passes/pass_report.h"
 #include "tools/file_io.h"
-#include "tools/report_util.h"
 
 namespace hloscope {
 

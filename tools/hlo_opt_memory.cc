@@ -1,24 +1,18 @@
 #include "tools/hlo_opt_memory.h"
 
-#include <cerrno>
 #include <charconv>
 #include <cstdio>
-#include <cstring>
-#include <limits>
 #include <memory>
 
-#include "pipeline/generators.h"
 #include "fmt/format.h"
-#include "google/protobuf/util/json_util.h"
 #include "hlo/parser.h"
 #include "hlo/verifier.h"
-#include "memory_report.pb.h"
 #include "passes/flatten_call_graph.h"
 #include "passes/pass_pipeline.h"
+#include "pipeline/generators.h"
 #include "re2/re2.h"
 #include "tools/error_line.h"
 #include "tools/file_io.h"
-#include "tools/report_util.h"
 
 namespace hloscope {
 
@@ -239,279 +233,6 @@ std::string CheckMemoryFlags(const MemoryFlags& flags, const AnalysisFlags& anal
 
 namespace {
 
-double Percent(int64_t saving, int64_t before) {
-  return before == 0 ? 0.0 : 100.0 * static_cast<double>(saving) / static_cast<double>(before);
-}
-
-std::string DynamicSizes(const MemoryReport& r) {
-  return r.dim_value ? fmt::format("dim_value={}", *r.dim_value) : "bound";
-}
-
-// Bytes as text; a saturated sum is no size, so it prints as what it is.
-std::string BytesText(int64_t bytes) {
-  if (bytes == std::numeric_limits<int64_t>::max()) return "overflow (past int64)";
-  return fmt::format("{} bytes ({})", bytes, HumanBytes(bytes));
-}
-
-void AppendText(const MemoryReport& r, bool buffer_assignment, std::string& out) {
-  for (const ModuleMemory& m : r.modules) {
-    out += fmt::format("module {}: peak {} at {}{}\n", m.module, BytesText(m.peak_bytes),
-                       m.peak_instruction,
-                       m.peak_op_name.empty() ? "" : fmt::format(" ({})", m.peak_op_name));
-    out += fmt::format("  schedule: {}, {} entry instructions\n", m.schedule, m.instructions);
-    out += fmt::format("  heap ({} model, best fit): {} for {} live at the peak\n", m.model,
-                       BytesText(m.heap_bytes), BytesText(m.peak_bytes));
-    for (const MemorySpacePeak& sp : m.memory_spaces) {
-      out += fmt::format("  memory space S({}): peak {} at {}\n", sp.space,
-                         BytesText(sp.peak_bytes), sp.peak_instruction);
-    }
-    if (!m.top_buffers.empty()) out += "  live at the peak:\n";
-    for (const LiveBuffer& b : m.top_buffers) {
-      out += fmt::format("    {:>14} {:<10} {}{}{}{}\n", b.bytes, b.kind, b.instruction,
-                         b.shape.empty() ? "" : " " + b.shape,
-                         b.stage.empty() ? "" : " stage=" + b.stage,
-                         b.op_name.empty() ? "" : " (" + b.op_name + ")");
-    }
-    if (!m.peak_layout.empty()) out += "  heap layout at the peak (offset, bytes, buffer):\n";
-    for (const HeapSlot& h : m.peak_layout) {
-      out += fmt::format("    {:>14} {:>14} {}\n", h.offset, h.bytes, h.name);
-    }
-    if (buffer_assignment) {
-      // XLA's words, so the numbers can be held against an out-of-memory message.
-      const AllocationSummary& a = m.allocations;
-      out += "  BufferAssignment stats:\n";
-      out += fmt::format("    {:>33}: {}\n", "parameter allocation", BytesText(a.parameter_bytes));
-      out += fmt::format("    {:>33}: {}\n", "constant allocation", BytesText(a.constant_bytes));
-      out += fmt::format("    {:>33}: {}\n", "maybe_live_out allocation",
-                         BytesText(a.maybe_live_out_bytes));
-      out +=
-          fmt::format("    {:>33}: {}\n", "preallocated temp allocation", BytesText(a.temp_bytes));
-      out += fmt::format("    {:>33}: {}\n", "total allocation", BytesText(a.total_bytes));
-    }
-  }
-  if (r.modules.size() > 1) {
-    out += fmt::format("peak: {} in {} at {}\n", BytesText(r.peak_bytes), r.peak_module,
-                       r.peak_instruction);
-  }
-  if (r.saturated) {
-    out += fmt::format("sizes past int64: numbers shown as {} are lower bounds\n",
-                       std::numeric_limits<int64_t>::max());
-  }
-  if (r.has_dynamic_dims) {
-    out += fmt::format("dynamic dimensions sized at: {}\n", DynamicSizes(r));
-  }
-  if (!r.stages.empty()) {
-    out += fmt::format("{:<10} {:>14} {:>16} {:>16} {:>6} {:>7}  {}\n", "stage", "peak_bytes",
-                       "act_bytes/mb", "peak_act_bytes", "slots", "source", "peak at");
-    for (const StageMemory& s : r.stages) {
-      out += fmt::format("{:<10} {:>14} {:>16} {:>16} {:>6} {:>7}  {}\n", s.stage, s.peak_bytes,
-                         s.activation_bytes_per_microbatch, s.peak_activation_bytes,
-                         s.microbatch_slots, s.activation_source, s.peak_instruction);
-    }
-  }
-}
-
-void FillPipeline(const PipelineFigures& f, report::PipelineFigures* p) {
-  p->set_schedule(f.schedule);
-  p->set_ranks(f.ranks);
-  p->set_microbatches(f.microbatches);
-  for (const StagePipelineRow& s : f.stages) {
-    report::PipelineStage* o = p->add_stages();
-    o->set_stage(s.stage);
-    o->set_rank(s.rank);
-    o->set_activation_bytes_per_microbatch(s.activation_bytes_per_microbatch);
-  }
-  for (const RankPipelineRow& r : f.ranks_peak) {
-    report::PipelineRank* o = p->add_ranks_peak();
-    o->set_rank(r.rank);
-    o->set_peak_in_flight(r.peak_in_flight);
-    o->set_peak_activation_bytes(r.peak_activation_bytes);
-  }
-  p->set_hlo_pipeline_command(f.hlo_pipeline_command);
-}
-
-void FillReport(const MemoryReport& r, report::MemoryReport* p) {
-  auto fill_buffer = [](const LiveBuffer& b, report::MemoryLiveBuffer* o) {
-    o->set_bytes(b.bytes);
-    o->set_instruction(b.instruction);
-    o->set_op_name(b.op_name);
-    o->set_shape(b.shape);
-    o->set_stage(b.stage);
-    o->set_kind(b.kind);
-    o->set_category(b.category);
-  };
-  p->set_peak_bytes(r.peak_bytes);
-  p->set_peak_instruction(r.peak_instruction);
-  p->set_peak_op_name(r.peak_op_name);
-  p->set_peak_module(r.peak_module);
-  for (const LiveBuffer& b : r.top_buffers) fill_buffer(b, p->add_top_buffers());
-  for (const StageMemory& s : r.stages) {
-    report::StageMemory* o = p->add_stages();
-    o->set_stage(s.stage);
-    o->set_module(s.module);
-    o->set_peak_bytes(s.peak_bytes);
-    o->set_peak_instruction(s.peak_instruction);
-    o->set_activation_bytes_per_microbatch(s.activation_bytes_per_microbatch);
-    o->set_peak_activation_bytes(s.peak_activation_bytes);
-    o->set_microbatch_slots(s.microbatch_slots);
-    o->set_stash_buffers(s.stash_buffers);
-    o->set_activation_source(s.activation_source);
-  }
-  for (const ModuleMemory& m : r.modules) {
-    report::ModuleMemory* o = p->add_modules();
-    o->set_module(m.module);
-    o->set_scheduled(m.scheduled);
-    o->set_peak_bytes(m.peak_bytes);
-    o->set_peak_instruction(m.peak_instruction);
-    o->set_peak_op_name(m.peak_op_name);
-    o->set_instructions(m.instructions);
-    o->set_saturated(m.saturated);
-    o->set_memory_model(m.model);
-    o->set_schedule(m.schedule);
-    for (const MemorySpacePeak& sp : m.memory_spaces) {
-      report::MemorySpacePeak* q = o->add_memory_spaces();
-      q->set_space(sp.space);
-      q->set_peak_bytes(sp.peak_bytes);
-      q->set_peak_instruction(sp.peak_instruction);
-    }
-    o->set_heap_bytes(m.heap_bytes);
-    for (const HeapSlot& h : m.peak_layout) {
-      report::HeapSlot* slot = o->add_peak_layout();
-      slot->set_offset(h.offset);
-      slot->set_bytes(h.bytes);
-      slot->set_name(h.name);
-    }
-    report::AllocationSummary* a = o->mutable_allocations();
-    a->set_parameter_bytes(m.allocations.parameter_bytes);
-    a->set_constant_bytes(m.allocations.constant_bytes);
-    a->set_maybe_live_out_bytes(m.allocations.maybe_live_out_bytes);
-    a->set_preallocated_temp_bytes(m.allocations.temp_bytes);
-    a->set_total_bytes(m.allocations.total_bytes);
-    for (const LiveBuffer& b : m.top_buffers) fill_buffer(b, o->add_top_buffers());
-    for (const PeakGroup& g : m.peak_groups) {
-      report::PeakGroup* q = o->add_peak_groups();
-      q->set_category(g.category);
-      q->set_scope(g.scope);
-      q->set_bytes(g.bytes);
-      q->set_buffers(g.buffers);
-      for (const LiveBuffer& b : g.largest) fill_buffer(b, q->add_largest());
-    }
-  }
-  p->set_has_dynamic_dims(r.has_dynamic_dims);
-  p->set_dynamic_sizes(DynamicSizes(r));
-  p->set_saturated(r.saturated);
-}
-
-// The stage saving rows: stages matched by name (modules by position).
-template <typename Fn>
-void ForEachStagePair(const MemoryReport& before, const MemoryReport& after, Fn fn) {
-  for (const StageMemory& b : before.stages) {
-    for (const StageMemory& a : after.stages) {
-      if (a.stage == b.stage && a.module_index == b.module_index) {
-        fn(b, a);
-        break;
-      }
-    }
-  }
-}
-
-}  // namespace
-
-std::string MemoryReportText(const MemoryReport& report, const MemoryReport* after,
-                             std::string_view passes, bool buffer_assignment) {
-  std::string out;
-  if (after == nullptr) {
-    AppendText(report, buffer_assignment, out);
-    return out;
-  }
-  const int64_t saving = report.peak_bytes - after->peak_bytes;
-  out += fmt::format("memory before and after --passes={}\n", passes);
-  out += fmt::format("{:<28} {:>14} {:>14} {:>14} {:>8}\n", "", "before", "after", "saving", "%");
-  out += fmt::format("{:<28} {:>14} {:>14} {:>14} {:>7.2f}%\n", "peak bytes", report.peak_bytes,
-                     after->peak_bytes, saving, Percent(saving, report.peak_bytes));
-  out += fmt::format("{:<28} {:>14} {:>14}\n", "peak at", report.peak_instruction,
-                     after->peak_instruction);
-  ForEachStagePair(report, *after, [&](const StageMemory& b, const StageMemory& a) {
-    const int64_t s = b.peak_bytes - a.peak_bytes;
-    out += fmt::format("{:<28} {:>14} {:>14} {:>14} {:>7.2f}%\n",
-                       fmt::format("stage {} peak bytes", b.stage), b.peak_bytes, a.peak_bytes, s,
-                       Percent(s, b.peak_bytes));
-    out += fmt::format("{:<28} {:>14} {:>14}\n", fmt::format("stage {} act bytes/mb", b.stage),
-                       b.activation_bytes_per_microbatch, a.activation_bytes_per_microbatch);
-  });
-  out += "\n--- before\n";
-  AppendText(report, buffer_assignment, out);
-  out += "\n--- after\n";
-  AppendText(*after, buffer_assignment, out);
-  return out;
-}
-
-absl::StatusOr<std::string> MemoryReportJson(const MemoryReport& report, const MemoryReport* after,
-                                             std::string_view passes,
-                                             const PipelineFigures* pipeline) {
-  report::MemoryReport before_proto;
-  FillReport(report, &before_proto);
-  if (pipeline != nullptr) FillPipeline(*pipeline, before_proto.mutable_pipeline());
-  if (after == nullptr) return ProtoToJson(before_proto);
-  {
-    report::MemoryComparison c;
-    c.set_passes(std::string(passes));
-    *c.mutable_before() = before_proto;
-    FillReport(*after, c.mutable_after());
-    c.set_saving_bytes(report.peak_bytes - after->peak_bytes);
-    c.set_saving_percent(Percent(report.peak_bytes - after->peak_bytes, report.peak_bytes));
-    ForEachStagePair(report, *after, [&](const StageMemory& b, const StageMemory& a) {
-      report::StageSaving* s = c.add_stages();
-      s->set_stage(b.stage);
-      s->set_before_peak_bytes(b.peak_bytes);
-      s->set_after_peak_bytes(a.peak_bytes);
-      s->set_saving_bytes(b.peak_bytes - a.peak_bytes);
-      s->set_saving_percent(Percent(b.peak_bytes - a.peak_bytes, b.peak_bytes));
-    });
-    return ProtoToJson(c);
-  }
-}
-
-namespace {
-
-// A CSV field (RFC 4180): quoted, with quotes doubled, when it holds a comma, a quote or a line
-// break. Module, instruction and stage names may hold any of them.
-std::string CsvField(std::string_view text) {
-  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
-  return out;
-}
-
-}  // namespace
-
-std::string MemoryReportCsv(const MemoryReport& report, const MemoryReport* after) {
-  std::string out = after == nullptr ? "module,step,instruction,stage,live_bytes\n"
-                                     : "phase,module,step,instruction,stage,live_bytes\n";
-  auto rows = [&](const MemoryReport& r, std::string_view phase) {
-    for (const ModuleMemory& m : r.modules) {
-      for (size_t t = 0; t < m.timeline.size(); ++t) {
-        const TimelinePoint& p = m.timeline[t];
-        std::string_view stage = p.stage >= 0 && static_cast<size_t>(p.stage) < r.stage_names.size()
-                                     ? std::string_view(r.stage_names[p.stage])
-                                     : std::string_view();
-        if (!phase.empty()) fmt::format_to(std::back_inserter(out), "{},", phase);
-        fmt::format_to(std::back_inserter(out), "{},{},{},{},{}\n", CsvField(m.module), t,
-                       CsvField(p.instruction->name()), CsvField(stage), p.live_bytes);
-      }
-    }
-  };
-  rows(report, after == nullptr ? "" : "before");
-  if (after != nullptr) rows(*after, "after");
-  return out;
-}
-
-namespace {
-
 struct ParsedModules {
   std::vector<std::unique_ptr<Module>> modules;
   bool all_ok = true;
@@ -582,62 +303,27 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
       if (after_passes) after_passes(*m);
     }
   }
-  absl::StatusOr<MemoryReport> report = ProfileModules(Pointers(before.modules), flags.options);
-  if (!report.ok()) {
-    PrintStatus(report.status());
+  const std::vector<const Module*> after_modules = Pointers(after.modules);
+  absl::StatusOr<MemoryComparison> comparison =
+      ProfileBeforeAfter(Pointers(before.modules), pipeline != nullptr ? &after_modules : nullptr,
+                         passes, flags.options, flags.pipeline_schedule, flags.microbatches);
+  if (!comparison.ok()) {
+    PrintStatus(comparison.status());
     return 1;
   }
-  std::optional<MemoryReport> after_report;
-  if (pipeline != nullptr) {
-    absl::StatusOr<MemoryReport> r = ProfileModules(Pointers(after.modules), flags.options);
-    if (!r.ok()) {
-      PrintStatus(r.status());
-      return 1;
-    }
-    after_report = *std::move(r);
-  }
-  const MemoryReport* a = after_report ? &*after_report : nullptr;
-  // Per stage under a pipeline schedule: of the modules as given (before any passes).
-  std::optional<PipelineFigures> figures;
-  if (!flags.pipeline_schedule.empty()) {
-    absl::StatusOr<PipelineFigures> f =
-        SimulateStagePipeline(*report, flags.pipeline_schedule, flags.microbatches);
-    if (!f.ok()) {
-      PrintStatus(f.status());
-      return 1;
-    }
-    figures = *std::move(f);
-  }
-  std::string text;
-  switch (flags.format) {
-    case MemoryFormat::kText:
-      text = MemoryReportText(*report, a, passes, flags.buffer_assignment);
-      if (figures) text += PipelineFiguresText(*figures);
-      break;
-    case MemoryFormat::kJson: {
-      absl::StatusOr<std::string> json =
-          MemoryReportJson(*report, a, passes, figures ? &*figures : nullptr);
-      if (!json.ok()) {
-        PrintStatus(json.status());
-        return 1;
-      }
-      text = *std::move(json);
-      break;
-    }
-    case MemoryFormat::kCsv:
-      text = MemoryReportCsv(*report, a);
-      break;
-    case MemoryFormat::kHtml:
-      text = MemoryReportHtml(*report, a, passes, figures ? &*figures : nullptr);
-      break;
+  absl::StatusOr<std::string> text = PrintMemoryComparison(
+      *comparison, {.format = flags.format, .buffer_assignment = flags.buffer_assignment});
+  if (!text.ok()) {
+    PrintStatus(text.status());
+    return 1;
   }
   std::string error;
-  if (!WriteOutput(flags.output, text, &error)) {
+  if (!WriteOutput(flags.output, *text, &error)) {
     fmt::print(stderr, "hlo-opt: error: {}\n", error);
     return 2;
   }
   // The report is written (it says which numbers saturated), but it is no success.
-  if (report->saturated || (a != nullptr && a->saturated)) {
+  if (comparison->saturated()) {
     fmt::print(stderr,
                "hlo-opt: error: memory sizes past int64 bytes; the saturated numbers are lower "
                "bounds\n");

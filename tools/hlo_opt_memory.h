@@ -1,7 +1,9 @@
 // hlo-opt's memory report: `--memory-report[=FILE]` with `--format=text|json|csv|html`, the
-// stage flags, and the before/after comparison when `--passes` is given. The profiler itself
-// is analysis/memory/memory_profile.h; this file holds the flags and the printers, so
-// hlo_opt.cc only forwards to it.
+// stage flags, and the before/after comparison when `--passes` is given. The profiler is
+// analysis/memory/memory_profile.h and the comparison and its printers are
+// analysis/memory/memory_comparison.h; this file holds the flags and what only a tool does:
+// reading the inputs, preparing and transforming the modules (the pass layer is above
+// analysis/), writing the output and choosing the exit code, so hlo_opt.cc only forwards to it.
 //
 //   hlo-opt s0.hlo s1.hlo s2.hlo s3.hlo --memory-report --stage-by=module --format=json
 //   hlo-opt model.hlo --passes=copy-elision --memory-report=report.html --format=html
@@ -14,15 +16,13 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "analysis/memory/memory_comparison.h"
 #include "analysis/memory/memory_profile.h"
 #include "tools/hlo_opt_analysis.h"
-#include "tools/hlo_opt_memory_pipeline.h"
 
 namespace hloscope {
 
 class PassPipeline;
-
-enum class MemoryFormat { kText, kJson, kCsv, kHtml };
 
 struct MemoryFlags {
   bool enabled = false;
@@ -61,27 +61,12 @@ struct MemoryInput {
 
 // Parses and verifies every module (every `// -----` part with split_input_file), runs
 // flatten-call-graph on it (the analyses need one call site per control-flow callee), profiles
-// it, and when `pipeline` is set runs the passes on a second copy and profiles that too.
-// Writes the report to flags.output. Returns hlo-opt's exit code (0, 1 bad input, 2 usage).
-// `after_passes`, when set, sees each module after the pipeline ran on it (hlo-opt collects
-// copy-elision's --report there).
+// it, and when `pipeline` is set runs the passes on a second copy and profiles that too
+// (ProfileBeforeAfter). Writes the report to flags.output. Returns hlo-opt's exit code (0, 1 bad
+// input, 2 usage). `after_passes`, when set, sees each module after the pipeline ran on it (hlo-opt
+// collects copy-elision's --report there).
 int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_file,
                     PassPipeline* pipeline, std::string_view passes, const MemoryFlags& flags,
                     const std::function<void(const Module&)>& after_passes = {});
-
-// The printers. `after` (with `passes`) makes a before/after comparison. `buffer_assignment`
-// adds XLA's "BufferAssignment stats" block per module.
-std::string MemoryReportText(const MemoryReport& report, const MemoryReport* after = nullptr,
-                             std::string_view passes = {}, bool buffer_assignment = false);
-absl::StatusOr<std::string> MemoryReportJson(const MemoryReport& report,
-                                             const MemoryReport* after = nullptr,
-                                             std::string_view passes = {},
-                                             const PipelineFigures* pipeline = nullptr);
-std::string MemoryReportCsv(const MemoryReport& report, const MemoryReport* after = nullptr);
-// `pipeline` (when set) draws per stage the activations per microbatch and each rank's peak
-// under the schedule.
-std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* after = nullptr,
-                             std::string_view passes = {},
-                             const PipelineFigures* pipeline = nullptr);
 
 }  // namespace hloscope

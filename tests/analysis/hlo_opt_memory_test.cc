@@ -1,12 +1,11 @@
-// hlo-opt's --memory-report: flag parsing (every error), flag combinations, and the text,
-// JSON, CSV and HTML printers, alone and before/after.
+// hlo-opt's --memory-report flags: parsing (every error) and combinations. The printers'
+// tests are memory_report_printers_test.cc.
 #include "tools/hlo_opt_memory.h"
 
 #include <string>
 
 #include "gtest/gtest.h"
 #include "tests/test_util.h"
-#include "tools/report_util.h"
 
 namespace hloscope {
 namespace {
@@ -115,125 +114,5 @@ TEST(HloOptMemoryFlags, Combinations) {
   f.options.stage_by = MemoryOptions::StageBy::kModule;
   EXPECT_EQ(CheckMemoryFlags(f, analysis, false, 2), "");
 }
-
-constexpr char kModule[] = R"(
-HloModule straight, is_scheduled=true
-ENTRY e {
-  p = f32[256] parameter(0)
-  b = f32[4,256] broadcast(p), dimensions={1}, metadata={op_name="jit(f)/s<1>/b"}
-  c = f32[4,256] exponential(b), metadata={op_name="jit(f)/s<1>/c"}
-  ROOT d = f32[1,256] slice(c), slice={[0:1], [0:256]}
-})";
-
-constexpr char kSmaller[] = R"(
-HloModule straight, is_scheduled=true
-ENTRY e {
-  p = f32[256] parameter(0)
-  b = f32[4,256] broadcast(p), dimensions={1}, metadata={op_name="jit(f)/s<1>/b"}
-  ROOT d = f32[1,256] slice(b), slice={[0:1], [0:256]}
-})";
-
-// The printers' expected numbers are the liveness model's (issue 7's hand computations).
-MemoryReport Profile(const Module& m, MemoryOptions o = {}) {
-  o.model = MemoryOptions::Model::kLiveness;
-  absl::StatusOr<MemoryReport> r = ProfileModule(m, o);
-  EXPECT_TRUE(r.ok()) << MessageOf(r.status());
-  return r.ok() ? *std::move(r) : MemoryReport{};
-}
-
-TEST(HloOptMemoryPrinters, Text) {
-  auto m = Parse(kModule);
-  ASSERT_NE(m, nullptr);
-  const std::string text = MemoryReportText(Profile(*m));
-  EXPECT_NE(text.find("module straight: peak 9216 bytes (9.0 KiB) at c (jit(f)/s<1>/c)"),
-            std::string::npos)
-      << text;
-  EXPECT_NE(text.find("schedule: text order (is_scheduled), 4 entry instructions"),
-            std::string::npos);
-  EXPECT_NE(text.find("4096 buffer     b f32[4,256]"), std::string::npos) << text;
-}
-
-TEST(HloOptMemoryPrinters, Json) {
-  auto m = Parse(kModule);
-  ASSERT_NE(m, nullptr);
-  absl::StatusOr<std::string> json = MemoryReportJson(Profile(*m));
-  ASSERT_TRUE(json.ok());
-  EXPECT_NE(json->find("\"peak_bytes\": \"9216\""), std::string::npos) << *json;
-  EXPECT_NE(json->find("\"peak_instruction\": \"c\""), std::string::npos);
-  EXPECT_NE(json->find("\"activation_bytes_per_microbatch\": \"0\""), std::string::npos);
-  EXPECT_NE(json->find("\"peak_activation_bytes\""), std::string::npos);
-  EXPECT_NE(json->find("\"stage\": \"0\""), std::string::npos);
-  EXPECT_NE(json->find("\"dynamic_sizes\": \"bound\""), std::string::npos);
-}
-
-TEST(HloOptMemoryPrinters, Csv) {
-  auto m = Parse(kModule);
-  ASSERT_NE(m, nullptr);
-  MemoryOptions o;
-  o.stage_by = MemoryOptions::StageBy::kOpNameRegex;
-  o.stage_regex = "/s<(\\d)>/";
-  EXPECT_EQ(MemoryReportCsv(Profile(*m, o)),
-            "module,step,instruction,stage,live_bytes\n"
-            "straight,0,p,,1024\n"
-            "straight,1,b,1,5120\n"
-            "straight,2,c,1,9216\n"
-            "straight,3,d,,6144\n");
-}
-
-TEST(HloOptMemoryPrinters, BeforeAndAfter) {
-  auto a = Parse(kModule);
-  auto b = Parse(kSmaller);
-  ASSERT_NE(a, nullptr);
-  ASSERT_NE(b, nullptr);
-  MemoryReport before = Profile(*a), after = Profile(*b);
-  const std::string text = MemoryReportText(before, &after, "dce");
-  EXPECT_NE(text.find("memory before and after --passes=dce"), std::string::npos);
-  // 9216 -> 6144: 3072 bytes, a third.
-  const size_t line = text.find("\npeak bytes ");
-  ASSERT_NE(line, std::string::npos) << text;
-  const std::string peak_line = text.substr(line + 1, text.find('\n', line + 1) - line - 1);
-  for (const char* token : {" 9216 ", " 6144 ", " 3072 ", " 33.33%"}) {
-    EXPECT_NE(peak_line.find(token), std::string::npos) << token << " in: " << peak_line;
-  }
-  absl::StatusOr<std::string> json = MemoryReportJson(before, &after, "dce");
-  ASSERT_TRUE(json.ok());
-  EXPECT_NE(json->find("\"saving_bytes\": \"3072\""), std::string::npos) << *json;
-  EXPECT_NE(json->find("\"passes\": \"dce\""), std::string::npos);
-  EXPECT_NE(json->find("\"before\""), std::string::npos);
-  const std::string csv = MemoryReportCsv(before, &after);
-  EXPECT_EQ(csv.substr(0, csv.find('\n')), "phase,module,step,instruction,stage,live_bytes");
-  EXPECT_NE(csv.find("after,straight,2,d,,6144\n"), std::string::npos) << csv;
-  const std::string html = MemoryReportHtml(before, &after, "dce");
-  EXPECT_NE(html.find("saving 3072 bytes (33.33%)"), std::string::npos);
-  EXPECT_NE(html.find("after: all buffers"), std::string::npos);
-}
-
-// The page stands alone: inline SVG, no scripts, links or external resources; names are
-// escaped.
-TEST(HloOptMemoryPrinters, HtmlIsSelfContained) {
-  auto m = Parse(kModule);
-  ASSERT_NE(m, nullptr);
-  MemoryOptions o;
-  o.stage_by = MemoryOptions::StageBy::kOpNameRegex;
-  o.stage_regex = "/s<(\\d)>/";
-  const std::string html = MemoryReportHtml(Profile(*m, o));
-  EXPECT_NE(html.find("<svg"), std::string::npos);
-  EXPECT_NE(html.find("<polyline class=\"series\""), std::string::npos);
-  EXPECT_NE(html.find("stage 1"), std::string::npos);
-  EXPECT_EQ(html.find("<script"), std::string::npos);
-  EXPECT_EQ(html.find("<link"), std::string::npos);
-  EXPECT_EQ(html.find("src="), std::string::npos);
-  EXPECT_EQ(html.find("url("), std::string::npos);
-  EXPECT_NE(html.find("jit(f)/s&lt;1&gt;/c"), std::string::npos);
-  EXPECT_EQ(html.find("s<1>"), std::string::npos);
-}
-
-TEST(HloOptMemoryPrinters, HumanBytes) {
-  EXPECT_EQ(HumanBytes(1023), "1023 B");
-  EXPECT_EQ(HumanBytes(1536), "1.5 KiB");
-  EXPECT_EQ(HumanBytes(3 * 1024 * 1024), "3.0 MiB");
-  EXPECT_EQ(HumanBytes(-2048), "-2.0 KiB");  // savings can be negative
-}
-
 }  // namespace
 }  // namespace hloscope

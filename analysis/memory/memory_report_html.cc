@@ -1,18 +1,18 @@
-// `hlo-opt --memory-report --format=html`: one self-contained page (inline SVG and CSS, no
-// scripts, fonts or links) plotting live bytes over each module's entry schedule, one line per
-// stage when stages are named inside the module, before and after when passes ran; the live
-// bytes stacked by category; the buffers live at the peak grouped by category and op_name scope
-// (collapsible); the simulated heap, each buffer a box over the steps it lives at its offset,
-// with the layout at the peak; and per stage the activations per microbatch, with each rank's
-// peak under a pipeline schedule when one is given.
+// The memory report as HTML (`hlo-opt --memory-report --format=html`): one self-contained page
+// (inline SVG and CSS, no scripts, fonts or links) plotting live bytes over each module's entry
+// schedule, one line per stage when stages are named inside the module, before and after when
+// passes ran; the live bytes stacked by category; the buffers live at the peak grouped by category
+// and op_name scope (collapsible); the simulated heap, each buffer a box over the steps it lives at
+// its offset, with the layout at the peak; and per stage the activations per microbatch, with each
+// rank's peak under a pipeline schedule when one is given.
 #include <algorithm>
 #include <iterator>
 #include <limits>
 #include <string>
 
+#include "analysis/memory/memory_report_printers.h"
 #include "fmt/format.h"
-#include "tools/hlo_opt_memory.h"
-#include "tools/report_util.h"
+#include "hlo/str_util.h"
 
 namespace hloscope {
 namespace {

@@ -1,4 +1,4 @@
-#include "tools/report_util.h"
+#include "analysis/report_json.h"
 
 #include "absl/status/status.h"
 #include "fmt/core.h"

@@ -1,13 +1,13 @@
-#include "tools/hlo_opt_memory_pipeline.h"
+#include "analysis/memory/memory_report_pipeline.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "fmt/format.h"
 #include "pipeline/cost_model.h"
 #include "pipeline/generators.h"
 #include "pipeline/simulator.h"
-#include "fmt/format.h"
 
 namespace hloscope {
 

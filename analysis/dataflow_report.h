@@ -1,0 +1,32 @@
+// The dataflow and buffer reports (`hlo-opt --print-dataflow`, `--print-buffers`): as text, or
+// as JSON through analysis/dataflow_report.proto (this library's schema) and protobuf's JSON
+// printer with the proto field names. The proto is filled straight from the analyses: there is
+// no C++ struct of the report to keep in step with it.
+//
+//   absl::StatusOr<std::string> text = PrintDataflow(module, {.format = ReportFormat::kJson});
+#pragma once
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "hlo/module.h"
+
+namespace hloscope {
+
+enum class ReportFormat { kText, kJson };
+
+struct AnalysisPrintOptions {
+  ReportFormat format = ReportFormat::kText;
+  bool bitcast_defines_value = false;
+};
+
+// For each computation, instruction and shape index: the values that may be there, as
+// `name{index}: def{index}, def{index} (phi)`.
+absl::StatusOr<std::string> PrintDataflow(const Module& module,
+                                          const AnalysisPrintOptions& options);
+
+// Each buffer with its bytes, live-out mark and values:
+// `buffer 3: 64 bytes, live-out: p{}, dus{}`.
+absl::StatusOr<std::string> PrintBuffers(const Module& module, const AnalysisPrintOptions& options);
+
+}  // namespace hloscope

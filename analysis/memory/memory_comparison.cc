@@ -1,0 +1,54 @@
+#include "analysis/memory/memory_comparison.h"
+
+#include <utility>
+
+#include "analysis/memory/memory_report_printers.h"
+
+namespace hloscope {
+
+absl::StatusOr<MemoryComparison> ProfileBeforeAfter(const std::vector<const Module*>& before,
+                                                    const std::vector<const Module*>* after,
+                                                    std::string_view passes,
+                                                    const MemoryOptions& options,
+                                                    std::string_view pipeline_schedule,
+                                                    int32_t microbatches) {
+  MemoryComparison out;
+  out.passes = std::string(passes);
+  absl::StatusOr<MemoryReport> report = ProfileModules(before, options);
+  if (!report.ok()) return report.status();
+  out.before = *std::move(report);
+  if (after != nullptr) {
+    absl::StatusOr<MemoryReport> r = ProfileModules(*after, options);
+    if (!r.ok()) return r.status();
+    out.after = *std::move(r);
+  }
+  if (!pipeline_schedule.empty()) {
+    absl::StatusOr<PipelineFigures> f =
+        SimulateStagePipeline(out.before, pipeline_schedule, microbatches);
+    if (!f.ok()) return f.status();
+    out.pipeline = *std::move(f);
+  }
+  return out;
+}
+
+absl::StatusOr<std::string> PrintMemoryComparison(const MemoryComparison& c,
+                                                  const MemoryPrintOptions& options) {
+  const MemoryReport* after = c.after_or_null();
+  const PipelineFigures* figures = c.pipeline ? &*c.pipeline : nullptr;
+  switch (options.format) {
+    case MemoryFormat::kText: {
+      std::string text = MemoryReportText(c.before, after, c.passes, options.buffer_assignment);
+      if (figures != nullptr) text += PipelineFiguresText(*figures);
+      return text;
+    }
+    case MemoryFormat::kJson:
+      return MemoryReportJson(c.before, after, c.passes, figures);
+    case MemoryFormat::kCsv:
+      return MemoryReportCsv(c.before, after);
+    case MemoryFormat::kHtml:
+      return MemoryReportHtml(c.before, after, c.passes, figures);
+  }
+  return absl::InternalError("unknown memory report format");
+}
+
+}  // namespace hloscope

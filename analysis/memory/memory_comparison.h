@@ -1,0 +1,56 @@
+// The memory report of a set of modules, and of the same modules after a pass pipeline: what
+// `hlo-opt --memory-report [--passes=...]` prints. The caller parses, verifies, flattens the
+// call graph and runs the passes (the pass layer is above this one); this profiles and prints.
+//
+//   absl::StatusOr<MemoryComparison> c = ProfileBeforeAfter(before, &after, "copy-elision", {});
+//   absl::StatusOr<std::string> text = PrintMemoryComparison(*c, {.format = MemoryFormat::kJson});
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "analysis/memory/memory_profile.h"
+#include "analysis/memory/memory_report_pipeline.h"
+#include "hlo/module.h"
+
+namespace hloscope {
+
+struct MemoryComparison {
+  MemoryReport before;
+  std::optional<MemoryReport> after;  // the modules after `passes`, when passes ran
+  std::string passes;                 // the pipeline as given, for the report's title
+  // Per stage under a pipeline schedule, of the modules as given (before any passes).
+  std::optional<PipelineFigures> pipeline;
+
+  const MemoryReport* after_or_null() const { return after ? &*after : nullptr; }
+  // Some sum passed int64 bytes, before or after: the report's numbers are lower bounds.
+  bool saturated() const { return before.saturated || (after && after->saturated); }
+};
+
+// Profiles `before` (ProfileModules) and, when `after` is set, the modules the passes made.
+// With a non-empty `pipeline_schedule`, also runs the before report's stages under that
+// schedule with `microbatches` (SimulateStagePipeline). Errors: the profiler's, or the
+// schedule's.
+absl::StatusOr<MemoryComparison> ProfileBeforeAfter(const std::vector<const Module*>& before,
+                                                    const std::vector<const Module*>* after,
+                                                    std::string_view passes,
+                                                    const MemoryOptions& options,
+                                                    std::string_view pipeline_schedule = {},
+                                                    int32_t microbatches = 0);
+
+enum class MemoryFormat { kText, kJson, kCsv, kHtml };
+
+struct MemoryPrintOptions {
+  MemoryFormat format = MemoryFormat::kText;
+  bool buffer_assignment = false;  // text: XLA's BufferAssignment stats per module
+};
+
+// The comparison in one format (memory_report_printers.h); the pipeline figures go to text,
+// JSON and HTML. Fails only if protobuf's JSON printer does.
+absl::StatusOr<std::string> PrintMemoryComparison(const MemoryComparison& comparison,
+                                                  const MemoryPrintOptions& options);
+
+}  // namespace hloscope

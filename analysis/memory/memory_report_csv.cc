@@ -1,0 +1,48 @@
+// The memory report as CSV: the live bytes after each timeline step, one row per step (and per
+// phase, before and after, when passes ran).
+#include <iterator>
+#include <string>
+
+#include "analysis/memory/memory_report_printers.h"
+#include "fmt/format.h"
+
+namespace hloscope {
+namespace {
+
+// A CSV field (RFC 4180): quoted, with quotes doubled, when it holds a comma, a quote or a line
+// break. Module, instruction and stage names may hold any of them.
+std::string CsvField(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+}  // namespace
+
+std::string MemoryReportCsv(const MemoryReport& report, const MemoryReport* after) {
+  std::string out = after == nullptr ? "module,step,instruction,stage,live_bytes\n"
+                                     : "phase,module,step,instruction,stage,live_bytes\n";
+  auto rows = [&](const MemoryReport& r, std::string_view phase) {
+    for (const ModuleMemory& m : r.modules) {
+      for (size_t t = 0; t < m.timeline.size(); ++t) {
+        const TimelinePoint& p = m.timeline[t];
+        std::string_view stage = p.stage >= 0 && static_cast<size_t>(p.stage) < r.stage_names.size()
+                                     ? std::string_view(r.stage_names[p.stage])
+                                     : std::string_view();
+        if (!phase.empty()) fmt::format_to(std::back_inserter(out), "{},", phase);
+        fmt::format_to(std::back_inserter(out), "{},{},{},{},{}\n", CsvField(m.module), t,
+                       CsvField(p.instruction->name()), CsvField(stage), p.live_bytes);
+      }
+    }
+  };
+  rows(report, after == nullptr ? "" : "before");
+  if (after != nullptr) rows(*after, "after");
+  return out;
+}
+
+}  // namespace hloscope

@@ -1,0 +1,36 @@
+// Pieces the memory report's printers share (memory_report_{text,csv,json,html}.cc), so the
+// text, JSON and HTML say the same numbers the same way. Private to analysis/memory.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "analysis/memory/memory_profile.h"
+#include "fmt/format.h"
+
+namespace hloscope::memory_report_internal {
+
+// The saving as a percentage of the bytes before (0 when there were none).
+inline double SavingPercent(int64_t saving, int64_t before) {
+  return before == 0 ? 0.0 : 100.0 * static_cast<double>(saving) / static_cast<double>(before);
+}
+
+// How dynamic dimensions were sized: "dim_value=N" or "bound".
+inline std::string DynamicSizes(const MemoryReport& r) {
+  return r.dim_value ? fmt::format("dim_value={}", *r.dim_value) : "bound";
+}
+
+// The stage saving rows: stages matched by name (modules by position).
+template <typename Fn>
+void ForEachStagePair(const MemoryReport& before, const MemoryReport& after, Fn fn) {
+  for (const StageMemory& b : before.stages) {
+    for (const StageMemory& a : after.stages) {
+      if (a.stage == b.stage && a.module_index == b.module_index) {
+        fn(b, a);
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace hloscope::memory_report_internal

@@ -1,0 +1,35 @@
+// The memory report's printers: text, JSON (analysis/memory/memory_report.proto, printed by
+// protobuf's JSON printer), CSV (the live bytes after each timeline step) and a self-contained
+// HTML page. Each takes the report of the modules as given and, for a before/after comparison,
+// the report of the modules after `passes` (memory_comparison.h profiles both).
+//
+//   std::string text = MemoryReportText(*report);
+//   absl::StatusOr<std::string> json = MemoryReportJson(before, &after, "copy-elision");
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "analysis/memory/memory_profile.h"
+#include "analysis/memory/memory_report_pipeline.h"
+
+namespace hloscope {
+
+// `after` (with `passes`) makes a before/after comparison. `buffer_assignment` adds XLA's
+// "BufferAssignment stats" block per module.
+std::string MemoryReportText(const MemoryReport& report, const MemoryReport* after = nullptr,
+                             std::string_view passes = {}, bool buffer_assignment = false);
+// Fails only if protobuf's printer does.
+absl::StatusOr<std::string> MemoryReportJson(const MemoryReport& report,
+                                             const MemoryReport* after = nullptr,
+                                             std::string_view passes = {},
+                                             const PipelineFigures* pipeline = nullptr);
+std::string MemoryReportCsv(const MemoryReport& report, const MemoryReport* after = nullptr);
+// `pipeline` (when set) draws per stage the activations per microbatch and each rank's peak
+// under the schedule.
+std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* after = nullptr,
+                             std::string_view passes = {},
+                             const PipelineFigures* pipeline = nullptr);
+
+}  // namespace hloscope

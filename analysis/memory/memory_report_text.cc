@@ -1,0 +1,114 @@
+// The memory report as text: per module the peak, the heap, what is live at the peak and its
+// layout (and XLA's BufferAssignment stats on request), then the stages; with passes, the
+// before/after table with the saving first.
+#include <limits>
+#include <string>
+
+#include "analysis/memory/memory_report_internal.h"
+#include "analysis/memory/memory_report_printers.h"
+#include "fmt/format.h"
+#include "hlo/str_util.h"
+
+namespace hloscope {
+namespace {
+
+using memory_report_internal::DynamicSizes;
+using memory_report_internal::ForEachStagePair;
+using memory_report_internal::SavingPercent;
+
+// Bytes as text; a saturated sum is no size, so it prints as what it is.
+std::string BytesText(int64_t bytes) {
+  if (bytes == std::numeric_limits<int64_t>::max()) return "overflow (past int64)";
+  return fmt::format("{} bytes ({})", bytes, HumanBytes(bytes));
+}
+
+void AppendText(const MemoryReport& r, bool buffer_assignment, std::string& out) {
+  for (const ModuleMemory& m : r.modules) {
+    out += fmt::format("module {}: peak {} at {}{}\n", m.module, BytesText(m.peak_bytes),
+                       m.peak_instruction,
+                       m.peak_op_name.empty() ? "" : fmt::format(" ({})", m.peak_op_name));
+    out += fmt::format("  schedule: {}, {} entry instructions\n", m.schedule, m.instructions);
+    out += fmt::format("  heap ({} model, best fit): {} for {} live at the peak\n", m.model,
+                       BytesText(m.heap_bytes), BytesText(m.peak_bytes));
+    for (const MemorySpacePeak& sp : m.memory_spaces) {
+      out += fmt::format("  memory space S({}): peak {} at {}\n", sp.space,
+                         BytesText(sp.peak_bytes), sp.peak_instruction);
+    }
+    if (!m.top_buffers.empty()) out += "  live at the peak:\n";
+    for (const LiveBuffer& b : m.top_buffers) {
+      out += fmt::format("    {:>14} {:<10} {}{}{}{}\n", b.bytes, b.kind, b.instruction,
+                         b.shape.empty() ? "" : " " + b.shape,
+                         b.stage.empty() ? "" : " stage=" + b.stage,
+                         b.op_name.empty() ? "" : " (" + b.op_name + ")");
+    }
+    if (!m.peak_layout.empty()) out += "  heap layout at the peak (offset, bytes, buffer):\n";
+    for (const HeapSlot& h : m.peak_layout) {
+      out += fmt::format("    {:>14} {:>14} {}\n", h.offset, h.bytes, h.name);
+    }
+    if (buffer_assignment) {
+      // XLA's words, so the numbers can be held against an out-of-memory message.
+      const AllocationSummary& a = m.allocations;
+      out += "  BufferAssignment stats:\n";
+      out += fmt::format("    {:>33}: {}\n", "parameter allocation", BytesText(a.parameter_bytes));
+      out += fmt::format("    {:>33}: {}\n", "constant allocation", BytesText(a.constant_bytes));
+      out += fmt::format("    {:>33}: {}\n", "maybe_live_out allocation",
+                         BytesText(a.maybe_live_out_bytes));
+      out +=
+          fmt::format("    {:>33}: {}\n", "preallocated temp allocation", BytesText(a.temp_bytes));
+      out += fmt::format("    {:>33}: {}\n", "total allocation", BytesText(a.total_bytes));
+    }
+  }
+  if (r.modules.size() > 1) {
+    out += fmt::format("peak: {} in {} at {}\n", BytesText(r.peak_bytes), r.peak_module,
+                       r.peak_instruction);
+  }
+  if (r.saturated) {
+    out += fmt::format("sizes past int64: numbers shown as {} are lower bounds\n",
+                       std::numeric_limits<int64_t>::max());
+  }
+  if (r.has_dynamic_dims) {
+    out += fmt::format("dynamic dimensions sized at: {}\n", DynamicSizes(r));
+  }
+  if (!r.stages.empty()) {
+    out += fmt::format("{:<10} {:>14} {:>16} {:>16} {:>6} {:>7}  {}\n", "stage", "peak_bytes",
+                       "act_bytes/mb", "peak_act_bytes", "slots", "source", "peak at");
+    for (const StageMemory& s : r.stages) {
+      out += fmt::format("{:<10} {:>14} {:>16} {:>16} {:>6} {:>7}  {}\n", s.stage, s.peak_bytes,
+                         s.activation_bytes_per_microbatch, s.peak_activation_bytes,
+                         s.microbatch_slots, s.activation_source, s.peak_instruction);
+    }
+  }
+}
+
+}  // namespace
+
+std::string MemoryReportText(const MemoryReport& report, const MemoryReport* after,
+                             std::string_view passes, bool buffer_assignment) {
+  std::string out;
+  if (after == nullptr) {
+    AppendText(report, buffer_assignment, out);
+    return out;
+  }
+  const int64_t saving = report.peak_bytes - after->peak_bytes;
+  out += fmt::format("memory before and after --passes={}\n", passes);
+  out += fmt::format("{:<28} {:>14} {:>14} {:>14} {:>8}\n", "", "before", "after", "saving", "%");
+  out += fmt::format("{:<28} {:>14} {:>14} {:>14} {:>7.2f}%\n", "peak bytes", report.peak_bytes,
+                     after->peak_bytes, saving, SavingPercent(saving, report.peak_bytes));
+  out += fmt::format("{:<28} {:>14} {:>14}\n", "peak at", report.peak_instruction,
+                     after->peak_instruction);
+  ForEachStagePair(report, *after, [&](const StageMemory& b, const StageMemory& a) {
+    const int64_t s = b.peak_bytes - a.peak_bytes;
+    out += fmt::format("{:<28} {:>14} {:>14} {:>14} {:>7.2f}%\n",
+                       fmt::format("stage {} peak bytes", b.stage), b.peak_bytes, a.peak_bytes, s,
+                       SavingPercent(s, b.peak_bytes));
+    out += fmt::format("{:<28} {:>14} {:>14}\n", fmt::format("stage {} act bytes/mb", b.stage),
+                       b.activation_bytes_per_microbatch, a.activation_bytes_per_microbatch);
+  });
+  out += "\n--- before\n";
+  AppendText(report, buffer_assignment, out);
+  out += "\n--- after\n";
+  AppendText(*after, buffer_assignment, out);
+  return out;
+}
+
+}  // namespace hloscope
