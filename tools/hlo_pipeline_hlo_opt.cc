@@ -174,6 +174,9 @@ absl::StatusOr<StageCosts> StageCostsFromHlo(const std::vector<std::string>& fil
     return absl::InternalError(fmt::format("--from-hlo: '{}' gave {} stages for {} files", *hlo_opt,
                                            costs->stages.size(), files.size()));
   }
+  // The table names each stage's file as the user did: hlo-opt calls standard input "<stdin>",
+  // --from-hlo has always printed "-".
+  for (size_t i = 0; i < files.size(); ++i) costs->stages[i].path = files[i];
   return costs;
 }
 

@@ -6,7 +6,9 @@
 // The messages are today's: a file that cannot be read is named by --from-hlo (checked here,
 // before hlo-opt runs); hlo-opt's own errors (file:line:col from the parser and verifier, a bad
 // --backward-regex) come back as hlo-pipeline's error with hlo-opt's "hlo-opt: error: " and
-// usage hint taken off. What hlo-opt prints on stderr when it succeeds is passed through.
+// usage hint taken off. What hlo-opt prints on stderr when it succeeds is passed through. One
+// difference from when hlo-pipeline parsed HLO itself: a parse error in standard input
+// (--from-hlo=-) names it "<stdin>", as hlo-opt does, where it used to say "-".
 #pragma once
 
 #include <string>
