@@ -1,6 +1,7 @@
 #include "tools/file_io.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -65,6 +66,29 @@ bool ReadInput(const std::string& path, std::string* text, std::string* error) {
   return true;
 }
 
+InputFile::~InputFile() {
+  if (mapped_ != nullptr) ::munmap(const_cast<char*>(mapped_), size_);
+}
+
+bool InputFile::Read(const std::string& path, std::string* error) {
+  if (path != "-") {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    struct stat info;
+    if (fd >= 0 && ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0) {
+      const size_t size = static_cast<size_t>(info.st_size);
+      void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+      if (p != MAP_FAILED) {
+        ::close(fd);
+        mapped_ = static_cast<const char*>(p);
+        size_ = size;
+        return true;
+      }
+    }
+    if (fd >= 0) ::close(fd);
+  }
+  return ReadInput(path, &read_, error);
+}
+
 namespace {
 // Set once a failed write to standard output has been reported, so the check at exit does not
 // report it a second time.
@@ -74,14 +98,8 @@ bool stdout_failure_reported = false;
 bool WriteOutput(const std::string& path, std::string_view text, std::string* error) {
   AtomicFileWriter writer;
   if (!writer.Open(path, error)) return false;
-  if (std::fwrite(text.data(), 1, text.size(), writer.file()) != text.size()) {
-    // Not committed: the writer's destructor removes the temporary.
-    *error =
-        fmt::format("cannot write '{}': {}", path == "-" ? "<stdout>" : path, std::strerror(errno));
-    if (path == "-") stdout_failure_reported = true;
-    return false;
-  }
-  return writer.Commit(error);
+  // Not committed on failure: the writer's destructor removes the temporary.
+  return writer.Write(text, error) && writer.Commit(error);
 }
 
 namespace {
@@ -97,6 +115,18 @@ mode_t CurrentUmask() {
 }  // namespace
 
 AtomicFileWriter::~AtomicFileWriter() { Discard(); }
+
+bool AtomicFileWriter::Write(std::string_view text, std::string* error) {
+  if (file_ == nullptr) {
+    *error = fmt::format("cannot write '{}': not open", path_);
+    return false;
+  }
+  if (std::fwrite(text.data(), 1, text.size(), file_) == text.size()) return true;
+  *error =
+      fmt::format("cannot write '{}': {}", path_ == "-" ? "<stdout>" : path_, std::strerror(errno));
+  if (path_ == "-") stdout_failure_reported = true;
+  return false;
+}
 
 void AtomicFileWriter::Discard() {
   if (file_ != nullptr && file_ != stdout) std::fclose(file_);

@@ -6,7 +6,6 @@
 // Exit status: 0 success, 1 bad input (parse, verify or pass error; the message on stderr),
 // 2 bad usage (unknown option, unreadable file, unknown pass).
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
@@ -16,7 +15,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -37,6 +35,7 @@
 #include "tools/hlo_opt_analysis.h"
 #include "tools/hlo_opt_copy_report.h"
 #include "tools/hlo_opt_memory.h"
+#include "tools/parallel_modules.h"
 #include "tools/hlo_opt_stage_costs.h"
 
 namespace hloscope {
@@ -401,32 +400,66 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> MakePipeline(const Flags& flags) {
   return pipeline;
 }
 
-// Processes runs[k] for every k, `jobs` at a time, each worker taking the next module.
-void ProcessInParallel(absl::Span<const InputChunk> chunks, std::string_view filename,
-                       const Flags& flags, int jobs, std::vector<ModuleRun>& runs) {
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t k = next++; k < chunks.size(); k = next++) {
-      ModuleRun& run = runs[k];
-      absl::StatusOr<std::unique_ptr<PassPipeline>> pipeline = MakePipeline(flags);
-      if (!pipeline.ok()) {
-        run.status = pipeline.status();
-        continue;
-      }
-      run.pipeline = *std::move(pipeline);
-      run.status =
-          ProcessModule(chunks[k], filename, flags, run.pipeline.get(), run.module, run.out);
-    }
-  };
-  const size_t threads = std::min(static_cast<size_t>(jobs), chunks.size());
-  if (threads <= 1) {
-    work();
-    return;
+// The output, written module by module as each one's turn comes instead of joined into one
+// string at the end: the main thread copies no large output, and writing overlaps the work on
+// the modules after it. A file still only appears whole (AtomicFileWriter renames it into
+// place at Commit) and only when every module succeeded; standard output shows the modules
+// that worked. Errors wait for Finish, so messages come in the order they had when the output
+// was written at the end: every module's errors and reports first, then the output's.
+class ModuleOutput {
+ public:
+  // `hold`: keep standard output until Finish (a --report=FILE.json that fails to write
+  // prints nothing else).
+  ModuleOutput(std::string path, bool hold) : path_(std::move(path)), hold_(hold) {}
+
+  void Add(std::string_view text) {
+    if (dropped_ || !error_.empty()) return;
+    if (!first_) Put("// -----\n");
+    first_ = false;
+    Put(text);
   }
-  std::vector<std::jthread> workers;
-  for (size_t t = 1; t < threads; ++t) workers.emplace_back(work);
-  work();
-}
+  // A module failed: a file will not be written, so what it has so far goes.
+  void ModuleFailed() {
+    if (path_ == "-") return;
+    dropped_ = true;
+    writer_.reset();
+  }
+  // Ends the output: a file is committed when `commit`, standard output always (the modules
+  // that worked). False with *error set when a write failed.
+  bool Finish(bool commit, std::string* error) {
+    if (path_ != "-" && !commit) return true;
+    if (hold_ && error_.empty()) {
+      hold_ = false;
+      Put(held_);
+    }
+    if (error_.empty() && writer_ == nullptr) Open();  // nothing written yet: an empty file
+    if (error_.empty() && !writer_->Commit(&error_)) writer_.reset();
+    *error = error_;
+    return error_.empty();
+  }
+
+ private:
+  void Open() {
+    writer_ = std::make_unique<AtomicFileWriter>();
+    if (!writer_->Open(path_, &error_)) writer_.reset();
+  }
+  void Put(std::string_view text) {
+    if (hold_) {
+      held_ += text;
+      return;
+    }
+    if (writer_ == nullptr) Open();
+    if (writer_ != nullptr && !writer_->Write(text, &error_)) writer_.reset();
+  }
+
+  std::string path_;
+  bool hold_;
+  std::string held_;
+  std::unique_ptr<AtomicFileWriter> writer_;  // opened at the first write
+  std::string error_;                         // the first failure to open or write
+  bool first_ = true;                         // no module written yet
+  bool dropped_ = false;
+};
 
 void PrintError(const absl::Status& status) {
   fmt::print(stderr, "{}", ErrorLine("hlo-opt", MessageOf(status)));
@@ -439,6 +472,7 @@ bool IsBlank(std::string_view text) {
 int Main(int argc, char** argv) {
   Flags flags;
   if (int code = ParseFlags(argc, argv, &flags); code >= 0) return code;
+  if (flags.jobs > 0) SetProcessJobs(flags.jobs);  // also for the reports' parallel parsing
   if (flags.help) {
     std::string help(kHelp);
     help.replace(help.find("%ANALYSIS%"), 10, kAnalysisFlagsHelp);
@@ -466,7 +500,6 @@ int Main(int argc, char** argv) {
   std::unique_ptr<PassPipeline> pipeline = *std::move(made);
   CopyReportCollector copy_reports(flags.copy_report);
 
-  std::string text;
   std::string error;
   if (flags.stage_costs.enabled) {  // tools/hlo_opt_stage_costs.h
     std::vector<StageCostsInput> inputs;
@@ -500,7 +533,9 @@ int Main(int argc, char** argv) {
     if (absl::Status s = copy_reports.Finish(); !s.ok()) return UsageError(MessageOf(s));
     return code;
   }
-  if (!ReadInput(flags.input, &text, &error)) return UsageError(error);
+  InputFile input;  // mapped, not copied (tools/file_io.h)
+  if (!input.Read(flags.input, &error)) return UsageError(error);
+  const std::string_view text = input.text();
   const std::string filename = flags.input == "-" ? "<stdin>" : flags.input;
 
   std::vector<InputChunk> chunks;
@@ -514,44 +549,42 @@ int Main(int argc, char** argv) {
     chunks.push_back({text, 1});
   }
 
-  std::string out;
+  const int jobs = flags.jobs > 0 ? flags.jobs : DefaultJobs();
+  ModuleOutput output(flags.output, flags.output == "-" && !flags.copy_report.file.empty());
   bool all_ok = true;
-  bool first_output = true;
-  const int jobs = flags.jobs > 0
-                       ? flags.jobs
-                       : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  // Modules are processed a window at a time and reported in input order: errors, copy
-  // reports and outputs read exactly as with one job, and at most a window of modules is
-  // held in memory at once.
-  const size_t window = static_cast<size_t>(jobs) * 2;
-  for (size_t first = 0; first < chunks.size(); first += window) {
-    const size_t count = std::min(window, chunks.size() - first);
-    std::vector<ModuleRun> runs(count);
-    ProcessInParallel(absl::MakeConstSpan(chunks).subspan(first, count), filename, flags, jobs,
-                      runs);
-    for (ModuleRun& run : runs) {
-      if (!run.status.ok()) {
-        PrintError(run.status);
-        all_ok = false;
-        continue;
-      }
-      if (run.pipeline != nullptr) copy_reports.Collect(run.pipeline.get(), *run.module);
-      if (first_output && out.empty()) {
-        out = std::move(run.out);  // one module: no second copy of a large output
-      } else {
-        if (!first_output) out += "// -----\n";
-        out += run.out;
-      }
-      first_output = false;
-      run = ModuleRun();  // frees the module before the next window
-    }
-  }
+  std::vector<ModuleRun> runs(chunks.size());
+  // Modules are processed `jobs` at a time and reported in input order: errors, copy reports
+  // and outputs read exactly as with one job. Each is written and freed as soon as it and all
+  // before it are done; at most two per job are held at once.
+  ForEachInOrder(
+      chunks.size(), jobs, static_cast<size_t>(jobs) * 2,
+      [&](size_t k) {
+        ModuleRun& run = runs[k];
+        absl::StatusOr<std::unique_ptr<PassPipeline>> made = MakePipeline(flags);
+        if (!made.ok()) {
+          run.status = made.status();
+          return;
+        }
+        run.pipeline = *std::move(made);
+        run.status =
+            ProcessModule(chunks[k], filename, flags, run.pipeline.get(), run.module, run.out);
+      },
+      [&](size_t k) {
+        ModuleRun& run = runs[k];
+        if (!run.status.ok()) {
+          PrintError(run.status);
+          all_ok = false;
+          output.ModuleFailed();
+          return;
+        }
+        if (run.pipeline != nullptr) copy_reports.Collect(run.pipeline.get(), *run.module);
+        output.Add(run.out);
+      },
+      [&](size_t k) { runs[k] = ModuleRun(); });
   // A file is only written for a complete success, so a failed run never leaves a partial
   // output behind; standard output still shows the modules that worked.
   if (absl::Status s = copy_reports.Finish(); !s.ok()) return UsageError(MessageOf(s));
-  if (all_ok || flags.output == "-") {
-    if (!WriteOutput(flags.output, out, &error)) return UsageError(error);
-  }
+  if (!output.Finish(all_ok, &error)) return UsageError(error);
   return all_ok ? kExitOk : kExitBadInput;
 }
 
