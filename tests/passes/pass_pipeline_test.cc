@@ -83,9 +83,10 @@ TEST(PassRegistryTest, GlobalHasBuiltins) {
   EXPECT_TRUE(registry.Contains("dce"));
   EXPECT_TRUE(registry.Contains("tuple-simplify"));
   EXPECT_TRUE(registry.Contains("flatten-call-graph"));
-  // The one place the built-in set is spelled out; the other tests read it from the registry.
-  EXPECT_EQ(registry.KnownNames(),
-            "copy-elision, copy-insertion, dce, flatten-call-graph, tuple-simplify");
+  EXPECT_TRUE(registry.Contains("copy-elision"));
+  EXPECT_TRUE(registry.Contains("copy-insertion"));
+  // Sorted, and nothing else spelled out: a new pass needs no edit here.
+  EXPECT_EQ(registry.KnownNames(), SortedList(NamesOf(registry)));
   for (const PassRegistry::Entry* e : registry.Entries()) {
     EXPECT_FALSE(e->description.empty()) << e->name;
     absl::StatusOr<std::unique_ptr<Pass>> pass = registry.Create(e->name);
