@@ -473,7 +473,7 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
       lb.shape = def->shape->ToString();
       lb.stage = stage_name(mp.buffer_stage[s.buffer]);
       if (mp.activation_bytes[s.buffer] > 0) {
-        lb.kind = mp.stashes.empty() ? "activation" : "stash";
+        lb.kind = mp.stashes.empty() ? LiveBufferKind::kActivation : LiveBufferKind::kStash;
       }
       lb.category = kCategoryNames[mp.buffer_category[s.buffer]];
       live.push_back(std::move(lb));
@@ -482,11 +482,11 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
     if (entry.copy_bytes[entry.peak_step] > 0) {
       live.push_back({entry.copy_bytes[entry.peak_step], std::string(at->name()),
                       std::string(OpNameOf(at)), at->shape().ToString(), stage_name(at_stage),
-                      "copy", kCategoryNames[kTemporaries]});
+                      LiveBufferKind::kCopy, kCategoryNames[kTemporaries]});
     }
     if (entry.callee_bytes[entry.peak_step] > 0) {
       live.push_back({entry.callee_bytes[entry.peak_step], std::string(at->name()),
-                      std::string(OpNameOf(at)), "", stage_name(at_stage), "callee",
+                      std::string(OpNameOf(at)), "", stage_name(at_stage), LiveBufferKind::kCallee,
                       kCategoryNames[kTemporaries]});
     }
     std::stable_sort(live.begin(), live.end(),
@@ -565,6 +565,22 @@ int64_t MaxOf(const std::vector<int64_t>& v) {
 }
 
 }  // namespace
+
+std::string_view LiveBufferKindName(LiveBufferKind kind) {
+  switch (kind) {
+    case LiveBufferKind::kBuffer:
+      return "buffer";
+    case LiveBufferKind::kStash:
+      return "stash";
+    case LiveBufferKind::kActivation:
+      return "activation";
+    case LiveBufferKind::kCopy:
+      return "copy";
+    case LiveBufferKind::kCallee:
+      return "callee";
+  }
+  return "buffer";
+}
 
 absl::StatusOr<MemoryReport> ProfileModules(std::vector<const Module*> modules,
                                             const MemoryOptions& options) {

@@ -51,6 +51,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -92,6 +93,18 @@ struct MemoryOptions {
   bool whole_program_timeline = false;
 };
 
+// What a buffer live at a peak is.
+enum class LiveBufferKind {
+  kBuffer,
+  kStash,       // an activation: a row of a stash buffer
+  kActivation,  // an activation found by op_name (a module without stash buffers)
+  kCopy,        // the second copy of a same-buffer copy
+  kCallee,      // a callee's own peak at its calling instruction
+};
+
+// "buffer", "stash", "activation", "copy" or "callee": the reports' names (text, JSON, HTML).
+std::string_view LiveBufferKindName(LiveBufferKind kind);
+
 // A buffer (or a transient) live at a peak.
 struct LiveBuffer {
   int64_t bytes = 0;
@@ -99,9 +112,7 @@ struct LiveBuffer {
   std::string op_name;
   std::string shape;
   std::string stage;
-  // "buffer", "stash" / "activation" (activations), "copy" (the second copy of a
-  // same-buffer copy), "callee" (a callee's own peak at its calling instruction).
-  std::string kind = "buffer";
+  LiveBufferKind kind = LiveBufferKind::kBuffer;
   // As in CategorySeries: "parameters", "stashed activations", "other activations",
   // "temporaries" (copies and callee peaks too) or "outputs".
   std::string category;

@@ -164,8 +164,8 @@ void AppendTopBuffers(const ModuleMemory& m, std::string& out) {
     out += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "</tr>\n",
-        b.bytes, Escape(b.kind), Escape(b.instruction), Escape(b.shape), Escape(b.stage),
-        Escape(b.op_name));
+        b.bytes, Escape(LiveBufferKindName(b.kind)), Escape(b.instruction), Escape(b.shape),
+        Escape(b.stage), Escape(b.op_name));
   }
   out += "</table>\n";
 }
@@ -219,7 +219,9 @@ void AppendPeakGroups(const ModuleMemory& m, std::string& out) {
       for (const LiveBuffer& b : g.largest) {
         out += fmt::format(
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", b.bytes,
-            Escape(b.kind == "buffer" ? b.instruction : b.instruction + " (" + b.kind + ")"),
+            Escape(b.kind == LiveBufferKind::kBuffer
+                       ? b.instruction
+                       : b.instruction + " (" + std::string(LiveBufferKindName(b.kind)) + ")"),
             Escape(b.shape), Escape(b.stage), Escape(b.op_name));
       }
       if (g.buffers > static_cast<int64_t>(g.largest.size())) {

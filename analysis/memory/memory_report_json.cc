@@ -43,7 +43,7 @@ void FillMemoryReportProto(const MemoryReport& r, report::MemoryReport* p) {
     o->set_op_name(b.op_name);
     o->set_shape(b.shape);
     o->set_stage(b.stage);
-    o->set_kind(b.kind);
+    o->set_kind(std::string(LiveBufferKindName(b.kind)));
     o->set_category(b.category);
   };
   p->set_peak_bytes(r.peak_bytes);

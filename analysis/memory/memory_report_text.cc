@@ -36,8 +36,8 @@ void AppendText(const MemoryReport& r, bool buffer_assignment, std::string& out)
     }
     if (!m.top_buffers.empty()) out += "  live at the peak:\n";
     for (const LiveBuffer& b : m.top_buffers) {
-      out += fmt::format("    {:>14} {:<10} {}{}{}{}\n", b.bytes, b.kind, b.instruction,
-                         b.shape.empty() ? "" : " " + b.shape,
+      out += fmt::format("    {:>14} {:<10} {}{}{}{}\n", b.bytes, LiveBufferKindName(b.kind),
+                         b.instruction, b.shape.empty() ? "" : " " + b.shape,
                          b.stage.empty() ? "" : " stage=" + b.stage,
                          b.op_name.empty() ? "" : " (" + b.op_name + ")");
     }

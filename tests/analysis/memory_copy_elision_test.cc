@@ -95,7 +95,7 @@ TEST(MemoryCopyElision, PaxmlStashCopySavingIsTheCopy) {
   EXPECT_EQ(rb->peak_instruction, "loop");
   bool copy_in_peak = false;
   for (const LiveBuffer& b : rb->top_buffers) {
-    if (b.kind == "callee") copy_in_peak = b.bytes >= copy->shape().ByteSize();
+    if (b.kind == LiveBufferKind::kCallee) copy_in_peak = b.bytes >= copy->shape().ByteSize();
   }
   EXPECT_TRUE(copy_in_peak);
   EXPECT_EQ(rb->peak_bytes - ra->peak_bytes, copy->shape().ByteSize());

@@ -173,7 +173,7 @@ TEST(MemoryProfile, WhileWithState) {
   EXPECT_EQ(Timeline(r), (std::vector<int64_t>{1024, 1028, 1028, 6148, 1024}));
   EXPECT_EQ(r.peak_instruction, "w");
   ASSERT_FALSE(r.top_buffers.empty());
-  EXPECT_EQ(r.top_buffers[0].kind, "callee");
+  EXPECT_EQ(r.top_buffers[0].kind, LiveBufferKind::kCallee);
   EXPECT_EQ(r.top_buffers[0].bytes, 5120);
 }
 

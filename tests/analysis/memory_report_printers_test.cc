@@ -212,7 +212,7 @@ LiveBuffer AnyBuffer(std::string name) {
           .op_name = "jit(f)/" + name,
           .shape = "f32[16]",
           .stage = "1",
-          .kind = "stash",
+          .kind = LiveBufferKind::kStash,
           .category = "stashed activations"};
 }
 
