@@ -13,6 +13,7 @@
 #include "re2/re2.h"
 #include "tools/error_line.h"
 #include "tools/file_io.h"
+#include "tools/parallel_modules.h"
 
 namespace hloscope {
 
@@ -242,6 +243,7 @@ struct ParsedModules {
 // flattened; errors are printed and the module left out.
 ParsedModules ParseAll(const std::vector<MemoryInput>& inputs, bool split_input_file) {
   ParsedModules out;
+  std::vector<ModuleSource> sources;
   for (const MemoryInput& input : inputs) {
     std::vector<InputChunk> chunks;
     if (split_input_file) {
@@ -251,24 +253,24 @@ ParsedModules ParseAll(const std::vector<MemoryInput>& inputs, bool split_input_
     } else {
       chunks.push_back({input.text, 1});
     }
-    for (const InputChunk& c : chunks) {
-      absl::StatusOr<std::unique_ptr<Module>> m =
-          ParseModule(c.text, {.filename = input.filename, .first_line = c.first_line});
-      VerifierOptions verifier_options;
-      verifier_options.source_text = c.text;  // errors then point into the file
-      absl::Status s = m.ok() ? VerifyModule(**m, verifier_options) : m.status();
+    for (const InputChunk& c : chunks) sources.push_back({c.text, c.first_line, input.filename});
+  }
+  // Every file and part at once, --jobs at a time (tools/parallel_modules.h); errors in order.
+  ParseModulesInOrder(
+      sources, ProcessJobs(),
       // The analyses need one call site per control-flow callee; cloning shared callees
       // changes no buffer's size or lifetime.
-      if (s.ok()) s = FlattenCallGraph().Run(**m).status();
-      if (!s.ok()) {
-        fmt::print(stderr, "{}",
-                   ErrorLine("hlo-opt", std::string_view(s.message().data(), s.message().size())));
-        out.all_ok = false;
-        continue;
-      }
-      out.modules.push_back(*std::move(m));
-    }
-  }
+      [](Module& m) { return FlattenCallGraph().Run(m).status(); },
+      [&](size_t, absl::StatusOr<std::unique_ptr<Module>> m) {
+        if (!m.ok()) {
+          const absl::Status& s = m.status();
+          fmt::print(stderr, "{}",
+                     ErrorLine("hlo-opt", std::string_view(s.message().data(), s.message().size())));
+          out.all_ok = false;
+          return;
+        }
+        out.modules.push_back(*std::move(m));
+      });
   return out;
 }
 
