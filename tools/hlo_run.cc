@@ -5,15 +5,16 @@
 //   hlo-run --compare before.hlo after.hlo      # exit 1 and the first difference if they differ
 //
 // Exit status: 0 ok / equal, 1 outputs differ, 2 bad usage, 3 cannot run (see --help).
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "eval/evaluator.h"
 #include "fmt/core.h"
 #include "hlo/computation.h"
-#include "eval/evaluator.h"
 #include "hlo/module.h"
 #include "hlo/parser.h"
 #include "hlo/verifier.h"
@@ -21,6 +22,7 @@
 #include "tools/file_io.h"
 #include "tools/hlo_run_flags.h"
 #include "tools/hlo_run_inputs.h"
+#include "tools/parallel_modules.h"
 
 namespace hloscope {
 namespace {
@@ -110,18 +112,43 @@ int RunOne(const RunFlags& flags) {
   return kRunOk;
 }
 
-int Compare(const RunFlags& flags) {
-  int code = 0;
-  std::unique_ptr<Loaded> a = Load(flags.file, &code);
-  if (a == nullptr) return code;
-  std::unique_ptr<Loaded> b = Load(flags.file_b, &code);
-  if (b == nullptr) return code;
-  for (const Loaded* m : {a.get(), b.get()}) {
-    if (absl::Status s = eval::CheckRunnable(*m->module, Options(flags, flags.mode_a)); !s.ok())
-      return CannotRun(s);
+// What comparing one pair gives: the exit code and the text for stdout and stderr, kept so
+// that pairs compared at once still print in order.
+struct PairResult {
+  int code = kRunOk;
+  std::string out;
+  std::string err;
+};
+
+PairResult CannotRunResult(std::string_view context, const absl::Status& s) {
+  // A located message (FILE:LINE:COL: error:) names its part already.
+  std::string message = HasErrorPrefix(MessageOf(s)) ? std::string(MessageOf(s))
+                                                     : fmt::format("{}{}", context, MessageOf(s));
+  return {kRunCannotRun, "", ErrorLine("hlo-run", message)};
+}
+
+// Parses and verifies one module of `filename` (its text starting at line `first_line`).
+absl::StatusOr<std::unique_ptr<Module>> ParseAndVerify(std::string_view text,
+                                                       std::string_view filename, int first_line) {
+  absl::StatusOr<std::unique_ptr<Module>> m =
+      ParseModule(text, {.filename = filename, .first_line = first_line});
+  if (!m.ok()) return m.status();
+  VerifierOptions verifier_options;
+  verifier_options.source_text = text;  // errors then point into the file
+  if (absl::Status s = VerifyModule(**m, verifier_options); !s.ok()) return s;
+  return m;
+}
+
+// Runs a and b on the same arguments and compares the outputs. `context` starts every line
+// ("" for one pair, "part 3: " for --split-input-file).
+PairResult ComparePair(const RunFlags& flags, const Module& a, const Module& b,
+                       std::string_view context) {
+  for (const Module* m : {&a, &b}) {
+    if (absl::Status s = eval::CheckRunnable(*m, Options(flags, flags.mode_a)); !s.ok())
+      return CannotRunResult(context, s);
   }
-  const Computation& ea = *a->module->entry();
-  const Computation& eb = *b->module->entry();
+  const Computation& ea = *a.entry();
+  const Computation& eb = *b.entry();
   bool same = ea.parameter_count() == eb.parameter_count();
   for (int64_t i = 0; same && i < ea.parameter_count(); ++i) {
     same = ea.parameter(i)->shape().Compatible(eb.parameter(i)->shape());
@@ -132,26 +159,99 @@ int Compare(const RunFlags& flags) {
       sa += (sa.empty() ? "" : ", ") + p->shape().ToString(false);
     for (const Instruction* p : eb.parameters())
       sb += (sb.empty() ? "" : ", ") + p->shape().ToString(false);
-    return CannotRun(absl::InvalidArgumentError(
-        fmt::format("cannot compare: the entry parameters differ: {} takes ({}), {} takes ({})",
-                    flags.file, sa, flags.file_b, sb)));
+    return CannotRunResult(
+        context, absl::InvalidArgumentError(fmt::format(
+                     "cannot compare: the entry parameters differ: {} takes ({}), {} takes ({})",
+                     flags.file, sa, flags.file_b, sb)));
   }
-  absl::StatusOr<std::vector<eval::Literal>> args = Arguments(flags, *a->module, &code);
-  if (!args.ok())
-    return code == kRunBadUsage ? UsageError(MessageOf(args.status())) : CannotRun(args.status());
-  absl::StatusOr<eval::Literal> out_a =
-      eval::Evaluate(*a->module, *args, Options(flags, flags.mode_a));
-  if (!out_a.ok()) return CannotRun(out_a.status());
-  absl::StatusOr<eval::Literal> out_b =
-      eval::Evaluate(*b->module, *args, Options(flags, flags.mode_b));
-  if (!out_b.ok()) return CannotRun(out_b.status());
+  int code = 0;
+  absl::StatusOr<std::vector<eval::Literal>> args = Arguments(flags, a, &code);
+  if (!args.ok()) {
+    if (code != kRunBadUsage) return CannotRunResult(context, args.status());
+    return {kRunBadUsage, "",
+            fmt::format("hlo-run: error: {}\nRun 'hlo-run --help' for usage.\n",
+                        MessageOf(args.status()))};
+  }
+  absl::StatusOr<eval::Literal> out_a = eval::Evaluate(a, *args, Options(flags, flags.mode_a));
+  if (!out_a.ok()) return CannotRunResult(context, out_a.status());
+  absl::StatusOr<eval::Literal> out_b = eval::Evaluate(b, *args, Options(flags, flags.mode_b));
+  if (!out_b.ok()) return CannotRunResult(context, out_b.status());
   if (std::optional<std::string> diff = eval::FirstDifference(*out_a, *out_b)) {
-    fmt::print("outputs differ: {} ({}) vs {} ({}): {}\n", flags.file, ModeName(flags.mode_a),
-               flags.file_b, ModeName(flags.mode_b), *diff);
-    return kRunDiffer;
+    return {kRunDiffer,
+            fmt::format("{}outputs differ: {} ({}) vs {} ({}): {}\n", context, flags.file,
+                        ModeName(flags.mode_a), flags.file_b, ModeName(flags.mode_b), *diff),
+            ""};
   }
-  fmt::print("outputs match ({} elements)\n", eval::TotalElementCount(*out_a));
-  return kRunOk;
+  return {kRunOk,
+          fmt::format("{}outputs match ({} elements)\n", context, eval::TotalElementCount(*out_a)),
+          ""};
+}
+
+int Print(const PairResult& r) {
+  fmt::print(stderr, "{}", r.err);
+  fmt::print("{}", r.out);
+  return r.code;
+}
+
+int Compare(const RunFlags& flags) {
+  int code = 0;
+  std::unique_ptr<Loaded> a = Load(flags.file, &code);
+  if (a == nullptr) return code;
+  std::unique_ptr<Loaded> b = Load(flags.file_b, &code);
+  if (b == nullptr) return code;
+  return Print(ComparePair(flags, *a->module, *b->module, ""));
+}
+
+// The modules of a --split-input-file input: the parts between '// -----' lines that are not
+// blank (as hlo-opt takes them).
+std::vector<InputChunk> Parts(std::string_view text) {
+  std::vector<InputChunk> parts;
+  for (const InputChunk& c : SplitInputFile(text)) {
+    if (c.text.find_first_not_of(" \t\r\n") != std::string_view::npos) parts.push_back(c);
+  }
+  return parts;
+}
+
+// --compare --split-input-file: part k of A against part k of B, --jobs pairs at a time, each
+// pair's lines printed in order as if compared one by one. A pair that cannot run does not
+// stop the others; the exit status is the most severe of the pairs' (3, then 2, then 1).
+int CompareParts(const RunFlags& flags) {
+  std::string text_a, text_b, error;
+  if (!ReadInput(flags.file, &text_a, &error)) return UsageError(error);
+  if (!ReadInput(flags.file_b, &text_b, &error)) return UsageError(error);
+  const std::string name_a = flags.file == "-" ? "<stdin>" : flags.file;
+  const std::string name_b = flags.file_b == "-" ? "<stdin>" : flags.file_b;
+  const std::vector<InputChunk> parts_a = Parts(text_a);
+  const std::vector<InputChunk> parts_b = Parts(text_b);
+  if (parts_a.size() != parts_b.size()) {
+    return UsageError(fmt::format(
+        "--split-input-file: '{}' has {} modules and '{}' has {}; --compare needs as many in each",
+        name_a, parts_a.size(), name_b, parts_b.size()));
+  }
+  std::vector<PairResult> results(parts_a.size());
+  int code = kRunOk;
+  const int jobs = flags.jobs > 0 ? flags.jobs : DefaultJobs();
+  ForEachInOrder(
+      parts_a.size(), jobs, static_cast<size_t>(jobs) * 2,
+      [&](size_t k) {
+        const std::string context = fmt::format("part {}: ", k + 1);
+        absl::StatusOr<std::unique_ptr<Module>> a =
+            ParseAndVerify(parts_a[k].text, name_a, parts_a[k].first_line);
+        if (!a.ok()) {
+          results[k] = CannotRunResult(context, a.status());
+          return;
+        }
+        absl::StatusOr<std::unique_ptr<Module>> b =
+            ParseAndVerify(parts_b[k].text, name_b, parts_b[k].first_line);
+        if (!b.ok()) {
+          results[k] = CannotRunResult(context, b.status());
+          return;
+        }
+        results[k] = ComparePair(flags, **a, **b, context);
+      },
+      [&](size_t k) { code = std::max(code, Print(results[k])); },
+      [&](size_t k) { results[k] = PairResult(); });
+  return code;
 }
 
 int Main(int argc, char** argv) {
@@ -162,7 +262,8 @@ int Main(int argc, char** argv) {
     fmt::print("{}", kRunHelp);
     return kRunOk;
   }
-  return flags.compare ? Compare(flags) : RunOne(flags);
+  if (!flags.compare) return RunOne(flags);
+  return flags.split_input_file ? CompareParts(flags) : Compare(flags);
 }
 
 }  // namespace

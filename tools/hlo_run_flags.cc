@@ -13,6 +13,7 @@ const char kRunHelp[] =
 
 USAGE: hlo-run [options] FILE
        hlo-run --compare [options] A.hlo B.hlo
+       hlo-run --compare --split-input-file [--jobs=N] [options] A.hlo B.hlo
 
 Parses and verifies FILE, runs its entry computation on seeded pseudo-random arguments (or the
 literals of --inputs) and prints the outputs. Small arrays are printed in full, larger ones as a
@@ -21,6 +22,12 @@ summary (shape, min/max/mean, first elements).
 With --compare, runs A and B on the same arguments (their entry parameter shapes must match)
 and compares the outputs bit for bit: A in --mode-a, B in --mode-b. Prints 'outputs match (N
 elements)', or the first differing output index and element.
+
+With --compare --split-input-file, A and B are each split at lines '// -----' (as hlo-opt
+--split-input-file does) and part K of A is compared with part K of B, each line starting 'part
+K: '; both files must have as many parts. Pairs are compared --jobs=N at a time (default: one
+per core) and printed in order, the same as with --jobs=1. A pair that cannot run does not stop
+the others; the exit status is the most severe of all pairs' (3, then 2, then 1).
 
 Modes: 'value' gives every instruction a fresh array (the meaning of the program); 'buffer'
 stores values as the alias analysis assigns buffers (one allocation per buffer, in-place ops
@@ -37,6 +44,8 @@ OPTIONS:
                          '{{1, 2}, {3, 4}}' or '(1, {2, 3})' for a tuple. Blank lines and
                          lines starting with '//' are skipped.
   --print-all            Print every element of every output.
+  --split-input-file     With --compare: compare the modules of A and B pairwise (see above).
+  --jobs=N               With --split-input-file: compare up to N pairs at once (1 to 1024).
   --max-bytes=N          Refuse modules needing more than N bytes of storage (default 2^30).
   --max-steps=N          Stop after N instruction evaluations in all, counted across every
                          computation, loop iteration and call (default 100000000), so that
@@ -96,11 +105,15 @@ std::optional<std::string> ParseRunFlags(int argc, char** argv, RunFlags* flags)
       flags->print_all = true;
       continue;
     }
+    if (arg == "--split-input-file") {
+      flags->split_input_file = true;
+      continue;
+    }
     size_t eq = arg.find('=');
     std::string_view name = arg.substr(0, eq);
     if (name != "--seed" && name != "--mode" && name != "--mode-a" && name != "--mode-b" &&
         name != "--inputs" && name != "--max-bytes" && name != "--max-steps" &&
-        name != "--bitcast-defines-value") {
+        name != "--bitcast-defines-value" && name != "--jobs") {
       return fmt::format("unknown option '{}'", name);
     }
     std::string_view value;
@@ -119,6 +132,11 @@ std::optional<std::string> ParseRunFlags(int argc, char** argv, RunFlags* flags)
       if (!m)
         return fmt::format("bad value '{}' for {} (expected 'value' or 'buffer')", value, name);
       (name == "--mode" ? flags->mode : name == "--mode-a" ? flags->mode_a : flags->mode_b) = *m;
+    } else if (name == "--jobs") {
+      if (!ParseNumber(value, &flags->jobs) || flags->jobs < 1 || flags->jobs > 1024) {
+        return fmt::format("bad value '{}' for --jobs (expected a whole number from 1 to 1024)",
+                           value);
+      }
     } else if (name == "--inputs") {
       flags->inputs = std::string(value);
     } else if (name == "--max-bytes") {
@@ -133,6 +151,8 @@ std::optional<std::string> ParseRunFlags(int argc, char** argv, RunFlags* flags)
     }
   }
   if (flags->help) return std::nullopt;
+  if (flags->split_input_file && !flags->compare)
+    return std::string("--split-input-file needs --compare");
   size_t want = flags->compare ? 2 : 1;
   if (files.size() != want) {
     return flags->compare  ? fmt::format("--compare needs two files, got {}", files.size())

@@ -12,9 +12,11 @@ namespace hloscope {
 enum RunExitCode { kRunOk = 0, kRunDiffer = 1, kRunBadUsage = 2, kRunCannotRun = 3 };
 
 struct RunFlags {
-  std::string file;      // the module (single-run mode)
-  bool compare = false;  // --compare A B
-  std::string file_b;    // the second module of --compare
+  std::string file;               // the module (single-run mode)
+  bool compare = false;           // --compare A B
+  std::string file_b;             // the second module of --compare
+  bool split_input_file = false;  // --compare part k of A with part k of B
+  int jobs = 0;                   // pairs compared at once; 0: one per core
   uint64_t seed = 0;
   eval::EvalMode mode = eval::EvalMode::kValue;
   eval::EvalMode mode_a = eval::EvalMode::kValue;
