@@ -78,9 +78,23 @@ std::string StrJoin(const Range& items, std::string_view sep) {
   return out;
 }
 
+// `text`, whole, as a decimal integer of type T: true with *out set, or false (empty, a sign
+// where T has none, anything after the digits, out of T's range) with *out unchanged. The tools
+// read their flags' numbers with it, so every tool takes and refuses the same spellings.
+template <std::integral T>
+bool ParseInteger(std::string_view text, T* out) {
+  T value{};
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return false;
+  *out = value;
+  return true;
+}
+
 // "512 B", "1.5 MiB", "-2.0 GiB": binary units, one decimal (the reports of hlo-opt: memory,
 // copy elision, --stats). Here, below every library, so that each library's report text can
-// use it.
+// use it. Not pipeline::FormatBytes (pipeline/units.h: "1.50 MiB", two decimals, from a
+// double): the two formats are each pinned by their tool's lit tests, so both stay, each named
+// in its header for what it prints.
 inline std::string HumanBytes(int64_t bytes) {
   constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
   double v = static_cast<double>(bytes);

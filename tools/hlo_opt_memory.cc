@@ -1,11 +1,11 @@
 #include "tools/hlo_opt_memory.h"
 
-#include <charconv>
 #include <cstdio>
 #include <memory>
 
 #include "fmt/format.h"
 #include "hlo/parser.h"
+#include "hlo/str_util.h"
 #include "hlo/verifier.h"
 #include "passes/flatten_call_graph.h"
 #include "passes/pass_pipeline.h"
@@ -59,15 +59,6 @@ const char kMemoryFlagsHelp[] =
     "                         1f1b, interleaved:2) with M microbatches, as many stages per rank\n"
     "                         as NAME places: per rank the microbatches in flight at its peak\n"
     "                         and their activation bytes.\n";
-
-namespace {
-
-bool ParseInt(std::string_view text, int64_t* out) {
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
-  return ec == std::errc() && end == text.data() + text.size();
-}
-
-}  // namespace
 
 MemoryFlagResult ParseMemoryFlag(std::string_view name, std::optional<std::string_view> value,
                                  MemoryFlags& flags, AnalysisFlags& analysis, std::string* error) {
@@ -143,7 +134,7 @@ MemoryFlagResult ParseMemoryFlag(std::string_view name, std::optional<std::strin
   }
   if (name == "--dim-value" || name == "--top") {
     int64_t n = 0;
-    if (!value || !ParseInt(*value, &n) || n < 0) {
+    if (!value || !ParseInteger(*value, &n) || n < 0) {
       return bad(fmt::format("option '{}' needs a non-negative integer", name));
     }
     if (name == "--top") {
@@ -196,7 +187,7 @@ MemoryFlagResult ParseMemoryFlag(std::string_view name, std::optional<std::strin
   }
   if (name == "--microbatches") {
     int64_t n = 0;
-    if (!value || !ParseInt(*value, &n) || n < 1 || n > (1 << 20)) {
+    if (!value || !ParseInteger(*value, &n) || n < 1 || n > (1 << 20)) {
       return bad("option '--microbatches' needs an integer from 1 to 1048576");
     }
     flags.microbatches = static_cast<int32_t>(n);
@@ -264,8 +255,9 @@ ParsedModules ParseAll(const std::vector<MemoryInput>& inputs, bool split_input_
       [&](size_t, absl::StatusOr<std::unique_ptr<Module>> m) {
         if (!m.ok()) {
           const absl::Status& s = m.status();
-          fmt::print(stderr, "{}",
-                     ErrorLine("hlo-opt", std::string_view(s.message().data(), s.message().size())));
+          fmt::print(
+              stderr, "{}",
+              ErrorLine("hlo-opt", std::string_view(s.message().data(), s.message().size())));
           out.all_ok = false;
           return;
         }

@@ -1,13 +1,13 @@
 #include "analysis/memory/stage_assignment.h"
 
 #include <algorithm>
-#include <charconv>
 #include <numeric>
 #include <string_view>
 #include <utility>
 
 #include "fmt/format.h"
 #include "hlo/computation.h"
+#include "hlo/str_util.h"
 #include "re2/re2.h"
 
 namespace hloscope {
@@ -24,9 +24,7 @@ std::vector<int> StageNames::SortedOrder() const {
   std::iota(order.begin(), order.end(), 0);
   std::vector<int64_t> numbers(names.size());
   for (size_t i = 0; i < names.size(); ++i) {
-    const std::string& n = names[i];
-    auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), numbers[i]);
-    if (ec != std::errc() || end != n.data() + n.size()) return order;  // not all numbers
+    if (!ParseInteger(names[i], &numbers[i])) return order;  // not all numbers
   }
   std::stable_sort(order.begin(), order.end(),
                    [&](int a, int b) { return numbers[a] < numbers[b]; });

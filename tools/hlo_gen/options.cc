@@ -1,11 +1,11 @@
 #include "tools/hlo_gen/options.h"
 
-#include <charconv>
 #include <initializer_list>
 #include <optional>
 
 #include "fmt/core.h"
 #include "hlo/checked_int.h"
+#include "hlo/str_util.h"
 
 namespace hloscope::gen {
 
@@ -66,16 +66,6 @@ EXIT STATUS:
   1  the output could not be written completely (for example, the disk is full)
   2  bad usage: unknown option, bad value, sizes that do not fit, unopenable output
 )";
-
-namespace {
-
-bool ParseInt(std::string_view text, int64_t* out) {
-  if (text.empty()) return false;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
-  return ec == std::errc() && end == text.data() + text.size();
-}
-
-}  // namespace
 
 namespace {
 
@@ -155,7 +145,7 @@ std::string ParseOptions(int argc, char** argv, Options* o) {
     auto positive = [&](int64_t* out) -> std::string {
       int64_t v;
       if (!has_value) return fmt::format("option '{}' needs a value ({}=N)", name, name);
-      if (!ParseInt(value, &v) || v <= 0) {
+      if (!ParseInteger(value, &v) || v <= 0) {
         return fmt::format("option '{}' needs a positive integer, got '{}'", name, value);
       }
       *out = v;
@@ -202,13 +192,13 @@ std::string ParseOptions(int argc, char** argv, Options* o) {
     } else if (name == "--stage") {
       int64_t v;
       // The upper bound only keeps the int conversion exact; --stages checks the real range.
-      if (!has_value || !ParseInt(value, &v) || v < 0 || v > (1 << 30)) {
+      if (!has_value || !ParseInteger(value, &v) || v < 0 || v > (1 << 30)) {
         return fmt::format("option '--stage' needs a stage number >= 0, got '{}'", value);
       }
       o->stage = static_cast<int>(v);
     } else if (name == "--seed") {
       int64_t v;
-      if (!has_value || !ParseInt(value, &v) || v < 0) {
+      if (!has_value || !ParseInteger(value, &v) || v < 0) {
         return fmt::format("option '--seed' needs an unsigned integer, got '{}'", value);
       }
       o->seed = static_cast<uint64_t>(v);
