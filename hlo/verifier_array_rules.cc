@@ -259,10 +259,10 @@ absl::Status CheckTranspose(const Instruction& instr, const VerifierOptions& opt
         instr, StrCat("transpose ", DimsAttr("dimensions", perm), " is not a permutation of the ",
                       in.rank(), " dimensions of operand '", instr.operand(0)->name(), "'"));
   }
-  Dims dims;
-  for (int64_t p : perm) dims.push_back(in.dims[p]);
-  if (!TypesAgree(out.element_type, in.element_type, options) || !DimsAre(out, dims)) {
-    return ResultMismatch(instr, ExpectedArray(in.element_type, dims),
+  // A permutation, so inference gives the result.
+  const Shape transposed = *InferTransposeShape(in, perm);
+  if (!TypesAgree(out.element_type, in.element_type, options) || !DimsAre(out, transposed.dims)) {
+    return ResultMismatch(instr, ExpectedArray(in.element_type, transposed.dims),
                           StrCat("operand '", instr.operand(0)->name(), "' permuted by ",
                                  DimsAttr("dimensions", perm)));
   }
@@ -364,24 +364,19 @@ absl::Status CheckPad(const Instruction& instr, const VerifierOptions& options) 
                       " is not one low_high[_interior] entry per dimension of operand '", op.name(),
                       "' shape ", ShapeText(in)));
   }
-  Dims dims;
-  for (int64_t d = 0; d < in.rank(); ++d) {
-    if (in.dims[d] == Shape::kUnboundedSize) {
-      dims.push_back(Shape::kUnboundedSize);
-      continue;
-    }
-    std::optional<int64_t> size = PaddedSize(in.dims[d], (*pads)[d]);
-    if (!size) {
-      return InstrError(
-          instr, StrCat("pad padding=", *text, " gives dimension ", d, " of operand '", op.name(),
-                        "' no size: negative interior padding, a negative "
-                        "result or an overflow"));
-    }
-    dims.push_back(*size);
+  const std::optional<Shape> padded = InferPadShape(in, *pads);
+  if (!padded) {
+    // Inference does not say which dimension has no size; the message names the first.
+    int64_t d = 0;
+    while (in.dims[d] == Shape::kUnboundedSize || PaddedSize(in.dims[d], (*pads)[d])) ++d;
+    return InstrError(
+        instr, StrCat("pad padding=", *text, " gives dimension ", d, " of operand '", op.name(),
+                      "' no size: negative interior padding, a negative "
+                      "result or an overflow"));
   }
   if (!TypesAgree(instr.shape().element_type, in.element_type, options) ||
-      !DimsAre(instr.shape(), dims)) {
-    return ResultMismatch(instr, ExpectedArray(in.element_type, dims),
+      !DimsAre(instr.shape(), padded->dims)) {
+    return ResultMismatch(instr, ExpectedArray(in.element_type, padded->dims),
                           StrCat("operand '", op.name(), "' padded by ", *text));
   }
   return absl::OkStatus();
@@ -416,10 +411,9 @@ absl::Status CheckReduce(const Instruction& instr, const VerifierOptions& option
                                       "' shape ", ShapeText(first)));
     }
   }
-  Dims dims;
-  for (int64_t i = 0; i < first.rank(); ++i) {
-    if (!Contains(reduced, i)) dims.push_back(first.dims[i]);
-  }
+  // The dimensions are in range, so inference gives what is left of them.
+  const Shape left = *InferReduceShape(first, reduced, first.element_type);
+  absl::Span<const int64_t> dims = left.dims;
   // One input gives an array, or a 1-tuple when the reducer returns one; N inputs a tuple.
   const Shape& out = instr.shape();
   const bool tuple_out = out.IsTuple();

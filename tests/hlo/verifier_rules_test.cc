@@ -1199,5 +1199,21 @@ ENTRY main {
             "tuple shape (f32[], s32[])");
 }
 
+// The pad rule takes its result from shape inference, which does not say which dimension has
+// no size; the message names the first, past an unbounded one and one that pads fine.
+TEST(VerifierTest, PadNamesTheFirstDimensionWithoutASize) {
+  EXPECT_EQ(VerifyText(R"(
+HloModule m
+ENTRY main {
+  a = f32[?,4,2,3] parameter(0)
+  v = f32[] parameter(1)
+  ROOT c = f32[?,4,0,0] pad(a, v), padding=1_1x0_0x-2_-1x-3_-3
+}
+)"),
+            "computation 'main': instruction 'c': pad padding=1_1x0_0x-2_-1x-3_-3 gives dimension "
+            "2 of operand 'a' no size: negative interior padding, a negative result or an "
+            "overflow");
+}
+
 }  // namespace
 }  // namespace hloscope
