@@ -25,7 +25,8 @@ namespace hloscope {
 
 namespace {
 
-std::string Percent(std::string_view name) { return fmt::format("%{}", name); }
+// An instruction as HLO text refers to it, "%name", for the reasons in the copy report.
+std::string InstructionRef(std::string_view name) { return fmt::format("%{}", name); }
 
 // In a fusion that does not update operand `k` in place, the bitcast on the way from that
 // parameter (or to the root) that hides the in-place update, if any.
@@ -168,8 +169,8 @@ class Elider {
 };
 
 std::string Elider::Name(ValueId v) const {
-  if (v == source_value_ && source_ != nullptr) return Percent(source_->name());
-  if (const Instruction* i = live_.NamingInstruction(v)) return Percent(i->name());
+  if (v == source_value_ && source_ != nullptr) return InstructionRef(source_->name());
+  if (const Instruction* i = live_.NamingInstruction(v)) return InstructionRef(i->name());
   const HloValue& hv = flow_.value(v);
   return fmt::format("%{}{}", hv.instruction->name(), ShapeIndexToString(hv.index));
 }
@@ -251,7 +252,7 @@ std::string Elider::Explain(ValueId a, ValueId b, const LiveRangeOrder& why) con
   const std::string defines =
       b_is_dest ? "defines the destination"
                 : (same_buffer_ ? "overwrites the merged buffer" : "overwrites the source");
-  const std::string b_def = bv.is_phi ? Name(b) : Percent(bv.instruction->name());
+  const std::string b_def = bv.is_phi ? Name(b) : InstructionRef(bv.instruction->name());
   switch (why.rule) {
     case LiveRangeRule::kReadAfter:
       if (bv.is_phi) {  // a merge value: it occupies the buffer from its loop or branch on
