@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -160,6 +161,13 @@ absl::StatusOr<StageCosts> StageCostsFromHlo(const std::vector<std::string>& fil
   const int code = WIFEXITED(run->wait_status) ? WEXITSTATUS(run->wait_status) : -1;
   if (code != 0) {
     std::string message = ChildMessage(run->err);
+    // hlo-opt names standard input "<stdin>" in its file:line:col prefix; --from-hlo has always
+    // named it "-", as the user wrote it.
+    constexpr std::string_view kStdinName = "<stdin>:";
+    if (std::find(files.begin(), files.end(), "-") != files.end() &&
+        message.starts_with(kStdinName)) {
+      message.replace(0, kStdinName.size(), "-:");
+    }
     if (message.empty()) {
       message =
           fmt::format("--from-hlo: '{}' failed (exit status {}) and said nothing", *hlo_opt, code);
