@@ -1,6 +1,7 @@
 #include "tools/file_io.h"
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -244,6 +245,14 @@ int RunToolMain(std::string_view tool, int (*main)(int, char**), int argc, char*
   // Past `ulimit -f` a write fails with EFBIG instead of killing the process, so the output's
   // temporary is removed and the error reported like any other failed write.
   std::signal(SIGXFSZ, SIG_IGN);
+  // The analyses of a large module allocate and free vectors of megabytes over and over. Above
+  // glibc's default mmap threshold each is a fresh mapping whose pages fault in again, and a
+  // freed heap top goes back to the kernel to be faulted in anew by the next: keeping them in
+  // the heap (mapped only from 32 MiB, the most glibc allows; trimmed only past 1 GiB) reuses
+  // pages already touched. 1M-instruction hlo-gen module, copy-elision: 218K -> 173K minor
+  // faults, system time 0.50 -> 0.34 s, peak RSS 867 -> 786 MB (GLIBC_TUNABLES A/B).
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
   int code;
   try {
     code = main(argc, argv);

@@ -520,11 +520,14 @@ int Main(int argc, char** argv) {
   }
   if (flags.memory.enabled) {
     std::vector<MemoryInput> inputs;
+    std::vector<std::unique_ptr<InputFile>> files;  // what inputs' texts point into
     flags.more_inputs.insert(flags.more_inputs.begin(), flags.input);
     for (const std::string& path : flags.more_inputs) {
       MemoryInput& in = inputs.emplace_back();
       in.filename = path == "-" ? "<stdin>" : path;
-      if (!ReadInput(path, &in.text, &error)) return UsageError(error);
+      files.push_back(std::make_unique<InputFile>());
+      if (!files.back()->Read(path, &error)) return UsageError(error);
+      in.text = files.back()->text();
     }
     flags.memory.options.bitcast_defines_value = flags.analysis.print.bitcast_defines_value;
     const int code =

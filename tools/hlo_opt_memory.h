@@ -56,7 +56,7 @@ std::string CheckMemoryFlags(const MemoryFlags& flags, const AnalysisFlags& anal
 
 struct MemoryInput {
   std::string filename;  // for messages
-  std::string text;
+  std::string_view text;  // kept by the caller (an InputFile: mapped, tools/file_io.h)
 };
 
 // Parses and verifies every module (every `// -----` part with split_input_file), runs
