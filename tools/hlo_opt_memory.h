@@ -31,7 +31,7 @@ struct MemoryFlags {
   bool format_is_memory_only = false;  // csv or html: not a format of the analysis printers
   bool buffer_assignment = false;      // --buffer-assignment: XLA's allocation categories
   // --pipeline-schedule=NAME --microbatches=M: per stage, what the schedule makes of the
-  // activations (hlo_opt_memory_pipeline.h); empty: none.
+  // activations (analysis/memory/memory_report_pipeline.h); empty: none.
   std::string pipeline_schedule;
   int32_t microbatches = 0;
   MemoryOptions options;
