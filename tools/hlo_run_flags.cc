@@ -1,10 +1,10 @@
 #include "tools/hlo_run_flags.h"
 
-#include <charconv>
 #include <string_view>
 #include <vector>
 
 #include "fmt/format.h"
+#include "hlo/str_util.h"
 
 namespace hloscope {
 
@@ -72,12 +72,6 @@ std::optional<eval::EvalMode> ParseMode(std::string_view v) {
   return std::nullopt;
 }
 
-template <typename T>
-bool ParseNumber(std::string_view v, T* out) {
-  auto r = std::from_chars(v.data(), v.data() + v.size(), *out);
-  return r.ec == std::errc() && r.ptr == v.data() + v.size() && !v.empty();
-}
-
 }  // namespace
 
 std::optional<std::string> ParseRunFlags(int argc, char** argv, RunFlags* flags) {
@@ -126,23 +120,23 @@ std::optional<std::string> ParseRunFlags(int argc, char** argv, RunFlags* flags)
     }
     auto bad = [&] { return fmt::format("bad value '{}' for {}", value, name); };
     if (name == "--seed") {
-      if (!ParseNumber(value, &flags->seed)) return bad();
+      if (!ParseInteger(value, &flags->seed)) return bad();
     } else if (name == "--mode" || name == "--mode-a" || name == "--mode-b") {
       std::optional<eval::EvalMode> m = ParseMode(value);
       if (!m)
         return fmt::format("bad value '{}' for {} (expected 'value' or 'buffer')", value, name);
       (name == "--mode" ? flags->mode : name == "--mode-a" ? flags->mode_a : flags->mode_b) = *m;
     } else if (name == "--jobs") {
-      if (!ParseNumber(value, &flags->jobs) || flags->jobs < 1 || flags->jobs > 1024) {
+      if (!ParseInteger(value, &flags->jobs) || flags->jobs < 1 || flags->jobs > 1024) {
         return fmt::format("bad value '{}' for --jobs (expected a whole number from 1 to 1024)",
                            value);
       }
     } else if (name == "--inputs") {
       flags->inputs = std::string(value);
     } else if (name == "--max-bytes") {
-      if (!ParseNumber(value, &flags->max_bytes) || flags->max_bytes < 0) return bad();
+      if (!ParseInteger(value, &flags->max_bytes) || flags->max_bytes < 0) return bad();
     } else if (name == "--max-steps") {
-      if (!ParseNumber(value, &flags->max_steps) || flags->max_steps < 0) return bad();
+      if (!ParseInteger(value, &flags->max_steps) || flags->max_steps < 0) return bad();
     } else if (name == "--bitcast-defines-value") {
       if (value != "true" && value != "false") {
         return fmt::format("bad value '{}' for {} (expected 'true' or 'false')", value, name);
