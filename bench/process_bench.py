@@ -214,6 +214,21 @@ def main():
         notes.append(f"--jobs={jobs_rows[1]['jobs']} on {CONCAT_COPIES} modules: {speedup:.2f}x "
                      f"faster wall time than --jobs=1 (goal ≥ {JOBS_SPEEDUP_GOAL}x on 2 cores: "
                      f"{verdict}).")
+        # Amdahl: with a serial share s of the --jobs=1 wall time, N jobs take s + (1 - s) / N
+        # of it; solved for s from the two walls. It counts as serial whatever did not overlap
+        # (reading, splitting, writing, exit, and cores that other load took).
+        n = jobs_rows[1]["jobs"]
+        serial = min(1.0, max(0.0, (n / speedup - 1) / (n - 1)))
+        cpu1 = jobs_rows[0]["results"]["A"]["user"] + jobs_rows[0]["results"]["A"]["sys"]
+        cpun = jobs_rows[1]["results"]["A"]["user"] + jobs_rows[1]["results"]["A"]["sys"]
+        # Wall time over CPU time with one job: below 1 when other processes took the core.
+        share = cpu1 / max(jobs_rows[0]["results"]["A"]["wall"], 1e-9)
+        notes.append(f"Serial share of --jobs=1's wall time by Amdahl's law from the two walls: "
+                     f"{serial:.0%}; CPU time (user+sys) with {n} jobs is "
+                     f"{cpun / max(cpu1, 1e-9):.2f}x that of one job (above 1: work that parallel "
+                     f"runs add, such as allocator contention). --jobs=1 got {share:.0%} of a core"
+                     + (": other load held the cores, so these --jobs figures do not measure "
+                        "scaling." if share < 0.9 else "."))
     m = machine({"load_avg": os.getloadavg()})  # harness.py's, with this run's load
     notes.append(f"Whole processes, median of {reps} run(s) each"
                  + (", A and B interleaved" if len(keys) > 1 else "")
