@@ -98,7 +98,7 @@ class JoinCollector {
     std::vector<InPlacePair> pairs;  // empty for loops and conditionals
   };
 
-  JoinCollector(const Module& module, const InPlaceOptions& options) : options_(options) {
+  JoinCollector(const Module& module, const DataflowOptions& options) : options_(options) {
     summaries_.reserve(module.computations().size());
   }
 
@@ -184,7 +184,7 @@ class JoinCollector {
     return FusionInPlacePairs(fusion, fused_pairs_[k - 1]);
   }
 
-  InPlaceOptions options_;
+  DataflowOptions options_;
   const Computation* current_ = nullptr;
   std::vector<Summary> summaries_;  // in walk order
   size_t next_ = 0;                 // where Find looks first
@@ -211,10 +211,8 @@ absl::StatusOr<std::unique_ptr<AliasAnalysis>> AliasAnalysis::Run(
     const Module& module, const DataflowAnalysis::Options& options) {
   DataflowAnalysis::Options df_options = options;
   df_options.ssa_form = true;
-  InPlaceOptions in_place;
-  in_place.bitcast_is_alias = !options.bitcast_defines_value;
   // Noted during the dataflow analysis's walk of the module rather than in a second one.
-  JoinCollector collector(module, in_place);
+  JoinCollector collector(module, options);
   absl::StatusOr<std::unique_ptr<DataflowAnalysis>> df = DataflowAnalysis::Run(
       module, df_options, [&collector](const Instruction& i) { collector.Visit(i); });
   if (!df.ok()) return df.status();

@@ -54,6 +54,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "analysis/dataflow_call_sites.h"
+#include "analysis/dataflow_options.h"
 #include "analysis/dataflow_positions.h"
 #include "analysis/hlo_value.h"
 #include "hlo/module.h"
@@ -70,12 +71,8 @@ void SetPhiRefinementBudgetForTesting(std::optional<size_t> budget);
 
 class DataflowAnalysis {
  public:
-  struct Options {
-    // A bitcast defines a new value instead of forwarding its operand's values.
-    bool bitcast_defines_value = false;
-    // Phi values at merge points (see above); false gives the union form.
-    bool ssa_form = true;
-  };
+  // dataflow_options.h: one struct for this analysis and everything built on it.
+  using Options = DataflowOptions;
 
   // Called for every instruction of the module, in module order, during the analysis's own
   // walk: a client that needs per-instruction facts (AliasAnalysis: which instructions are

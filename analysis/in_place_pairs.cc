@@ -13,14 +13,14 @@ namespace {
 // (recursive) module too.
 constexpr int kMaxFusionDepth = 64;
 
-std::vector<InPlacePair> PairsOf(const Instruction& instr, const InPlaceOptions& options,
+std::vector<InPlacePair> PairsOf(const Instruction& instr, const DataflowOptions& options,
                                  int depth);
 
 // Walks from (instr, index) towards the instruction that produced that subshape, through
 // tuple, get-tuple-element, and bitcast when bitcasts are aliases.
 std::pair<const Instruction*, ShapeIndex> FollowIndirection(const Instruction* instr,
                                                             ShapeIndex index,
-                                                            const InPlaceOptions& options) {
+                                                            const DataflowOptions& options) {
   while (true) {
     if (instr->opcode() == Opcode::kTuple && !index.empty() && index.front() >= 0 &&
         index.front() < instr->operand_count()) {
@@ -29,8 +29,8 @@ std::pair<const Instruction*, ShapeIndex> FollowIndirection(const Instruction* i
     } else if (instr->opcode() == Opcode::kGetTupleElement && instr->operand_count() == 1) {
       index.insert(index.begin(), instr->tuple_index());
       instr = instr->operand(0);
-    } else if (options.bitcast_is_alias && instr->opcode() == Opcode::kBitcast && index.empty() &&
-               instr->operand_count() == 1) {
+    } else if (!options.bitcast_defines_value && instr->opcode() == Opcode::kBitcast &&
+               index.empty() && instr->operand_count() == 1) {
       instr = instr->operand(0);
     } else {
       return {instr, std::move(index)};
@@ -45,7 +45,7 @@ void AppendAliasing(const Instruction& instr, std::vector<InPlacePair>& out) {
 }
 
 // The pairs a fusion of shape `shape` gets from its fused computation.
-void FusedPairs(const Computation* fused, const Shape& shape, const InPlaceOptions& options,
+void FusedPairs(const Computation* fused, const Shape& shape, const DataflowOptions& options,
                 int depth, std::vector<InPlacePair>& out) {
   if (fused == nullptr || fused->root() == nullptr || depth >= kMaxFusionDepth) return;
   // Every array leaf of the fusion's output may be written in place into a parameter.
@@ -81,12 +81,12 @@ void FusedPairs(const Computation* fused, const Shape& shape, const InPlaceOptio
   });
 }
 
-void FusionPairs(const Instruction& fusion, const InPlaceOptions& options, int depth,
+void FusionPairs(const Instruction& fusion, const DataflowOptions& options, int depth,
                  std::vector<InPlacePair>& out) {
   FusedPairs(fusion.fused_computation(), fusion.shape(), options, depth, out);
 }
 
-std::vector<InPlacePair> PairsOf(const Instruction& instr, const InPlaceOptions& options,
+std::vector<InPlacePair> PairsOf(const Instruction& instr, const DataflowOptions& options,
                                  int depth) {
   std::vector<InPlacePair> out;
   const int64_t n = instr.operand_count();
@@ -160,12 +160,12 @@ std::vector<int64_t> OperandNumbers(const Instruction& user, const Instruction& 
 }  // namespace
 
 std::vector<InPlacePair> GetInPlaceInputOutputPairs(const Instruction& instr,
-                                                    const InPlaceOptions& options) {
+                                                    const DataflowOptions& options) {
   return PairsOf(instr, options, 0);
 }
 
 std::vector<InPlacePair> FusedComputationInPlacePairs(const Computation& fused,
-                                                      const InPlaceOptions& options) {
+                                                      const DataflowOptions& options) {
   std::vector<InPlacePair> out;
   if (fused.root() != nullptr) FusedPairs(&fused, fused.root()->shape(), options, 0, out);
   return out;
@@ -209,7 +209,7 @@ bool MayHaveInPlacePairs(Opcode opcode) {
 
 bool CanShareOperandBufferWithUser(const Instruction& operand, const ShapeIndex& operand_index,
                                    const Instruction& user, const ShapeIndex& user_index,
-                                   const InPlaceOptions& options) {
+                                   const DataflowOptions& options) {
   // A constant's buffer is read-only.
   if (operand.opcode() == Opcode::kConstant) return false;
   const std::vector<int64_t> numbers = OperandNumbers(user, operand);

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
+#include "analysis/dataflow_options.h"
 #include "hlo/instruction.h"
 #include "hlo/shape.h"
 
@@ -39,14 +40,12 @@ struct InPlacePair {
   bool operator==(const InPlacePair&) const = default;
 };
 
-struct InPlaceOptions {
-  // Bitcasts forward their operand's buffer (DataflowAnalysis::Options::bitcast_defines_value
-  // == false). Only then may the walk from a fusion's root to its parameters cross them.
-  bool bitcast_is_alias = true;
-};
+// Of the options (dataflow_options.h) only bitcast_defines_value is read: with false, bitcasts
+// forward their operand's buffer, and only then may the walk from a fusion's root to its
+// parameters cross them.
 
 std::vector<InPlacePair> GetInPlaceInputOutputPairs(const Instruction& instr,
-                                                    const InPlaceOptions& options = {});
+                                                    const DataflowOptions& options = {});
 
 // False when no instruction with this opcode has in-place pairs, so a walk over a large module
 // can skip GetInPlaceInputOutputPairs for nearly every instruction.
@@ -60,7 +59,7 @@ bool MayHaveInPlacePairs(Opcode opcode);
 // FusedComputationInPlacePairs(*fusion.fused_computation())) ==
 // GetInPlaceInputOutputPairs(fusion).
 std::vector<InPlacePair> FusedComputationInPlacePairs(const Computation& fused,
-                                                      const InPlaceOptions& options = {});
+                                                      const DataflowOptions& options = {});
 std::vector<InPlacePair> FusionInPlacePairs(const Instruction& fusion,
                                             absl::Span<const InPlacePair> fused_pairs);
 // Neither is a tuple (any element type, dimensions or layout), or both are tuples whose
@@ -76,6 +75,6 @@ bool SameTupleStructure(const Shape& a, const Shape& b);
 // user (its own output element). Never for constants.
 bool CanShareOperandBufferWithUser(const Instruction& operand, const ShapeIndex& operand_index,
                                    const Instruction& user, const ShapeIndex& user_index,
-                                   const InPlaceOptions& options = {});
+                                   const DataflowOptions& options = {});
 
 }  // namespace hloscope

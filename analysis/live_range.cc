@@ -43,8 +43,7 @@ bool IsCallingOp(Opcode op) {
 }  // namespace
 
 ValueLiveness::ValueLiveness(const DataflowAnalysis& flow, const ExecutionOrdering& ordering)
-    : flow_(flow), ordering_(ordering) {
-  in_place_.bitcast_is_alias = !flow.options().bitcast_defines_value;
+    : flow_(flow), ordering_(ordering), in_place_(flow.options()) {
   const size_t n = flow.values().size();
   uses_.resize(n);
   live_out_.assign(n, false);

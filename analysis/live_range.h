@@ -111,7 +111,7 @@ class ValueLiveness {
 
   const DataflowAnalysis& flow_;
   const ExecutionOrdering& ordering_;
-  InPlaceOptions in_place_;
+  DataflowOptions in_place_;
   std::vector<std::vector<ValueUse>> uses_;
   std::vector<bool> live_out_;
   std::vector<absl::InlinedVector<const Computation*, 1>> roots_of_;

@@ -12,13 +12,13 @@
 #include "analysis/alias.h"
 #include "analysis/alias_input_output.h"
 #include "analysis/memory/schedule.h"
-#include "hlo/attribute_values.h"
-#include "hlo/checked_int.h"
-#include "hlo/computation.h"
 #include "eval/element_io.h"
 #include "eval/kernels.h"
 #include "eval/layout_util.h"
 #include "eval/operand_checks.h"
+#include "hlo/attribute_values.h"
+#include "hlo/checked_int.h"
+#include "hlo/computation.h"
 #include "hlo/str_util.h"
 
 namespace hloscope::eval {
@@ -150,9 +150,8 @@ class Evaluator {
       args.push_back(ToValue(a, p.shape()));
     }
     if (options_.mode == EvalMode::kBuffer) {
-      DataflowAnalysis::Options df;
-      df.bitcast_defines_value = options_.bitcast_defines_value;
-      absl::StatusOr<std::unique_ptr<AliasAnalysis>> aa = AliasAnalysis::Run(module_, df);
+      absl::StatusOr<std::unique_ptr<AliasAnalysis>> aa =
+          AliasAnalysis::Run(module_, options_.dataflow);
       if (!aa.ok()) {
         return absl::Status(
             aa.status().code(),

@@ -26,6 +26,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "analysis/dataflow_options.h"
 #include "eval/literal.h"
 #include "hlo/module.h"
 
@@ -35,9 +36,9 @@ enum class EvalMode { kValue, kBuffer };
 
 struct EvalOptions {
   EvalMode mode = EvalMode::kValue;
-  // Buffer mode: the alias analysis' bitcast option (true: a bitcast defines a new value and
-  // so gets its own buffer; false: it reinterprets its operand's buffer).
-  bool bitcast_defines_value = false;
+  // Buffer mode: the alias analysis's options (dataflow.bitcast_defines_value true: a bitcast
+  // defines a new value and so gets its own buffer; false: it reinterprets its operand's).
+  DataflowOptions dataflow = {};
   // Refuse modules whose storage would exceed this many bytes (ResourceExhausted).
   int64_t max_bytes = int64_t{1} << 30;
   // Stop the run (ResourceExhausted) after this many instruction evaluations in all, across

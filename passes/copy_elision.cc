@@ -482,7 +482,7 @@ int64_t ExecutionsPerStep(const Instruction& copy, const ExecutionOrdering& orde
 
 CopyElision::CopyElision(CopyElisionOptions options) : options_(options) {
   mutable_pass_options().AddBool(
-      "bitcast-defines-value", &options_.bitcast_defines_value,
+      "bitcast-defines-value", &options_.dataflow.bitcast_defines_value,
       "Also require every removal to be safe when a bitcast defines a new value (keeps more "
       "copies, never fewer); hlo-opt's --bitcast-defines-value sets it too.");
 }
@@ -493,11 +493,11 @@ std::unique_ptr<PassReport> CopyElision::LastReport() const {
 
 absl::StatusOr<bool> CopyElision::Run(Module& module) {
   report_ = CopyElisionReport{};
-  report_.bitcast_defines_value = options_.bitcast_defines_value;
+  report_.bitcast_defines_value = options_.dataflow.bitcast_defines_value;
   // Storage as it is at run time, whatever the option: a bitcast reinterprets its operand's
   // bytes. Every removal must be safe here (the option may only keep more copies).
   absl::StatusOr<std::unique_ptr<AliasAnalysis>> alias =
-      AliasAnalysis::Run(module, DataflowAnalysis::Options{.bitcast_defines_value = false});
+      AliasAnalysis::Run(module, DataflowOptions{.bitcast_defines_value = false});
   if (!alias.ok()) return alias.status();
   absl::StatusOr<std::unique_ptr<ExecutionOrdering>> ordering = ExecutionOrdering::Run(module);
   if (!ordering.ok()) return ordering.status();
@@ -521,9 +521,9 @@ absl::StatusOr<bool> CopyElision::Run(Module& module) {
   std::unique_ptr<AliasAnalysis> bitcast_alias;
   std::unique_ptr<ValueLiveness> bitcast_live;
   std::unique_ptr<Elider> bitcast_elider;
-  if (options_.bitcast_defines_value) {
+  if (options_.dataflow.bitcast_defines_value) {
     absl::StatusOr<std::unique_ptr<AliasAnalysis>> a =
-        AliasAnalysis::Run(module, DataflowAnalysis::Options{.bitcast_defines_value = true});
+        AliasAnalysis::Run(module, DataflowOptions{.bitcast_defines_value = true});
     if (!a.ok()) return a.status();
     bitcast_alias = *std::move(a);
     bitcast_live = std::make_unique<ValueLiveness>(bitcast_alias->dataflow(), **ordering);

@@ -1,7 +1,7 @@
 // Copy elision (`copy-elision`): removes copies whose source and destination can share one
 // buffer, and says for every copy why it went or stayed.
 //
-//   CopyElision pass({.bitcast_defines_value = false});
+//   CopyElision pass({.dataflow = {.bitcast_defines_value = true}});
 //   absl::StatusOr<bool> changed = pass.Run(module);
 //   for (const CopyDecision& d : pass.report().copies) ...   // removed or kept, and why
 //
@@ -46,15 +46,17 @@
 #include <string>
 #include <vector>
 
+#include "analysis/dataflow_options.h"
 #include "passes/pass.h"
 
 namespace hloscope {
 
 struct CopyElisionOptions {
-  // DataflowAnalysis::Options::bitcast_defines_value: with true, a bitcast inside a fusion
-  // hides an in-place update, and the paxml copies stay. Removals must also be safe with
-  // bitcasts as aliases (the header comment), so true removes a subset of what false does.
-  bool bitcast_defines_value = false;
+  // dataflow.bitcast_defines_value: with true, a bitcast inside a fusion hides an in-place
+  // update, and the paxml copies stay. Removals must also be safe with bitcasts as aliases (the
+  // header comment), so true removes a subset of what false does. dataflow.ssa_form is not
+  // read: the analyses are the alias analysis's, built in SSA form.
+  DataflowOptions dataflow = {};
 };
 
 struct CopyDecision {

@@ -529,7 +529,8 @@ int Main(int argc, char** argv) {
       if (!files.back()->Read(path, &error)) return UsageError(error);
       in.text = files.back()->text();
     }
-    flags.memory.options.bitcast_defines_value = flags.analysis.print.bitcast_defines_value;
+    flags.memory.options.dataflow.bitcast_defines_value =
+        flags.analysis.print.bitcast_defines_value;
     const int code =
         RunMemoryReport(inputs, flags.split_input_file, pipeline.get(), flags.passes, flags.memory,
                         [&](const Module& m) { copy_reports.Collect(pipeline.get(), m); });

@@ -256,9 +256,7 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
   absl::StatusOr<InstructionRoles> roles = AssignRoles(module, options, names);
   if (!roles.ok()) return roles.status();
   mp.roles = *std::move(roles);
-  DataflowAnalysis::Options df_options;
-  df_options.bitcast_defines_value = options.bitcast_defines_value;
-  absl::StatusOr<std::unique_ptr<AliasAnalysis>> aa = AliasAnalysis::Run(module, df_options);
+  absl::StatusOr<std::unique_ptr<AliasAnalysis>> aa = AliasAnalysis::Run(module, options.dataflow);
   if (!aa.ok()) return aa.status();
   const AliasAnalysis& alias = **aa;
   const DataflowAnalysis& flow = alias.dataflow();

@@ -55,6 +55,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "analysis/dataflow_options.h"
 #include "analysis/memory/memory_schedulers.h"
 #include "analysis/memory/peak_groups.h"
 #include "hlo/module.h"
@@ -78,7 +79,7 @@ struct MemoryOptions {
   std::string backward_regex = R"(transpose\()";
 
   bool count_tuple_tables = false;
-  bool bitcast_defines_value = false;
+  DataflowOptions dataflow = {};  // of the alias analysis the profile is built on
   // Dynamic dimensions evaluated at this size (capped by their bound); nullopt: the bound.
   std::optional<int64_t> dim_value;
   // Buffers listed as live at the peak.

@@ -14,8 +14,8 @@ using analysis_testing::Find;
 using analysis_testing::Parse;
 
 std::string Pairs(const Instruction* i, bool bitcast_is_alias = true) {
-  InPlaceOptions options;
-  options.bitcast_is_alias = bitcast_is_alias;
+  DataflowOptions options;
+  options.bitcast_defines_value = !bitcast_is_alias;
   std::string out;
   for (const InPlacePair& p : GetInPlaceInputOutputPairs(*i, options)) {
     if (!out.empty()) out += " ";
@@ -275,8 +275,8 @@ void CheckFusionHalves(const Module& m, int* fusions) {
       }
       ++*fusions;
       for (bool alias : {true, false}) {
-        InPlaceOptions options;
-        options.bitcast_is_alias = alias;
+        DataflowOptions options;
+        options.bitcast_defines_value = !alias;
         EXPECT_EQ(
             FusionInPlacePairs(*i, FusedComputationInPlacePairs(*i->fused_computation(), options)),
             GetInPlaceInputOutputPairs(*i, options))

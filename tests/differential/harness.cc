@@ -100,7 +100,7 @@ std::optional<Baseline> MakeBaseline(const Module& module, absl::Span<const Pass
     for (bool bitcast_defines_value : bitcast_modes) {
       std::vector<std::string> overwrites;
       eval::EvalOptions buffer{.mode = eval::EvalMode::kBuffer,
-                               .bitcast_defines_value = bitcast_defines_value,
+                               .dataflow = {.bitcast_defines_value = bitcast_defines_value},
                                .max_bytes = options.max_bytes,
                                .read_only_overwrites = &overwrites};
       absl::StatusOr<eval::Literal> shared = eval::Evaluate(module, args, buffer);
@@ -220,7 +220,7 @@ std::optional<std::string> RunPass(std::string_view text, const PassUnderTest& p
     return "the transformed module does not verify: " + MessageOf(s);
   std::vector<std::string> overwrites;
   eval::EvalOptions buffer{.mode = eval::EvalMode::kBuffer,
-                           .bitcast_defines_value = pass.bitcast_defines_value,
+                           .dataflow = {.bitcast_defines_value = pass.bitcast_defines_value},
                            .max_bytes = options.max_bytes,
                            .read_only_overwrites = &overwrites};
   for (size_t i = 0; i < baseline.expected.size(); ++i) {

@@ -262,7 +262,7 @@ TEST(SafetyProperties, BitcastOptionRemovesASubsetOnTheCorpus) {
         }
         auto flatten = PassRegistry::Global().Create("flatten-call-graph");
         ASSERT_TRUE(flatten.ok());
-        CopyElision pass(CopyElisionOptions{bitcast_defines_value});
+        CopyElision pass({.dataflow = {.bitcast_defines_value = bitcast_defines_value}});
         if (!(*flatten)->Run(**module).ok() || !pass.Run(**module).ok()) {
           ok = false;
           break;

@@ -155,7 +155,7 @@ ENTRY e {
   // When bitcasts define values they get their own buffer: x is left alone.
   std::unique_ptr<Module> m = testing::Parse(text);
   ASSERT_NE(m, nullptr);
-  EvalOptions options{.mode = EvalMode::kBuffer, .bitcast_defines_value = true};
+  EvalOptions options{.mode = EvalMode::kBuffer, .dataflow = {.bitcast_defines_value = true}};
   absl::StatusOr<Literal> out = Evaluate(*m, testing::Args(*m, args), options);
   ASSERT_TRUE(out.ok()) << testing::MessageOf(out.status());
   EXPECT_EQ(

@@ -97,7 +97,7 @@ TEST(CopyElisionTest, RemovesThePaxmlStashCopy) {
 TEST(CopyElisionTest, BitcastsAsNewValuesKeepThePaxmlCopyAndNameTheBitcast) {
   auto m = Parse(kPaxml);
   ASSERT_NE(m, nullptr);
-  Result r = RunPass(*m, {.bitcast_defines_value = true});
+  Result r = RunPass(*m, {.dataflow = {.bitcast_defines_value = true}});
   EXPECT_FALSE(r.changed);
   EXPECT_NE(Find(*m, "body", "stash_copy"), nullptr);
   ASSERT_EQ(r.report.copies.size(), 1u);

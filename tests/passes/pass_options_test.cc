@@ -128,14 +128,14 @@ TEST_F(PassOptionsTest, CopyElisionDeclaresItsBitcastOption) {
   absl::StatusOr<std::unique_ptr<Pass>> pass =
       CreatePass("copy-elision{bitcast-defines-value=true}", PassRegistry::Global());
   ASSERT_TRUE(pass.ok()) << MessageOf(pass.status());
-  EXPECT_TRUE(static_cast<CopyElision&>(**pass).options().bitcast_defines_value);
+  EXPECT_TRUE(static_cast<CopyElision&>(**pass).options().dataflow.bitcast_defines_value);
   std::vector<std::pair<std::string, std::string>> defaults = {{"bitcast-defines-value", "true"}};
   pass = CreatePass("copy-elision{bitcast-defines-value=false}", PassRegistry::Global(), defaults);
   ASSERT_TRUE(pass.ok());
-  EXPECT_FALSE(static_cast<CopyElision&>(**pass).options().bitcast_defines_value);
+  EXPECT_FALSE(static_cast<CopyElision&>(**pass).options().dataflow.bitcast_defines_value);
   pass = CreatePass("copy-elision", PassRegistry::Global(), defaults);
   ASSERT_TRUE(pass.ok());
-  EXPECT_TRUE(static_cast<CopyElision&>(**pass).options().bitcast_defines_value);
+  EXPECT_TRUE(static_cast<CopyElision&>(**pass).options().dataflow.bitcast_defines_value);
 }
 
 TEST_F(PassOptionsTest, Listing) {
