@@ -77,7 +77,7 @@ bool InputFile::Read(const std::string& path, std::string* error) {
     struct stat info;
     if (fd >= 0 && ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0) {
       const size_t size = static_cast<size_t>(info.st_size);
-      void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+      void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
       if (p != MAP_FAILED) {
         ::close(fd);
         mapped_ = static_cast<const char*>(p);
