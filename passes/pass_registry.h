@@ -1,4 +1,5 @@
-// Name → pass factory, for tools that build pipelines from text (`hlo-opt --passes=a,b`).
+// Name → pass factory, for tools that build pipelines from text (`hlo-opt --passes=a,b`; the
+// options in braces are the pipeline's to parse, pass_pipeline.h).
 //
 //   PassRegistry& registry = PassRegistry::Global();   // holds the built-in passes
 //   absl::StatusOr<std::unique_ptr<Pass>> dce = registry.Create("dce");
