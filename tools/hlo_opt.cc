@@ -63,7 +63,8 @@ OPTIONS:
                          module: each is processed on its own, errors name lines of the whole
                          file, and the outputs are printed separated by '// -----' lines. A
                          failing part does not stop the others.
-  --jobs=N               Process up to N modules of --split-input-file at once (default: the
+  --jobs=N               Process up to N modules at once: the parts of --split-input-file,
+                         and the FILEs of --memory-report --stage-by=module (default: the
                          number of cores). Output and messages come in input order, the same
                          as with --jobs=1.
   --verify-each          Verify the module after every pass and name the pass that broke it.
