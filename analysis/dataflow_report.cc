@@ -24,15 +24,14 @@ void FillValue(const HloValue& v, report::Value* out) {
 
 absl::StatusOr<std::string> PrintDataflow(const Module& module,
                                           const AnalysisPrintOptions& options) {
-  DataflowAnalysis::Options df_options;
-  df_options.bitcast_defines_value = options.bitcast_defines_value;
-  absl::StatusOr<std::unique_ptr<DataflowAnalysis>> df = DataflowAnalysis::Run(module, df_options);
+  absl::StatusOr<std::unique_ptr<DataflowAnalysis>> df =
+      DataflowAnalysis::Run(module, options.dataflow);
   if (!df.ok()) return df.status();
   const DataflowAnalysis& flow = **df;
   if (options.format == ReportFormat::kJson) {
     report::DataflowReport r;
     r.set_module(std::string(module.name()));
-    r.set_bitcast_defines_value(options.bitcast_defines_value);
+    r.set_bitcast_defines_value(options.dataflow.bitcast_defines_value);
     r.set_ssa_form(true);
     r.set_value_count(static_cast<uint32_t>(flow.values().size()));
     for (const Computation* c : module.computations()) {
@@ -71,9 +70,7 @@ absl::StatusOr<std::string> PrintDataflow(const Module& module,
 
 absl::StatusOr<std::string> PrintBuffers(const Module& module,
                                          const AnalysisPrintOptions& options) {
-  DataflowAnalysis::Options df_options;
-  df_options.bitcast_defines_value = options.bitcast_defines_value;
-  absl::StatusOr<std::unique_ptr<AliasAnalysis>> aa = AliasAnalysis::Run(module, df_options);
+  absl::StatusOr<std::unique_ptr<AliasAnalysis>> aa = AliasAnalysis::Run(module, options.dataflow);
   if (!aa.ok()) return aa.status();
   const AliasAnalysis& alias = **aa;
   const DataflowAnalysis& flow = alias.dataflow();
@@ -85,7 +82,7 @@ absl::StatusOr<std::string> PrintBuffers(const Module& module,
   if (options.format == ReportFormat::kJson) {
     report::BufferReport r;
     r.set_module(std::string(module.name()));
-    r.set_bitcast_defines_value(options.bitcast_defines_value);
+    r.set_bitcast_defines_value(options.dataflow.bitcast_defines_value);
     r.set_total_bytes(total);
     r.set_live_out_bytes(live_out);
     for (const HloBuffer& b : alias.buffers()) {

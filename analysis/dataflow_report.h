@@ -9,6 +9,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "analysis/dataflow_options.h"
 #include "hlo/module.h"
 
 namespace hloscope {
@@ -17,7 +18,8 @@ enum class ReportFormat { kText, kJson };
 
 struct AnalysisPrintOptions {
   ReportFormat format = ReportFormat::kText;
-  bool bitcast_defines_value = false;
+  // Of the analyses printed (dataflow_options.h); the JSON says bitcast_defines_value.
+  DataflowOptions dataflow = {};
 };
 
 // For each computation, instruction and shape index: the values that may be there, as

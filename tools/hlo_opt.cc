@@ -387,8 +387,9 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> MakePipeline(const Flags& flags) {
     options.verify_each = flags.verify_each;
     // --bitcast-defines-value is every pass's default for that option; a pass that sets it in
     // --passes keeps its own value.
-    options.option_defaults = {{"bitcast-defines-value",
-                                flags.analysis.print.bitcast_defines_value ? "true" : "false"}};
+    options.option_defaults = {
+        {"bitcast-defines-value",
+         flags.analysis.print.dataflow.bitcast_defines_value ? "true" : "false"}};
     absl::StatusOr<std::unique_ptr<PassPipeline>> built =
         BuildPipeline(flags.passes, PassRegistry::Global(), options);
     if (!built.ok()) return built.status();
@@ -530,8 +531,7 @@ int Main(int argc, char** argv) {
       if (!files.back()->Read(path, &error)) return UsageError(error);
       in.text = files.back()->text();
     }
-    flags.memory.options.dataflow.bitcast_defines_value =
-        flags.analysis.print.bitcast_defines_value;
+    flags.memory.options.dataflow = flags.analysis.print.dataflow;  // one setting for all
     const int code =
         RunMemoryReport(inputs, flags.split_input_file, pipeline.get(), flags.passes, flags.memory,
                         [&](const Module& m) { copy_reports.Collect(pipeline.get(), m); });

@@ -27,9 +27,9 @@ AnalysisFlagResult ParseAnalysisFlag(std::string_view name, std::optional<std::s
   if (name == "--print-buffers") return no_value(&flags.print_buffers);
   if (name == "--bitcast-defines-value") {
     if (value == "true") {
-      flags.print.bitcast_defines_value = true;
+      flags.print.dataflow.bitcast_defines_value = true;
     } else if (value == "false") {
-      flags.print.bitcast_defines_value = false;
+      flags.print.dataflow.bitcast_defines_value = false;
     } else {
       *error = "option '--bitcast-defines-value' needs 'true' or 'false'";
       return AnalysisFlagResult::kBadValue;

@@ -30,7 +30,7 @@ TEST(DataflowReportTest, DataflowText) {
             "  dus{}: dus{}\n"
             "  b{}: dus{}\n");
   AnalysisPrintOptions defines;
-  defines.bitcast_defines_value = true;
+  defines.dataflow.bitcast_defines_value = true;
   EXPECT_NE(PrintDataflow(*m, defines)->find("  b{}: b{}\n"), std::string::npos);
 }
 

@@ -20,7 +20,8 @@ TEST(HloOptAnalysisTest, FlagParsing) {
   EXPECT_EQ(ParseAnalysisFlag("--format", "json", flags, &error), AnalysisFlagResult::kTaken);
   EXPECT_EQ(ParseAnalysisFlag("--stats", std::nullopt, flags, &error),
             AnalysisFlagResult::kNotAnalysisFlag);
-  EXPECT_TRUE(flags.print_buffers && !flags.print_dataflow && flags.print.bitcast_defines_value);
+  EXPECT_TRUE(flags.print_buffers && !flags.print_dataflow &&
+              flags.print.dataflow.bitcast_defines_value);
   EXPECT_EQ(flags.print.format, ReportFormat::kJson);
   EXPECT_EQ(ParseAnalysisFlag("--format", "xml", flags, &error), AnalysisFlagResult::kBadValue);
   EXPECT_EQ(error, "option '--format' needs 'text' or 'json'");
