@@ -87,7 +87,7 @@ absl::StatusOr<std::vector<eval::Literal>> Arguments(const RunFlags& flags, cons
 eval::EvalOptions Options(const RunFlags& flags, eval::EvalMode mode) {
   eval::EvalOptions options;
   options.mode = mode;
-  options.dataflow.bitcast_defines_value = flags.bitcast_defines_value;
+  options.dataflow = flags.dataflow;
   options.max_bytes = flags.max_bytes;
   options.max_steps = flags.max_steps;
   return options;

@@ -141,7 +141,7 @@ std::optional<std::string> ParseRunFlags(int argc, char** argv, RunFlags* flags)
       if (value != "true" && value != "false") {
         return fmt::format("bad value '{}' for {} (expected 'true' or 'false')", value, name);
       }
-      flags->bitcast_defines_value = value == "true";
+      flags->dataflow.bitcast_defines_value = value == "true";
     }
   }
   if (flags->help) return std::nullopt;

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "analysis/dataflow_options.h"
 #include "eval/evaluator.h"
 
 namespace hloscope {
@@ -25,7 +26,7 @@ struct RunFlags {
   bool print_all = false;
   int64_t max_bytes = int64_t{1} << 30;
   int64_t max_steps = 100'000'000;
-  bool bitcast_defines_value = false;
+  DataflowOptions dataflow = {};  // --bitcast-defines-value: buffer mode's analyses
   bool help = false;
 };
 
