@@ -11,6 +11,7 @@
 #include "hlo/parser.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -737,26 +738,51 @@ absl::StatusOr<std::unique_ptr<Module>> ParseModule(std::string_view text,
              "\n", options.filename, ": note: ", *note));
 }
 
+namespace {
+
+int CountNewlines(std::string_view text) {
+  int n = 0;
+  for (const char *p = text.data(), *end = text.data() + text.size();
+       (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)))) !=
+       nullptr;
+       ++p) {
+    ++n;
+  }
+  return n;
+}
+
+bool AllOf(std::string_view text, std::string_view allowed) {
+  return text.find_first_not_of(allowed) == std::string_view::npos;
+}
+
+}  // namespace
+
+// A separator is a line that is `// -----` with only spaces or tabs before it and only spaces or
+// carriage returns after it. The marker is searched for directly (memchr-speed) rather than
+// line by line, which took ~45 ms of --jobs's serial part on a 200 MB file; line numbers are
+// counted only between separators.
 std::vector<InputChunk> SplitInputFile(std::string_view text) {
+  constexpr std::string_view kMarker = "// -----";
   std::vector<InputChunk> chunks;
   size_t chunk_start = 0;
   int chunk_line = 1;
-  int line = 1;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t nl = text.find('\n', pos);
-    size_t line_end = nl == std::string_view::npos ? text.size() : nl;
-    std::string_view l = text.substr(pos, line_end - pos);
-    while (!l.empty() && (l.back() == ' ' || l.back() == '\r')) l.remove_suffix(1);
-    size_t first = l.find_first_not_of(" \t");
-    if (first != std::string_view::npos && l.substr(first) == "// -----") {
-      chunks.push_back({text.substr(chunk_start, pos - chunk_start), chunk_line});
-      chunk_start = line_end + 1 <= text.size() ? line_end + 1 : text.size();
+  size_t counted_to = 0;  // newlines before this offset are counted in `line`
+  int line = 1;           // line number at offset `counted_to`
+  for (size_t hit = text.find(kMarker); hit != std::string_view::npos;) {
+    const size_t newline_before = hit == 0 ? std::string_view::npos : text.rfind('\n', hit - 1);
+    const size_t line_start = newline_before == std::string_view::npos ? 0 : newline_before + 1;
+    const size_t newline_after = text.find('\n', hit + kMarker.size());
+    const size_t line_end = newline_after == std::string_view::npos ? text.size() : newline_after;
+    if (AllOf(text.substr(line_start, hit - line_start), " \t") &&
+        AllOf(text.substr(hit + kMarker.size(), line_end - hit - kMarker.size()), " \r")) {
+      line += CountNewlines(text.substr(counted_to, line_start - counted_to));
+      counted_to = line_start;
+      chunks.push_back({text.substr(chunk_start, line_start - chunk_start), chunk_line});
+      chunk_start = std::min(line_end + 1, text.size());
       chunk_line = line + 1;
     }
-    if (nl == std::string_view::npos) break;
-    pos = nl + 1;
-    ++line;
+    if (newline_after == std::string_view::npos) break;
+    hit = text.find(kMarker, line_end);
   }
   chunks.push_back({text.substr(std::min(chunk_start, text.size())), chunk_line});
   return chunks;

@@ -1,6 +1,9 @@
 #include "hlo/parser.h"
 
+#include <algorithm>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "hlo/printer.h"
@@ -222,6 +225,51 @@ TEST(Parser, SplitInputFileKeepsLineNumbers) {
   EXPECT_EQ(
       bad.status().message(),
       "x.hlo:8:17: error: unknown opcode 'bogus'\n ROOT c = f32[] bogus(1)\n                ^");
+}
+
+// The line-by-line definition of a separator line, as SplitInputFile documented it before it
+// searched for the marker directly: trailing spaces and CRs trimmed, leading spaces and tabs
+// skipped, then exactly "// -----".
+std::vector<InputChunk> SplitLineByLine(std::string_view text) {
+  std::vector<InputChunk> chunks;
+  size_t chunk_start = 0, pos = 0;
+  int chunk_line = 1, line = 1;
+  while (pos <= text.size()) {
+    size_t nl = text.find('\n', pos);
+    size_t line_end = nl == std::string_view::npos ? text.size() : nl;
+    std::string_view l = text.substr(pos, line_end - pos);
+    while (!l.empty() && (l.back() == ' ' || l.back() == '\r')) l.remove_suffix(1);
+    size_t first = l.find_first_not_of(" \t");
+    if (first != std::string_view::npos && l.substr(first) == "// -----") {
+      chunks.push_back({text.substr(chunk_start, pos - chunk_start), chunk_line});
+      chunk_start = std::min(line_end + 1, text.size());
+      chunk_line = line + 1;
+    }
+    if (nl == std::string_view::npos) break;
+    pos = nl + 1;
+    ++line;
+  }
+  chunks.push_back({text.substr(std::min(chunk_start, text.size())), chunk_line});
+  return chunks;
+}
+
+TEST(Parser, SplitInputFileAgreesWithTheLineByLineDefinition) {
+  const std::vector<std::string> pieces = {
+      "// -----", "// ------", "/ -----", "// ----", " ", "\t", "\r", "\n", "\n", "x", "// -", "-"};
+  std::mt19937 rng(17);
+  for (int round = 0; round < 20000; ++round) {
+    std::string text;
+    const int n = static_cast<int>(rng() % 12);
+    for (int i = 0; i < n; ++i) text += pieces[rng() % pieces.size()];
+    std::vector<InputChunk> got = SplitInputFile(text);
+    std::vector<InputChunk> want = SplitLineByLine(text);
+    ASSERT_EQ(got.size(), want.size()) << "text: '" << text << "'";
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i].text.data(), want[i].text.data()) << "text: '" << text << "' chunk " << i;
+      EXPECT_EQ(got[i].text.size(), want[i].text.size()) << "text: '" << text << "' chunk " << i;
+      EXPECT_EQ(got[i].first_line, want[i].first_line) << "text: '" << text << "' chunk " << i;
+    }
+  }
 }
 
 TEST(Parser, ErrorsPointAtTheProblem) {
