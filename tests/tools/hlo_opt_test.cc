@@ -132,14 +132,15 @@ TEST_F(HloOptTest, UnreadableInputIsBadUsage) {
 TEST_F(HloOptTest, UnknownPassIsBadUsage) {
   Result r = Run(Write("good.hlo", kGood) + " --passes=dce,cse");
   EXPECT_EQ(r.code, 2);
-  // The known passes as --list-passes shows them ("  name  description" lines, in name order),
-  // so registering a pass needs no edit here.
+  // The known passes as --list-passes shows them ("  name  description" lines, in name order;
+  // a pass's options follow on lines indented further), so registering a pass needs no edit
+  // here.
   Result list = Run("--list-passes");
   ASSERT_EQ(list.code, 0);
   std::string known;
   std::istringstream lines(list.out);
   for (std::string line; std::getline(lines, line);) {
-    if (!line.starts_with("  ")) continue;
+    if (!line.starts_with("  ") || line.size() < 3 || line[2] == ' ') continue;
     const size_t begin = line.find_first_not_of(' ');
     known += (known.empty() ? "" : ", ") + line.substr(begin, line.find(' ', begin) - begin);
   }
