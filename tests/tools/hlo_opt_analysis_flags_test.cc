@@ -3,7 +3,7 @@
 // dataflow_report_test.cc.
 #include "tools/hlo_opt_analysis.h"
 
-#include "analysis_test_util.h"
+#include "tests/analysis/analysis_test_util.h"
 
 namespace hloscope {
 namespace {
