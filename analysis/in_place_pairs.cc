@@ -189,23 +189,9 @@ bool SameTupleStructure(const Shape& a, const Shape& b) {
   return true;
 }
 
-bool MayHaveInPlacePairs(Opcode opcode) {
-  switch (opcode) {  // the cases of PairsOf
-    case Opcode::kDynamicUpdateSlice:
-    case Opcode::kSetDimensionSize:
-    case Opcode::kScatter:
-    case Opcode::kAllReduceStart:
-    case Opcode::kCollectivePermute:
-    case Opcode::kCollectivePermuteStart:
-    case Opcode::kRaggedAllToAll:
-    case Opcode::kCustomCall:
-    case Opcode::kAsyncStart:
-    case Opcode::kFusion:
-      return true;
-    default:
-      return false;
-  }
-}
+// The opcode table flags the cases of PairsOf (kOpMayWriteInPlace); a test checks that every
+// opcode PairsOf answers for is flagged.
+bool MayHaveInPlacePairs(Opcode opcode) { return MayWriteInPlace(opcode); }
 
 bool CanShareOperandBufferWithUser(const Instruction& operand, const ShapeIndex& operand_index,
                                    const Instruction& user, const ShapeIndex& user_index,

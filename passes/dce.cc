@@ -16,9 +16,7 @@ namespace {
 class EffectOracle {
  public:
   bool HasEffect(const Instruction& instr) {
-    constexpr uint32_t kKeepFlags =
-        kOpSideEffect | kOpCollective | kOpAsyncStart | kOpAsyncUpdate | kOpAsyncDone;
-    if ((GetOpcodeInfo(instr.opcode()).flags & kKeepFlags) != 0) return true;
+    if (HasEffectBeyondResult(instr.opcode())) return true;
     if (instr.HasSideEffect()) return true;  // also custom_call_has_side_effect=true
     for (const Computation* callee : instr.called_computations()) {
       if (ComputationHasEffect(*callee)) return true;

@@ -17,8 +17,7 @@ std::vector<const Computation*> CalleesFirst(const Computation& entry) {
   auto callees = [](const Computation* c) {
     std::vector<const Computation*> out;
     for (const Instruction* in : c->instructions()) {
-      if (in->opcode() == Opcode::kWhile || in->opcode() == Opcode::kConditional ||
-          in->opcode() == Opcode::kCall) {
+      if (IsControlFlow(in->opcode())) {
         for (const Computation* callee : in->called_computations()) out.push_back(callee);
       }
     }
@@ -49,8 +48,7 @@ absl::Status CheckOneCallSitePerCallee(const Module& module) {
   // Call sites in the computations the profiler walks; unreachable ones run never.
   for (const Computation* c : CalleesFirst(*module.entry())) {
     for (const Instruction* in : c->instructions()) {
-      const Opcode op = in->opcode();
-      if (op != Opcode::kWhile && op != Opcode::kConditional && op != Opcode::kCall) continue;
+      if (!IsControlFlow(in->opcode())) continue;
       for (const Computation* callee : in->called_computations()) {
         if (++sites[callee] == 2) {
           return absl::InvalidArgumentError(fmt::format(

@@ -13,17 +13,7 @@ namespace {
 
 // Bytes of the new arrays an instruction writes (forwarding instructions write none).
 int64_t DefinedBytes(const Instruction& in) {
-  switch (in.opcode()) {
-    case Opcode::kTuple:
-    case Opcode::kGetTupleElement:
-    case Opcode::kBitcast:
-    case Opcode::kWhile:
-    case Opcode::kCall:
-    case Opcode::kConditional:
-      return 0;
-    default:
-      return in.shape().TotalArrayBytes();
-  }
+  return WritesNoStorage(in.opcode()) ? 0 : in.shape().TotalArrayBytes();
 }
 
 bool ScheduledFirst(const Instruction& in) {

@@ -42,5 +42,36 @@ TEST(Opcode, PropertiesComeFromTheTable) {
   EXPECT_EQ(OpcodeName(Opcode::kDynamicUpdateSlice), "dynamic-update-slice");
 }
 
+// The value-semantics flags: each predicate holds for exactly the opcodes the analyses listed
+// by hand before the table had them, so moving the lists changed no answer.
+TEST(Opcode, ValueSemanticsFlagsCoverExactlyTheirOpcodes) {
+  const auto holders = [](bool (*predicate)(Opcode)) {
+    std::set<std::string> out;
+    for (int i = 0; i < OpcodeCount(); ++i) {
+      if (predicate(static_cast<Opcode>(i))) out.insert(std::string(OpcodeName(Opcode(i))));
+    }
+    return out;
+  };
+  using Names = std::set<std::string>;
+  EXPECT_EQ(holders(ForwardsOperands),
+            (Names{"domain", "get-tuple-element", "opt-barrier", "tuple"}));
+  EXPECT_EQ(holders(RunsCallees),
+            (Names{"async-done", "async-start", "async-update", "call", "conditional", "while"}));
+  EXPECT_EQ(holders(IsControlFlow), (Names{"call", "conditional", "while"}));
+  EXPECT_EQ(holders(WritesNoStorage),
+            (Names{"bitcast", "call", "conditional", "get-tuple-element", "tuple", "while"}));
+  EXPECT_EQ(holders(MayWriteInPlace),
+            (Names{"all-reduce-start", "async-start", "collective-permute",
+                   "collective-permute-start", "custom-call", "dynamic-update-slice", "fusion",
+                   "ragged-all-to-all", "scatter", "set-dimension-size"}));
+  // Kept by dead-code elimination when unused: side effects, collectives, async halves.
+  EXPECT_TRUE(HasEffectBeyondResult(Opcode::kSend));
+  EXPECT_TRUE(HasEffectBeyondResult(Opcode::kAllReduce));
+  EXPECT_TRUE(HasEffectBeyondResult(Opcode::kCopyStart));
+  EXPECT_TRUE(HasEffectBeyondResult(Opcode::kAsyncUpdate));
+  EXPECT_FALSE(HasEffectBeyondResult(Opcode::kAdd));
+  EXPECT_FALSE(HasEffectBeyondResult(Opcode::kCustomCall));  // unless its attribute says so
+}
+
 }  // namespace
 }  // namespace hloscope
