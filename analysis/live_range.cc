@@ -7,90 +7,32 @@
 
 namespace hloscope {
 
-namespace {
-
-// Whether `user` only passes on what it reads as operand `k` at `index` (the value then sits
-// at one of the user's own positions, whose readers are its uses), rather than reading it.
-// Users that forward every position they read, whatever the index (see OnlyForwards).
-bool AlwaysForwards(Opcode op) {
-  return op == Opcode::kTuple || op == Opcode::kGetTupleElement || op == Opcode::kDomain ||
-         op == Opcode::kOptBarrier;
-}
-
-bool OnlyForwards(const Instruction& user, int64_t k, const ShapeIndex& index,
-                  bool bitcast_defines_value) {
-  if (AlwaysForwards(user.opcode())) return true;  // get-tuple-element: other elements unread
-  switch (user.opcode()) {
-    case Opcode::kBitcast:
-      return !bitcast_defines_value && index.empty();
-    case Opcode::kCopy:
-      return !index.empty();  // a copy defines only its top-level buffer
-    case Opcode::kAddDependency:
-      return k == 0;
-    default:
-      return false;
-  }
-}
-
-// Instructions that hand their operands to a computation they run: a value they read is read
-// before that computation defines anything (the async ops too, as XLA's ordering does for an
-// async call: the wrapped computation runs between start and done, on what the start passed).
-bool IsCallingOp(Opcode op) {
-  return op == Opcode::kWhile || op == Opcode::kConditional || op == Opcode::kCall ||
-         op == Opcode::kAsyncStart || op == Opcode::kAsyncUpdate || op == Opcode::kAsyncDone;
-}
-
-}  // namespace
-
 ValueLiveness::ValueLiveness(const DataflowAnalysis& flow, const ExecutionOrdering& ordering)
     : flow_(flow), ordering_(ordering), in_place_(flow.options()) {
   const size_t n = flow.values().size();
-  uses_.resize(n);
+  uses_ = ComputeValueUses(flow, UseNotion::kValueRead);
   live_out_.assign(n, false);
   roots_of_.resize(n);
   naming_.assign(n, nullptr);
   for (const HloValue& v : flow.values()) {
     if (v.index.empty()) naming_[v.id] = v.instruction;
   }
-  const bool bitcast_defines = flow.options().bitcast_defines_value;
-  std::vector<std::pair<const Instruction*, int64_t>> reads;
   for (const Computation* c : flow.module().computations()) {
+    const Instruction* root = c->root();
+    if (root == nullptr) continue;
     const bool entry = c == flow.module().entry();
-    for (const Instruction* instr : c->instructions()) {
-      const bool root = c->root() == instr;
-      // The (user, operand) pairs that may read a position of `instr`. Users that forward
-      // whatever they read (tuple, get-tuple-element, ...) never do; leaving them out here
-      // keeps a wide loop state linear: its while has one position and one get-tuple-element
-      // user per element.
-      reads.clear();
-      for (const Instruction* user : instr->users()) {
-        if (AlwaysForwards(user->opcode())) continue;
-        for (int64_t k = 0; k < user->operand_count(); ++k) {
-          if (user->operand(k) == instr) reads.push_back({user, k});
+    for (int32_t p = 0; p < flow.PositionCount(*root); ++p) {
+      for (ValueId v : flow.ValuesAtPosition(*root, p)) {
+        if (entry) live_out_[v] = true;
+        if (std::find(roots_of_[v].begin(), roots_of_[v].end(), c) == roots_of_[v].end()) {
+          roots_of_[v].push_back(c);
         }
       }
-      const int32_t positions = flow.PositionCount(*instr);
-      for (int32_t p = 0; p < positions; ++p) {
-        absl::Span<const ValueId> values = flow.ValuesAtPosition(*instr, p);
-        if (values.empty()) continue;
-        ShapeIndex index;
-        if (p != 0) index = flow.IndexAt(*instr, p);
-        for (ValueId v : values) {
-          if (root) {
-            if (entry) live_out_[v] = true;
-            if (std::find(roots_of_[v].begin(), roots_of_[v].end(), c) == roots_of_[v].end()) {
-              roots_of_[v].push_back(c);
-            }
-          }
-          if (p == 0 && naming_[v] == nullptr && instr->opcode() == Opcode::kGetTupleElement) {
-            naming_[v] = instr;
-          }
-          for (const auto& [user, k] : reads) {
-            if (!OnlyForwards(*user, k, index, bitcast_defines)) {
-              uses_[v].push_back({user, k, index});
-            }
-          }
-        }
+    }
+    for (const Instruction* instr : c->instructions()) {
+      if (instr->opcode() != Opcode::kGetTupleElement || flow.PositionCount(*instr) == 0) continue;
+      for (ValueId v : flow.ValuesAtPosition(*instr, 0)) {
+        if (naming_[v] == nullptr) naming_[v] = instr;
       }
     }
   }
@@ -127,8 +69,10 @@ bool ValueLiveness::UseBefore(const HloValue& a, const ValueUse& use, const HloV
     }
   }
   // An operand handed to a callee is read before the callee defines anything, unless the
-  // loop passes it through unchanged and so reads it on every iteration.
-  if (IsCallingOp(u.opcode())) {
+  // loop passes it through unchanged and so reads it on every iteration. The async wrappers
+  // count too, as XLA's ordering does for an async call: the wrapped computation runs between
+  // start and done, on what the start passed.
+  if (RunsCallees(u.opcode())) {
     for (const Computation* callee : u.called_computations()) {
       if (!ordering_.IsNestedIn(d, *callee)) continue;
       if (u.opcode() == Opcode::kWhile) {

@@ -5,8 +5,9 @@
 //   if (live.MayInterfere(a, b)) ...               // neither ends before the other begins
 //
 // A value lives from its definition to its last use. Its uses are the instructions that read
-// it at any position holding it (get-tuple-element, tuple, bitcast as an alias, the nested
-// elements of a copy, domain, opt-barrier and add-dependency only pass it on). Ranges are
+// it at any position holding it (UseNotion::kValueRead in value_uses.h: get-tuple-element,
+// tuple, bitcast as an alias, the nested elements of a copy, domain, opt-barrier and
+// add-dependency only pass it on). Ranges are
 // compared with the ExecutionOrdering; the rules, in the order they apply (a before b means
 // every use of a runs before b is defined):
 //  - a value in the entry's result lives to the end: never before anything;
@@ -38,14 +39,9 @@
 #include "analysis/dataflow.h"
 #include "analysis/in_place_pairs.h"
 #include "analysis/ordering.h"
+#include "analysis/value_uses.h"
 
 namespace hloscope {
-
-struct ValueUse {
-  const Instruction* instruction = nullptr;
-  int64_t operand_number = 0;
-  ShapeIndex operand_index;
-};
 
 // Why a live range is or is not before another value's definition.
 enum class LiveRangeRule : uint8_t {

@@ -6,31 +6,16 @@
 #include "absl/container/inlined_vector.h"
 #include "analysis/in_place_pairs.h"
 #include "analysis/memory/schedule.h"
+#include "analysis/value_uses.h"
 #include "hlo/computation.h"
 
 namespace hloscope {
 namespace {
 
 // Instructions whose result only passes on what they receive (or that are accounted for by
-// their callees): they never need a second copy of an operand's buffer.
-bool NeverCopies(Opcode op) {
-  switch (op) {
-    case Opcode::kTuple:
-    case Opcode::kGetTupleElement:
-    case Opcode::kBitcast:
-    case Opcode::kWhile:
-    case Opcode::kConditional:
-    case Opcode::kCall:
-    case Opcode::kParameter:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// get-tuple-element and tuple read only their operand's top-level table; the elements are
-// read by whoever uses the forwarded values.
-bool ReadsOnlyTopLevel(Opcode op) { return op == Opcode::kGetTupleElement || op == Opcode::kTuple; }
+// their callees; kOpNoStorage in the opcode table), and parameters, which have no operands:
+// they never need a second copy of an operand's buffer.
+bool NeverCopies(Opcode op) { return WritesNoStorage(op) || op == Opcode::kParameter; }
 
 }  // namespace
 
@@ -113,10 +98,16 @@ ComputationLiveness LiveRangeBuilder::Run(const Computation& computation, bool i
     const Instruction& in = *out.schedule[t];
     const bool backward =
         in.unique_id() < backward_instruction.size() && backward_instruction[in.unique_id()];
-    // Reads.
+    // Reads: the operand positions `in` touches (UseNotion::kBufferTouch, value_uses.h: every
+    // position, but only the top-level table of a tuple's or get-tuple-element's operand).
+    // That rule is the same for every operand and index, so the positions are counted
+    // without asking IsUse for each.
     operand_buffers.clear();
+    const UsedPositions used = PositionsUsedBy(UseNotion::kBufferTouch, in.opcode());
     for (const Instruction* op : in.operands()) {
-      const int32_t positions = ReadsOnlyTopLevel(in.opcode()) ? 1 : flow_.PositionCount(*op);
+      const int32_t positions = used == UsedPositions::kAny        ? flow_.PositionCount(*op)
+                                : used == UsedPositions::kTopLevel ? 1
+                                                                   : 0;
       for (int32_t p = 0; p < positions; ++p) {
         for (ValueId v : flow_.ValuesAtPosition(*op, p)) {
           BufferId b = alias_.BufferOf(v).id;
