@@ -1,0 +1,57 @@
+#include "analysis/analysis_cache.h"
+
+namespace hloscope {
+
+namespace {
+
+bool SameOptions(const DataflowOptions& a, const DataflowOptions& b) {
+  return a.bitcast_defines_value == b.bitcast_defines_value && a.ssa_form == b.ssa_form;
+}
+
+}  // namespace
+
+absl::StatusOr<const DataflowAnalysis*> AnalysisCache::Dataflow(const DataflowOptions& options) {
+  for (const auto& [key, dataflow] : dataflows_) {
+    if (SameOptions(key, options)) return dataflow.get();
+  }
+  // The alias analysis runs the dataflow in SSA form with its bitcast option: the same answer.
+  if (options.ssa_form) {
+    for (const auto& [bitcast_defines_value, alias] : aliases_) {
+      if (bitcast_defines_value == options.bitcast_defines_value) return &alias->dataflow();
+    }
+  }
+  absl::StatusOr<std::unique_ptr<DataflowAnalysis>> built = DataflowAnalysis::Run(module_, options);
+  if (!built.ok()) return built.status();
+  ++builds_.dataflow;
+  dataflows_.emplace_back(options, *std::move(built));
+  return dataflows_.back().second.get();
+}
+
+absl::StatusOr<const AliasAnalysis*> AnalysisCache::Alias(const DataflowOptions& options) {
+  for (const auto& [bitcast_defines_value, alias] : aliases_) {
+    if (bitcast_defines_value == options.bitcast_defines_value) return alias.get();
+  }
+  absl::StatusOr<std::unique_ptr<AliasAnalysis>> built = AliasAnalysis::Run(module_, options);
+  if (!built.ok()) return built.status();
+  ++builds_.alias;
+  aliases_.emplace_back(options.bitcast_defines_value, *std::move(built));
+  return aliases_.back().second.get();
+}
+
+absl::StatusOr<const ExecutionOrdering*> AnalysisCache::Ordering() {
+  if (ordering_ == nullptr) {
+    absl::StatusOr<std::unique_ptr<ExecutionOrdering>> built = ExecutionOrdering::Run(module_);
+    if (!built.ok()) return built.status();
+    ++builds_.ordering;
+    ordering_ = *std::move(built);
+  }
+  return ordering_.get();
+}
+
+void AnalysisCache::Invalidate() {
+  dataflows_.clear();
+  aliases_.clear();
+  ordering_.reset();
+}
+
+}  // namespace hloscope
