@@ -558,6 +558,7 @@ int Main(int argc, char** argv) {
   ModuleOutput output(flags.output, flags.output == "-" && !flags.copy_report.file.empty());
   bool all_ok = true;
   std::vector<ModuleRun> runs(chunks.size());
+  OutputBuffers buffers;  // each module prints into one a module before it used
   // Modules are processed `jobs` at a time and reported in input order: errors, copy reports
   // and outputs read exactly as with one job. Each is written and freed as soon as it and all
   // before it are done; at most two per job are held at once.
@@ -565,6 +566,7 @@ int Main(int argc, char** argv) {
       chunks.size(), jobs, static_cast<size_t>(jobs) * 2,
       [&](size_t k) {
         ModuleRun& run = runs[k];
+        run.out = buffers.Take();
         absl::StatusOr<std::unique_ptr<PassPipeline>> made = MakePipeline(flags);
         if (!made.ok()) {
           run.status = made.status();
@@ -585,7 +587,10 @@ int Main(int argc, char** argv) {
         if (run.pipeline != nullptr) copy_reports.Collect(run.pipeline.get(), *run.module);
         output.Add(run.out);
       },
-      [&](size_t k) { runs[k] = ModuleRun(); });
+      [&](size_t k) {
+        buffers.Give(std::move(runs[k].out));
+        runs[k] = ModuleRun();
+      });
   // A file is only written for a complete success, so a failed run never leaves a partial
   // output behind; standard output still shows the modules that worked.
   if (absl::Status s = copy_reports.Finish(); !s.ok()) return UsageError(MessageOf(s));

@@ -86,6 +86,20 @@ void ForEachInOrder(size_t count, int jobs, size_t window, const std::function<v
   // The workers release what is left and stop; the jthreads join here.
 }
 
+std::string OutputBuffers::Take() {
+  std::lock_guard lock(mu_);
+  if (spare_.empty()) return {};
+  std::string buffer = std::move(spare_.back());
+  spare_.pop_back();
+  return buffer;
+}
+
+void OutputBuffers::Give(std::string buffer) {
+  buffer.clear();  // keeps the capacity
+  std::lock_guard lock(mu_);
+  spare_.push_back(std::move(buffer));
+}
+
 void ParseModulesInOrder(
     absl::Span<const ModuleSource> sources, int jobs,
     const std::function<absl::Status(Module&)>& prepare,

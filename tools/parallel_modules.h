@@ -14,6 +14,8 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -43,6 +45,23 @@ int ProcessJobs();
 void ForEachInOrder(size_t count, int jobs, size_t window, const std::function<void(size_t)>& work,
                     const std::function<void(size_t)>& consume,
                     const std::function<void(size_t)>& release);
+
+// Output buffers handed from one module's work to the next. A module's printed text is
+// megabytes; a fresh buffer for each is fresh pages to fault in, and freed between modules it
+// fragments the heap so that the next, a little larger, often lands on new pages too (50 x
+// Mixtral, --jobs=1: the heap grew ~3.7 MB per module, 51K minor faults in all). A reused
+// buffer keeps its pages. Thread-safe; holds at most as many buffers as were ever in use at
+// once.
+class OutputBuffers {
+ public:
+  // An empty string, with the capacity of one given back if there is one.
+  std::string Take();
+  void Give(std::string buffer);
+
+ private:
+  std::mutex mu_;
+  std::vector<std::string> spare_;
+};
 
 // One module of an input: its text (the input must outlive the parsed module, whose strings
 // point into it), the line of the file it starts on, and the file's name for messages.

@@ -135,5 +135,41 @@ TEST(ParseModulesInOrderTest, ModulesAndErrorsInInputOrder) {
   }
 }
 
+TEST(OutputBuffersTest, TakeGivesBackAnEmptyBufferThatKeepsItsCapacity) {
+  OutputBuffers buffers;
+  std::string fresh = buffers.Take();
+  EXPECT_TRUE(fresh.empty());
+  fresh.assign(1 << 20, 'x');
+  const size_t capacity = fresh.capacity();
+  const char* data = fresh.data();
+  buffers.Give(std::move(fresh));
+  std::string reused = buffers.Take();
+  EXPECT_TRUE(reused.empty());
+  EXPECT_GE(reused.capacity(), capacity);
+  EXPECT_EQ(reused.data(), data);  // the same storage, not a copy
+  // Nothing spare now: the next is a new, empty string.
+  std::string another = buffers.Take();
+  EXPECT_TRUE(another.empty());
+  EXPECT_NE(another.data(), data);
+}
+
+TEST(OutputBuffersTest, SharedByThreads) {
+  OutputBuffers buffers;
+  std::vector<std::thread> threads;
+  std::atomic<int> nonempty{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 1000; ++i) {
+        std::string b = buffers.Take();
+        if (!b.empty()) ++nonempty;
+        b.assign(100, 'y');
+        buffers.Give(std::move(b));
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(nonempty.load(), 0);
+}
+
 }  // namespace
 }  // namespace hloscope
