@@ -87,6 +87,8 @@ class AtomicFileWriter {
   std::string target_;     // what is replaced: `path_` with symbolic links resolved
   std::string temporary_;  // empty when writing in place
   std::FILE* file_ = nullptr;
+  size_t written_ = 0;     // bytes given to Write
+  size_t kicked_off_ = 0;  // the bytes before this are handed to the kernel's writeback
 };
 
 // Flushes standard output and reports whether everything written to it arrived

@@ -93,6 +93,44 @@ TEST_F(OutputSafetyTest, FailedWriteOfANewFileLeavesNoFile) {
   EXPECT_EQ(StrayFiles(), std::vector<std::string>{"x.hlo"});
 }
 
+// Outputs past AtomicFileWriter's writeback step (16 MiB), whose earlier stretches are handed
+// to the kernel's writeback while later modules are still written.
+std::string ManyModules(int copies) {
+  std::string text;
+  const std::string one = BigModule();
+  for (int i = 0; i < copies; ++i) {
+    if (i > 0) text += "// -----\n";
+    text += one;
+  }
+  return text;
+}
+
+TEST_F(OutputSafetyTest, LargeOutputReplacesAFileWhole) {
+  const std::string input = Write("many.hlo", ManyModules(4500));  // ~25 MB printed
+  const std::string target = Write("out.hlo", "old contents\n");
+  ToolResult printed = RunTool(HLO_OPT_PATH, "--split-input-file --jobs=2 " + input);
+  ASSERT_EQ(printed.code, 0) << printed.err;
+  ASSERT_GT(printed.out.size(), size_t{20} << 20);
+  ToolResult r = RunTool(HLO_OPT_PATH, "--split-input-file --jobs=2 " + input + " -o " + target);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(ReadFile(target) == printed.out);  // not EXPECT_EQ: no 25 MB diff on failure
+  EXPECT_EQ(StrayFiles(), (std::vector<std::string>{"many.hlo", "out.hlo"}));
+}
+
+TEST_F(OutputSafetyTest, LargeOutputFailingPastTheWritebackStepLeavesTheTargetUntouched) {
+  const std::string input = Write("many.hlo", ManyModules(4500));
+  const std::string target = Write("out.hlo", "old contents\n");
+  // 40000 blocks of 512 bytes: the write fails at ~20 MB, after the first writeback.
+  ToolResult r = RunTool("ulimit -f 40000; " + std::string(HLO_OPT_PATH),
+                         "--split-input-file --jobs=2 " + input + " -o " + target);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("hlo-opt: error: cannot write '" + target + "': File too large"),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(ReadFile(target) == "old contents\n");
+  EXPECT_EQ(StrayFiles(), (std::vector<std::string>{"many.hlo", "out.hlo"}));
+}
+
 TEST_F(OutputSafetyTest, SuccessfulRewriteKeepsModeAndSymbolicLink) {
   const std::string input = Write("x.hlo", BigModule());
   ASSERT_EQ(::chmod(input.c_str(), 0640), 0);
