@@ -11,6 +11,7 @@
 #include "absl/types/span.h"
 #include "analysis/alias.h"
 #include "analysis/alias_input_output.h"
+#include "analysis/analysis_cache.h"
 #include "analysis/buffer_consistency.h"
 #include "analysis/live_range.h"
 #include "analysis/ordering.h"
@@ -491,15 +492,17 @@ std::unique_ptr<PassReport> CopyElision::LastReport() const {
   return std::make_unique<CopyElisionPassReport>(report_);
 }
 
-absl::StatusOr<bool> CopyElision::Run(Module& module) {
+absl::StatusOr<bool> CopyElision::RunOnModule(Module& module, AnalysisCache& analyses) {
   report_ = CopyElisionReport{};
   report_.bitcast_defines_value = options_.dataflow.bitcast_defines_value;
   // Storage as it is at run time, whatever the option: a bitcast reinterprets its operand's
   // bytes. Every removal must be safe here (the option may only keep more copies).
-  absl::StatusOr<std::unique_ptr<AliasAnalysis>> alias =
-      AliasAnalysis::Run(module, DataflowOptions{.bitcast_defines_value = false});
+  // Every analysis is taken here, before the first removal; the removals then keep their own
+  // record on top of them (Elider::Commit), and Run invalidates the cache once the pass is done.
+  absl::StatusOr<const AliasAnalysis*> alias =
+      analyses.Alias(DataflowOptions{.bitcast_defines_value = false});
   if (!alias.ok()) return alias.status();
-  absl::StatusOr<std::unique_ptr<ExecutionOrdering>> ordering = ExecutionOrdering::Run(module);
+  absl::StatusOr<const ExecutionOrdering*> ordering = analyses.Ordering();
   if (!ordering.ok()) return ordering.status();
   std::vector<InputOutputAlias> donated;
   if (std::optional<std::string_view> text = module.FindAttribute("input_output_alias")) {
@@ -518,14 +521,14 @@ absl::StatusOr<bool> CopyElision::Run(Module& module) {
   Elider elider(module, **alias, live, donated);
   // With bitcasts as new values, a second view of the same module, whose answers only add
   // reasons to keep a copy (a fusion that cannot update in place through a bitcast).
-  std::unique_ptr<AliasAnalysis> bitcast_alias;
+  const AliasAnalysis* bitcast_alias = nullptr;
   std::unique_ptr<ValueLiveness> bitcast_live;
   std::unique_ptr<Elider> bitcast_elider;
   if (options_.dataflow.bitcast_defines_value) {
-    absl::StatusOr<std::unique_ptr<AliasAnalysis>> a =
-        AliasAnalysis::Run(module, DataflowOptions{.bitcast_defines_value = true});
+    absl::StatusOr<const AliasAnalysis*> a =
+        analyses.Alias(DataflowOptions{.bitcast_defines_value = true});
     if (!a.ok()) return a.status();
-    bitcast_alias = *std::move(a);
+    bitcast_alias = *a;
     bitcast_live = std::make_unique<ValueLiveness>(bitcast_alias->dataflow(), **ordering);
     bitcast_elider = std::make_unique<Elider>(module, *bitcast_alias, *bitcast_live, donated);
   }

@@ -98,7 +98,7 @@ class CopyElision : public Pass {
     return "Removes copies whose source and destination can share a buffer without "
            "interference; reports why each copy stays.";
   }
-  absl::StatusOr<bool> Run(Module& module) override;
+  absl::StatusOr<bool> RunOnModule(Module& module, AnalysisCache& analyses) override;
   // The report below, for tools (passes/copy_elision_report.h).
   std::unique_ptr<PassReport> LastReport() const override;
   // A module that is not buffer-safe as given is left unchanged (the header comment).

@@ -12,6 +12,7 @@
 #include "absl/functional/function_ref.h"
 #include "analysis/alias.h"
 #include "analysis/alias_input_output.h"
+#include "analysis/analysis_cache.h"
 #include "analysis/in_place_pairs.h"
 #include "fmt/format.h"
 #include "hlo/computation.h"
@@ -263,8 +264,9 @@ absl::StatusOr<std::vector<Computation*>> ControlFlowComputations(const Module& 
 
 class Inserter {
  public:
-  Inserter(Module& module, const CopyInsertionOptions& options, CopyInsertionReport& report)
-      : module_(module), options_(options), copier_(module, report) {}
+  Inserter(Module& module, AnalysisCache& analyses, const CopyInsertionOptions& options,
+           CopyInsertionReport& report)
+      : module_(module), analyses_(analyses), options_(options), copier_(module, report) {}
 
   bool Skipped(CopyRule rule) const {
     return std::find(options_.skip_rules.begin(), options_.skip_rules.end(), rule) !=
@@ -290,6 +292,8 @@ class Inserter {
   };
 
   Module& module_;
+  // Asked once per step, before the step edits; the step after an edit asks again.
+  AnalysisCache& analyses_;
   const CopyInsertionOptions& options_;
   DeepCopier copier_;
   // The copy of each donated parameter element, with the output its buffer goes to.
@@ -302,7 +306,7 @@ class Inserter {
 };
 
 absl::Status Inserter::AddInterferenceCopies() {
-  absl::StatusOr<std::unique_ptr<AliasAnalysis>> alias = AliasAnalysis::Run(module_);
+  absl::StatusOr<const AliasAnalysis*> alias = analyses_.Alias(DataflowOptions{});
   if (!alias.ok()) return alias.status();
   const DataflowAnalysis& flow = (*alias)->dataflow();
 
@@ -503,7 +507,7 @@ bool IsReadOnly(const HloValue& v, const Module& module,
 }
 
 absl::Status Inserter::AddRootCopies(const std::vector<InputOutputAlias>& aliases) {
-  absl::StatusOr<std::unique_ptr<AliasAnalysis>> alias = AliasAnalysis::Run(module_);
+  absl::StatusOr<const AliasAnalysis*> alias = analyses_.Alias(DataflowOptions{});
   if (!alias.ok()) return alias.status();
   const DataflowAnalysis& flow = (*alias)->dataflow();
   std::vector<std::pair<Computation*, Selection>> plans;
@@ -593,13 +597,19 @@ absl::Status Inserter::AddRootCopies(const std::vector<InputOutputAlias>& aliase
   return absl::OkStatus();
 }
 
+int64_t InstructionCount(const Module& module) {
+  int64_t count = 0;
+  for (const Computation* c : module.computations()) count += c->instruction_count();
+  return count;
+}
+
 }  // namespace
 
 std::unique_ptr<PassReport> CopyInsertion::LastReport() const {
   return std::make_unique<CopyInsertionPassReport>(report_);
 }
 
-absl::StatusOr<bool> CopyInsertion::Run(Module& module) {
+absl::StatusOr<bool> CopyInsertion::RunOnModule(Module& module, AnalysisCache& analyses) {
   report_ = CopyInsertionReport{};
   if (module.entry() == nullptr) return false;
   std::vector<InputOutputAlias> aliases;
@@ -610,19 +620,24 @@ absl::StatusOr<bool> CopyInsertion::Run(Module& module) {
   }
   // XLA requires a flat call graph here; flattening first gives every callee one caller
   // (a no-op on modules that have that already).
+  // The sub-passes run on the shared analyses: each invalidates them if it changes the module.
   FlattenCallGraph flatten;
-  absl::StatusOr<bool> flattened = flatten.Run(module);
+  absl::StatusOr<bool> flattened = flatten.Run(module, analyses);
   if (!flattened.ok()) return flattened.status();
-  Inserter inserter(module, options_, report_);
+  Inserter inserter(module, analyses, options_, report_);
+  const int64_t instructions_before = InstructionCount(module);
   if (absl::Status s = inserter.AddInterferenceCopies(); !s.ok()) return s;
   if (absl::Status s = inserter.AddInputOutputAliasCopies(aliases); !s.ok()) return s;
+  // The steps above only add instructions: the analyses still hold when they added none.
+  if (InstructionCount(module) != instructions_before) analyses.Invalidate();
   if (absl::Status s = inserter.AddRootCopies(aliases); !s.ok()) return s;
+  if (InstructionCount(module) != instructions_before) analyses.Invalidate();
   // Fold the deep copies' tuples, as XLA does before removing copies.
   TupleSimplify simplify;
-  absl::StatusOr<bool> simplified = simplify.Run(module);
+  absl::StatusOr<bool> simplified = simplify.Run(module, analyses);
   if (!simplified.ok()) return simplified.status();
   DeadCodeElimination dce;
-  absl::StatusOr<bool> cleaned = dce.Run(module);
+  absl::StatusOr<bool> cleaned = dce.Run(module, analyses);
   if (!cleaned.ok()) return cleaned.status();
   return *flattened || !report_.copies.empty() || *simplified || *cleaned;
 }

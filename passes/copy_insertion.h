@@ -102,7 +102,7 @@ class CopyInsertion : public Pass {
     return "Adds the copies XLA's copy insertion adds (in-place operands, while state, "
            "conditional results, entry outputs); copy-elision then removes the ones not needed.";
   }
-  absl::StatusOr<bool> Run(Module& module) override;
+  absl::StatusOr<bool> RunOnModule(Module& module, AnalysisCache& analyses) override;
   // The report below, for tools (passes/copy_elision_report.h).
   std::unique_ptr<PassReport> LastReport() const override;
 

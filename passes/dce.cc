@@ -90,7 +90,7 @@ int64_t RemoveDeadInstructions(Computation& c, EffectOracle& effects,
 
 }  // namespace
 
-absl::StatusOr<bool> DeadCodeElimination::Run(Module& module) {
+absl::StatusOr<bool> DeadCodeElimination::RunOnModule(Module& module, AnalysisCache& /*analyses*/) {
   EffectOracle effects;
   std::vector<Instruction*> stack;  // reused: most computations have nothing dead
   int64_t removed = 0;

@@ -27,7 +27,7 @@ class DeadCodeElimination : public Pass {
     return "Removes unused instructions without side effects, then computations no longer "
            "called.";
   }
-  absl::StatusOr<bool> Run(Module& module) override;
+  absl::StatusOr<bool> RunOnModule(Module& module, AnalysisCache& analyses) override;
 };
 
 }  // namespace hloscope

@@ -126,7 +126,7 @@ std::string CountText(int64_t n) {
 
 }  // namespace
 
-absl::StatusOr<bool> FlattenCallGraph::Run(Module& module) {
+absl::StatusOr<bool> FlattenCallGraph::RunOnModule(Module& module, AnalysisCache& /*analyses*/) {
   if (FlattenedSize size = CountFlattened(module);
       size.acyclic && size.instructions > kMaxFlattenedInstructions) {
     return absl::ResourceExhaustedError(fmt::format(

@@ -30,7 +30,7 @@ class FlattenCallGraph : public Pass {
   std::string_view description() const override {
     return "Clones computations so each while/conditional/call/async site has its own callee.";
   }
-  absl::StatusOr<bool> Run(Module& module) override;
+  absl::StatusOr<bool> RunOnModule(Module& module, AnalysisCache& analyses) override;
 };
 
 }  // namespace hloscope

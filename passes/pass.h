@@ -4,8 +4,14 @@
 //   class MyPass : public Pass {
 //     std::string_view name() const override { return "my-pass"; }
 //     std::string_view description() const override { return "Does one thing."; }
-//     absl::StatusOr<bool> Run(Module& module) override;
+//     absl::StatusOr<bool> RunOnModule(Module& module, AnalysisCache& analyses) override;
 //   };
+//
+// Analyses: a pass takes the ones it needs from `analyses` (analysis/analysis_cache.h), which
+// the pipeline shares between its passes and the reports after it, before its own edits. A
+// pass reports every change it made: Run then drops the cached analyses (also when the pass
+// fails, since it may have changed the module first); a pass that changed nothing leaves them
+// for the next one. A pass that asks again after an edit of its own calls Invalidate() first.
 //
 // Options: a pass declares them in its constructor (pass_options.h) and the pipeline string
 // sets them (`my-pass{keep-tuples=true}`). A pass that reports what it did (copy-elision's
@@ -26,6 +32,7 @@
 
 namespace hloscope {
 
+class AnalysisCache;
 class PassReport;
 
 class Pass {
@@ -35,8 +42,13 @@ class Pass {
   virtual std::string_view name() const = 0;
   // One sentence for `hlo-opt --list-passes`.
   virtual std::string_view description() const = 0;
-  // Transforms `module`; true when it changed anything.
-  virtual absl::StatusOr<bool> Run(Module& module) = 0;
+  // Transforms `module`; true when it changed anything. With analyses of its own, built for
+  // this run only.
+  absl::StatusOr<bool> Run(Module& module);
+  // The same with the analyses of `analyses`, which must be bound to `module`
+  // (InvalidArgument otherwise); they are invalidated when the pass changed the module or
+  // failed.
+  absl::StatusOr<bool> Run(Module& module, AnalysisCache& analyses);
 
   // The options this pass declared (none unless its constructor adds some).
   const PassOptions& pass_options() const { return pass_options_; }
@@ -50,6 +62,13 @@ class Pass {
   // What the last Run did, for `hlo-opt --report`; null for a pass that reports nothing. The
   // report reads the pass's own record: it is valid while the pass lives, until its next Run.
   virtual std::unique_ptr<PassReport> LastReport() const;
+
+ protected:
+  // The pass itself (Run adds the cache's bookkeeping).
+  virtual absl::StatusOr<bool> RunOnModule(Module& module, AnalysisCache& analyses) = 0;
+  // True for a pass that keeps `analyses` true to the module itself, as the pipeline does
+  // after each of its passes: Run then keeps what the last ones built on the final module.
+  virtual bool KeepsAnalysesCurrent() const { return false; }
 
  private:
   PassOptions pass_options_;

@@ -16,12 +16,14 @@ std::string_view MessageOf(const absl::Status& s) {
 
 }  // namespace
 
-absl::StatusOr<bool> PassPipeline::Run(Module& module) {
+absl::StatusOr<bool> PassPipeline::RunOnModule(Module& module, AnalysisCache& analyses) {
   records_.clear();
   bool changed = false;
   for (const std::unique_ptr<Pass>& pass : passes_) {
     auto start = std::chrono::steady_clock::now();
-    absl::StatusOr<bool> result = pass->Run(module);
+    // Run drops the shared analyses when the pass changed the module; a pass that changed
+    // nothing leaves them to the next pass.
+    absl::StatusOr<bool> result = pass->Run(module, analyses);
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     records_.push_back({pass->name(), result.ok() && *result, seconds});

@@ -60,10 +60,14 @@ class PassPipeline : public Pass {
   std::string_view description() const override { return "Runs a list of passes in order."; }
   // True when any pass changed the module. A failing pass stops the pipeline with
   //   "pass 'NAME' failed: <its message>" (the pass's status code is kept).
-  absl::StatusOr<bool> Run(Module& module) override;
+  absl::StatusOr<bool> RunOnModule(Module& module, AnalysisCache& analyses) override;
 
   // One record per pass that ran in the last Run (including the one that failed).
   absl::Span<const PassRunRecord> records() const { return records_; }
+
+ protected:
+  // Each pass's Run invalidates the analyses after it changed the module.
+  bool KeepsAnalysesCurrent() const override { return true; }
 
  private:
   PipelineOptions options_;

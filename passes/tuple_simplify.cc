@@ -18,7 +18,7 @@ Instruction* ForwardedOperand(const Instruction& gte) {
 
 }  // namespace
 
-absl::StatusOr<bool> TupleSimplify::Run(Module& module) {
+absl::StatusOr<bool> TupleSimplify::RunOnModule(Module& module, AnalysisCache& /*analyses*/) {
   bool changed = false;
   for (Computation* c : module.computations()) {
     // In text order a rewrite exposes the next level of a nested chain to the instructions

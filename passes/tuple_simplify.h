@@ -17,7 +17,7 @@ class TupleSimplify : public Pass {
   std::string_view description() const override {
     return "Replaces get-tuple-element of a tuple with the tuple's operand.";
   }
-  absl::StatusOr<bool> Run(Module& module) override;
+  absl::StatusOr<bool> RunOnModule(Module& module, AnalysisCache& analyses) override;
 };
 
 }  // namespace hloscope

@@ -29,17 +29,18 @@ absl::StatusOr<bool> RemoveCopiesIf(Module& module,
 
 }  // namespace
 
-absl::StatusOr<bool> RemoveAllCopies::Run(Module& module) {
+absl::StatusOr<bool> RemoveAllCopies::RunOnModule(Module& module, AnalysisCache& /*analyses*/) {
   return RemoveCopiesIf(module, [](const Instruction&) { return true; });
 }
 
-absl::StatusOr<bool> RemoveCopiesOfBitcasts::Run(Module& module) {
+absl::StatusOr<bool> RemoveCopiesOfBitcasts::RunOnModule(Module& module,
+                                                         AnalysisCache& /*analyses*/) {
   return RemoveCopiesIf(module, [](const Instruction& copy) {
     return copy.operand(0)->opcode() == Opcode::kBitcast;
   });
 }
 
-absl::StatusOr<bool> RemoveSoleUseCopies::Run(Module& module) {
+absl::StatusOr<bool> RemoveSoleUseCopies::RunOnModule(Module& module, AnalysisCache& /*analyses*/) {
   return RemoveCopiesIf(module, [](const Instruction& copy) {
     const Instruction& source = *copy.operand(0);
     return source.users().size() == 1 && source.parent()->root() != &source;

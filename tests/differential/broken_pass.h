@@ -22,7 +22,7 @@ class RemoveAllCopies : public Pass {
     return "Removes every copy (wrong on purpose: a test pass the differential harness must "
            "catch).";
   }
-  absl::StatusOr<bool> Run(Module& module) override;
+  absl::StatusOr<bool> RunOnModule(Module& module, AnalysisCache& analyses) override;
 };
 
 class RemoveCopiesOfBitcasts : public Pass {
@@ -32,7 +32,7 @@ class RemoveCopiesOfBitcasts : public Pass {
     return "Removes every copy of a bitcast (wrong on purpose: at run time a bitcast shares its "
            "operand's bytes).";
   }
-  absl::StatusOr<bool> Run(Module& module) override;
+  absl::StatusOr<bool> RunOnModule(Module& module, AnalysisCache& analyses) override;
 };
 
 class RemoveSoleUseCopies : public Pass {
@@ -42,7 +42,7 @@ class RemoveSoleUseCopies : public Pass {
     return "Removes copies that are their operand's only user, without checking that the "
            "module is buffer-safe first (wrong on purpose).";
   }
-  absl::StatusOr<bool> Run(Module& module) override;
+  absl::StatusOr<bool> RunOnModule(Module& module, AnalysisCache& analyses) override;
 };
 
 }  // namespace hloscope::differential

@@ -201,7 +201,9 @@ class FailingPass : public Pass {
  public:
   std::string_view name() const override { return "failing"; }
   std::string_view description() const override { return "Returns an error."; }
-  absl::StatusOr<bool> Run(Module&) override { return absl::InternalError("out of ideas"); }
+  absl::StatusOr<bool> RunOnModule(Module&, AnalysisCache&) override {
+    return absl::InternalError("out of ideas");
+  }
 };
 
 class RootBreakingPass : public Pass {
@@ -210,7 +212,7 @@ class RootBreakingPass : public Pass {
   std::string_view description() const override {
     return "Makes the entry root a parameter of the wrong shape.";
   }
-  absl::StatusOr<bool> Run(Module& m) override {
+  absl::StatusOr<bool> RunOnModule(Module& m, AnalysisCache&) override {
     // The loop body's root becomes its parameter's counter: a while shape mismatch.
     Computation* body = m.FindComputation("loop_body");
     body->set_root(body->instructions()[1]);

@@ -36,7 +36,7 @@ class OptionsPass : public Pass {
   }
   std::string_view name() const override { return "options-pass"; }
   std::string_view description() const override { return "Has options."; }
-  absl::StatusOr<bool> Run(Module&) override { return false; }
+  absl::StatusOr<bool> RunOnModule(Module&, AnalysisCache&) override { return false; }
 
   bool fast = false;
   int64_t limit = 10;

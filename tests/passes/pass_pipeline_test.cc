@@ -48,7 +48,7 @@ class BreakTuplePass : public Pass {
  public:
   std::string_view name() const override { return "break-tuple"; }
   std::string_view description() const override { return "Corrupts the tuple's shape."; }
-  absl::StatusOr<bool> Run(Module& module) override {
+  absl::StatusOr<bool> RunOnModule(Module& module, AnalysisCache&) override {
     Instruction* t = Find(module, "main", "t");
     Shape wrong;
     wrong.element_type = PrimitiveType::kF32;
@@ -66,7 +66,7 @@ class FailingPass : public Pass {
  public:
   std::string_view name() const override { return "fail"; }
   std::string_view description() const override { return "Always fails."; }
-  absl::StatusOr<bool> Run(Module&) override {
+  absl::StatusOr<bool> RunOnModule(Module&, AnalysisCache&) override {
     return absl::FailedPreconditionError("cannot run on this module");
   }
 };
@@ -75,7 +75,7 @@ class NoOpPass : public Pass {
  public:
   std::string_view name() const override { return "no-op"; }
   std::string_view description() const override { return "Does nothing."; }
-  absl::StatusOr<bool> Run(Module&) override { return false; }
+  absl::StatusOr<bool> RunOnModule(Module&, AnalysisCache&) override { return false; }
 };
 
 TEST(PassRegistryTest, GlobalHasBuiltins) {
