@@ -27,7 +27,12 @@ absl::StatusOr<std::string> PrintDataflow(const Module& module,
   absl::StatusOr<std::unique_ptr<DataflowAnalysis>> df =
       DataflowAnalysis::Run(module, options.dataflow);
   if (!df.ok()) return df.status();
-  const DataflowAnalysis& flow = **df;
+  return PrintDataflow(**df, options);
+}
+
+absl::StatusOr<std::string> PrintDataflow(const DataflowAnalysis& flow,
+                                          const AnalysisPrintOptions& options) {
+  const Module& module = flow.module();
   if (options.format == ReportFormat::kJson) {
     report::DataflowReport r;
     r.set_module(std::string(module.name()));
@@ -72,8 +77,13 @@ absl::StatusOr<std::string> PrintBuffers(const Module& module,
                                          const AnalysisPrintOptions& options) {
   absl::StatusOr<std::unique_ptr<AliasAnalysis>> aa = AliasAnalysis::Run(module, options.dataflow);
   if (!aa.ok()) return aa.status();
-  const AliasAnalysis& alias = **aa;
+  return PrintBuffers(**aa, options);
+}
+
+absl::StatusOr<std::string> PrintBuffers(const AliasAnalysis& alias,
+                                         const AnalysisPrintOptions& options) {
   const DataflowAnalysis& flow = alias.dataflow();
+  const Module& module = flow.module();
   int64_t total = 0, live_out = 0;
   for (const HloBuffer& b : alias.buffers()) {
     total += b.bytes;

@@ -14,6 +14,9 @@
 
 namespace hloscope {
 
+class AliasAnalysis;
+class DataflowAnalysis;
+
 enum class ReportFormat { kText, kJson };
 
 struct AnalysisPrintOptions {
@@ -30,5 +33,12 @@ absl::StatusOr<std::string> PrintDataflow(const Module& module,
 // Each buffer with its bytes, live-out mark and values:
 // `buffer 3: 64 bytes, live-out: p{}, dus{}`.
 absl::StatusOr<std::string> PrintBuffers(const Module& module, const AnalysisPrintOptions& options);
+
+// The same reports of analyses already built (e.g. taken from an AnalysisCache shared with the
+// passes, analysis_cache.h), built with `options.dataflow`; they print the analysis's module.
+absl::StatusOr<std::string> PrintDataflow(const DataflowAnalysis& flow,
+                                          const AnalysisPrintOptions& options);
+absl::StatusOr<std::string> PrintBuffers(const AliasAnalysis& alias,
+                                         const AnalysisPrintOptions& options);
 
 }  // namespace hloscope

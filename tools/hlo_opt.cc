@@ -20,6 +20,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "analysis/analysis_cache.h"
 #include "analysis/in_place_hazards.h"
 #include "fmt/core.h"
 #include "hlo/checked_int.h"
@@ -352,8 +353,11 @@ absl::Status ProcessModule(const InputChunk& chunk, std::string_view filename, c
   verifier_options.source_text = chunk.text;  // errors then point into the file
   if (absl::Status s = VerifyModule(**module, verifier_options); !s.ok()) return s;
   timings.verify_seconds = SecondsSince(start);
+  // One set of analyses for the passes and the reports after them: a report whose options
+  // match what the last passes used, on a module they left unchanged, builds nothing again.
+  AnalysisCache analyses(**module);
   if (pipeline != nullptr) {
-    if (absl::StatusOr<bool> changed = pipeline->Run(**module); !changed.ok()) {
+    if (absl::StatusOr<bool> changed = pipeline->Run(**module, analyses); !changed.ok()) {
       return changed.status();
     }
   }
@@ -362,7 +366,7 @@ absl::Status ProcessModule(const InputChunk& chunk, std::string_view filename, c
   } else if (flags.check_in_place) {
     AppendInPlaceHazards(**module, out);
   } else if (flags.analysis.any()) {
-    if (absl::Status s = AppendAnalysisReports(**module, flags.analysis, out); !s.ok()) return s;
+    if (absl::Status s = AppendAnalysisReports(analyses, flags.analysis, out); !s.ok()) return s;
   } else {
     PrintOptions print_options;
     print_options.style = flags.style;

@@ -52,13 +52,29 @@ AnalysisFlagResult ParseAnalysisFlag(std::string_view name, std::optional<std::s
 
 absl::Status AppendAnalysisReports(const Module& module, const AnalysisFlags& flags,
                                    std::string& out) {
+  AnalysisCache analyses(module);
+  return AppendAnalysisReports(analyses, flags, out);
+}
+
+absl::Status AppendAnalysisReports(AnalysisCache& analyses, const AnalysisFlags& flags,
+                                   std::string& out) {
+  // The alias analysis first: its dataflow is the one --print-dataflow prints when the options
+  // agree, so both reports cost one analysis.
+  const AliasAnalysis* alias = nullptr;
+  if (flags.print_buffers) {
+    absl::StatusOr<const AliasAnalysis*> a = analyses.Alias(flags.print.dataflow);
+    if (!a.ok()) return a.status();
+    alias = *a;
+  }
   if (flags.print_dataflow) {
-    absl::StatusOr<std::string> text = PrintDataflow(module, flags.print);
+    absl::StatusOr<const DataflowAnalysis*> flow = analyses.Dataflow(flags.print.dataflow);
+    if (!flow.ok()) return flow.status();
+    absl::StatusOr<std::string> text = PrintDataflow(**flow, flags.print);
     if (!text.ok()) return text.status();
     out += *text;
   }
-  if (flags.print_buffers) {
-    absl::StatusOr<std::string> text = PrintBuffers(module, flags.print);
+  if (alias != nullptr) {
+    absl::StatusOr<std::string> text = PrintBuffers(*alias, flags.print);
     if (!text.ok()) return text.status();
     out += *text;
   }

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "analysis/analysis_cache.h"
 #include "analysis/dataflow_report.h"
 #include "hlo/module.h"
 
@@ -35,6 +36,9 @@ AnalysisFlagResult ParseAnalysisFlag(std::string_view name, std::optional<std::s
 
 // Appends the requested reports (dataflow first) to `out`.
 absl::Status AppendAnalysisReports(const Module& module, const AnalysisFlags& flags,
+                                   std::string& out);
+// The same from the analyses of `analyses` (those the passes left, when the options agree).
+absl::Status AppendAnalysisReports(AnalysisCache& analyses, const AnalysisFlags& flags,
                                    std::string& out);
 
 }  // namespace hloscope
