@@ -39,7 +39,7 @@
 #include "absl/types/span.h"
 #include "analysis/alias.h"
 #include "analysis/alias_input_output.h"
-#include "analysis/live_range.h"
+#include "analysis/value_liveness.h"
 
 namespace hloscope {
 

@@ -14,8 +14,9 @@
 // For each `copy` in a computation that runs as control flow (not inside fusions or
 // reducers), removing it forwards its operand to its users, which merges the buffer of the
 // copy's source value with the buffer of its destination (alias.h). It is removed when every
-// value of the merged buffer stays free of interference (live_range.h) under the execution
-// ordering (ordering.h: the schedule when the module is scheduled, dependencies otherwise):
+// value of the merged buffer stays free of interference (value_liveness.h) under
+// the execution ordering (ordering.h: the schedule when the module is scheduled, dependencies
+// otherwise):
 //  - the source value, now also read by the copy's users, against every value of both
 //    buffers, and every other source value against every destination value;
 //  - never: a copy that changes the layout or memory space, of a tuple, with control edges

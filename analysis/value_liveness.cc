@@ -1,4 +1,4 @@
-#include "analysis/live_range.h"
+#include "analysis/value_liveness.h"
 
 #include <algorithm>
 #include <utility>

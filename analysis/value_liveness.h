@@ -1,4 +1,6 @@
-// Live ranges of dataflow values, and whether two values may need storage at the same time.
+// Live ranges of dataflow values, and whether two values may need storage at the same time:
+// copy-elision's question, in the partial ExecutionOrdering. (The memory profiler's live
+// ranges are of buffers, over one total schedule: memory/buffer_live_ranges.h.)
 //
 //   ValueLiveness live(flow, ordering);
 //   LiveRangeOrder o = live.StrictlyBefore(a, b);   // does a's last read come before b exists?

@@ -1,6 +1,6 @@
-// ValueLiveness (analysis/live_range.h) and WhileTripCount (analysis/trip_count.h): the rules
+// ValueLiveness (analysis/value_liveness.h) and WhileTripCount (analysis/trip_count.h): the rules
 // that order two values' live ranges, and the trip counts of counted loops.
-#include "analysis/live_range.h"
+#include "analysis/value_liveness.h"
 
 #include <string>
 
