@@ -1,5 +1,6 @@
 // Live ranges of buffers over one computation's schedule, and the live bytes at each step:
-// the memory profiler's core (the model is described in memory_profile.h).
+// the memory profiler's core (the model is described in memory_profile.h). (Copy-elision's
+// live ranges are of dataflow values, in the partial execution ordering: value_liveness.h.)
 //
 //   LiveRangeBuilder builder(alias, sizes, scheduled);
 //   ComputationLiveness entry = builder.Run(*module.entry(), /*is_entry=*/true, donated);

@@ -1,4 +1,4 @@
-#include "analysis/memory/live_ranges.h"
+#include "analysis/memory/buffer_live_ranges.h"
 
 #include <algorithm>
 #include <limits>
