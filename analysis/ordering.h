@@ -1,4 +1,7 @@
 // Execution ordering: whether one instruction of a module finishes before another starts.
+// A partial order over the whole module, not a sequence: InstructionSequence
+// (memory/instruction_sequence.h) is one total order of a computation's instructions, and
+// pipeline::Schedule (pipeline/schedule.h) the actions of pipeline ranks, not HLO.
 //
 //   absl::StatusOr<std::unique_ptr<ExecutionOrdering>> o = ExecutionOrdering::Run(module);
 //   if ((*o)->ExecutesBefore(*read, *update)) ...   // `read` is done before `update` runs

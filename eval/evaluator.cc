@@ -11,7 +11,7 @@
 #include "absl/status/status.h"
 #include "analysis/alias.h"
 #include "analysis/alias_input_output.h"
-#include "analysis/memory/schedule.h"
+#include "analysis/memory/instruction_sequence.h"
 #include "eval/element_io.h"
 #include "eval/kernels.h"
 #include "eval/layout_util.h"
@@ -229,7 +229,7 @@ class Evaluator {
   // schedule itself when the text is one, and never an instruction before its operands.
   const std::vector<const Instruction*>& Order(const Computation& c) {
     auto [it, inserted] = orders_.try_emplace(&c);
-    if (inserted) it->second = ScheduleOf(c, /*scheduled=*/false);
+    if (inserted) it->second = InstructionSequence(c, /*scheduled=*/false);
     return it->second;
   }
 

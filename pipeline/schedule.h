@@ -1,4 +1,6 @@
 // A pipeline schedule: for each rank, the sequence of actions it runs in program order.
+// (Not an HLO order: analysis/ordering.h's ExecutionOrdering is a partial order of a module's
+// instructions, analysis/memory/instruction_sequence.h one computation's instructions in turn.)
 //
 // A row may contain idle cells; they carry no meaning for execution (a rank runs its next action
 // as soon as its inputs are there) and exist so that a schedule can be written as the aligned

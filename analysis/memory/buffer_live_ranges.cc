@@ -5,7 +5,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "analysis/in_place_pairs.h"
-#include "analysis/memory/schedule.h"
+#include "analysis/memory/instruction_sequence.h"
 #include "analysis/value_uses.h"
 #include "hlo/computation.h"
 
@@ -76,7 +76,7 @@ ComputationLiveness LiveRangeBuilder::Run(const Computation& computation, bool i
                                           bool root_is_callers) {
   ComputationLiveness out;
   out.schedule = scheduled_ || schedule_kind == ScheduleKind::kText
-                     ? ScheduleOf(computation, scheduled_)
+                     ? InstructionSequence(computation, scheduled_)
                      : ScheduleWith(computation, schedule_kind);
   const int32_t n = static_cast<int32_t>(out.schedule.size());
   out.copy_bytes.assign(n, 0);

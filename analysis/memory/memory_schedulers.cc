@@ -6,7 +6,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "analysis/memory/schedule.h"
+#include "analysis/memory/instruction_sequence.h"
 
 namespace hloscope {
 namespace {
@@ -181,7 +181,7 @@ std::vector<const Instruction*> ScheduleWith(const Computation& computation, Sch
     case ScheduleKind::kMin:
       break;
   }
-  return ScheduleOf(computation, /*scheduled=*/false);
+  return InstructionSequence(computation, /*scheduled=*/false);
 }
 
 std::string_view ScheduleKindName(ScheduleKind kind) {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/memory/schedule.h"
+#include "analysis/memory/instruction_sequence.h"
 #include "gtest/gtest.h"
 #include "hlo/computation.h"
 #include "tests/test_util.h"
@@ -359,10 +359,12 @@ ENTRY e {
 })");
   ASSERT_NE(m, nullptr);
   std::vector<std::string> names;
-  for (const Instruction* in : ScheduleOf(*m->entry(), false)) names.emplace_back(in->name());
+  for (const Instruction* in : InstructionSequence(*m->entry(), false))
+    names.emplace_back(in->name());
   EXPECT_EQ(names, (std::vector<std::string>{"p", "a", "b", "r"}));
   names.clear();
-  for (const Instruction* in : ScheduleOf(*m->entry(), true)) names.emplace_back(in->name());
+  for (const Instruction* in : InstructionSequence(*m->entry(), true))
+    names.emplace_back(in->name());
   EXPECT_EQ(names, (std::vector<std::string>{"p", "r", "b", "a"}));
   EXPECT_FALSE(Profile(*m).modules.at(0).scheduled);
 }

@@ -1,4 +1,4 @@
-#include "analysis/memory/schedule.h"
+#include "analysis/memory/instruction_sequence.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -6,7 +6,8 @@
 
 namespace hloscope {
 
-std::vector<const Instruction*> ScheduleOf(const Computation& computation, bool scheduled) {
+std::vector<const Instruction*> InstructionSequence(const Computation& computation,
+                                                    bool scheduled) {
   absl::Span<Instruction* const> instrs = computation.instructions();
   std::vector<const Instruction*> order;
   order.reserve(instrs.size());
