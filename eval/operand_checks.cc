@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "eval/attributes.h"
+#include "eval/kernels.h"
 #include "hlo/shape_inference.h"
 #include "hlo/str_util.h"
 
@@ -73,6 +74,23 @@ absl::Status CheckOperands(const Instruction& instr, absl::Span<const Shape* con
   for (size_t k = 0; k < ops.size(); ++k) {
     if (!ops[k]->IsArray() && op != Opcode::kCopy)
       return Bad(instr, StrCat("operand ", k, " is not an array"));
+  }
+  // Data movement copies element bytes as they are: an operand of another element type (mixed
+  // precision, which the verifier accepts by default) would be read with the result's element
+  // size, past its end. Such a module is refused here rather than run on garbage.
+  if (op != Opcode::kCopy && op != Opcode::kIota && IsSupportedDataMovement(op)) {
+    const size_t moved = op == Opcode::kConcatenate ? ops.size()
+                         : op == Opcode::kPad || op == Opcode::kDynamicUpdateSlice
+                             ? std::min<size_t>(ops.size(), 2)
+                             : std::min<size_t>(ops.size(), 1);
+    for (size_t k = 0; k < moved; ++k) {
+      if (ops[k]->element_type != out.element_type) {
+        return Bad(instr, StrCat(OpcodeName(op), " moves operand ", k, "'s ",
+                                 PrimitiveTypeName(ops[k]->element_type), " elements into a ",
+                                 PrimitiveTypeName(out.element_type),
+                                 " result (mixed precision is not run)"));
+      }
+    }
   }
   switch (op) {
     case Opcode::kCopy:

@@ -48,6 +48,27 @@ TEST(OperandChecksTest, EveryMisfitIsRefusedWithAReason) {
        "pad %n: cannot read padding='1_x'"},
       {"  p = f32[4] parameter(0)\n  ROOT n = f32[4] reverse(p), dimensions={1}",
        "cannot run %n: reverse dimensions do not fit"},
+      // Mixed precision, which the verifier accepts by default: the bytes would be read with the
+      // result's element size (XLA's instruction_fusion_test
+      // BroadcastsAreAlwaysDuplicableIntoConsumers broadcasts f16 to f32).
+      {"  p = f16[4] parameter(0)\n  ROOT n = f32[4,3] broadcast(p), dimensions={0}",
+       "cannot run %n: broadcast moves operand 0's f16 elements into a f32 result (mixed "
+       "precision is not run)"},
+      {"  p = bf16[4,3] parameter(0)\n  ROOT n = f32[3,4] transpose(p), dimensions={1,0}",
+       "cannot run %n: transpose moves operand 0's bf16 elements into a f32 result (mixed "
+       "precision is not run)"},
+      {"  p = f32[4] parameter(0)\n  q = f16[4] parameter(1)\n  ROOT n = f32[8] "
+       "concatenate(p, q), dimensions={0}",
+       "cannot run %n: concatenate moves operand 1's f16 elements into a f32 result (mixed "
+       "precision is not run)"},
+      {"  p = f32[4] parameter(0)\n  z = f16[] constant(0)\n  ROOT n = f32[6] pad(p, z), "
+       "padding=1_1",
+       "cannot run %n: pad moves operand 1's f16 elements into a f32 result (mixed precision is "
+       "not run)"},
+      {"  p = f32[4] parameter(0)\n  u = f16[2] parameter(1)\n  i = s32[] constant(0)\n  ROOT n = "
+       "f32[4] dynamic-update-slice(p, u, i)",
+       "cannot run %n: dynamic-update-slice moves operand 1's f16 elements into a f32 result "
+       "(mixed precision is not run)"},
       {"  p = f32[4] parameter(0)\n  i = s32[] parameter(1)\n  ROOT n = f32[5] dynamic-slice(p, "
        "i), dynamic_slice_sizes={5}",
        "cannot run %n: dynamic-slice operands do not fit the result"},
