@@ -1,7 +1,5 @@
 #include "passes/pass_options.h"
 
-#include <charconv>
-
 #include "hlo/str_util.h"
 
 namespace hloscope {
@@ -47,12 +45,9 @@ void PassOptions::AddBool(std::string_view name, bool* field, std::string_view h
 void PassOptions::AddInt(std::string_view name, int64_t* field, std::string_view help) {
   Add(name, PassOptionType::kInt, StrCat(*field), help).parse =
       [field](std::string_view text) -> absl::Status {
-    int64_t value = 0;
-    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
+    if (!ParseInteger(text, field)) {
       return absl::InvalidArgumentError(StrCat("'", text, "' is not an int (a 64-bit integer)"));
     }
-    *field = value;
     return absl::OkStatus();
   };
 }

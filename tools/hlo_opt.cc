@@ -7,7 +7,6 @@
 // 2 bad usage (unknown option, unreadable file, unknown pass).
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -36,8 +35,8 @@
 #include "tools/hlo_opt_analysis.h"
 #include "tools/hlo_opt_copy_report.h"
 #include "tools/hlo_opt_memory.h"
-#include "tools/parallel_modules.h"
 #include "tools/hlo_opt_stage_costs.h"
+#include "tools/parallel_modules.h"
 
 namespace hloscope {
 namespace {
@@ -183,8 +182,7 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
       std::string jobs;
       if (!take_value(&jobs)) return UsageError("option '--jobs' needs a number");
       int n = 0;
-      auto [end, ec] = std::from_chars(jobs.data(), jobs.data() + jobs.size(), n);
-      if (ec != std::errc() || end != jobs.data() + jobs.size() || n < 1 || n > 1024) {
+      if (!ParseInteger(jobs, &n) || n < 1 || n > 1024) {
         return UsageError(fmt::format(
             "bad value '{}' for --jobs (expected a whole number from 1 to 1024)", jobs));
       }
