@@ -63,6 +63,8 @@ class PassOptions {
   //   "pass 'P' has no option 'x' (its options: a, b)" / "(it has no options)";
   //   "option 'a' of pass 'P': 'maybe' is not a bool (true or false)".
   absl::Status Set(std::string_view pass, std::string_view name, std::string_view text);
+  // The declared option `name`, or nullptr.
+  const PassOption* Find(std::string_view name) const;
   // True when `name` is declared.
   bool Has(std::string_view name) const { return Find(name) != nullptr; }
   // True when Set() gave `name` a value (not its default).
@@ -73,7 +75,6 @@ class PassOptions {
   std::string Names() const;
 
  private:
-  const PassOption* Find(std::string_view name) const;
   PassOption& Add(std::string_view name, PassOptionType type, std::string default_value,
                   std::string_view help);
   std::vector<PassOption> options_;  // declaration order: --list-passes shows them so

@@ -137,7 +137,7 @@ class PassListReader {
         if (!read.ok()) return read.status();
         value = *std::move(read);
       } else {
-        const PassOption* option = FindOption(pass, key);
+        const PassOption* option = pass.pass_options().Find(key);
         if (option != nullptr && option->type != PassOptionType::kBool) {
           return absl::InvalidArgumentError(
               StrCat("option '", key, "' of pass '", name, "' needs a value (", key, "=VALUE)"));
@@ -195,13 +195,6 @@ class PassListReader {
   absl::Status Unclosed(std::string_view pass) {
     return absl::InvalidArgumentError(StrCat("unbalanced braces in pass list '", text_,
                                              "': no '}' closes the options of pass '", pass, "'"));
-  }
-
-  static const PassOption* FindOption(const Pass& pass, std::string_view key) {
-    for (const PassOption& option : pass.pass_options().options()) {
-      if (option.name == key) return &option;
-    }
-    return nullptr;
   }
 
   std::string_view text_;
