@@ -108,7 +108,7 @@ class PassListReader {
   // After '{': KEY[=VALUE] pairs up to the matching '}'.
   absl::Status ReadOptions(Pass& pass) {
     const std::string_view name = pass.name();
-    std::vector<std::string> seen;
+    bool any = false;  // an option was read
     while (true) {
       SkipSpace();
       const size_t begin = pos_;
@@ -123,7 +123,7 @@ class PassListReader {
       }
       std::string_view key = StripWhitespace(text_.substr(begin, pos_ - begin));
       if (key.empty()) {
-        if (text_[pos_] == '}' && seen.empty()) {  // "name{}": no options
+        if (text_[pos_] == '}' && !any) {  // "name{}": no options
           ++pos_;
           return absl::OkStatus();
         }
@@ -144,14 +144,12 @@ class PassListReader {
         }
         value = "true";  // a bare bool option turns it on, as in MLIR
       }
-      for (const std::string& s : seen) {
-        if (s == key) {
-          return absl::InvalidArgumentError(
-              StrCat("option '", key, "' of pass '", name, "' is set twice"));
-        }
+      if (pass.pass_options().WasSet(key)) {
+        return absl::InvalidArgumentError(
+            StrCat("option '", key, "' of pass '", name, "' is set twice"));
       }
-      seen.emplace_back(key);
       if (absl::Status s = pass.mutable_pass_options().Set(name, key, value); !s.ok()) return s;
+      any = true;
       SkipSpace();
       if (pos_ >= text_.size()) return Unclosed(name);
       if (text_[pos_] == '}') {
