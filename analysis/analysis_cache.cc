@@ -2,17 +2,9 @@
 
 namespace hloscope {
 
-namespace {
-
-bool SameOptions(const DataflowOptions& a, const DataflowOptions& b) {
-  return a.bitcast_defines_value == b.bitcast_defines_value && a.ssa_form == b.ssa_form;
-}
-
-}  // namespace
-
 absl::StatusOr<const DataflowAnalysis*> AnalysisCache::Dataflow(const DataflowOptions& options) {
   for (const auto& [key, dataflow] : dataflows_) {
-    if (SameOptions(key, options)) return dataflow.get();
+    if (key == options) return dataflow.get();
   }
   // The alias analysis runs the dataflow in SSA form with its bitcast option: the same answer.
   if (options.ssa_form) {

@@ -16,6 +16,10 @@ struct DataflowOptions {
   // Phi values at merge points (dataflow.h); false gives the union form. The alias analysis
   // always builds from the SSA form and ignores it.
   bool ssa_form = true;
+
+  // Every field: an analysis built with equal options gives the same answer (the analysis cache
+  // keys on this, so a new field takes part without another edit).
+  bool operator==(const DataflowOptions&) const = default;
 };
 
 }  // namespace hloscope
