@@ -31,8 +31,18 @@ std::optional<int64_t> IntegerConstantThroughCopies(const Instruction* instr) {
   return std::nullopt;
 }
 
-// The state element `instr` reads: get-tuple-element(parameter 0, index=k) → k.
+// `instr` with the copies in front of it skipped: a copy holds its operand's value.
+const Instruction* SkipCopies(const Instruction* instr) {
+  for (int guard = 0; instr != nullptr && instr->opcode() == Opcode::kCopy && guard < 64; ++guard) {
+    instr = instr->operand_count() == 1 ? instr->operand(0) : nullptr;
+  }
+  return instr != nullptr && instr->opcode() == Opcode::kCopy ? nullptr : instr;
+}
+
+// The state element `instr` reads: get-tuple-element(parameter 0, index=k) → k, also through
+// copies (copy insertion copies each element of the body's parameter and root).
 std::optional<int64_t> StateElement(const Instruction* instr) {
+  instr = SkipCopies(instr);
   if (instr == nullptr || instr->opcode() != Opcode::kGetTupleElement ||
       instr->operand_count() != 1 || instr->operand(0)->opcode() != Opcode::kParameter) {
     return std::nullopt;
@@ -80,8 +90,10 @@ std::optional<int64_t> WhileTripCount(const Instruction& w) {
   if (root == nullptr || root->opcode() != Opcode::kTuple || *element >= root->operand_count()) {
     return std::nullopt;
   }
-  const Instruction* next = root->operand(*element);
-  if (next->opcode() != Opcode::kAdd || next->operand_count() != 2) return std::nullopt;
+  const Instruction* next = SkipCopies(root->operand(*element));
+  if (next == nullptr || next->opcode() != Opcode::kAdd || next->operand_count() != 2) {
+    return std::nullopt;
+  }
   const bool counts =
       (StateElement(next->operand(0)) == element && IntegerConstant(next->operand(1)) == 1) ||
       (StateElement(next->operand(1)) == element && IntegerConstant(next->operand(0)) == 1);

@@ -254,8 +254,26 @@ class Evaluator {
                                                " parameters but is called with ", params.size()));
     }
     absl::flat_hash_map<const Instruction*, Value> env;
+    // Parameters hold their values before anything runs, wherever the text lists them: in
+    // buffer mode a donated parameter listed after an instruction that shares its buffer
+    // must not overwrite that instruction's result with the argument.
+    for (const Instruction* instr : c.parameters()) {
+      ++steps_;  // counted as when they ran in order; the budget is checked at the next step
+      Value v = params[static_cast<size_t>(instr->parameter_number())];
+      if (v.shape != instr->shape_ptr() && !v.shape->Compatible(instr->shape())) {
+        return absl::InvalidArgumentError(StrCat("cannot run %", instr->name(), ": it receives ",
+                                                 v.shape->ToString(false), " but has shape ",
+                                                 instr->shape().ToString(false)));
+      }
+      if (buffered) {
+        ShapeIndex index;
+        Place(*instr, v, index);
+      }
+      env[instr] = std::move(v);
+    }
     std::vector<Value> ops;
     for (const Instruction* instr : Order(c)) {
+      if (instr->opcode() == Opcode::kParameter) continue;  // bound above
       // One budget for the whole run, not per loop: 200 nested 2-trip loops or a call graph
       // that fans out to 2^40 call sites would otherwise run for ever.
       if (++steps_ > options_.max_steps) {
@@ -266,19 +284,9 @@ class Evaluator {
       }
       ops.clear();
       for (const Instruction* o : instr->operands()) ops.push_back(env.at(o));
-      Value v;
-      if (instr->opcode() == Opcode::kParameter) {
-        v = params[static_cast<size_t>(instr->parameter_number())];
-        if (v.shape != instr->shape_ptr() && !v.shape->Compatible(instr->shape())) {
-          return absl::InvalidArgumentError(StrCat("cannot run %", instr->name(), ": it receives ",
-                                                   v.shape->ToString(false), " but has shape ",
-                                                   instr->shape().ToString(false)));
-        }
-      } else {
-        absl::StatusOr<Value> r = Eval(*instr, ops, buffered);
-        if (!r.ok()) return r.status();
-        v = std::move(*r);
-      }
+      absl::StatusOr<Value> r = Eval(*instr, ops, buffered);
+      if (!r.ok()) return r.status();
+      Value v = std::move(*r);
       if (buffered) {
         ShapeIndex index;
         Place(*instr, v, index);

@@ -250,8 +250,51 @@ class StructureChecker {
                                         "' is not in this computation (", WhereIs(root), ")"));
     }
     if (absl::Status s = CheckParameters(c, params_); !s.ok()) return s;
-    if (!in_order) return CheckAcyclic(c);
+    if (!in_order) {
+      if (absl::Status s = CheckScheduleOrder(c); !s.ok()) return s;
+      return CheckAcyclic(c);
+    }
     return absl::OkStatus();
+  }
+
+  // A scheduled module's text order is its schedule (XLA's parser builds the HloSchedule from
+  // it), and analyses take it as the execution order: an instruction listed before one of its
+  // operands or control predecessors is a schedule that cannot run, which XLA's schedule check
+  // rejects. Fusion computations are not part of XLA's schedule and keep the plain rule (any
+  // acyclic order). Called only when some edge of `c` points forward.
+  absl::Status CheckScheduleOrder(const Computation& c) {
+    if (!module_.is_scheduled() || IsFusionCallee(c)) return absl::OkStatus();
+    auto instrs = c.instructions();
+    for (size_t p = 0; p < instrs.size(); ++p) {
+      const Instruction& instr = *instrs[p];
+      for (int64_t i = 0; i < instr.operand_count(); ++i) {
+        if (slots_[instr.operand(i)->unique_id()].pos >= static_cast<int32_t>(p)) {
+          return InstrError(
+              c, instr,
+              StrCat("the module is scheduled (is_scheduled=true) but ", OperandRef(instr, i),
+                     " comes later in the schedule (the computation's order)"));
+        }
+      }
+      for (const Instruction* pred : instr.control_predecessors()) {
+        if (slots_[pred->unique_id()].pos >= static_cast<int32_t>(p)) {
+          return InstrError(
+              c, instr,
+              StrCat("the module is scheduled (is_scheduled=true) but control "
+                     "predecessor '",
+                     pred->name(), "' comes later in the schedule (the computation's order)"));
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  bool IsFusionCallee(const Computation& c) const {
+    for (const Computation* caller : module_.computations()) {
+      for (const Instruction* i : caller->instructions()) {
+        if (i->opcode() == Opcode::kFusion && i->fused_computation() == &c) return true;
+      }
+    }
+    return false;
   }
 
   // Step 3's rule for `instr`, run now when it reads only the instruction and its operands

@@ -19,6 +19,7 @@
 #include "passes/copy_elision_report.h"
 #include "passes/dce.h"
 #include "passes/flatten_call_graph.h"
+#include "passes/schedule_order.h"
 #include "passes/tuple_simplify.h"
 
 namespace hloscope {
@@ -639,7 +640,11 @@ absl::StatusOr<bool> CopyInsertion::RunOnModule(Module& module, AnalysisCache& a
   DeadCodeElimination dce;
   absl::StatusOr<bool> cleaned = dce.Run(module, analyses);
   if (!cleaned.ok()) return cleaned.status();
-  return *flattened || !report_.copies.empty() || *simplified || *cleaned;
+  // A scheduled module must stay one: a copy placed by its anchor may end up after a copy made
+  // later that reads it (a while body's parameter and root copies).
+  const bool reordered = RestoreScheduleOrder(module);
+  if (reordered) analyses.Invalidate();
+  return *flattened || !report_.copies.empty() || *simplified || *cleaned || reordered;
 }
 
 }  // namespace hloscope

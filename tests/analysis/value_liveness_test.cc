@@ -258,6 +258,52 @@ ENTRY main {
   EXPECT_EQ(WhileTripCount(*Find(*m, "main", "w2")), std::nullopt);  // a copy of a parameter
 }
 
+// After copy insertion the body reads the counter through a copy of its parameter element and
+// writes it through a copy of its root element: the count reads through both (issue 30; it was
+// "unknown", so copy traffic after --passes=copy-insertion,copy-elision counted one trip).
+TEST(TripCountTest, CounterBehindBodyCopies) {
+  auto m = Parse(R"(
+HloModule m
+cond {
+  cp = (s32[], f32[2]) parameter(0)
+  ci = s32[] get-tuple-element(cp), index=0
+  n = s32[] constant(8)
+  ROOT lt = pred[] compare(ci, n), direction=LT
+}
+body {
+  bp = (s32[], f32[2]) parameter(0)
+  i = s32[] get-tuple-element(bp), index=0
+  ic = s32[] copy(i)
+  x = f32[2] get-tuple-element(bp), index=1
+  one = s32[] constant(1)
+  j = s32[] add(ic, one)
+  jc = s32[] copy(j)
+  ROOT r = (s32[], f32[2]) tuple(jc, x)
+}
+body_wrong_element {
+  bp = (s32[], f32[2]) parameter(0)
+  i = s32[] get-tuple-element(bp), index=0
+  x = f32[2] get-tuple-element(bp), index=1
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  k = s32[] copy(one)
+  ROOT r = (s32[], f32[2]) tuple(k, x)
+}
+ENTRY main {
+  p = f32[2] parameter(0)
+  c = s32[] constant(0)
+  init = (s32[], f32[2]) tuple(c, p)
+  w = (s32[], f32[2]) while(init), condition=cond, body=body
+  w2 = (s32[], f32[2]) while(init), condition=cond, body=body_wrong_element
+  ROOT t = ((s32[], f32[2]), (s32[], f32[2])) tuple(w, w2)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(WhileTripCount(*Find(*m, "main", "w")), 8);
+  // A copy of something other than the counter plus one is no count.
+  EXPECT_EQ(WhileTripCount(*Find(*m, "main", "w2")), std::nullopt);
+}
+
 // An async op hands its operands to the computation it wraps, as a call does: their reads by
 // async-start/-update/-done come before the wrapped DUS writes in place (issue 19; XLA's
 // copy_insertion_test AsyncDUSInLoop needs this). A read between start and done does not.
