@@ -106,8 +106,8 @@ absl::StatusOr<MemoryDiff> DiffModules(const Module& before, const Module& after
 struct MemoryDiffPrintOptions {
   MemoryFormat format = MemoryFormat::kText;  // text, JSON or HTML; CSV is refused
   // What the two modules are called in the report (their files); the module names when empty.
-  std::string before_label;
-  std::string after_label;
+  std::string before_label = {};
+  std::string after_label = {};
 };
 
 // The diff in one format: text, JSON (analysis/memory/memory_diff.proto) or a self-contained
