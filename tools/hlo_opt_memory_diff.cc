@@ -133,7 +133,8 @@ int ReportLoadError(const absl::Status& s) {
 
 int WriteMemoryDiff(const LoadedModule& before, const LoadedModule& after,
                     const MemoryFlags& memory, const std::string& output) {
-  absl::StatusOr<MemoryDiff> diff = DiffModules(*before.module, *after.module, memory.options);
+  absl::StatusOr<MemoryDiff> diff =
+      DiffModules(*before.module, *after.module, memory.options, before.label, after.label);
   if (!diff.ok()) {
     fmt::print(stderr, "{}", ErrorLine("hlo-opt", MessageOf(diff.status())));
     return 1;

@@ -277,19 +277,20 @@ void DiffPeakBuffers(const std::vector<LiveBuffer>& before, const std::vector<Li
 }
 
 absl::StatusOr<MemoryDiff> DiffModules(const Module& before, const Module& after,
-                                       const MemoryOptions& options) {
+                                       const MemoryOptions& options, std::string_view before_name,
+                                       std::string_view after_name) {
   MemoryOptions all = options;
   // Matching needs every buffer at the peak; --top only bounds what the lists show.
   all.top_buffers = 1 << 30;
   all.heap = false;  // no heap is drawn or compared
   MemoryDiff diff;
-  for (const auto& [module, report, side] :
-       {std::tuple(&before, &diff.before, "before"), std::tuple(&after, &diff.after, "after")}) {
+  for (const auto& [module, report, side] : {std::tuple(&before, &diff.before, before_name),
+                                             std::tuple(&after, &diff.after, after_name)}) {
     absl::StatusOr<MemoryReport> r = ProfileModule(*module, all);
     if (!r.ok()) {
       return absl::Status(
           r.status().code(),
-          fmt::format("{} module '{}': {}", side, module->name(),
+          fmt::format("{}: {}", side,
                       std::string_view(r.status().message().data(), r.status().message().size())));
     }
     *report = *std::move(r);

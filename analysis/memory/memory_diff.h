@@ -98,10 +98,12 @@ void DiffPeakBuffers(const std::vector<LiveBuffer>& before, const std::vector<Li
                      int top, MemoryDiff* diff);
 
 // Profiles both modules with `options` (every buffer at the peak is compared; top_buffers only
-// bounds the lists) and compares them. Errors: the profiler's, for either module, with the
-// module named.
+// bounds the lists) and compares them. Errors: the profiler's, for either module, after
+// "NAME: " with `before_name` or `after_name` (a tool passes the files).
 absl::StatusOr<MemoryDiff> DiffModules(const Module& before, const Module& after,
-                                       const MemoryOptions& options);
+                                       const MemoryOptions& options,
+                                       std::string_view before_name = "before",
+                                       std::string_view after_name = "after");
 
 struct MemoryDiffPrintOptions {
   MemoryFormat format = MemoryFormat::kText;  // text, JSON or HTML; CSV is refused

@@ -299,7 +299,7 @@ TEST(DiffModules, RenamedCopyIsTheSameCopy) {
   EXPECT_TRUE(d->copies_removed.empty());
 }
 
-// A module the profiler cannot size: the error says which side.
+// A module the profiler cannot size: the error says which side, by the name given.
 TEST(DiffModules, ProfilerErrorNamesTheSide) {
   auto good = Parse(kSmall);
   auto unbounded = Parse(R"(
@@ -312,11 +312,11 @@ ENTRY e {
   ASSERT_TRUE(good && unbounded);
   absl::StatusOr<MemoryDiff> d = DiffModules(*good, *unbounded, {});
   ASSERT_FALSE(d.ok());
-  EXPECT_TRUE(MessageOf(d.status()).starts_with("after module 'unbounded': "))
+  EXPECT_TRUE(MessageOf(d.status()).starts_with("after: module 'unbounded': "))
       << MessageOf(d.status());
   d = DiffModules(*unbounded, *good, {});
   ASSERT_FALSE(d.ok());
-  EXPECT_TRUE(MessageOf(d.status()).starts_with("before module 'unbounded': "))
+  EXPECT_TRUE(MessageOf(d.status()).starts_with("before: module 'unbounded': "))
       << MessageOf(d.status());
 }
 
