@@ -18,29 +18,7 @@ constexpr int kWidth = 960, kHeight = 300;
 constexpr int kLeft = 90, kRight = 20, kTop = 20, kBottom = 40;
 constexpr size_t kMaxPoints = 1500;  // a polyline stays light whatever the module's size
 
-std::string Escape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+constexpr auto& Escape = memory_report_internal::HtmlEscape;
 
 std::vector<int64_t> LiveBytes(const MemoryReport& r) {
   std::vector<int64_t> v;
