@@ -182,19 +182,25 @@ ModuleCounts CountInstructions(const Module& module) {
   return out;
 }
 
+// `before` and `after` come largest first, so the lists do too.
 void DiffCopies(const std::vector<CopyChange>& before, const std::vector<CopyChange>& after,
-                MemoryDiff* diff) {
+                int top, MemoryDiff* diff) {
   std::vector<MatchView> bv, av;
   for (const CopyChange& c : before) bv.push_back(ViewOf(c));
   for (const CopyChange& c : after) av.push_back(ViewOf(c));
   std::vector<bool> before_matched(before.size(), false), after_matched(after.size(), false);
   for (const Match& m : MatchItems(bv, av))
     before_matched[m.before] = after_matched[m.after] = true;
+  auto add = [&](const CopyChange& c, std::vector<CopyChange>& list, CopyChangeTotal& total) {
+    ++total.copies;
+    total.bytes += c.bytes;
+    if (list.size() < static_cast<size_t>(std::max(top, 0))) list.push_back(c);
+  };
   for (size_t i = 0; i < before.size(); ++i) {
-    if (!before_matched[i]) diff->copies_removed.push_back(before[i]);
+    if (!before_matched[i]) add(before[i], diff->copies_removed, diff->copies_removed_total);
   }
   for (size_t i = 0; i < after.size(); ++i) {
-    if (!after_matched[i]) diff->copies_added.push_back(after[i]);
+    if (!after_matched[i]) add(after[i], diff->copies_added, diff->copies_added_total);
   }
   diff->copies_before = static_cast<int64_t>(before.size());
   diff->copies_after = static_cast<int64_t>(after.size());
@@ -306,7 +312,7 @@ absl::StatusOr<MemoryDiff> DiffModules(const Module& before, const Module& after
   }
   const ModuleCounts before_counts = CountInstructions(before);
   const ModuleCounts after_counts = CountInstructions(after);
-  DiffCopies(before_counts.copies, after_counts.copies, &diff);
+  DiffCopies(before_counts.copies, after_counts.copies, options.top_buffers, &diff);
   DiffOpcodes(before_counts, after_counts, &diff);
   return diff;
 }

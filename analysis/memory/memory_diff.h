@@ -58,6 +58,12 @@ struct OpcodeCountChange {
   int64_t after = 0;
 };
 
+// Copies added or removed, every one and not only the ones listed.
+struct CopyChangeTotal {
+  int64_t copies = 0;
+  int64_t bytes = 0;  // of their results, summed
+};
+
 // Totals of one kind of change, of every buffer and not only the ones listed.
 struct PeakChangeTotal {
   int64_t buffers = 0;
@@ -78,11 +84,13 @@ struct MemoryDiff {
   int64_t unchanged_buffers = 0;  // matched, same size
   int64_t peak_buffers_before = 0;
   int64_t peak_buffers_after = 0;
-  // Copies (outside fusions), largest first; every one, not only --top.
+  // Copies (outside fusions) added and removed, largest first, each list at most
+  // MemoryOptions::top_buffers long (the totals count them all).
   int64_t copies_before = 0;
   int64_t copies_after = 0;
   std::vector<CopyChange> copies_added;
   std::vector<CopyChange> copies_removed;
+  CopyChangeTotal copies_added_total, copies_removed_total;
   // Instructions in all computations, and per opcode where the count changed (by opcode).
   int64_t instructions_before = 0;
   int64_t instructions_after = 0;

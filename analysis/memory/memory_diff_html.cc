@@ -108,16 +108,22 @@ void AppendChanges(std::string_view title, const std::vector<PeakBufferDiff>& li
   out += "</table>\n";
 }
 
-void AppendCopies(std::string_view title, const std::vector<CopyChange>& copies, std::string& out) {
+void AppendCopies(std::string_view title, const std::vector<CopyChange>& copies,
+                  const CopyChangeTotal& total, std::string& out) {
   out += fmt::format(
-      "<table class=\"copies\"><caption>{} ({})</caption>\n<tr><th>bytes</th><th>instruction"
+      "<table class=\"copies\"><caption>{}: {}, {} "
+      "bytes</caption>\n<tr><th>bytes</th><th>instruction"
       "</th><th>shape</th><th>computation</th><th>in a loop</th><th>op_name</th></tr>\n",
-      Escape(title), copies.size());
+      Escape(title), total.copies, total.bytes);
   for (const CopyChange& c : copies) {
     out +=
         fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
                     c.bytes, Escape(c.instruction), Escape(c.shape), Escape(c.computation),
                     c.in_loop ? "yes" : "no", Escape(c.op_name));
+  }
+  if (total.copies > static_cast<int64_t>(copies.size())) {
+    out += fmt::format("<tr><td colspan=\"6\">and {} more (--top=N lists more)</td></tr>\n",
+                       total.copies - static_cast<int64_t>(copies.size()));
   }
   out += "</table>\n";
 }
@@ -178,8 +184,8 @@ std::string MemoryDiffHtml(const MemoryDiff& d, const MemoryDiffPrintOptions& op
   AppendChanges("grown", d.grown_buffers, d.grown_total, out);
   AppendChanges("shrunk", d.shrunk_buffers, d.shrunk_total, out);
   out += "<h2>copies</h2>\n";
-  AppendCopies("copies added", d.copies_added, out);
-  AppendCopies("copies removed", d.copies_removed, out);
+  AppendCopies("copies added", d.copies_added, d.copies_added_total, out);
+  AppendCopies("copies removed", d.copies_removed, d.copies_removed_total, out);
   out +=
       "<h2>instructions per opcode</h2>\n<table class=\"opcodes\"><caption>where the count "
       "changed</caption>\n<tr><th>opcode</th><th>before</th><th>after</th><th>delta</th></tr>\n";

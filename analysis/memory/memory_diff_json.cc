@@ -52,8 +52,11 @@ void FillChanges(const std::vector<PeakBufferDiff>& list, const PeakChangeTotal&
   out_total->set_delta_bytes(total.delta_bytes);
 }
 
-void FillCopies(const std::vector<CopyChange>& copies,
-                google::protobuf::RepeatedPtrField<report::CopyChange>* out) {
+void FillCopies(const std::vector<CopyChange>& copies, const CopyChangeTotal& total,
+                google::protobuf::RepeatedPtrField<report::CopyChange>* out,
+                report::CopyChangeTotal* out_total) {
+  out_total->set_copies(total.copies);
+  out_total->set_bytes(total.bytes);
   for (const CopyChange& c : copies) {
     report::CopyChange* o = out->Add();
     o->set_instruction(c.instruction);
@@ -84,8 +87,10 @@ absl::StatusOr<std::string> MemoryDiffJson(const MemoryDiff& d,
   FillChanges(d.shrunk_buffers, d.shrunk_total, p.mutable_shrunk_buffers(),
               p.mutable_shrunk_total());
   p.set_unchanged_buffers(d.unchanged_buffers);
-  FillCopies(d.copies_added, p.mutable_copies_added());
-  FillCopies(d.copies_removed, p.mutable_copies_removed());
+  FillCopies(d.copies_added, d.copies_added_total, p.mutable_copies_added(),
+             p.mutable_copies_added_total());
+  FillCopies(d.copies_removed, d.copies_removed_total, p.mutable_copies_removed(),
+             p.mutable_copies_removed_total());
   for (const OpcodeCountChange& c : d.opcodes) {
     report::OpcodeCountChange* o = p.add_opcodes();
     o->set_opcode(c.opcode);

@@ -50,12 +50,21 @@ void AppendChanges(std::string_view title, const std::vector<PeakBufferDiff>& li
   }
 }
 
-void AppendCopies(std::string_view title, const std::vector<CopyChange>& copies, std::string& out) {
-  out += fmt::format("{} ({}){}\n", title, copies.size(), copies.empty() ? "" : ":");
+void AppendCopies(std::string_view title, const std::vector<CopyChange>& copies,
+                  const CopyChangeTotal& total, std::string& out) {
+  if (total.copies == 0) {
+    out += fmt::format("{}: none\n", title);
+    return;
+  }
+  out += fmt::format("{} ({}, {} bytes):\n", title, total.copies, total.bytes);
   for (const CopyChange& c : copies) {
     out += fmt::format("  {:>16} {} {} in {}{}{}\n", c.bytes, c.instruction, c.shape, c.computation,
                        c.in_loop ? " (in a loop)" : "",
                        c.op_name.empty() ? "" : " (" + c.op_name + ")");
+  }
+  if (total.copies > static_cast<int64_t>(copies.size())) {
+    out += fmt::format("  and {} more (--top=N lists more)\n",
+                       total.copies - static_cast<int64_t>(copies.size()));
   }
 }
 
@@ -93,8 +102,8 @@ std::string MemoryDiffText(const MemoryDiff& d, const MemoryDiffPrintOptions& op
   AppendChanges("grown", d.grown_buffers, d.grown_total, out);
   AppendChanges("shrunk", d.shrunk_buffers, d.shrunk_total, out);
   out += "\n";
-  AppendCopies("copies added", d.copies_added, out);
-  AppendCopies("copies removed", d.copies_removed, out);
+  AppendCopies("copies added", d.copies_added, d.copies_added_total, out);
+  AppendCopies("copies removed", d.copies_removed, d.copies_removed_total, out);
   out += "\n";
   if (d.opcodes.empty()) {
     out += "instructions per opcode: no change\n";

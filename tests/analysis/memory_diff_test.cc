@@ -280,6 +280,10 @@ TEST(DiffModules, CopiesAddedAndRemoved) {
   EXPECT_EQ(d->copies_added[0].instruction, "pc");
   EXPECT_EQ(d->copies_added[0].computation, "e");
   EXPECT_FALSE(d->copies_added[0].in_loop);
+  EXPECT_EQ(d->copies_added_total.copies, 1);
+  EXPECT_EQ(d->copies_added_total.bytes, 1024);
+  EXPECT_EQ(d->copies_removed_total.copies, 1);
+  EXPECT_EQ(d->copies_removed_total.bytes, 1024);
   // Both have two copy instructions (one in the fusion): no opcode changed.
   EXPECT_TRUE(d->opcodes.empty()) << d->opcodes[0].opcode;
 }
@@ -334,6 +338,47 @@ TEST(DiffModules, TopZeroListsNothingButCountsAll) {
   EXPECT_EQ(d->unchanged_buffers, 3);
 }
 
+// --top bounds the copy lists as well, keeping the largest; the totals count every copy.
+TEST(DiffModules, TopBoundsTheCopyLists) {
+  auto a = Parse(R"(
+HloModule three_copies
+ENTRY e {
+  p = f32[256] parameter(0)
+  c1 = f32[256] copy(p)
+  q = f32[1024] parameter(1)
+  c2 = f32[1024] copy(q)
+  r = f32[16] parameter(2)
+  c3 = f32[16] copy(r)
+  ROOT t = (f32[256], f32[1024], f32[16]) tuple(c1, c2, c3)
+}
+)");
+  auto b = Parse(R"(
+HloModule no_copies
+ENTRY e {
+  p = f32[256] parameter(0)
+  q = f32[1024] parameter(1)
+  r = f32[16] parameter(2)
+  ROOT t = (f32[256], f32[1024], f32[16]) tuple(p, q, r)
+}
+)");
+  ASSERT_TRUE(a && b);
+  MemoryOptions o;
+  o.top_buffers = 2;
+  absl::StatusOr<MemoryDiff> d = DiffModules(*a, *b, o);
+  ASSERT_TRUE(d.ok()) << MessageOf(d.status());
+  ASSERT_EQ(d->copies_removed.size(), 2u);
+  EXPECT_EQ(d->copies_removed[0].instruction, "c2");
+  EXPECT_EQ(d->copies_removed[1].instruction, "c1");
+  EXPECT_EQ(d->copies_removed_total.copies, 3);
+  EXPECT_EQ(d->copies_removed_total.bytes, 4096 + 1024 + 64);
+  EXPECT_EQ(d->copies_added_total.copies, 0);
+  absl::StatusOr<std::string> text = PrintMemoryDiff(*d, {});
+  ASSERT_TRUE(text.ok());
+  EXPECT_NE(text->find("copies removed (3, 5184 bytes):\n"), std::string::npos) << *text;
+  EXPECT_NE(text->find("  and 1 more (--top=N lists more)\n\n"), std::string::npos) << *text;
+  EXPECT_NE(text->find("copies added: none\n"), std::string::npos) << *text;
+}
+
 MemoryDiff SmallDiff() {
   auto a = Parse(kSmall);
   auto b = Parse(kSmallPlusBroadcast);
@@ -378,6 +423,7 @@ TEST(PrintMemoryDiff, JsonFollowsTheSchema) {
   EXPECT_EQ(p.unchanged_buffers(), 3);
   ASSERT_EQ(p.opcodes_size(), 2);
   EXPECT_EQ(p.opcodes(0).delta(), 1);
+  EXPECT_EQ(p.copies_added_total().copies(), 0);
 }
 
 // One page, nothing fetched: no scripts, no links, no outside resources.
