@@ -4,10 +4,12 @@
 // use; an instruction's result and operands count at its step); then the three printers.
 #include "analysis/memory/memory_diff.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "analysis/memory/memory_diff.pb.h"
+#include "google/protobuf/descriptor.h"
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
 #include "tests/test_util.h"
@@ -441,6 +443,103 @@ TEST(PrintMemoryDiff, HtmlIsSelfContained) {
   EXPECT_NE(html->find("<polyline class=\"before\""), std::string::npos);
   EXPECT_NE(html->find("<polyline class=\"after\""), std::string::npos);
   EXPECT_NE(html->find("<td>w</td>"), std::string::npos);
+}
+
+// Fails on a field of `message` (recursively; repeated ones by their first element) left at
+// its default: the struct-to-proto mapping (memory_diff_json.cc) forgot it. `skip` lists the
+// fields (by path) that may be unset.
+void ExpectEveryFieldSet(const google::protobuf::Message& message, const std::string& path,
+                         const std::vector<std::string>& skip) {
+  const google::protobuf::Descriptor* d = message.GetDescriptor();
+  const google::protobuf::Reflection* r = message.GetReflection();
+  for (int i = 0; i < d->field_count(); ++i) {
+    const google::protobuf::FieldDescriptor* f = d->field(i);
+    const std::string name = path + f->name();
+    if (std::find(skip.begin(), skip.end(), name) != skip.end()) continue;
+    if (f->is_repeated()) {
+      ASSERT_GT(r->FieldSize(message, f), 0) << name << " is empty";
+      if (f->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE) {
+        ExpectEveryFieldSet(r->GetRepeatedMessage(message, f, 0), name + "[0].", skip);
+      }
+      continue;
+    }
+    EXPECT_TRUE(r->HasField(message, f)) << name << " is left at its default";
+    if (f->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE &&
+        r->HasField(message, f)) {
+      ExpectEveryFieldSet(r->GetMessage(message, f), name + ".", skip);
+    }
+  }
+}
+
+LiveBuffer EveryFieldBuffer(int64_t bytes, std::string name) {
+  return {.bytes = bytes,
+          .instruction = std::move(name),
+          .op_name = "jit(f)/x",
+          .shape = "f32[16]",
+          .stage = "1",
+          .kind = LiveBufferKind::kStash,
+          .category = "stashed activations"};
+}
+
+MemoryReport EveryFieldSide(int64_t peak, std::string module) {
+  MemoryReport r;
+  r.peak_bytes = peak;
+  r.peak_instruction = "c";
+  r.peak_op_name = "jit(f)/c";
+  r.saturated = true;
+  ModuleMemory m;
+  m.module = std::move(module);
+  m.model = "xla";
+  m.schedule = "topological";
+  r.modules = {m};
+  return r;
+}
+
+// A diff with every field away from its default, as no one pair of modules gives.
+TEST(PrintMemoryDiff, JsonSetsEverySchemaField) {
+  MemoryDiff d;
+  d.before = EveryFieldSide(1000, "a");
+  d.after = EveryFieldSide(800, "b");
+  const CopyChange copy{.instruction = "c",
+                        .computation = "body",
+                        .shape = "f32[16]",
+                        .op_name = "jit(f)/c",
+                        .bytes = 64,
+                        .in_loop = true};
+  d.new_buffers = {{PeakBufferChange::kNew, {}, EveryFieldBuffer(64, "n"), ""}};
+  d.gone_buffers = {{PeakBufferChange::kGone, EveryFieldBuffer(64, "g"), {}, ""}};
+  d.grown_buffers = {
+      {PeakBufferChange::kGrown, EveryFieldBuffer(64, "u"), EveryFieldBuffer(128, "u"), "name"}};
+  d.shrunk_buffers = {{PeakBufferChange::kShrunk, EveryFieldBuffer(64, "s"),
+                       EveryFieldBuffer(32, "s"), "op_name and shape"}};
+  d.new_total = {1, 64};
+  d.gone_total = {1, -64};
+  d.grown_total = {1, 64};
+  d.shrunk_total = {1, -32};
+  d.unchanged_buffers = 3;
+  d.peak_buffers_before = 6;
+  d.peak_buffers_after = 6;
+  d.copies_before = 2;
+  d.copies_after = 1;
+  d.copies_added = {copy};
+  d.copies_removed = {copy, copy};
+  d.copies_added_total = {1, 64};
+  d.copies_removed_total = {2, 128};
+  d.instructions_before = 10;
+  d.instructions_after = 9;
+  d.opcodes = {{"copy", 2, 1}};
+  absl::StatusOr<std::string> json = PrintMemoryDiff(
+      d, {.format = MemoryFormat::kJson, .before_label = "a.hlo", .after_label = "b.hlo"});
+  ASSERT_TRUE(json.ok());
+  report::MemoryDiff p;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(*json, &p).ok()) << *json;
+  // A new buffer has no before, a gone one no after, and neither was matched.
+  ExpectEveryFieldSet(p, "",
+                      {"new_buffers[0].before", "new_buffers[0].matched_by",
+                       "gone_buffers[0].after", "gone_buffers[0].matched_by"});
+  EXPECT_EQ(p.peak_delta_bytes(), -200);
+  EXPECT_DOUBLE_EQ(p.peak_delta_percent(), -20.0);
+  EXPECT_EQ(p.copies_removed_total().bytes(), 128);
 }
 
 TEST(PrintMemoryDiff, CsvIsRefused) {
