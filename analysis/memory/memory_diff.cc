@@ -9,7 +9,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "analysis/memory/memory_diff_printers.h"
+#include "analysis/memory/memory_diff_internal.h"
 #include "fmt/format.h"
 
 namespace hloscope {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "analysis/memory/memory_diff.pb.h"
-#include "analysis/memory/memory_diff_printers.h"
+#include "analysis/memory/memory_diff_internal.h"
 #include "analysis/memory/memory_report_internal.h"
 #include "analysis/report_json.h"
 

@@ -4,7 +4,7 @@
 #include <limits>
 #include <string>
 
-#include "analysis/memory/memory_diff_printers.h"
+#include "analysis/memory/memory_diff_internal.h"
 #include "analysis/memory/memory_report_internal.h"
 #include "fmt/format.h"
 #include "hlo/str_util.h"

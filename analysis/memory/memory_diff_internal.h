@@ -1,6 +1,6 @@
 // The memory diff's printers (memory_diff.h PrintMemoryDiff picks one): text, JSON
 // (analysis/memory/memory_diff.proto, printed by protobuf's JSON printer) and a self-contained
-// HTML page. Private to analysis/memory.
+// HTML page. Private to analysis/memory (not installed: *_internal.h).
 #pragma once
 
 #include <string>
