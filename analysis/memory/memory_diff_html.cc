@@ -84,6 +84,7 @@ void AppendPlot(const MemoryDiff& d, std::string& out) {
 
 void AppendChanges(std::string_view title, const std::vector<PeakBufferDiff>& list,
                    const PeakChangeTotal& total, std::string& out) {
+  if (total.buffers == 0) return;  // the line above the tables counts it
   out += fmt::format(
       "<table class=\"changes\"><caption>{}: {} buffer{}, {} bytes</caption>\n<tr><th>delta "
       "bytes</th><th>before</th><th>after</th><th>kind</th><th>instruction</th><th>shape</th>"
