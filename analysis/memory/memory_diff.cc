@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <limits>
 #include <map>
 #include <string_view>
 #include <tuple>
@@ -117,6 +118,13 @@ void Keep(std::vector<PeakBufferDiff>& list, int top) {
   }
 }
 
+// a + b clamped to int64 (a sum of saturated sizes is a bound, as in the profile, not a wrap).
+int64_t ClampedAdd(int64_t a, int64_t b) {
+  int64_t sum = 0;
+  if (!__builtin_add_overflow(a, b, &sum)) return sum;
+  return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+}
+
 std::string_view OpNameOf(const Instruction& in) {
   return in.metadata() != nullptr ? in.metadata()->op_name : std::string_view();
 }
@@ -193,7 +201,7 @@ void DiffCopies(const std::vector<CopyChange>& before, const std::vector<CopyCha
     before_matched[m.before] = after_matched[m.after] = true;
   auto add = [&](const CopyChange& c, std::vector<CopyChange>& list, CopyChangeTotal& total) {
     ++total.copies;
-    total.bytes += c.bytes;
+    total.bytes = ClampedAdd(total.bytes, c.bytes);
     if (list.size() < static_cast<size_t>(std::max(top, 0))) list.push_back(c);
   };
   for (size_t i = 0; i < before.size(); ++i) {
@@ -247,7 +255,7 @@ void DiffPeakBuffers(const std::vector<LiveBuffer>& before, const std::vector<Li
   std::vector<bool> before_matched(before.size(), false), after_matched(after.size(), false);
   auto add = [](PeakChangeTotal& total, std::vector<PeakBufferDiff>& list, PeakBufferDiff d) {
     ++total.buffers;
-    total.delta_bytes += d.delta_bytes();
+    total.delta_bytes = ClampedAdd(total.delta_bytes, d.delta_bytes());
     list.push_back(std::move(d));
   };
   for (const Match& m : MatchItems(bv, av)) {

@@ -5,6 +5,7 @@
 #include "analysis/memory/memory_diff.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -127,6 +128,17 @@ TEST(DiffPeakBuffers, TopBoundsTheListsNotTheTotals) {
   EXPECT_EQ(d.new_buffers[1].after.instruction, "mid");
   EXPECT_EQ(d.new_total.buffers, 3);
   EXPECT_EQ(d.new_total.delta_bytes, 330);
+}
+
+// Saturated sizes (INT64_MAX, the profile's bound) sum to a clamped total, never a wrapped one.
+TEST(DiffPeakBuffers, TotalsClampInsteadOfWrapping) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  const std::vector<LiveBuffer> huge = {Buffer(kMax, "a", "", "f32[1]"),
+                                        Buffer(kMax, "b", "", "f32[1]")};
+  const MemoryDiff grew = DiffBuffers({}, huge);
+  EXPECT_EQ(grew.new_total.delta_bytes, kMax);
+  const MemoryDiff went = DiffBuffers(huge, {});
+  EXPECT_EQ(went.gone_total.delta_bytes, std::numeric_limits<int64_t>::min());
 }
 
 MemoryOptions Liveness() {
