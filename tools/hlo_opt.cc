@@ -35,6 +35,7 @@
 #include "tools/hlo_opt_analysis.h"
 #include "tools/hlo_opt_copy_report.h"
 #include "tools/hlo_opt_memory.h"
+#include "tools/hlo_opt_memory_diff.h"
 #include "tools/hlo_opt_stage_costs.h"
 #include "tools/parallel_modules.h"
 
@@ -48,6 +49,7 @@ constexpr std::string_view kHelp = R"(OVERVIEW: parse, verify, transform and pri
 USAGE: hlo-opt [options] [FILE|-]
        hlo-opt --memory-report --stage-by=module [options] FILE...
        hlo-opt --stage-costs[=OUT] [--tflops=X] [--backward-regex=RE] FILE...
+       hlo-opt --memory-diff [--format=text|json|html] [-o OUT] A B
 
 Reads one HLO module from FILE, or from standard input when FILE is '-' or absent, checks it
 with the verifier, runs the requested passes and prints the result in canonical HLO text.
@@ -81,7 +83,7 @@ OPTIONS:
                          dynamic-slice at another offset; not the same-index
                          read-modify-write), naming fusion, parameter and reader, instead of
                          printing the module (after --passes). Exit status 0 either way.
-%ANALYSIS%%MEMORY%%COPYREPORT%%STAGECOSTS%  -h, --help             Show this help, then exit.
+%ANALYSIS%%MEMORY%%MEMORYDIFF%%COPYREPORT%%STAGECOSTS%  -h, --help             Show this help, then exit.
 
 EXIT STATUS:
   0  success
@@ -104,6 +106,7 @@ struct Flags {
   PrintStyle style = PrintStyle::kCanonical;
   AnalysisFlags analysis;                // --print-dataflow, --print-buffers and their options
   MemoryFlags memory;                    // --memory-report and its options
+  MemoryDiffFlags memory_diff;           // --memory-diff A B (tools/hlo_opt_memory_diff.h)
   CopyReportFlags copy_report;           // --report[=FILE.json] of copy-elision
   StageCostsFlags stage_costs;           // --stage-costs[=FILE] and --tflops
   std::vector<std::string> more_inputs;  // --memory-report --stage-by=module: one per stage
@@ -117,6 +120,25 @@ std::string_view MessageOf(const absl::Status& s) {
 int UsageError(std::string_view message) {
   fmt::print(stderr, "hlo-opt: error: {}\nRun 'hlo-opt --help' for usage.\n", message);
   return kExitBadUsage;
+}
+
+// What --memory-diff is checked against and reads: the positional files, -o, and a flag that
+// asks for another output of hlo-opt.
+MemoryDiffContext MemoryDiffContextOf(const Flags& f, bool input_seen) {
+  MemoryDiffContext c;
+  if (input_seen) c.files.push_back(f.input);
+  c.files.insert(c.files.end(), f.more_inputs.begin(), f.more_inputs.end());
+  c.output = f.output;
+  c.other_mode_flag = !f.passes.empty()           ? "--passes"
+                      : f.split_input_file        ? "--split-input-file"
+                      : f.stats                   ? "--stats"
+                      : f.check_in_place          ? "--check-in-place"
+                      : f.analysis.print_dataflow ? "--print-dataflow"
+                      : f.analysis.print_buffers  ? "--print-buffers"
+                      : f.stage_costs.enabled     ? "--stage-costs"
+                      : f.copy_report.report      ? "--report"
+                                                  : "";
+  return c;
 }
 
 // Parses argv into *flags. Returns an exit code when the program should stop (usage error),
@@ -205,6 +227,11 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
       std::string error;
       std::optional<std::string_view> analysis_value;
       if (has_value) analysis_value = value;
+      if (auto r = ParseMemoryDiffFlag(name, analysis_value, flags->memory_diff, &error);
+          r != MemoryDiffFlagResult::kNotMemoryDiffFlag) {
+        if (r == MemoryDiffFlagResult::kBadValue) return UsageError(error);
+        continue;
+      }
       switch (ParseStageCostsFlag(name, analysis_value, flags->stage_costs, &error)) {
         case StageCostsFlagResult::kTaken:
           continue;
@@ -239,6 +266,11 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
       }
     }
     if (!ok) return UsageError(fmt::format("option '{}' takes no value", name));
+  }
+  if (flags->memory_diff.enabled) {  // its own checks: two files, the memory flags
+    const std::string error = CheckMemoryDiffFlags(flags->memory_diff, flags->memory,
+                                                   MemoryDiffContextOf(*flags, input_seen));
+    return error.empty() ? -1 : UsageError(error);
   }
   // --stage-costs reads one file per stage.
   const size_t files = flags->stage_costs.enabled ? 1 : 1 + flags->more_inputs.size();
@@ -481,6 +513,7 @@ int Main(int argc, char** argv) {
     std::string help(kHelp);
     help.replace(help.find("%ANALYSIS%"), 10, kAnalysisFlagsHelp);
     help.replace(help.find("%MEMORY%"), 8, kMemoryFlagsHelp);
+    help.replace(help.find("%MEMORYDIFF%"), 12, kMemoryDiffFlagsHelp);
     help.replace(help.find("%COPYREPORT%"), 12, kCopyReportFlagsHelp);
     help.replace(help.find("%STAGECOSTS%"), 12, kStageCostsFlagsHelp);
     fmt::print("{}", help);
@@ -521,6 +554,10 @@ int Main(int argc, char** argv) {
     }
     if (!WriteOutput(flags.stage_costs.output, *json, &error)) return UsageError(error);
     return kExitOk;
+  }
+  if (flags.memory_diff.enabled) {
+    flags.memory.options.dataflow = flags.analysis.print.dataflow;  // as for --memory-report
+    return RunMemoryDiff(flags.memory_diff, flags.memory, MemoryDiffContextOf(flags, true));
   }
   if (flags.memory.enabled) {
     std::vector<MemoryInput> inputs;

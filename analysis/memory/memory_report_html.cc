@@ -10,6 +10,7 @@
 #include <limits>
 #include <string>
 
+#include "analysis/memory/memory_report_internal.h"
 #include "analysis/memory/memory_report_printers.h"
 #include "fmt/format.h"
 #include "hlo/str_util.h"
@@ -23,29 +24,7 @@ constexpr size_t kMaxPoints = 1500;  // a polyline stays light whatever the modu
 constexpr const char* kPalette[] = {"#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
                                     "#17becf", "#8c564b", "#e377c2", "#bcbd22"};
 
-std::string Escape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+constexpr auto& Escape = memory_report_internal::HtmlEscape;
 
 struct Series {
   std::string label;

@@ -1,9 +1,11 @@
 // Pieces the memory report's printers share (memory_report_{text,csv,json,html}.cc), so the
-// text, JSON and HTML say the same numbers the same way. Private to analysis/memory.
+// text, JSON and HTML say the same numbers the same way (the memory diff's printers too). Private
+// to analysis/memory.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "analysis/memory/memory_profile.h"
 #include "fmt/format.h"
@@ -18,6 +20,32 @@ inline double SavingPercent(int64_t saving, int64_t before) {
 // How dynamic dimensions were sized: "dim_value=N" or "bound".
 inline std::string DynamicSizes(const MemoryReport& r) {
   return r.dim_value ? fmt::format("dim_value={}", *r.dim_value) : "bound";
+}
+
+// `s` as HTML text or an attribute value (the HTML pages: memory_report_html.cc,
+// memory_diff_html.cc).
+inline std::string HtmlEscape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
 }
 
 // The stage saving rows: stages matched by name (modules by position).
