@@ -221,7 +221,7 @@ absl::StatusOr<std::optional<LoadedModule>> LoadOrNote(const DumpFile& file, Mod
   absl::StatusOr<LoadedModule> loaded = LoadDumpModule(file);
   if (loaded.ok()) return std::optional<LoadedModule>(*std::move(loaded));
   if (loaded.status().code() == absl::StatusCode::kUnimplemented) {
-    row.notes.push_back(fmt::format("{} {}: {}", what, file.path, MessageOf(loaded.status())));
+    row.notes.push_back(fmt::format("{} {}: {}", what, file.relative, MessageOf(loaded.status())));
     return std::optional<LoadedModule>();
   }
   return loaded.status();
@@ -639,9 +639,16 @@ int RunOneModule(const DumpDirectory& dir, const DumpModule& m, const MemoryFlag
       },
       [](size_t) {});
   absl::StatusOr<LoadedModule> loaded = LoadDumpModule(*final_file);
-  if (!loaded.ok()) errors.push_back(loaded.status());
+  if (!loaded.ok()) {
+    errors.push_back(loaded.status().code() == absl::StatusCode::kUnimplemented
+                         ? absl::UnimplementedError(
+                               fmt::format("module {} {}: {}: {}", m.id, DisplayName(m),
+                                           final_file->relative, MessageOf(loaded.status())))
+                         : loaded.status());
+  }
   std::optional<int64_t> xla_total;
   std::string xla_total_file;
+  std::string xla_total_relative;
   const std::optional<DumpFile>& totals =
       m.memory_usage_report ? m.memory_usage_report : m.buffer_assignment;
   if (totals) {
@@ -651,6 +658,7 @@ int RunOneModule(const DumpDirectory& dir, const DumpModule& m, const MemoryFlag
     } else {
       xla_total = *total;
       xla_total_file = totals->path;
+      xla_total_relative = totals->relative;
     }
   }
   if (!errors.empty()) {
@@ -736,14 +744,14 @@ int RunOneModule(const DumpDirectory& dir, const DumpModule& m, const MemoryFlag
     out += "}\n";
   } else {
     out += fmt::format("module {} {}{} ({})\n", m.id, DisplayName(m),
-                       m.origin.empty() ? "" : " [" + m.origin + "]", final_file->path);
+                       m.origin.empty() ? "" : " [" + m.origin + "]", final_file->relative);
     out += *report;
     if (xla_total) {
       const int64_t d = ours - *xla_total;
       out += fmt::format(
           "XLA's total ({}): {} ({}); ours, peak after optimizations: {} ({}); "
           "ours - XLA: {}",
-          xla_total_file, *xla_total, HumanBytes(*xla_total), ours, HumanBytes(ours),
+          xla_total_relative, *xla_total, HumanBytes(*xla_total), ours, HumanBytes(ours),
           SignedBytes(d));
       if (*xla_total != 0) {
         out += fmt::format(" ({:+.1f}%)",

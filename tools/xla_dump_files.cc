@@ -207,7 +207,7 @@ absl::StatusOr<DumpDirectory> ScanDumpDirectory(const std::string& dir) {
       m.timestamp = file->timestamp;
       m.id = file->module_id;
       m.name = file->module_name;
-      DumpFile f{e.path().string(), *file};
+      DumpFile f{e.path().string(), relative, *file};
       // Text is read where XLA wrote both forms; a proto stands in where it is alone.
       auto keep = [&](std::optional<DumpFile>& slot) {
         if (!slot ||
@@ -287,11 +287,17 @@ absl::StatusOr<DumpDirectory> ScanDumpDirectory(const std::string& dir) {
     out.modules.push_back(std::move(m));
   }
   if (out.modules.empty()) {
+    const size_t files = out.unrecognized.size() + static_cast<size_t>(out.other_module_files);
+    const std::string found =
+        files == 0 ? "it is empty"
+                   : fmt::format(
+                         "it has {} file{} not named as XLA names its dumps and {} XLA "
+                         "file{} that hold{} no module (LLVM IR, PTX, ...)",
+                         out.unrecognized.size(), out.unrecognized.size() == 1 ? "" : "s",
+                         out.other_module_files, out.other_module_files == 1 ? "" : "s",
+                         out.other_module_files == 1 ? "s" : "");
     return absl::InvalidArgumentError(fmt::format(
-        "'{}' holds no XLA dump of a module ({} file{}, {} other XLA file{} not read); looked "
-        "for {}",
-        dir, out.unrecognized.size(), out.unrecognized.size() == 1 ? "" : "s",
-        out.other_module_files, out.other_module_files == 1 ? "" : "s", kDumpNamesLookedFor));
+        "'{}' holds no XLA dump of a module: {}; looked for {}", dir, found, kDumpNamesLookedFor));
   }
   return out;
 }

@@ -73,7 +73,8 @@ std::optional<DumpFileName> ClassifyDumpFileName(std::string_view name);
 std::string_view DumpFileKindName(DumpFileKind kind);
 
 struct DumpFile {
-  std::string path;  // DIR joined with the name (and the subdirectory it is in)
+  std::string path;      // DIR joined with the name (and the subdirectory it is in)
+  std::string relative;  // the name, after its subdirectory of DIR if any: for messages
   DumpFileName name;
 };
 
