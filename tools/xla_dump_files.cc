@@ -42,9 +42,10 @@ constexpr Extension kExtensions[] = {
 };
 
 // The module's name and the platform before "after_optimizations" ("sm_9.0_gpu" has a dot,
-// so it is tried first; a name may hold dots, so the name is the shortest that fits).
+// so it is tried first; a name may hold dots, so the name is the shortest that fits, and
+// none at all when that fits: XLA leaves out names that make the file name too long).
 const RE2& AfterOptimizationsStem() {
-  static const RE2 re(R"(^(?:(.*?)\.)?(?:(sm_\d+\.\d+_gpu|[^.]+)_)?after_optimizations$)");
+  static const RE2 re(R"(^(?:(.*?)\.)??(?:(sm_\d+\.\d+_gpu|[^.]+)_)?after_optimizations$)");
   return re;
 }
 const RE2& BeforeOptimizationsStem() {
@@ -158,6 +159,7 @@ absl::StatusOr<DumpDirectory> ScanDumpDirectory(const std::string& dir) {
   // Key: source, timestamp, id, name.
   using Key = std::tuple<std::string, std::string, int64_t, std::string>;
   std::map<Key, DumpModule> modules;
+  std::map<std::tuple<std::string, std::string, int64_t>, int64_t> other_files;
 
   struct Pending {
     fs::path path;
@@ -200,7 +202,10 @@ absl::StatusOr<DumpDirectory> ScanDumpDirectory(const std::string& dir) {
         continue;
       }
       if (file->kind == DumpFileKind::kOtherModuleFile) {
+        // Where the module's name ends in such a name is not known: counted per id.
         ++out.other_module_files;
+        ++other_files[{d.relative, file->timestamp, file->module_id}];
+        continue;
       }
       DumpModule& m = modules[Key{d.relative, file->timestamp, file->module_id, file->module_name}];
       m.source = d.relative;
@@ -241,7 +246,6 @@ absl::StatusOr<DumpDirectory> ScanDumpDirectory(const std::string& dir) {
           break;
         }
         case DumpFileKind::kOtherModuleFile:
-          ++m.other_files;
           break;
       }
     }
@@ -279,10 +283,8 @@ absl::StatusOr<DumpDirectory> ScanDumpDirectory(const std::string& dir) {
         fmt::format("{} was compiled {} times (ids {})", name, ids.size(), joined));
   }
   for (auto& [key, m] : modules) {
-    // Only the other files of a module (PTX, LLVM IR ...): nothing of it to read.
-    if (!m.before && !m.after && !m.buffer_assignment && !m.memory_usage_report &&
-        m.passes.empty()) {
-      continue;
+    if (auto it = other_files.find({m.source, m.timestamp, m.id}); it != other_files.end()) {
+      m.other_files = it->second;
     }
     out.modules.push_back(std::move(m));
   }
