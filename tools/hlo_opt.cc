@@ -47,8 +47,8 @@ enum ExitCode { kExitOk = 0, kExitBadInput = 1, kExitBadUsage = 2 };
 
 constexpr std::string_view kHelp = R"(OVERVIEW: parse, verify, transform and print HLO text modules
 
-USAGE: hlo-opt --xla-dump=DIR [--module=ID|NAME] [--format=text|json|csv] [-o OUT]
-       hlo-opt [options] [FILE|-]
+USAGE: hlo-opt [options] [FILE|-]
+       hlo-opt --xla-dump=DIR [--module=ID|NAME] [--format=text|json|csv] [-o OUT]
        hlo-opt --memory-report --stage-by=module [options] FILE...
        hlo-opt --stage-costs[=OUT] [--tflops=X] [--backward-regex=RE] FILE...
 
