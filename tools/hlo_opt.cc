@@ -538,7 +538,10 @@ int Main(int argc, char** argv) {
   std::unique_ptr<PassPipeline> pipeline = *std::move(made);
   CopyReportCollector copy_reports(flags.copy_report);
 
-  if (flags.xla_dump.enabled()) return RunXlaDump(flags.xla_dump, flags.memory, flags.output);
+  if (flags.xla_dump.enabled()) {
+    flags.memory.options.dataflow = flags.analysis.print.dataflow;  // as --memory-report's
+    return RunXlaDump(flags.xla_dump, flags.memory, flags.output);
+  }
   std::string error;
   if (flags.stage_costs.enabled) {  // tools/hlo_opt_stage_costs.h
     std::vector<StageCostsInput> inputs;
