@@ -152,14 +152,20 @@ struct CopyInfo {
   std::string name;
   std::string computation;
   int64_t bytes = 0;
+  // From copy-elision's report (the final module only): executions per step (the trip counts
+  // of the loops around it), and whether all of them were known.
+  std::optional<int64_t> executions_per_step;
+  bool executions_known = true;
 };
 std::vector<CopyInfo> CopiesOf(const Module& m) {
   std::vector<CopyInfo> out;
   for (const Computation* c : m.computations()) {
     for (const Instruction* i : c->instructions()) {
       if (i->opcode() == Opcode::kCopy) {
-        out.push_back(
-            {std::string(i->name()), std::string(c->name()), i->shape().TotalArrayBytes()});
+        CopyInfo& copy = out.emplace_back();
+        copy.name = std::string(i->name());
+        copy.computation = std::string(c->name());
+        copy.bytes = i->shape().TotalArrayBytes();
       }
     }
   }
@@ -592,7 +598,10 @@ std::vector<CopyOrigin> TraceCopies(const std::vector<CopyInfo>& final_copies,
     if (points.empty()) {
       o.where = "no per-pass dumps";
     } else if (!points.back().note.empty() || !points.back().copies.contains(c.name)) {
-      o.where = final_is_last_point ? "unknown" : "after the last per-pass dump";
+      o.where = final_is_last_point
+                    ? "unknown (the last per-pass dump was not read)"
+                    : fmt::format("introduced after the last per-pass dump (step {:04d}, after {})",
+                                  points.back().file->name.step, points.back().file->name.pass);
     } else {
       size_t first = points.size() - 1;
       while (first > 0 && points[first - 1].note.empty() &&
@@ -609,6 +618,13 @@ std::vector<CopyOrigin> TraceCopies(const std::vector<CopyInfo>& final_copies,
     out.push_back(std::move(o));
   }
   return out;
+}
+
+// " x15 per step (in a loop)" for a copy that runs more than once a step.
+std::string ExecutionsText(const CopyInfo& c) {
+  if (!c.executions_per_step || (c.executions_known && *c.executions_per_step == 1)) return "";
+  return fmt::format(" x{}{} per step (in a loop)",
+                     c.executions_known ? "" : ">=", *c.executions_per_step);
 }
 
 std::string IntroducedText(const CopyOrigin& o) {
@@ -670,7 +686,21 @@ int RunOneModule(const DumpDirectory& dir, const DumpModule& m, const MemoryFlag
     }
     return code;
   }
-  const std::vector<CopyInfo> final_copies = CopiesOf(*loaded->module);
+  std::vector<CopyInfo> final_copies = CopiesOf(*loaded->module);
+  // Executions per step from copy-elision's report, on a copy of the module of its own (the
+  // pass changes it).
+  if (absl::StatusOr<LoadedModule> for_elision = LoadDumpModule(*final_file); for_elision.ok()) {
+    CopyElision elision;
+    if (elision.Run(*for_elision->module).ok() && elision.report().buffer_safe) {
+      for (CopyInfo& c : final_copies) {
+        for (const CopyDecision& d : elision.report().copies) {
+          if (d.name != c.name) continue;
+          c.executions_per_step = d.executions_per_step;
+          c.executions_known = d.executions_known;
+        }
+      }
+    }
+  }
   Module& module = *loaded->module;
   if (absl::Status s = FlattenCallGraph().Run(module).status(); !s.ok()) {
     PrintError(s);
@@ -729,8 +759,11 @@ int RunOneModule(const DumpDirectory& dir, const DumpModule& m, const MemoryFlag
     out += "  \"copies\": [";
     for (size_t k = 0; k < origins.size(); ++k) {
       const CopyOrigin& o = origins[k];
-      out += fmt::format("{}\n    {{\"name\": {}, \"computation\": {}, \"bytes\": {}, ",
-                         k ? "," : "", Json(o.copy.name), Json(o.copy.computation), o.copy.bytes);
+      out += fmt::format(
+          "{}\n    {{\"name\": {}, \"computation\": {}, \"bytes\": {}, "
+          "\"executions_per_step\": {}, \"executions_known\": {}, ",
+          k ? "," : "", Json(o.copy.name), Json(o.copy.computation), o.copy.bytes,
+          JsonOr(o.copy.executions_per_step), o.copy.executions_known ? "true" : "false");
       if (o.introduced_by != nullptr) {
         const DumpFileName& n = o.introduced_by->name;
         out += fmt::format(
@@ -764,7 +797,8 @@ int RunOneModule(const DumpDirectory& dir, const DumpModule& m, const MemoryFlag
           "-buffer-assignment.txt for this module)\n";
     }
     if (!points.empty()) {
-      out += fmt::format("per-pass timeline ({} dumps):\n", points.size());
+      out += fmt::format("per-pass timeline ({} dump{}):\n", points.size(),
+                         points.size() == 1 ? "" : "s");
       std::vector<std::vector<std::string>> cells = {
           {"step", "pipeline", "after pass", "instructions", "copies", "peak"}};
       size_t prev_copies = 0;
@@ -800,8 +834,8 @@ int RunOneModule(const DumpDirectory& dir, const DumpModule& m, const MemoryFlag
     }
     out += fmt::format("copies of the final module: {}\n", final_copies.size());
     for (const CopyOrigin& o : origins) {
-      out += fmt::format("  {} in {}: {}, {}\n", o.copy.name, o.copy.computation,
-                         HumanBytes(o.copy.bytes), IntroducedText(o));
+      out += fmt::format("  {} in {}: {}{}, {}\n", o.copy.name, o.copy.computation,
+                         HumanBytes(o.copy.bytes), ExecutionsText(o.copy), IntroducedText(o));
     }
   }
   std::string error;
