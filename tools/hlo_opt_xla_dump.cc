@@ -32,8 +32,8 @@ const char kXlaDumpFlagsHelp[] =
     "                         and their copy traffic per step (copy-elision's report), the\n"
     "                         largest buffer at the peak. Subdirectories are read too (one per\n"
     "                         process); a module dumped by several processes is listed once per\n"
-    "                         origin (SUBDIR and/or @TIMESTAMP) and said so. --format=text, json\n"
-    "                         or csv; --jobs modules at a time; progress on stderr after a\n"
+    "                         origin (SUBDIR and/or @TIMESTAMP) and said so. --format=text, json,\n"
+    "                         csv or html; --jobs modules at a time; progress on stderr after a\n"
     "                         second. Exit status 2 when DIR holds no XLA dump or a file of it\n"
     "                         cannot be read, 1 when a module does not parse; nothing is\n"
     "                         written then. Proto modules (.hlo.pb) are listed, not read yet.\n"
@@ -73,11 +73,9 @@ std::string CheckXlaDumpFlags(const XlaDumpFlags& flags, const MemoryFlags& memo
     return "--xla-dump cannot be combined with --passes, --stats, --check-in-place, "
            "--print-dataflow, --print-buffers, --memory-report, --report or --stage-costs";
   }
-  if (memory.format == MemoryFormat::kHtml) {
-    return "--xla-dump prints --format=text, json or csv (html is not written yet)";
-  }
-  if (!flags.module.empty() && memory.format == MemoryFormat::kCsv) {
-    return "--module prints --format=text or json";
+  if (!flags.module.empty() &&
+      (memory.format == MemoryFormat::kCsv || memory.format == MemoryFormat::kHtml)) {
+    return "--module prints --format=text or json (csv and html are the index's)";
   }
   return "";
 }
@@ -460,6 +458,74 @@ std::string IndexCsv(const std::vector<ModuleRow>& rows) {
   return out;
 }
 
+std::string Html(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+// A self-contained page: the index's table (exact bytes in each cell's title) and its notes.
+std::string IndexHtml(const DumpDirectory& dir, const std::vector<ModuleRow>& rows) {
+  std::string out =
+      "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>XLA dump " + Html(dir.path) +
+      "</title>\n<style>body{font-family:sans-serif}table{border-collapse:collapse}"
+      "td,th{border:1px solid #ccc;padding:2px 6px}td.n{text-align:right}</style></head>\n"
+      "<body>\n<h1>XLA dump " +
+      Html(dir.path) + "</h1>\n";
+  for (const std::string& c : dir.collisions) {
+    out += "<p>several processes: " + Html(c) + "; one row per origin</p>\n";
+  }
+  for (const std::string& r : dir.recompiled) out += "<p>recompiled: " + Html(r) + "</p>\n";
+  out +=
+      "<table>\n<tr><th>id</th><th>module</th><th>instructions</th><th>peak before</th>"
+      "<th>peak after</th><th>XLA total</th><th>ours - XLA</th><th>loop copies</th>"
+      "<th>copy traffic/step</th><th>largest buffer at peak</th></tr>\n";
+  auto bytes = [](const std::optional<int64_t>& b, const std::string& text) {
+    return fmt::format("<td class=\"n\" title=\"{}\">{}</td>", b ? std::to_string(*b) : "",
+                       Html(text));
+  };
+  for (const ModuleRow& r : rows) {
+    out += fmt::format("<tr><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td>",
+                       r.module->id, Html(RowLabel(*r.module)),
+                       r.instructions ? std::to_string(*r.instructions) : "-");
+    out += bytes(r.peak_before, Bytes(r.peak_before)) + bytes(r.peak_after, Bytes(r.peak_after)) +
+           bytes(r.xla_total, Bytes(r.xla_total)) + bytes(r.difference(), DifferenceText(r));
+    out += fmt::format("<td class=\"n\">{}</td>",
+                       r.loop_copies ? std::to_string(*r.loop_copies) : "-");
+    out += bytes(r.loop_copy_bytes, LoopTrafficText(r));
+    out += "<td>" + Html(LargestText(r)) + "</td></tr>\n";
+  }
+  out += "</table>\n";
+  bool first = true;
+  for (const ModuleRow& r : rows) {
+    for (const std::string& n : r.notes) {
+      if (first) out += "<h2>notes</h2>\n<ul>\n";
+      first = false;
+      out += fmt::format("<li>module {} {}: {}</li>\n", r.module->id, Html(RowLabel(*r.module)),
+                         Html(n));
+    }
+  }
+  if (!first) out += "</ul>\n";
+  return out + "</body></html>\n";
+}
+
 // Prints "hlo-opt: N of M modules read" on stderr at most once a second, from the first
 // second on: a large dump takes minutes, and silence would look like a hang.
 class Progress {
@@ -511,6 +577,9 @@ int RunIndex(const DumpDirectory& dir, const MemoryFlags& memory, const std::str
       break;
     case MemoryFormat::kCsv:
       text = IndexCsv(rows);
+      break;
+    case MemoryFormat::kHtml:
+      text = IndexHtml(dir, rows);
       break;
     default:
       text = IndexText(dir, rows);
