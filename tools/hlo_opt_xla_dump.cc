@@ -619,7 +619,8 @@ absl::StatusOr<const DumpModule*> FindModule(const DumpDirectory& dir, const std
                                            dir.path, StrJoin(names, ", ")));
   }
   for (const DumpModule* m : found) {
-    names.push_back(fmt::format("--module={}:{}", m->origin.empty() ? "." : m->origin, m->id));
+    names.push_back(m->origin.empty() ? fmt::format("--module={}", m->id)
+                                      : fmt::format("--module={}:{}", m->origin, m->id));
   }
   return absl::NotFoundError(fmt::format("--module={} matches {} modules in '{}'; pick one: {}",
                                          spec, found.size(), dir.path, StrJoin(names, ", ")));

@@ -288,6 +288,10 @@ absl::StatusOr<DumpDirectory> ScanDumpDirectory(const std::string& dir) {
     }
     out.modules.push_back(std::move(m));
   }
+  std::sort(out.modules.begin(), out.modules.end(), [](const DumpModule& a, const DumpModule& b) {
+    return std::tie(a.id, a.name, a.source, a.timestamp) <
+           std::tie(b.id, b.name, b.source, b.timestamp);
+  });
   if (out.modules.empty()) {
     const size_t files = out.unrecognized.size() + static_cast<size_t>(out.other_module_files);
     const std::string found =

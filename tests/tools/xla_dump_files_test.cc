@@ -217,9 +217,10 @@ TEST_F(XlaDumpDirectoryTest, SeveralProcessesAndRecompilations) {
   ASSERT_EQ(d->modules.size(), 4u);
   std::vector<std::string> origins;
   for (const DumpModule& m : d->modules) origins.push_back(m.origin);
+  // By id, then name, source and timestamp.
   EXPECT_EQ(origins,
-            (std::vector<std::string>{"@1700000000000001", "@1700000000000002", "rank0", "rank1"}));
-  EXPECT_EQ(d->modules[2].before->relative, "rank0/module_0002.f.before_optimizations.txt");
+            (std::vector<std::string>{"rank0", "rank1", "@1700000000000001", "@1700000000000002"}));
+  EXPECT_EQ(d->modules[0].before->relative, "rank0/module_0002.f.before_optimizations.txt");
   EXPECT_EQ(d->collisions,
             (std::vector<std::string>{
                 "module 2 f was dumped 2 times (rank0, rank1)",
