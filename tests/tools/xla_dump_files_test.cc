@@ -118,6 +118,13 @@ TEST(XlaDumpFileNameTest, PassDump) {
   EXPECT_EQ(end.next_pass, "pipeline-end");
 }
 
+// DumpHloModuleDuringPassIfEnabled's STEP.PASS.STEP_NAME: a snapshot inside a pass, not read.
+TEST(XlaDumpFileNameTest, DuringPassDumpIsNotRead) {
+  DumpFileName f = Classify("module_0001.jit_f.0004.spmd-partitioning.before_sharding.txt");
+  EXPECT_EQ(f.kind, DumpFileKind::kOtherModuleFile);
+  EXPECT_EQ(f.what, "jit_f.0004.spmd-partitioning.before_sharding.txt");
+}
+
 TEST(XlaDumpFileNameTest, TimestampPrefix) {
   DumpFileName f = Classify("1700000000123456.module_0016.jit_train_step.before_optimizations.txt");
   EXPECT_EQ(f.kind, DumpFileKind::kBeforeOptimizations);
