@@ -48,13 +48,14 @@ enum ExitCode { kExitOk = 0, kExitBadInput = 1, kExitBadUsage = 2 };
 constexpr std::string_view kHelp = R"(OVERVIEW: parse, verify, transform and print HLO text modules
 
 USAGE: hlo-opt [options] [FILE|-]
-       hlo-opt --xla-dump=DIR [--module=ID|NAME] [--format=text|json|csv] [-o OUT]
+       hlo-opt --xla-dump=DIR [--module=ID|NAME] [--format=text|json|csv|html] [-o OUT]
        hlo-opt --memory-report --stage-by=module [options] FILE...
        hlo-opt --stage-costs[=OUT] [--tflops=X] [--backward-regex=RE] FILE...
 
 From an XLA dump directory (XLA_FLAGS=--xla_dump_to=DIR), lists every compiled module with
-our memory figures beside XLA's, or opens one (--xla-dump below). Otherwise reads one HLO module from FILE, or from standard input when FILE is '-' or absent, checks it
-with the verifier, runs the requested passes and prints the result in canonical HLO text.
+our memory figures beside XLA's, or opens one (--xla-dump below). Otherwise reads one HLO
+module from FILE, or from standard input when FILE is '-' or absent, checks it with the
+verifier, runs the requested passes and prints the result in canonical HLO text.
 
 OPTIONS:
   -o OUT                 Write the output to OUT ('-' is standard output, the default). The
