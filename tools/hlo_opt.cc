@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,6 +38,7 @@
 #include "tools/hlo_opt_memory.h"
 #include "tools/hlo_opt_memory_diff.h"
 #include "tools/hlo_opt_stage_costs.h"
+#include "tools/hlo_opt_xla_dump.h"
 #include "tools/parallel_modules.h"
 
 namespace hloscope {
@@ -47,12 +49,15 @@ enum ExitCode { kExitOk = 0, kExitBadInput = 1, kExitBadUsage = 2 };
 constexpr std::string_view kHelp = R"(OVERVIEW: parse, verify, transform and print HLO text modules
 
 USAGE: hlo-opt [options] [FILE|-]
+       hlo-opt --xla-dump=DIR [--module=ID|NAME] [--format=text|json|csv|html] [-o OUT]
        hlo-opt --memory-report --stage-by=module [options] FILE...
        hlo-opt --stage-costs[=OUT] [--tflops=X] [--backward-regex=RE] FILE...
        hlo-opt --memory-diff [--format=text|json|html] [-o OUT] A B
 
-Reads one HLO module from FILE, or from standard input when FILE is '-' or absent, checks it
-with the verifier, runs the requested passes and prints the result in canonical HLO text.
+From an XLA dump directory (XLA_FLAGS=--xla_dump_to=DIR), lists every compiled module with
+our memory figures beside XLA's, or opens one (--xla-dump below). Otherwise reads one HLO
+module from FILE, or from standard input when FILE is '-' or absent, checks it with the
+verifier, runs the requested passes and prints the result in canonical HLO text.
 
 OPTIONS:
   -o OUT                 Write the output to OUT ('-' is standard output, the default). The
@@ -83,12 +88,13 @@ OPTIONS:
                          dynamic-slice at another offset; not the same-index
                          read-modify-write), naming fusion, parameter and reader, instead of
                          printing the module (after --passes). Exit status 0 either way.
-%ANALYSIS%%MEMORY%%MEMORYDIFF%%COPYREPORT%%STAGECOSTS%  -h, --help             Show this help, then exit.
+%ANALYSIS%%MEMORY%%MEMORYDIFF%%COPYREPORT%%STAGECOSTS%%XLADUMP%  -h, --help             Show this help, then exit.
 
 EXIT STATUS:
   0  success
   1  bad input: a parse, verifier or pass error (the message is written to stderr)
-  2  bad usage: unknown option, unreadable input or output file, unknown pass
+  2  bad usage: unknown option, unreadable input or output file, unknown pass, a directory
+     with no XLA dump in it, a --module that names no module of the dump
 )";
 
 struct Flags {
@@ -109,6 +115,7 @@ struct Flags {
   MemoryDiffFlags memory_diff;           // --memory-diff A B (tools/hlo_opt_memory_diff.h)
   CopyReportFlags copy_report;           // --report[=FILE.json] of copy-elision
   StageCostsFlags stage_costs;           // --stage-costs[=FILE] and --tflops
+  XlaDumpFlags xla_dump;                 // --xla-dump=DIR and --module
   std::vector<std::string> more_inputs;  // --memory-report --stage-by=module: one per stage
 };
 
@@ -129,6 +136,7 @@ MemoryDiffContext MemoryDiffContextOf(const Flags& f, bool input_seen) {
   if (input_seen) c.files.push_back(f.input);
   c.files.insert(c.files.end(), f.more_inputs.begin(), f.more_inputs.end());
   c.output = f.output;
+  c.xla_dump = f.xla_dump.enabled();
   c.other_mode_flag = !f.passes.empty()           ? "--passes"
                       : f.split_input_file        ? "--split-input-file"
                       : f.stats                   ? "--stats"
@@ -232,6 +240,14 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
         if (r == MemoryDiffFlagResult::kBadValue) return UsageError(error);
         continue;
       }
+      switch (ParseXlaDumpFlag(name, analysis_value, flags->xla_dump, &error)) {
+        case XlaDumpFlagResult::kTaken:
+          continue;
+        case XlaDumpFlagResult::kBadValue:
+          return UsageError(error);
+        case XlaDumpFlagResult::kNotXlaDumpFlag:
+          break;
+      }
       switch (ParseStageCostsFlag(name, analysis_value, flags->stage_costs, &error)) {
         case StageCostsFlagResult::kTaken:
           continue;
@@ -272,6 +288,25 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
                                                    MemoryDiffContextOf(*flags, input_seen));
     return error.empty() ? -1 : UsageError(error);
   }
+  // A directory where FILE goes is an XLA dump directory (tools/hlo_opt_xla_dump.h), unless
+  // the other flags ask for one module (then reading it fails as it always did).
+  const bool one_module_modes = !flags->passes.empty() || flags->split_input_file || flags->stats ||
+                                flags->check_in_place || flags->analysis.any() ||
+                                flags->copy_report.report || flags->stage_costs.enabled ||
+                                flags->memory.enabled;
+  if (std::error_code ec; !flags->xla_dump.enabled() && !one_module_modes &&
+                          flags->more_inputs.empty() && flags->input != "-" &&
+                          std::filesystem::is_directory(flags->input, ec)) {
+    flags->xla_dump.dir = flags->input;
+    flags->xla_dump.from_input = true;
+  }
+  if (std::string error = CheckXlaDumpFlags(
+          flags->xla_dump, flags->memory, one_module_modes,
+          !flags->more_inputs.empty() || (!flags->xla_dump.from_input && input_seen));
+      !error.empty()) {
+    return UsageError(error);
+  }
+  if (flags->xla_dump.enabled()) return -1;
   // --stage-costs reads one file per stage.
   const size_t files = flags->stage_costs.enabled ? 1 : 1 + flags->more_inputs.size();
   if (std::string error = CheckStageCostsFlags(
@@ -516,6 +551,7 @@ int Main(int argc, char** argv) {
     help.replace(help.find("%MEMORYDIFF%"), 12, kMemoryDiffFlagsHelp);
     help.replace(help.find("%COPYREPORT%"), 12, kCopyReportFlagsHelp);
     help.replace(help.find("%STAGECOSTS%"), 12, kStageCostsFlagsHelp);
+    help.replace(help.find("%XLADUMP%"), 9, kXlaDumpFlagsHelp);
     fmt::print("{}", help);
     return kExitOk;
   }
@@ -537,6 +573,10 @@ int Main(int argc, char** argv) {
   std::unique_ptr<PassPipeline> pipeline = *std::move(made);
   CopyReportCollector copy_reports(flags.copy_report);
 
+  if (flags.xla_dump.enabled() && !flags.memory_diff.enabled) {
+    flags.memory.options.dataflow = flags.analysis.print.dataflow;  // as --memory-report's
+    return RunXlaDump(flags.xla_dump, flags.memory, flags.output);
+  }
   std::string error;
   if (flags.stage_costs.enabled) {  // tools/hlo_opt_stage_costs.h
     std::vector<StageCostsInput> inputs;
@@ -557,6 +597,10 @@ int Main(int argc, char** argv) {
   }
   if (flags.memory_diff.enabled) {
     flags.memory.options.dataflow = flags.analysis.print.dataflow;  // as for --memory-report
+    if (flags.xla_dump.enabled()) {
+      return RunXlaDumpMemoryDiff(flags.xla_dump, flags.memory_diff.dump_modules, flags.memory,
+                                  MemoryDiffContextOf(flags, true).output);
+    }
     return RunMemoryDiff(flags.memory_diff, flags.memory, MemoryDiffContextOf(flags, true));
   }
   if (flags.memory.enabled) {

@@ -94,8 +94,8 @@ std::string CheckMemoryDiffFlags(const MemoryDiffFlags& flags, const MemoryFlags
   return "";
 }
 
-absl::StatusOr<LoadedModule> LoadModuleFile(const std::string& path) {
-  LoadedModule out;
+absl::StatusOr<DiffInput> LoadModuleFile(const std::string& path) {
+  DiffInput out;
   out.label = path == "-" ? "<stdin>" : path;
   out.file = std::make_unique<InputFile>();
   std::string error;
@@ -131,8 +131,8 @@ int ReportLoadError(const absl::Status& s) {
 
 }  // namespace
 
-int WriteMemoryDiff(const LoadedModule& before, const LoadedModule& after,
-                    const MemoryFlags& memory, const std::string& output) {
+int WriteMemoryDiff(const DiffInput& before, const DiffInput& after, const MemoryFlags& memory,
+                    const std::string& output) {
   absl::StatusOr<MemoryDiff> diff =
       DiffModules(*before.module, *after.module, memory.options, before.label, after.label);
   if (!diff.ok()) {
@@ -167,9 +167,9 @@ int RunMemoryDiff(const MemoryDiffFlags& flags, const MemoryFlags& memory,
     fmt::print(stderr, "hlo-opt: error: --memory-diff needs two module files\n");
     return 2;
   }
-  std::vector<LoadedModule> modules;
+  std::vector<DiffInput> modules;
   for (const std::string& path : context.files) {
-    absl::StatusOr<LoadedModule> m = LoadModuleFile(path);
+    absl::StatusOr<DiffInput> m = LoadModuleFile(path);
     if (!m.ok()) return ReportLoadError(m.status());
     modules.push_back(*std::move(m));
   }

@@ -58,7 +58,7 @@ std::string CheckMemoryDiffFlags(const MemoryDiffFlags& flags, const MemoryFlags
                                  const MemoryDiffContext& context);
 
 // A module read from a file, ready for the memory profiler.
-struct LoadedModule {
+struct DiffInput {
   std::string label;                // the file as messages name it ("<stdin>" for '-')
   std::unique_ptr<InputFile> file;  // the text the module was parsed from, kept with it
   std::unique_ptr<Module> module;
@@ -69,7 +69,7 @@ struct LoadedModule {
 // into a module, so that another input form plugs in here. A file that cannot be read is
 // absl::NotFoundError (a usage error, exit 2); a parse or verifier error keeps its own code and
 // names the file's line (bad input, exit 1).
-absl::StatusOr<LoadedModule> LoadModuleFile(const std::string& path);
+absl::StatusOr<DiffInput> LoadModuleFile(const std::string& path);
 
 // The whole of `hlo-opt --memory-diff A B`: reads both files, diffs them (DiffModules with
 // memory.options), prints in memory.format and writes to the output (-o, or
@@ -81,7 +81,7 @@ int RunMemoryDiff(const MemoryDiffFlags& flags, const MemoryFlags& memory,
 // The diff of two loaded modules, written to `output` ('-' = standard output): what
 // RunMemoryDiff does once the modules are read, for callers that find them elsewhere (an XLA
 // dump directory). Same exit codes.
-int WriteMemoryDiff(const LoadedModule& before, const LoadedModule& after,
-                    const MemoryFlags& memory, const std::string& output);
+int WriteMemoryDiff(const DiffInput& before, const DiffInput& after, const MemoryFlags& memory,
+                    const std::string& output);
 
 }  // namespace hloscope

@@ -148,7 +148,7 @@ ENTRY e {
   ROOT w2 = s32[] while(w1), condition=cond, body=body
 }
 )");
-  absl::StatusOr<LoadedModule> m = LoadModuleFile(path);
+  absl::StatusOr<DiffInput> m = LoadModuleFile(path);
   ASSERT_TRUE(m.ok()) << MessageOf(m.status());
   EXPECT_EQ(m->label, path);
   EXPECT_EQ(m->module->name(), "two_sites");
@@ -157,7 +157,7 @@ ENTRY e {
 }
 
 TEST(LoadModuleFile, UnreadableIsNotFoundAndBadTextIsNot) {
-  absl::StatusOr<LoadedModule> missing = LoadModuleFile("/nonexistent/dir/a.hlo");
+  absl::StatusOr<DiffInput> missing = LoadModuleFile("/nonexistent/dir/a.hlo");
   ASSERT_FALSE(missing.ok());
   EXPECT_TRUE(absl::IsNotFound(missing.status()));
   EXPECT_EQ(MessageOf(missing.status()),
@@ -165,7 +165,7 @@ TEST(LoadModuleFile, UnreadableIsNotFoundAndBadTextIsNot) {
 
   const std::string path =
       WriteTemp("bad.hlo", "HloModule bad\nENTRY e {\n  ROOT x = f32[2] negate(y)\n}\n");
-  absl::StatusOr<LoadedModule> bad = LoadModuleFile(path);
+  absl::StatusOr<DiffInput> bad = LoadModuleFile(path);
   ASSERT_FALSE(bad.ok());
   EXPECT_FALSE(absl::IsNotFound(bad.status()));
   EXPECT_TRUE(MessageOf(bad.status()).starts_with(path + ":3:"));
