@@ -7,7 +7,6 @@
 // 2 bad usage (unknown option, unreadable file, unknown pass).
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -26,12 +25,12 @@
 #include "hlo/parser.h"
 #include "hlo/printer.h"
 #include "hlo/str_util.h"
-#include "hlo/verifier.h"
 #include "passes/pass_pipeline.h"
 #include "passes/pass_registry.h"
 #include "tools/error_line.h"
 #include "tools/file_io.h"
 #include "tools/hlo_opt_flags.h"
+#include "tools/load_module.h"
 #include "tools/parallel_modules.h"
 
 namespace hloscope {
@@ -51,12 +50,7 @@ int UsageError(std::string_view message) {
   return kExitBadUsage;
 }
 
-struct Timings {
-  double parse_seconds = 0;
-  double verify_seconds = 0;
-};
-
-void AppendStats(const Module& module, const Timings& t, std::string& out) {
+void AppendStats(const Module& module, const LoadTimes& t, std::string& out) {
   absl::flat_hash_map<std::string, int64_t> per_opcode;
   int64_t instructions = 0;
   int64_t array_bytes = 0;
@@ -111,10 +105,6 @@ void AppendInPlaceHazards(const Module& module, std::string& out) {
   for (const InPlaceHazard& h : r.hazards) out += fmt::format("  {}\n", h.message);
 }
 
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 // One module of the input, processed: what it prints, or the error to report. The pipeline
 // that ran on it stays with it until its copy report is read (CopyReportCollector::Collect).
 struct ModuleRun {
@@ -128,19 +118,10 @@ struct ModuleRun {
 absl::Status ProcessModule(const InputChunk& chunk, std::string_view filename, const Flags& flags,
                            PassPipeline* pipeline, std::unique_ptr<Module>& kept,
                            std::string& out) {
-  Timings timings;
-  auto start = std::chrono::steady_clock::now();
-  ParseOptions parse_options;
-  parse_options.filename = filename;
-  parse_options.first_line = chunk.first_line;
-  absl::StatusOr<std::unique_ptr<Module>> module = ParseModule(chunk.text, parse_options);
-  timings.parse_seconds = SecondsSince(start);
+  LoadTimes timings;
+  absl::StatusOr<std::unique_ptr<Module>> module =
+      ParseAndVerify({chunk.text, chunk.first_line, filename}, &timings);
   if (!module.ok()) return module.status();
-  start = std::chrono::steady_clock::now();
-  VerifierOptions verifier_options;
-  verifier_options.source_text = chunk.text;  // errors then point into the file
-  if (absl::Status s = VerifyModule(**module, verifier_options); !s.ok()) return s;
-  timings.verify_seconds = SecondsSince(start);
   // One set of analyses for the passes and the reports after them: a report whose options
   // match what the last passes used, on a module they left unchanged, builds nothing again.
   AnalysisCache analyses(**module);

@@ -10,9 +10,8 @@
 #include "analysis/memory/memory_profile.h"
 #include "analysis/stage_flops.h"
 #include "fmt/format.h"
-#include "hlo/parser.h"
-#include "hlo/verifier.h"
 #include "pipeline/stage_costs.h"
+#include "tools/load_module.h"
 
 namespace hloscope {
 
@@ -65,28 +64,14 @@ std::string CheckStageCostsFlags(const StageCostsFlags& flags, bool other_mode) 
   return "";
 }
 
-namespace {
-
-absl::StatusOr<std::unique_ptr<Module>> LoadModule(const StageCostsInput& input) {
-  ParseOptions options;
-  options.filename = input.path;
-  absl::StatusOr<std::unique_ptr<Module>> module = ParseModule(input.text, options);
-  if (!module.ok()) return module.status();
-  VerifierOptions verifier_options;
-  verifier_options.source_text = input.text;  // errors then point into the file
-  if (absl::Status s = VerifyModule(**module, verifier_options); !s.ok()) return s;
-  return module;
-}
-
-}  // namespace
-
 absl::StatusOr<std::string> StageCostsJsonOf(std::vector<StageCostsInput>& inputs,
                                              const StageCostsFlags& flags,
                                              const std::string& backward_regex) {
   std::vector<std::unique_ptr<Module>> modules;
   std::vector<const Module*> views;
   for (StageCostsInput& input : inputs) {
-    absl::StatusOr<std::unique_ptr<Module>> m = LoadModule(input);
+    absl::StatusOr<std::unique_ptr<Module>> m =
+        ParseAndVerify({.text = input.text, .filename = input.path});
     if (!m.ok()) return m.status();
     std::string().swap(input.text);  // the module keeps no view of it
     views.push_back(m->get());
