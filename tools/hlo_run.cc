@@ -230,7 +230,7 @@ int Main(int argc, char** argv) {
   if (std::optional<std::string> error = ParseRunFlags(argc, argv, &flags))
     return UsageError(*error);
   if (flags.help) {
-    fmt::print("{}", kRunHelp);
+    fmt::print("{}", RunHelp());
     return kRunOk;
   }
   if (!flags.compare) return RunOne(flags);

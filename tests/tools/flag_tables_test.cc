@@ -17,6 +17,7 @@
 #include "tests/tools/flag_test_util.h"
 #include "tools/flag_table.h"
 #include "tools/hlo_opt_flags.h"
+#include "tools/hlo_run_flags.h"
 
 namespace hloscope {
 namespace {
@@ -167,6 +168,14 @@ const std::map<std::string, std::string, std::less<>> kSamples = {
     {"--pipeline-schedule", "1f1b"},
     {"--microbatches", "4"},
     {"--tflops", "100"},
+    // hlo-run
+    {"--seed", "3"},
+    {"--mode", "buffer"},
+    {"--mode-a", "buffer"},
+    {"--mode-b", "value"},
+    {"--inputs", "args.txt"},
+    {"--max-bytes", "1000"},
+    {"--max-steps", "1000"},
 };
 
 struct Tool {
@@ -183,6 +192,12 @@ std::vector<Tool> Tools() {
          auto flags = std::make_shared<HloOptFlags>();
          keep = flags;
          return HloOptFlagTable(*flags);
+       }},
+      {"hlo-run", HLO_RUN_PATH,
+       [](std::shared_ptr<void>& keep) {
+         auto flags = std::make_shared<RunFlags>();
+         keep = flags;
+         return RunFlagTable(*flags);
        }},
   };
 }
