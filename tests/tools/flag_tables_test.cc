@@ -16,6 +16,7 @@
 #include "tests/tool_test_util.h"
 #include "tests/tools/flag_test_util.h"
 #include "tools/flag_table.h"
+#include "tools/hlo_gen/options.h"
 #include "tools/hlo_opt_flags.h"
 #include "tools/hlo_run_flags.h"
 
@@ -176,6 +177,18 @@ const std::map<std::string, std::string, std::less<>> kSamples = {
     {"--inputs", "args.txt"},
     {"--max-bytes", "1000"},
     {"--max-steps", "1000"},
+    // hlo-gen
+    {"--layout", "mpmd"},
+    {"--stage", "1"},
+    {"--layers", "4"},
+    {"--hidden", "64"},
+    {"--heads", "4"},
+    {"--seq", "16"},
+    {"--microbatch", "1"},
+    {"--stages", "2"},
+    {"--dtype", "f32"},
+    {"--remat", "full"},
+    {"--xla-copies", "off"},
 };
 
 struct Tool {
@@ -198,6 +211,12 @@ std::vector<Tool> Tools() {
          auto flags = std::make_shared<RunFlags>();
          keep = flags;
          return RunFlagTable(*flags);
+       }},
+      {"hlo-gen", HLO_GEN_PATH,
+       [](std::shared_ptr<void>& keep) {
+         auto options = std::make_shared<gen::Options>();
+         keep = options;
+         return gen::OptionsTable(*options);
        }},
   };
 }
@@ -289,6 +308,20 @@ TEST_F(ToolFlagsTest, HloOptTakesSubFlagValuesAsNextArgument) {
   EXPECT_EQ(flags.memory.options.top_buffers, 3);
   EXPECT_EQ(flags.input, "a.hlo");
   EXPECT_EQ(flags.more_inputs, std::vector<std::string>{"b.hlo"});
+}
+
+// hlo-gen took its values only after '=' before its flags were a table.
+TEST(HloGenFlags, TakeValuesAsNextArgument) {
+  std::vector<std::string> args = {"hlo-gen",  "--layers", "4",  "--stages", "2",
+                                   "--layout", "mpmd",     "-o", "out"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  gen::Options o;
+  EXPECT_EQ(gen::ParseOptions(static_cast<int>(argv.size()), argv.data(), &o), "");
+  EXPECT_EQ(o.layers, 4);
+  EXPECT_EQ(o.stages, 2);
+  EXPECT_EQ(o.layout, gen::Layout::kMpmd);
+  EXPECT_EQ(o.output, "out");
 }
 
 }  // namespace
