@@ -18,6 +18,7 @@
 #include "tools/flag_table.h"
 #include "tools/hlo_gen/options.h"
 #include "tools/hlo_opt_flags.h"
+#include "tools/hlo_pipeline_flags.h"
 #include "tools/hlo_run_flags.h"
 
 namespace hloscope {
@@ -189,6 +190,28 @@ const std::map<std::string, std::string, std::less<>> kSamples = {
     {"--dtype", "f32"},
     {"--remat", "full"},
     {"--xla-copies", "off"},
+    // hlo-pipeline (--schedule, --microbatches, --backward-regex, --format: above)
+    {"--compare", "1f1b,gpipe"},
+    {"--ranks", "4"},
+    {"--forward-time", "10,20"},
+    {"--backward-time", "10"},
+    {"--backward-input-time", "10"},
+    {"--backward-weight-time", "10"},
+    {"--comm-time", "1"},
+    {"--unshard-time", "1"},
+    {"--reshard-time", "1"},
+    {"--reduce-grad-time", "1"},
+    {"--activation-bytes", "1GiB"},
+    {"--microbatch-tokens", "100,200"},
+    {"--from-hlo", "s0.hlo,s1.hlo"},
+    {"--device-tflops", "100"},
+    {"--stage-costs", "costs.json"},
+    {"--memory-limit", "80GiB"},
+    {"--static-bytes", "1GiB"},
+    {"--grid-style", "pytorch"},
+    {"--trace", "trace.json"},
+    {"--dump-csv", "schedule.csv"},
+    {"--recv", "eager"},
 };
 
 struct Tool {
@@ -217,6 +240,12 @@ std::vector<Tool> Tools() {
          auto options = std::make_shared<gen::Options>();
          keep = options;
          return gen::OptionsTable(*options);
+       }},
+      {"hlo-pipeline", HLO_PIPELINE_PATH,
+       [](std::shared_ptr<void>& keep) {
+         auto flags = std::make_shared<pipeline::PipelineFlags>();
+         keep = flags;
+         return pipeline::PipelineFlagTable(*flags);
        }},
   };
 }
@@ -322,6 +351,25 @@ TEST(HloGenFlags, TakeValuesAsNextArgument) {
   EXPECT_EQ(o.stages, 2);
   EXPECT_EQ(o.layout, gen::Layout::kMpmd);
   EXPECT_EQ(o.output, "out");
+}
+
+// hlo-pipeline took its values only after '=' before its flags were a table.
+TEST(HloPipelineFlags, TakeValuesAsNextArgument) {
+  const char* argv[] = {"hlo-pipeline",   "--schedule", "1f1b",           "--ranks", "4",
+                        "--microbatches", "8",          "--forward-time", "1,2"};
+  absl::StatusOr<pipeline::PipelineFlags> f = pipeline::ParsePipelineFlags(9, argv);
+  ASSERT_TRUE(f.ok()) << MessageOf(f.status());
+  EXPECT_EQ(f->schedule, "1f1b");
+  EXPECT_EQ(f->ranks, 4);
+  EXPECT_EQ(f->microbatches, 8);
+  EXPECT_EQ(f->forward_time, (std::vector<double>{1, 2}));
+  // Its own wording is kept: "--NAME: why", a suggestion when a name is near.
+  const char* typo[] = {"hlo-pipeline", "--rank=4"};
+  EXPECT_EQ(MessageOf(pipeline::ParsePipelineFlags(2, typo).status()),
+            "unknown flag '--rank'; did you mean '--ranks'?");
+  const char* missing[] = {"hlo-pipeline", "--ranks"};
+  EXPECT_EQ(MessageOf(pipeline::ParsePipelineFlags(2, missing).status()),
+            "--ranks: needs a value (--name=value)");
 }
 
 }  // namespace
