@@ -13,6 +13,15 @@ absl::Status FlagError(std::string message) {
   return absl::InvalidArgumentError(std::move(message));
 }
 
+Flag SwitchFlag(std::vector<std::string> names, bool* out, std::string help) {
+  return {.names = std::move(names),
+          .help = std::move(help),
+          .handler = [out](std::optional<std::string_view>) {
+            *out = true;
+            return absl::OkStatus();
+          }};
+}
+
 FlagTable::FlagTable(Wording wording) : wording_(std::move(wording)) {}
 
 void FlagTable::Section(std::string heading, size_t column) {

@@ -55,6 +55,9 @@ struct Flag {
 // A usage error of a single flag, for handlers.
 absl::Status FlagError(std::string message);
 
+// A switch (no value) that sets *out.
+Flag SwitchFlag(std::vector<std::string> names, bool* out, std::string help);
+
 class FlagTable {
  public:
   // How a tool words the errors the table itself finds (each tool kept its own wording).

@@ -8,19 +8,11 @@
 namespace hloscope {
 
 void AddAnalysisFlags(FlagTable& table, AnalysisFlags& flags) {
-  table.Add({.names = {"--print-dataflow"},
-             .help = "Print, for each instruction and shape index, the values it may hold\n"
-                     "(defining instruction and index, '(phi)' for merge values).",
-             .handler = [&flags](std::optional<std::string_view>) {
-               flags.print_dataflow = true;
-               return absl::OkStatus();
-             }});
-  table.Add({.names = {"--print-buffers"},
-             .help = "Print each buffer (values that must share storage) with its bytes.",
-             .handler = [&flags](std::optional<std::string_view>) {
-               flags.print_buffers = true;
-               return absl::OkStatus();
-             }});
+  table.Add(SwitchFlag({"--print-dataflow"}, &flags.print_dataflow,
+                       "Print, for each instruction and shape index, the values it may hold\n"
+                       "(defining instruction and index, '(phi)' for merge values)."));
+  table.Add(SwitchFlag({"--print-buffers"}, &flags.print_buffers,
+                       "Print each buffer (values that must share storage) with its bytes."));
   table.Add({.names = {"--bitcast-defines-value"},
              .value = FlagValue::kRequired,
              .placeholder = "true|false",

@@ -29,16 +29,6 @@ EXIT STATUS:
   2  bad usage: unknown option, unreadable input or output file, unknown pass
 )";
 
-// A switch: sets *out.
-Flag Switch(std::string name, bool* out, std::string help) {
-  return {.names = {std::move(name)},
-          .help = std::move(help),
-          .handler = [out](std::optional<std::string_view>) {
-            *out = true;
-            return absl::OkStatus();
-          }};
-}
-
 }  // namespace
 
 FlagTable HloOptFlagTable(HloOptFlags& flags) {
@@ -69,14 +59,14 @@ FlagTable HloOptFlagTable(HloOptFlags& flags) {
                flags.passes = std::string(*value);
                return absl::OkStatus();
              }});
-  table.Add(Switch("--list-passes", &flags.list_passes,
-                   "List the available passes with a description and their options\n"
-                   "(type, default, help), then exit."));
-  table.Add(Switch("--split-input-file", &flags.split_input_file,
-                   "Treat each part of the input between lines '// -----' as its own\n"
-                   "module: each is processed on its own, errors name lines of the whole\n"
-                   "file, and the outputs are printed separated by '// -----' lines. A\n"
-                   "failing part does not stop the others."));
+  table.Add(SwitchFlag({"--list-passes"}, &flags.list_passes,
+                       "List the available passes with a description and their options\n"
+                       "(type, default, help), then exit."));
+  table.Add(SwitchFlag({"--split-input-file"}, &flags.split_input_file,
+                       "Treat each part of the input between lines '// -----' as its own\n"
+                       "module: each is processed on its own, errors name lines of the whole\n"
+                       "file, and the outputs are printed separated by '// -----' lines. A\n"
+                       "failing part does not stop the others."));
   table.Add({.names = {"--jobs"},
              .value = FlagValue::kRequired,
              .placeholder = "N",
@@ -94,9 +84,9 @@ FlagTable HloOptFlagTable(HloOptFlags& flags) {
                flags.jobs = n;
                return absl::OkStatus();
              }});
-  table.Add(Switch("--verify-each", &flags.verify_each,
-                   "Verify the module after every pass and name the pass that broke it.\n"
-                   "(The input is always verified after parsing.)"));
+  table.Add(SwitchFlag({"--verify-each"}, &flags.verify_each,
+                       "Verify the module after every pass and name the pass that broke it.\n"
+                       "(The input is always verified after parsing.)"));
   table.Add({.names = {"--print-style"},
              .value = FlagValue::kRequired,
              .placeholder = "STYLE",
@@ -114,26 +104,24 @@ FlagTable HloOptFlagTable(HloOptFlags& flags) {
                }
                return absl::OkStatus();
              }});
-  table.Add(Switch("--no-metadata", &flags.no_metadata,
-                   "Leave metadata={...} out of the printed module."));
-  table.Add(Switch("--stats", &flags.stats,
-                   "Print statistics instead of the module: instructions per opcode,\n"
-                   "computations, total bytes of all instruction results, parse and\n"
-                   "verify time, and the in-memory size of the IR per instruction."));
-  table.Add(Switch("--check-in-place", &flags.check_in_place,
-                   "List in-place fusions (dynamic-update-slice or scatter roots,\n"
-                   "output_to_operand_aliasing) that also read the operand they update\n"
-                   "where the update may already have written (a slice, gather or\n"
-                   "dynamic-slice at another offset; not the same-index\n"
-                   "read-modify-write), naming fusion, parameter and reader, instead of\n"
-                   "printing the module (after --passes). Exit status 0 either way."));
+  table.Add(SwitchFlag({"--no-metadata"}, &flags.no_metadata,
+                       "Leave metadata={...} out of the printed module."));
+  table.Add(SwitchFlag({"--stats"}, &flags.stats,
+                       "Print statistics instead of the module: instructions per opcode,\n"
+                       "computations, total bytes of all instruction results, parse and\n"
+                       "verify time, and the in-memory size of the IR per instruction."));
+  table.Add(SwitchFlag({"--check-in-place"}, &flags.check_in_place,
+                       "List in-place fusions (dynamic-update-slice or scatter roots,\n"
+                       "output_to_operand_aliasing) that also read the operand they update\n"
+                       "where the update may already have written (a slice, gather or\n"
+                       "dynamic-slice at another offset; not the same-index\n"
+                       "read-modify-write), naming fusion, parameter and reader, instead of\n"
+                       "printing the module (after --passes). Exit status 0 either way."));
   AddAnalysisFlags(table, flags.analysis);
   AddMemoryFlags(table, flags.memory, flags.analysis);
   AddCopyReportFlags(table, flags.copy_report);
   AddStageCostsFlags(table, flags.stage_costs);
-  Flag help = Switch("--help", &flags.help, "Show this help, then exit.");
-  help.names = {"-h", "--help"};
-  table.Add(std::move(help));
+  table.Add(SwitchFlag({"-h", "--help"}, &flags.help, "Show this help, then exit."));
   // The first FILE, then (--memory-report --stage-by=module, --stage-costs) one per stage.
   table.Positional([&flags, input_seen = false](std::string_view arg) mutable {
     if (input_seen) {

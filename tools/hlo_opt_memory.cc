@@ -156,12 +156,8 @@ void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysi
                o.top_buffers = static_cast<int>(std::min<int64_t>(n, 1 << 20));
                return absl::OkStatus();
              }});
-  table.Add({.names = {"--count-tuple-tables"},
-             .help = "Count tuples' pointer tables (8 bytes per element) as memory.",
-             .handler = [&o](std::optional<std::string_view>) {
-               o.count_tuple_tables = true;
-               return absl::OkStatus();
-             }});
+  table.Add(SwitchFlag({"--count-tuple-tables"}, &o.count_tuple_tables,
+                       "Count tuples' pointer tables (8 bytes per element) as memory."));
   table.Add({.names = {"--memory-model"},
              .value = FlagValue::kRequired,
              .placeholder = "liveness|xla",

@@ -85,15 +85,6 @@ Flag Valued(std::string name, std::string placeholder, std::string help,
           }};
 }
 
-Flag Switch(std::string name, bool* out, std::string help) {
-  return {.names = {"--" + name},
-          .help = std::move(help),
-          .handler = [out](std::optional<std::string_view>) {
-            *out = true;
-            return absl::OkStatus();
-          }};
-}
-
 // A per-part list of times.
 Flag Times(std::string name, std::string help, std::optional<std::vector<double>>* out) {
   return Valued(std::move(name), "T[,T...]", std::move(help),
@@ -269,8 +260,8 @@ FlagTable PipelineFlagTable(PipelineFlags& f) {
                    }));
 
   table.Section("output:", 23);
-  table.Add(
-      Switch("grid", &f.grid, "print the step grid (Step 00: 0F0 1RECV_F0 ...) of each schedule"));
+  table.Add(SwitchFlag({"--grid"}, &f.grid,
+                       "print the step grid (Step 00: 0F0 1RECV_F0 ...) of each schedule"));
   table.Add(Valued("grid-style", "ours|pytorch",
                    "ours (default): each action at the step it runs under unit costs;\n"
                    "pytorch: PyTorch's layouts - a compute-only schedule (--no-comms) as its\n"
@@ -292,7 +283,7 @@ FlagTable PipelineFlagTable(PipelineFlags& f) {
                      f.json = value == "json";
                      return absl::OkStatus();
                    }));
-  table.Add(OnRowBefore(Switch("json", &f.json, "")));
+  table.Add(OnRowBefore(SwitchFlag({"--json"}, &f.json, "")));
   table.Add(Text("trace", "PATH",
                  "write a Chrome trace (chrome://tracing, ui.perfetto.dev) of --schedule",
                  &f.trace_path));
@@ -300,9 +291,9 @@ FlagTable PipelineFlagTable(PipelineFlags& f) {
                  "write the simulated schedule of --schedule as CSV without idle cells:\n"
                  "the compute_comms form PyTorch's _PipelineScheduleRuntime loads",
                  &f.dump_csv_path));
-  table.Add(Switch("no-comms", &f.no_comms,
-                   "do not add SEND/RECV; simulate the compute-only schedule, with\n"
-                   "--comm-time between stages on different ranks"));
+  table.Add(SwitchFlag({"--no-comms"}, &f.no_comms,
+                       "do not add SEND/RECV; simulate the compute-only schedule, with\n"
+                       "--comm-time between stages on different ranks"));
   table.Add(Valued("recv", "before-use|eager",
                    "where lowering puts a RECV: before-use (default) just before the action\n"
                    "that needs it; eager as PyTorch's _add_send_recv, when the sender's\n"
@@ -314,12 +305,10 @@ FlagTable PipelineFlagTable(PipelineFlags& f) {
                      f.recv_eager = value == "eager";
                      return absl::OkStatus();
                    }));
-  table.Add(Switch("fsdp-actions", &f.fsdp_actions,
-                   "lower as PyTorch's runtime does: also UNSHARD/RESHARD (3 stages\n"
-                   "prefetched) and REDUCE_GRAD after a stage's last backward"));
-  Flag help = Switch("help", &f.help, "this text");
-  help.names = {"-h", "--help"};
-  table.Add(std::move(help));
+  table.Add(SwitchFlag({"--fsdp-actions"}, &f.fsdp_actions,
+                       "lower as PyTorch's runtime does: also UNSHARD/RESHARD (3 stages\n"
+                       "prefetched) and REDUCE_GRAD after a stage's last backward"));
+  table.Add(SwitchFlag({"-h", "--help"}, &f.help, "this text"));
   return table;
 }
 

@@ -61,15 +61,6 @@ absl::Status BadValue(std::string_view name, std::string_view value) {
   return FlagError(fmt::format("bad value '{}' for {}", value, name));
 }
 
-Flag Switch(std::vector<std::string> names, bool* out, std::string help) {
-  return {.names = std::move(names),
-          .help = std::move(help),
-          .handler = [out](std::optional<std::string_view>) {
-            *out = true;
-            return absl::OkStatus();
-          }};
-}
-
 // A flag whose value `parse` stores; a missing value is the same error for all of them.
 Flag Valued(std::string name, std::string placeholder, std::string help,
             std::function<absl::Status(std::string_view name, std::string_view value)> parse) {
@@ -138,11 +129,11 @@ FlagTable RunFlagTable(RunFlags& flags) {
                      flags.inputs = std::string(value);
                      return absl::OkStatus();
                    }));
-  table.Add(Switch({"--print-all"}, &flags.print_all, "Print every element of every output."));
-  table.Add(Switch({"--compare"}, &flags.compare,
-                   "Run A and B on the same arguments and compare their outputs (see above)."));
-  table.Add(Switch({"--split-input-file"}, &flags.split_input_file,
-                   "With --compare: compare the modules of A and B pairwise (see above)."));
+  table.Add(SwitchFlag({"--print-all"}, &flags.print_all, "Print every element of every output."));
+  table.Add(SwitchFlag({"--compare"}, &flags.compare,
+                       "Run A and B on the same arguments and compare their outputs (see above)."));
+  table.Add(SwitchFlag({"--split-input-file"}, &flags.split_input_file,
+                       "With --compare: compare the modules of A and B pairwise (see above)."));
   table.Add(
       Valued("--jobs", "N", "With --split-input-file: compare up to N pairs at once (1 to 1024).",
              [&flags](std::string_view, std::string_view value) {
@@ -172,7 +163,7 @@ FlagTable RunFlagTable(RunFlags& flags) {
                      flags.dataflow.bitcast_defines_value = value == "true";
                      return absl::OkStatus();
                    }));
-  table.Add(Switch({"-h", "--help"}, &flags.help, "Show this help, then exit."));
+  table.Add(SwitchFlag({"-h", "--help"}, &flags.help, "Show this help, then exit."));
   table.Positional([&flags](std::string_view arg) {
     flags.files.emplace_back(arg);
     return absl::OkStatus();

@@ -33,15 +33,6 @@ EXIT STATUS:
   2  bad usage: unknown option, bad value, sizes that do not fit, unopenable output
 )";
 
-Flag Switch(std::string name, bool* out, std::string help) {
-  return {.names = {std::move(name)},
-          .help = std::move(help),
-          .handler = [out](std::optional<std::string_view>) {
-            *out = true;
-            return absl::OkStatus();
-          }};
-}
-
 // A flag with a value, parsed by `parse` from the value (empty when none was given).
 Flag Valued(std::string name, std::string placeholder, std::string help,
             std::function<absl::Status(std::string_view value)> parse) {
@@ -224,11 +215,11 @@ FlagTable OptionsTable(Options& options) {
                      o->xla_copies = value == "on";
                      return absl::OkStatus();
                    }));
-  table.Add(Switch("--scheduled", &o->scheduled,
-                   "Mark the module is_scheduled=true (text order is the schedule)."));
-  table.Add(Switch("--unroll", &o->unroll,
-                   "Unroll both while loops into the entry computation: the way to reach\n"
-                   "millions of instructions (layers x trip count x ~1000 lines)."));
+  table.Add(SwitchFlag({"--scheduled"}, &o->scheduled,
+                       "Mark the module is_scheduled=true (text order is the schedule)."));
+  table.Add(SwitchFlag({"--unroll"}, &o->unroll,
+                       "Unroll both while loops into the entry computation: the way to reach\n"
+                       "millions of instructions (layers x trip count x ~1000 lines)."));
   table.Add(Valued("--seed", "N",
                    "Unsigned integer (default 0). The seed chooses where instruction ids\n"
                    "start (names like fusion.4711) and offsets the source_line numbers;\n"
@@ -255,9 +246,7 @@ FlagTable OptionsTable(Options& options) {
                o->output = std::string(*value);
                return absl::OkStatus();
              }});
-  Flag help = Switch("--help", &o->help, "Show this help, then exit.");
-  help.names = {"-h", "--help"};
-  table.Add(std::move(help));
+  table.Add(SwitchFlag({"-h", "--help"}, &o->help, "Show this help, then exit."));
   // hlo-gen reads nothing: an argument that is not a flag is refused as it always was.
   table.Positional(
       [](std::string_view arg) { return FlagError(fmt::format("unknown option '{}'", arg)); });
