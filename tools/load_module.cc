@@ -3,15 +3,11 @@
 #include <chrono>
 #include <utility>
 
-#include "absl/strings/cord.h"
 #include "hlo/parser.h"
 #include "hlo/verifier.h"
 
 namespace hloscope {
 namespace {
-
-// Marks a status as a failure to read the input (a payload, so no status code is overloaded).
-constexpr std::string_view kReadErrorPayload = "hloscope/load-module/read-error";
 
 double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -38,24 +34,16 @@ std::string InputName(const std::string& path) { return path == "-" ? "<stdin>" 
 
 absl::StatusOr<LoadedModule> LoadModule(const std::string& path, const LoadOptions& options) {
   LoadedModule loaded;
-  loaded.filename = options.filename.empty() ? InputName(path) : options.filename;
+  loaded.label = options.label.empty() ? InputName(path) : options.label;
   loaded.file = std::make_unique<InputFile>();
-  if (std::string error; !loaded.file->Read(path, &error)) {
-    absl::Status status = absl::InvalidArgumentError(error);
-    status.SetPayload(absl::string_view(kReadErrorPayload.data(), kReadErrorPayload.size()),
-                      absl::Cord());
-    return status;
-  }
+  if (std::string error; !loaded.file->Read(path, &error)) return absl::NotFoundError(error);
   absl::StatusOr<std::unique_ptr<Module>> module =
-      ParseAndVerify({.text = loaded.text(), .filename = loaded.filename});
+      ParseAndVerify({.text = loaded.file->text(), .filename = loaded.label});
   if (!module.ok()) return module.status();
   loaded.module = *std::move(module);
   return loaded;
 }
 
-bool IsReadError(const absl::Status& status) {
-  return status.GetPayload(absl::string_view(kReadErrorPayload.data(), kReadErrorPayload.size()))
-      .has_value();
-}
+bool IsReadError(const absl::Status& status) { return absl::IsNotFound(status); }
 
 }  // namespace hloscope

@@ -38,25 +38,24 @@ absl::StatusOr<std::unique_ptr<Module>> ParseAndVerify(const ModuleSource& sourc
                                                        LoadTimes* times = nullptr);
 
 struct LoadOptions {
-  // The name messages give the input; empty: the path, or "<stdin>" for '-'.
-  std::string filename;
+  // The name messages give the input; empty: InputName(path).
+  std::string label;
 };
 
 // A module with the input it was parsed from.
 struct LoadedModule {
-  std::unique_ptr<InputFile> file;  // mapped or read (tools/file_io.h)
-  std::string filename;             // as messages name it
+  std::string label;                // the file as messages name it ("<stdin>" for '-')
+  std::unique_ptr<InputFile> file;  // the text the module was parsed from, kept with it
   std::unique_ptr<Module> module;
-
-  std::string_view text() const { return file->text(); }
 };
 
 // Reads `path` ('-' = standard input), parses and verifies it as one module. A file that cannot
-// be read is an error for which IsReadError is true (the tools call it bad usage); otherwise the
-// error is the parser's or the verifier's (bad input).
+// be read is absl::NotFoundError (IsReadError; the tools call it bad usage, exit 2); otherwise
+// the error is the parser's or the verifier's, naming the file's line (bad input).
 absl::StatusOr<LoadedModule> LoadModule(const std::string& path, const LoadOptions& options = {});
 
-// Whether `status` is LoadModule's failure to read its file.
+// Whether `status` is LoadModule's failure to read its file (the parser and the verifier never
+// answer NotFound).
 bool IsReadError(const absl::Status& status);
 
 // The name messages give `path`: "<stdin>" for '-'.

@@ -36,14 +36,15 @@ TEST_F(LoadModuleTest, KeepsTheTextWithTheModule) {
   absl::StatusOr<LoadedModule> m = LoadModule(path);
   ASSERT_TRUE(m.ok()) << MessageOf(m.status());
   EXPECT_EQ(m->module->name(), "good");
-  EXPECT_EQ(m->text(), kGood);
-  EXPECT_EQ(m->filename, path);
+  EXPECT_EQ(m->file->text(), kGood);
+  EXPECT_EQ(m->label, path);
 }
 
 TEST_F(LoadModuleTest, AnUnreadableFileIsAReadError) {
   absl::StatusOr<LoadedModule> m = LoadModule(Path("missing.hlo"));
   ASSERT_FALSE(m.ok());
   EXPECT_TRUE(IsReadError(m.status()));
+  EXPECT_TRUE(absl::IsNotFound(m.status()));
   EXPECT_EQ(MessageOf(m.status()),
             "cannot open '" + Path("missing.hlo") + "': No such file or directory");
 }
@@ -55,7 +56,7 @@ TEST_F(LoadModuleTest, ParseAndVerifierErrorsAreBadInputNamingTheFile) {
   EXPECT_TRUE(MessageOf(bad.status()).starts_with(Path("bad.hlo") + ":2:")) << bad.status();
 
   absl::StatusOr<LoadedModule> invalid =
-      LoadModule(Write("invalid.hlo", kInvalid), {.filename = "shown.hlo"});
+      LoadModule(Write("invalid.hlo", kInvalid), {.label = "shown.hlo"});
   ASSERT_FALSE(invalid.ok());
   EXPECT_FALSE(IsReadError(invalid.status()));
   // The verifier points into the text: the line of the bad tuple, quoted.
