@@ -42,7 +42,8 @@ struct Flag {
   // Every spelling, e.g. {"-h", "--help"}; the help row lists them in this order.
   std::vector<std::string> names = {};
   FlagValue value = FlagValue::kNone;
-  // The value in the help row: "--passes=A,B,...", "-o OUT", "--report[=FILE.json]".
+  // The value's name in the help row: "A,B,..." shows as "--passes=A,B,...", "OUT" as "-o OUT",
+  // and an optional "FILE.json" as "--report[=FILE.json]".
   std::string placeholder = {};
   // The help row's text. A '\n' starts a new line; a line too long for the width is wrapped.
   // Empty: the row before documents this flag too (its label should name it).
