@@ -20,6 +20,7 @@
 #include "analysis/memory/memory_diff.h"
 #include "hlo/module.h"
 #include "tools/file_io.h"
+#include "tools/flag_table.h"
 #include "tools/hlo_opt_memory.h"
 
 namespace hloscope {
@@ -31,15 +32,8 @@ struct MemoryDiffFlags {
   std::vector<std::string> dump_modules;
 };
 
-// Lines for hlo-opt's --help OPTIONS section.
-extern const char kMemoryDiffFlagsHelp[];
-
-enum class MemoryDiffFlagResult { kNotMemoryDiffFlag, kTaken, kBadValue };
-
-// Handles --memory-diff (two positional files) and --memory-diff=ID1,ID2.
-MemoryDiffFlagResult ParseMemoryDiffFlag(std::string_view name,
-                                         std::optional<std::string_view> value,
-                                         MemoryDiffFlags& flags, std::string* error);
+// Adds --memory-diff (two positional files) and --memory-diff=ID1,ID2 to hlo-opt's table.
+void AddMemoryDiffFlags(FlagTable& table, MemoryDiffFlags& flags);
 
 // What --memory-diff is checked against, once every flag is parsed.
 struct MemoryDiffContext {

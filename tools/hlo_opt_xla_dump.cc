@@ -23,45 +23,49 @@
 
 namespace hloscope {
 
-const char kXlaDumpFlagsHelp[] =
-    "  --xla-dump=DIR         Read an XLA dump directory (XLA_FLAGS=--xla_dump_to=DIR; a\n"
-    "                         directory given as FILE is read the same way): one row per\n"
-    "                         compiled module, largest peak first: id, name, instructions, our\n"
-    "                         peak before and after optimizations (--memory-model), XLA's\n"
-    "                         'Total bytes used' (its -memory-usage-report.txt or\n"
-    "                         -buffer-assignment.txt) and the difference, copies in while loops\n"
-    "                         and their copy traffic per step (copy-elision's report), the\n"
-    "                         largest buffer at the peak. Subdirectories are read too (one per\n"
-    "                         process); a module dumped by several processes is listed once per\n"
-    "                         origin (SUBDIR and/or @TIMESTAMP) and said so. --format=text, json,\n"
-    "                         csv or html; --jobs modules at a time; progress on stderr after a\n"
-    "                         second. Exit status 2 when DIR holds no XLA dump or a file of it\n"
-    "                         cannot be read, 1 when a module does not parse; nothing is\n"
-    "                         written then. Proto modules (.hlo.pb) are listed, not read yet.\n"
-    "  --module=ID|NAME       With --xla-dump: that module in full: the memory report of its\n"
-    "                         after-optimizations module (as --memory-report prints it), XLA's\n"
-    "                         totals beside ours, and with per-pass dumps "
-    "(--xla_dump_hlo_pass_re)\n"
-    "                         the copies and peak after each pass and, for each copy of the\n"
-    "                         final module, the pass that introduced it. ORIGIN:ID picks one of\n"
-    "                         several processes' copies. A name that matches no module, or\n"
-    "                         several, is a usage error (exit 2).\n";
-
-XlaDumpFlagResult ParseXlaDumpFlag(std::string_view name, std::optional<std::string_view> value,
-                                   XlaDumpFlags& flags, std::string* error) {
-  if (name != "--xla-dump" && name != "--module") return XlaDumpFlagResult::kNotXlaDumpFlag;
-  if (!value || value->empty()) {
-    *error = fmt::format("option '{}' needs a value ({})", name,
-                         name == "--xla-dump" ? "a directory" : "a module id or name");
-    return XlaDumpFlagResult::kBadValue;
-  }
-  if (name == "--xla-dump") {
-    flags.dir = std::string(*value);
-    flags.from_input = false;
-  } else {
-    flags.module = std::string(*value);
-  }
-  return XlaDumpFlagResult::kTaken;
+void AddXlaDumpFlags(FlagTable& table, XlaDumpFlags& flags) {
+  table.Add({.names = {"--xla-dump"},
+             .value = FlagValue::kRequired,
+             .placeholder = "DIR",
+             .help = "Read an XLA dump directory (XLA_FLAGS=--xla_dump_to=DIR; a\n"
+                     "directory given as FILE is read the same way): one row per\n"
+                     "compiled module, largest peak first: id, name, instructions, our\n"
+                     "peak before and after optimizations (--memory-model), XLA's\n"
+                     "'Total bytes used' (its -memory-usage-report.txt or\n"
+                     "-buffer-assignment.txt) and the difference, copies in while loops\n"
+                     "and their copy traffic per step (copy-elision's report), the\n"
+                     "largest buffer at the peak. Subdirectories are read too (one per\n"
+                     "process); a module dumped by several processes is listed once per\n"
+                     "origin (SUBDIR and/or @TIMESTAMP) and said so. --format=text, json,\n"
+                     "csv or html; --jobs modules at a time; progress on stderr after a\n"
+                     "second. Exit status 2 when DIR holds no XLA dump or a file of it\n"
+                     "cannot be read, 1 when a module does not parse; nothing is\n"
+                     "written then. Proto modules (.hlo.pb) are listed, not read yet.",
+             .handler = [&flags](std::optional<std::string_view> value) {
+               if (!value || value->empty()) {
+                 return FlagError("option '--xla-dump' needs a value (a directory)");
+               }
+               flags.dir = std::string(*value);
+               flags.from_input = false;
+               return absl::OkStatus();
+             }});
+  table.Add({.names = {"--module"},
+             .value = FlagValue::kRequired,
+             .placeholder = "ID|NAME",
+             .help = "With --xla-dump: that module in full: the memory report of its\n"
+                     "after-optimizations module (as --memory-report prints it), XLA's\n"
+                     "totals beside ours, and with per-pass dumps (--xla_dump_hlo_pass_re)\n"
+                     "the copies and peak after each pass and, for each copy of the\n"
+                     "final module, the pass that introduced it. ORIGIN:ID picks one of\n"
+                     "several processes' copies. A name that matches no module, or\n"
+                     "several, is a usage error (exit 2).",
+             .handler = [&flags](std::optional<std::string_view> value) {
+               if (!value || value->empty()) {
+                 return FlagError("option '--module' needs a value (a module id or name)");
+               }
+               flags.module = std::string(*value);
+               return absl::OkStatus();
+             }});
 }
 
 std::string CheckXlaDumpFlags(const XlaDumpFlags& flags, const MemoryFlags& memory,
@@ -932,21 +936,15 @@ absl::StatusOr<LoadedModule> LoadDumpModule(const DumpFile& file) {
     case DumpFormat::kText:
       break;
   }
-  LoadedModule out;
-  out.file = std::make_unique<InputFile>();
-  std::string error;
-  if (!out.file->Read(file.path, &error)) return absl::FailedPreconditionError(error);
-  ParseOptions parse;
-  parse.filename = file.path;
-  absl::StatusOr<std::unique_ptr<Module>> module = ParseModule(out.file->text(), parse);
-  if (!module.ok()) return absl::InvalidArgumentError(module.status().message());
-  VerifierOptions verify;
-  verify.source_text = out.file->text();
-  if (absl::Status s = VerifyModule(**module, verify); !s.ok()) {
-    return absl::InvalidArgumentError(s.message());
+  // tools/load_module.h, with this file's error codes: FailedPrecondition for a file that
+  // cannot be read, InvalidArgument for a parse or verifier error.
+  absl::StatusOr<LoadedModule> loaded = LoadModule(file.path);
+  if (!loaded.ok()) {
+    const absl::Status& s = loaded.status();
+    return IsReadError(s) ? absl::FailedPreconditionError(s.message())
+                          : absl::InvalidArgumentError(s.message());
   }
-  out.module = *std::move(module);
-  return out;
+  return loaded;
 }
 
 absl::StatusOr<int64_t> ReadXlaTotalBytes(const std::string& path) {

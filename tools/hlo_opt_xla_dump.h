@@ -16,7 +16,9 @@
 #include "absl/status/statusor.h"
 #include "hlo/module.h"
 #include "tools/file_io.h"
+#include "tools/flag_table.h"
 #include "tools/hlo_opt_memory.h"
+#include "tools/load_module.h"  // LoadedModule
 #include "tools/xla_dump_files.h"
 
 namespace hloscope {
@@ -28,25 +30,13 @@ struct XlaDumpFlags {
   bool enabled() const { return !dir.empty(); }
 };
 
-// Lines for hlo-opt's --help OPTIONS section.
-extern const char kXlaDumpFlagsHelp[];
-
-enum class XlaDumpFlagResult { kNotXlaDumpFlag, kTaken, kBadValue };
-
-// Handles --xla-dump=DIR and --module=ID|NAME.
-XlaDumpFlagResult ParseXlaDumpFlag(std::string_view name, std::optional<std::string_view> value,
-                                   XlaDumpFlags& flags, std::string* error);
+// Adds --xla-dump=DIR and --module=ID|NAME to hlo-opt's table.
+void AddXlaDumpFlags(FlagTable& table, XlaDumpFlags& flags);
 
 // Checks the flags together once all are parsed: an empty string, or the usage error.
 // `other_modes`: a flag that reads one module was given (--passes, --stats, --print-*, ...).
 std::string CheckXlaDumpFlags(const XlaDumpFlags& flags, const MemoryFlags& memory,
                               bool other_modes, bool more_inputs);
-
-// A module read from a dump file, with the text its strings point into.
-struct LoadedModule {
-  std::unique_ptr<InputFile> file;
-  std::unique_ptr<Module> module;
-};
 
 // The one place a dump file becomes a Module: text is parsed and verified; a proto
 // (`.hlo.pb`) is refused as "proto module: needs the proto reader" (Unimplemented) until that
