@@ -5,6 +5,7 @@
 #include <set>
 
 #include "google/protobuf/io/tokenizer.h"
+#include "google/protobuf/stubs/logging.h"
 #include "google/protobuf/text_format.h"
 #include "hlo/parser.h"
 #include "hlo/proto_module_text.h"
@@ -118,6 +119,8 @@ absl::StatusOr<xla::HloModuleProto> DecodeBinary(std::string_view bytes,
     return FileError(filename, "binary proto larger than 2 GiB, which protobuf cannot read");
   }
   const int size = static_cast<int>(bytes.size());
+  // protobuf logs why a string field failed to parse; the error returned here says it better.
+  google::protobuf::LogSilencer quiet;
   // An HloProto's field 1 is the module; an HloModuleProto's field 1 is its name. Both decode
   // as either often enough that the module's computations decide.
   xla::HloProto hlo_proto;
@@ -137,9 +140,13 @@ absl::StatusOr<xla::HloModuleProto> DecodeBinary(std::string_view bytes,
       return std::strtoll(e->c_str() + sizeof("at byte ") - 1, nullptr, 10);
     };
     const std::optional<std::string>& where = offset(a) >= offset(b) ? a : b;
+    // Text read as a binary proto (a forced --input-format, a misnamed file) fails at once;
+    // say so rather than leave the user puzzling over wire types.
+    const std::string_view hint =
+        HasBinaryBytes(bytes) ? "" : " (the file looks like text, not a binary proto)";
     if (where.has_value()) {
       return FileError(filename, StrCat("corrupt or truncated binary proto (", bytes.size(),
-                                        " bytes): ", *where));
+                                        " bytes): ", *where, hint));
     }
     return FileError(filename,
                      "binary proto that protobuf cannot decode as HloProto or HloModuleProto "
