@@ -166,6 +166,23 @@ void AppendShape(const ShapeProto& shape, std::string& out) {
   if (shape.has_layout()) AppendLayout(shape, out);
 }
 
+// What makes `shape` no shape at all, or empty when it is one: an element type that is unset
+// or unknown, a negative dimension (other than the unbounded marker).
+std::string ShapeProblem(const ShapeProto& shape, int depth = 0) {
+  if (depth > 64) return "tuple shapes nested more than 64 deep";
+  if (shape.element_type() == xla::PRIMITIVE_TYPE_INVALID) return "shape has no element type";
+  if (!xla::PrimitiveType_IsValid(shape.element_type())) {
+    return StrCat("shape has unknown element type ", static_cast<int>(shape.element_type()));
+  }
+  for (int64_t d : shape.dimensions()) {
+    if (d < 0 && d != kUnboundedDimension) return StrCat("shape has dimension size ", d);
+  }
+  for (const ShapeProto& t : shape.tuple_shapes()) {
+    if (std::string p = ShapeProblem(t, depth + 1); !p.empty()) return p;
+  }
+  return {};
+}
+
 // ---------------------------------------------------------------------------------------------
 // Attribute values.
 
@@ -760,6 +777,9 @@ class ModuleTextWriter {
     const std::string_view op = instr.opcode();
     if (!ParseOpcode(op).has_value()) {
       return Error(comp, instr, StrCat("unknown opcode '", op, "'"));
+    }
+    if (std::string problem = ShapeProblem(instr.shape()); !problem.empty()) {
+      return Error(comp, instr, problem);
     }
     out_ += "  ";
     if (is_root) out_ += "ROOT ";
