@@ -31,6 +31,24 @@ std::string LowerName(std::string_view name) {
   return s;
 }
 
+// The lower-case name of an element type as shapes spell it (`f32`, `f8e4m3fn`), from a table
+// built once: shapes are printed for every instruction.
+std::string_view TypeName(xla::PrimitiveType type) {
+  static const std::vector<std::string>* const names = [] {
+    auto* v = new std::vector<std::string>();
+    const google::protobuf::EnumDescriptor* d = xla::PrimitiveType_descriptor();
+    int max = 0;
+    for (int i = 0; i < d->value_count(); ++i) max = std::max(max, d->value(i)->number());
+    v->resize(static_cast<size_t>(max) + 1);
+    for (int i = 0; i < d->value_count(); ++i) {
+      (*v)[static_cast<size_t>(d->value(i)->number())] = LowerName(d->value(i)->name());
+    }
+    return v;
+  }();
+  const auto i = static_cast<size_t>(type);
+  return i < names->size() ? std::string_view((*names)[i]) : std::string_view("invalid");
+}
+
 void AppendShape(const ShapeProto& shape, std::string& out);
 
 void AppendLayout(const ShapeProto& shape, std::string& out) {
@@ -151,7 +169,7 @@ void AppendShape(const ShapeProto& shape, std::string& out) {
     default:
       break;
   }
-  out += LowerName(xla::PrimitiveType_Name(shape.element_type()));
+  out += TypeName(shape.element_type());
   out += '[';
   for (int i = 0; i < shape.dimensions_size(); ++i) {
     if (i) out += ',';
@@ -188,13 +206,31 @@ std::string ShapeProblem(const ShapeProto& shape, int depth = 0) {
 
 void AppendQuoted(std::string_view s, std::string& out) {
   out += '"';
-  out += EscapeCString(s);
+  // Most strings need no escape: copy them whole.
+  bool plain = true;
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\' || u < 0x20) {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) {
+    out += s;
+  } else {
+    out += EscapeCString(s);
+  }
   out += '"';
 }
 
 void AppendIntList(const auto& values, std::string& out) {
   out += '{';
-  out += StrJoin(values, ",");
+  bool first = true;
+  for (const auto v : values) {
+    if (!first) out += ',';
+    first = false;
+    StrAppend(&out, static_cast<int64_t>(v));
+  }
   out += '}';
 }
 
@@ -691,7 +727,9 @@ class ModuleTextWriter {
   }
 
   absl::Status AppendComputation(const HloComputationProto& comp) {
-    instr_by_id_.clear();
+    // A fresh table: clearing the last one would walk all its slots, and a module has
+    // thousands of small computations after a few large ones.
+    absl::flat_hash_map<int64_t, const HloInstructionProto*>().swap(instr_by_id_);
     instr_by_id_.reserve(static_cast<size_t>(comp.instructions_size()));
     for (int i = 0; i < comp.instructions_size(); ++i) {
       const HloInstructionProto& instr = comp.instructions(i);
