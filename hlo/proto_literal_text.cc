@@ -1,5 +1,3 @@
-#include "hlo/proto_literal_text.h"
-
 #include <bit>
 #include <charconv>
 #include <cmath>
@@ -10,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hlo/proto_reader_internal.h"
 #include "hlo/str_util.h"
 
 namespace hloscope {

@@ -1,5 +1,3 @@
-#include "hlo/proto_module_text.h"
-
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
@@ -9,7 +7,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "hlo/opcode.h"
-#include "hlo/proto_literal_text.h"
+#include "hlo/proto_reader_internal.h"
 #include "hlo/str_util.h"
 #include "hlo/text_escapes.h"
 

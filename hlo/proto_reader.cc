@@ -9,8 +9,7 @@
 #include "google/protobuf/stubs/logging.h"
 #include "google/protobuf/text_format.h"
 #include "hlo/parser.h"
-#include "hlo/proto_module_text.h"
-#include "hlo/proto_wire_check.h"
+#include "hlo/proto_reader_internal.h"
 #include "hlo/str_util.h"
 #include "hlo/xla_hlo.pb.h"
 
