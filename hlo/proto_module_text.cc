@@ -864,6 +864,12 @@ class ModuleTextWriter {
       StrAppend(&out, ", ", key, "=");
       AppendIntList(instr.dimensions(), out);
     };
+    // An async op's thread comes first, before everything of the op it wraps.
+    if (!instr.async_execution_thread().empty() && instr.async_execution_thread() != "main" &&
+        (op == "async-start" || op == "async-update" || op == "async-done")) {
+      out += ", async_execution_thread=";
+      AppendQuoted(instr.async_execution_thread(), out);
+    }
     if (op == "parameter" && instr.has_parameter_replication()) {
       out += ", parameter_replication={";
       const auto& r = instr.parameter_replication().replicated_at_leaf_buffers();
@@ -875,14 +881,11 @@ class ModuleTextWriter {
     } else if (op == "get-tuple-element") {
       StrAppend(&out, ", index=", instr.tuple_index());
     } else if (op == "broadcast" || op == "transpose" || op == "reduce" || op == "reverse" ||
-               op == "concatenate" || op == "map" || op == "all-gather" ||
-               op == "all-gather-start" || op == "reduce-scatter") {
+               op == "concatenate" || op == "map") {
       if (op != "map" || instr.dimensions_size() > 0) dims("dimensions");
     } else if (op == "sort") {
       dims("dimensions");
       if (instr.is_stable()) out += ", is_stable=true";
-    } else if (op == "all-to-all" || op == "ragged-all-to-all") {
-      if (instr.dimensions_size() > 0) dims("dimensions");
     } else if (op == "iota") {
       StrAppend(&out, ", iota_dimension=", instr.dimensions_size() > 0 ? instr.dimensions(0) : 0);
     } else if (op == "topk") {
@@ -1005,6 +1008,10 @@ class ModuleTextWriter {
       if (instr.batch_group_count() > 1) {
         StrAppend(&out, ", batch_group_count=", instr.batch_group_count());
       }
+      AppendPrecisionConfig(instr.precision_config(), out);
+      if (instr.padding_type() != xla::PADDING_INVALID) {
+        StrAppend(&out, ", padding_type=", xla::PaddingType_Name(instr.padding_type()));
+      }
       out += ", custom_call_target=";
       AppendQuoted(instr.custom_call_target(), out);
       if (instr.constrain_layout()) {
@@ -1016,7 +1023,6 @@ class ModuleTextWriter {
         out += '}';
       }
       if (instr.custom_call_has_side_effect()) out += ", custom_call_has_side_effect=true";
-      AppendPrecisionConfig(instr.precision_config(), out);
       AppendOutputOperandAliasing(instr, out);
       if (instr.has_literal()) {
         out += ", literal=";
@@ -1094,6 +1100,11 @@ class ModuleTextWriter {
       out += ", replica_groups=";
       AppendReplicaGroups(instr, out);
       if (instr.constrain_layout()) out += ", constrain_layout=true";
+      // The gathered or scattered dimension (all-to-all's split dimension, when it has one).
+      if (op == "all-gather" || op == "all-gather-start" || op == "reduce-scatter" ||
+          instr.dimensions_size() > 0) {
+        dims("dimensions");
+      }
       if (instr.use_global_device_ids()) out += ", use_global_device_ids=true";
     }
     if (is_permute) {
@@ -1151,11 +1162,6 @@ class ModuleTextWriter {
       }
     }
     if (op == "call" && instr.is_composite()) out += ", is_composite=true";
-    if (!instr.async_execution_thread().empty() && instr.async_execution_thread() != "main" &&
-        (op == "async-start" || op == "async-update" || op == "async-done")) {
-      out += ", async_execution_thread=";
-      AppendQuoted(instr.async_execution_thread(), out);
-    }
     if (instr.has_sharding()) {
       out += ", sharding=";
       AppendShardingBody(instr.sharding(), out);

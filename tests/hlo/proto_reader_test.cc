@@ -352,8 +352,8 @@ TEST(ProtoReaderTest, InstructionAttributes) {
                        "backend_config=\"opaque\\001\""),
             std::string::npos)
       << *text;
-  EXPECT_NE(text->find("ROOT ar = f32[8,2]{1,0} all-gather(cc), dimensions={0}, channel_id=3, "
-                       "replica_groups=[1,2]<=[2], use_global_device_ids=true"),
+  EXPECT_NE(text->find("ROOT ar = f32[8,2]{1,0} all-gather(cc), channel_id=3, "
+                       "replica_groups=[1,2]<=[2], dimensions={0}, use_global_device_ids=true"),
             std::string::npos)
       << *text;
   absl::StatusOr<std::unique_ptr<Module>> m =
