@@ -134,6 +134,12 @@ absl::StatusOr<const xla::HloModuleProto*> DecodeBinary(std::string_view bytes,
   auto* module = google::protobuf::Arena::CreateMessage<xla::HloModuleProto>(arena);
   const bool as_module = module->ParseFromArray(bytes.data(), size);
   if (as_module && module->computations_size() > 0) return module;
+  // An HloSnapshot holds an HloProto as its field 1.
+  auto* snapshot = google::protobuf::Arena::CreateMessage<xla::HloSnapshot>(arena);
+  if (snapshot->ParseFromArray(bytes.data(), size) &&
+      snapshot->hlo().hlo_module().computations_size() > 0) {
+    return snapshot->mutable_hlo()->mutable_hlo_module();
+  }
   if (!as_hlo_proto && !as_module) {
     // Corrupt or truncated: report where, read as whichever message gets further.
     std::optional<std::string> a = FindWireError(bytes, *xla::HloProto::descriptor());

@@ -462,6 +462,21 @@ TEST(ProtoReaderTest, ModuleHeaderScheduleAndCallees) {
   absl::StatusOr<std::string> from_hlo_proto = TextOf(hlo_proto.SerializeAsString());
   ASSERT_TRUE(from_hlo_proto.ok()) << from_hlo_proto.status();
   EXPECT_EQ(*from_hlo_proto, *text);
+  // And inside an HloSnapshot (XLA's replay files), arguments and all.
+  xla::HloSnapshot snapshot;
+  *snapshot.mutable_hlo() = hlo_proto;
+  std::string snapshot_bytes = snapshot.SerializeAsString();
+  xla::LiteralProto argument;
+  *argument.mutable_shape() = Array(xla::F32, {4});
+  for (float v : {1.0f, 2.0f, 3.0f, 4.0f}) argument.add_f32s(v);
+  // Field 2, arguments: tag 0x12, then the length and the literal.
+  const std::string arg_bytes = argument.SerializeAsString();
+  snapshot_bytes += '\x12';
+  snapshot_bytes += static_cast<char>(arg_bytes.size());
+  snapshot_bytes += arg_bytes;
+  absl::StatusOr<std::string> from_snapshot = TextOf(snapshot_bytes);
+  ASSERT_TRUE(from_snapshot.ok()) << from_snapshot.status();
+  EXPECT_EQ(*from_snapshot, *text);
   for (const google::protobuf::Message* msg :
        {static_cast<const google::protobuf::Message*>(&b.module),
         static_cast<const google::protobuf::Message*>(&hlo_proto)}) {
