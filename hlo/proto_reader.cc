@@ -109,8 +109,10 @@ std::string TopLevelFieldNumbers(std::string_view bytes) {
   return StrJoin(numbers, ", ");
 }
 
+// `FILE: message`, with no `error:` of its own: a byte offset is no line and column, so the
+// tools put their `<tool>: error:` in front, as for every message without a position.
 absl::Status FileError(std::string_view filename, std::string_view message) {
-  return absl::InvalidArgumentError(StrCat(filename, ": error: ", message));
+  return absl::InvalidArgumentError(StrCat(filename, ": ", message));
 }
 
 // The decoded module lives in `arena`: tens of thousands of small messages are allocated and

@@ -614,7 +614,7 @@ TEST(ProtoReaderErrorTest, TruncatedNamesTheByteOffset) {
   ASSERT_NE(opcode, std::string::npos);
   const std::string truncated = bytes.substr(0, opcode + 3);
   EXPECT_EQ(ErrorOf(truncated),
-            "in.pb: error: corrupt or truncated binary proto (" + std::to_string(opcode + 3) +
+            "in.pb: corrupt or truncated binary proto (" + std::to_string(opcode + 3) +
                 " bytes): at byte " + std::to_string(opcode - 2) +
                 ": field 2 (opcode): length 6 but only 3 bytes left in its message");
 }
@@ -623,7 +623,7 @@ TEST(ProtoReaderErrorTest, TruncatedExactMessage) {
   // name "m" then a computations field that claims 100 bytes and has 2.
   const std::string bytes("\x0a\x01m\x1a\x64\x0a\x01", 7);
   EXPECT_EQ(ErrorOf(bytes),
-            "in.pb: error: corrupt or truncated binary proto (7 bytes): at byte 5: field 1 (name): "
+            "in.pb: corrupt or truncated binary proto (7 bytes): at byte 5: field 1 (name): "
             "length 1 but only 0 bytes left in its message");
 }
 
@@ -633,7 +633,7 @@ TEST(ProtoReaderErrorTest, InvalidUtf8NamesTheString) {
   const size_t name = bytes.find("negate");
   ASSERT_NE(name, std::string::npos);
   bytes[name] = '\xff';
-  EXPECT_EQ(ErrorOf(bytes), "in.pb: error: corrupt or truncated binary proto (" +
+  EXPECT_EQ(ErrorOf(bytes), "in.pb: corrupt or truncated binary proto (" +
                                 std::to_string(bytes.size()) + " bytes): at byte " +
                                 std::to_string(name) +
                                 ": field 2 (opcode): a string that is not UTF-8");
@@ -641,7 +641,7 @@ TEST(ProtoReaderErrorTest, InvalidUtf8NamesTheString) {
 
 TEST(ProtoReaderErrorTest, BadWireType) {
   EXPECT_EQ(ErrorOf(std::string("\x0a\x01m\x1f", 4)),
-            "in.pb: error: corrupt or truncated binary proto (4 bytes): at byte 3: field 3 "
+            "in.pb: corrupt or truncated binary proto (4 bytes): at byte 3: field 3 "
             "(computations): "
             "wire type 7 does not exist");
 }
@@ -653,11 +653,11 @@ TEST(ProtoReaderErrorTest, WrongMessage) {
   literal.add_s64s(7);
   literal.add_f32s(1.5f);
   EXPECT_EQ(ErrorOf(literal.SerializeAsString()),
-            "in.pb: error: not an HloModuleProto or HloProto: it decodes, but holds no "
+            "in.pb: not an HloModuleProto or HloProto: it decodes, but holds no "
             "computations (top-level fields: 5, 8)");
-  EXPECT_EQ(ErrorOf(""), "in.pb: error: not an HloModuleProto or HloProto: the file is empty");
+  EXPECT_EQ(ErrorOf(""), "in.pb: not an HloModuleProto or HloProto: the file is empty");
   EXPECT_EQ(ErrorOf("name: \"x\"\n", InputFormat::kTextProto),
-            "in.pb: error: not an HloModuleProto or HloProto: the text proto holds no "
+            "in.pb: not an HloModuleProto or HloProto: the text proto holds no "
             "computations");
 }
 
@@ -671,21 +671,21 @@ TEST(ProtoReaderErrorTest, DanglingIdsNameTheInstruction) {
     Builder b = SmallModule();
     b.comp->mutable_instructions(1)->set_operand_ids(0, 77);
     EXPECT_EQ(ErrorOf(b.Bytes()),
-              "in.pb: error: computation 'main': instruction 'n': operand 0 is id 77, which is "
+              "in.pb: computation 'main': instruction 'n': operand 0 is id 77, which is "
               "no instruction of the computation");
   }
   {
     Builder b = SmallModule();
     b.comp->mutable_instructions(1)->add_control_predecessor_ids(55);
     EXPECT_EQ(ErrorOf(b.Bytes()),
-              "in.pb: error: computation 'main': instruction 'n': control predecessor 0 is id "
+              "in.pb: computation 'main': instruction 'n': control predecessor 0 is id "
               "55, which is no instruction of the computation");
   }
   {
     Builder b = SmallModule();
     b.comp->mutable_instructions(1)->add_called_computation_ids(9);
     EXPECT_EQ(ErrorOf(b.Bytes()),
-              "in.pb: error: computation 'main': instruction 'n': called computation id 9 is no "
+              "in.pb: computation 'main': instruction 'n': called computation id 9 is no "
               "computation of the module");
   }
   {
@@ -694,27 +694,26 @@ TEST(ProtoReaderErrorTest, DanglingIdsNameTheInstruction) {
     seq.add_instruction_ids(1);
     seq.add_instruction_ids(12);
     EXPECT_EQ(ErrorOf(b.Bytes()),
-              "in.pb: error: schedule of computation 'main': id 12 is no instruction of the "
+              "in.pb: schedule of computation 'main': id 12 is no instruction of the "
               "computation");
   }
   {
     Builder b = SmallModule();
     (*b.module.mutable_schedule()->mutable_sequences())[1000].add_instruction_ids(1);
     EXPECT_EQ(ErrorOf(b.Bytes()),
-              "in.pb: error: schedule of computation 'main' lists 1 of its 2 instructions");
+              "in.pb: schedule of computation 'main' lists 1 of its 2 instructions");
   }
   {
     Builder b = SmallModule();
     b.comp->set_root_id(31);
-    EXPECT_EQ(ErrorOf(b.Bytes()),
-              "in.pb: error: computation 'main': root id 31 is no instruction of it");
+    EXPECT_EQ(ErrorOf(b.Bytes()), "in.pb: computation 'main': root id 31 is no instruction of it");
   }
   {
     Builder b = SmallModule();
     b.module.set_entry_computation_id(0);
     b.module.set_entry_computation_name("nope");
     EXPECT_EQ(ErrorOf(b.Bytes()),
-              "in.pb: error: the entry computation 'nope' is no computation of the module");
+              "in.pb: the entry computation 'nope' is no computation of the module");
   }
 }
 
@@ -723,20 +722,20 @@ TEST(ProtoReaderErrorTest, InstructionsThatMakeNoText) {
     Builder b = SmallModule();
     b.comp->mutable_instructions(1)->set_opcode("frobnicate");
     EXPECT_EQ(ErrorOf(b.Bytes()),
-              "in.pb: error: computation 'main': instruction 'n': unknown opcode 'frobnicate'");
+              "in.pb: computation 'main': instruction 'n': unknown opcode 'frobnicate'");
   }
   {
     Builder b = SmallModule();
     b.comp->mutable_instructions(1)->set_name("a b");
     EXPECT_EQ(ErrorOf(b.Bytes()),
-              "in.pb: error: computation 'main': instruction #1 (id 2) has a name that is no "
+              "in.pb: computation 'main': instruction #1 (id 2) has a name that is no "
               "HLO identifier: 'a b'");
   }
   {
     Builder b = SmallModule();
     b.comp->mutable_instructions(0)->set_id(2);
     EXPECT_EQ(ErrorOf(b.Bytes()),
-              "in.pb: error: computation 'main': instruction 'n': id 2 is also instruction "
+              "in.pb: computation 'main': instruction 'n': id 2 is also instruction "
               "'p''s");
   }
   {
@@ -744,26 +743,26 @@ TEST(ProtoReaderErrorTest, InstructionsThatMakeNoText) {
     xla::HloInstructionProto* c = b.Add("c", "constant", Array(xla::F32, {3}));
     c->mutable_literal()->add_f32s(1);
     EXPECT_EQ(ErrorOf(b.Bytes()),
-              "in.pb: error: computation 'main': instruction 'c': literal has 1 f32 values, its "
+              "in.pb: computation 'main': instruction 'c': literal has 1 f32 values, its "
               "shape needs 3");
   }
   {
     Builder b = SmallModule();
     b.comp->mutable_instructions(1)->mutable_shape()->clear_element_type();
     EXPECT_EQ(ErrorOf(b.Bytes()),
-              "in.pb: error: computation 'main': instruction 'n': shape has no element type");
+              "in.pb: computation 'main': instruction 'n': shape has no element type");
   }
   {
     Builder b = SmallModule();
     b.comp->mutable_instructions(1)->mutable_shape()->set_dimensions(0, -4);
     EXPECT_EQ(ErrorOf(b.Bytes()),
-              "in.pb: error: computation 'main': instruction 'n': shape has dimension size -4");
+              "in.pb: computation 'main': instruction 'n': shape has dimension size -4");
   }
   {
     Builder b = SmallModule();
     b.Add("c", "constant", Array(xla::F32, {3}));
     EXPECT_EQ(ErrorOf(b.Bytes()),
-              "in.pb: error: computation 'main': instruction 'c': constant has no literal");
+              "in.pb: computation 'main': instruction 'c': constant has no literal");
   }
 }
 
