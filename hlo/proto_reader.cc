@@ -252,7 +252,13 @@ std::string_view InputFormatName(InputFormat format) {
 }
 
 InputFormat DetectInputFormat(std::string_view path, std::string_view bytes) {
-  const std::string_view start = SkipLeadingSpace(bytes);
+  // HLO text may open with `//` or `#` comment lines (lit tests, copied dumps).
+  std::string_view start = SkipLeadingSpace(bytes);
+  while (start.starts_with("//") || start.starts_with("#")) {
+    const size_t eol = start.find('\n');
+    start =
+        eol == std::string_view::npos ? std::string_view() : SkipLeadingSpace(start.substr(eol));
+  }
   if (start.starts_with("HloModule") || start.starts_with("ENTRY")) return InputFormat::kHloText;
   if (HasBinaryBytes(bytes)) return InputFormat::kBinaryProto;
   if (IsHloProtoOrModuleField(FirstTextProtoField(bytes))) return InputFormat::kTextProto;

@@ -573,6 +573,8 @@ TEST(ProtoReaderTest, AsyncOpsAroundOneOpPrintAsXlaDoes) {
 TEST(ProtoReaderTest, DetectInputFormat) {
   EXPECT_EQ(DetectInputFormat("x.pb", "HloModule m\n"), InputFormat::kHloText);
   EXPECT_EQ(DetectInputFormat("x.txt", "\n  ENTRY e {"), InputFormat::kHloText);
+  EXPECT_EQ(DetectInputFormat("x.pb", "// RUN: hlo-opt %s\n# note\nHloModule m\n"),
+            InputFormat::kHloText);
   EXPECT_EQ(DetectInputFormat("x.hlo", std::string("\x0a\x05hello\x1a\x02", 9)),
             InputFormat::kBinaryProto);
   EXPECT_EQ(DetectInputFormat("-", "# comment\nhlo_module {\n name: \"m\"\n}\n"),
