@@ -31,6 +31,7 @@
 #include "tools/error_line.h"
 #include "tools/file_io.h"
 #include "tools/hlo_opt_flags.h"
+#include "tools/load_input.h"
 #include "tools/load_module.h"
 #include "tools/parallel_modules.h"
 
@@ -285,6 +286,14 @@ int Main(int argc, char** argv) {
       StageCostsInput& in = inputs.emplace_back();
       in.path = path == "-" ? "<stdin>" : path;
       if (!ReadInput(path, &in.text, &error)) return UsageError(error);
+      std::string converted;  // a proto input's HLO text (tools/load_input.h)
+      absl::StatusOr<HloTextInput> text =
+          InputAsHloText(in.path, in.text, flags.input_format, &converted);
+      if (!text.ok()) {
+        PrintError(text.status());
+        return kExitBadInput;
+      }
+      if (text->text.data() == converted.data()) in.text = std::move(converted);
     }
     absl::StatusOr<std::string> json =
         StageCostsJsonOf(inputs, flags.stage_costs, flags.memory.options.backward_regex);
@@ -305,14 +314,23 @@ int Main(int argc, char** argv) {
   }
   if (flags.memory.enabled) {
     std::vector<MemoryInput> inputs;
-    std::vector<std::unique_ptr<InputFile>> files;  // what inputs' texts point into
+    std::vector<std::unique_ptr<InputFile>> files;        // what inputs' texts point into
+    std::vector<std::unique_ptr<std::string>> converted;  // or this, for proto inputs
     flags.more_inputs.insert(flags.more_inputs.begin(), flags.input);
     for (const std::string& path : flags.more_inputs) {
       MemoryInput& in = inputs.emplace_back();
       in.filename = path == "-" ? "<stdin>" : path;
       files.push_back(std::make_unique<InputFile>());
       if (!files.back()->Read(path, &error)) return UsageError(error);
-      in.text = files.back()->text();
+      converted.push_back(std::make_unique<std::string>());
+      absl::StatusOr<HloTextInput> text = InputAsHloText(
+          in.filename, files.back()->text(), flags.input_format, converted.back().get());
+      if (!text.ok()) {
+        PrintError(text.status());
+        return kExitBadInput;
+      }
+      in.text = text->text;
+      in.filename = std::move(text->filename);
     }
     flags.memory.options.dataflow = flags.analysis.print.dataflow;  // one setting for all
     const int code =
@@ -323,8 +341,15 @@ int Main(int argc, char** argv) {
   }
   InputFile input;  // mapped, not copied (tools/file_io.h)
   if (!input.Read(flags.input, &error)) return UsageError(error);
-  const std::string_view text = input.text();
-  const std::string filename = flags.input == "-" ? "<stdin>" : flags.input;
+  std::string converted;  // the HLO text of a proto input (tools/load_input.h)
+  absl::StatusOr<HloTextInput> input_text = InputAsHloText(
+      flags.input == "-" ? "<stdin>" : flags.input, input.text(), flags.input_format, &converted);
+  if (!input_text.ok()) {
+    PrintError(input_text.status());
+    return kExitBadInput;
+  }
+  const std::string_view text = input_text->text;
+  const std::string filename = std::move(input_text->filename);
 
   std::vector<InputChunk> chunks;
   if (flags.split_input_file) {

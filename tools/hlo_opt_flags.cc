@@ -113,6 +113,23 @@ FlagTable HloOptFlagTable(HloOptFlags& flags) {
              }});
   table.Add(SwitchFlag({"--no-metadata"}, &flags.no_metadata,
                        "Leave metadata={...} out of the printed module."));
+  table.Add({.names = {"--input-format"},
+             .value = FlagValue::kRequired,
+             .placeholder = "FORMAT",
+             .help = "'hlo' (HLO text), 'pb' (binary HloProto or HloModuleProto, as\n"
+                     "--xla_dump_hlo_as_proto writes '*.hlo.pb') or 'pbtxt' (the same in\n"
+                     "protobuf text format). Default: by content, then by extension ('.pb';\n"
+                     "'.pbtxt', '.textproto'; anything else is HLO text). A proto is read as\n"
+                     "the HLO text XLA prints for it.",
+             .handler = [&flags](std::optional<std::string_view> value) {
+               if (!value) return FlagError("option '--input-format' needs a value");
+               flags.input_format = ParseInputFormatName(std::string(*value));
+               if (!flags.input_format.has_value()) {
+                 return FlagError(fmt::format(
+                     "unknown input format '{}' (expected 'hlo', 'pb' or 'pbtxt')", *value));
+               }
+               return absl::OkStatus();
+             }});
   table.Add(SwitchFlag({"--stats"}, &flags.stats,
                        "Print statistics instead of the module: instructions per opcode,\n"
                        "computations, total bytes of all instruction results, parse and\n"
