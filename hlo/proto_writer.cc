@@ -1,0 +1,398 @@
+#include "hlo/proto_writer.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "google/protobuf/text_format.h"
+#include "hlo/attribute_values.h"
+#include "hlo/proto_writer_internal.h"
+#include "hlo/shape_parser.h"
+#include "hlo/str_util.h"
+#include "hlo/text_cursor.h"
+
+namespace hloscope {
+namespace {
+
+using proto_writer::BraceBody;
+using proto_writer::FrontendAttributesToProto;
+using proto_writer::IntList;
+using proto_writer::OneInt;
+using proto_writer::ShapeToProto;
+using proto_writer::SplitTopLevel;
+
+absl::Status Annotate(const absl::Status& s, std::string_view where) {
+  if (s.ok()) return s;
+  return absl::Status(s.code(), StrCat(where, ": ", std::string(s.message())));
+}
+
+// Shapes written in header attributes (entry_computation_layout) are parsed with the text
+// parser's ShapeParser into a scratch module.
+class HeaderShapes {
+ public:
+  HeaderShapes() : scratch_("header") {}
+  absl::StatusOr<const Shape*> Parse(std::string_view text, size_t* consumed) {
+    TextCursor cur(text, "entry_computation_layout", 1);
+    ShapeParser parser(cur, scratch_);
+    const Shape* shape = nullptr;
+    if (!parser.Parse(&shape)) return cur.status();
+    *consumed = static_cast<size_t>(cur.pos() - text.data());
+    return shape;
+  }
+
+ private:
+  Module scratch_;
+};
+
+// `{(f32[2]{0}, s32[]) -> f32[2]{0}}` → ProgramShapeProto.
+absl::Status EntryLayoutToProto(std::string_view value, xla_proto::ProgramShapeProto* out) {
+  absl::StatusOr<std::string_view> body = BraceBody(value);
+  if (!body.ok()) return body.status();
+  std::string_view text = StripWhitespace(*body);
+  size_t arrow = text.rfind("->");
+  if (text.empty() || text.front() != '(' || arrow == std::string_view::npos) {
+    return absl::InvalidArgumentError("expected '{(parameter shapes) -> result shape}'");
+  }
+  std::string_view params = StripWhitespace(text.substr(0, arrow));
+  if (params.size() < 2 || params.back() != ')') {
+    return absl::InvalidArgumentError("expected ')' before '->'");
+  }
+  HeaderShapes shapes;
+  for (std::string_view piece : SplitTopLevel(params.substr(1, params.size() - 2), ',')) {
+    size_t used = 0;
+    absl::StatusOr<const Shape*> s = shapes.Parse(piece, &used);
+    if (!s.ok()) return s.status();
+    if (used != piece.size()) {
+      return absl::InvalidArgumentError(StrCat("unexpected text after shape '", piece, "'"));
+    }
+    absl::Status st = ShapeToProto(**s, out->add_parameters());
+    if (!st.ok()) return st;
+  }
+  std::string_view result = StripWhitespace(text.substr(arrow + 2));
+  size_t used = 0;
+  absl::StatusOr<const Shape*> s = shapes.Parse(result, &used);
+  if (!s.ok()) return s.status();
+  if (used != result.size()) {
+    return absl::InvalidArgumentError(StrCat("unexpected text after shape '", result, "'"));
+  }
+  return ShapeToProto(**s, out->mutable_result());
+}
+
+// `{0}: (0, {}, may-alias)` entries of input_output_alias.
+absl::Status InputOutputAliasToProto(std::string_view value,
+                                     xla_proto::HloInputOutputAliasProto* out) {
+  absl::StatusOr<std::string_view> body = BraceBody(value);
+  if (!body.ok()) return body.status();
+  for (std::string_view entry : SplitTopLevel(*body, ',')) {
+    size_t colon = entry.find("}:");
+    if (entry.empty() || entry.front() != '{' || colon == std::string_view::npos) {
+      return absl::InvalidArgumentError(
+          StrCat("expected '{output index}: (parameter, {index}[, kind])', found '", entry, "'"));
+    }
+    absl::StatusOr<std::vector<int64_t>> output_index = IntList(entry.substr(0, colon + 1));
+    if (!output_index.ok()) return output_index.status();
+    std::string_view rest = StripWhitespace(entry.substr(colon + 2));
+    if (rest.size() < 2 || rest.front() != '(' || rest.back() != ')') {
+      return absl::InvalidArgumentError(StrCat("expected '(parameter, {index})' in '", entry, "'"));
+    }
+    std::vector<std::string_view> parts = SplitTopLevel(rest.substr(1, rest.size() - 2), ',');
+    if (parts.size() < 2 || parts.size() > 3) {
+      return absl::InvalidArgumentError(StrCat("expected '(parameter, {index})' in '", entry, "'"));
+    }
+    auto* e = out->add_entries();
+    for (int64_t i : *output_index) e->add_output_shape_index(i);
+    absl::StatusOr<int64_t> param = OneInt(parts[0]);
+    if (!param.ok()) return param.status();
+    e->set_parameter_number(*param);
+    absl::StatusOr<std::vector<int64_t>> param_index = IntList(parts[1]);
+    if (!param_index.ok()) return param_index.status();
+    for (int64_t i : *param_index) e->add_parameter_shape_index(i);
+    if (parts.size() == 3 && parts[2] == "must-alias") {
+      e->set_kind(xla_proto::MUST_ALIAS);
+    } else if (parts.size() == 2 || parts[2] == "may-alias") {
+      e->set_kind(xla_proto::MAY_ALIAS);
+    } else {
+      return absl::InvalidArgumentError(
+          StrCat("unknown alias kind '", parts[2], "' (expected may-alias or must-alias)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// `{(0, {}), (1, {0})}` entries of buffer_donor.
+absl::Status BufferDonorToProto(std::string_view value, xla_proto::HloBufferDonorProto* out) {
+  absl::StatusOr<std::string_view> body = BraceBody(value);
+  if (!body.ok()) return body.status();
+  for (std::string_view entry : SplitTopLevel(*body, ',')) {
+    std::vector<std::string_view> parts;
+    if (entry.size() >= 2 && entry.front() == '(' && entry.back() == ')') {
+      parts = SplitTopLevel(entry.substr(1, entry.size() - 2), ',');
+    }
+    if (parts.size() != 2) {
+      return absl::InvalidArgumentError(
+          StrCat("expected '(parameter, {index})', found '", entry, "'"));
+    }
+    auto* e = out->add_entries();
+    absl::StatusOr<int64_t> param = OneInt(parts[0]);
+    if (!param.ok()) return param.status();
+    e->set_parameter_number(*param);
+    absl::StatusOr<std::vector<int64_t>> index = IntList(parts[1]);
+    if (!index.ok()) return index.status();
+    for (int64_t i : *index) e->add_parameter_shape_index(i);
+  }
+  return absl::OkStatus();
+}
+
+class Writer {
+ public:
+  explicit Writer(const Module& module) : module_(module) {}
+
+  absl::StatusOr<xla_proto::HloModuleProto> Run() {
+    xla_proto::HloModuleProto proto;
+    proto.set_name(std::string(module_.name()));
+    std::vector<const Computation*> order = ComputationOrder();
+    // Instruction ids first (1, 2, ... in the order written), computation ids after them:
+    // ids are unique across the module, as XLA's loader wants them.
+    int64_t next_id = 1;
+    for (const Computation* comp : order) {
+      for (const Instruction* instr : comp->instructions()) instr_ids_[instr] = next_id++;
+    }
+    for (const Computation* comp : order) comp_ids_[comp] = next_id++;
+    for (const Computation* comp : module_.computations()) {
+      for (const Instruction* instr : comp->instructions()) {
+        if (instr->opcode() == Opcode::kFusion && instr->fused_computation() != nullptr) {
+          fusion_computations_.insert(instr->fused_computation());
+        }
+      }
+    }
+    for (const Computation* comp : order) {
+      absl::Status s = WriteComputation(*comp, proto.add_computations());
+      if (!s.ok()) return s;
+    }
+    if (module_.entry() != nullptr) {
+      proto.set_entry_computation_name(std::string(module_.entry()->name()));
+      proto.set_entry_computation_id(comp_ids_[module_.entry()]);
+    }
+    absl::Status s = WriteHeader(order, &proto);
+    if (!s.ok()) return s;
+    return proto;
+  }
+
+ private:
+  // Computations with every callee before its callers, as HloModuleProto requires: the text
+  // order where it already is one, else each computation moved after its callees (visited
+  // depth-first, callees in text order), so the reader's text differs from ours the least.
+  std::vector<const Computation*> ComputationOrder() const {
+    absl::flat_hash_map<const Computation*, size_t> text_index;
+    for (size_t i = 0; i < module_.computations().size(); ++i) {
+      text_index[module_.computations()[i]] = i;
+    }
+    auto callees = [&](const Computation* comp) {
+      std::vector<const Computation*> out;
+      for (const Instruction* instr : comp->instructions()) {
+        for (const Computation* c : instr->called_computations()) {
+          if (c != nullptr) out.push_back(c);
+        }
+      }
+      std::sort(out.begin(), out.end(), [&](const Computation* a, const Computation* b) {
+        return text_index[a] < text_index[b];
+      });
+      return out;
+    };
+    std::vector<const Computation*> order;
+    absl::flat_hash_set<const Computation*> seen;
+    struct Frame {
+      const Computation* comp;
+      std::vector<const Computation*> callees;
+      size_t next = 0;
+    };
+    for (const Computation* root : module_.computations()) {
+      if (!seen.insert(root).second) continue;
+      std::vector<Frame> stack;
+      stack.push_back({root, callees(root)});
+      while (!stack.empty()) {
+        Frame& f = stack.back();
+        const Computation* next = nullptr;
+        while (next == nullptr && f.next < f.callees.size()) {
+          const Computation* c = f.callees[f.next++];
+          if (seen.insert(c).second) next = c;
+        }
+        if (next != nullptr) {
+          stack.push_back({next, callees(next)});
+        } else {
+          order.push_back(f.comp);
+          stack.pop_back();
+        }
+      }
+    }
+    return order;
+  }
+
+  absl::Status WriteComputation(const Computation& comp, xla_proto::HloComputationProto* out) {
+    out->set_name(std::string(comp.name()));
+    out->set_id(comp_ids_[&comp]);
+    if (comp.root() != nullptr) out->set_root_id(instr_ids_[comp.root()]);
+    out->set_is_fusion_computation(fusion_computations_.contains(&comp));
+    if (!comp.execution_thread().empty()) {
+      absl::StatusOr<std::string> thread =
+          proto_writer::Unquoted(StrCat("\"", comp.execution_thread(), "\""));
+      out->set_execution_thread(thread.ok() ? *thread : std::string(comp.execution_thread()));
+    }
+    xla_proto::ProgramShapeProto* program = out->mutable_program_shape();
+    for (const Instruction* p : comp.parameters()) {
+      absl::Status s = ShapeToProto(p->shape(), program->add_parameters());
+      if (!s.ok()) return Annotate(s, StrCat("parameter '", p->name(), "'"));
+      program->add_parameter_names(std::string(p->name()));
+    }
+    if (comp.root() != nullptr) {
+      absl::Status s = ShapeToProto(comp.root()->shape(), program->mutable_result());
+      if (!s.ok()) return Annotate(s, StrCat("root '", comp.root()->name(), "'"));
+    }
+    for (const Instruction* instr : comp.instructions()) {
+      absl::Status s = WriteInstruction(*instr, out->add_instructions());
+      if (!s.ok()) {
+        return Annotate(
+            s, StrCat("computation '", comp.name(), "', instruction '", instr->name(), "'"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // Called computations in the order XLA keeps them for the opcode (while: body, condition;
+  // conditional: its branches in branch order; select-and-scatter: select, scatter), which is
+  // how the loader knows each one's role.
+  std::vector<const Computation*> CalledInXlaOrder(const Instruction& instr) const {
+    std::vector<const Computation*> called;
+    switch (instr.opcode()) {
+      case Opcode::kWhile:
+        called = {instr.while_body(), instr.while_condition()};
+        break;
+      case Opcode::kConditional:
+        for (const Computation* c : instr.branch_computations()) called.push_back(c);
+        break;
+      case Opcode::kSelectAndScatter:
+        called = {instr.CalledComputation(kAttrSelect), instr.CalledComputation(kAttrScatter)};
+        break;
+      default:
+        for (const Computation* c : instr.called_computations()) called.push_back(c);
+        break;
+    }
+    return called;
+  }
+
+  absl::Status WriteInstruction(const Instruction& instr, xla_proto::HloInstructionProto* out) {
+    if (instr.async_wrapped_opcode() != Opcode::kOpcodeCount) {
+      return absl::UnimplementedError(
+          StrCat("the wrapped async form '", instr.PrintedOpcode(),
+                 "' has no HloInstructionProto of its own (XLA stores an async-start that calls a "
+                 "computation holding the wrapped instruction); write it as async-start"));
+    }
+    out->set_name(std::string(instr.name()));
+    out->set_opcode(std::string(OpcodeName(instr.opcode())));
+    out->set_id(instr_ids_[&instr]);
+    absl::Status s = ShapeToProto(instr.shape(), out->mutable_shape());
+    if (!s.ok()) return s;
+    for (const Instruction* operand : instr.operands()) {
+      out->add_operand_ids(instr_ids_[operand]);
+    }
+    for (const Instruction* pred : instr.control_predecessors()) {
+      out->add_control_predecessor_ids(instr_ids_[pred]);
+    }
+    std::vector<const Computation*> called = CalledInXlaOrder(instr);
+    for (const Computation* c : called) {
+      if (c == nullptr) {
+        return absl::InvalidArgumentError("a called computation is missing for its opcode");
+      }
+      out->add_called_computation_ids(comp_ids_.at(c));
+    }
+    if (instr.opcode() == Opcode::kParameter) out->set_parameter_number(instr.parameter_number());
+    if (instr.opcode() == Opcode::kConstant) {
+      s = proto_writer::LiteralToProto(instr.literal(), instr.shape(), out->mutable_literal());
+      if (!s.ok()) return Annotate(s, "literal");
+    }
+    for (const Attribute& a : instr.attributes()) {
+      if (a.is_computation_ref || a.is_control_predecessors) continue;
+      std::string_view key = module_.AttrKeyName(a.key);
+      s = proto_writer::AttributeToProto(instr, key, a.value, out);
+      if (!s.ok()) return Annotate(s, StrCat("attribute '", key, "'"));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status WriteHeader(const std::vector<const Computation*>& order,
+                           xla_proto::HloModuleProto* proto) {
+    for (const ModuleAttribute& a : module_.attributes()) {
+      absl::Status s;
+      if (a.key == "is_scheduled") {
+        absl::StatusOr<bool> b = proto_writer::OneBool(a.value);
+        s = b.status();
+        if (b.ok() && *b) WriteSchedule(order, proto->mutable_schedule());
+      } else if (a.key == "entry_computation_layout") {
+        s = EntryLayoutToProto(a.value, proto->mutable_host_program_shape());
+      } else if (a.key == "input_output_alias") {
+        s = InputOutputAliasToProto(a.value, proto->mutable_input_output_alias());
+      } else if (a.key == "buffer_donor") {
+        s = BufferDonorToProto(a.value, proto->mutable_buffer_donor());
+      } else if (a.key == "frontend_attributes") {
+        absl::StatusOr<std::string_view> body = BraceBody(a.value);
+        s = body.ok() ? FrontendAttributesToProto(*body, proto->mutable_frontend_attributes())
+                      : body.status();
+      } else {
+        // replica_count, num_partitions, allow_spmd_sharding_propagation_*, ... are XLA's
+        // HloModuleConfig, which HloModuleProto does not carry.
+        s = absl::UnimplementedError(
+            "HloModuleProto has no field for it (XLA keeps it in the module's config, not in "
+            "the module)");
+      }
+      if (!s.ok()) return Annotate(s, StrCat("module header attribute '", a.key, "'"));
+    }
+    if (!module_.stack_frame_tables().empty()) {
+      return absl::UnimplementedError(
+          "module stack frame tables (FileNames, ...): writing them as StackFrameIndexProto is "
+          "not supported");
+    }
+    return absl::OkStatus();
+  }
+
+  void WriteSchedule(const std::vector<const Computation*>& order,
+                     xla_proto::HloScheduleProto* out) {
+    // XLA schedules every computation but fusion bodies; the sequence is the text order.
+    for (const Computation* comp : order) {
+      if (fusion_computations_.contains(comp)) continue;
+      auto& seq = (*out->mutable_sequences())[comp_ids_[comp]];
+      for (const Instruction* instr : comp->instructions()) {
+        seq.add_instruction_ids(instr_ids_[instr]);
+      }
+    }
+  }
+
+  const Module& module_;
+  absl::flat_hash_map<const Instruction*, int64_t> instr_ids_;
+  absl::flat_hash_map<const Computation*, int64_t> comp_ids_;
+  absl::flat_hash_set<const Computation*> fusion_computations_;
+};
+
+}  // namespace
+
+absl::StatusOr<xla_proto::HloModuleProto> ModuleToProto(const Module& module) {
+  return Writer(module).Run();
+}
+
+absl::StatusOr<std::string> WriteModuleProto(const Module& module, ProtoFormat format) {
+  absl::StatusOr<xla_proto::HloModuleProto> proto = ModuleToProto(module);
+  if (!proto.ok()) return proto.status();
+  std::string out;
+  if (format == ProtoFormat::kBinary) {
+    if (!proto->SerializeToString(&out)) {
+      return absl::InternalError("HloModuleProto could not be serialized (over 2 GiB?)");
+    }
+  } else if (!google::protobuf::TextFormat::PrintToString(*proto, &out)) {
+    return absl::InternalError("HloModuleProto could not be printed as text format");
+  }
+  return out;
+}
+
+}  // namespace hloscope

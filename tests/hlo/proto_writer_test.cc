@@ -1,0 +1,406 @@
+// hlo/proto_writer: each attribute's text lands in the HloInstructionProto field XLA keeps it
+// in, and what has no field is an error that names the instruction and attribute.
+#include "hlo/proto_writer.h"
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "hlo/parser.h"
+#include "hlo/proto_writer_internal.h"
+
+namespace hloscope {
+namespace {
+
+namespace xp = ::hloscope::xla;
+
+std::unique_ptr<Module> Parse(std::string_view text) {
+  absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(text);
+  EXPECT_TRUE(m.ok()) << m.status();
+  return m.ok() ? std::move(*m) : nullptr;
+}
+
+xp::HloModuleProto Write(std::string_view text) {
+  std::unique_ptr<Module> m = Parse(text);
+  if (m == nullptr) return {};
+  absl::StatusOr<xp::HloModuleProto> p = ModuleToProto(*m);
+  EXPECT_TRUE(p.ok()) << p.status();
+  return p.ok() ? *p : xp::HloModuleProto();
+}
+
+std::string WriteError(std::string_view text) {
+  std::unique_ptr<Module> m = Parse(text);
+  if (m == nullptr) return "<parse failed>";
+  absl::StatusOr<xp::HloModuleProto> p = ModuleToProto(*m);
+  EXPECT_FALSE(p.ok());
+  return p.ok() ? "" : std::string(p.status().message());
+}
+
+const xp::HloInstructionProto* Find(const xp::HloModuleProto& p, std::string_view name) {
+  for (const auto& c : p.computations()) {
+    for (const auto& i : c.instructions()) {
+      if (i.name() == name) return &i;
+    }
+  }
+  ADD_FAILURE() << "no instruction " << name;
+  static const xp::HloInstructionProto kEmpty;
+  return &kEmpty;
+}
+
+const xp::HloComputationProto* FindComputation(const xp::HloModuleProto& p, std::string_view name) {
+  for (const auto& c : p.computations()) {
+    if (c.name() == name) return &c;
+  }
+  ADD_FAILURE() << "no computation " << name;
+  static const xp::HloComputationProto kEmpty;
+  return &kEmpty;
+}
+
+TEST(ProtoWriter, IdsOperandsCalledComputationsAndCalleesFirst) {
+  // The entry is written first and calls computations written after it: the proto lists
+  // callees before callers, and the while's called computations are body then condition.
+  xp::HloModuleProto p = Write(R"(HloModule m
+ENTRY main {
+  p = s32[] parameter(0)
+  t = (s32[]) tuple(p)
+  ROOT w = (s32[]) while(t), condition=cond, body=body
+}
+body {
+  a = (s32[]) parameter(0)
+  g = s32[] get-tuple-element(a), index=0
+  ROOT r = (s32[]) tuple(g)
+}
+cond {
+  a = (s32[]) parameter(0)
+  ROOT c = pred[] constant(false)
+}
+)");
+  ASSERT_EQ(p.computations_size(), 3);
+  EXPECT_EQ(p.computations(0).name(), "body");
+  EXPECT_EQ(p.computations(1).name(), "cond");
+  EXPECT_EQ(p.computations(2).name(), "main");
+  EXPECT_EQ(p.entry_computation_name(), "main");
+  EXPECT_EQ(p.entry_computation_id(), p.computations(2).id());
+  const xp::HloInstructionProto* w = Find(p, "w");
+  EXPECT_EQ(w->opcode(), "while");
+  ASSERT_EQ(w->called_computation_ids_size(), 2);
+  EXPECT_EQ(w->called_computation_ids(0), FindComputation(p, "body")->id());
+  EXPECT_EQ(w->called_computation_ids(1), FindComputation(p, "cond")->id());
+  ASSERT_EQ(w->operand_ids_size(), 1);
+  EXPECT_EQ(w->operand_ids(0), Find(p, "t")->id());
+  EXPECT_EQ(p.computations(2).root_id(), w->id());
+  EXPECT_EQ(Find(p, "g")->tuple_index(), 0);
+  EXPECT_EQ(Find(p, "p")->parameter_number(), 0);
+  const xp::ProgramShapeProto& ps = p.computations(2).program_shape();
+  ASSERT_EQ(ps.parameters_size(), 1);
+  EXPECT_EQ(ps.parameters(0).element_type(), xp::S32);
+  EXPECT_EQ(ps.parameter_names(0), "p");
+  EXPECT_EQ(ps.result().element_type(), xp::TUPLE);
+  // Ids are unique across instructions and computations.
+  std::set<int64_t> ids;
+  int n = 0;
+  for (const auto& c : p.computations()) {
+    ids.insert(c.id());
+    ++n;
+    for (const auto& i : c.instructions()) {
+      ids.insert(i.id());
+      ++n;
+    }
+  }
+  EXPECT_EQ(static_cast<int>(ids.size()), n);
+}
+
+TEST(ProtoWriter, ControlPredecessorsFusionAndSchedule) {
+  xp::HloModuleProto p = Write(R"(HloModule m, is_scheduled=true
+fused {
+  a = f32[4] parameter(0)
+  ROOT n = f32[4] negate(a)
+}
+ENTRY main {
+  p = f32[4] parameter(0)
+  c = f32[4] copy(p)
+  ROOT f = f32[4] fusion(p), kind=kLoop, calls=fused, control-predecessors={c}
+}
+)");
+  const xp::HloInstructionProto* f = Find(p, "f");
+  EXPECT_EQ(f->fusion_kind(), "kLoop");
+  ASSERT_EQ(f->control_predecessor_ids_size(), 1);
+  EXPECT_EQ(f->control_predecessor_ids(0), Find(p, "c")->id());
+  EXPECT_TRUE(FindComputation(p, "fused")->is_fusion_computation());
+  EXPECT_FALSE(FindComputation(p, "main")->is_fusion_computation());
+  // The schedule: every computation but fusion bodies, in text order.
+  const auto& seqs = p.schedule().sequences();
+  ASSERT_EQ(seqs.size(), 1u);
+  const auto& seq = seqs.at(FindComputation(p, "main")->id());
+  ASSERT_EQ(seq.instruction_ids_size(), 3);
+  EXPECT_EQ(seq.instruction_ids(0), Find(p, "p")->id());
+  EXPECT_EQ(seq.instruction_ids(2), f->id());
+}
+
+TEST(ProtoWriter, ShapesWithLayoutsTilesMemorySpaceAndDynamicDims) {
+  xp::HloModuleProto p = Write(R"(HloModule m
+ENTRY main {
+  p = bf16[16,256]{1,0:T(8,128)(2,1)S(1)} parameter(0)
+  q = f32[<=4,?]{1,0} parameter(1)
+  ROOT t = (bf16[16,256]{1,0:T(8,128)(2,1)S(1)}, f32[<=4,?]{1,0}) tuple(p, q)
+}
+)");
+  const xp::ShapeProto& s = Find(p, "p")->shape();
+  EXPECT_EQ(s.element_type(), xp::BF16);
+  ASSERT_EQ(s.dimensions_size(), 2);
+  EXPECT_EQ(s.dimensions(1), 256);
+  ASSERT_EQ(s.layout().minor_to_major_size(), 2);
+  EXPECT_EQ(s.layout().minor_to_major(0), 1);
+  ASSERT_EQ(s.layout().tiles_size(), 2);
+  EXPECT_EQ(s.layout().tiles(0).dimensions(0), 8);
+  EXPECT_EQ(s.layout().tiles(0).dimensions(1), 128);
+  EXPECT_EQ(s.layout().tiles(1).dimensions(0), 2);
+  EXPECT_EQ(s.layout().memory_space(), 1);
+  const xp::ShapeProto& d = Find(p, "q")->shape();
+  ASSERT_EQ(d.is_dynamic_dimension_size(), 2);
+  EXPECT_TRUE(d.is_dynamic_dimension(0));
+  EXPECT_TRUE(d.is_dynamic_dimension(1));
+  EXPECT_EQ(d.dimensions(0), 4);
+  EXPECT_EQ(d.dimensions(1), INT64_MIN);  // `?`: unbounded, XLA's kUnboundedSize
+  EXPECT_EQ(Find(p, "t")->shape().tuple_shapes_size(), 2);
+}
+
+TEST(ProtoWriter, LiteralsInXlasTypedFields) {
+  xp::HloModuleProto p = Write(R"(HloModule m
+ENTRY main {
+  a = bf16[2] constant({1, -2.5})
+  b = f16[1] constant({0.5})
+  c = f8e4m3fn[2] constant({1, -448})
+  d = s32[2,2]{0,1} constant({ { 1, 2 }, { 3, 4 } })
+  e = pred[2] constant({true, false})
+  f = c64[] constant((1.5, -2))
+  g = (s32[], f32[]) constant((7, nan))
+  h = u4[3] constant({0, 7, 15})
+  i = s8[2] constant({-1, 127})
+  j = u64[] constant(18446744073709551615)
+  ROOT t = (bf16[2]) tuple(a)
+}
+)");
+  EXPECT_EQ(Find(p, "a")->literal().bf16s(), std::string("\x80\x3f\x20\xc0", 4));
+  EXPECT_EQ(Find(p, "b")->literal().f16s(), std::string("\x00\x38", 2));
+  EXPECT_EQ(Find(p, "c")->literal().f8e4m3fns(), std::string("\x38\xfe", 2));
+  // {0,1} is column-major: XLA's literal holds the elements in layout order.
+  const xp::LiteralProto& d = Find(p, "d")->literal();
+  ASSERT_EQ(d.s32s_size(), 4);
+  EXPECT_EQ(d.s32s(0), 1);
+  EXPECT_EQ(d.s32s(1), 3);
+  EXPECT_EQ(d.s32s(2), 2);
+  EXPECT_EQ(d.s32s(3), 4);
+  EXPECT_EQ(d.shape().layout().minor_to_major(0), 0);
+  const xp::LiteralProto& e = Find(p, "e")->literal();
+  ASSERT_EQ(e.preds_size(), 2);
+  EXPECT_TRUE(e.preds(0));
+  EXPECT_FALSE(e.preds(1));
+  const xp::LiteralProto& f = Find(p, "f")->literal();
+  ASSERT_EQ(f.c64s_size(), 2);
+  EXPECT_EQ(f.c64s(0), 1.5f);
+  EXPECT_EQ(f.c64s(1), -2.0f);
+  const xp::LiteralProto& g = Find(p, "g")->literal();
+  ASSERT_EQ(g.tuple_literals_size(), 2);
+  EXPECT_EQ(g.tuple_literals(0).s32s(0), 7);
+  EXPECT_TRUE(std::isnan(g.tuple_literals(1).f32s(0)));
+  EXPECT_EQ(Find(p, "h")->literal().u4s(), std::string("\x00\x07\x0f", 3));
+  EXPECT_EQ(Find(p, "i")->literal().s8s(), std::string("\xff\x7f", 2));
+  EXPECT_EQ(Find(p, "j")->literal().u64s(0), UINT64_MAX);
+}
+
+TEST(ProtoWriter, ShardingMetadataFrontendAttributesBackendConfig) {
+  xp::HloModuleProto p = Write(R"(HloModule m
+ENTRY main {
+  a = f32[8,8] parameter(0), sharding={devices=[2,1,4]<=[4,2]T(1,0) last_tile_dim_replicate}
+  b = f32[8,8] parameter(1), sharding={devices=[2,2]0,2,1,3}
+  c = f32[8,8] add(a, b), metadata={op_type="add" op_name="jit(f)/add" source_file="/x/y.py" source_line=42}, frontend_attributes={_xla_stream="1",k="v"}
+  d = f32[8,8] custom-call(c), custom_call_target="foo", backend_config="a\"b", sharding={maximal device=3}
+  e = f32[8,8] custom-call(d), custom_call_target="bar", backend_config={"x":1}
+  ROOT t = (f32[8,8], f32[8,8]) tuple(d, e), sharding={{replicated}, {manual}}
+}
+)");
+  const xp::OpSharding& a = Find(p, "a")->sharding();
+  EXPECT_EQ(a.type(), xp::OpSharding::OTHER);
+  ASSERT_EQ(a.tile_assignment_dimensions_size(), 3);
+  EXPECT_EQ(a.tile_assignment_dimensions(2), 4);
+  ASSERT_EQ(a.iota_reshape_dims_size(), 2);
+  EXPECT_EQ(a.iota_reshape_dims(0), 4);
+  ASSERT_EQ(a.iota_transpose_perm_size(), 2);
+  EXPECT_EQ(a.iota_transpose_perm(0), 1);
+  EXPECT_TRUE(a.replicate_on_last_tile_dim());
+  const xp::OpSharding& b = Find(p, "b")->sharding();
+  ASSERT_EQ(b.tile_assignment_devices_size(), 4);
+  EXPECT_EQ(b.tile_assignment_devices(1), 2);
+  EXPECT_EQ(b.iota_reshape_dims_size(), 0);
+  const xp::HloInstructionProto* c = Find(p, "c");
+  EXPECT_EQ(c->metadata().op_type(), "add");
+  EXPECT_EQ(c->metadata().op_name(), "jit(f)/add");
+  EXPECT_EQ(c->metadata().source_file(), "/x/y.py");
+  EXPECT_EQ(c->metadata().source_line(), 42);
+  EXPECT_EQ(c->frontend_attributes().map().at("_xla_stream"), "1");
+  EXPECT_EQ(c->frontend_attributes().map().at("k"), "v");
+  const xp::HloInstructionProto* d = Find(p, "d");
+  EXPECT_EQ(d->custom_call_target(), "foo");
+  EXPECT_EQ(d->backend_config(), "a\"b");
+  EXPECT_EQ(d->sharding().type(), xp::OpSharding::MAXIMAL);
+  EXPECT_EQ(d->sharding().tile_assignment_devices(0), 3);
+  EXPECT_EQ(Find(p, "e")->backend_config(), "{\"x\":1}");
+  const xp::OpSharding& t = Find(p, "t")->sharding();
+  EXPECT_EQ(t.type(), xp::OpSharding::TUPLE);
+  ASSERT_EQ(t.tuple_shardings_size(), 2);
+  EXPECT_EQ(t.tuple_shardings(1).type(), xp::OpSharding::MANUAL);
+}
+
+TEST(ProtoWriter, DimensionNumbersWindowsAndCollectives) {
+  xp::HloModuleProto p = Write(R"(HloModule m
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY main {
+  a = f32[2,3,4] parameter(0)
+  b = f32[2,4,5] parameter(1)
+  dot = f32[2,3,5] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}, operand_precision={highest,default}
+  img = f32[1,8,8,3] parameter(2)
+  k = f32[3,3,3,16] parameter(3)
+  conv = f32[1,4,4,16] convolution(img, k), window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  ar = f32[2,3,5] all-reduce(dot), replica_groups=[2,4]<=[8], channel_id=3, use_global_device_ids=true, to_apply=add
+  ag = f32[2,3,5] all-reduce(ar), replica_groups={{0,1},{2,3}}, to_apply=add
+  cp = f32[2,3,5] collective-permute(ag), source_target_pairs={{0,1},{1,0}}
+  sl = f32[1,3,2] slice(cp), slice={[0:1], [0:3], [1:5:2]}
+  ROOT t = (f32[1,3,2], f32[1,4,4,16]) tuple(sl, conv)
+}
+)");
+  const xp::DotDimensionNumbers& dn = Find(p, "dot")->dot_dimension_numbers();
+  ASSERT_EQ(dn.lhs_batch_dimensions_size(), 1);
+  EXPECT_EQ(dn.lhs_contracting_dimensions(0), 2);
+  EXPECT_EQ(dn.rhs_contracting_dimensions(0), 1);
+  ASSERT_EQ(Find(p, "dot")->precision_config().operand_precision_size(), 2);
+  EXPECT_EQ(Find(p, "dot")->precision_config().operand_precision(0), xp::PrecisionConfig::HIGHEST);
+  const xp::HloInstructionProto* conv = Find(p, "conv");
+  ASSERT_EQ(conv->window().dimensions_size(), 2);
+  EXPECT_EQ(conv->window().dimensions(0).size(), 3);
+  EXPECT_EQ(conv->window().dimensions(0).stride(), 2);
+  EXPECT_EQ(conv->window().dimensions(1).padding_high(), 1);
+  EXPECT_EQ(conv->window().dimensions(1).base_dilation(), 1);
+  const xp::ConvolutionDimensionNumbers& cd = conv->convolution_dimension_numbers();
+  EXPECT_EQ(cd.input_batch_dimension(), 0);
+  EXPECT_EQ(cd.input_feature_dimension(), 3);
+  EXPECT_EQ(cd.kernel_input_feature_dimension(), 2);
+  EXPECT_EQ(cd.kernel_output_feature_dimension(), 3);
+  ASSERT_EQ(cd.output_spatial_dimensions_size(), 2);
+  const xp::HloInstructionProto* ar = Find(p, "ar");
+  EXPECT_EQ(ar->channel_id(), 3);
+  EXPECT_TRUE(ar->use_global_device_ids());
+  const auto& iota = ar->collective_device_list().iota_replica_group_list();
+  EXPECT_EQ(iota.num_replica_groups(), 2);
+  EXPECT_EQ(iota.num_devices_per_group(), 4);
+  ASSERT_EQ(iota.iota_reshape_dims_size(), 1);
+  EXPECT_EQ(iota.iota_reshape_dims(0), 8);
+  ASSERT_EQ(ar->called_computation_ids_size(), 1);
+  EXPECT_EQ(ar->called_computation_ids(0), FindComputation(p, "add")->id());
+  const xp::HloInstructionProto* ag = Find(p, "ag");
+  ASSERT_EQ(ag->replica_groups_size(), 2);
+  EXPECT_EQ(ag->replica_groups(1).replica_ids(0), 2);
+  const xp::HloInstructionProto* cp = Find(p, "cp");
+  ASSERT_EQ(cp->source_target_pairs_size(), 2);
+  EXPECT_EQ(cp->source_target_pairs(0).target(), 1);
+  const xp::HloInstructionProto* sl = Find(p, "sl");
+  ASSERT_EQ(sl->slice_dimensions_size(), 3);
+  EXPECT_EQ(sl->slice_dimensions(2).start(), 1);
+  EXPECT_EQ(sl->slice_dimensions(2).limit(), 5);
+  EXPECT_EQ(sl->slice_dimensions(2).stride(), 2);
+}
+
+TEST(ProtoWriter, ModuleHeader) {
+  xp::HloModuleProto p = Write(
+      R"(HloModule m, input_output_alias={ {0}: (0, {}, may-alias), {1}: (1, {1}, must-alias) }, buffer_donor={ (2, {}) }, entry_computation_layout={(f32[4]{0}, (f32[4]{0}, s32[]), f32[2]{0})->(f32[4]{0}, s32[])}
+ENTRY main {
+  a = f32[4] parameter(0)
+  b = (f32[4], s32[]) parameter(1)
+  c = f32[2] parameter(2)
+  g = s32[] get-tuple-element(b), index=1
+  ROOT t = (f32[4], s32[]) tuple(a, g)
+}
+)");
+  ASSERT_EQ(p.input_output_alias().entries_size(), 2);
+  const auto& e0 = p.input_output_alias().entries(0);
+  EXPECT_EQ(e0.output_shape_index(0), 0);
+  EXPECT_EQ(e0.parameter_number(), 0);
+  EXPECT_EQ(e0.parameter_shape_index_size(), 0);
+  EXPECT_EQ(e0.kind(), xp::MAY_ALIAS);
+  const auto& e1 = p.input_output_alias().entries(1);
+  EXPECT_EQ(e1.parameter_shape_index(0), 1);
+  EXPECT_EQ(e1.kind(), xp::MUST_ALIAS);
+  ASSERT_EQ(p.buffer_donor().entries_size(), 1);
+  EXPECT_EQ(p.buffer_donor().entries(0).parameter_number(), 2);
+  const xp::ProgramShapeProto& hps = p.host_program_shape();
+  ASSERT_EQ(hps.parameters_size(), 3);
+  EXPECT_EQ(hps.parameters(1).tuple_shapes_size(), 2);
+  EXPECT_EQ(hps.result().tuple_shapes(1).element_type(), xp::S32);
+  EXPECT_FALSE(p.has_schedule());
+}
+
+TEST(ProtoWriter, WhatHasNoFieldIsAnErrorNamingInstructionAndAttribute) {
+  EXPECT_EQ(WriteError(R"(HloModule m
+ENTRY main {
+  a = f32[4] parameter(0)
+  ROOT n = f32[4] negate(a), my_attribute=7
+}
+)"),
+            "computation 'main', instruction 'n': attribute 'my_attribute': HloInstructionProto "
+            "has no field this writer maps 'my_attribute' of negate to");
+  EXPECT_EQ(WriteError(R"(HloModule m, num_partitions=4
+ENTRY main {
+  ROOT a = f32[4] parameter(0)
+}
+)"),
+            "module header attribute 'num_partitions': HloModuleProto has no field for it (XLA "
+            "keeps it in the module's config, not in the module)");
+  EXPECT_EQ(WriteError(R"(HloModule m
+ENTRY main {
+  ROOT c = f32[4] constant({...})
+}
+)"),
+            "computation 'main', instruction 'c': literal: the literal is elided ('...'): its "
+            "values are not in the text (at offset 1)");
+  EXPECT_EQ(WriteError(R"(HloModule m
+ENTRY main {
+  ROOT c = f32[4] parameter(0), sharding={devices=[2]0,1 bogus}
+}
+)"),
+            "computation 'main', instruction 'c': attribute 'sharding': unknown sharding part "
+            "'bogus'");
+  EXPECT_EQ(WriteError(R"(HloModule m
+ENTRY main {
+  ROOT c = f32[4] parameter(0), metadata={op_name="x" flavour="y"}
+}
+)"),
+            "computation 'main', instruction 'c': attribute 'metadata': metadata 'flavour': "
+            "OpMetadata has no field for it");
+}
+
+TEST(ProtoWriter, BinaryAndTextFormatsParseBack) {
+  std::unique_ptr<Module> m = Parse(R"(HloModule m
+ENTRY main {
+  ROOT a = f32[4] parameter(0)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  absl::StatusOr<std::string> bin = WriteModuleProto(*m, ProtoFormat::kBinary);
+  ASSERT_TRUE(bin.ok()) << bin.status();
+  xp::HloModuleProto back;
+  ASSERT_TRUE(back.ParseFromString(*bin));
+  EXPECT_EQ(back.name(), "m");
+  absl::StatusOr<std::string> text = WriteModuleProto(*m, ProtoFormat::kText);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_NE(text->find("name: \"m\""), std::string::npos) << *text;
+}
+
+}  // namespace
+}  // namespace hloscope
