@@ -189,6 +189,11 @@ absl::Status FrontendAttributesToProto(std::string_view inner, xla_proto::Fronte
       if (!uk.ok()) return uk.status();
       k = *uk;
     }
+    // A value XLA keeps as a dictionary or list (`{{0,1},{1,2}}`) is written without quotes.
+    if (!value.empty() && value.front() == '{') {
+      (*out->mutable_map())[k] = std::string(value);
+      continue;
+    }
     absl::StatusOr<std::string> v = Unquoted(value);
     if (!v.ok()) return v.status();
     (*out->mutable_map())[k] = *v;
@@ -380,7 +385,9 @@ absl::Status AttributeToProto(const Instruction& instr, std::string_view key,
   };
 
   if (key == "index") return SetInt(value, [&](int64_t v) { out->set_tuple_index(v); });
-  if (key == "dimensions" || key == "iota_dimension" || key == "dimension") {
+  // reshape's inferred_dimension is kept in `dimensions`, as XLA does.
+  if (key == "dimensions" || key == "iota_dimension" || key == "dimension" ||
+      (key == "inferred_dimension" && op == Opcode::kReshape)) {
     return AddInts(value, [&](int64_t v) { out->add_dimensions(v); });
   }
   if (key == "slice") {
@@ -544,6 +551,18 @@ absl::Status AttributeToProto(const Instruction& instr, std::string_view key,
   }
   if (key == "start_indices_batching_dims") {
     return AddInts(value, [&](int64_t v) { gather()->add_start_indices_batching_dims(v); });
+  }
+  if (key == "slice_sizes" &&
+      (op == Opcode::kCollectivePermute || op == Opcode::kCollectivePermuteStart)) {
+    // In-place collective-permute: one list per update; XLA flattens them into
+    // dynamic_slice_sizes.
+    absl::StatusOr<std::string_view> body = BraceBody(value);
+    if (!body.ok()) return body.status();
+    for (std::string_view list : SplitTopLevel(*body, ',')) {
+      absl::Status s = AddInts(list, [&](int64_t v) { out->add_dynamic_slice_sizes(v); });
+      if (!s.ok()) return s;
+    }
+    return absl::OkStatus();
   }
   if (key == "slice_sizes") {
     return AddInts(value, [&](int64_t v) { out->add_gather_slice_sizes(v); });

@@ -271,6 +271,15 @@ class LiteralWriter {
       return Error("the literal is elided ('...'): its values are not in the text");
     }
     if (dim == shape.dims.size()) return ReadScalar(shape, out);
+    if (dim == 0 && cur_.Peek() != '{') {
+      // One value for the whole array, as XLA's parser takes it: every element is that value.
+      std::vector<std::string_view> one;
+      absl::Status s = ReadScalar(shape, &one);
+      if (!s.ok()) return s;
+      for (int64_t i = 0; i < shape.ElementCount(); ++i)
+        out->insert(out->end(), one.begin(), one.end());
+      return absl::OkStatus();
+    }
     if (!cur_.Consume('{')) return Error("expected '{' to open a dimension of the literal");
     int64_t n = shape.dims[dim];
     for (int64_t i = 0; i < n; ++i) {

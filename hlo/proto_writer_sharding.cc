@@ -110,6 +110,8 @@ absl::Status SubgroupTypes(std::string_view value, xla_proto::OpSharding* out) {
       out->add_last_tile_dims(xla_proto::OpSharding::MANUAL);
     } else if (t == "replicated") {
       out->add_last_tile_dims(xla_proto::OpSharding::REPLICATED);
+    } else if (t == "unreduced") {
+      out->add_last_tile_dims(xla_proto::OpSharding::UNREDUCED);
     } else if (t == "maximal") {
       out->add_last_tile_dims(xla_proto::OpSharding::MAXIMAL);
     } else {

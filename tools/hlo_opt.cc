@@ -35,6 +35,7 @@
 #include "tools/hlo_opt_analysis.h"
 #include "tools/hlo_opt_copy_report.h"
 #include "tools/hlo_opt_memory.h"
+#include "tools/hlo_opt_output_format.h"
 #include "tools/hlo_opt_stage_costs.h"
 #include "tools/parallel_modules.h"
 
@@ -43,7 +44,8 @@ namespace {
 
 enum ExitCode { kExitOk = 0, kExitBadInput = 1, kExitBadUsage = 2 };
 
-constexpr std::string_view kHelp = R"(OVERVIEW: parse, verify, transform and print HLO text modules
+constexpr std::string_view kHelp =
+    R"(OVERVIEW: parse, verify, transform and print HLO text modules (or write XLA's HloModuleProto)
 
 USAGE: hlo-opt [options] [FILE|-]
        hlo-opt --memory-report --stage-by=module [options] FILE...
@@ -54,8 +56,9 @@ with the verifier, runs the requested passes and prints the result in canonical 
 
 OPTIONS:
   -o OUT                 Write the output to OUT ('-' is standard output, the default). The
-                         file is only written when every module succeeded.
-  --passes=A,B,...       Run these passes in order (see --list-passes). A pass may repeat
+                         file is only written when every module succeeded. OUT ending in
+                         '.pb' gets XLA's HloModuleProto (see --output-format).
+%OUTPUTFORMAT%  --passes=A,B,...       Run these passes in order (see --list-passes). A pass may repeat
                          and take options in braces: 'copy-elision{bitcast-defines-value=true}'.
   --list-passes          List the available passes with a description and their options
                          (type, default, help), then exit.
@@ -102,11 +105,12 @@ struct Flags {
   bool help = false;
   int jobs = 0;  // 0: one per core
   PrintStyle style = PrintStyle::kCanonical;
-  AnalysisFlags analysis;                // --print-dataflow, --print-buffers and their options
-  MemoryFlags memory;                    // --memory-report and its options
-  CopyReportFlags copy_report;           // --report[=FILE.json] of copy-elision
-  StageCostsFlags stage_costs;           // --stage-costs[=FILE] and --tflops
-  std::vector<std::string> more_inputs;  // --memory-report --stage-by=module: one per stage
+  std::optional<OutputFormat> output_format;  // --output-format; else by -o's extension
+  AnalysisFlags analysis;                     // --print-dataflow, --print-buffers and their options
+  MemoryFlags memory;                         // --memory-report and its options
+  CopyReportFlags copy_report;                // --report[=FILE.json] of copy-elision
+  StageCostsFlags stage_costs;                // --stage-costs[=FILE] and --tflops
+  std::vector<std::string> more_inputs;       // --memory-report --stage-by=module: one per stage
 };
 
 std::string_view MessageOf(const absl::Status& s) {
@@ -178,6 +182,14 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
         return UsageError(
             fmt::format("unknown print style '{}' (expected 'canonical' or 'legacy')", style));
       }
+    } else if (name == "--output-format") {
+      std::string format;
+      if (!take_value(&format)) return UsageError("option '--output-format' needs a value");
+      flags->output_format = ParseOutputFormatName(format);
+      if (!flags->output_format) {
+        return UsageError(
+            fmt::format("unknown output format '{}' (expected 'hlo', 'pb' or 'pbtxt')", format));
+      }
     } else if (name == "--jobs") {
       std::string jobs;
       if (!take_value(&jobs)) return UsageError("option '--jobs' needs a number");
@@ -239,6 +251,23 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
       }
     }
     if (!ok) return UsageError(fmt::format("option '{}' takes no value", name));
+  }
+  if (ChooseOutputFormat(flags->output_format, flags->output) != OutputFormat::kHloText) {
+    const char* other = flags->split_input_file                  ? "--split-input-file"
+                        : flags->stats                           ? "--stats"
+                        : flags->check_in_place                  ? "--check-in-place"
+                        : flags->analysis.any()                  ? "an analysis report"
+                        : flags->memory.enabled                  ? "--memory-report"
+                        : flags->stage_costs.enabled             ? "--stage-costs"
+                        : flags->no_metadata                     ? "--no-metadata"
+                        : flags->style != PrintStyle::kCanonical ? "--print-style"
+                                                                 : nullptr;
+    if (other != nullptr) {
+      return UsageError(fmt::format(
+          "a proto output (--output-format or -o FILE.pb) holds one module as it is, and "
+          "cannot be combined with {}",
+          other));
+    }
   }
   // --stage-costs reads one file per stage.
   const size_t files = flags->stage_costs.enabled ? 1 : 1 + flags->more_inputs.size();
@@ -365,6 +394,9 @@ absl::Status ProcessModule(const InputChunk& chunk, std::string_view filename, c
     AppendInPlaceHazards(**module, out);
   } else if (flags.analysis.any()) {
     if (absl::Status s = AppendAnalysisReports(analyses, flags.analysis, out); !s.ok()) return s;
+  } else if (OutputFormat format = ChooseOutputFormat(flags.output_format, flags.output);
+             format != OutputFormat::kHloText) {
+    if (absl::Status s = AppendModuleProto(**module, format, out); !s.ok()) return s;
   } else {
     PrintOptions print_options;
     print_options.style = flags.style;
@@ -483,6 +515,7 @@ int Main(int argc, char** argv) {
     help.replace(help.find("%MEMORY%"), 8, kMemoryFlagsHelp);
     help.replace(help.find("%COPYREPORT%"), 12, kCopyReportFlagsHelp);
     help.replace(help.find("%STAGECOSTS%"), 12, kStageCostsFlagsHelp);
+    help.replace(help.find("%OUTPUTFORMAT%"), 14, kOutputFormatFlagHelp);
     fmt::print("{}", help);
     return kExitOk;
   }
