@@ -37,6 +37,7 @@
 #include "tools/hlo_opt_memory.h"
 #include "tools/hlo_opt_output_format.h"
 #include "tools/hlo_opt_stage_costs.h"
+#include "tools/load_input.h"
 #include "tools/parallel_modules.h"
 
 namespace hloscope {
@@ -44,15 +45,15 @@ namespace {
 
 enum ExitCode { kExitOk = 0, kExitBadInput = 1, kExitBadUsage = 2 };
 
-constexpr std::string_view kHelp =
-    R"(OVERVIEW: parse, verify, transform and print HLO text modules (or write XLA's HloModuleProto)
+constexpr std::string_view kHelp = R"(OVERVIEW: parse, verify, transform and print HLO text modules
 
 USAGE: hlo-opt [options] [FILE|-]
        hlo-opt --memory-report --stage-by=module [options] FILE...
        hlo-opt --stage-costs[=OUT] [--tflops=X] [--backward-regex=RE] FILE...
 
-Reads one HLO module from FILE, or from standard input when FILE is '-' or absent, checks it
-with the verifier, runs the requested passes and prints the result in canonical HLO text.
+Reads one HLO module from FILE, or from standard input when FILE is '-' or absent (HLO text or
+an XLA module proto, see --input-format), checks it with the verifier, runs the requested passes
+and prints the result in canonical HLO text.
 
 OPTIONS:
   -o OUT                 Write the output to OUT ('-' is standard output, the default). The
@@ -75,6 +76,11 @@ OPTIONS:
   --print-style=STYLE    'canonical' (default): XLA's current short form. 'legacy': '%'-prefixed
                          names, operand shapes and computation signatures.
   --no-metadata          Leave metadata={...} out of the printed module.
+  --input-format=FORMAT  'hlo' (HLO text), 'pb' (binary HloProto or HloModuleProto, as
+                         --xla_dump_hlo_as_proto writes '*.hlo.pb') or 'pbtxt' (the same in
+                         protobuf text format). Default: by content, then by extension ('.pb';
+                         '.pbtxt', '.textproto'; anything else is HLO text). A proto is read as
+                         the HLO text XLA prints for it.
   --stats                Print statistics instead of the module: instructions per opcode,
                          computations, total bytes of all instruction results, parse and
                          verify time, and the in-memory size of the IR per instruction.
@@ -105,12 +111,15 @@ struct Flags {
   bool help = false;
   int jobs = 0;  // 0: one per core
   PrintStyle style = PrintStyle::kCanonical;
-  std::optional<OutputFormat> output_format;  // --output-format; else by -o's extension
-  AnalysisFlags analysis;                     // --print-dataflow, --print-buffers and their options
-  MemoryFlags memory;                         // --memory-report and its options
-  CopyReportFlags copy_report;                // --report[=FILE.json] of copy-elision
-  StageCostsFlags stage_costs;                // --stage-costs[=FILE] and --tflops
-  std::vector<std::string> more_inputs;       // --memory-report --stage-by=module: one per stage
+  AnalysisFlags analysis;                   // --print-dataflow, --print-buffers and their options
+  MemoryFlags memory;                       // --memory-report and its options
+  CopyReportFlags copy_report;              // --report[=FILE.json] of copy-elision
+  StageCostsFlags stage_costs;              // --stage-costs[=FILE] and --tflops
+  std::vector<std::string> more_inputs;     // --memory-report --stage-by=module: one per stage
+  std::optional<InputFormat> input_format;  // --input-format; by content and extension if unset
+
+  // --output-format; by -o's extension if unset (tools/hlo_opt_output_format.h).
+  std::optional<OutputFormat> output_format;
 };
 
 std::string_view MessageOf(const absl::Status& s) {
@@ -201,6 +210,14 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
       flags->jobs = n;
     } else if (name == "--list-passes") {
       ok = no_value(&flags->list_passes);
+    } else if (name == "--input-format") {
+      std::string format;
+      if (!take_value(&format)) return UsageError("option '--input-format' needs a value");
+      flags->input_format = ParseInputFormatName(format);
+      if (!flags->input_format.has_value()) {
+        return UsageError(
+            fmt::format("unknown input format '{}' (expected 'hlo', 'pb' or 'pbtxt')", format));
+      }
     } else if (name == "--split-input-file") {
       ok = no_value(&flags->split_input_file);
     } else if (name == "--verify-each") {
@@ -557,14 +574,22 @@ int Main(int argc, char** argv) {
   }
   if (flags.memory.enabled) {
     std::vector<MemoryInput> inputs;
-    std::vector<std::unique_ptr<InputFile>> files;  // what inputs' texts point into
+    std::vector<std::unique_ptr<InputFile>> files;        // what inputs' texts point into
+    std::vector<std::unique_ptr<std::string>> converted;  // or this, for proto inputs
     flags.more_inputs.insert(flags.more_inputs.begin(), flags.input);
     for (const std::string& path : flags.more_inputs) {
       MemoryInput& in = inputs.emplace_back();
       in.filename = path == "-" ? "<stdin>" : path;
       files.push_back(std::make_unique<InputFile>());
       if (!files.back()->Read(path, &error)) return UsageError(error);
-      in.text = files.back()->text();
+      converted.push_back(std::make_unique<std::string>());
+      absl::StatusOr<std::string_view> text = InputAsHloText(
+          in.filename, files.back()->text(), flags.input_format, converted.back().get());
+      if (!text.ok()) {
+        PrintError(text.status());
+        return kExitBadInput;
+      }
+      in.text = *text;
     }
     flags.memory.options.dataflow = flags.analysis.print.dataflow;  // one setting for all
     const int code =
@@ -575,8 +600,15 @@ int Main(int argc, char** argv) {
   }
   InputFile input;  // mapped, not copied (tools/file_io.h)
   if (!input.Read(flags.input, &error)) return UsageError(error);
-  const std::string_view text = input.text();
   const std::string filename = flags.input == "-" ? "<stdin>" : flags.input;
+  std::string converted;  // the HLO text of a proto input (tools/load_input.h)
+  absl::StatusOr<std::string_view> input_text =
+      InputAsHloText(filename, input.text(), flags.input_format, &converted);
+  if (!input_text.ok()) {
+    PrintError(input_text.status());
+    return kExitBadInput;
+  }
+  const std::string_view text = *input_text;
 
   std::vector<InputChunk> chunks;
   if (flags.split_input_file) {
