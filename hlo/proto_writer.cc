@@ -309,6 +309,11 @@ class Writer {
       out->add_called_computation_ids(comp_ids_.at(c));
     }
     if (instr.opcode() == Opcode::kParameter) out->set_parameter_number(instr.parameter_number());
+    // A custom call written without api_version= is API_VERSION_ORIGINAL to XLA's parser; in
+    // the proto, an unset field would be API_VERSION_UNSPECIFIED.
+    if (instr.opcode() == Opcode::kCustomCall) {
+      out->set_custom_call_api_version(xla_proto::API_VERSION_ORIGINAL);
+    }
     if (instr.opcode() == Opcode::kConstant) {
       s = proto_writer::LiteralToProto(instr.literal(), instr.shape(), out->mutable_literal());
       if (!s.ok()) return Annotate(s, "literal");

@@ -1,0 +1,257 @@
+// Text → binary HloModuleProto → text over the corpus (issue 28's acceptance: the proto round
+// trip is a fixed point on every corpus module, or the module is listed with the reason).
+//
+// For every `// -----` chunk that ParseModule accepts (chunks it refuses are the text round
+// trip's business, tests/corpus/bulk_expectations.tsv):
+//   P1 = print(parse(text))
+//   P2 = print(ParseModuleProto(WriteModuleProto(parse(text), binary)))
+// and P1 == P2 (one difference accepted: the reader gives a module without
+// entry_computation_layout its entry's signature as the layout, as XLA does), or the chunk is
+// listed in tests/corpus/proto_roundtrip_expectations.tsv:
+//   <path> TAB <chunk, 0-based> TAB <first line of the reason>
+// where <path> is `curated/<file>` or the path under HLOSCOPE_BULK_DIR, and the reason is
+// `write: <writer error>`, `read: <reader error>` or `differs: <first differing line>`. A
+// listed chunk that now round-trips, or that no longer exists, fails as stale.
+//
+// Tests: ProtoRoundTripSample.* (default suite: a fixed sample of small curated files, a few
+// seconds) and ProtoRoundTripCorpus.* (ctest label `corpus`: every curated file and each bulk
+// archive). Regenerate the expectations after a writer or reader change, then review the diff:
+//   HLOSCOPE_UPDATE_EXPECTATIONS=1 build/tests/corpus/corpus_proto_roundtrip_test
+//       --gtest_filter='ProtoRoundTripCorpus.*' (one command line)
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "fmt/core.h"
+#include "gtest/gtest.h"
+#include "hlo/module.h"
+#include "hlo/parser.h"
+#include "hlo/printer.h"
+#include "hlo/proto_reader.h"
+#include "hlo/proto_writer.h"
+
+namespace hloscope {
+namespace {
+
+namespace fs = std::filesystem;
+
+using Key = std::pair<std::string, int>;  // path, chunk
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string FirstLine(std::string_view s) {
+  size_t nl = s.find('\n');
+  std::string line(nl == std::string_view::npos ? s : s.substr(0, nl));
+  // A TSV field: no tabs; long lines cut.
+  std::replace(line.begin(), line.end(), '\t', ' ');
+  if (line.size() > 300) line = line.substr(0, 300) + "...";
+  return line;
+}
+
+std::string Message(const absl::Status& s) { return std::string(s.message()); }
+
+// Empty when equal, else where the two texts first differ: line, column and the text
+// around it in both (long lines are cut to the neighbourhood of the difference).
+std::string FirstDifference(std::string_view a, std::string_view b) {
+  size_t line = 1, start = 0, k = 0;
+  const size_t n = std::min(a.size(), b.size());
+  for (; k < n && a[k] == b[k]; ++k) {
+    if (a[k] == '\n') {
+      ++line;
+      start = k + 1;
+    }
+  }
+  if (k == a.size() && k == b.size()) return "";
+  const size_t from = std::max(start, k >= 40 ? k - 40 : 0);
+  auto around = [&](std::string_view s) {
+    std::string_view rest = from <= s.size() ? s.substr(from) : std::string_view();
+    rest = rest.substr(0, std::min(rest.find('\n'), size_t{100}));
+    return std::string(rest);
+  };
+  return fmt::format("line {} col {}: '{}' became '{}'", line, k - start + 1, around(a), around(b));
+}
+
+// Empty when the chunk round-trips (or does not parse as text at all), else the reason.
+std::string RoundTrip(std::string_view text, const std::string& name, int first_line) {
+  ParseOptions options;
+  options.filename = name;
+  options.first_line = first_line;
+  absl::StatusOr<std::unique_ptr<Module>> m1 = ParseModule(text, options);
+  if (!m1.ok()) return "";
+  const std::string p1 = PrintModule(**m1);
+  absl::StatusOr<std::string> bytes = WriteModuleProto(**m1, ProtoFormat::kBinary);
+  if (!bytes.ok()) return "write: " + Message(bytes.status());
+  absl::StatusOr<std::unique_ptr<Module>> m2 =
+      ParseModuleProto(*bytes, InputFormat::kBinaryProto, "roundtrip.hlo.pb");
+  if (!m2.ok()) return "read: " + Message(m2.status());
+  std::string p2 = PrintModule(**m2);
+  // A module read from a proto always has an entry computation layout, as in XLA: without
+  // host_program_shape the reader writes the entry's own signature. Where the text had none,
+  // exactly that signature is the one addition accepted.
+  const std::string_view header1 = std::string_view(p1).substr(0, p1.find('\n'));
+  if (header1.find(", entry_computation_layout=") == std::string_view::npos &&
+      (*m1)->entry() != nullptr && (*m1)->entry()->root() != nullptr) {
+    const Computation& entry = *(*m1)->entry();
+    std::string signature = ", entry_computation_layout={(";
+    for (int64_t i = 0; i < entry.parameter_count(); ++i) {
+      if (i > 0) signature += ", ";
+      signature += entry.parameter(i)->shape().ToString();
+    }
+    signature += ")->" + entry.root()->shape().ToString() + "}";
+    size_t at = p2.find(signature);
+    if (at != std::string::npos && at < p2.find('\n')) p2.erase(at, signature.size());
+  }
+  std::string diff = FirstDifference(p1, p2);
+  return diff.empty() ? "" : "differs: " + diff;
+}
+
+std::map<Key, std::string> ReadExpectations() {
+  std::map<Key, std::string> out;
+  std::ifstream in(HLOSCOPE_PROTO_EXPECTATIONS_FILE);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    size_t t1 = line.find('\t');
+    size_t t2 = t1 == std::string::npos ? t1 : line.find('\t', t1 + 1);
+    if (t2 == std::string::npos) continue;
+    out[{line.substr(0, t1), std::stoi(line.substr(t1 + 1, t2 - t1 - 1))}] = line.substr(t2 + 1);
+  }
+  return out;
+}
+
+bool UpdateMode() { return std::getenv("HLOSCOPE_UPDATE_EXPECTATIONS") != nullptr; }
+
+// Rewrites the lines of `prefix` (one test's files) in the expectations file with `actual`.
+void WriteExpectations(const std::string& prefix, const std::map<Key, std::string>& actual) {
+  std::ifstream in(HLOSCOPE_PROTO_EXPECTATIONS_FILE);
+  std::vector<std::string> header, kept;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') {
+      header.push_back(line);
+    } else if (line.compare(0, prefix.size(), prefix) != 0) {
+      kept.push_back(line);
+    }
+  }
+  for (const auto& [key, reason] : actual) {
+    kept.push_back(fmt::format("{}\t{}\t{}", key.first, key.second, reason));
+  }
+  std::sort(kept.begin(), kept.end());
+  std::ofstream out(HLOSCOPE_PROTO_EXPECTATIONS_FILE, std::ios::trunc);
+  for (const std::string& h : header) out << h << '\n';
+  for (const std::string& k : kept) out << k << '\n';
+}
+
+// Round-trips every chunk of `files` (path under `root` → key path `prefix` + relative) and
+// compares with the expectations of the keys that start with `prefix`.
+void RunFiles(const fs::path& root, const std::vector<fs::path>& files, const std::string& prefix,
+              bool whole_prefix) {
+  std::map<Key, std::string> expected = ReadExpectations();
+  std::map<Key, std::string> actual;
+  std::vector<std::string> problems;
+  int modules = 0, failed = 0;
+  std::set<std::string> seen_paths;
+  std::set<Key> seen_keys;
+  for (const fs::path& file : files) {
+    std::string rel = prefix + fs::relative(file, root).generic_string();
+    seen_paths.insert(rel);
+    std::string text = ReadFile(file);
+    std::vector<InputChunk> chunks = SplitInputFile(text);
+    for (size_t k = 0; k < chunks.size(); ++k) {
+      ++modules;
+      std::string reason = FirstLine(RoundTrip(chunks[k].text, rel, chunks[k].first_line));
+      Key key{rel, static_cast<int>(k)};
+      seen_keys.insert(key);
+      auto it = expected.find(key);
+      if (!reason.empty()) {
+        ++failed;
+        actual[key] = reason;
+        if (it == expected.end()) {
+          problems.push_back(fmt::format("{} chunk {}: {} (not listed)", rel, k, reason));
+        } else if (it->second != reason) {
+          problems.push_back(
+              fmt::format("{} chunk {}: {}\n    listed as: {}", rel, k, reason, it->second));
+        }
+      } else if (it != expected.end()) {
+        problems.push_back(fmt::format("{} chunk {}: round-trips now; listed (stale)", rel, k));
+      }
+    }
+  }
+  for (const auto& [key, reason] : expected) {
+    bool ours = whole_prefix ? key.first.compare(0, prefix.size(), prefix) == 0
+                             : seen_paths.count(key.first) > 0;
+    if (ours && seen_keys.count(key) == 0) {
+      problems.push_back(
+          fmt::format("{} chunk {}: listed, no such module (stale)", key.first, key.second));
+    }
+  }
+  fmt::print("[proto round trip] {}: {} files, {} modules, {} round-trip, {} listed\n", prefix,
+             files.size(), modules, modules - failed, failed);
+  if (UpdateMode() && whole_prefix) {
+    WriteExpectations(prefix, actual);
+    return;
+  }
+  for (const std::string& p : problems) ADD_FAILURE() << p;
+}
+
+std::vector<fs::path> FilesUnder(const fs::path& dir) {
+  std::vector<fs::path> out;
+  if (!fs::is_directory(dir)) return out;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (e.is_regular_file() && e.path().extension() == ".hlo") out.push_back(e.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<fs::path> CuratedFiles() {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::directory_iterator(HLOSCOPE_CORPUS_DIR)) {
+    if (e.is_regular_file() && e.path().extension() == ".hlo") out.push_back(e.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The default suite's sample: the curated files under 200 KB (XLA's lit tests and the small
+// modules from its C++ tests; the training steps are left to the corpus label).
+TEST(ProtoRoundTripSample, SmallCuratedFiles) {
+  std::vector<fs::path> sample;
+  for (const fs::path& f : CuratedFiles()) {
+    if (fs::file_size(f) < 200 * 1024) sample.push_back(f);
+  }
+  ASSERT_GE(sample.size(), 10u) << "curated corpus missing at " << HLOSCOPE_CORPUS_DIR;
+  RunFiles(HLOSCOPE_CORPUS_DIR, sample, "curated/", /*whole_prefix=*/false);
+}
+
+TEST(ProtoRoundTripCorpus, Curated) {
+  std::vector<fs::path> files = CuratedFiles();
+  ASSERT_FALSE(files.empty()) << "curated corpus missing at " << HLOSCOPE_CORPUS_DIR;
+  RunFiles(HLOSCOPE_CORPUS_DIR, files, "curated/", true);
+}
+
+void RunBulk(const std::string& folder) {
+  fs::path dir = fs::path(HLOSCOPE_BULK_DIR) / folder;
+  std::vector<fs::path> files = FilesUnder(dir);
+  ASSERT_FALSE(files.empty()) << "bulk corpus not unpacked at " << dir;
+  RunFiles(dir, files, folder + "/", true);
+}
+
+TEST(ProtoRoundTripCorpus, XlaHloFiles) { RunBulk("xla"); }
+TEST(ProtoRoundTripCorpus, XlaCcTestModules) { RunBulk("cc_hlo"); }
+TEST(ProtoRoundTripCorpus, TorchNeuronxGraphs) { RunBulk("bulk_gh"); }
+
+}  // namespace
+}  // namespace hloscope
