@@ -146,6 +146,86 @@ absl::Status BufferDonorToProto(std::string_view value, xla_proto::HloBufferDono
   return absl::OkStatus();
 }
 
+// The stack-frame tables after the module header, as XLA prints its StackFrameIndexProto:
+//   FileNames / FunctionNames: lines `N "text"`;
+//   FileLocations: `N {file_name_id=1 function_name_id=1 line=3 column=4}`;
+//   StackFrames: `N {file_location_id=1 parent_frame_id=0}`;
+// entries numbered from 1 in order.
+absl::Status StackFramesToProto(std::string_view tables, xla_proto::StackFrameIndexProto* out) {
+  enum class Section { kNone, kFileNames, kFunctionNames, kFileLocations, kStackFrames };
+  Section section = Section::kNone;
+  int line_number = 0;
+  int64_t expected_id = 1;
+  size_t pos = 0;
+  while (pos <= tables.size()) {
+    size_t nl = tables.find('\n', pos);
+    if (nl == std::string_view::npos) nl = tables.size();
+    std::string_view line = StripWhitespace(tables.substr(pos, nl - pos));
+    pos = nl + 1;
+    ++line_number;
+    if (line.empty()) continue;
+    auto error = [&](std::string_view what) {
+      return absl::InvalidArgumentError(
+          StrCat("line ", line_number, " of the stack frame tables: ", what, ": '", line, "'"));
+    };
+    if (line == "FileNames" || line == "FunctionNames" || line == "FileLocations" ||
+        line == "StackFrames") {
+      section = line == "FileNames"       ? Section::kFileNames
+                : line == "FunctionNames" ? Section::kFunctionNames
+                : line == "FileLocations" ? Section::kFileLocations
+                                          : Section::kStackFrames;
+      expected_id = 1;
+      continue;
+    }
+    size_t space = line.find(' ');
+    if (section == Section::kNone || space == std::string_view::npos) {
+      return error("expected 'N value' in a section");
+    }
+    absl::StatusOr<int64_t> id = OneInt(line.substr(0, space));
+    if (!id.ok() || *id != expected_id) return error(StrCat("expected entry ", expected_id));
+    ++expected_id;
+    std::string_view value = StripWhitespace(line.substr(space + 1));
+    if (section == Section::kFileNames || section == Section::kFunctionNames) {
+      absl::StatusOr<std::string> text = proto_writer::Unquoted(value);
+      if (!text.ok()) return error(std::string(text.status().message()));
+      if (section == Section::kFileNames) {
+        out->add_file_names(*text);
+      } else {
+        out->add_function_names(*text);
+      }
+      continue;
+    }
+    absl::StatusOr<std::string_view> body = BraceBody(value);
+    if (!body.ok()) return error("expected '{key=value ...}'");
+    absl::StatusOr<std::vector<std::pair<std::string_view, std::string_view>>> kvs =
+        proto_writer::KeyValues(*body);
+    if (!kvs.ok()) return error(std::string(kvs.status().message()));
+    auto* location = section == Section::kFileLocations ? out->add_file_locations() : nullptr;
+    auto* frame = section == Section::kStackFrames ? out->add_stack_frames() : nullptr;
+    for (const auto& [key, text] : *kvs) {
+      absl::StatusOr<int64_t> v = OneInt(text);
+      if (!v.ok()) return error(std::string(v.status().message()));
+      const auto n = static_cast<int32_t>(*v);
+      if (location != nullptr && key == "file_name_id") {
+        location->set_file_name_id(n);
+      } else if (location != nullptr && key == "function_name_id") {
+        location->set_function_name_id(n);
+      } else if (location != nullptr && key == "line") {
+        location->set_line(n);
+      } else if (location != nullptr && key == "column") {
+        location->set_column(n);
+      } else if (frame != nullptr && key == "file_location_id") {
+        frame->set_file_location_id(n);
+      } else if (frame != nullptr && key == "parent_frame_id") {
+        frame->set_parent_frame_id(n);
+      } else {
+        return error(StrCat("StackFrameIndexProto has no field for '", key, "'"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 class Writer {
  public:
   explicit Writer(const Module& module) : module_(module) {}
@@ -355,9 +435,9 @@ class Writer {
       if (!s.ok()) return Annotate(s, StrCat("module header attribute '", a.key, "'"));
     }
     if (!module_.stack_frame_tables().empty()) {
-      return absl::UnimplementedError(
-          "module stack frame tables (FileNames, ...): writing them as StackFrameIndexProto is "
-          "not supported");
+      absl::Status s =
+          StackFramesToProto(module_.stack_frame_tables(), proto->mutable_stack_frame_index());
+      if (!s.ok()) return s;
     }
     return absl::OkStatus();
   }

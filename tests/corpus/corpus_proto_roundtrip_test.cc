@@ -249,6 +249,49 @@ void RunBulk(const std::string& folder) {
   RunFiles(dir, files, folder + "/", true);
 }
 
+// The real XLA dumps (binary HloProto): read as text T1, written by us, read again as T2:
+// T1 == T2, every one (the acceptance; nothing may be listed). One test per dump, the
+// smallest in the default suite.
+void RoundTripDump(const std::string& name) {
+  const fs::path path = fs::path(HLOSCOPE_CORPUS_DIR) / "xla_dumps" / name;
+  const std::string bytes = ReadFile(path);
+  ASSERT_FALSE(bytes.empty()) << "missing " << path;
+  absl::StatusOr<std::unique_ptr<Module>> m1 =
+      ParseModuleProto(bytes, InputFormat::kBinaryProto, path.string());
+  ASSERT_TRUE(m1.ok()) << m1.status();
+  const std::string t1 = PrintModule(**m1);
+  absl::StatusOr<std::string> written = WriteModuleProto(**m1, ProtoFormat::kBinary);
+  ASSERT_TRUE(written.ok()) << written.status();
+  absl::StatusOr<std::unique_ptr<Module>> m2 =
+      ParseModuleProto(*written, InputFormat::kBinaryProto, "written.hlo.pb");
+  ASSERT_TRUE(m2.ok()) << m2.status();
+  EXPECT_EQ(FirstDifference(t1, PrintModule(**m2)), "");
+  EXPECT_EQ((*m1)->instruction_count(), (*m2)->instruction_count());
+  // The text format carries the same module.
+  absl::StatusOr<std::string> text = WriteModuleProto(**m1, ProtoFormat::kText);
+  ASSERT_TRUE(text.ok()) << text.status();
+  absl::StatusOr<std::unique_ptr<Module>> m3 =
+      ParseModuleProto(*text, InputFormat::kTextProto, "written.pbtxt");
+  ASSERT_TRUE(m3.ok()) << m3.status();
+  EXPECT_EQ(FirstDifference(t1, PrintModule(**m3)), "");
+}
+
+TEST(ProtoRoundTripSample, MaxTextInitDump) {
+  RoundTripDump(
+      "NVIDIA_JAX-Toolbox__maxtext_fsdp4__module_0003.jit__unnamed_wrapped_function_.sm_9.0_gpu_"
+      "after_optimizations.hlo.pb");
+}
+TEST(ProtoRoundTripCorpus, MaxTextTrainStepDump) {
+  RoundTripDump(
+      "NVIDIA_JAX-Toolbox__maxtext_fsdp4__module_0016.jit_train_step.sm_9.0_gpu_after_"
+      "optimizations.hlo.pb");
+}
+TEST(ProtoRoundTripCorpus, PaxStepDump) {
+  RoundTripDump(
+      "NVIDIA_JAX-Toolbox__pax_fsdp4_proc0__module_0040.pjit__wrapped_step_fn.sm_8.0_gpu_after_"
+      "optimizations.hlo.pb");
+}
+
 TEST(ProtoRoundTripCorpus, XlaHloFiles) { RunBulk("xla"); }
 TEST(ProtoRoundTripCorpus, XlaCcTestModules) { RunBulk("cc_hlo"); }
 TEST(ProtoRoundTripCorpus, TorchNeuronxGraphs) { RunBulk("bulk_gh"); }

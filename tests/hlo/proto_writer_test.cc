@@ -385,6 +385,53 @@ ENTRY main {
             "OpMetadata has no field for it");
 }
 
+TEST(ProtoWriter, StackFrameTables) {
+  xp::HloModuleProto p = Write(R"(HloModule m
+
+FileNames
+1 "a.py"
+2 "b.py"
+
+FunctionNames
+1 "f"
+
+FileLocations
+1 {file_name_id=2 function_name_id=1 line=7 column=3}
+
+StackFrames
+1 {file_location_id=1 parent_frame_id=0}
+
+ENTRY main {
+  ROOT a = f32[4] parameter(0), metadata={op_name="x" stack_frame_id=1}
+}
+)");
+  const xp::StackFrameIndexProto& s = p.stack_frame_index();
+  ASSERT_EQ(s.file_names_size(), 2);
+  EXPECT_EQ(s.file_names(1), "b.py");
+  ASSERT_EQ(s.function_names_size(), 1);
+  ASSERT_EQ(s.file_locations_size(), 1);
+  EXPECT_EQ(s.file_locations(0).file_name_id(), 2);
+  EXPECT_EQ(s.file_locations(0).line(), 7);
+  EXPECT_EQ(s.file_locations(0).column(), 3);
+  ASSERT_EQ(s.stack_frames_size(), 1);
+  EXPECT_EQ(s.stack_frames(0).file_location_id(), 1);
+  EXPECT_EQ(Find(p, "a")->metadata().stack_frame_id(), 1);
+  EXPECT_EQ(WriteError(R"(HloModule m
+
+FileNames
+1 "a.py"
+
+FileLocations
+1 {file_name_id=1 function_name_id=1 line=7 end_line=9}
+
+ENTRY main {
+  ROOT a = f32[4] parameter(0)
+}
+)"),
+            "line 5 of the stack frame tables: StackFrameIndexProto has no field for 'end_line': "
+            "'1 {file_name_id=1 function_name_id=1 line=7 end_line=9}'");
+}
+
 TEST(ProtoWriter, BinaryAndTextFormatsParseBack) {
   std::unique_ptr<Module> m = Parse(R"(HloModule m
 ENTRY main {
