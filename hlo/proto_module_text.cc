@@ -31,6 +31,24 @@ std::string LowerName(std::string_view name) {
   return s;
 }
 
+// The lower-case name of an element type as shapes spell it (`f32`, `f8e4m3fn`), from a table
+// built once: shapes are printed for every instruction.
+std::string_view TypeName(xla::PrimitiveType type) {
+  static const std::vector<std::string>* const names = [] {
+    auto* v = new std::vector<std::string>();
+    const google::protobuf::EnumDescriptor* d = xla::PrimitiveType_descriptor();
+    int max = 0;
+    for (int i = 0; i < d->value_count(); ++i) max = std::max(max, d->value(i)->number());
+    v->resize(static_cast<size_t>(max) + 1);
+    for (int i = 0; i < d->value_count(); ++i) {
+      (*v)[static_cast<size_t>(d->value(i)->number())] = LowerName(d->value(i)->name());
+    }
+    return v;
+  }();
+  const auto i = static_cast<size_t>(type);
+  return i < names->size() ? std::string_view((*names)[i]) : std::string_view("invalid");
+}
+
 void AppendShape(const ShapeProto& shape, std::string& out);
 
 void AppendLayout(const ShapeProto& shape, std::string& out) {
@@ -151,7 +169,7 @@ void AppendShape(const ShapeProto& shape, std::string& out) {
     default:
       break;
   }
-  out += LowerName(xla::PrimitiveType_Name(shape.element_type()));
+  out += TypeName(shape.element_type());
   out += '[';
   for (int i = 0; i < shape.dimensions_size(); ++i) {
     if (i) out += ',';
@@ -166,18 +184,53 @@ void AppendShape(const ShapeProto& shape, std::string& out) {
   if (shape.has_layout()) AppendLayout(shape, out);
 }
 
+// What makes `shape` no shape at all, or empty when it is one: an element type that is unset
+// or unknown, a negative dimension (other than the unbounded marker).
+std::string ShapeProblem(const ShapeProto& shape, int depth = 0) {
+  if (depth > 64) return "tuple shapes nested more than 64 deep";
+  if (shape.element_type() == xla::PRIMITIVE_TYPE_INVALID) return "shape has no element type";
+  if (!xla::PrimitiveType_IsValid(shape.element_type())) {
+    return StrCat("shape has unknown element type ", static_cast<int>(shape.element_type()));
+  }
+  for (int64_t d : shape.dimensions()) {
+    if (d < 0 && d != kUnboundedDimension) return StrCat("shape has dimension size ", d);
+  }
+  for (const ShapeProto& t : shape.tuple_shapes()) {
+    if (std::string p = ShapeProblem(t, depth + 1); !p.empty()) return p;
+  }
+  return {};
+}
+
 // ---------------------------------------------------------------------------------------------
 // Attribute values.
 
 void AppendQuoted(std::string_view s, std::string& out) {
   out += '"';
-  out += EscapeCString(s);
+  // Most strings need no escape: copy them whole.
+  bool plain = true;
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\' || u < 0x20) {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) {
+    out += s;
+  } else {
+    out += EscapeCString(s);
+  }
   out += '"';
 }
 
 void AppendIntList(const auto& values, std::string& out) {
   out += '{';
-  out += StrJoin(values, ",");
+  bool first = true;
+  for (const auto v : values) {
+    if (!first) out += ',';
+    first = false;
+    StrAppend(&out, static_cast<int64_t>(v));
+  }
   out += '}';
 }
 
@@ -674,7 +727,9 @@ class ModuleTextWriter {
   }
 
   absl::Status AppendComputation(const HloComputationProto& comp) {
-    instr_by_id_.clear();
+    // A fresh table: clearing the last one would walk all its slots, and a module has
+    // thousands of small computations after a few large ones.
+    absl::flat_hash_map<int64_t, const HloInstructionProto*>().swap(instr_by_id_);
     instr_by_id_.reserve(static_cast<size_t>(comp.instructions_size()));
     for (int i = 0; i < comp.instructions_size(); ++i) {
       const HloInstructionProto& instr = comp.instructions(i);
@@ -760,6 +815,9 @@ class ModuleTextWriter {
     const std::string_view op = instr.opcode();
     if (!ParseOpcode(op).has_value()) {
       return Error(comp, instr, StrCat("unknown opcode '", op, "'"));
+    }
+    if (std::string problem = ShapeProblem(instr.shape()); !problem.empty()) {
+      return Error(comp, instr, problem);
     }
     out_ += "  ";
     if (is_root) out_ += "ROOT ";

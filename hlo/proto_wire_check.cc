@@ -37,25 +37,29 @@ class WireWalker {
       }
       const FieldDescriptor* field =
           type != nullptr ? type->FindFieldByNumber(static_cast<int>(number)) : nullptr;
+      // "field 36 (operand_ids)" when the schema knows the field.
+      const std::string label = field != nullptr
+                                    ? StrCat("field ", number, " (", field->name(), ")")
+                                    : StrCat("field ", number);
       switch (wire_type) {
         case 0: {  // varint
           uint64_t ignored;
           if (!Varint(pos, end, ignored)) {
-            return Fail(field_start, StrCat("field ", number, ": a varint that is cut off"));
+            return Fail(field_start, StrCat(label, ": a varint that is cut off"));
           }
           break;
         }
         case 1:  // fixed64
           if (end - pos < 8) {
-            return Fail(field_start, StrCat("field ", number, ": 8 bytes needed, ", end - pos,
-                                            " left in its message"));
+            return Fail(field_start,
+                        StrCat(label, ": 8 bytes needed, ", end - pos, " left in its message"));
           }
           pos += 8;
           break;
         case 5:  // fixed32
           if (end - pos < 4) {
-            return Fail(field_start, StrCat("field ", number, ": 4 bytes needed, ", end - pos,
-                                            " left in its message"));
+            return Fail(field_start,
+                        StrCat(label, ": 4 bytes needed, ", end - pos, " left in its message"));
           }
           pos += 4;
           break;
@@ -63,7 +67,7 @@ class WireWalker {
           uint64_t length;
           const size_t length_start = pos;
           if (!Varint(pos, end, length)) {
-            return Fail(length_start, StrCat("field ", number, ": a length that is cut off"));
+            return Fail(length_start, StrCat(label, ": a length that is cut off"));
           }
           if (length > end - pos) {
             // A cut-off file breaks every enclosing length at once: go down into what is there
@@ -72,8 +76,8 @@ class WireWalker {
                 !Walk(pos, end, field->message_type(), depth + 1)) {
               return false;
             }
-            return Fail(field_start, StrCat("field ", number, ": length ", length, " but only ",
-                                            end - pos, " bytes left in its message"));
+            return Fail(field_start, StrCat(label, ": length ", length, " but only ", end - pos,
+                                            " bytes left in its message"));
           }
           const size_t payload = pos;
           pos += length;
@@ -82,18 +86,15 @@ class WireWalker {
             if (!Walk(payload, pos, field->message_type(), depth + 1)) return false;
           } else if (field->type() == FieldDescriptor::TYPE_STRING &&
                      !IsUtf8(bytes_.substr(payload, length))) {
-            return Fail(payload, StrCat("field ", number, " (", field->name(),
-                                        "): a string that is not UTF-8"));
+            return Fail(payload, StrCat(label, ": a string that is not UTF-8"));
           }
           break;
         }
         case 3:
         case 4:
-          return Fail(field_start,
-                      StrCat("field ", number, ": group wire types are not used by HLO protos"));
+          return Fail(field_start, StrCat(label, ": group wire types are not used by HLO protos"));
         default:
-          return Fail(field_start,
-                      StrCat("field ", number, ": wire type ", wire_type, " does not exist"));
+          return Fail(field_start, StrCat(label, ": wire type ", wire_type, " does not exist"));
       }
     }
     return true;

@@ -583,13 +583,14 @@ int Main(int argc, char** argv) {
       files.push_back(std::make_unique<InputFile>());
       if (!files.back()->Read(path, &error)) return UsageError(error);
       converted.push_back(std::make_unique<std::string>());
-      absl::StatusOr<std::string_view> text = InputAsHloText(
+      absl::StatusOr<HloTextInput> text = InputAsHloText(
           in.filename, files.back()->text(), flags.input_format, converted.back().get());
       if (!text.ok()) {
         PrintError(text.status());
         return kExitBadInput;
       }
-      in.text = *text;
+      in.text = text->text;
+      in.filename = std::move(text->filename);
     }
     flags.memory.options.dataflow = flags.analysis.print.dataflow;  // one setting for all
     const int code =
@@ -600,15 +601,15 @@ int Main(int argc, char** argv) {
   }
   InputFile input;  // mapped, not copied (tools/file_io.h)
   if (!input.Read(flags.input, &error)) return UsageError(error);
-  const std::string filename = flags.input == "-" ? "<stdin>" : flags.input;
   std::string converted;  // the HLO text of a proto input (tools/load_input.h)
-  absl::StatusOr<std::string_view> input_text =
-      InputAsHloText(filename, input.text(), flags.input_format, &converted);
+  absl::StatusOr<HloTextInput> input_text = InputAsHloText(
+      flags.input == "-" ? "<stdin>" : flags.input, input.text(), flags.input_format, &converted);
   if (!input_text.ok()) {
     PrintError(input_text.status());
     return kExitBadInput;
   }
-  const std::string_view text = *input_text;
+  const std::string_view text = input_text->text;
+  const std::string filename = std::move(input_text->filename);
 
   std::vector<InputChunk> chunks;
   if (flags.split_input_file) {

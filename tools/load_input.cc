@@ -1,16 +1,18 @@
 #include "tools/load_input.h"
 
+#include <utility>
+
 namespace hloscope {
 
-absl::StatusOr<std::string_view> InputAsHloText(std::string_view path, std::string_view bytes,
-                                                std::optional<InputFormat> forced,
-                                                std::string* storage) {
-  const InputFormat format = forced.has_value() ? *forced : DetectInputFormat(path, bytes);
-  if (format == InputFormat::kHloText) return bytes;
-  absl::StatusOr<std::string> text = ProtoToHloText(bytes, format, path);
+absl::StatusOr<HloTextInput> InputAsHloText(std::string_view filename, std::string_view bytes,
+                                            std::optional<InputFormat> forced,
+                                            std::string* storage) {
+  const InputFormat format = forced.has_value() ? *forced : DetectInputFormat(filename, bytes);
+  if (format == InputFormat::kHloText) return HloTextInput{bytes, std::string(filename)};
+  absl::StatusOr<std::string> text = ProtoToHloText(bytes, format, filename);
   if (!text.ok()) return text.status();
   *storage = *std::move(text);
-  return std::string_view(*storage);
+  return HloTextInput{*storage, std::string(filename) + " (as HLO text)"};
 }
 
 }  // namespace hloscope

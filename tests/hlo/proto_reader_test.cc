@@ -492,17 +492,17 @@ TEST(ProtoReaderErrorTest, TruncatedNamesTheByteOffset) {
   const size_t opcode = bytes.find("negate");
   ASSERT_NE(opcode, std::string::npos);
   const std::string truncated = bytes.substr(0, opcode + 3);
-  EXPECT_EQ(ErrorOf(truncated), "in.pb: error: corrupt or truncated binary proto (" +
-                                    std::to_string(opcode + 3) + " bytes): at byte " +
-                                    std::to_string(opcode - 2) +
-                                    ": field 2: length 6 but only 3 bytes left in its message");
+  EXPECT_EQ(ErrorOf(truncated),
+            "in.pb: error: corrupt or truncated binary proto (" + std::to_string(opcode + 3) +
+                " bytes): at byte " + std::to_string(opcode - 2) +
+                ": field 2 (opcode): length 6 but only 3 bytes left in its message");
 }
 
 TEST(ProtoReaderErrorTest, TruncatedExactMessage) {
   // name "m" then a computations field that claims 100 bytes and has 2.
   const std::string bytes("\x0a\x01m\x1a\x64\x0a\x01", 7);
   EXPECT_EQ(ErrorOf(bytes),
-            "in.pb: error: corrupt or truncated binary proto (7 bytes): at byte 5: field 1: "
+            "in.pb: error: corrupt or truncated binary proto (7 bytes): at byte 5: field 1 (name): "
             "length 1 but only 0 bytes left in its message");
 }
 
@@ -520,8 +520,9 @@ TEST(ProtoReaderErrorTest, InvalidUtf8NamesTheString) {
 
 TEST(ProtoReaderErrorTest, BadWireType) {
   EXPECT_EQ(ErrorOf(std::string("\x0a\x01m\x1f", 4)),
-            "in.pb: error: corrupt or truncated binary proto (4 bytes): at byte 3: field 3: wire "
-            "type 7 does not exist");
+            "in.pb: error: corrupt or truncated binary proto (4 bytes): at byte 3: field 3 "
+            "(computations): "
+            "wire type 7 does not exist");
 }
 
 TEST(ProtoReaderErrorTest, WrongMessage) {
@@ -624,6 +625,18 @@ TEST(ProtoReaderErrorTest, InstructionsThatMakeNoText) {
     EXPECT_EQ(ErrorOf(b.Bytes()),
               "in.pb: error: computation 'main': instruction 'c': literal has 1 f32 values, its "
               "shape needs 3");
+  }
+  {
+    Builder b = SmallModule();
+    b.comp->mutable_instructions(1)->mutable_shape()->clear_element_type();
+    EXPECT_EQ(ErrorOf(b.Bytes()),
+              "in.pb: error: computation 'main': instruction 'n': shape has no element type");
+  }
+  {
+    Builder b = SmallModule();
+    b.comp->mutable_instructions(1)->mutable_shape()->set_dimensions(0, -4);
+    EXPECT_EQ(ErrorOf(b.Bytes()),
+              "in.pb: error: computation 'main': instruction 'n': shape has dimension size -4");
   }
   {
     Builder b = SmallModule();
