@@ -365,6 +365,123 @@ absl::Status PaddingToProto(std::string_view value, xla_proto::PaddingConfig* ou
 
 bool IsGather(const Instruction& instr) { return instr.opcode() == Opcode::kGather; }
 
+// `{mode=highest}` or `{tolerance={atol=0 rtol=0 ulps=1}}` (commas or spaces between parts).
+absl::Status ResultAccuracyToProto(std::string_view value, xla_proto::ResultAccuracy* out) {
+  absl::StatusOr<std::string_view> body = BraceBody(value);
+  if (!body.ok()) return body.status();
+  absl::StatusOr<std::vector<std::pair<std::string_view, std::string_view>>> kvs = KeyValues(*body);
+  if (!kvs.ok()) return kvs.status();
+  if (kvs->size() != 1) return Err(StrCat("expected mode= or tolerance=, found '", value, "'"));
+  const auto& [key, v] = kvs->front();
+  if (key == "mode") {
+    return SetEnum<xla_proto::ResultAccuracy::Mode>(
+        v, "", xla_proto::ResultAccuracy::Mode_Parse,
+        [&](xla_proto::ResultAccuracy::Mode m) { out->set_mode(m); });
+  }
+  if (key != "tolerance") return Err(StrCat("expected mode= or tolerance=, found '", key, "'"));
+  absl::StatusOr<std::string_view> inner = BraceBody(v);
+  if (!inner.ok()) return inner.status();
+  absl::StatusOr<std::vector<std::pair<std::string_view, std::string_view>>> parts =
+      KeyValues(*inner);
+  if (!parts.ok()) return parts.status();
+  auto* t = out->mutable_tolerance();
+  for (const auto& [k, number] : *parts) {
+    std::string text(number);
+    char* end = nullptr;
+    double d = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size()) {
+      return Err(StrCat("expected a number for '", k, "', found '", number, "'"));
+    }
+    if (k == "atol") {
+      t->set_atol(d);
+    } else if (k == "rtol") {
+      t->set_rtol(d);
+    } else if (k == "ulps") {
+      absl::StatusOr<int64_t> u = OneInt(number);
+      if (!u.ok()) return u.status();
+      t->set_ulps(*u);
+    } else {
+      return Err(StrCat("unknown tolerance part '", k, "'"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// origin={...}: the instruction's original value, one leaf per array of its shape, as a tree
+// of tuples `(a, b)` and leaves `{"name" {index}}`, `{"name"}` or `{}` (no original array).
+class OriginParser {
+ public:
+  OriginParser(std::string_view text, xla_proto::OriginalValueProto* out)
+      : text_(text), out_(out) {}
+
+  absl::Status Run() {
+    ShapeIndex index;
+    absl::Status s = Node(index);
+    if (!s.ok()) return s;
+    Skip();
+    if (pos_ != text_.size()) return Err(StrCat("unexpected text in origin '", text_, "'"));
+    return absl::OkStatus();
+  }
+
+ private:
+  void Skip() {
+    while (pos_ < text_.size() && text_[pos_] == ' ') ++pos_;
+  }
+  bool Take(char c) {
+    Skip();
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+  absl::Status Node(ShapeIndex& index) {
+    if (Take('(')) {
+      int64_t i = 0;
+      if (Take(')')) return absl::OkStatus();
+      do {
+        index.push_back(i++);
+        absl::Status s = Node(index);
+        index.pop_back();
+        if (!s.ok()) return s;
+      } while (Take(','));
+      if (!Take(')')) return Err(StrCat("expected ')' in origin '", text_, "'"));
+      return absl::OkStatus();
+    }
+    if (!Take('{')) return Err(StrCat("expected '(' or '{' in origin '", text_, "'"));
+    if (Take('}')) return absl::OkStatus();
+    Skip();
+    size_t start = pos_;
+    if (pos_ >= text_.size() || text_[pos_] != '"') {
+      return Err(StrCat("expected a quoted name in origin '", text_, "'"));
+    }
+    for (++pos_; pos_ < text_.size() && text_[pos_] != '"'; ++pos_) {
+      if (text_[pos_] == '\\') ++pos_;
+    }
+    ++pos_;
+    absl::StatusOr<std::string> name = Unquoted(text_.substr(start, pos_ - start));
+    if (!name.ok()) return name.status();
+    auto* e = out_->add_elements();
+    for (int64_t i : index) e->add_shape_index(i);
+    e->mutable_original_array()->set_instruction_name(*name);
+    Skip();
+    if (pos_ < text_.size() && text_[pos_] == '{') {
+      size_t close = text_.find('}', pos_);
+      if (close == std::string_view::npos) return Err("unclosed shape index in origin");
+      absl::StatusOr<std::vector<int64_t>> ints = IntList(text_.substr(pos_, close - pos_ + 1));
+      if (!ints.ok()) return ints.status();
+      for (int64_t i : *ints) e->mutable_original_array()->add_shape_index(i);
+      pos_ = close + 1;
+    }
+    if (!Take('}')) return Err(StrCat("expected '}' in origin '", text_, "'"));
+    return absl::OkStatus();
+  }
+
+  std::string_view text_;
+  xla_proto::OriginalValueProto* out_;
+  size_t pos_ = 0;
+};
+
 }  // namespace
 
 absl::Status AttributeToProto(const Instruction& instr, std::string_view key,
@@ -692,6 +809,14 @@ absl::Status AttributeToProto(const Instruction& instr, std::string_view key,
     return SetEnum<xla_proto::PaddingType>(
         value, "", xla_proto::PaddingType_Parse,
         [&](xla_proto::PaddingType e) { out->set_padding_type(e); });
+  }
+  if (key == "result_accuracy") {
+    return ResultAccuracyToProto(value, out->mutable_result_accuracy());
+  }
+  if (key == "origin") {
+    absl::StatusOr<std::string_view> body = BraceBody(value);
+    if (!body.ok()) return body.status();
+    return OriginParser(*body, out->mutable_original_value()).Run();
   }
   if (key == "domain") {
     absl::StatusOr<std::string_view> body = BraceBody(value);

@@ -385,6 +385,41 @@ ENTRY main {
             "OpMetadata has no field for it");
 }
 
+TEST(ProtoWriter, OriginalValueAndResultAccuracy) {
+  xp::HloModuleProto p = Write(R"(HloModule m
+ENTRY main {
+  a = f32[4] parameter(0), origin={{"x"}}
+  e = f32[4] exponential(a), result_accuracy={tolerance={atol=0.5,rtol=0,ulps=2}}
+  n = f32[4] negate(e), result_accuracy={mode=highest}
+  ROOT t = ((f32[4], f32[4]), f32[4]) tuple(a, n, e), origin={(({"t0" {1}}, {}), {"v3"})}
+}
+)");
+  const xp::OriginalValueProto& a = Find(p, "a")->original_value();
+  ASSERT_EQ(a.elements_size(), 1);
+  EXPECT_EQ(a.elements(0).shape_index_size(), 0);
+  EXPECT_EQ(a.elements(0).original_array().instruction_name(), "x");
+  const xp::OriginalValueProto& t = Find(p, "t")->original_value();
+  ASSERT_EQ(t.elements_size(), 2);  // the empty leaf {} has no original array
+  ASSERT_EQ(t.elements(0).shape_index_size(), 2);
+  EXPECT_EQ(t.elements(0).shape_index(1), 0);
+  EXPECT_EQ(t.elements(0).original_array().instruction_name(), "t0");
+  ASSERT_EQ(t.elements(0).original_array().shape_index_size(), 1);
+  EXPECT_EQ(t.elements(0).original_array().shape_index(0), 1);
+  EXPECT_EQ(t.elements(1).shape_index(0), 1);
+  EXPECT_EQ(t.elements(1).original_array().instruction_name(), "v3");
+  const xp::ResultAccuracy& e = Find(p, "e")->result_accuracy();
+  EXPECT_EQ(e.tolerance().atol(), 0.5);
+  EXPECT_EQ(e.tolerance().ulps(), 2);
+  EXPECT_EQ(Find(p, "n")->result_accuracy().mode(), xp::ResultAccuracy::HIGHEST);
+  EXPECT_EQ(WriteError(R"(HloModule m
+ENTRY main {
+  ROOT a = f32[4] parameter(0), result_accuracy={mode=sloppy}
+}
+)"),
+            "computation 'main', instruction 'a': attribute 'result_accuracy': unknown value "
+            "'sloppy'");
+}
+
 TEST(ProtoWriter, StackFrameTables) {
   xp::HloModuleProto p = Write(R"(HloModule m
 
