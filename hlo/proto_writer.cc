@@ -311,6 +311,51 @@ class Writer {
     return order;
   }
 
+  // Instructions with every operand and control predecessor before its users, as XLA's loader
+  // reads them: the text order unless the text uses a name before defining it, else a
+  // depth-first order that takes them in text order.
+  static std::vector<const Instruction*> InstructionOrder(const Computation& comp) {
+    absl::Span<Instruction* const> instrs = comp.instructions();
+    absl::flat_hash_set<const Instruction*> seen;
+    bool in_order = true;
+    for (const Instruction* instr : instrs) {
+      for (const Instruction* op : instr->operands()) in_order &= seen.contains(op);
+      for (const Instruction* op : instr->control_predecessors()) in_order &= seen.contains(op);
+      seen.insert(instr);
+    }
+    std::vector<const Instruction*> order(instrs.begin(), instrs.end());
+    if (in_order) return order;
+    order.clear();
+    seen.clear();
+    struct Frame {
+      const Instruction* instr;
+      size_t next = 0;  // operands first, then control predecessors
+    };
+    for (const Instruction* root : instrs) {
+      if (!seen.insert(root).second) continue;
+      std::vector<Frame> stack = {{root}};
+      while (!stack.empty()) {
+        Frame& f = stack.back();
+        const size_t n_ops = f.instr->operands().size();
+        const size_t n = n_ops + f.instr->control_predecessors().size();
+        const Instruction* next = nullptr;
+        while (next == nullptr && f.next < n) {
+          const Instruction* dep = f.next < n_ops ? f.instr->operands()[f.next]
+                                                  : f.instr->control_predecessors()[f.next - n_ops];
+          ++f.next;
+          if (dep->parent() == &comp && seen.insert(dep).second) next = dep;
+        }
+        if (next != nullptr) {
+          stack.push_back({next});
+        } else {
+          order.push_back(f.instr);
+          stack.pop_back();
+        }
+      }
+    }
+    return order;
+  }
+
   absl::Status WriteComputation(const Computation& comp, xla_proto::HloComputationProto* out) {
     out->set_name(std::string(comp.name()));
     out->set_id(comp_ids_[&comp]);
@@ -331,7 +376,7 @@ class Writer {
       absl::Status s = ShapeToProto(comp.root()->shape(), program->mutable_result());
       if (!s.ok()) return Annotate(s, StrCat("root '", comp.root()->name(), "'"));
     }
-    for (const Instruction* instr : comp.instructions()) {
+    for (const Instruction* instr : InstructionOrder(comp)) {
       absl::Status s = WriteInstruction(*instr, out->add_instructions());
       if (!s.ok()) {
         return Annotate(

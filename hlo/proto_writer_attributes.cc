@@ -834,7 +834,8 @@ absl::Status AttributeToProto(const Instruction& instr, std::string_view key,
       } else if (k == "entry" || k == "exit") {
         absl::StatusOr<std::string_view> inner = BraceBody(v);
         s = inner.status();
-        if (inner.ok()) {
+        // `{}`: no sharding on that side (XLA prints a missing one so).
+        if (inner.ok() && !inner->empty()) {
           s = ShardingToProto(*inner, k == "entry" ? out->mutable_domain_entry_sharding()
                                                    : out->mutable_domain_exit_sharding());
         }

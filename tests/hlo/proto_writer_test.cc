@@ -385,6 +385,34 @@ ENTRY main {
             "OpMetadata has no field for it");
 }
 
+TEST(ProtoWriter, OperandsBeforeUsersWhenTheTextUsesANameFirst) {
+  // `n` uses `b` before the text defines it; XLA's loader wants operands first.
+  xp::HloModuleProto p = Write(R"(HloModule m
+ENTRY main {
+  a = f32[4] parameter(0)
+  ROOT n = f32[4] add(a, b)
+  b = f32[4] negate(a)
+}
+)");
+  const auto& instrs = p.computations(0).instructions();
+  ASSERT_EQ(instrs.size(), 3);
+  EXPECT_EQ(instrs[0].name(), "a");
+  EXPECT_EQ(instrs[1].name(), "b");
+  EXPECT_EQ(instrs[2].name(), "n");
+}
+
+TEST(ProtoWriter, DomainShardings) {
+  xp::HloModuleProto p = Write(R"(HloModule m
+ENTRY main {
+  a = f32[4] parameter(0), sharding={maximal device=0}
+  ROOT d = f32[4] domain(a), domain={kind="sharding", entry={}, exit={maximal device=1}}
+}
+)");
+  const xp::HloInstructionProto* d = Find(p, "d");
+  EXPECT_FALSE(d->has_domain_entry_sharding());
+  EXPECT_EQ(d->domain_exit_sharding().tile_assignment_devices(0), 1);
+}
+
 TEST(ProtoWriter, OriginalValueAndResultAccuracy) {
   xp::HloModuleProto p = Write(R"(HloModule m
 ENTRY main {
