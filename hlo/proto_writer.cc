@@ -61,7 +61,10 @@ absl::Status EntryLayoutToProto(std::string_view value, xla_proto::ProgramShapeP
     return absl::InvalidArgumentError("expected ')' before '->'");
   }
   HeaderShapes shapes;
+  int parameter = 0;
   for (std::string_view piece : SplitTopLevel(params.substr(1, params.size() - 2), ',')) {
+    // XLA names the host program's parameters p0, p1, ... (the layout text has no names).
+    out->add_parameter_names(StrCat("p", parameter++));
     size_t used = 0;
     absl::StatusOr<const Shape*> s = shapes.Parse(piece, &used);
     if (!s.ok()) return s.status();
@@ -442,6 +445,27 @@ class Writer {
     if (instr.opcode() == Opcode::kConstant) {
       s = proto_writer::LiteralToProto(instr.literal(), instr.shape(), out->mutable_literal());
       if (!s.ok()) return Annotate(s, "literal");
+    }
+    // XLA's parser gives a dot or convolution without operand_precision= DEFAULT for each
+    // operand, and its protos list them.
+    if ((instr.opcode() == Opcode::kDot || instr.opcode() == Opcode::kConvolution) &&
+        !RawAttribute(instr, "operand_precision")) {
+      for (int64_t i = 0; i < instr.operand_count(); ++i) {
+        out->mutable_precision_config()->add_operand_precision(xla_proto::PrecisionConfig::DEFAULT);
+      }
+    }
+    // XLA's custom calls and convolutions carry their group counts, 1 unless the text says.
+    if (instr.opcode() == Opcode::kCustomCall || instr.opcode() == Opcode::kConvolution) {
+      out->set_feature_group_count(1);
+      out->set_batch_group_count(1);
+    }
+    // A compare without type= has its element type's default, which XLA's protos spell out.
+    if (instr.opcode() == Opcode::kCompare && instr.operand_count() > 0 &&
+        !RawAttribute(instr, "type")) {
+      const PrimitiveTypeInfo& t = GetPrimitiveTypeInfo(instr.operand(0)->shape().element_type);
+      out->set_comparison_type(t.is_float || t.is_complex ? "FLOAT"
+                               : t.is_signed_int          ? "SIGNED"
+                                                          : "UNSIGNED");
     }
     for (const Attribute& a : instr.attributes()) {
       if (a.is_computation_ref || a.is_control_predecessors) continue;

@@ -199,6 +199,11 @@ absl::Status ShapeToProto(const Shape& shape, xla_proto::ShapeProto* out) {
     if (!s.ok()) return s;
   }
   if (shape.has_layout) return LayoutToProto(shape.layout, out->mutable_layout());
+  // XLA gives every array a layout and prints none for a scalar's (which has no dimensions to
+  // order): a scalar written without one has that empty layout, as in XLA's own protos.
+  if (shape.IsArray() && shape.dims.empty()) {
+    out->mutable_layout()->set_tail_padding_alignment_in_elements(1);
+  }
   return absl::OkStatus();
 }
 
