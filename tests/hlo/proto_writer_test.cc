@@ -385,6 +385,34 @@ ENTRY main {
             "OpMetadata has no field for it");
 }
 
+TEST(ProtoWriter, DefaultsXlasParserGivesAndItsProtosSpellOut) {
+  xp::HloModuleProto p =
+      Write(R"(HloModule m, entry_computation_layout={(f32[2,2]{1,0}, s32[])->pred[]}
+ENTRY main {
+  a = f32[2,2] parameter(0)
+  i = s32[] parameter(1)
+  d = f32[2,2] dot(a, a), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  cc = f32[2,2] custom-call(d), custom_call_target="x"
+  c1 = pred[] compare(i, i), direction=LT
+  ROOT c2 = pred[] compare(i, i), direction=LT, type=UNSIGNED
+}
+)");
+  const xp::HloInstructionProto* d = Find(p, "d");
+  ASSERT_EQ(d->precision_config().operand_precision_size(), 2);
+  EXPECT_EQ(d->precision_config().operand_precision(1), xp::PrecisionConfig::DEFAULT);
+  const xp::HloInstructionProto* cc = Find(p, "cc");
+  EXPECT_EQ(cc->custom_call_api_version(), xp::API_VERSION_ORIGINAL);
+  EXPECT_EQ(cc->feature_group_count(), 1);
+  EXPECT_EQ(cc->batch_group_count(), 1);
+  EXPECT_EQ(Find(p, "c1")->comparison_type(), "SIGNED");
+  EXPECT_EQ(Find(p, "c2")->comparison_type(), "UNSIGNED");
+  // A scalar has XLA's empty layout; the host program's parameters are named p0, p1, ...
+  EXPECT_TRUE(Find(p, "i")->shape().has_layout());
+  EXPECT_EQ(Find(p, "i")->shape().layout().minor_to_major_size(), 0);
+  ASSERT_EQ(p.host_program_shape().parameter_names_size(), 2);
+  EXPECT_EQ(p.host_program_shape().parameter_names(1), "p1");
+}
+
 TEST(ProtoWriter, OperandsBeforeUsersWhenTheTextUsesANameFirst) {
   // `n` uses `b` before the text defines it; XLA's loader wants operands first.
   xp::HloModuleProto p = Write(R"(HloModule m
