@@ -813,6 +813,32 @@ absl::Status AttributeToProto(const Instruction& instr, std::string_view key,
   if (key == "result_accuracy") {
     return ResultAccuracyToProto(value, out->mutable_result_accuracy());
   }
+  if (key == "statistics") {
+    // `{visualizing_index=1,stat-0=55.5,stat-1=44.4}`: XLA's StatisticsViz.
+    absl::StatusOr<std::string_view> body = BraceBody(value);
+    if (!body.ok()) return body.status();
+    absl::StatusOr<std::vector<std::pair<std::string_view, std::string_view>>> kvs =
+        KeyValues(*body);
+    if (!kvs.ok()) return kvs.status();
+    auto* viz = out->mutable_statistics_viz();
+    for (const auto& [k, v] : *kvs) {
+      if (k == "visualizing_index") {
+        absl::Status st = SetInt(v, [&](int64_t i) { viz->set_stat_index_to_visualize(i); });
+        if (!st.ok()) return st;
+        continue;
+      }
+      std::string text(v);
+      char* end = nullptr;
+      double d = std::strtod(text.c_str(), &end);
+      if (text.empty() || end != text.c_str() + text.size()) {
+        return Err(StrCat("expected a number for statistic '", k, "', found '", v, "'"));
+      }
+      auto* stat = viz->add_statistics();
+      stat->set_stat_name(std::string(k));
+      stat->set_stat_val(d);
+    }
+    return absl::OkStatus();
+  }
   if (key == "origin") {
     absl::StatusOr<std::string_view> body = BraceBody(value);
     if (!body.ok()) return body.status();

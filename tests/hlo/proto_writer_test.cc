@@ -441,15 +441,20 @@ ENTRY main {
   EXPECT_EQ(d->domain_exit_sharding().tile_assignment_devices(0), 1);
 }
 
-TEST(ProtoWriter, OriginalValueAndResultAccuracy) {
+TEST(ProtoWriter, OriginalValueStatisticsAndResultAccuracy) {
   xp::HloModuleProto p = Write(R"(HloModule m
 ENTRY main {
-  a = f32[4] parameter(0), origin={{"x"}}
+  a = f32[4] parameter(0), origin={{"x"}}, statistics={visualizing_index=1,stat-0=55.5,stat-1=44.4}
   e = f32[4] exponential(a), result_accuracy={tolerance={atol=0.5,rtol=0,ulps=2}}
   n = f32[4] negate(e), result_accuracy={mode=highest}
   ROOT t = ((f32[4], f32[4]), f32[4]) tuple(a, n, e), origin={(({"t0" {1}}, {}), {"v3"})}
 }
 )");
+  const xp::StatisticsViz& viz = Find(p, "a")->statistics_viz();
+  EXPECT_EQ(viz.stat_index_to_visualize(), 1);
+  ASSERT_EQ(viz.statistics_size(), 2);
+  EXPECT_EQ(viz.statistics(1).stat_name(), "stat-1");
+  EXPECT_EQ(viz.statistics(1).stat_val(), 44.4);
   const xp::OriginalValueProto& a = Find(p, "a")->original_value();
   ASSERT_EQ(a.elements_size(), 1);
   EXPECT_EQ(a.elements(0).shape_index_size(), 0);
