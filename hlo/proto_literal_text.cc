@@ -1,5 +1,4 @@
-#include "hlo/proto_literal_text.h"
-
+#include <algorithm>
 #include <bit>
 #include <charconv>
 #include <cmath>
@@ -10,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hlo/proto_reader_internal.h"
 #include "hlo/str_util.h"
 
 namespace hloscope {
@@ -221,11 +221,12 @@ std::vector<int64_t> PhysicalOrder(const xla::ShapeProto& shape, int64_t element
     if (shape.layout().minor_to_major(i) != rank - 1 - i) row_major = false;
   }
   if (row_major) return {};
-  std::vector<int64_t> stride(static_cast<size_t>(rank));
+  std::vector<int64_t> stride(static_cast<size_t>(rank), -1);
   int64_t s = 1;
   for (int k = 0; k < rank; ++k) {
     const int64_t d = shape.layout().minor_to_major(k);
-    if (d < 0 || d >= rank) return {};
+    // Not a permutation: no order to follow (the values are then taken as stored).
+    if (d < 0 || d >= rank || stride[static_cast<size_t>(d)] != -1) return {};
     stride[static_cast<size_t>(d)] = s;
     s *= shape.dimensions(static_cast<int>(d));
   }
@@ -317,10 +318,10 @@ absl::Status AppendLiteralText(const xla::LiteralProto& literal, const xla::Shap
   int64_t elements = 1;
   for (int64_t d : shape.dimensions()) {
     if (d < 0) return absl::InvalidArgumentError(StrCat("literal has a dimension of size ", d));
-    elements *= d;
-    if (elements > (int64_t{1} << 40)) {
+    if (d != 0 && elements > (int64_t{1} << 40) / d) {
       return absl::InvalidArgumentError("literal has more than 2^40 elements");
     }
+    elements *= d;
   }
   if (reader.count != elements) {
     return absl::InvalidArgumentError(StrCat("literal has ", reader.count, " ",
@@ -334,7 +335,10 @@ absl::Status AppendLiteralText(const xla::LiteralProto& literal, const xla::Shap
   // The stored order is the literal's own shape's layout when it has one.
   const xla::ShapeProto& stored = literal.has_shape() ? literal.shape() : shape;
   std::vector<int64_t> order;
-  if (stored.dimensions_size() == shape.dimensions_size()) order = PhysicalOrder(stored, elements);
+  if (std::equal(stored.dimensions().begin(), stored.dimensions().end(), shape.dimensions().begin(),
+                 shape.dimensions().end())) {
+    order = PhysicalOrder(stored, elements);
+  }
   int64_t next = 0;
   AppendArray(shape, 0, next, reader, order, out);
   return absl::OkStatus();

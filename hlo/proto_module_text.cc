@@ -1,5 +1,3 @@
-#include "hlo/proto_module_text.h"
-
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
@@ -8,8 +6,9 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "hlo/opcode.h"
-#include "hlo/proto_literal_text.h"
+#include "hlo/proto_reader_internal.h"
 #include "hlo/str_util.h"
 #include "hlo/text_escapes.h"
 
@@ -586,7 +585,9 @@ class ModuleTextWriter {
     out_.reserve(instructions * 160);
     AppendHeader();
     AppendStackFrames();
+    FindSugaredAsyncComputations();
     for (const HloComputationProto& comp : module_.computations()) {
+      if (sugared_.contains(comp.id())) continue;
       if (absl::Status s = AppendComputation(comp); !s.ok()) return s;
     }
     return std::move(out_);
@@ -636,6 +637,62 @@ class ModuleTextWriter {
       entry_ = &module_.computations(module_.computations_size() - 1);
     }
     return absl::OkStatus();
+  }
+
+  // The computations only async ops call whose instructions are parameters and one root on
+  // them (XLA's HloComputation::CanExpandIntoSingleInstruction): their async ops print as
+  // `X-start` / `X-update` / `X-done` and they are not printed, as XLA prints them by default.
+  void FindSugaredAsyncComputations() {
+    absl::flat_hash_set<int64_t> async_called;
+    absl::flat_hash_set<int64_t> other_called;
+    for (const HloComputationProto& c : module_.computations()) {
+      for (const HloInstructionProto& i : c.instructions()) {
+        const bool is_async = i.opcode() == "async-start" || i.opcode() == "async-update" ||
+                              i.opcode() == "async-done";
+        for (int64_t id : i.called_computation_ids()) {
+          (is_async && i.called_computation_ids_size() == 1 ? async_called : other_called)
+              .insert(id);
+        }
+      }
+    }
+    for (int64_t id : async_called) {
+      auto it = computation_by_id_.find(id);
+      if (it == computation_by_id_.end() || other_called.contains(id)) continue;
+      const HloComputationProto& c = *it->second;
+      if (&c == entry_) continue;
+      bool single = false;
+      bool parameters_only = true;
+      for (const HloInstructionProto& i : c.instructions()) {
+        if (i.id() == c.root_id()) {
+          single = i.opcode() != "parameter" && i.opcode().rfind("async-", 0) != 0 &&
+                   ParseOpcode(i.opcode()).has_value() && IsValidName(i.name());
+        } else if (i.opcode() != "parameter") {
+          parameters_only = false;
+        }
+      }
+      if (single && parameters_only) sugared_.emplace(id, &c);
+    }
+  }
+
+  // The sugared computation `instr` (an async op) wraps, or nullptr. An async-update or -done
+  // may name it itself or only through the async op it reads.
+  const HloComputationProto* SugaredCallee(const HloInstructionProto& instr) {
+    for (int depth = 0; depth < 64; ++depth) {
+      if (instr.called_computation_ids_size() == 1) {
+        auto it = sugared_.find(instr.called_computation_ids(0));
+        return it != sugared_.end() ? it->second : nullptr;
+      }
+      if (instr.called_computation_ids_size() > 1 || instr.opcode() == "async-start" ||
+          instr.operand_ids_size() != 1) {
+        return nullptr;
+      }
+      auto it = instr_by_id_.find(instr.operand_ids(0));
+      if (it == instr_by_id_.end()) return nullptr;
+      const std::string& o = it->second->opcode();
+      if (o != "async-start" && o != "async-update") return nullptr;
+      return SugaredCallee(*it->second);
+    }
+    return nullptr;
   }
 
   void AppendHeader() {
@@ -825,7 +882,23 @@ class ModuleTextWriter {
     out_ += " = ";
     AppendShape(instr.shape(), out_);
     out_ += ' ';
-    out_ += op;
+    // An async op around a computation that is one instruction on its parameters is printed
+    // as XLA prints it by default: `reduce-scatter-start(...)` with the wrapped op's attributes,
+    // and the computation itself left out.
+    const HloComputationProto* wrapped = nullptr;
+    if (op == "async-start" || op == "async-update" || op == "async-done") {
+      wrapped = SugaredCallee(instr);
+    }
+    const HloInstructionProto* wrapped_root = nullptr;
+    if (wrapped != nullptr) {
+      for (const HloInstructionProto& i : wrapped->instructions()) {
+        if (i.id() == wrapped->root_id()) wrapped_root = &i;
+      }
+      out_ += wrapped_root->opcode();
+      out_ += op.substr(std::string_view("async").size());
+    } else {
+      out_ += op;
+    }
     out_ += '(';
     std::vector<const HloInstructionProto*> operands;
     operands.reserve(static_cast<size_t>(instr.operand_ids_size()));
@@ -851,7 +924,27 @@ class ModuleTextWriter {
     }
     out_ += ')';
     if (absl::Status s = AppendOpcodeAttributes(comp, instr, operands); !s.ok()) return s;
-    if (absl::Status s = AppendCommonAttributes(comp, instr); !s.ok()) return s;
+    if (wrapped != nullptr && op == "async-start") {
+      // The wrapped op's own attributes, its operands being the computation's parameters.
+      std::vector<const HloInstructionProto*> wrapped_operands;
+      for (int64_t id : wrapped_root->operand_ids()) {
+        for (const HloInstructionProto& i : wrapped->instructions()) {
+          if (i.id() == id) wrapped_operands.push_back(&i);
+        }
+      }
+      if (absl::Status s = AppendOpcodeAttributes(*wrapped, *wrapped_root, wrapped_operands);
+          !s.ok()) {
+        return s;
+      }
+      if (absl::Status s = AppendCalledComputations(*wrapped, *wrapped_root, wrapped_operands);
+          !s.ok()) {
+        return s;
+      }
+    }
+    if (absl::Status s = AppendCommonAttributes(comp, instr, operands, wrapped == nullptr);
+        !s.ok()) {
+      return s;
+    }
     out_ += '\n';
     return absl::OkStatus();
   }
@@ -866,6 +959,12 @@ class ModuleTextWriter {
       StrAppend(&out, ", ", key, "=");
       AppendIntList(instr.dimensions(), out);
     };
+    // An async op's thread comes first, before everything of the op it wraps.
+    if (!instr.async_execution_thread().empty() && instr.async_execution_thread() != "main" &&
+        (op == "async-start" || op == "async-update" || op == "async-done")) {
+      out += ", async_execution_thread=";
+      AppendQuoted(instr.async_execution_thread(), out);
+    }
     if (op == "parameter" && instr.has_parameter_replication()) {
       out += ", parameter_replication={";
       const auto& r = instr.parameter_replication().replicated_at_leaf_buffers();
@@ -877,14 +976,11 @@ class ModuleTextWriter {
     } else if (op == "get-tuple-element") {
       StrAppend(&out, ", index=", instr.tuple_index());
     } else if (op == "broadcast" || op == "transpose" || op == "reduce" || op == "reverse" ||
-               op == "concatenate" || op == "map" || op == "all-gather" ||
-               op == "all-gather-start" || op == "reduce-scatter") {
+               op == "concatenate" || op == "map") {
       if (op != "map" || instr.dimensions_size() > 0) dims("dimensions");
     } else if (op == "sort") {
       dims("dimensions");
       if (instr.is_stable()) out += ", is_stable=true";
-    } else if (op == "all-to-all" || op == "ragged-all-to-all") {
-      if (instr.dimensions_size() > 0) dims("dimensions");
     } else if (op == "iota") {
       StrAppend(&out, ", iota_dimension=", instr.dimensions_size() > 0 ? instr.dimensions(0) : 0);
     } else if (op == "topk") {
@@ -1007,6 +1103,10 @@ class ModuleTextWriter {
       if (instr.batch_group_count() > 1) {
         StrAppend(&out, ", batch_group_count=", instr.batch_group_count());
       }
+      AppendPrecisionConfig(instr.precision_config(), out);
+      if (instr.padding_type() != xla::PADDING_INVALID) {
+        StrAppend(&out, ", padding_type=", xla::PaddingType_Name(instr.padding_type()));
+      }
       out += ", custom_call_target=";
       AppendQuoted(instr.custom_call_target(), out);
       if (instr.constrain_layout()) {
@@ -1018,7 +1118,6 @@ class ModuleTextWriter {
         out += '}';
       }
       if (instr.custom_call_has_side_effect()) out += ", custom_call_has_side_effect=true";
-      AppendPrecisionConfig(instr.precision_config(), out);
       AppendOutputOperandAliasing(instr, out);
       if (instr.has_literal()) {
         out += ", literal=";
@@ -1096,6 +1195,11 @@ class ModuleTextWriter {
       out += ", replica_groups=";
       AppendReplicaGroups(instr, out);
       if (instr.constrain_layout()) out += ", constrain_layout=true";
+      // The gathered or scattered dimension (all-to-all's split dimension, when it has one).
+      if (op == "all-gather" || op == "all-gather-start" || op == "reduce-scatter" ||
+          instr.dimensions_size() > 0) {
+        dims("dimensions");
+      }
       if (instr.use_global_device_ids()) out += ", use_global_device_ids=true";
     }
     if (is_permute) {
@@ -1112,10 +1216,10 @@ class ModuleTextWriter {
     return absl::OkStatus();
   }
 
-  // Called computations, sharding, frontend attributes, control predecessors, metadata,
-  // backend_config: what any instruction may carry.
-  absl::Status AppendCommonAttributes(const HloComputationProto& comp,
-                                      const HloInstructionProto& instr) {
+  // The called computations, by role (`condition=`, `to_apply=`, `calls=`, ...).
+  absl::Status AppendCalledComputations(const HloComputationProto& comp,
+                                        const HloInstructionProto& instr,
+                                        const std::vector<const HloInstructionProto*>& operands) {
     const std::string_view op = instr.opcode();
     std::string& out = out_;
     std::vector<std::string_view> called;
@@ -1135,8 +1239,7 @@ class ModuleTextWriter {
       } else if (op == "conditional") {
         // A predicate picks true/false; an index picks among the branches.
         const bool by_predicate =
-            instr.operand_ids_size() > 0 && instr_by_id_.contains(instr.operand_ids(0)) &&
-            instr_by_id_[instr.operand_ids(0)]->shape().element_type() == xla::PRED;
+            !operands.empty() && operands[0]->shape().element_type() == xla::PRED;
         if (by_predicate && called.size() == 2) {
           StrAppend(&out, ", true_computation=", called[0], ", false_computation=", called[1]);
         } else {
@@ -1152,12 +1255,21 @@ class ModuleTextWriter {
         StrAppend(&out, ", calls={", StrJoin(called, ", "), "}");
       }
     }
-    if (op == "call" && instr.is_composite()) out += ", is_composite=true";
-    if (!instr.async_execution_thread().empty() && instr.async_execution_thread() != "main" &&
-        (op == "async-start" || op == "async-update" || op == "async-done")) {
-      out += ", async_execution_thread=";
-      AppendQuoted(instr.async_execution_thread(), out);
+    return absl::OkStatus();
+  }
+
+  // Called computations, sharding, frontend attributes, control predecessors, metadata,
+  // backend_config: what any instruction may carry.
+  absl::Status AppendCommonAttributes(const HloComputationProto& comp,
+                                      const HloInstructionProto& instr,
+                                      const std::vector<const HloInstructionProto*>& operands,
+                                      bool print_called) {
+    if (print_called) {
+      if (absl::Status s = AppendCalledComputations(comp, instr, operands); !s.ok()) return s;
     }
+    const std::string_view op = instr.opcode();
+    std::string& out = out_;
+    if (op == "call" && instr.is_composite()) out += ", is_composite=true";
     if (instr.has_sharding()) {
       out += ", sharding=";
       AppendShardingBody(instr.sharding(), out);
@@ -1220,6 +1332,7 @@ class ModuleTextWriter {
   const HloComputationProto* entry_ = nullptr;
   absl::flat_hash_map<int64_t, const HloComputationProto*> computation_by_id_;
   absl::flat_hash_map<int64_t, const HloInstructionProto*> instr_by_id_;
+  absl::flat_hash_map<int64_t, const HloComputationProto*> sugared_;
   std::string out_;
 };
 

@@ -9,8 +9,7 @@
 #include "google/protobuf/stubs/logging.h"
 #include "google/protobuf/text_format.h"
 #include "hlo/parser.h"
-#include "hlo/proto_module_text.h"
-#include "hlo/proto_wire_check.h"
+#include "hlo/proto_reader_internal.h"
 #include "hlo/str_util.h"
 #include "hlo/xla_hlo.pb.h"
 
@@ -110,8 +109,10 @@ std::string TopLevelFieldNumbers(std::string_view bytes) {
   return StrJoin(numbers, ", ");
 }
 
+// `FILE: message`, with no `error:` of its own: a byte offset is no line and column, so the
+// tools put their `<tool>: error:` in front, as for every message without a position.
 absl::Status FileError(std::string_view filename, std::string_view message) {
-  return absl::InvalidArgumentError(StrCat(filename, ": error: ", message));
+  return absl::InvalidArgumentError(StrCat(filename, ": ", message));
 }
 
 // The decoded module lives in `arena`: tens of thousands of small messages are allocated and
@@ -135,6 +136,12 @@ absl::StatusOr<const xla::HloModuleProto*> DecodeBinary(std::string_view bytes,
   auto* module = google::protobuf::Arena::CreateMessage<xla::HloModuleProto>(arena);
   const bool as_module = module->ParseFromArray(bytes.data(), size);
   if (as_module && module->computations_size() > 0) return module;
+  // An HloSnapshot holds an HloProto as its field 1.
+  auto* snapshot = google::protobuf::Arena::CreateMessage<xla::HloSnapshot>(arena);
+  if (snapshot->ParseFromArray(bytes.data(), size) &&
+      snapshot->hlo().hlo_module().computations_size() > 0) {
+    return snapshot->mutable_hlo()->mutable_hlo_module();
+  }
   if (!as_hlo_proto && !as_module) {
     // Corrupt or truncated: report where, read as whichever message gets further.
     std::optional<std::string> a = FindWireError(bytes, *xla::HloProto::descriptor());
@@ -245,7 +252,13 @@ std::string_view InputFormatName(InputFormat format) {
 }
 
 InputFormat DetectInputFormat(std::string_view path, std::string_view bytes) {
-  const std::string_view start = SkipLeadingSpace(bytes);
+  // HLO text may open with `//` or `#` comment lines (lit tests, copied dumps).
+  std::string_view start = SkipLeadingSpace(bytes);
+  while (start.starts_with("//") || start.starts_with("#")) {
+    const size_t eol = start.find('\n');
+    start =
+        eol == std::string_view::npos ? std::string_view() : SkipLeadingSpace(start.substr(eol));
+  }
   if (start.starts_with("HloModule") || start.starts_with("ENTRY")) return InputFormat::kHloText;
   if (HasBinaryBytes(bytes)) return InputFormat::kBinaryProto;
   if (IsHloProtoOrModuleField(FirstTextProtoField(bytes))) return InputFormat::kTextProto;

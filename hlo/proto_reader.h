@@ -1,6 +1,7 @@
 // Reading the module protos XLA writes: `HloProto` (what `--xla_dump_hlo_as_proto` leaves as
 // `*.hlo.pb`) and a bare `HloModuleProto`, in protobuf's binary form or its text format
-// (`.pbtxt`, `.textproto`), through our schema hlo/xla_hlo.proto.
+// (`.pbtxt`, `.textproto`), through our schema hlo/xla_hlo.proto; also the module of a binary
+// `HloSnapshot` (XLA's replay files).
 //
 // A proto is turned into the HLO text XLA's printer writes for the same module, and that text
 // goes through ParseModule: one parser, one verifier and one set of typed attributes for every

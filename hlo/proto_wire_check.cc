@@ -1,7 +1,6 @@
-#include "hlo/proto_wire_check.h"
-
 #include <cstdint>
 
+#include "hlo/proto_reader_internal.h"
 #include "hlo/str_util.h"
 
 namespace hloscope {

@@ -562,6 +562,14 @@ int Main(int argc, char** argv) {
       StageCostsInput& in = inputs.emplace_back();
       in.path = path == "-" ? "<stdin>" : path;
       if (!ReadInput(path, &in.text, &error)) return UsageError(error);
+      std::string converted;  // a proto input's HLO text (tools/load_input.h)
+      absl::StatusOr<HloTextInput> text =
+          InputAsHloText(in.path, in.text, flags.input_format, &converted);
+      if (!text.ok()) {
+        PrintError(text.status());
+        return kExitBadInput;
+      }
+      if (text->text.data() == converted.data()) in.text = std::move(converted);
     }
     absl::StatusOr<std::string> json =
         StageCostsJsonOf(inputs, flags.stage_costs, flags.memory.options.backward_regex);
