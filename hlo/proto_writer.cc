@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -239,11 +240,13 @@ class Writer {
     std::vector<const Computation*> order = ComputationOrder();
     // Instruction ids first (1, 2, ... in the order written), computation ids after them:
     // ids are unique across the module, as XLA's loader wants them.
-    int64_t next_id = 1;
     for (const Computation* comp : order) {
-      for (const Instruction* instr : comp->instructions()) instr_ids_[instr] = next_id++;
+      for (const Instruction* instr : comp->instructions()) instr_ids_[instr] = next_id_++;
     }
-    for (const Computation* comp : order) comp_ids_[comp] = next_id++;
+    for (const Computation* comp : order) {
+      comp_ids_[comp] = next_id_++;
+      used_computation_names_.insert(std::string(comp->name()));
+    }
     for (const Computation* comp : module_.computations()) {
       for (const Instruction* instr : comp->instructions()) {
         if (instr->opcode() == Opcode::kFusion && instr->fused_computation() != nullptr) {
@@ -252,8 +255,15 @@ class Writer {
       }
     }
     for (const Computation* comp : order) {
-      absl::Status s = WriteComputation(*comp, proto.add_computations());
+      xla_proto::HloComputationProto written;
+      absl::Status s = WriteComputation(*comp, &written);
       if (!s.ok()) return s;
+      // Computations made for its async starts go first: callees before callers.
+      for (xla_proto::HloComputationProto& w : wrapped_computations_) {
+        *proto.add_computations() = std::move(w);
+      }
+      wrapped_computations_.clear();
+      *proto.add_computations() = std::move(written);
     }
     if (module_.entry() != nullptr) {
       proto.set_entry_computation_name(std::string(module_.entry()->name()));
@@ -411,13 +421,111 @@ class Writer {
     return called;
   }
 
-  absl::Status WriteInstruction(const Instruction& instr, xla_proto::HloInstructionProto* out) {
-    if (instr.async_wrapped_opcode() != Opcode::kOpcodeCount) {
-      return absl::UnimplementedError(
-          StrCat("the wrapped async form '", instr.PrintedOpcode(),
-                 "' has no HloInstructionProto of its own (XLA stores an async-start that calls a "
-                 "computation holding the wrapped instruction); write it as async-start"));
+  // The fields XLA's parser fills in when the text leaves them out, and its protos spell out,
+  // for `instr` written as an instruction of opcode `op`.
+  static void WriteDefaults(const Instruction& instr, Opcode op,
+                            xla_proto::HloInstructionProto* out) {
+    // A custom call without api_version= is API_VERSION_ORIGINAL to XLA's parser; in the
+    // proto, an unset field would be API_VERSION_UNSPECIFIED.
+    if (op == Opcode::kCustomCall)
+      out->set_custom_call_api_version(xla_proto::API_VERSION_ORIGINAL);
+    // A dot or convolution without operand_precision= has DEFAULT for each operand.
+    if ((op == Opcode::kDot || op == Opcode::kConvolution) &&
+        !RawAttribute(instr, "operand_precision")) {
+      for (int64_t i = 0; i < instr.operand_count(); ++i) {
+        out->mutable_precision_config()->add_operand_precision(xla_proto::PrecisionConfig::DEFAULT);
+      }
     }
+    // Custom calls and convolutions carry their group counts, 1 unless the text says.
+    if (op == Opcode::kCustomCall || op == Opcode::kConvolution) {
+      out->set_feature_group_count(1);
+      out->set_batch_group_count(1);
+    }
+    // A compare without type= has its element type's default.
+    if (op == Opcode::kCompare && instr.operand_count() > 0 && !RawAttribute(instr, "type")) {
+      const PrimitiveTypeInfo& t = GetPrimitiveTypeInfo(instr.operand(0)->shape().element_type);
+      out->set_comparison_type(t.is_float || t.is_complex ? "FLOAT"
+                               : t.is_signed_int          ? "SIGNED"
+                                                          : "UNSIGNED");
+    }
+  }
+
+  // The attributes of XLA's async op itself, not of the op it wraps, in the sugared form
+  // (`reduce-scatter-start(...)`): what every instruction may carry, and the thread.
+  static bool IsAsyncOwnAttribute(std::string_view key) {
+    return key == "metadata" || key == "frontend_attributes" || key == "backend_config" ||
+           key == "sharding" || key == "statistics" || key == "origin" ||
+           key == "result_accuracy" || key == "async_execution_thread";
+  }
+
+  // `X-start(operands), X's attributes`: XLA's async-start calling a computation of one
+  // parameter per operand and X on them (as XLA's parser builds it, named async_computation).
+  // The computation goes before the one holding the start; the start's own attributes stay on
+  // it.
+  absl::Status WriteWrappedComputation(const Instruction& start,
+                                       xla_proto::HloInstructionProto* out) {
+    const Shape& shape = start.shape();
+    const Opcode op = start.async_wrapped_opcode();
+    if (!shape.IsTuple() || shape.tuple_elements.size() < 2) {
+      return absl::InvalidArgumentError(
+          StrCat("the shape of ", start.PrintedOpcode(), " is not (operands, output, ...)"));
+    }
+    xla_proto::HloComputationProto comp;
+    std::string name = "async_computation";
+    for (int n = 1; used_computation_names_.contains(name); ++n) {
+      name = StrCat("async_computation.", n);
+    }
+    used_computation_names_.insert(name);
+    comp.set_name(name);
+    comp.set_id(next_id_++);
+    if (std::optional<std::string_view> thread = RawAttribute(start, "async_execution_thread")) {
+      absl::StatusOr<std::string> t = proto_writer::Unquoted(*thread);
+      if (!t.ok()) return Annotate(t.status(), "attribute 'async_execution_thread'");
+      comp.set_execution_thread(*t);
+    }
+    xla_proto::HloInstructionProto root;
+    root.set_name(std::string(OpcodeName(op)));
+    root.set_opcode(std::string(OpcodeName(op)));
+    root.set_id(next_id_++);
+    absl::Status s = ShapeToProto(*shape.tuple_elements[1], root.mutable_shape());
+    if (!s.ok()) return s;
+    for (int64_t i = 0; i < start.operand_count(); ++i) {
+      xla_proto::HloInstructionProto* p = comp.add_instructions();
+      p->set_name(StrCat("param_", i));
+      p->set_opcode("parameter");
+      p->set_parameter_number(i);
+      p->set_id(next_id_++);
+      s = ShapeToProto(start.operand(i)->shape(), p->mutable_shape());
+      if (!s.ok()) return s;
+      *comp.mutable_program_shape()->add_parameters() = p->shape();
+      comp.mutable_program_shape()->add_parameter_names(p->name());
+      root.add_operand_ids(p->id());
+    }
+    for (const Computation* c : start.called_computations()) {
+      root.add_called_computation_ids(comp_ids_.at(c));
+    }
+    WriteDefaults(start, op, &root);
+    for (const Attribute& a : start.attributes()) {
+      if (a.is_computation_ref || a.is_control_predecessors) continue;
+      std::string_view key = module_.AttrKeyName(a.key);
+      s = IsAsyncOwnAttribute(key)
+              ? proto_writer::AttributeToProto(start, start.opcode(), key, a.value, out)
+              : proto_writer::AttributeToProto(start, op, key, a.value, &root);
+      if (!s.ok()) return Annotate(s, StrCat("attribute '", key, "'"));
+    }
+    *comp.mutable_program_shape()->mutable_result() = root.shape();
+    comp.set_root_id(root.id());
+    *comp.add_instructions() = std::move(root);
+    out->add_called_computation_ids(comp.id());
+    std::vector<int64_t> sequence;
+    for (const auto& i : comp.instructions()) sequence.push_back(i.id());
+    wrapped_sequences_.emplace_back(comp.id(), std::move(sequence));
+    wrapped_computations_.push_back(std::move(comp));
+    return absl::OkStatus();
+  }
+
+  absl::Status WriteInstruction(const Instruction& instr, xla_proto::HloInstructionProto* out) {
+    const bool sugared = instr.async_wrapped_opcode() != Opcode::kOpcodeCount;
     out->set_name(std::string(instr.name()));
     out->set_opcode(std::string(OpcodeName(instr.opcode())));
     out->set_id(instr_ids_[&instr]);
@@ -429,48 +537,28 @@ class Writer {
     for (const Instruction* pred : instr.control_predecessors()) {
       out->add_control_predecessor_ids(instr_ids_[pred]);
     }
-    std::vector<const Computation*> called = CalledInXlaOrder(instr);
-    for (const Computation* c : called) {
-      if (c == nullptr) {
-        return absl::InvalidArgumentError("a called computation is missing for its opcode");
+    if (sugared && instr.opcode() == Opcode::kAsyncStart) {
+      return WriteWrappedComputation(instr, out);
+    }
+    // (An X-update or X-done reads its computation through the start, as in XLA's protos.)
+    if (!sugared) {
+      for (const Computation* c : CalledInXlaOrder(instr)) {
+        if (c == nullptr) {
+          return absl::InvalidArgumentError("a called computation is missing for its opcode");
+        }
+        out->add_called_computation_ids(comp_ids_.at(c));
       }
-      out->add_called_computation_ids(comp_ids_.at(c));
     }
     if (instr.opcode() == Opcode::kParameter) out->set_parameter_number(instr.parameter_number());
-    // A custom call written without api_version= is API_VERSION_ORIGINAL to XLA's parser; in
-    // the proto, an unset field would be API_VERSION_UNSPECIFIED.
-    if (instr.opcode() == Opcode::kCustomCall) {
-      out->set_custom_call_api_version(xla_proto::API_VERSION_ORIGINAL);
-    }
     if (instr.opcode() == Opcode::kConstant) {
       s = proto_writer::LiteralToProto(instr.literal(), instr.shape(), out->mutable_literal());
       if (!s.ok()) return Annotate(s, "literal");
     }
-    // XLA's parser gives a dot or convolution without operand_precision= DEFAULT for each
-    // operand, and its protos list them.
-    if ((instr.opcode() == Opcode::kDot || instr.opcode() == Opcode::kConvolution) &&
-        !RawAttribute(instr, "operand_precision")) {
-      for (int64_t i = 0; i < instr.operand_count(); ++i) {
-        out->mutable_precision_config()->add_operand_precision(xla_proto::PrecisionConfig::DEFAULT);
-      }
-    }
-    // XLA's custom calls and convolutions carry their group counts, 1 unless the text says.
-    if (instr.opcode() == Opcode::kCustomCall || instr.opcode() == Opcode::kConvolution) {
-      out->set_feature_group_count(1);
-      out->set_batch_group_count(1);
-    }
-    // A compare without type= has its element type's default, which XLA's protos spell out.
-    if (instr.opcode() == Opcode::kCompare && instr.operand_count() > 0 &&
-        !RawAttribute(instr, "type")) {
-      const PrimitiveTypeInfo& t = GetPrimitiveTypeInfo(instr.operand(0)->shape().element_type);
-      out->set_comparison_type(t.is_float || t.is_complex ? "FLOAT"
-                               : t.is_signed_int          ? "SIGNED"
-                                                          : "UNSIGNED");
-    }
+    WriteDefaults(instr, instr.opcode(), out);
     for (const Attribute& a : instr.attributes()) {
       if (a.is_computation_ref || a.is_control_predecessors) continue;
       std::string_view key = module_.AttrKeyName(a.key);
-      s = proto_writer::AttributeToProto(instr, key, a.value, out);
+      s = proto_writer::AttributeToProto(instr, instr.opcode(), key, a.value, out);
       if (!s.ok()) return Annotate(s, StrCat("attribute '", key, "'"));
     }
     return absl::OkStatus();
@@ -521,9 +609,19 @@ class Writer {
         seq.add_instruction_ids(instr_ids_[instr]);
       }
     }
+    for (const auto& [id, ids] : wrapped_sequences_) {
+      auto& seq = (*out->mutable_sequences())[id];
+      for (int64_t i : ids) seq.add_instruction_ids(i);
+    }
   }
 
   const Module& module_;
+  int64_t next_id_ = 1;
+  absl::flat_hash_set<std::string> used_computation_names_;
+  // Computations made for sugared async starts of the computation being written, and their
+  // schedule sequences.
+  std::vector<xla_proto::HloComputationProto> wrapped_computations_;
+  std::vector<std::pair<int64_t, std::vector<int64_t>>> wrapped_sequences_;
   absl::flat_hash_map<const Instruction*, int64_t> instr_ids_;
   absl::flat_hash_map<const Computation*, int64_t> comp_ids_;
   absl::flat_hash_set<const Computation*> fusion_computations_;

@@ -363,8 +363,6 @@ absl::Status PaddingToProto(std::string_view value, xla_proto::PaddingConfig* ou
   return absl::OkStatus();
 }
 
-bool IsGather(const Instruction& instr) { return instr.opcode() == Opcode::kGather; }
-
 // `{mode=highest}` or `{tolerance={atol=0 rtol=0 ulps=1}}` (commas or spaces between parts).
 absl::Status ResultAccuracyToProto(std::string_view value, xla_proto::ResultAccuracy* out) {
   absl::StatusOr<std::string_view> body = BraceBody(value);
@@ -484,10 +482,9 @@ class OriginParser {
 
 }  // namespace
 
-absl::Status AttributeToProto(const Instruction& instr, std::string_view key,
+absl::Status AttributeToProto(const Instruction& instr, Opcode op, std::string_view key,
                               std::string_view value, xla_proto::HloInstructionProto* out) {
   using P = xla_proto::HloInstructionProto;
-  const Opcode op = instr.opcode();
   auto str = [&](void (P::*set)(const std::string&)) {
     absl::StatusOr<std::string> v = Unquoted(value);
     if (!v.ok()) return v.status();
@@ -686,7 +683,7 @@ absl::Status AttributeToProto(const Instruction& instr, std::string_view key,
   }
   if (key == "index_vector_dim") {
     return SetInt(value, [&](int64_t v) {
-      if (IsGather(instr)) {
+      if (op == Opcode::kGather) {
         gather()->set_index_vector_dim(v);
       } else {
         scatter()->set_index_vector_dim(v);

@@ -46,8 +46,9 @@ absl::Status MetadataToProto(std::string_view inner, xla_proto::OpMetadata* out)
 absl::Status FrontendAttributesToProto(std::string_view inner, xla_proto::FrontendAttributes* out);
 
 // Sets the field(s) of `out` that instruction attribute `key` (value text as written) maps
-// to. Computation-valued attributes and control-predecessors are handled by the caller.
-absl::Status AttributeToProto(const Instruction& instr, std::string_view key,
+// to, for an instruction of opcode `op` (instr's own, or the one an async op wraps).
+// Computation-valued attributes and control-predecessors are handled by the caller.
+absl::Status AttributeToProto(const Instruction& instr, Opcode op, std::string_view key,
                               std::string_view value, xla_proto::HloInstructionProto* out);
 
 // --- small readers shared by the files above ---

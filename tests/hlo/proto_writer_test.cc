@@ -413,6 +413,55 @@ ENTRY main {
   EXPECT_EQ(p.host_program_shape().parameter_names(1), "p1");
 }
 
+TEST(ProtoWriter, AsyncShortFormGetsItsComputation) {
+  // `reduce-scatter-start(...)` is XLA's async-start calling a computation of one parameter per
+  // operand and the reduce-scatter on them; the start keeps its own attributes.
+  xp::HloModuleProto p = Write(R"(HloModule m, is_scheduled=true
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY main {
+  a = f32[8] parameter(0)
+  rs = ((f32[8]), f32[4]) reduce-scatter-start(a), channel_id=3, replica_groups={{0,1}}, dimensions={0}, to_apply=add, backend_config={"x":1}, metadata={op_name="rs"}
+  ROOT d = f32[4] reduce-scatter-done(rs)
+}
+)");
+  ASSERT_EQ(p.computations_size(), 3);
+  EXPECT_EQ(p.computations(0).name(), "add");
+  const xp::HloComputationProto& wrapped = p.computations(1);
+  EXPECT_EQ(wrapped.name(), "async_computation");
+  ASSERT_EQ(wrapped.instructions_size(), 2);
+  const xp::HloInstructionProto& param = wrapped.instructions(0);
+  EXPECT_EQ(param.opcode(), "parameter");
+  EXPECT_EQ(param.shape().dimensions(0), 8);
+  const xp::HloInstructionProto& root = wrapped.instructions(1);
+  EXPECT_EQ(wrapped.root_id(), root.id());
+  EXPECT_EQ(root.opcode(), "reduce-scatter");
+  EXPECT_EQ(root.shape().dimensions(0), 4);
+  ASSERT_EQ(root.operand_ids_size(), 1);
+  EXPECT_EQ(root.operand_ids(0), param.id());
+  EXPECT_EQ(root.channel_id(), 3);
+  ASSERT_EQ(root.dimensions_size(), 1);
+  ASSERT_EQ(root.replica_groups_size(), 1);
+  ASSERT_EQ(root.called_computation_ids_size(), 1);
+  EXPECT_EQ(root.called_computation_ids(0), p.computations(0).id());
+  EXPECT_FALSE(root.has_metadata());
+  const xp::HloInstructionProto* rs = Find(p, "rs");
+  EXPECT_EQ(rs->opcode(), "async-start");
+  ASSERT_EQ(rs->called_computation_ids_size(), 1);
+  EXPECT_EQ(rs->called_computation_ids(0), wrapped.id());
+  EXPECT_EQ(rs->backend_config(), "{\"x\":1}");
+  EXPECT_EQ(rs->metadata().op_name(), "rs");
+  EXPECT_EQ(rs->channel_id(), 0);
+  const xp::HloInstructionProto* d = Find(p, "d");
+  EXPECT_EQ(d->opcode(), "async-done");
+  EXPECT_EQ(d->called_computation_ids_size(), 0);
+  // The schedule covers the made computation too.
+  EXPECT_EQ(p.schedule().sequences().at(wrapped.id()).instruction_ids_size(), 2);
+}
+
 TEST(ProtoWriter, OperandsBeforeUsersWhenTheTextUsesANameFirst) {
   // `n` uses `b` before the text defines it; XLA's loader wants operands first.
   xp::HloModuleProto p = Write(R"(HloModule m
