@@ -222,6 +222,10 @@ absl::StatusOr<__int128> ParseIntWord(std::string_view word) {
   return negative ? -out : out;
 }
 
+// The most elements a literal written as one value for the whole array is expanded to (the
+// proto holds each element; protobuf refuses messages over 2 GiB anyway).
+constexpr int64_t kMaxBroadcastElements = int64_t{1} << 26;
+
 class LiteralWriter {
  public:
   explicit LiteralWriter(std::string_view text) : cur_(text) {}
@@ -273,6 +277,12 @@ class LiteralWriter {
     if (dim == shape.dims.size()) return ReadScalar(shape, out);
     if (dim == 0 && cur_.Peek() != '{') {
       // One value for the whole array, as XLA's parser takes it: every element is that value.
+      // The proto holds every element, so a few bytes of text must not ask for gigabytes.
+      if (shape.ElementCount() > kMaxBroadcastElements) {
+        return Error(StrCat("one value for an array of ", shape.ElementCount(),
+                            " elements: a LiteralProto holds every element, and more than ",
+                            kMaxBroadcastElements, " are not written"));
+      }
       std::vector<std::string_view> one;
       absl::Status s = ReadScalar(shape, &one);
       if (!s.ok()) return s;

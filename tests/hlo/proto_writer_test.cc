@@ -181,6 +181,7 @@ ENTRY main {
   h = u4[3] constant({0, 7, 15})
   i = s8[2] constant({-1, 127})
   j = u64[] constant(18446744073709551615)
+  k = s32[2,2] constant(7)
   ROOT t = (bf16[2]) tuple(a)
 }
 )");
@@ -210,6 +211,10 @@ ENTRY main {
   EXPECT_EQ(Find(p, "h")->literal().u4s(), std::string("\x00\x07\x0f", 3));
   EXPECT_EQ(Find(p, "i")->literal().s8s(), std::string("\xff\x7f", 2));
   EXPECT_EQ(Find(p, "j")->literal().u64s(0), UINT64_MAX);
+  // One value for a whole array: every element has it.
+  const xp::LiteralProto& k = Find(p, "k")->literal();
+  ASSERT_EQ(k.s32s_size(), 4);
+  EXPECT_EQ(k.s32s(3), 7);
 }
 
 TEST(ProtoWriter, ShardingMetadataFrontendAttributesBackendConfig) {
@@ -369,6 +374,14 @@ ENTRY main {
 )"),
             "computation 'main', instruction 'c': literal: the literal is elided ('...'): its "
             "values are not in the text (at offset 1)");
+  EXPECT_EQ(WriteError(R"(HloModule m
+ENTRY main {
+  ROOT c = f32[100000,100000] constant(0)
+}
+)"),
+            "computation 'main', instruction 'c': literal: one value for an array of "
+            "10000000000 elements: a LiteralProto holds every element, and more than 67108864 "
+            "are not written (at offset 0)");
   EXPECT_EQ(WriteError(R"(HloModule m
 ENTRY main {
   ROOT c = f32[4] parameter(0), sharding={devices=[2]0,1 bogus}
