@@ -434,6 +434,8 @@ class OriginParser {
     return false;
   }
   absl::Status Node(ShapeIndex& index) {
+    // Hostile text must not exhaust the stack; real tuples are a few levels deep.
+    if (index.size() > 64) return Err("origin nested more than 64 tuples deep");
     if (Take('(')) {
       int64_t i = 0;
       if (Take(')')) return absl::OkStatus();

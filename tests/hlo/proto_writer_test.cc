@@ -541,6 +541,11 @@ ENTRY main {
 )"),
             "computation 'main', instruction 'a': attribute 'result_accuracy': unknown value "
             "'sloppy'");
+  const std::string deep = std::string(100, '(') + "{\"x\"}" + std::string(100, ')');
+  EXPECT_EQ(WriteError("HloModule m\nENTRY main {\n  ROOT a = f32[4] parameter(0), origin={" +
+                       deep + "}\n}\n"),
+            "computation 'main', instruction 'a': attribute 'origin': origin nested more than 64 "
+            "tuples deep");
 }
 
 TEST(ProtoWriter, StackFrameTables) {
