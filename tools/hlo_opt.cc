@@ -51,9 +51,8 @@ USAGE: hlo-opt [options] [FILE|-]
        hlo-opt --memory-report --stage-by=module [options] FILE...
        hlo-opt --stage-costs[=OUT] [--tflops=X] [--backward-regex=RE] FILE...
 
-Reads one HLO module from FILE, or from standard input when FILE is '-' or absent (HLO text or
-an XLA module proto, see --input-format), checks it with the verifier, runs the requested passes
-and prints the result in canonical HLO text.
+Reads one HLO module from FILE, or from standard input when FILE is '-' or absent, checks it
+with the verifier, runs the requested passes and prints the result in canonical HLO text.
 
 OPTIONS:
   -o OUT                 Write the output to OUT ('-' is standard output, the default). The
@@ -111,15 +110,16 @@ struct Flags {
   bool help = false;
   int jobs = 0;  // 0: one per core
   PrintStyle style = PrintStyle::kCanonical;
-  AnalysisFlags analysis;                   // --print-dataflow, --print-buffers and their options
-  MemoryFlags memory;                       // --memory-report and its options
-  CopyReportFlags copy_report;              // --report[=FILE.json] of copy-elision
-  StageCostsFlags stage_costs;              // --stage-costs[=FILE] and --tflops
-  std::vector<std::string> more_inputs;     // --memory-report --stage-by=module: one per stage
-  std::optional<InputFormat> input_format;  // --input-format; by content and extension if unset
-
-  // --output-format; by -o's extension if unset (tools/hlo_opt_output_format.h).
+  // --input-format (tools/load_input.h); unset: by content, then by extension.
+  std::optional<InputFormat> input_format;
+  // --output-format (tools/hlo_opt_output_format.h); unset: by -o's extension.
   std::optional<OutputFormat> output_format;
+
+  AnalysisFlags analysis;                // --print-dataflow, --print-buffers and their options
+  MemoryFlags memory;                    // --memory-report and its options
+  CopyReportFlags copy_report;           // --report[=FILE.json] of copy-elision
+  StageCostsFlags stage_costs;           // --stage-costs[=FILE] and --tflops
+  std::vector<std::string> more_inputs;  // --memory-report --stage-by=module: one per stage
 };
 
 std::string_view MessageOf(const absl::Status& s) {
