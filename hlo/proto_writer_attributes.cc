@@ -207,12 +207,17 @@ absl::Status Err(std::string_view message) {
   return absl::InvalidArgumentError(std::string(message));
 }
 
-absl::StatusOr<const Shape*> ParseOneShape(std::string_view text, Module& scratch) {
+// The shape at the start of `text`; *rest is what follows it (nullptr: nothing may follow).
+absl::StatusOr<const Shape*> ParseOneShape(std::string_view text, Module& scratch,
+                                           std::string_view* rest = nullptr) {
   TextCursor cur(text, "shape", 1);
   ShapeParser parser(cur, scratch);
   const Shape* shape = nullptr;
   if (!parser.Parse(&shape)) return cur.status();
-  if (static_cast<size_t>(cur.pos() - text.data()) != text.size()) {
+  const size_t used = static_cast<size_t>(cur.pos() - text.data());
+  if (rest != nullptr) {
+    *rest = text.substr(used);
+  } else if (used != text.size()) {
     return Err(StrCat("unexpected text after shape in '", text, "'"));
   }
   return shape;
@@ -767,6 +772,15 @@ absl::Status AttributeToProto(const Instruction& instr, Opcode op, std::string_v
     absl::StatusOr<const Shape*> shape = ParseOneShape(StripWhitespace(value), scratch);
     if (!shape.ok()) return shape.status();
     return ShapeToProto(**shape, out->mutable_outfeed_shape());
+  }
+  if (key == "literal" && op == Opcode::kCustomCall) {
+    // `literal=s32[2]{0} {1, 2}`: a custom call's literal, its shape first.
+    Module scratch("shapes");
+    std::string_view rest;
+    absl::StatusOr<const Shape*> shape = ParseOneShape(StripWhitespace(value), scratch, &rest);
+    if (!shape.ok()) return shape.status();
+    if ((*shape)->IsTuple()) return Err("a custom call's tuple literal is not written");
+    return LiteralToProto(StripWhitespace(rest), **shape, out->mutable_literal());
   }
   if (key == "delta") return SetInt(value, [&](int64_t v) { out->set_delta(v); });
   if (key == "k") return SetInt(value, [&](int64_t v) { out->set_k(v); });

@@ -224,7 +224,7 @@ ENTRY main {
   b = f32[8,8] parameter(1), sharding={devices=[2,2]0,2,1,3}
   c = f32[8,8] add(a, b), metadata={op_type="add" op_name="jit(f)/add" source_file="/x/y.py" source_line=42}, frontend_attributes={_xla_stream="1",k="v"}
   d = f32[8,8] custom-call(c), custom_call_target="foo", backend_config="a\"b", sharding={maximal device=3}
-  e = f32[8,8] custom-call(d), custom_call_target="bar", backend_config={"x":1}
+  e = f32[8,8] custom-call(d), custom_call_target="bar", backend_config={"x":1}, literal=s32[2]{0} {1, 2}
   ROOT t = (f32[8,8], f32[8,8]) tuple(d, e), sharding={{replicated}, {manual}}
 }
 )");
@@ -254,6 +254,8 @@ ENTRY main {
   EXPECT_EQ(d->sharding().type(), xp::OpSharding::MAXIMAL);
   EXPECT_EQ(d->sharding().tile_assignment_devices(0), 3);
   EXPECT_EQ(Find(p, "e")->backend_config(), "{\"x\":1}");
+  ASSERT_EQ(Find(p, "e")->literal().s32s_size(), 2);
+  EXPECT_EQ(Find(p, "e")->literal().s32s(1), 2);
   const xp::OpSharding& t = Find(p, "t")->sharding();
   EXPECT_EQ(t.type(), xp::OpSharding::TUPLE);
   ASSERT_EQ(t.tuple_shardings_size(), 2);
