@@ -477,6 +477,26 @@ ENTRY main {
   EXPECT_EQ(p.schedule().sequences().at(wrapped.id()).instruction_ids_size(), 2);
 }
 
+TEST(ProtoWriter, ExecutionThreads) {
+  xp::HloModuleProto p = Write(R"(HloModule m
+side {
+  x = f32[4] parameter(0)
+  ROOT n = f32[4] negate(x)
+}, execution_thread="parallel"
+ENTRY main {
+  a = f32[4] parameter(0)
+  s = ((f32[4]), f32[4], s32[]) async-start(a), async_execution_thread="parallel", calls=side
+  ROOT d = f32[4] async-done(s)
+}
+)");
+  EXPECT_EQ(FindComputation(p, "side")->execution_thread(), "parallel");
+  EXPECT_EQ(FindComputation(p, "main")->execution_thread(), "");
+  const xp::HloInstructionProto* s = Find(p, "s");
+  EXPECT_EQ(s->async_execution_thread(), "parallel");
+  ASSERT_EQ(s->called_computation_ids_size(), 1);
+  EXPECT_EQ(s->called_computation_ids(0), FindComputation(p, "side")->id());
+}
+
 TEST(ProtoWriter, OperandsBeforeUsersWhenTheTextUsesANameFirst) {
   // `n` uses `b` before the text defines it; XLA's loader wants operands first.
   xp::HloModuleProto p = Write(R"(HloModule m
