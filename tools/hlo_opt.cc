@@ -31,6 +31,7 @@
 #include "tools/error_line.h"
 #include "tools/file_io.h"
 #include "tools/hlo_opt_flags.h"
+#include "tools/hlo_opt_output_format.h"
 #include "tools/load_input.h"
 #include "tools/load_module.h"
 #include "tools/parallel_modules.h"
@@ -138,6 +139,9 @@ absl::Status ProcessModule(const InputChunk& chunk, std::string_view filename, c
     AppendInPlaceHazards(**module, out);
   } else if (flags.analysis.any()) {
     if (absl::Status s = AppendAnalysisReports(analyses, flags.analysis, out); !s.ok()) return s;
+  } else if (OutputFormat format = ChooseOutputFormat(flags.output_format, flags.output);
+             format != OutputFormat::kHloText) {
+    if (absl::Status s = AppendModuleProto(**module, format, out); !s.ok()) return s;
   } else {
     PrintOptions print_options;
     print_options.style = flags.style;

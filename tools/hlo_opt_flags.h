@@ -14,6 +14,7 @@
 #include "tools/hlo_opt_copy_report.h"
 #include "tools/hlo_opt_memory.h"
 #include "tools/hlo_opt_memory_diff.h"
+#include "tools/hlo_opt_output_format.h"
 #include "tools/hlo_opt_stage_costs.h"
 #include "tools/hlo_opt_xla_dump.h"
 #include "tools/load_input.h"
@@ -35,6 +36,8 @@ struct HloOptFlags {
   PrintStyle style = PrintStyle::kCanonical;
   // --input-format (tools/load_input.h); unset: by content, then by extension.
   std::optional<InputFormat> input_format;
+  // --output-format (tools/hlo_opt_output_format.h); unset: by -o's extension.
+  std::optional<OutputFormat> output_format;
   AnalysisFlags analysis;                // --print-dataflow, --print-buffers and their options
   MemoryFlags memory;                    // --memory-report and its options
   MemoryDiffFlags memory_diff;           // --memory-diff A B (tools/hlo_opt_memory_diff.h)

@@ -158,6 +158,8 @@ const std::map<std::string, std::string, std::less<>> kSamples = {
     {"--print-style", "legacy"},
     {"--bitcast-defines-value", "true"},
     {"--format", "json"},
+    {"--input-format", "pb"},
+    {"--output-format", "pbtxt"},
     {"--stage-by", "module"},
     {"--stage-regex", "stage(\\d)"},
     {"--forward-regex", "fwd"},
