@@ -34,6 +34,8 @@ struct MemoryFlags {
   // activations (analysis/memory/memory_report_pipeline.h); empty: none.
   std::string pipeline_schedule;
   int32_t microbatches = 0;
+  // --xla-buffer-assignment=FILE: XLA's own assignment of the module, shown beside ours.
+  std::string xla_buffer_assignment;
   MemoryOptions options;
 };
 
@@ -45,7 +47,7 @@ enum class MemoryFlagResult { kNotMemoryFlag, kTaken, kBadValue };
 // Handles --memory-report[=FILE], --stage-by=module|attr:NAME, --stage-regex=RE,
 // --forward-regex=RE, --backward-regex=RE, --dim-value=N, --top=N, --count-tuple-tables,
 // --memory-model=liveness|xla, --schedule=text|dfs|list|post-order|min, --buffer-assignment,
-// --pipeline-schedule=NAME, --microbatches=M, and
+// --pipeline-schedule=NAME, --microbatches=M, --xla-buffer-assignment=FILE, and
 // --format (text|json also set the analysis printers' format, which --format shares).
 MemoryFlagResult ParseMemoryFlag(std::string_view name, std::optional<std::string_view> value,
                                  MemoryFlags& flags, AnalysisFlags& analysis, std::string* error);
@@ -55,7 +57,7 @@ std::string CheckMemoryFlags(const MemoryFlags& flags, const AnalysisFlags& anal
                              size_t input_files);
 
 struct MemoryInput {
-  std::string filename;  // for messages
+  std::string filename;   // for messages
   std::string_view text;  // kept by the caller (an InputFile: mapped, tools/file_io.h)
 };
 
@@ -65,8 +67,20 @@ struct MemoryInput {
 // (ProfileBeforeAfter). Writes the report to flags.output. Returns hlo-opt's exit code (0, 1 bad
 // input, 2 usage). `after_passes`, when set, sees each module after the pipeline ran on it (hlo-opt
 // collects copy-elision's --report there).
+// XLA's own buffer assignment to show beside ours: a `-buffer-assignment.txt` or the bytes of
+// an HloProto (`.hlo.pb`), chosen by content. hlo-opt reads --xla-buffer-assignment=FILE into
+// one; a caller that read the module itself from an HloProto passes the same bytes.
+struct XlaAssignmentSource {
+  std::string filename;       // for messages
+  std::string_view contents;  // kept by the caller
+};
+
+// With `xla` (or flags.xla_buffer_assignment, read here when `xla` is null), the one module
+// given is profiled with its simulated allocations and XLA's assignment is shown beside it
+// (AddXlaBufferAssignment); an assignment of another module is refused (exit 1).
 int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_file,
                     PassPipeline* pipeline, std::string_view passes, const MemoryFlags& flags,
-                    const std::function<void(const Module&)>& after_passes = {});
+                    const std::function<void(const Module&)>& after_passes = {},
+                    const XlaAssignmentSource* xla = nullptr);
 
 }  // namespace hloscope
