@@ -309,6 +309,12 @@ absl::StatusOr<XlaBufferAssignment> ParseXlaBufferAssignment(std::string_view co
         "-buffer-assignment.txt or the .hlo.pb of the same module",
         filename));
   }
+  if (head.starts_with("HloModule")) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}: error: this is an HLO module, not XLA's buffer assignment: give the module's "
+        "-buffer-assignment.txt or .hlo.pb from the same XLA dump",
+        filename));
+  }
   if (head.starts_with("BufferAssignment") || head.starts_with("allocation ")) {
     return ParseXlaBufferAssignmentText(contents, filename);
   }

@@ -63,9 +63,11 @@ class LineCursor {
     return Consume("}");
   }
 
-  absl::Status Error(std::string_view what) const {
+  size_t pos() const { return pos_; }
+  absl::Status Error(std::string_view what) const { return ErrorAt(pos_, what); }
+  absl::Status ErrorAt(size_t pos, std::string_view what) const {
     return absl::InvalidArgumentError(
-        fmt::format("{}:{}:{}: error: {}", filename_, line_number_, pos_ + 1, what));
+        fmt::format("{}:{}:{}: error: {}", filename_, line_number_, pos + 1, what));
   }
 
  private:
@@ -140,15 +142,16 @@ absl::Status ParseValueLine(LineCursor& c, const XlaAllocation& a, XlaAssignedVa
     int64_t color = 0;
     if (!c.Integer(&color)) return c.Error("expected the value's color after '@'");
   }
+  size_t offset_at = 0;  // the place of the offset, for the error that names it
   if (!c.Consume("> (size=") || !c.Integer(&v->bytes) || !c.Consume(",offset=") ||
-      !c.Integer(&v->offset) || !c.Consume("):")) {
+      (offset_at = c.pos(), !c.Integer(&v->offset)) || !c.Consume("):")) {
     return c.Error("expected '> (size=BYTES,offset=BYTES):'");
   }
   if (v->bytes < 0 || v->offset < 0 || v->bytes > a.bytes || v->offset > a.bytes - v->bytes) {
-    return c.Error(
-        fmt::format("value '{}' at offset {} with {} bytes is past the end of "
-                    "allocation {} ({} bytes)",
-                    name, v->offset, v->bytes, a.index, a.bytes));
+    return c.ErrorAt(offset_at,
+                     fmt::format("value '{}' at offset {} with {} bytes is past the end of "
+                                 "allocation {} ({} bytes)",
+                                 name, v->offset, v->bytes, a.index, a.bytes));
   }
   return absl::OkStatus();
 }

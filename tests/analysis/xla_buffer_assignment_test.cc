@@ -298,7 +298,7 @@ TEST(XlaBufferAssignmentText, EveryErrorNamesFileLineAndColumn) {
       {"allocation 0: size 4, constant:\n value: <0 c @0> (size=4): f32[]\n",
        "t.txt:2:25: error: expected '> (size=BYTES,offset=BYTES):'"},
       {"allocation 0: size 4, constant:\n value: <0 c @0> (size=4,offset=2): f32[]\n",
-       "t.txt:2:36: error: value 'c' at offset 2 with 4 bytes is past the end of allocation 0 "
+       "t.txt:2:33: error: value 'c' at offset 2 with 4 bytes is past the end of allocation 0 "
        "(4 bytes)"},
       {"allocation 0: size 8, preallocated-temp:\n value: <0 c @0> (size=4,offset=0): f32[]\n"
        " value: <0 d @0> (size=4,offset=4): f32[]\n",
@@ -351,6 +351,14 @@ TEST(XlaBufferAssignment, EmptyFileIsRefused) {
   absl::StatusOr<XlaBufferAssignment> ba = ParseXlaBufferAssignment("", "e.txt");
   ASSERT_FALSE(ba.ok());
   EXPECT_EQ(Message(ba.status()), "e.txt: error: empty file: no buffer assignment");
+}
+
+TEST(XlaBufferAssignment, ModuleTextIsRefused) {
+  absl::StatusOr<XlaBufferAssignment> ba = ParseXlaBufferAssignment("HloModule m\n", "m.hlo");
+  ASSERT_FALSE(ba.ok());
+  EXPECT_EQ(Message(ba.status()),
+            "m.hlo: error: this is an HLO module, not XLA's buffer assignment: give the module's "
+            "-buffer-assignment.txt or .hlo.pb from the same XLA dump");
 }
 
 TEST(XlaBufferAssignment, ResolvesAgainstItsModuleAndRefusesAnother) {
