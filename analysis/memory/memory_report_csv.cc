@@ -4,7 +4,7 @@
 #include <string>
 
 #include "analysis/memory/memory_report_printers.h"
-#include "analysis/memory/xla_comparison_printers.h"
+#include "analysis/memory/xla_comparison_printers_internal.h"
 #include "fmt/format.h"
 
 namespace hloscope {

@@ -7,7 +7,7 @@
 #include "analysis/memory/memory_report.pb.h"
 #include "analysis/memory/memory_report_internal.h"
 #include "analysis/memory/memory_report_printers.h"
-#include "analysis/memory/xla_comparison_printers.h"
+#include "analysis/memory/xla_comparison_printers_internal.h"
 #include "analysis/report_json.h"
 
 namespace hloscope {

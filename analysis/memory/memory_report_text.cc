@@ -6,7 +6,7 @@
 
 #include "analysis/memory/memory_report_internal.h"
 #include "analysis/memory/memory_report_printers.h"
-#include "analysis/memory/xla_comparison_printers.h"
+#include "analysis/memory/xla_comparison_printers_internal.h"
 #include "fmt/format.h"
 #include "hlo/str_util.h"
 

@@ -1,8 +1,7 @@
-#include "analysis/memory/xla_comparison_printers.h"
-
 #include <algorithm>
 
 #include "analysis/memory/memory_report.pb.h"
+#include "analysis/memory/xla_comparison_printers_internal.h"
 #include "fmt/format.h"
 #include "hlo/str_util.h"
 
