@@ -106,11 +106,15 @@ StepMap MapSteps(const Module& module, const ModuleMemory& ours) {
 void ReadTrace(const XlaBufferAssignment& xla, const StepMap& steps,
                absl::flat_hash_map<int64_t, std::pair<int32_t, int32_t>>& range,
                XlaAssignmentComparison& out) {
-  absl::flat_hash_map<int64_t, std::pair<int64_t, int64_t>> place;  // id -> offset, bytes
+  struct TempPlace {
+    int64_t offset;  // in the temp allocations laid end to end
+    const XlaAssignedValue* value;
+  };
+  absl::flat_hash_map<int64_t, TempPlace> place;  // by value id
   int64_t base = 0;
   for (const XlaAllocation& a : xla.allocations) {
     if (!a.is_preallocated_temp()) continue;
-    for (const XlaAssignedValue& v : a.values) place[v.id] = {base + v.offset, v.bytes};
+    for (const XlaAssignedValue& v : a.values) place[v.id] = {base + v.offset, &v};
     base += a.bytes;
   }
   out.xla_heap_bytes = base;
@@ -156,9 +160,9 @@ void ReadTrace(const XlaBufferAssignment& xla, const StepMap& steps,
   std::vector<XlaHeapBox> boxes;
   for (const Span& s : spans) {
     auto p = place.find(s.id);
-    const XlaAssignedValue* v = xla.FindValue(s.id);
-    if (p == place.end() || v == nullptr || p->second.second <= 0) continue;
-    boxes.push_back({s.first, s.last, p->second.first, p->second.second, XlaValueName(*v)});
+    if (p == place.end() || p->second.value->bytes <= 0) continue;
+    boxes.push_back({s.first, s.last, p->second.offset, p->second.value->bytes,
+                     XlaValueName(*p->second.value)});
   }
   constexpr size_t kMaxBoxes = 2000;
   std::stable_sort(boxes.begin(), boxes.end(),

@@ -93,7 +93,7 @@ struct XlaBufferAssignment {
   std::optional<int64_t> stated_total_bytes;
 
   XlaAllocationTotals Totals() const;
-  // The value with this id, or null.
+  // The value with this id, or null (a linear search).
   const XlaAssignedValue* FindValue(int64_t id) const;
 };
 
