@@ -143,9 +143,11 @@ struct ModuleProfile {
   bool saturated = false;  // some sum passed int64
 };
 
-// Every buffer the entry counts, as XLA's kinds of allocation with its values (phis are no
-// values of XLA's), offsets and live ranges: for the comparison with XLA's own assignment.
-// `offset` is by span, in the heap of `fixed` bytes of own allocations and the temps above.
+// Every buffer the entry counts, as XLA's kinds of allocation with its values, offsets and
+// live ranges: for the comparison with XLA's own assignment. Phis are listed too: they sit
+// where XLA's non-SSA dataflow defines values (a while's results, its body's and condition's
+// parameters), with the same names. `offset` is by span, in the heap of `fixed` bytes of own
+// allocations and the temps above.
 void ListAllocations(const AliasAnalysis& alias, const ComputationLiveness& entry,
                      ModuleProfile& mp,
                      const absl::flat_hash_map<BufferId, const Instruction*>& parameter_of,
@@ -175,7 +177,6 @@ void ListAllocations(const AliasAnalysis& alias, const ComputationLiveness& entr
     std::vector<SimulatedValue>& values = own.kind == Kind::kTemp ? temp.values : own.values;
     for (ValueId v : alias.buffers()[s.buffer].values) {
       const HloValue& hv = flow.value(v);
-      if (hv.is_phi) continue;
       if (own.kind == Kind::kParameter && hv.instruction == param->second) {
         own.parameter_index.assign(hv.index.begin(), hv.index.end());
       }
@@ -184,7 +185,8 @@ void ListAllocations(const AliasAnalysis& alias, const ComputationLiveness& entr
                         .bytes = bytes,
                         .offset = at,
                         .first = s.first,
-                        .last = s.last});
+                        .last = s.last,
+                        .buffer = static_cast<int64_t>(s.buffer)});
     }
     if (own.kind != Kind::kTemp) out.push_back(std::move(own));
   }

@@ -188,6 +188,7 @@ struct SimulatedValue {
   int64_t offset = 0;  // within its allocation
   int32_t first = 0;   // entry schedule steps its buffer is live, inclusive
   int32_t last = 0;
+  int64_t buffer = 0;  // values with one number share one buffer (and its span)
 };
 
 // An allocation of the simulated assignment, in XLA's kinds: an entry parameter's buffer, a

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <optional>
 #include <utility>
 
@@ -30,8 +31,16 @@ struct Place {
   std::string kind;  // "parameter N", "constant", "maybe-live-out", "thread-local", "temp"
   int64_t offset = 0;
   int64_t bytes = 0;
-  std::optional<std::pair<int32_t, int32_t>> steps;  // live range on our entry schedule
+  // Live range on our entry schedule: first step, last step; XLA's last step is known only
+  // within [last, last_max] (see ReadTrace), ours exactly (last_max == last).
+  struct Steps {
+    int32_t first = 0;
+    int32_t last = 0;
+    int32_t last_max = 0;
+  };
+  std::optional<Steps> steps;
   bool temp = false;
+  int64_t buffer = -1;  // ours: the buffer it shares with other values
 };
 
 std::string XlaPlaceKind(const XlaAllocation& a) {
@@ -57,7 +66,11 @@ std::string OurPlaceKind(const SimulatedAllocation& a) {
 }
 
 std::string Steps(const Place& p) {
-  return p.steps ? fmt::format(", steps {}-{}", p.steps->first, p.steps->second) : "";
+  if (!p.steps) return "";
+  if (p.steps->last_max > p.steps->last) {
+    return fmt::format(", steps {}-{}..{}", p.steps->first, p.steps->last, p.steps->last_max);
+  }
+  return fmt::format(", steps {}-{}", p.steps->first, p.steps->last);
 }
 
 // The entry step each instruction runs at; an instruction of a control-flow callee (at any
@@ -104,8 +117,7 @@ StepMap MapSteps(const Module& module, const ModuleMemory& ours) {
 // XLA's live range of each value (by id) in its trace, on our entry steps; and the boxes of
 // XLA's temp heap over its own event time.
 void ReadTrace(const XlaBufferAssignment& xla, const StepMap& steps,
-               absl::flat_hash_map<int64_t, std::pair<int32_t, int32_t>>& range,
-               XlaAssignmentComparison& out) {
+               absl::flat_hash_map<int64_t, Place::Steps>& range, XlaAssignmentComparison& out) {
   struct TempPlace {
     int64_t offset;  // in the temp allocations laid end to end
     const XlaAssignedValue* value;
@@ -125,18 +137,29 @@ void ReadTrace(const XlaBufferAssignment& xla, const StepMap& steps,
     int32_t first, last;
   };
   std::vector<Span> spans;
+  // The events are in XLA's time order, but each names the instruction that *defines* its
+  // value, a free's too (heap_simulator.cc frees at time i with the value's own instruction).
+  // So time shows only in allocations: a new defining instruction is a new tick (and its step
+  // on our schedule the current step). XLA frees at time i after allocating what i defines,
+  // so a free lies at or after the last allocation before it and before the next one: its
+  // step is known within those two (the next one's, less one when that is an entry
+  // instruction; the last step when none follows).
   int32_t tick = -1;
-  const XlaHeapEvent* previous = nullptr;
+  std::optional<int32_t> step;  // our entry step of the current time, once known
+  const XlaHeapEvent* previous_alloc = nullptr;
   const int32_t last_step = std::max(steps.steps - 1, 0);
+  std::vector<int64_t> freed_since_alloc;  // values whose free step awaits its upper bound
+  auto bound_frees = [&](int32_t upper) {
+    for (int64_t id : freed_since_alloc) {
+      Place::Steps& r = range[id];
+      r.last_max = std::max(r.last, upper);
+    }
+    freed_since_alloc.clear();
+  };
   for (const XlaHeapTrace& t : xla.heap_traces) {
     for (const XlaHeapEvent& e : t.events) {
-      if (previous == nullptr || previous->instruction != e.instruction ||
-          previous->computation != e.computation) {
-        ++tick;
-      }
-      previous = &e;
-      const std::optional<int32_t> step = steps.Find(e.computation, e.instruction);
       if (e.kind == XlaHeapEvent::Kind::kFree) {
+        if (tick < 0) continue;  // nothing allocated yet: no time to free at
         auto s = start_tick.find(e.value_id);
         if (s != start_tick.end()) {
           spans.push_back({e.value_id, s->second, tick});
@@ -144,18 +167,32 @@ void ReadTrace(const XlaBufferAssignment& xla, const StepMap& steps,
         }
         auto st = start_step.find(e.value_id);
         if (st != start_step.end()) {
-          if (step) range[e.value_id] = {st->second, *step};
+          if (step) {
+            range[e.value_id] = {st->second, *step, *step};
+            freed_since_alloc.push_back(e.value_id);
+          }
           start_step.erase(st);
         }
-      } else {
-        start_tick.try_emplace(e.value_id, tick);
-        if (step) start_step.try_emplace(e.value_id, *step);
+        continue;
       }
+      if (previous_alloc == nullptr || previous_alloc->instruction != e.instruction ||
+          previous_alloc->computation != e.computation) {
+        ++tick;
+        if (std::optional<int32_t> at = steps.Find(e.computation, e.instruction)) {
+          const bool in_entry = e.computation == steps.entry || e.computation.empty();
+          bound_frees(in_entry ? *at - 1 : *at);
+          step = std::max(step.value_or(0), *at);
+        }
+      }
+      previous_alloc = &e;
+      start_tick.try_emplace(e.value_id, tick);
+      if (step) start_step.try_emplace(e.value_id, *step);
     }
   }
+  bound_frees(last_step);
   // Never freed: live to the end.
   for (const auto& [id, first] : start_tick) spans.push_back({id, first, std::max(tick, 0)});
-  for (const auto& [id, first] : start_step) range[id] = {first, last_step};
+  for (const auto& [id, first] : start_step) range[id] = {first, last_step, last_step};
   out.xla_heap_steps = tick + 1;
   std::vector<XlaHeapBox> boxes;
   for (const Span& s : spans) {
@@ -210,7 +247,7 @@ absl::StatusOr<XlaAssignmentComparison> CompareWithXla(const Module& module,
                 {"total", a.total_bytes, t.total_bytes}};
 
   const StepMap steps = MapSteps(module, ours);
-  absl::flat_hash_map<int64_t, std::pair<int32_t, int32_t>> xla_range;
+  absl::flat_hash_map<int64_t, Place::Steps> xla_range;
   ReadTrace(xla, steps, xla_range, out);
 
   // Every value, by name, on each side.
@@ -236,8 +273,9 @@ absl::StatusOr<XlaAssignmentComparison> CompareWithXla(const Module& module,
               .kind = OurPlaceKind(s),
               .offset = v.offset,
               .bytes = v.bytes,
-              .steps = std::make_pair(v.first, v.last),
-              .temp = s.kind == SimulatedAllocation::Kind::kTemp};
+              .steps = Place::Steps{v.first, v.last, v.last},
+              .temp = s.kind == SimulatedAllocation::Kind::kTemp,
+              .buffer = v.buffer};
       std::string key = Key(v.instruction, v.index);
       if (our_place.try_emplace(key, std::move(p)).second) our_order.push_back(std::move(key));
     }
@@ -314,6 +352,9 @@ absl::StatusOr<XlaAssignmentComparison> CompareWithXla(const Module& module,
                        Steps(p));
   };
   std::vector<XlaValueDifference> all;
+  // Values in the temp allocations of both, by our buffer, in XLA's order; std::map keeps
+  // the report's order deterministic.
+  std::map<int64_t, std::vector<const std::string*>> by_buffer;
   for (const std::string& key : xla_order) {
     const Place& x = xla_place.at(key);
     auto it = our_place.find(key);
@@ -340,14 +381,39 @@ absl::StatusOr<XlaAssignmentComparison> CompareWithXla(const Module& module,
     } else if (x.bytes != o.bytes) {
       all.push_back({XlaValueDifferenceKind::kSizeDiffers, key, bytes, xla_where(x), our_where(o)});
     } else if (x.temp && o.temp && x.steps && o.steps) {
-      const int64_t xl = x.steps->second - x.steps->first;
-      const int64_t ol = o.steps->second - o.steps->first;
-      if (ol != xl) {
-        all.push_back(
-            {ol > xl ? XlaValueDifferenceKind::kLivesLonger : XlaValueDifferenceKind::kLivesShorter,
-             key, bytes, xla_where(x), our_where(o)});
-      }
+      by_buffer[o.buffer].push_back(&key);
     }
+  }
+  // Live ranges, a buffer at a time: our span is the buffer's (a loop's state, say, holds
+  // the init, the body's values and the result), so it is held against the union of XLA's
+  // ranges of the same values. Only what the trace settles is a difference: ours longer than
+  // XLA's longest possible, or shorter than its shortest.
+  for (const auto& [buffer, keys] : by_buffer) {
+    const Place& o = our_place.at(*keys.front());
+    Place x = xla_place.at(*keys.front());
+    for (const std::string* key : keys) {
+      const Place::Steps& s = *xla_place.at(*key).steps;
+      x.steps->first = std::min(x.steps->first, s.first);
+      x.steps->last = std::max(x.steps->last, s.last);
+      x.steps->last_max = std::max(x.steps->last_max, s.last_max);
+    }
+    const int64_t ours_length = o.steps->last - o.steps->first;
+    XlaValueDifferenceKind kind;
+    if (ours_length > x.steps->last_max - x.steps->first) {
+      kind = XlaValueDifferenceKind::kLivesLonger;
+    } else if (ours_length < x.steps->last - x.steps->first) {
+      kind = XlaValueDifferenceKind::kLivesShorter;
+    } else {
+      continue;
+    }
+    std::string where = xla_where(x);
+    std::string ours_where = our_where(o);
+    if (keys.size() > 1) {
+      where += fmt::format(" (the union of its buffer's {} values)", keys.size());
+      ours_where += fmt::format(" (one buffer of {} values)", keys.size());
+    }
+    all.push_back(
+        {kind, *keys.front(), std::max(x.bytes, o.bytes), std::move(where), std::move(ours_where)});
   }
   for (const std::string& key : our_order) {
     const Place& o = our_place.at(key);
