@@ -15,9 +15,13 @@
 //  - it is placed elsewhere: in another kind of allocation (a temporary that XLA put into an
 //    output allocation, say) or another parameter's;
 //  - its size differs (padding, alignment, tuple tables);
-//  - it lives longer or shorter: its live range in XLA's heap-simulator trace, mapped onto our
-//    entry schedule (an event in a callee counts at the callee's calling instruction), differs
-//    from ours. Only with a trace (HloProto dumps), and only for temporaries of both.
+//  - it lives longer or shorter: our buffer's span, held against the union of XLA's live
+//    ranges of the buffer's values in its heap-simulator trace, mapped onto our entry schedule
+//    (an event in a callee counts at the callee's calling instruction). XLA's trace orders its
+//    events in time but names each by the instruction defining its value, a free's too, so a
+//    free is known only to lie between two allocations ("steps 4-5..6"); a difference is
+//    reported only beyond that. Only with a trace (HloProto dumps), only for temporaries of
+//    both.
 #pragma once
 
 #include <cstdint>
