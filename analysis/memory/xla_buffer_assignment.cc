@@ -115,6 +115,60 @@ std::optional<WireError> FirstWireError(std::string_view bytes, size_t pos, size
   return std::nullopt;
 }
 
+// The numbers of the top-level fields, in order, when the bytes are a protobuf at that level;
+// nullopt otherwise.
+std::optional<std::vector<uint64_t>> TopLevelFields(std::string_view bytes) {
+  if (FirstWireError(bytes, 0, bytes.size(), nullptr, 0)) return std::nullopt;
+  std::vector<uint64_t> out;
+  size_t pos = 0;
+  while (pos < bytes.size()) {
+    uint64_t tag = 0, v = 0;
+    ReadVarint(bytes, pos, bytes.size(), &tag);
+    out.push_back(tag >> 3);
+    switch (tag & 7) {
+      case 0:
+        ReadVarint(bytes, pos, bytes.size(), &v);
+        break;
+      case 1:
+        pos += 8;
+        break;
+      case 5:
+        pos += 4;
+        break;
+      default:  // 2: checked above
+        ReadVarint(bytes, pos, bytes.size(), &v);
+        pos += v;
+    }
+  }
+  return out;
+}
+
+// Why `bytes` is not an HloProto with a buffer assignment, judged by its top-level fields (an
+// HloProto has the module, field 1, and the assignment, field 3, once each), or "".
+// XLA's HloModuleProto also uses fields 1 and 3 (its name and its computations), so without
+// this a module proto would be misread as an assignment.
+std::string NotAnHloProto(std::string_view bytes) {
+  std::optional<std::vector<uint64_t>> fields = TopLevelFields(bytes);
+  if (!fields) return "";  // the parser's error, with its offset, says more
+  int assignments = 0;
+  for (uint64_t f : *fields) {
+    if (f == 3) ++assignments;
+    if (f != 1 && f != 3) {
+      return fmt::format(
+          "it has top-level field {}, which an HloProto (fields 1 and 3) does "
+          "not: an HloModuleProto, the module without XLA's buffer assignment?",
+          f);
+    }
+  }
+  if (assignments > 1) {
+    return fmt::format(
+        "field 3 appears {} times (an HloProto has one buffer assignment; an "
+        "HloModuleProto's computations are field 3)",
+        assignments);
+  }
+  return "";
+}
+
 absl::Status ProtoError(std::string_view filename, std::string what) {
   return absl::InvalidArgumentError(fmt::format("{}: error: {}", filename, what));
 }
@@ -166,6 +220,9 @@ const XlaAssignedValue* XlaBufferAssignment::FindValue(int64_t id) const {
 absl::StatusOr<XlaBufferAssignment> ReadXlaBufferAssignmentProto(std::string_view bytes,
                                                                  std::string_view filename) {
   xla_ba::HloProtoBufferAssignment proto;
+  if (std::string why = NotAnHloProto(bytes); !why.empty()) {
+    return ProtoError(filename, "not an HloProto with XLA's buffer assignment: " + why);
+  }
   if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
     return ProtoError(filename,
                       fmt::format("{} bytes is more than protobuf reads (2 GiB)", bytes.size()));
@@ -296,6 +353,12 @@ absl::StatusOr<XlaBufferAssignment> ReadXlaBufferAssignmentProto(std::string_vie
     out.heap_traces.push_back(std::move(trace));
   }
   return out;
+}
+
+bool HasXlaBufferAssignment(std::string_view bytes) {
+  if (!NotAnHloProto(bytes).empty()) return false;
+  std::optional<std::vector<uint64_t>> fields = TopLevelFields(bytes);
+  return fields && std::find(fields->begin(), fields->end(), 3) != fields->end();
 }
 
 absl::StatusOr<XlaBufferAssignment> ParseXlaBufferAssignment(std::string_view contents,

@@ -105,6 +105,12 @@ struct XlaBufferAssignment {
 absl::StatusOr<XlaBufferAssignment> ReadXlaBufferAssignmentProto(std::string_view bytes,
                                                                  std::string_view filename);
 
+// Whether `bytes` look like an HloProto that carries XLA's buffer assignment (its top-level
+// fields are the module and one assignment): for a caller that has read a module from a
+// `.hlo.pb` and wants XLA's assignment beside ours when there is one. A bare HloModuleProto
+// (which also uses field numbers 1 and 3) gives false.
+bool HasXlaBufferAssignment(std::string_view bytes);
+
 // From XLA's `*-buffer-assignment.txt` (BufferAssignment::ToString; the stats and peak-buffer
 // blocks of ToVerboseString before it are skipped). Errors name `filename:line:col`.
 absl::StatusOr<XlaBufferAssignment> ParseXlaBufferAssignmentText(std::string_view text,

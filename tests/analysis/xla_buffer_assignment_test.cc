@@ -161,6 +161,29 @@ TEST(XlaBufferAssignmentProto, ModuleWithoutBufferAssignmentIsRefused) {
       << ba.status();
 }
 
+TEST(XlaBufferAssignmentProto, ModuleProtoIsNotTakenForAnAssignment) {
+  // An HloModuleProto: name "m" (1), entry_computation_name "main" (2), one computation (3).
+  const std::string module("\x0a\x01m\x12\x04main\x1a\x02\x0a\x00", 13);
+  EXPECT_FALSE(HasXlaBufferAssignment(module));
+  absl::StatusOr<XlaBufferAssignment> ba = ReadXlaBufferAssignmentProto(module, "m.pb");
+  ASSERT_FALSE(ba.ok());
+  EXPECT_EQ(Message(ba.status()),
+            "m.pb: error: not an HloProto with XLA's buffer assignment: it has top-level field "
+            "2, which an HloProto (fields 1 and 3) does not: an HloModuleProto, the module "
+            "without XLA's buffer assignment?");
+  // Two computations and nothing else: field 3 twice.
+  const std::string two("\x1a\x00\x1a\x00", 4);
+  ba = ReadXlaBufferAssignmentProto(two, "t.pb");
+  ASSERT_FALSE(ba.ok());
+  EXPECT_EQ(Message(ba.status()),
+            "t.pb: error: not an HloProto with XLA's buffer assignment: field 3 appears 2 times "
+            "(an HloProto has one buffer assignment; an HloModuleProto's computations are field "
+            "3)");
+  EXPECT_TRUE(HasXlaBufferAssignment(ReadFile(kInit)));
+  EXPECT_FALSE(HasXlaBufferAssignment("\x0a\x03\x0a\x01m"));  // a module, no assignment
+  EXPECT_FALSE(HasXlaBufferAssignment("HloModule m"));
+}
+
 TEST(XlaBufferAssignmentProto, UndefinedLogicalBufferIsRefused) {
   // buffer_assignment { buffer_allocations { size: 8 assigned { logical_buffer_id: 7 } } }
   const std::string bytes("\x1a\x08\x1a\x06\x10\x08\x4a\x02\x08\x07", 10);
