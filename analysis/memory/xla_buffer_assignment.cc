@@ -48,9 +48,9 @@ bool ReadVarint(std::string_view bytes, size_t& pos, size_t end, uint64_t* out) 
   return false;
 }
 
+// (The schema does not nest itself, so the walk's depth is bounded by it.)
 std::optional<WireError> FirstWireError(std::string_view bytes, size_t pos, size_t end,
-                                        const google::protobuf::Descriptor* d, int depth) {
-  if (depth > 100) return WireError{pos, "messages nested more than 100 deep"};
+                                        const google::protobuf::Descriptor* d) {
   while (pos < end) {
     const size_t field_start = pos;
     uint64_t tag = 0;
@@ -94,7 +94,7 @@ std::optional<WireError> FirstWireError(std::string_view bytes, size_t pos, size
             d == nullptr ? nullptr : d->FindFieldByNumber(static_cast<int>(number));
         if (f != nullptr && f->type() == google::protobuf::FieldDescriptor::TYPE_MESSAGE) {
           if (std::optional<WireError> e =
-                  FirstWireError(bytes, pos, pos + length, f->message_type(), depth + 1)) {
+                  FirstWireError(bytes, pos, pos + length, f->message_type())) {
             return e;
           }
         }
@@ -118,7 +118,7 @@ std::optional<WireError> FirstWireError(std::string_view bytes, size_t pos, size
 // The numbers of the top-level fields, in order, when the bytes are a protobuf at that level;
 // nullopt otherwise.
 std::optional<std::vector<uint64_t>> TopLevelFields(std::string_view bytes) {
-  if (FirstWireError(bytes, 0, bytes.size(), nullptr, 0)) return std::nullopt;
+  if (FirstWireError(bytes, 0, bytes.size(), nullptr)) return std::nullopt;
   std::vector<uint64_t> out;
   size_t pos = 0;
   while (pos < bytes.size()) {
@@ -228,7 +228,7 @@ absl::StatusOr<XlaBufferAssignment> ReadXlaBufferAssignmentProto(std::string_vie
                       fmt::format("{} bytes is more than protobuf reads (2 GiB)", bytes.size()));
   }
   if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    std::optional<WireError> e = FirstWireError(bytes, 0, bytes.size(), proto.GetDescriptor(), 0);
+    std::optional<WireError> e = FirstWireError(bytes, 0, bytes.size(), proto.GetDescriptor());
     if (e) {
       return ProtoError(
           filename, fmt::format("not a valid HloProto: at byte offset {}: {}", e->offset, e->what));

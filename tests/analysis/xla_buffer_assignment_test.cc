@@ -151,6 +151,59 @@ TEST(XlaBufferAssignmentProto, CorruptBytesNameTheByteOffset) {
             "which this format never uses");
 }
 
+struct ProtoError {
+  std::string bytes;
+  std::string message;
+};
+
+// Every place the wire format can break, and every inconsistency of a well-formed proto.
+TEST(XlaBufferAssignmentProto, EveryErrorOfTheBinaryForm) {
+  const std::string bad = "b.pb: error: not a valid HloProto: at byte offset ";
+  const std::string wrong = "b.pb: error: ";
+  const ProtoError cases[] = {
+      {std::string("\x80", 1), bad + "0: a field tag runs past the end of its message"},
+      {std::string("\x00", 1), bad + "0: field number 0 (not a protobuf)"},
+      {std::string("\x1a\x02\x08\x80", 4),
+       bad + "2: field 1: a varint runs past the end of its message"},
+      {std::string("\x1a\x01\x0a", 3),
+       bad + "2: field 1: its length runs past the end of its message"},
+      {std::string("\x1a\x02\x09\x00", 4),
+       bad + "2: field 1: a fixed-size value runs past the end"},
+      {std::string("\x1a\x02\x0d\x00", 4),
+       bad + "2: field 1: a fixed-size value runs past the end"},
+      // A module name that is not UTF-8: a well-formed wire format that protobuf refuses.
+      {std::string("\x0a\x03\x0a\x01\xff\x1a\x00", 7),
+       "b.pb: error: not a valid HloProto: protobuf's parser refused it (a name that is not "
+       "UTF-8?)"},
+      // logical_buffers { id: 1 defined_at { instruction_name: "a" } } twice.
+      {std::string("\x1a\x12\x0a\x07\x08\x01\x1a\x03\x12\x01"
+                   "a"
+                   "\x0a\x07\x08\x01\x1a\x03\x12\x01"
+                   "a",
+                   20),
+       wrong + "logical buffer 1 is defined twice"},
+      // buffer_allocations { index: 1 }
+      {std::string("\x1a\x04\x1a\x02\x08\x01", 6),
+       wrong + "allocation 1 is listed at position 0 (XLA writes them by index)"},
+      // heap_simulator_traces { events { buffer_id: 5 } }
+      {std::string("\x1a\x06\x22\x04\x0a\x02\x10\x05", 8),
+       wrong + "a heap-simulator event names logical buffer 5, which the buffer assignment does "
+               "not define"},
+      // logical_buffers { id: 1 defined_at { instruction_name: "a" } }
+      // heap_simulator_traces { events { kind: 7 buffer_id: 1 } }
+      {std::string("\x1a\x11\x0a\x07\x08\x01\x1a\x03\x12\x01"
+                   "a"
+                   "\x22\x06\x0a\x04\x08\x07\x10\x01",
+                   19),
+       wrong + "a heap-simulator event of unknown kind 7"},
+  };
+  for (const ProtoError& c : cases) {
+    absl::StatusOr<XlaBufferAssignment> ba = ReadXlaBufferAssignmentProto(c.bytes, "b.pb");
+    ASSERT_FALSE(ba.ok()) << c.message;
+    EXPECT_EQ(Message(ba.status()), c.message);
+  }
+}
+
 TEST(XlaBufferAssignmentProto, ModuleWithoutBufferAssignmentIsRefused) {
   // An HloProto holding only a module named "m" (field 1 { field 1: "m" }).
   const std::string bytes("\x0a\x03\x0a\x01m", 5);
