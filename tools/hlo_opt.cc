@@ -20,6 +20,7 @@
 #include "absl/status/status.h"
 #include "analysis/analysis_cache.h"
 #include "analysis/in_place_hazards.h"
+#include "analysis/memory/xla_buffer_assignment.h"
 #include "fmt/core.h"
 #include "hlo/checked_int.h"
 #include "hlo/module.h"
@@ -337,9 +338,20 @@ int Main(int argc, char** argv) {
       in.filename = std::move(text->filename);
     }
     flags.memory.options.dataflow = flags.analysis.print.dataflow;  // one setting for all
-    const int code =
-        RunMemoryReport(inputs, flags.split_input_file, pipeline.get(), flags.passes, flags.memory,
-                        [&](const Module& m) { copy_reports.Collect(pipeline.get(), m); });
+    // One module read from an HloProto that carries XLA's own buffer assignment (every
+    // --xla_dump_hlo_as_proto dump after optimizations): the report shows it beside ours, as
+    // --xla-buffer-assignment would.
+    std::optional<XlaAssignmentSource> from_dump;
+    if (inputs.size() == 1 && !flags.split_input_file &&
+        flags.memory.xla_buffer_assignment.empty() && !converted.front()->empty() &&
+        HasXlaBufferAssignment(files.front()->text())) {
+      from_dump = XlaAssignmentSource{
+          .filename = flags.input, .contents = files.front()->text(), .from_module_dump = true};
+    }
+    const int code = RunMemoryReport(
+        inputs, flags.split_input_file, pipeline.get(), flags.passes, flags.memory,
+        [&](const Module& m) { copy_reports.Collect(pipeline.get(), m); },
+        from_dump ? &*from_dump : nullptr);
     if (absl::Status s = copy_reports.Finish(); !s.ok()) return UsageError(MessageOf(s));
     return code;
   }

@@ -159,6 +159,7 @@ const std::map<std::string, std::string, std::less<>> kSamples = {
     {"--bitcast-defines-value", "true"},
     {"--format", "json"},
     {"--input-format", "pb"},
+    {"--xla-buffer-assignment", "m-buffer-assignment.txt"},
     {"--output-format", "pbtxt"},
     {"--stage-by", "module"},
     {"--stage-regex", "stage(\\d)"},
