@@ -36,6 +36,7 @@
 #include "tools/hlo_opt_copy_report.h"
 #include "tools/hlo_opt_memory.h"
 #include "tools/hlo_opt_stage_costs.h"
+#include "tools/output_paths.h"
 #include "tools/parallel_modules.h"
 
 namespace hloscope {
@@ -83,10 +84,12 @@ OPTIONS:
                          printing the module (after --passes). Exit status 0 either way.
 %ANALYSIS%%MEMORY%%COPYREPORT%%STAGECOSTS%  -h, --help             Show this help, then exit.
 
+%OUTPUTS%
 EXIT STATUS:
   0  success
   1  bad input: a parse, verifier or pass error (the message is written to stderr)
-  2  bad usage: unknown option, unreadable input or output file, unknown pass
+  2  bad usage: unknown option, unreadable input or output file, an output that names an
+     input or another output, unknown pass; also running out of memory
 )";
 
 struct Flags {
@@ -115,7 +118,8 @@ std::string_view MessageOf(const absl::Status& s) {
 
 // Reports a usage error and returns the exit code for it.
 int UsageError(std::string_view message) {
-  fmt::print(stderr, "hlo-opt: error: {}\nRun 'hlo-opt --help' for usage.\n", message);
+  fmt::print(stderr, "hlo-opt: error: {}\nRun 'hlo-opt --help' for usage.\n",
+             TerminalSafe(message));
   return kExitBadUsage;
 }
 
@@ -465,6 +469,21 @@ class ModuleOutput {
   bool dropped_ = false;
 };
 
+// Every file this run may write, with the flag that names it.
+std::vector<OutputPath> OutputsOf(const Flags& flags) {
+  std::vector<OutputPath> outputs = {{"-o", flags.output}};
+  if (!flags.copy_report.file.empty()) outputs.push_back({"--report", flags.copy_report.file});
+  if (flags.memory.enabled) {
+    outputs.push_back({"--memory-report", flags.memory.output});
+    // Where the report goes instead when its sizes saturate (hlo_opt_memory.h).
+    if (flags.memory.output != "-") {
+      outputs.push_back({"--memory-report", PartialMemoryReportPath(flags.memory.output)});
+    }
+  }
+  if (flags.stage_costs.enabled) outputs.push_back({"--stage-costs", flags.stage_costs.output});
+  return outputs;
+}
+
 void PrintError(const absl::Status& status) {
   fmt::print(stderr, "{}", ErrorLine("hlo-opt", MessageOf(status)));
 }
@@ -483,6 +502,7 @@ int Main(int argc, char** argv) {
     help.replace(help.find("%MEMORY%"), 8, kMemoryFlagsHelp);
     help.replace(help.find("%COPYREPORT%"), 12, kCopyReportFlagsHelp);
     help.replace(help.find("%STAGECOSTS%"), 12, kStageCostsFlagsHelp);
+    help.replace(help.find("%OUTPUTS%"), 9, kOutputPathsHelp);
     fmt::print("{}", help);
     return kExitOk;
   }
@@ -497,6 +517,12 @@ int Main(int argc, char** argv) {
     }
     return kExitOk;
   }
+
+  // An output that names an input, or two outputs one file, would lose data: refused before
+  // anything is read or written (tools/output_paths.h).
+  std::vector<std::string> inputs = {flags.input};
+  inputs.insert(inputs.end(), flags.more_inputs.begin(), flags.more_inputs.end());
+  if (std::string e = CheckOutputPaths(OutputsOf(flags), inputs); !e.empty()) return UsageError(e);
 
   // Unknown passes are usage errors: report them before reading any input.
   absl::StatusOr<std::unique_ptr<PassPipeline>> made = MakePipeline(flags);
@@ -537,6 +563,8 @@ int Main(int argc, char** argv) {
     const int code =
         RunMemoryReport(inputs, flags.split_input_file, pipeline.get(), flags.passes, flags.memory,
                         [&](const Module& m) { copy_reports.Collect(pipeline.get(), m); });
+    // A failed run writes no report: an existing --report=FILE stays as it was.
+    if (code != kExitOk) return code;
     if (absl::Status s = copy_reports.Finish(); !s.ok()) return UsageError(MessageOf(s));
     return code;
   }
@@ -595,7 +623,10 @@ int Main(int argc, char** argv) {
       });
   // A file is only written for a complete success, so a failed run never leaves a partial
   // output behind; standard output still shows the modules that worked.
-  if (absl::Status s = copy_reports.Finish(); !s.ok()) return UsageError(MessageOf(s));
+  // The same for --report=FILE: written only when every module succeeded.
+  if (all_ok) {
+    if (absl::Status s = copy_reports.Finish(); !s.ok()) return UsageError(MessageOf(s));
+  }
   if (!output.Finish(all_ok, &error)) return UsageError(error);
   return all_ok ? kExitOk : kExitBadInput;
 }
@@ -604,5 +635,6 @@ int Main(int argc, char** argv) {
 }  // namespace hloscope
 
 int main(int argc, char** argv) {
-  return hloscope::RunToolMain("hlo-opt", hloscope::Main, argc, argv, hloscope::kExitBadUsage);
+  return hloscope::RunToolMain("hlo-opt", hloscope::Main, argc, argv, hloscope::kExitBadUsage,
+                               hloscope::kExitBadUsage);
 }

@@ -55,7 +55,7 @@ std::string CheckMemoryFlags(const MemoryFlags& flags, const AnalysisFlags& anal
                              size_t input_files);
 
 struct MemoryInput {
-  std::string filename;  // for messages
+  std::string filename;   // for messages
   std::string_view text;  // kept by the caller (an InputFile: mapped, tools/file_io.h)
 };
 
@@ -65,6 +65,9 @@ struct MemoryInput {
 // (ProfileBeforeAfter). Writes the report to flags.output. Returns hlo-opt's exit code (0, 1 bad
 // input, 2 usage). `after_passes`, when set, sees each module after the pipeline ran on it (hlo-opt
 // collects copy-elision's --report there).
+// Where a report whose sizes saturated goes instead of --memory-report=FILE: `FILE.partial`.
+std::string PartialMemoryReportPath(const std::string& output);
+
 int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_file,
                     PassPipeline* pipeline, std::string_view passes, const MemoryFlags& flags,
                     const std::function<void(const Module&)>& after_passes = {});
