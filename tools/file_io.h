@@ -3,8 +3,8 @@
 //
 // Outputs are written whole or not at all: a file is written under a temporary name in its
 // own directory and renamed over the target only once every byte is on disk, so a failed write
-// (disk full, `ulimit -f`, a crash) leaves the target as it was — which matters most when the
-// target is the input itself (`hlo-opt x.hlo -o x.hlo`).
+// (disk full, `ulimit -f`, a crash) leaves the target as it was. An output never names an
+// input: each tool refuses that before it runs (tools/output_paths.h).
 #pragma once
 
 #include <cstddef>
