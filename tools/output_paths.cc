@@ -1,6 +1,7 @@
 #include "tools/output_paths.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -66,6 +67,14 @@ std::string CheckOutputPaths(const std::vector<OutputPath>& outputs,
                              const std::vector<std::string>& inputs) {
   std::vector<std::pair<std::string, FileIdentity>> input_ids;
   for (const std::string& input : inputs) {
+    if (input == "-") {
+      // Standard input redirected from a file (`hlo-opt - -o x.hlo < x.hlo`) is that file.
+      struct stat info;
+      if (::fstat(STDIN_FILENO, &info) == 0 && S_ISREG(info.st_mode)) {
+        input_ids.emplace_back("<stdin>", FileIdentity{true, info.st_dev, info.st_ino, {}});
+      }
+      continue;
+    }
     std::optional<FileIdentity> id = IdentityOf(input);
     // An input that does not exist is reported by the reader; it names nothing to protect.
     if (id && id->exists) input_ids.emplace_back(input, *id);

@@ -11,8 +11,10 @@
 // input when both have one device and inode number (so `./x.hlo`, `dir/../x.hlo` and a symbolic
 // link to x.hlo all name x.hlo). An output that does not exist yet cannot be an input; two such
 // outputs are the same when their directories resolve to one directory and their last
-// components are equal. '-' (standard input or output) and outputs that are not regular files
-// (/dev/null, a FIFO, a terminal: written in place, never replaced) are not compared.
+// components are equal. An input '-' is standard input, compared when it is redirected from a
+// regular file (`hlo-opt - -o x.hlo < x.hlo`). An output '-' (standard output) and outputs that
+// are not regular files (/dev/null, a FIFO, a terminal: written in place, never replaced) are
+// not compared.
 #pragma once
 
 #include <string>
@@ -31,7 +33,7 @@ struct OutputPath {
 // Empty when the outputs are safe to write; otherwise the usage message for the first problem:
 //   "--report=x.hlo names the input file 'x.hlo'; an output never replaces an input"
 //   "-o y.txt and --report=y.txt name the same file; give each output its own path"
-// Outputs and inputs equal to '-' or empty are skipped.
+// Empty paths are skipped.
 std::string CheckOutputPaths(const std::vector<OutputPath>& outputs,
                              const std::vector<std::string>& inputs);
 

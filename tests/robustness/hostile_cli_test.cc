@@ -135,6 +135,22 @@ TEST_F(HostileCliTest, EveryOutputFlagNamingAnInputIsAUsageErrorAndTheInputStays
   }
 }
 
+TEST_F(HostileCliTest, StandardInputRedirectedFromTheOutputIsAnInput) {
+  const std::string contents = ReadFile(dir_ / "m.hlo");
+  ToolResult r = RunHere(HLO_OPT_PATH, "- -o m.hlo < m.hlo");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(
+      r.err.starts_with("hlo-opt: error: -o m.hlo names the input file '<stdin>'; an "
+                        "output never replaces an input\n"))
+      << r.err;
+  EXPECT_EQ(ReadFile(dir_ / "m.hlo"), contents);
+  // From a pipe there is no file to protect.
+  r = RunHere(HLO_OPT_PATH, "- -o copy.hlo < m.hlo");
+  EXPECT_EQ(r.code, 0) << r.err;
+  r = RunHere("cat m.hlo | " + std::string(HLO_OPT_PATH), "- -o copy.hlo");
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
 TEST_F(HostileCliTest, TwoOutputsToOneFileAreAUsageErrorAndNothingIsWritten) {
   // Each combination of output flags a tool accepts, the second spelled another way. The
   // message names them in the order the tool lists its outputs.
@@ -227,12 +243,16 @@ TEST_F(HostileCliTest, ControlBytesInFileNamesAreEscapedInErrorPrefixes) {
 }
 
 TEST_F(HostileCliTest, ScheduleCsvByteOrderMarkIsSkippedAndInvisibleCharactersAreShown) {
-  Write("bom.csv", "\xEF\xBB\xBF" "0F0,0B0\n");
+  Write("bom.csv",
+        "\xEF\xBB\xBF"
+        "0F0,0B0\n");
   ToolResult r = RunHere(HLO_PIPELINE_PATH, "--schedule=csv:bom.csv");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(r.out.starts_with("schedule bom.csv: 1 ranks, 1 stages, 1 microbatches, 2 compute"))
       << r.out;
-  EXPECT_EQ(ReadFile(dir_ / "bom.csv"), "\xEF\xBB\xBF" "0F0,0B0\n");
+  EXPECT_EQ(ReadFile(dir_ / "bom.csv"),
+            "\xEF\xBB\xBF"
+            "0F0,0B0\n");
 
   Write("zwsp.csv",
         "0F0,0F\xE2\x80\x8B"
