@@ -8,7 +8,9 @@ A case fails on:
   - a signal (a crash, an abort from an uncaught exception) or running past its timeout;
   - an exit status outside the tool's documented ones, or other than the case expects;
   - a line on stderr that says "error" without the `FILE:LINE:COL: error:` or
-    `<tool>: error:` prefix, or a failing run whose first stderr line lacks that prefix.
+    `<tool>: error:` prefix, or a failing run whose first stderr line lacks that prefix;
+  - any generated input file replaced, rewritten or removed by the run (issue 34: no tool
+    writes over what it was given).
 
 usage: hostile_inputs.py --tools-dir DIR [--work-dir DIR] [--timeout SECONDS] [-v]
 Exit 0 when every case passes, 1 otherwise (each failure is printed).
