@@ -269,7 +269,9 @@ int Main(int argc, char** argv) {
   if (!parsed.ok()) return Fail({kBadUsage, std::string(StdView(parsed.status().message()))});
   const PipelineFlags& f = *parsed;
   if (f.help) {
-    fmt::print("{}\n{}", PipelineHelp(), kOutputPathsHelp);
+    // Said here, not in PipelineHelp's exit codes, which list what the flags decide.
+    fmt::print("{}\n{}\nRunning out of memory exits 1, like bad input.\n", PipelineHelp(),
+               kOutputPathsHelp);
     return kOk;
   }
   // An output that names an input (--trace=S with --schedule=csv:S), or two outputs one file,

@@ -270,8 +270,7 @@ output:
   --help               this text
 
 exit codes: 0 ok, 1 bad input (invalid or deadlocking schedule, unreadable file, impossible
-sizes, HLO that does not parse, out of memory), 2 bad usage (unknown flag, malformed value,
-missing flag, an output that names an input or another output).
+sizes, HLO that does not parse), 2 bad usage (unknown flag, malformed value, missing flag).
 )",
       KnownScheduleNames());
 }
