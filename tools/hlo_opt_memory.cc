@@ -339,13 +339,9 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
     return 2;
   }
   if (saturated) {
-    fmt::print(
-        stderr, "{}",
-        ErrorLine("hlo-opt",
-                  fmt::format(
-                      "memory sizes past int64 bytes; the saturated "
-                      "numbers are lower bounds{}",
-                      path == flags.output ? "" : fmt::format(" (report written to '{}')", path))));
+    std::string message = "memory sizes past int64 bytes; the saturated numbers are lower bounds";
+    if (path != flags.output) message += fmt::format(" (report written to '{}')", path);
+    fmt::print(stderr, "{}", ErrorLine("hlo-opt", message));
     return 1;
   }
   return 0;
