@@ -219,6 +219,35 @@ TEST_F(HostileCliTest, AFailingRunLeavesExistingOutputsAsTheyWere) {
                                                  "report.json", "s-link.csv", "s.csv", "sub"}));
 }
 
+TEST_F(HostileCliTest, HloGenReplacesNoStageFileUnlessEveryStageIsWritten) {
+  // Stage 1's target is a directory, so the run fails there: stage 0's existing file, already
+  // generated into its temporary, must stay as it was (it used to be replaced).
+  std::filesystem::create_directories(dir_ / "stages" / "stage_1.hlo");
+  Write("stages/stage_0.hlo", "old stage 0\n");
+  ToolResult r = RunHere(HLO_GEN_PATH,
+                         "--layout=mpmd --stages=2 --layers=2 --hidden=64 --heads=2 --seq=16 "
+                         "--microbatch=1 --microbatches=2 -o stages/");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(r.err.starts_with(
+      "hlo-gen: error: cannot open 'stages/stage_1.hlo' for writing: Is a directory\n"))
+      << r.err;
+  EXPECT_EQ(ReadFile(dir_ / "stages" / "stage_0.hlo"), "old stage 0\n");
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_ / "stages")) {
+    names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"stage_0.hlo", "stage_1.hlo"}));  // no temporary
+  // Once both can be written, both are.
+  std::filesystem::remove(dir_ / "stages" / "stage_1.hlo");
+  r = RunHere(HLO_GEN_PATH,
+              "--layout=mpmd --stages=2 --layers=2 --hidden=64 --heads=2 --seq=16 "
+              "--microbatch=1 --microbatches=2 -o stages/");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(ReadFile(dir_ / "stages" / "stage_0.hlo").starts_with("HloModule"));
+  EXPECT_TRUE(ReadFile(dir_ / "stages" / "stage_1.hlo").starts_with("HloModule"));
+}
+
 TEST_F(HostileCliTest, ControlBytesInFileNamesAreEscapedInErrorPrefixes) {
   const std::string name = "e\x1b[31mrr.hlo";
   Write(name, "HloModule m\nENTRY e {\n  ROOT c = f32[] constant(x)\n}\n");
