@@ -248,6 +248,20 @@ TEST_F(HostileCliTest, HloGenReplacesNoStageFileUnlessEveryStageIsWritten) {
   EXPECT_TRUE(ReadFile(dir_ / "stages" / "stage_1.hlo").starts_with("HloModule"));
 }
 
+TEST_F(HostileCliTest, HloPipelineReplacesNeitherOutputUnlessBothAreWritten) {
+  // --dump-csv names a directory: the run fails, and the existing --trace file stays.
+  std::filesystem::create_directory(dir_ / "dir.csv");
+  Write("trace.json", "old trace\n");
+  ToolResult r = RunHere(HLO_PIPELINE_PATH,
+                         "--schedule=gpipe --ranks=1 --microbatches=2 --trace=trace.json "
+                         "--dump-csv=dir.csv");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_EQ(r.err, "hlo-pipeline: error: cannot open 'dir.csv' for writing: Is a directory\n");
+  EXPECT_EQ(ReadFile(dir_ / "trace.json"), "old trace\n");
+  EXPECT_EQ(Entries(), (std::vector<std::string>{"dir.csv", "m-link.hlo", "m.hlo", "s-link.csv",
+                                                 "s.csv", "sub", "trace.json"}));
+}
+
 TEST_F(HostileCliTest, ControlBytesInFileNamesAreEscapedInErrorPrefixes) {
   const std::string name = "e\x1b[31mrr.hlo";
   Write(name, "HloModule m\nENTRY e {\n  ROOT c = f32[] constant(x)\n}\n");
