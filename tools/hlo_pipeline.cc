@@ -223,7 +223,7 @@ std::optional<Failure> WriteFiles(const std::vector<std::pair<std::string, std::
   return std::nullopt;
 }
 
-// Every file this run reads and every file it writes, for CheckOutputPaths.
+// Every file this run reads, for CheckOutputPaths.
 std::vector<std::string> InputsOf(const PipelineFlags& f) {
   std::vector<std::string> inputs = f.from_hlo;
   if (!f.stage_costs_path.empty()) inputs.push_back(f.stage_costs_path);
@@ -235,6 +235,7 @@ std::vector<std::string> InputsOf(const PipelineFlags& f) {
   return inputs;
 }
 
+// Every file this run may write, with the flag that names it.
 std::vector<OutputPath> OutputsOf(const PipelineFlags& f) {
   return {{"--trace", f.trace_path}, {"--dump-csv", f.dump_csv_path}};
 }
