@@ -1,5 +1,6 @@
 #include "tools/hlo_opt_analysis.h"
 
+#include "analysis/ordering_report.h"
 #include "fmt/format.h"
 
 namespace hloscope {
@@ -11,7 +12,15 @@ const char kAnalysisFlagsHelp[] =
     "  --bitcast-defines-value=true|false\n"
     "                         Whether a bitcast defines a new value (default false: an alias).\n"
     "  --format=text|json     Output of the two printers; JSON follows\n"
-    "                         analysis/dataflow_report.proto with its field names.\n";
+    "                         analysis/dataflow_report.proto with its field names.\n"
+    "  --print-ordering       Print, for every pair of instructions, executes-before; for every\n"
+    "                         value its uses; for every pair of values defined-before,\n"
+    "                         live-range-strictly-before (with the reason when false) and\n"
+    "                         may-interfere. Quadratic: for small modules (text only).\n"
+    "  --print-sharing        Print each instruction's in-place pairs and, for every operand and\n"
+    "                         output index, can-share-operand-buffer (text only).\n"
+    "  --ordering-of=NAME,... Ask --print-ordering / --print-sharing about these instructions\n"
+    "                         only (and the values they define).\n";
 
 AnalysisFlagResult ParseAnalysisFlag(std::string_view name, std::optional<std::string_view> value,
                                      AnalysisFlags& flags, std::string* error) {
@@ -25,6 +34,29 @@ AnalysisFlagResult ParseAnalysisFlag(std::string_view name, std::optional<std::s
   };
   if (name == "--print-dataflow") return no_value(&flags.print_dataflow);
   if (name == "--print-buffers") return no_value(&flags.print_buffers);
+  if (name == "--print-ordering") return no_value(&flags.print_ordering);
+  if (name == "--print-sharing") return no_value(&flags.print_sharing);
+  if (name == "--ordering-of") {
+    if (!value || value->empty()) {
+      *error = "option '--ordering-of' needs a comma-separated list of instruction names";
+      return AnalysisFlagResult::kBadValue;
+    }
+    for (std::string_view rest = *value; !rest.empty();) {
+      const size_t comma = rest.find(',');
+      std::string_view name_part = rest.substr(0, comma);
+      if (name_part.empty()) {
+        *error = fmt::format("option '--ordering-of' has an empty name in '{}'", *value);
+        return AnalysisFlagResult::kBadValue;
+      }
+      flags.ordering_of.emplace_back(name_part);
+      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+      if (comma != std::string_view::npos && rest.empty()) {
+        *error = fmt::format("option '--ordering-of' has an empty name in '{}'", *value);
+        return AnalysisFlagResult::kBadValue;
+      }
+    }
+    return AnalysisFlagResult::kTaken;
+  }
   if (name == "--bitcast-defines-value") {
     if (value == "true") {
       flags.print.dataflow.bitcast_defines_value = true;
@@ -75,6 +107,31 @@ absl::Status AppendAnalysisReports(AnalysisCache& analyses, const AnalysisFlags&
   }
   if (alias != nullptr) {
     absl::StatusOr<std::string> text = PrintBuffers(*alias, flags.print);
+    if (!text.ok()) return text.status();
+    out += *text;
+  }
+  if (!flags.print_ordering && !flags.print_sharing) {
+    if (!flags.ordering_of.empty()) {
+      return absl::InvalidArgumentError(
+          "--ordering-of names the instructions of --print-ordering or --print-sharing; give one");
+    }
+    return absl::OkStatus();
+  }
+  if (flags.print.format == ReportFormat::kJson) {
+    return absl::InvalidArgumentError(
+        "--print-ordering and --print-sharing print text only; drop --format=json");
+  }
+  OrderingPrintOptions ordering_options;
+  ordering_options.dataflow = flags.print.dataflow;
+  ordering_options.instructions = flags.ordering_of;
+  const Module& module = analyses.module();
+  if (flags.print_ordering) {
+    absl::StatusOr<std::string> text = PrintOrdering(module, ordering_options);
+    if (!text.ok()) return text.status();
+    out += *text;
+  }
+  if (flags.print_sharing) {
+    absl::StatusOr<std::string> text = PrintSharing(module, ordering_options);
     if (!text.ok()) return text.status();
     out += *text;
   }

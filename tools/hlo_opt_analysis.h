@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "analysis/analysis_cache.h"
@@ -19,8 +20,11 @@ namespace hloscope {
 struct AnalysisFlags {
   bool print_dataflow = false;
   bool print_buffers = false;
+  bool print_ordering = false;  // analysis/ordering_report.h
+  bool print_sharing = false;
+  std::vector<std::string> ordering_of;  // --ordering-of=a,b: the instructions asked about
   AnalysisPrintOptions print;
-  bool any() const { return print_dataflow || print_buffers; }
+  bool any() const { return print_dataflow || print_buffers || print_ordering || print_sharing; }
 };
 
 // Lines for hlo-opt's --help OPTIONS section.
@@ -28,13 +32,14 @@ extern const char kAnalysisFlagsHelp[];
 
 enum class AnalysisFlagResult { kNotAnalysisFlag, kTaken, kBadValue };
 
-// Handles `--print-dataflow`, `--print-buffers`, `--bitcast-defines-value=true|false` and
+// Handles `--print-dataflow`, `--print-buffers`, `--print-ordering`, `--print-sharing`,
+// `--ordering-of=NAME,...`, `--bitcast-defines-value=true|false` and
 // `--format=text|json` (`value` is what followed '=' or nullopt). kBadValue sets *error to a
 // usage message.
 AnalysisFlagResult ParseAnalysisFlag(std::string_view name, std::optional<std::string_view> value,
                                      AnalysisFlags& flags, std::string* error);
 
-// Appends the requested reports (dataflow first) to `out`.
+// Appends the requested reports (dataflow, buffers, ordering, sharing) to `out`.
 absl::Status AppendAnalysisReports(const Module& module, const AnalysisFlags& flags,
                                    std::string& out);
 // The same from the analyses of `analyses` (those the passes left, when the options agree).
