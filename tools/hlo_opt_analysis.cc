@@ -20,7 +20,9 @@ const char kAnalysisFlagsHelp[] =
     "  --print-sharing        Print each instruction's in-place pairs and, for every operand and\n"
     "                         output index, can-share-operand-buffer (text only).\n"
     "  --ordering-of=NAME,... Ask --print-ordering / --print-sharing about these instructions\n"
-    "                         only (and the values they define).\n";
+    "                         only (and the values they define).\n"
+    "  --ssa-form=true|false  Dataflow of --print-dataflow and --print-ordering: phi values at\n"
+    "                         merge points (default true), or the union of what reaches them.\n";
 
 AnalysisFlagResult ParseAnalysisFlag(std::string_view name, std::optional<std::string_view> value,
                                      AnalysisFlags& flags, std::string* error) {
@@ -57,6 +59,17 @@ AnalysisFlagResult ParseAnalysisFlag(std::string_view name, std::optional<std::s
     }
     return AnalysisFlagResult::kTaken;
   }
+  if (name == "--ssa-form") {
+    if (value == "true") {
+      flags.ssa_form = true;
+    } else if (value == "false") {
+      flags.ssa_form = false;
+    } else {
+      *error = "option '--ssa-form' needs 'true' or 'false'";
+      return AnalysisFlagResult::kBadValue;
+    }
+    return AnalysisFlagResult::kTaken;
+  }
   if (name == "--bitcast-defines-value") {
     if (value == "true") {
       flags.print.dataflow.bitcast_defines_value = true;
@@ -90,6 +103,15 @@ absl::Status AppendAnalysisReports(const Module& module, const AnalysisFlags& fl
 
 absl::Status AppendAnalysisReports(AnalysisCache& analyses, const AnalysisFlags& flags,
                                    std::string& out) {
+  if (!flags.ssa_form &&
+      (flags.print_buffers || (!flags.print_dataflow && !flags.print_ordering))) {
+    return absl::InvalidArgumentError(
+        "--ssa-form=false applies to --print-dataflow and --print-ordering only (buffers are "
+        "always built from the SSA form)");
+  }
+  // The dataflow those two print: the union form when asked.
+  AnalysisPrintOptions flow_print = flags.print;
+  flow_print.dataflow.ssa_form = flags.ssa_form;
   // The alias analysis first: its dataflow is the one --print-dataflow prints when the options
   // agree, so both reports cost one analysis.
   const AliasAnalysis* alias = nullptr;
@@ -99,9 +121,9 @@ absl::Status AppendAnalysisReports(AnalysisCache& analyses, const AnalysisFlags&
     alias = *a;
   }
   if (flags.print_dataflow) {
-    absl::StatusOr<const DataflowAnalysis*> flow = analyses.Dataflow(flags.print.dataflow);
+    absl::StatusOr<const DataflowAnalysis*> flow = analyses.Dataflow(flow_print.dataflow);
     if (!flow.ok()) return flow.status();
-    absl::StatusOr<std::string> text = PrintDataflow(**flow, flags.print);
+    absl::StatusOr<std::string> text = PrintDataflow(**flow, flow_print);
     if (!text.ok()) return text.status();
     out += *text;
   }
@@ -122,7 +144,7 @@ absl::Status AppendAnalysisReports(AnalysisCache& analyses, const AnalysisFlags&
         "--print-ordering and --print-sharing print text only; drop --format=json");
   }
   OrderingPrintOptions ordering_options;
-  ordering_options.dataflow = flags.print.dataflow;
+  ordering_options.dataflow = flow_print.dataflow;
   ordering_options.instructions = flags.ordering_of;
   const Module& module = analyses.module();
   if (flags.print_ordering) {

@@ -23,6 +23,9 @@ struct AnalysisFlags {
   bool print_ordering = false;  // analysis/ordering_report.h
   bool print_sharing = false;
   std::vector<std::string> ordering_of;  // --ordering-of=a,b: the instructions asked about
+  // --ssa-form=false: the union form, for --print-dataflow and --print-ordering only (the alias
+  // analysis and the memory profiler always build on the SSA form).
+  bool ssa_form = true;
   AnalysisPrintOptions print;
   bool any() const { return print_dataflow || print_buffers || print_ordering || print_sharing; }
 };
@@ -33,7 +36,7 @@ extern const char kAnalysisFlagsHelp[];
 enum class AnalysisFlagResult { kNotAnalysisFlag, kTaken, kBadValue };
 
 // Handles `--print-dataflow`, `--print-buffers`, `--print-ordering`, `--print-sharing`,
-// `--ordering-of=NAME,...`, `--bitcast-defines-value=true|false` and
+// `--ordering-of=NAME,...`, `--ssa-form=true|false`, `--bitcast-defines-value=true|false` and
 // `--format=text|json` (`value` is what followed '=' or nullopt). kBadValue sets *error to a
 // usage message.
 AnalysisFlagResult ParseAnalysisFlag(std::string_view name, std::optional<std::string_view> value,
