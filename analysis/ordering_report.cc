@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "absl/container/flat_hash_set.h"
+#include "analysis/alias.h"
 #include "analysis/dataflow.h"
 #include "analysis/in_place_pairs.h"
 #include "analysis/ordering.h"
@@ -75,10 +76,25 @@ absl::StatusOr<std::string> PrintOrdering(const Module& module,
   if (!instrs.ok()) return instrs.status();
   absl::StatusOr<std::unique_ptr<ExecutionOrdering>> ordering = ExecutionOrdering::Run(module);
   if (!ordering.ok()) return ordering.status();
-  absl::StatusOr<std::unique_ptr<DataflowAnalysis>> flow =
-      DataflowAnalysis::Run(module, options.dataflow);
-  if (!flow.ok()) return flow.status();
-  ValueLiveness live(**flow, **ordering);
+  // In SSA form the buffers are asked about too; the alias analysis's own dataflow then
+  // answers everything, so value ids agree between the two.
+  std::unique_ptr<AliasAnalysis> alias;
+  std::unique_ptr<DataflowAnalysis> union_flow;
+  const DataflowAnalysis* flow_ptr = nullptr;
+  if (options.dataflow.ssa_form) {
+    absl::StatusOr<std::unique_ptr<AliasAnalysis>> a = AliasAnalysis::Run(module, options.dataflow);
+    if (!a.ok()) return a.status();
+    alias = *std::move(a);
+    flow_ptr = &alias->dataflow();
+  } else {
+    absl::StatusOr<std::unique_ptr<DataflowAnalysis>> f =
+        DataflowAnalysis::Run(module, options.dataflow);
+    if (!f.ok()) return f.status();
+    union_flow = *std::move(f);
+    flow_ptr = union_flow.get();
+  }
+  const DataflowAnalysis* flow = flow_ptr;
+  ValueLiveness live(*flow, **ordering);
 
   std::string out =
       fmt::format("ordering: {}\n", (*ordering)->sequential() ? "sequential" : "dependency");
@@ -92,11 +108,11 @@ absl::StatusOr<std::string> PrintOrdering(const Module& module,
   // The values the selected instructions define, in id order (the module's order).
   absl::flat_hash_set<const Instruction*> selected(instrs->begin(), instrs->end());
   std::vector<ValueId> values;
-  for (const HloValue& v : (*flow)->values()) {
+  for (const HloValue& v : flow->values()) {
     if (selected.contains(v.instruction)) values.push_back(v.id);
   }
   for (ValueId v : values) {
-    out += fmt::format("uses({}):", (*flow)->value(v).ToString());
+    out += fmt::format("uses({}):", flow->value(v).ToString());
     const char* sep = " ";
     for (const ValueUse& use : live.uses(v)) {
       out += sep;
@@ -107,9 +123,9 @@ absl::StatusOr<std::string> PrintOrdering(const Module& module,
     out += live.live_out(v) ? " (live out)\n" : "\n";
   }
   for (ValueId a : values) {
-    const HloValue& va = (*flow)->value(a);
+    const HloValue& va = flow->value(a);
     for (ValueId b : values) {
-      const HloValue& vb = (*flow)->value(b);
+      const HloValue& vb = flow->value(b);
       if (a == b) {  // XLA's tests ask this too: a value interferes with itself
         out += fmt::format("may-interfere({}, {}): {}\n", va.ToString(), vb.ToString(),
                            Bool(live.MayInterfere(a, b)));
@@ -124,6 +140,24 @@ absl::StatusOr<std::string> PrintOrdering(const Module& module,
                          Bool(live.MayInterfere(a, b)));
     }
   }
+  if (alias == nullptr) return out;
+  // XLA's alias tests ask whether any two values of one buffer may interfere: a buffer-safe
+  // module has none (copy insertion's job), a swizzling loop does.
+  absl::flat_hash_set<ValueId> asked(values.begin(), values.end());
+  std::string pairs;
+  for (const HloBuffer& buffer : alias->buffers()) {
+    for (ValueId a : buffer.values) {
+      for (ValueId b : buffer.values) {
+        if (a >= b || !asked.contains(a) || !asked.contains(b) || !live.MayInterfere(a, b)) {
+          continue;
+        }
+        pairs += fmt::format("same-buffer-interference(buffer {}: {}, {})\n", buffer.id,
+                             flow->value(a).ToString(), flow->value(b).ToString());
+      }
+    }
+  }
+  out += fmt::format("values-in-same-buffer-interfere: {}\n", Bool(!pairs.empty()));
+  out += pairs;
   return out;
 }
 

@@ -33,7 +33,10 @@ struct OrderingPrintOptions {
 // Ordering kind, executes-before for every ordered pair of distinct instructions, each
 // value's uses, then defined-before, live-range-strictly-before (with the rule that decided a
 // `false`) and may-interfere for every ordered pair of distinct values (may-interfere also of
-// each value with itself).
+// each value with itself). In SSA form (the default) it ends with whether two values of one
+// buffer (alias.h) may interfere, then each such pair:
+//   values-in-same-buffer-interfere: true
+//   same-buffer-interference(buffer 2: constant1{}, while{0} (phi))
 absl::StatusOr<std::string> PrintOrdering(const Module& module,
                                           const OrderingPrintOptions& options);
 
