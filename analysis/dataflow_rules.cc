@@ -146,7 +146,17 @@ absl::Status ParameterRule(const Instruction& instr, const CallSites& sites,
         if (!found) return b.Error("is in a branch its conditional has no operand for");
         break;
       }
-      default:  // call, async-start (and call-start): parameter n holds operand n
+      case Opcode::kAsyncStart:
+        // Parameter n holds operand n; a late-bound parameter (past the start's operands)
+        // holds the start's own slot {0, n}, which the start defines (the buffer the bound
+        // value is placed in).
+        if (n >= caller->operand_count()) {
+          if (absl::Status s = b.Forward({}, caller, {0, n}); !s.ok()) return s;
+          break;
+        }
+        if (absl::Status s = b.Forward({}, caller->operand(n), {}); !s.ok()) return s;
+        break;
+      default:  // call (and call-start): parameter n holds operand n
         if (n >= caller->operand_count()) return b.Error("has no matching operand at its caller");
         if (absl::Status s = b.Forward({}, caller->operand(n), {}); !s.ok()) return s;
     }

@@ -6,7 +6,9 @@
 //  - all-reduce-done returns all of it (all-reduce-start returns all-reduce's shape), or
 //    element 1 of the (operands, results) form XLA's MHLO import tests write.
 // async-start returns ((operands...), result, context...), where the result is the root of the
-// wrapped computation (`calls=`) when the text names one; async-update returns its operand.
+// wrapped computation (`calls=`) when the text names one; then element 0 has one slot per
+// parameter of that computation and the operands fill the first slots (late-bound async: fewer
+// operands than parameters, as XLA accepts). async-update returns its operand.
 // copy-start returns (operand, operand, u32[]). The collectives' -start rules are in
 // verifier_collective_rules.cc.
 //
@@ -62,24 +64,63 @@ absl::Status CheckAsyncUpdate(const Instruction& instr, const VerifierOptions& o
   return CheckDone(instr, -1, options);
 }
 
+// With a wrapped computation, element 0 holds one slot per parameter of that computation
+// (XLA's CheckAsyncOpComputationShapes) and the operands fill the first slots: an async-start
+// may have fewer operands than the computation has parameters, the rest being bound later
+// (late-bound async; XLA's HandleAsyncStart checks only the operands it has).
+absl::Status CheckWrappedAsyncStart(const Instruction& instr, const Computation& wrapped,
+                                    const VerifierOptions& options) {
+  const std::string kind(instr.PrintedOpcode());
+  const Shape& slots = *instr.shape().tuple_elements[0];
+  const int64_t params = wrapped.parameter_count();
+  if (!slots.IsTuple() || static_cast<int64_t>(slots.tuple_elements.size()) != params) {
+    return InstrError(
+        instr,
+        StrCat(kind, " element 0 shape ", ShapeText(slots), " is not a tuple of the ",
+               Count(params, "parameter", "parameters"), " of computation '", wrapped.name(), "'"));
+  }
+  if (instr.operand_count() > params) {
+    return InstrError(instr,
+                      StrCat(kind, " has ", Count(instr.operand_count(), "operand", "operands"),
+                             " but computation '", wrapped.name(), "' has only ",
+                             Count(params, "parameter", "parameters")));
+  }
+  for (int64_t i = 0; i < params; ++i) {
+    const Instruction& param = *wrapped.parameter(i);
+    const Shape& slot = *slots.tuple_elements[i];
+    if (i < instr.operand_count() && !ShapesAgree(slot, instr.operand(i)->shape(), options)) {
+      return InstrError(
+          instr, StrCat(kind, " element {0,", i, "} shape ", ShapeText(slot), " does not match ",
+                        OperandRef(instr, i), " shape ", ShapeText(instr.operand(i)->shape())));
+    }
+    if (!ShapesAgree(slot, param.shape(), options)) {
+      return InstrError(param,
+                        StrCat(kind, " parameter ", i, " shape ", ShapeText(param.shape()),
+                               " does not match element {0,", i, "} shape ", ShapeText(slot)));
+    }
+  }
+  const Instruction& root = *wrapped.root();
+  const Shape& result = *instr.shape().tuple_elements[1];
+  if (!root.shape().Compatible(result)) {
+    return InstrError(
+        root, StrCat(kind, " root shape ", ShapeText(root.shape()), " does not match ", kind,
+                     " element 1 shape ", ShapeText(result)));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckAsyncStart(const Instruction& instr, const VerifierOptions& options) {
   const Shape& out = instr.shape();
   if (!out.IsTuple() || out.tuple_elements.size() < 2) {
     return InstrError(instr, StrCat(instr.PrintedOpcode(), " shape ", ShapeText(out),
                                     " is not a tuple of (operands), result and context"));
   }
-  if (absl::Status s = CheckFirstOperandsShapesAt(instr, *out.tuple_elements[0], 0,
-                                                  instr.operand_count(), "operands'", options);
-      !s.ok()) {
-    return s;
-  }
   // A wrapped op written as sugar (`custom-call-start(...)` without calls=) has no computation
-  // in the text.
+  // in the text: its operands are all there.
   const Computation* wrapped = instr.fused_computation();
-  if (wrapped == nullptr) return absl::OkStatus();
-  const std::string kind(instr.PrintedOpcode());
-  return CheckCallee(instr, wrapped, kind, "calls", *out.tuple_elements[1],
-                     StrCat(kind, " element 1 shape"));
+  if (wrapped != nullptr) return CheckWrappedAsyncStart(instr, *wrapped, options);
+  return CheckFirstOperandsShapesAt(instr, *out.tuple_elements[0], 0, instr.operand_count(),
+                                    "operands'", options);
 }
 
 absl::Status CheckCopyStart(const Instruction& instr, const VerifierOptions& options) {
