@@ -37,7 +37,7 @@ absl::StatusOr<std::string> PrintDataflow(const DataflowAnalysis& flow,
     report::DataflowReport r;
     r.set_module(std::string(module.name()));
     r.set_bitcast_defines_value(options.dataflow.bitcast_defines_value);
-    r.set_ssa_form(true);
+    r.set_ssa_form(flow.options().ssa_form);
     r.set_value_count(static_cast<uint32_t>(flow.values().size()));
     for (const Computation* c : module.computations()) {
       report::Computation* rc = r.add_computations();

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "fmt/format.h"
+#include "hlo/async_chain.h"
 #include "hlo/computation.h"
 
 namespace hloscope {
@@ -146,7 +147,20 @@ absl::Status ParameterRule(const Instruction& instr, const CallSites& sites,
         if (!found) return b.Error("is in a branch its conditional has no operand for");
         break;
       }
-      default:  // call, async-start (and call-start): parameter n holds operand n
+      case Opcode::kAsyncStart: {
+        // Parameter n holds the operand that binds it: the start's operand n, or, late-bound
+        // (hlo/async_chain.h), the operand of the async-update that binds slot n.
+        const AsyncBinding bound = FindAsyncParameterBinding(*caller, n);
+        // A chain that never binds it (no done yet, as a module being built may be): the
+        // parameter then defines its own value, as an entry parameter does.
+        if (bound.binder == nullptr) break;
+        if (absl::Status s = b.Forward({}, bound.binder->operand(bound.operand_number), {});
+            !s.ok()) {
+          return s;
+        }
+        break;
+      }
+      default:  // call (and call-start): parameter n holds operand n
         if (n >= caller->operand_count()) return b.Error("has no matching operand at its caller");
         if (absl::Status s = b.Forward({}, caller->operand(n), {}); !s.ok()) return s;
     }
@@ -155,6 +169,58 @@ absl::Status ParameterRule(const Instruction& instr, const CallSites& sites,
 }
 
 }  // namespace
+
+// Forwards the array (and token) leaves of `src`'s subtree `src_index` to the output subtree
+// `dst_index` (their tuples are defined here).
+absl::Status ForwardLeavesFrom(RuleBuilder& b, const Instruction& instr,
+                               const ShapeIndex& dst_index, const Instruction* src,
+                               const ShapeIndex& src_index) {
+  if (src == nullptr) return b.Error("has no computation result to return");
+  const Shape* dst_shape = Subshape(instr.shape(), dst_index);
+  if (dst_shape == nullptr) return b.Error("has no such output index");
+  absl::Status status = absl::OkStatus();
+  ForEachSubshape(*dst_shape, [&](const Shape& leaf, const ShapeIndex& rel) {
+    if (leaf.IsTuple() || !status.ok()) return;
+    ShapeIndex dst = dst_index;
+    ShapeIndex from = src_index;
+    dst.insert(dst.end(), rel.begin(), rel.end());
+    from.insert(from.end(), rel.begin(), rel.end());
+    status = b.Forward(dst, src, from);
+  });
+  return status;
+}
+
+// An async-update that binds (hlo/async_chain.h): slots bound before it come from its first
+// operand, the new ones from its other operands; a result already bound passes on, one bound
+// here is the computation's result; a context element passes on where it keeps its shape and
+// is defined here where it changes.
+absl::Status LateBoundUpdateRule(const Instruction& instr, RuleBuilder& b) {
+  const Instruction& prev = *instr.operand(0);
+  const int64_t before = AsyncBoundCount(prev);
+  const int64_t after = AsyncBoundCount(instr);
+  if (before < 0 || after < before) return b.Error("does not extend the operands of its chain");
+  for (int64_t i = 0; i < after; ++i) {
+    absl::Status s = i < before
+                         ? ForwardLeavesFrom(b, instr, {0, i}, &prev, {0, i})
+                         : ForwardLeavesFrom(b, instr, {0, i}, instr.operand(1 + i - before), {});
+    if (!s.ok()) return s;
+  }
+  const Shape& result = *instr.shape().tuple_elements[1];
+  if (!IsUnboundAsyncResult(result)) {
+    const Shape& prev_result = *prev.shape().tuple_elements[1];
+    absl::Status s =
+        IsUnboundAsyncResult(prev_result)
+            ? ForwardLeavesFrom(b, instr, {1}, RootOf(AsyncChainComputation(instr)), {})
+            : ForwardLeavesFrom(b, instr, {1}, &prev, {1});
+    if (!s.ok()) return s;
+  }
+  const int64_t elements = static_cast<int64_t>(instr.shape().tuple_elements.size());
+  for (int64_t i = 2; i < elements; ++i) {
+    if (!b.Fits({i}, &prev, {i})) continue;
+    if (absl::Status s = ForwardLeavesFrom(b, instr, {i}, &prev, {i}); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
 
 // The table. Every opcode not listed defines a value at each index of its output.
 absl::Status BuildRule(const Instruction& instr, const CallSites& sites,
@@ -182,7 +248,10 @@ absl::Status BuildRule(const Instruction& instr, const CallSites& sites,
       return b.ForwardOperand({}, 0, {});
     case Opcode::kAsyncUpdate:
       // As XLA: the arrays (operands, result, context) pass on; the tuples are its own.
-      return b.ForwardLeaves({}, 0, {});
+      if (n == 1 && instr.shape().Compatible(instr.operand(0)->shape())) {
+        return b.ForwardLeaves({}, 0, {});
+      }
+      return LateBoundUpdateRule(instr, b);
     case Opcode::kAllReduceDone:  // the buffer all-reduce-start wrote (in place)
       return b.ForwardFirstFitting({}, 0, {{}, {1}});
     case Opcode::kCopy: {  // shallow: a new top-level buffer, nested elements shared
@@ -226,10 +295,20 @@ absl::Status BuildRule(const Instruction& instr, const CallSites& sites,
       if (root == nullptr && !instr.called_computations().empty()) {
         root = RootOf(instr.called_computations()[0]);
       }
+      // A result bound later (`()`, hlo/async_chain.h) is an empty tuple the start defines.
+      const Shape* result = Subshape(instr.shape(), {1});
+      if (result != nullptr && IsUnboundAsyncResult(*result)) return absl::OkStatus();
       return b.Forward({1}, root, {});
     }
-    case Opcode::kAsyncDone:  // the result element of the start's tuple (its arrays)
+    case Opcode::kAsyncDone: {  // the result element of the start's tuple (its arrays)
+      const Shape& started = instr.operand(0)->shape();
+      if (started.IsTuple() && started.tuple_elements.size() >= 2 &&
+          IsUnboundAsyncResult(*started.tuple_elements[1])) {
+        // Late-bound result: bound by the done itself, it is the computation's result.
+        return ForwardLeavesFrom(b, instr, {}, RootOf(AsyncChainComputation(instr)), {});
+      }
       return b.ForwardLeaves({}, 0, {1});
+    }
     case Opcode::kAllGatherDone:
     case Opcode::kCollectivePermuteDone:
       // A tuple-shaped done (several operands) defines its own tuple and returns the start's

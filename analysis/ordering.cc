@@ -263,7 +263,9 @@ bool ExecutionOrdering::BeforeInComputation(const Instruction& a, const Instruct
   const bool a_param = a.opcode() == Opcode::kParameter;
   const bool b_param = b.opcode() == Opcode::kParameter;
   if (a_param || b_param) return a_param && !b_param;
-  if (sequential_) return Position(a) < Position(b);
+  // A computation's root lives to the computation's end, so it is not before what the schedule
+  // lists after it (XLA's SequentialHloOrdering says the same).
+  if (sequential_) return a.parent()->root() != &a && Position(a) < Position(b);
   return Reaches(a, b);
 }
 

@@ -12,6 +12,8 @@
 //  - dependency order (otherwise): a runs before b only when b depends on a through operands
 //    or control predecessors, transitively; instructions that do not depend on each other are
 //    unordered (ExecutesBefore is false both ways).
+//  In sequential order a computation's root is before nothing (it lives to the end, even when
+//  the schedule lists instructions after it), as in XLA's SequentialHloOrdering.
 //  In both, a parameter runs before every instruction of its computation that is not one.
 // Across computations, both instructions are mapped to their ancestors in the innermost
 // computation holding both (a computation's ancestor is its calling instruction, for callees

@@ -80,6 +80,11 @@ class ValueLiveness {
 
   // a's live range ends before b is defined (rules above); the first rule that fails.
   LiveRangeOrder StrictlyBefore(ValueId a, ValueId b) const;
+  // a is defined before b: b's defining instruction runs after a's, or b is a phi of a while
+  // or conditional result and a is defined inside that loop or branch (XLA's IsDefinedBefore).
+  bool IsDefinedBefore(ValueId a, ValueId b) const {
+    return DefinedBefore(flow_.value(a), flow_.value(b));
+  }
   bool MayInterfere(ValueId a, ValueId b) const {
     return !StrictlyBefore(a, b).before() && !StrictlyBefore(b, a).before();
   }

@@ -6,7 +6,9 @@
 //  - all-reduce-done returns all of it (all-reduce-start returns all-reduce's shape), or
 //    element 1 of the (operands, results) form XLA's MHLO import tests write.
 // async-start returns ((operands...), result, context...), where the result is the root of the
-// wrapped computation (`calls=`) when the text names one; async-update returns its operand.
+// wrapped computation (`calls=`) when the text names one. With a computation the chain may
+// bind late (below, hlo/async_chain.h): element 0 holds the operands bound so far, element 1
+// may be `()` until bound, the context may change. Otherwise async-update returns its operand.
 // copy-start returns (operand, operand, u32[]). The collectives' -start rules are in
 // verifier_collective_rules.cc.
 //
@@ -16,6 +18,7 @@
 #include <cstdint>
 #include <string>
 
+#include "hlo/async_chain.h"
 #include "hlo/str_util.h"
 #include "hlo/verifier_internal.h"
 
@@ -58,8 +61,76 @@ absl::Status CheckAllReduceDone(const Instruction& instr, const VerifierOptions&
   return CheckDone(instr, -1, options);
 }
 
-absl::Status CheckAsyncUpdate(const Instruction& instr, const VerifierOptions& options) {
-  return CheckDone(instr, -1, options);
+// Late binding (hlo/async_chain.h, XLA's docs/async_ops.md): with a wrapped computation,
+// element 0 of a start or update is the tuple of the operands bound so far (parameters
+// 0..K-1, each of the parameter's shape), element 1 the computation's result or `()` until
+// bound, and the context elements after them may change along the chain.
+
+// Element 1 of a start or update: the wrapped root's shape, or `()` not bound yet.
+absl::Status CheckAsyncResultSlot(const Instruction& instr, const Computation& wrapped,
+                                  const std::string& kind) {
+  const Shape& result = *instr.shape().tuple_elements[1];
+  const Instruction& root = *wrapped.root();
+  if (IsUnboundAsyncResult(result) || root.shape().Compatible(result)) return absl::OkStatus();
+  return InstrError(root, StrCat(kind, " root shape ", ShapeText(root.shape()), " does not match ",
+                                 kind, " element 1 shape ", ShapeText(result)));
+}
+
+// Slot i of element 0 has parameter i's shape.
+absl::Status CheckSlotParameter(const Instruction& instr, const Computation& wrapped, int64_t i,
+                                const std::string& kind, const VerifierOptions& options) {
+  const Instruction& param = *wrapped.parameter(i);
+  const Shape& slot = *instr.shape().tuple_elements[0]->tuple_elements[i];
+  if (ShapesAgree(slot, param.shape(), options)) return absl::OkStatus();
+  return InstrError(param, StrCat(kind, " parameter ", i, " shape ", ShapeText(param.shape()),
+                                  " does not match element {0,", i, "} shape ", ShapeText(slot)));
+}
+
+// Element 0 is a tuple of at most the computation's parameter count.
+absl::Status CheckSlots(const Instruction& instr, const Computation& wrapped,
+                        const std::string& kind) {
+  const Shape& slots = *instr.shape().tuple_elements[0];
+  const int64_t params = wrapped.parameter_count();
+  if (!slots.IsTuple()) {
+    return InstrError(instr, StrCat(kind, " element 0 shape ", ShapeText(slots),
+                                    " is not a tuple of the operands bound to computation '",
+                                    wrapped.name(), "'"));
+  }
+  if (static_cast<int64_t>(slots.tuple_elements.size()) > params) {
+    return InstrError(
+        instr, StrCat(kind, " element 0 shape ", ShapeText(slots), " binds ",
+                      slots.tuple_elements.size(), " operands but computation '", wrapped.name(),
+                      "' has only ", Count(params, "parameter", "parameters")));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckWrappedAsyncStart(const Instruction& instr, const Computation& wrapped,
+                                    const VerifierOptions& options) {
+  const std::string kind(instr.PrintedOpcode());
+  if (instr.operand_count() > wrapped.parameter_count()) {
+    return InstrError(instr,
+                      StrCat(kind, " has ", Count(instr.operand_count(), "operand", "operands"),
+                             " but computation '", wrapped.name(), "' has only ",
+                             Count(wrapped.parameter_count(), "parameter", "parameters")));
+  }
+  if (absl::Status s = CheckSlots(instr, wrapped, kind); !s.ok()) return s;
+  const Shape& slots = *instr.shape().tuple_elements[0];
+  if (static_cast<int64_t>(slots.tuple_elements.size()) != instr.operand_count()) {
+    return InstrError(instr, StrCat(kind, " element 0 shape ", ShapeText(slots),
+                                    " is not a tuple of the shapes of its ",
+                                    Count(instr.operand_count(), "operand", "operands")));
+  }
+  for (int64_t i = 0; i < instr.operand_count(); ++i) {
+    const Shape& slot = *slots.tuple_elements[i];
+    if (!ShapesAgree(slot, instr.operand(i)->shape(), options)) {
+      return InstrError(
+          instr, StrCat(kind, " element {0,", i, "} shape ", ShapeText(slot), " does not match ",
+                        OperandRef(instr, i), " shape ", ShapeText(instr.operand(i)->shape())));
+    }
+    if (absl::Status s = CheckSlotParameter(instr, wrapped, i, kind, options); !s.ok()) return s;
+  }
+  return CheckAsyncResultSlot(instr, wrapped, kind);
 }
 
 absl::Status CheckAsyncStart(const Instruction& instr, const VerifierOptions& options) {
@@ -68,18 +139,112 @@ absl::Status CheckAsyncStart(const Instruction& instr, const VerifierOptions& op
     return InstrError(instr, StrCat(instr.PrintedOpcode(), " shape ", ShapeText(out),
                                     " is not a tuple of (operands), result and context"));
   }
-  if (absl::Status s = CheckFirstOperandsShapesAt(instr, *out.tuple_elements[0], 0,
-                                                  instr.operand_count(), "operands'", options);
-      !s.ok()) {
-    return s;
-  }
   // A wrapped op written as sugar (`custom-call-start(...)` without calls=) has no computation
-  // in the text.
-  const Computation* wrapped = instr.fused_computation();
-  if (wrapped == nullptr) return absl::OkStatus();
+  // in the text: its operands are all there.
+  const Computation* wrapped = AsyncChainComputation(instr);
+  if (wrapped != nullptr) return CheckWrappedAsyncStart(instr, *wrapped, options);
+  return CheckFirstOperandsShapesAt(instr, *out.tuple_elements[0], 0, instr.operand_count(),
+                                    "operands'", options);
+}
+
+// An async-update of a chain with a computation: it keeps the slots bound before it, binds the
+// next ones with its operands after the first (and, with one operand more, the result buffer),
+// keeps a bound result, and may change the context.
+absl::Status CheckLateBoundUpdate(const Instruction& instr, const Computation& wrapped,
+                                  const VerifierOptions& options) {
   const std::string kind(instr.PrintedOpcode());
-  return CheckCallee(instr, wrapped, kind, "calls", *out.tuple_elements[1],
-                     StrCat(kind, " element 1 shape"));
+  const Instruction& prev = *instr.operand(0);
+  const Shape& out = instr.shape();
+  if (!out.IsTuple() || out.tuple_elements.size() < 2) {
+    return InstrError(instr, StrCat(kind, " shape ", ShapeText(out),
+                                    " is not a tuple of (operands), result and context"));
+  }
+  if (absl::Status s = CheckSlots(instr, wrapped, kind); !s.ok()) return s;
+  const int64_t before = AsyncBoundCount(prev);
+  if (before < 0) {
+    return InstrError(
+        instr, StrCat(kind, " reads ", OperandRef(instr, 0), " of shape ", ShapeText(prev.shape()),
+                      ", not an async value with a tuple of bound operands"));
+  }
+  const int64_t after = AsyncBoundCount(instr);
+  const int64_t extra = instr.operand_count() - 1;
+  if (after < before || extra < after - before || extra > after - before + 1) {
+    return InstrError(
+        instr, StrCat(kind, " element 0 binds ", Count(after, "operand", "operands"), " and ",
+                      OperandRef(instr, 0), " ", before, ", but the update has ",
+                      Count(extra, "operand", "operands"), " after its first to bind them"));
+  }
+  const Shape& prev_slots = *prev.shape().tuple_elements[0];
+  for (int64_t i = 0; i < after; ++i) {
+    const Shape& slot = *out.tuple_elements[0]->tuple_elements[i];
+    const Shape& from =
+        i < before ? *prev_slots.tuple_elements[i] : instr.operand(1 + i - before)->shape();
+    if (!ShapesAgree(slot, from, options)) {
+      return InstrError(
+          instr,
+          StrCat(kind, " element {0,", i, "} shape ", ShapeText(slot), " does not match ",
+                 i < before ? StrCat("element {0,", i, "} of ") : std::string(),
+                 OperandRef(instr, i < before ? 0 : 1 + i - before), " shape ", ShapeText(from)));
+    }
+    if (absl::Status s = CheckSlotParameter(instr, wrapped, i, kind, options); !s.ok()) return s;
+  }
+  const Shape& prev_result = *prev.shape().tuple_elements[1];
+  const Shape& result = *out.tuple_elements[1];
+  if (!IsUnboundAsyncResult(prev_result) && !ShapesAgree(result, prev_result, options)) {
+    return InstrError(
+        instr, StrCat(kind, " element 1 shape ", ShapeText(result), " does not match the result ",
+                      ShapeText(prev_result), " already bound by ", OperandRef(instr, 0)));
+  }
+  if (extra == after - before + 1) {  // the last operand is the result's buffer
+    const int64_t last = instr.operand_count() - 1;
+    const Shape& buffer = instr.operand(last)->shape();
+    if (!IsUnboundAsyncResult(prev_result)) {
+      return InstrError(
+          instr, StrCat(kind, " binds ", OperandRef(instr, last), " as the result buffer, but ",
+                        OperandRef(instr, 0), " has bound the result already"));
+    }
+    if (!ShapesAgree(result, buffer, options)) {
+      return InstrError(
+          instr, StrCat(kind, " binds ", OperandRef(instr, last), " shape ", ShapeText(buffer),
+                        " as the result buffer of element 1 shape ", ShapeText(result)));
+    }
+  }
+  return CheckAsyncResultSlot(instr, wrapped, kind);
+}
+
+absl::Status CheckAsyncUpdate(const Instruction& instr, const VerifierOptions& options) {
+  const Computation* wrapped = AsyncChainComputation(instr);
+  // Without a computation to bind to (sugar, or a value carried through a loop), an update
+  // passes its operand on unchanged.
+  if (wrapped == nullptr) return CheckDone(instr, -1, options);
+  return CheckLateBoundUpdate(instr, *wrapped, options);
+}
+
+// The generic async-done: every parameter is bound by then; it returns the bound result, or,
+// when none was bound, the computation's result.
+absl::Status CheckGenericAsyncDone(const Instruction& instr, const VerifierOptions& options) {
+  const Computation* wrapped = AsyncChainComputation(instr);
+  if (wrapped == nullptr) return CheckDone(instr, 1, options);
+  const std::string kind(instr.PrintedOpcode());
+  const Instruction& prev = *instr.operand(0);
+  const int64_t bound = AsyncBoundCount(prev);
+  if (bound >= 0 && bound != wrapped->parameter_count()) {
+    return InstrError(instr, StrCat(kind, " reads ", OperandRef(instr, 0), ", which binds ",
+                                    Count(bound, "operand", "operands"), " of the ",
+                                    Count(wrapped->parameter_count(), "parameter", "parameters"),
+                                    " of computation '", wrapped->name(), "'"));
+  }
+  const Shape& prev_shape = prev.shape();
+  if (prev_shape.IsTuple() && prev_shape.tuple_elements.size() >= 2 &&
+      IsUnboundAsyncResult(*prev_shape.tuple_elements[1])) {
+    const Shape& root = wrapped->root()->shape();
+    if (root.Compatible(instr.shape())) return absl::OkStatus();
+    return InstrError(
+        instr, StrCat(kind, " shape ", ShapeText(instr.shape()), " does not match the root shape ",
+                      ShapeText(root), " of computation '", wrapped->name(),
+                      "' (no result bound before it)"));
+  }
+  return CheckDone(instr, 1, options);
 }
 
 absl::Status CheckCopyStart(const Instruction& instr, const VerifierOptions& options) {
@@ -103,6 +268,7 @@ ShapeRule AsyncShapeRule(Opcode op) {
     case Opcode::kAsyncUpdate:
       return CheckAsyncUpdate;
     case Opcode::kAsyncDone:
+      return CheckGenericAsyncDone;
     case Opcode::kAllGatherDone:
     case Opcode::kCollectivePermuteDone:
       return CheckAsyncDone;

@@ -195,6 +195,8 @@ MemoryDiffContext MemoryDiffContextOf(const HloOptFlags& f, bool input_seen) {
                       : f.check_in_place          ? "--check-in-place"
                       : f.analysis.print_dataflow ? "--print-dataflow"
                       : f.analysis.print_buffers  ? "--print-buffers"
+                      : f.analysis.print_ordering ? "--print-ordering"
+                      : f.analysis.print_sharing  ? "--print-sharing"
                       : f.stage_costs.enabled     ? "--stage-costs"
                       : f.copy_report.report      ? "--report"
                                                   : "";

@@ -159,6 +159,8 @@ const std::map<std::string, std::string, std::less<>> kSamples = {
     {"--bitcast-defines-value", "true"},
     {"--format", "json"},
     {"--input-format", "pb"},
+    {"--ordering-of", "a,b"},
+    {"--ssa-form", "false"},
     {"--xla-buffer-assignment", "m-buffer-assignment.txt"},
     {"--output-format", "pbtxt"},
     {"--stage-by", "module"},

@@ -1,0 +1,46 @@
+// Late-bound async chains (XLA's docs/async_ops.md, "Late Binding"): an async-start may bind
+// only the first K of its wrapped computation's N parameters; each async-update after it binds
+// the next ones with its operands after the first (left to right), and element 0 of every
+// shape in the chain is the tuple of the operands bound so far. The result (element 1) may be
+// `()` until an update or the done binds it, and the context elements may change shape along
+// the chain.
+//
+//   const Computation* w = AsyncChainComputation(*update);   // the start's calls=
+//   AsyncBinding b = FindAsyncParameterBinding(*start, 3);     // who binds parameter 3
+//   if (b.binder != nullptr) ... b.binder->operand(b.operand_number) ...
+//
+// The verifier (verifier_async_rules.cc) and the dataflow (analysis/dataflow_rules.cc) read
+// the chain through these.
+#pragma once
+
+#include <cstdint>
+
+#include "hlo/computation.h"
+#include "hlo/instruction.h"
+
+namespace hloscope {
+
+// The wrapped computation of an async-start (its calls=, or the callee of a `call-start`), or
+// of the start an async-update / async-done reads through a chain of async-updates; nullptr
+// when the chain does not reach such a start (another `<op>-start` written as sugar, or a
+// value carried through a loop).
+const Computation* AsyncChainComputation(const Instruction& op);
+
+// How many parameters an async-start / -update has bound: the elements of its element 0;
+// -1 when its shape is not a tuple whose element 0 is a tuple.
+int64_t AsyncBoundCount(const Instruction& op);
+
+// Whether a shape is the `()` of a result not bound yet.
+bool IsUnboundAsyncResult(const Shape& shape);
+
+struct AsyncBinding {
+  const Instruction* binder = nullptr;  // the start or update binding the parameter
+  int64_t operand_number = -1;          // its operand holding the parameter's value
+};
+// Which instruction of the chain starting at `start` binds parameter `n`: the start for
+// n < its operand count, else the async-update (the first user of the chain, at each step,
+// that is an async-update reading it as operand 0) whose operands after the first fill slot n.
+// {nullptr, -1} when no update of the chain binds it.
+AsyncBinding FindAsyncParameterBinding(const Instruction& start, int64_t n);
+
+}  // namespace hloscope
