@@ -5,10 +5,10 @@
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
-#include "analysis/alias_input_output.h"
 #include "analysis/in_place_pairs.h"
 #include "fmt/format.h"
 #include "hlo/computation.h"
+#include "hlo/input_output_alias.h"
 
 namespace hloscope {
 
@@ -242,14 +242,10 @@ absl::StatusOr<std::unique_ptr<AliasAnalysis>> AliasAnalysis::Run(
   }
 
   const Computation* entry = module.entry();
-  if (std::optional<std::string_view> text = module.FindAttribute("input_output_alias")) {
-    absl::StatusOr<std::vector<InputOutputAlias>> aliases = ParseInputOutputAlias(*text);
-    if (!aliases.ok()) {
-      return absl::InvalidArgumentError(fmt::format(
-          "module '{}': {}", module.name(),
-          std::string_view(aliases.status().message().data(), aliases.status().message().size())));
-    }
-    for (const InputOutputAlias& a : *aliases) {
+  {
+    // The verifier checks each alias against the entry (verifier_alias_rule.cc); an analysis
+    // of a module nobody verified still refuses one that names what the entry does not have.
+    for (const InputOutputAlias& a : module.input_output_aliases()) {
       if (a.parameter < 0 || a.parameter >= entry->parameter_count() ||
           Subshape(entry->parameter(a.parameter)->shape(), a.parameter_index) == nullptr ||
           entry->root() == nullptr || Subshape(entry->root()->shape(), a.output_index) == nullptr) {

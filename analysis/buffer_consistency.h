@@ -38,7 +38,7 @@
 
 #include "absl/types/span.h"
 #include "analysis/alias.h"
-#include "analysis/alias_input_output.h"
+#include "hlo/input_output_alias.h"
 #include "analysis/value_liveness.h"
 
 namespace hloscope {

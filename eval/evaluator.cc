@@ -10,7 +10,6 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "analysis/alias.h"
-#include "analysis/alias_input_output.h"
 #include "analysis/memory/instruction_sequence.h"
 #include "eval/element_io.h"
 #include "eval/kernels.h"
@@ -19,6 +18,7 @@
 #include "hlo/attribute_values.h"
 #include "hlo/checked_int.h"
 #include "hlo/computation.h"
+#include "hlo/input_output_alias.h"
 #include "hlo/str_util.h"
 
 namespace hloscope::eval {
@@ -158,11 +158,7 @@ class Evaluator {
             StrCat("buffer mode needs the alias analysis, which failed: ", MessageOf(aa.status())));
       }
       alias_ = std::move(*aa);
-      if (std::optional<std::string_view> text = module_.FindAttribute("input_output_alias")) {
-        absl::StatusOr<std::vector<InputOutputAlias>> donated = ParseInputOutputAlias(*text);
-        if (!donated.ok()) return donated.status();
-        donated_ = std::move(*donated);
-      }
+      donated_.assign(module_.input_output_aliases().begin(), module_.input_output_aliases().end());
       for (const HloBuffer& b : alias_->buffers()) {
         int64_t bytes = 0;
         for (ValueId v : b.values) {

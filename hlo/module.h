@@ -14,11 +14,13 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/types/span.h"
 #include "hlo/computation.h"
+#include "hlo/input_output_alias.h"
 #include "hlo/instruction.h"
 #include "hlo/object_pool.h"
 #include "hlo/shape.h"
@@ -48,6 +50,12 @@ class Module {
   absl::Span<const ModuleAttribute> attributes() const { return attributes_; }
   std::optional<std::string_view> FindAttribute(std::string_view key) const;
   bool is_scheduled() const { return is_scheduled_; }
+  // The header's input_output_alias={...}, decoded once by the parser (empty when absent);
+  // checked against the entry computation by the verifier.
+  absl::Span<const InputOutputAlias> input_output_aliases() const { return aliases_; }
+  void set_input_output_aliases(std::vector<InputOutputAlias> aliases) {
+    aliases_ = std::move(aliases);
+  }
   // True while every computation's instruction names are known to be distinct: the parser
   // sets it (it rejects a name defined twice), and adding an instruction to a computation or
   // renaming one clears it. The verifier then skips its own per-computation name check.
@@ -138,6 +146,7 @@ class Module {
   bool names_known_unique_ = false;
   std::vector<Computation*> computations_;
   std::vector<ModuleAttribute> attributes_;
+  std::vector<InputOutputAlias> aliases_;
   std::string_view stack_frame_tables_;
   StringViewMap<Computation*> computation_by_name_;
   StringArena arena_;

@@ -186,6 +186,16 @@ bool Parser::ParseHeader() {
     if (!(cur_.TryConsume('=') || cur_.Expect('=', StrCat("after module attribute '", key, "'"))))
       return false;
     if (!attrs_.ParseRawValue(key, &value)) return false;
+    if (key == "input_output_alias") {  // decoded once, here, for every analysis
+      size_t offset = 0;
+      absl::StatusOr<std::vector<InputOutputAlias>> aliases = ParseInputOutputAlias(value, &offset);
+      if (!aliases.ok()) {
+        return cur_.Error(
+            value.data() + std::min(offset, value.size()),
+            std::string_view(aliases.status().message().data(), aliases.status().message().size()));
+      }
+      module_->set_input_output_aliases(*std::move(aliases));
+    }
     std::string storage;  // one line, without comments
     module_->AddAttribute(key, CanonicalValueText(value, storage));
   }

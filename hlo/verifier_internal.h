@@ -73,6 +73,9 @@ absl::Status CheckFirstOperandsShapesAt(const Instruction& instr, const Shape& o
 absl::Status CheckCallee(const Instruction& instr, const Computation* callee, std::string_view kind,
                          std::string_view attr, const Shape& result, std::string_view result_name);
 
+// verifier_alias_rule.cc: the module's input_output_alias against its entry computation.
+absl::Status CheckInputOutputAliases(const Module& module);
+
 // Step 3. The rule for one opcode: returns the first problem with the instruction's shape.
 // Rules may assume the instruction and its operands passed step 1; those that read called
 // computations (ShapeRuleReadsCallees) may assume the whole module did.

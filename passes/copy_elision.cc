@@ -10,7 +10,6 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
 #include "analysis/alias.h"
-#include "analysis/alias_input_output.h"
 #include "analysis/analysis_cache.h"
 #include "analysis/buffer_consistency.h"
 #include "analysis/ordering.h"
@@ -19,6 +18,7 @@
 #include "fmt/format.h"
 #include "hlo/checked_int.h"
 #include "hlo/computation.h"
+#include "hlo/input_output_alias.h"
 #include "hlo/reachable_computations.h"
 #include "passes/copy_elision_report.h"
 
@@ -504,12 +504,8 @@ absl::StatusOr<bool> CopyElision::RunOnModule(Module& module, AnalysisCache& ana
   if (!alias.ok()) return alias.status();
   absl::StatusOr<const ExecutionOrdering*> ordering = analyses.Ordering();
   if (!ordering.ok()) return ordering.status();
-  std::vector<InputOutputAlias> donated;
-  if (std::optional<std::string_view> text = module.FindAttribute("input_output_alias")) {
-    absl::StatusOr<std::vector<InputOutputAlias>> parsed = ParseInputOutputAlias(*text);
-    if (!parsed.ok()) return parsed.status();  // AliasAnalysis already accepted it
-    donated = *std::move(parsed);
-  }
+  const std::vector<InputOutputAlias> donated(module.input_output_aliases().begin(),
+                                              module.input_output_aliases().end());
   const DataflowAnalysis& flow = (*alias)->dataflow();
   ValueLiveness live(flow, **ordering);
   // Removal reasons from buffers that already hold a conflict: its answers would be noise.

@@ -11,11 +11,11 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/functional/function_ref.h"
 #include "analysis/alias.h"
-#include "analysis/alias_input_output.h"
 #include "analysis/analysis_cache.h"
 #include "analysis/in_place_pairs.h"
 #include "fmt/format.h"
 #include "hlo/computation.h"
+#include "hlo/input_output_alias.h"
 #include "passes/copy_elision_report.h"
 #include "passes/dce.h"
 #include "passes/flatten_call_graph.h"
@@ -613,12 +613,8 @@ std::unique_ptr<PassReport> CopyInsertion::LastReport() const {
 absl::StatusOr<bool> CopyInsertion::RunOnModule(Module& module, AnalysisCache& analyses) {
   report_ = CopyInsertionReport{};
   if (module.entry() == nullptr) return false;
-  std::vector<InputOutputAlias> aliases;
-  if (std::optional<std::string_view> text = module.FindAttribute("input_output_alias")) {
-    absl::StatusOr<std::vector<InputOutputAlias>> parsed = ParseInputOutputAlias(*text);
-    if (!parsed.ok()) return parsed.status();
-    aliases = *std::move(parsed);
-  }
+  const std::vector<InputOutputAlias> aliases(module.input_output_aliases().begin(),
+                                              module.input_output_aliases().end());
   // XLA requires a flat call graph here; flattening first gives every callee one caller
   // (a no-op on modules that have that already).
   // The sub-passes run on the shared analyses: each invalidates them if it changes the module.

@@ -11,7 +11,6 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "analysis/alias.h"
-#include "analysis/alias_input_output.h"
 #include "analysis/memory/buffer_live_ranges.h"
 #include "analysis/memory/call_graph.h"
 #include "analysis/memory/heap_simulation.h"
@@ -20,6 +19,7 @@
 #include "analysis/memory/stash_buffers.h"
 #include "fmt/format.h"
 #include "hlo/computation.h"
+#include "hlo/input_output_alias.h"
 
 namespace hloscope {
 namespace {
@@ -357,11 +357,9 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
   }
 
   absl::flat_hash_set<BufferId> donated;
-  if (std::optional<std::string_view> text = module.FindAttribute("input_output_alias")) {
-    absl::StatusOr<std::vector<InputOutputAlias>> aliases = ParseInputOutputAlias(*text);
-    if (!aliases.ok()) return aliases.status();
+  {
     const Computation& entry = *module.entry();
-    for (const InputOutputAlias& a : *aliases) {
+    for (const InputOutputAlias& a : module.input_output_aliases()) {
       if (a.parameter < 0 || a.parameter >= entry.parameter_count()) continue;
       for (BufferId b : alias.BuffersAt(*entry.parameter(a.parameter), a.parameter_index)) {
         donated.insert(b);

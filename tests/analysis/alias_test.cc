@@ -3,7 +3,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "analysis/alias_input_output.h"
+#include "hlo/input_output_alias.h"
 #include "analysis_test_util.h"
 #include "passes/flatten_call_graph.h"
 

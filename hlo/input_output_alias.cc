@@ -1,9 +1,10 @@
-#include "analysis/alias_input_output.h"
+#include "hlo/input_output_alias.h"
 
 #include <cctype>
 #include <string>
 
 #include "fmt/format.h"
+#include "hlo/str_util.h"
 
 namespace hloscope {
 
@@ -28,13 +29,12 @@ class Reader {
     SkipSpace();
     return pos_ < text_.size() && text_[pos_] == c;
   }
+  // A whole non-negative number that fits int64 (a longer one is an error, never cut short).
   bool Integer(int64_t& out) {
     SkipSpace();
     size_t start = pos_;
     while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) ++pos_;
-    if (start == pos_ || pos_ - start > 18) return false;
-    out = std::stoll(std::string(text_.substr(start, pos_ - start)));
-    return true;
+    return start != pos_ && ParseInteger(text_.substr(start, pos_ - start), &out);
   }
   // `{1, 0}` or `{}`.
   bool Index(ShapeIndex& out) {
@@ -69,12 +69,13 @@ class Reader {
 
 }  // namespace
 
-absl::StatusOr<std::vector<InputOutputAlias>> ParseInputOutputAlias(std::string_view text) {
+absl::StatusOr<std::vector<InputOutputAlias>> ParseInputOutputAlias(std::string_view text,
+                                                                    size_t* error_offset) {
   Reader r(text);
   std::vector<InputOutputAlias> out;
   auto fail = [&](std::string_view what) {
-    return absl::InvalidArgumentError(
-        fmt::format("input_output_alias: {} at offset {} of '{}'", what, r.pos(), text));
+    if (error_offset != nullptr) *error_offset = r.pos();
+    return absl::InvalidArgumentError(fmt::format("input_output_alias: {}", what));
   };
   if (!r.Consume('{')) return fail("expected '{'");
   if (r.Consume('}')) return out;
