@@ -103,6 +103,29 @@ class RuleBuilder {
 
 const Instruction* RootOf(const Computation* c) { return c == nullptr ? nullptr : c->root(); }
 
+// The operand an async chain binds as its computation's parameter `n` (XLA's
+// GetAsyncBoundOperands): the start's operands, then those of each async-update (and the
+// async-done) after the first, which is the chain itself; nullptr past the last.
+const Instruction* LateBound(const Instruction& start, int64_t n) {
+  const Instruction* at = &start;
+  int64_t seen = start.operand_count();
+  for (int guard = 0; guard < 1 << 16 && n >= seen; ++guard) {
+    const Instruction* next = nullptr;
+    for (const Instruction* u : at->users()) {
+      if ((u->opcode() == Opcode::kAsyncUpdate || u->opcode() == Opcode::kAsyncDone) &&
+          u->operand_count() > 0 && u->operand(0) == at) {
+        next = u;
+        break;
+      }
+    }
+    if (next == nullptr) return nullptr;
+    if (n < seen + next->operand_count() - 1) return next->operand(1 + n - seen);
+    seen += next->operand_count() - 1;
+    at = next;
+  }
+  return nullptr;
+}
+
 absl::Status ParameterRule(const Instruction& instr, const CallSites& sites,
                            const DataflowAnalysis::Options& options, RuleBuilder& b,
                            InstructionRule& rule) {
@@ -146,9 +169,15 @@ absl::Status ParameterRule(const Instruction& instr, const CallSites& sites,
         if (!found) return b.Error("is in a branch its conditional has no operand for");
         break;
       }
-      default:  // call, async-start (and call-start): parameter n holds operand n
-        if (n >= caller->operand_count()) return b.Error("has no matching operand at its caller");
-        if (absl::Status s = b.Forward({}, caller->operand(n), {}); !s.ok()) return s;
+      default: {  // call, async-start (and call-start): parameter n holds operand n
+        // An async chain may bind operands late: the async-updates after the start add theirs.
+        const Instruction* operand = n < caller->operand_count() ? caller->operand(n)
+                                     : caller->opcode() == Opcode::kAsyncStart
+                                         ? LateBound(*caller, n)
+                                         : nullptr;
+        if (operand == nullptr) return b.Error("has no matching operand at its caller");
+        if (absl::Status s = b.Forward({}, operand, {}); !s.ok()) return s;
+      }
     }
   }
   return absl::OkStatus();
@@ -180,9 +209,41 @@ absl::Status BuildRule(const Instruction& instr, const CallSites& sites,
     case Opcode::kOptBarrier:
     case Opcode::kAddDependency:  // operand 1 is only an ordering token
       return b.ForwardOperand({}, 0, {});
-    case Opcode::kAsyncUpdate:
+    case Opcode::kAsyncUpdate: {
       // As XLA: the arrays (operands, result, context) pass on; the tuples are its own.
-      return b.ForwardLeaves({}, 0, {});
+      if (n == 0 || b.Fits({}, instr.operand(0), {})) return b.ForwardLeaves({}, 0, {});
+      // A late-bound update: its operand tuple ({0}) holds the earlier ones' and then its own
+      // operands after the first; a result the earlier op had not bound yet is the wrapped
+      // computation's root, as an async-start's is.
+      const Shape& shape = instr.shape();
+      const Instruction* previous = instr.operand(0);
+      if (!shape.IsTuple() || shape.tuple_elements.empty()) return b.ForwardLeaves({}, 0, {});
+      const Shape* bound = Subshape(previous->shape(), {0});
+      const int64_t earlier =
+          bound != nullptr && bound->IsTuple() ? i64(bound->tuple_elements.size()) : 0;
+      const Shape& operands = *shape.tuple_elements[0];
+      for (int64_t i = 0; operands.IsTuple() && i < i64(operands.tuple_elements.size()); ++i) {
+        absl::Status st = i < earlier ? b.ForwardLeaves({0, i}, 0, {0, i})
+                                      : b.ForwardLeaves({0, i}, 1 + i - earlier, {});
+        if (!st.ok()) return st;
+      }
+      for (int64_t k = 1; k < i64(shape.tuple_elements.size()); ++k) {
+        if (b.Fits({k}, previous, {k})) {
+          if (absl::Status st = b.ForwardLeaves({k}, 0, {k}); !st.ok()) return st;
+          continue;
+        }
+        const Instruction* start = previous;
+        while (start != nullptr && start->opcode() != Opcode::kAsyncStart) {
+          start = start->operand_count() > 0 ? start->operand(0) : nullptr;
+        }
+        const Instruction* root =
+            start == nullptr ? nullptr : RootOf(start->CalledComputation(kAttrCalls));
+        if (k == 1 && root != nullptr && b.Fits({1}, root, {})) {
+          if (absl::Status st = b.Forward({1}, root, {}); !st.ok()) return st;
+        }
+      }
+      return absl::OkStatus();
+    }
     case Opcode::kAllReduceDone:  // the buffer all-reduce-start wrote (in place)
       return b.ForwardFirstFitting({}, 0, {{}, {1}});
     case Opcode::kCopy: {  // shallow: a new top-level buffer, nested elements shared

@@ -7,6 +7,10 @@
 //    element 1 of the (operands, results) form XLA's MHLO import tests write.
 // async-start returns ((operands...), result, context...), where the result is the root of the
 // wrapped computation (`calls=`) when the text names one; async-update returns its operand.
+// Late binding (XLA's async chains): an async-start may bind fewer operands than its
+// computation has parameters (and leave the result `()`); each async-update then binds its
+// operands after the first, appended to the operand tuple, and the update (or the done) that
+// completes the chain carries the result.
 // copy-start returns (operand, operand, u32[]). The collectives' -start rules are in
 // verifier_collective_rules.cc.
 //
@@ -40,7 +44,27 @@ absl::Status CheckDone(const Instruction& instr, int64_t element, const Verifier
                     "shape ", ShapeText(expected), " of ", OperandRef(instr, 0)));
 }
 
+// The computation an async chain wraps: named by the op itself or by the chain's async-start.
+const Computation* ChainComputation(const Instruction& instr) {
+  const Instruction* at = &instr;
+  for (int guard = 0; at != nullptr && guard < 1 << 16; ++guard) {
+    if (const Computation* c = at->fused_computation()) return c;
+    if (at->opcode() == Opcode::kAsyncStart || at->operand_count() == 0) return nullptr;
+    at = at->operand(0);
+  }
+  return nullptr;
+}
+
+bool IsEmptyTuple(const Shape& s) { return s.IsTuple() && s.tuple_elements.empty(); }
+
 absl::Status CheckAsyncDone(const Instruction& instr, const VerifierOptions& options) {
+  // Late binding: the result was not bound before the done; it is the wrapped root's.
+  const Shape& started = instr.operand(0)->shape();
+  const Computation* wrapped = ChainComputation(instr);
+  if (IsEmptyTuple(AsyncElement(started, 1)) && wrapped != nullptr && wrapped->root() != nullptr &&
+      ShapesAgree(instr.shape(), wrapped->root()->shape(), options)) {
+    return absl::OkStatus();
+  }
   return CheckDone(instr, 1, options);
 }
 
@@ -59,7 +83,48 @@ absl::Status CheckAllReduceDone(const Instruction& instr, const VerifierOptions&
 }
 
 absl::Status CheckAsyncUpdate(const Instruction& instr, const VerifierOptions& options) {
-  return CheckDone(instr, -1, options);
+  if (instr.operand_count() == 1) return CheckDone(instr, -1, options);
+  // Late binding: the operands after the first join the operand tuple, after the earlier ones;
+  // a result not bound before may be bound here (the wrapped root's shape); the rest passes on.
+  const Shape& out = instr.shape();
+  const Shape& before = instr.operand(0)->shape();
+  auto mismatch = [&](std::string_view what) {
+    return InstrError(
+        instr, StrCat("async-update shape ", ShapeText(out), " ", what, ": ", OperandRef(instr, 0),
+                      " has shape ", ShapeText(before), " and the update binds ",
+                      Count(instr.operand_count() - 1, "operand", "operands")));
+  };
+  if (!out.IsTuple() || !before.IsTuple() ||
+      out.tuple_elements.size() != before.tuple_elements.size() || out.tuple_elements.size() < 2) {
+    return mismatch("is not a tuple like its operand's");
+  }
+  const Shape& bound = *out.tuple_elements[0];
+  const Shape& earlier = *before.tuple_elements[0];
+  const int64_t added = instr.operand_count() - 1;
+  if (!bound.IsTuple() || !earlier.IsTuple() ||
+      bound.tuple_elements.size() != earlier.tuple_elements.size() + static_cast<size_t>(added)) {
+    return mismatch("does not append the operands it binds to element 0");
+  }
+  for (size_t i = 0; i < bound.tuple_elements.size(); ++i) {
+    const Shape& want =
+        i < earlier.tuple_elements.size()
+            ? *earlier.tuple_elements[i]
+            : instr.operand(static_cast<int64_t>(1 + i - earlier.tuple_elements.size()))->shape();
+    if (!ShapesAgree(*bound.tuple_elements[i], want, options)) {
+      return mismatch(StrCat("element {0,", i, "} does not match the operand bound there"));
+    }
+  }
+  for (size_t k = 1; k < out.tuple_elements.size(); ++k) {
+    if (ShapesAgree(*out.tuple_elements[k], *before.tuple_elements[k], options)) continue;
+    const Computation* wrapped = ChainComputation(instr);
+    if (k == 1 && IsEmptyTuple(*before.tuple_elements[1]) && wrapped != nullptr &&
+        wrapped->root() != nullptr &&
+        ShapesAgree(*out.tuple_elements[1], wrapped->root()->shape(), options)) {
+      continue;
+    }
+    return mismatch(StrCat("element {", k, "} does not match its operand's"));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status CheckAsyncStart(const Instruction& instr, const VerifierOptions& options) {
@@ -78,6 +143,21 @@ absl::Status CheckAsyncStart(const Instruction& instr, const VerifierOptions& op
   const Computation* wrapped = instr.fused_computation();
   if (wrapped == nullptr) return absl::OkStatus();
   const std::string kind(instr.PrintedOpcode());
+  if (instr.operand_count() < wrapped->parameter_count()) {
+    // Late binding: async-updates after the start bind the remaining parameters (and the
+    // result, which is `()` until bound). The operands bound here must fit their parameters.
+    for (int64_t i = 0; i < instr.operand_count(); ++i) {
+      const Instruction& param = *wrapped->parameter(i);
+      if (!param.shape().Compatible(instr.operand(i)->shape())) {
+        return InstrError(param, StrCat(kind, " parameter ", i, " shape ", ShapeText(param.shape()),
+                                        " does not match ", OperandRef(instr, i), " shape ",
+                                        ShapeText(instr.operand(i)->shape())));
+      }
+    }
+    const Shape& result = *out.tuple_elements[1];
+    const bool unbound = result.IsTuple() && result.tuple_elements.empty();
+    if (unbound || result.Compatible(wrapped->root()->shape())) return absl::OkStatus();
+  }
   return CheckCallee(instr, wrapped, kind, "calls", *out.tuple_elements[1],
                      StrCat(kind, " element 1 shape"));
 }

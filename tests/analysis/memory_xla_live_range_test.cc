@@ -302,6 +302,169 @@ ENTRY main {
   EXPECT_EQ(a.At("negate_1"), Bounds(3, 14));
 }
 
+TEST(XlaHloLiveRange, LateBoundAsyncCall) {
+  Analyzed a = Analyze(R"(
+HloModule LateBoundAsyncCall, is_scheduled=true, entry_computation_layout={(f32[4096]{0})->f32[4096]{0}}
+
+called_computation {
+  param_0 = f32[4096]{0} parameter(0)
+  ROOT negate_2 = f32[4096]{0} negate(param_0)
+}
+
+async_wrapped {
+  async_param = f32[4096]{0} parameter(0)
+  ROOT call = f32[4096]{0} call(async_param), to_apply=called_computation
+}
+
+ENTRY main {
+  a = f32[4096]{0} parameter(0)
+  negate_0 = f32[4096]{0} negate(a)
+  async-start = ((), (), s32[]) async-start(), calls=async_wrapped
+  negate_1 = f32[4096]{0} negate(a)
+  async-update = ((f32[4096]{0}), f32[4096]{0}, s32[]) async-update(async-start, negate_0), calls=async_wrapped
+  async-done = f32[4096]{0} async-done(async-update), calls=async_wrapped
+  ROOT add_1 = f32[4096]{0} add(negate_1, async-done)
+})");
+  ASSERT_NE(a.alias, nullptr);
+  a.CheckSchedule();
+  EXPECT_EQ(a.Time("a"), 0);
+  EXPECT_EQ(a.Time("negate_0"), 1);
+  EXPECT_EQ(a.Time("async-start"), 2);
+  EXPECT_EQ(a.Time("negate_1"), 3);
+  // The update binds the last operand and the result: the computations go right before it.
+  EXPECT_EQ(a.Time("async_param"), 4);
+  EXPECT_EQ(a.Time("param_0"), 5);
+  EXPECT_EQ(a.Time("negate_2"), 6);
+  EXPECT_EQ(a.Time("call"), 7);
+  EXPECT_EQ(a.Time("async-update"), 8);
+  EXPECT_EQ(a.Time("async-done"), 9);
+  EXPECT_EQ(a.Time("add_1"), 10);
+}
+
+TEST(XlaHloLiveRange, ProgressiveLateBoundAsyncCall) {
+  Analyzed a = Analyze(R"(
+HloModule ProgressiveLateBoundAsyncCall, is_scheduled=true, entry_computation_layout={(f32[4096]{0}, f32[4096]{0})->f32[4096]{0}}
+
+called_computation {
+  param_0 = f32[4096]{0} parameter(0)
+  param_1 = f32[4096]{0} parameter(1)
+  ROOT add_0 = f32[4096]{0} add(param_0, param_1)
+}
+
+async_wrapped {
+  async_param = f32[4096]{0} parameter(0)
+  async_param.1 = f32[4096]{0} parameter(1)
+  ROOT call = f32[4096]{0} call(async_param, async_param.1), to_apply=called_computation
+}
+
+ENTRY main {
+  a = f32[4096]{0} parameter(0)
+  b = f32[4096]{0} parameter(1)
+  negate_0 = f32[4096]{0} negate(a)
+  negate_1 = f32[4096]{0} negate(b)
+  async-start = ((), (), s32[]) async-start(), calls=async_wrapped
+  async-update.1 = ((f32[4096]{0}), (), s32[]) async-update(async-start, negate_0), calls=async_wrapped
+  async-update.2 = ((f32[4096]{0}, f32[4096]{0}), f32[4096]{0}, s32[]) async-update(async-update.1, negate_1), calls=async_wrapped
+  async-done = f32[4096]{0} async-done(async-update.2), calls=async_wrapped
+  ROOT add_1 = f32[4096]{0} add(async-done, async-done)
+})");
+  ASSERT_NE(a.alias, nullptr);
+  a.CheckSchedule();
+  EXPECT_EQ(a.Time("a"), 0);
+  EXPECT_EQ(a.Time("b"), 1);
+  EXPECT_EQ(a.Time("negate_0"), 2);
+  EXPECT_EQ(a.Time("negate_1"), 3);
+  EXPECT_EQ(a.Time("async-start"), 4);
+  EXPECT_EQ(a.Time("async-update.1"), 5);
+  // The called computations go right before async-update.2, which binds the last operand.
+  EXPECT_EQ(a.Time("async_param"), 6);
+  EXPECT_EQ(a.Time("async_param.1"), 7);
+  EXPECT_EQ(a.Time("param_0"), 8);
+  EXPECT_EQ(a.Time("param_1"), 9);
+  EXPECT_EQ(a.Time("add_0"), 10);
+  EXPECT_EQ(a.Time("call"), 11);
+  EXPECT_EQ(a.Time("async-update.2"), 12);
+  EXPECT_EQ(a.Time("async-done"), 13);
+  EXPECT_EQ(a.Time("add_1"), 14);
+}
+
+TEST(XlaHloLiveRange, DoneBoundLateBoundAsyncCall) {
+  Analyzed a = Analyze(R"(
+HloModule DoneBoundLateBoundAsyncCall, is_scheduled=true, entry_computation_layout={(f32[4096]{0})->f32[4096]{0}}
+
+called_computation {
+  param_0 = f32[4096]{0} parameter(0)
+  ROOT negate_2 = f32[4096]{0} negate(param_0)
+}
+
+async_wrapped {
+  async_param = f32[4096]{0} parameter(0)
+  ROOT call = f32[4096]{0} call(async_param), to_apply=called_computation
+}
+
+ENTRY main {
+  a = f32[4096]{0} parameter(0)
+  negate_0 = f32[4096]{0} negate(a)
+  async-start = ((), (), s32[]) async-start(), calls=async_wrapped
+  async-update = ((f32[4096]{0}), (), s32[]) async-update(async-start, negate_0), calls=async_wrapped
+  async-done = f32[4096]{0} async-done(async-update), calls=async_wrapped
+  ROOT add_1 = f32[4096]{0} add(async-done, async-done)
+})");
+  ASSERT_NE(a.alias, nullptr);
+  a.CheckSchedule();
+  EXPECT_EQ(a.Time("a"), 0);
+  EXPECT_EQ(a.Time("negate_0"), 1);
+  EXPECT_EQ(a.Time("async-start"), 2);
+  EXPECT_EQ(a.Time("async-update"), 3);
+  // Only the async-done binds the result: the computations go right before it.
+  EXPECT_EQ(a.Time("async_param"), 4);
+  EXPECT_EQ(a.Time("param_0"), 5);
+  EXPECT_EQ(a.Time("negate_2"), 6);
+  EXPECT_EQ(a.Time("call"), 7);
+  EXPECT_EQ(a.Time("async-done"), 8);
+  EXPECT_EQ(a.Time("add_1"), 9);
+}
+
+TEST(XlaHloLiveRange, AsyncCallLateBinding) {
+  Analyzed a = Analyze(R"(
+HloModule AsyncCall, is_scheduled=true, entry_computation_layout={(f32[4096]{0},f32[4096]{0})->f32[4096]{0}}
+
+called_computation {
+  param_0 = f32[4096]{0} parameter(0)
+  param_1 = f32[4096]{0} parameter(1)
+  negate_2 = f32[4096]{0} negate(param_0)
+  negate_3 = f32[4096]{0} negate(param_1)
+  ROOT result.1 = f32[4096]{0} add(negate_2, negate_3)
+}
+
+async_wrapped {
+  async_param = f32[4096]{0} parameter(0)
+  async_param.1 = f32[4096]{0} parameter(1)
+  ROOT call = f32[4096]{0} call(async_param, async_param.1), to_apply=called_computation
+}
+
+ENTRY main {
+  a = f32[4096] parameter(0)
+  b = f32[4096] parameter(1)
+  negate_0 = f32[4096] negate(a)
+  negate_1 = f32[4096] negate(b)
+  async-start = ((f32[4096]), (), u32[]) async-start(negate_0), calls=async_wrapped
+  async-update = ((f32[4096], f32[4096]), f32[4096], u32[]) async-update(async-start, negate_1)
+  add_0 = f32[4096] add(negate_0, negate_1)
+  async-done = f32[4096] async-done(async-update)
+  ROOT add_1 = f32[4096] add(add_0, async-done)
+})");
+  ASSERT_NE(a.alias, nullptr);
+  a.CheckSchedule();
+  EXPECT_EQ(a.At("a"), Bounds(0, 17));
+  EXPECT_EQ(a.At("b"), Bounds(0, 17));
+  EXPECT_EQ(a.At("add_0"), Bounds(14, 16));
+  EXPECT_EQ(a.At("add_1"), Bounds(16, 17));
+  // Both negates live to the async-done, which reads the update's operand tuple.
+  EXPECT_EQ(a.At("negate_0"), Bounds(2, 15));
+  EXPECT_EQ(a.At("negate_1"), Bounds(3, 15));
+}
+
 TEST(XlaHloLiveRange, Call) {
   Analyzed a = Analyze(R"(
 HloModule Call, is_scheduled=true
