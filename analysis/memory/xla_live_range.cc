@@ -227,6 +227,8 @@ absl::StatusOr<XlaLiveRanges> ComputeXlaLiveRanges(const Module& module, const A
       const ValueId v = flow.ValueDefinedAt(*in, index);
       if (v == kNoValue) continue;
       int64_t end = definition_end;
+      const Instruction* end_instruction = in;
+      int32_t end_position = p;
       for (const Position& pos : positions[v]) {
         if (pos.instruction == in && pos.position == p) continue;
         int64_t t = -1;
@@ -236,7 +238,11 @@ absl::StatusOr<XlaLiveRanges> ComputeXlaLiveRanges(const Module& module, const A
         } else {
           t = time_of(pos.instruction);
         }
-        end = std::max(end, t);
+        if (t > end) {
+          end = t;
+          end_instruction = pos.instruction;
+          end_position = pos.position;
+        }
       }
       if (in->opcode() == Opcode::kParameter && c == entry &&
           !donated.contains({in->parameter_number(), ShapeIndexToString(index)})) {
@@ -244,7 +250,7 @@ absl::StatusOr<XlaLiveRanges> ComputeXlaLiveRanges(const Module& module, const A
       } else {
         end = std::max(end, last_use(v));
       }
-      out.ranges[v] = {true, start, end};
+      out.ranges[v] = {true, start, end, end_instruction, end_position};
     }
   }
 

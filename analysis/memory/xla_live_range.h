@@ -49,12 +49,16 @@ struct XlaLiveRange {
   bool defined = false;  // false: the value's instruction is not on the timeline
   int64_t start = 0;     // logical times, inclusive
   int64_t end = 0;
+  // The latest position holding the value (XLA's end_position; the defining one unless a
+  // later position, such as a root, holds it): what a user sharing the value's buffer must use.
+  const Instruction* end_instruction = nullptr;
+  int32_t end_position = 0;  // position (pre-order index) in end_instruction's output
 };
 
 struct XlaLiveRangeOptions {
   // Execution threads to flatten; empty: every thread. The main thread is "main" (a
   // computation without execution_thread=).
-  std::vector<std::string> execution_threads;
+  std::vector<std::string> execution_threads = {};
 };
 
 struct XlaLiveRanges {

@@ -1,0 +1,98 @@
+// XLA's buffer assignment, modeled: the allocations XLA's BufferAssigner makes for a scheduled
+// module, with their kinds, sizes and the values in each (offset, size), and XLA's per-kind
+// totals. It follows xla/service/buffer_assignment.cc (read at openxla/xla commits
+// 001918b7024cf5f020051a9d25d2dd57a5896aaa and later; docs/xla_memory_tests.md):
+//
+//   absl::StatusOr<XlaModelAssignment> a = AssignLikeXla(module, {.alignment = 128});
+//   fmt::print("temp {}\n", a->totals.preallocated_temp_bytes);
+//
+//  1. Which computations get buffers: those run as control flow from the entry (while, call,
+//     conditional, async computations) share one assignment; those called by reduce, map,
+//     sort, scatter, all-reduce, custom-call and the like (not fusion) get thread-local
+//     allocations; values inside fusions get none.
+//  2. Buffers (alias analysis: values that share storage; sizes as XLA's size function, tuples 8
+//     bytes per element) sorted largest first, live-out first among equals, then by the post
+//     order of their first value, then id. Each in turn: a constant gets its own constant
+//     allocation; an entry parameter its parameter allocation (reusable by later buffers when
+//     input_output_alias donates it); a thread-local or tuple-shaped buffer its own allocation.
+//     Otherwise it joins an allocation of its instruction's operands, else the smallest
+//     reusable allocation made so far (donated parameters and live-out buffers' allocations),
+//     when it fits (MaybeAssignBuffer): not read-only, no larger, no live range interfering
+//     with any value already there (ranges that only touch interfere unless the later value's
+//     instruction uses the earlier one's last position and may share its buffer; a copy never
+//     shares with what it reads), and a live-out buffer only into an allocation of exactly its
+//     size. What is left and not live out is a temporary; a live-out buffer gets a new
+//     allocation.
+//  3. Temporaries are packed into one preallocated temp allocation per memory space by the
+//     heap simulator over the whole-module timeline (xla_live_range.h): values of one buffer
+//     share a chunk, a result shares the chunk of an operand value that dies at its
+//     instruction when CanShareOperandBufferWithUser allows (once per operand value), and the
+//     packing is XLA's (heap_simulation.h, HeapOrder::kXla: both orders, the smaller heap),
+//     every chunk at a multiple of `alignment`. `ideal_temp_bytes` is the same heap packed by
+//     our own order (kIdeal): what a better packer would need.
+//  4. An allocation is maybe-live-out when a value in it may be in the entry's result,
+//     parameter and constant allocations included. Totals add each allocation to every kind it
+//     has, as XLA's BufferAssignment stats do.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "analysis/memory/heap_simulation.h"
+#include "analysis/memory/xla_live_range.h"
+#include "hlo/module.h"
+
+namespace hloscope {
+
+struct XlaModelOptions {
+  int64_t alignment = 1;  // of chunks in the temp allocation (XLA:GPU uses 128; its tests 1, 64)
+  HeapOrder heap_order = HeapOrder::kXla;
+  XlaLiveRangeOptions live_ranges = {};
+};
+
+struct XlaModelValue {
+  std::string name;  // "instruction" or "instruction{1,0}"
+  int64_t offset = 0;
+  int64_t size = 0;
+};
+
+struct XlaModelAllocation {
+  int64_t index = 0;
+  int64_t size = 0;
+  bool parameter = false;
+  int64_t parameter_number = -1;
+  ShapeIndex parameter_index = {};
+  bool parameter_aliased = false;  // donated by input_output_alias
+  bool maybe_live_out = false;
+  bool constant = false;
+  bool thread_local_ = false;
+  bool tuple = false;
+  bool preallocated_temp = false;
+  int64_t memory_space = 0;
+  std::vector<XlaModelValue> values = {};
+};
+
+struct XlaModelTotals {
+  int64_t parameter_bytes = 0;
+  int64_t constant_bytes = 0;
+  int64_t maybe_live_out_bytes = 0;
+  int64_t thread_local_bytes = 0;
+  int64_t preallocated_temp_bytes = 0;
+  int64_t total_bytes = 0;
+  int64_t ideal_temp_bytes = 0;  // the temporaries packed by our own order
+};
+
+struct XlaModelAssignment {
+  std::vector<XlaModelAllocation> allocations;
+  XlaModelTotals totals;
+  // The allocation index of each instruction's top-level value ("name" or "name{i}"), for
+  // callers asking which allocation a value went to; -1 when it has none.
+  int64_t AllocationOf(std::string_view value_name) const;
+};
+
+absl::StatusOr<XlaModelAssignment> AssignLikeXla(const Module& module,
+                                                 const XlaModelOptions& options = {});
+
+}  // namespace hloscope

@@ -1,0 +1,486 @@
+// The XLA buffer-assignment model (analysis/memory/xla_assignment_model.h) against XLA's
+// buffer_assignment_test.cc (openxla/xla commit 001918b7024cf5f020051a9d25d2dd57a5896aaa): each
+// test named Xla...<XLA test> builds XLA's module as HLO text (the test's order as the text
+// order, is_scheduled=true) and checks XLA's assertions on allocations: which values share one,
+// how many there are, their kinds and sizes. Tests named Rule... are ours: a small module per
+// rule of issue 29 with its figures worked out by hand from XLA's rule (the arithmetic is in the
+// comment).
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "analysis/memory/xla_assignment_model.h"
+#include "gtest/gtest.h"
+#include "tests/test_util.h"
+
+namespace hloscope {
+namespace {
+
+using testing::MessageOf;
+using testing::Parse;
+
+XlaModelAssignment Assign(std::string_view text, XlaModelOptions options = {}) {
+  auto m = Parse(text);
+  EXPECT_NE(m, nullptr);
+  if (m == nullptr) return {};
+  absl::StatusOr<XlaModelAssignment> a = AssignLikeXla(*m, options);
+  EXPECT_TRUE(a.ok()) << MessageOf(a.status());
+  return a.ok() ? *std::move(a) : XlaModelAssignment{};
+}
+
+const XlaModelAllocation& Alloc(const XlaModelAssignment& a, std::string_view value) {
+  static const XlaModelAllocation kNone{.index = -1};
+  const int64_t i = a.AllocationOf(value);
+  EXPECT_GE(i, 0) << value << " has no allocation";
+  return i < 0 ? kNone : a.allocations[i];
+}
+
+constexpr std::string_view kBasic = R"(
+HloModule Basic, is_scheduled=true
+ENTRY Basic {
+  p = f32[] parameter(0)
+  broadcast = f32[100] broadcast(p), dimensions={}
+  p1 = f32[100] parameter(1)
+  p2 = f32[100] parameter(2)
+  mul = f32[100] multiply(broadcast, p1)
+  add = f32[100] add(mul, p2)
+  ROOT sub = f32[100] subtract(add, p2)
+})";
+
+// BufferAssignmentTest.Basic: distinct parameter allocations; mul not in a parameter's; add
+// reuses mul's; sub has an output allocation.
+TEST(XlaBufferAssignmentModel, Basic) {
+  const XlaModelAssignment a = Assign(kBasic);
+  EXPECT_NE(Alloc(a, "p").index, Alloc(a, "p1").index);
+  EXPECT_NE(Alloc(a, "p").index, Alloc(a, "p2").index);
+  EXPECT_NE(Alloc(a, "p1").index, Alloc(a, "p2").index);
+  EXPECT_EQ(Alloc(a, "p1").parameter_number, 1);
+  EXPECT_NE(Alloc(a, "mul").index, Alloc(a, "p1").index);
+  EXPECT_EQ(Alloc(a, "add").index, Alloc(a, "mul").index);
+  EXPECT_TRUE(Alloc(a, "sub").maybe_live_out);
+}
+
+// Rule 2 by hand, on Basic: buffers sorted by size, live-out first: sub (400, live out) gets a
+// new output allocation; p1, p2 parameter allocations; broadcast (400, live [1,4]) fits the
+// output allocation, whose sub lives [6,7]; mul [4,5] touches broadcast's end at mul, which
+// reads it elementwise: shares; add [5,6] the same with mul and touches sub at 6, which reads
+// add elementwise: shares. p (4) a parameter allocation. No temporaries: parameters 4 + 400 +
+// 400 = 804, live out 400, temp 0, total 1204 (our liveness figure was 1604 with a separate
+// 400-byte temp heap).
+TEST(XlaBufferAssignmentModel, RuleTemporariesInsideTheOutputAllocation) {
+  const XlaModelAssignment a = Assign(kBasic);
+  EXPECT_EQ(a.allocations.size(), 4u);
+  const XlaModelAllocation& out = Alloc(a, "sub");
+  EXPECT_EQ(out.size, 400);
+  EXPECT_EQ(out.values.size(), 4u);  // sub, broadcast, mul, add
+  EXPECT_EQ(Alloc(a, "broadcast").index, out.index);
+  EXPECT_EQ(a.totals.parameter_bytes, 804);
+  EXPECT_EQ(a.totals.maybe_live_out_bytes, 400);
+  EXPECT_EQ(a.totals.preallocated_temp_bytes, 0);
+  EXPECT_EQ(a.totals.total_bytes, 1204);
+}
+
+// BufferAssignmentTest.AliasedParamCanBeReused: a donated parameter's allocation holds the
+// whole chain.
+TEST(XlaBufferAssignmentModel, AliasedParamCanBeReused) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule AliasedParamCanBeReused, is_scheduled=true, input_output_alias={ {}: (0, {}, may-alias) }
+ENTRY e {
+  p0 = f32[100] parameter(0)
+  neg_1 = f32[100] negate(p0)
+  ROOT neg_2 = f32[100] negate(neg_1)
+})");
+  EXPECT_EQ(Alloc(a, "p0").index, Alloc(a, "neg_1").index);
+  EXPECT_EQ(Alloc(a, "neg_2").index, Alloc(a, "neg_1").index);
+  EXPECT_TRUE(Alloc(a, "p0").parameter_aliased);
+  EXPECT_EQ(a.allocations.size(), 1u);
+}
+
+// BufferAssignmentTest.MultipleUsersForNode: sub reads mul too, so add cannot take mul's.
+TEST(XlaBufferAssignmentModel, MultipleUsersForNode) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule MultipleUsersForNode, is_scheduled=true
+ENTRY e {
+  p = f32[] parameter(0)
+  broadcast = f32[100] broadcast(p), dimensions={}
+  p1 = f32[100] parameter(1)
+  p2 = f32[100] parameter(2)
+  mul = f32[100] multiply(broadcast, p1)
+  add = f32[100] add(mul, p2)
+  ROOT sub = f32[100] subtract(add, mul)
+})");
+  EXPECT_NE(Alloc(a, "add").index, Alloc(a, "mul").index);
+}
+
+// BufferAssignmentTest.CannotReuseInputBufferOfReduce.
+TEST(XlaBufferAssignmentModel, CannotReuseInputBufferOfReduce) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule CannotReuseInputBufferOfReduce, is_scheduled=true
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY e {
+  p = f32[100,10] parameter(0)
+  exp1 = f32[100,10] exponential(p)
+  exp2 = f32[100,10] exponential(exp1)
+  const0 = f32[] constant(0)
+  reduce = f32[10] reduce(exp2, const0), dimensions={0}, to_apply=add
+  ROOT exp3 = f32[10] exponential(reduce)
+})");
+  EXPECT_EQ(Alloc(a, "exp1").index, Alloc(a, "exp2").index);
+  EXPECT_NE(Alloc(a, "exp2").index, Alloc(a, "reduce").index);
+  // The reducer's values are thread-local.
+  EXPECT_TRUE(Alloc(a, "s").thread_local_);
+}
+
+// BufferAssignmentTest.UnaryOpReuseChain: one allocation for the chain.
+TEST(XlaBufferAssignmentModel, UnaryOpReuseChain) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule UnaryOpReuseChain, is_scheduled=true
+ENTRY e {
+  p = f32[100] parameter(0)
+  exp1 = f32[100] exponential(p)
+  tanh = f32[100] tanh(exp1)
+  exp2 = f32[100] exponential(tanh)
+  ROOT neg = f32[100] negate(exp2)
+})");
+  EXPECT_EQ(Alloc(a, "exp1").index, Alloc(a, "tanh").index);
+  EXPECT_EQ(Alloc(a, "exp1").index, Alloc(a, "exp2").index);
+  EXPECT_EQ(Alloc(a, "exp1").index, Alloc(a, "neg").index);
+}
+
+// BufferAssignmentTest.ReuseNonOperandBuffer: negate and broadcast share; slice does not.
+TEST(XlaBufferAssignmentModel, ReuseNonOperandBuffer) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule ReuseNonOperandBuffer, is_scheduled=true
+ENTRY e {
+  param0 = f32[100] parameter(0)
+  negate = f32[100] negate(param0)
+  slice = f32[10] slice(negate), slice={[0:10]}
+  ROOT broadcast = f32[100,10] broadcast(slice), dimensions={1}
+})");
+  EXPECT_EQ(Alloc(a, "broadcast").index, Alloc(a, "negate").index);
+  EXPECT_NE(Alloc(a, "broadcast").index, Alloc(a, "slice").index);
+}
+
+// BufferAssignmentTest.NoReuseLiveBuffer: negate lives to the end in the output tuple.
+TEST(XlaBufferAssignmentModel, NoReuseLiveBuffer) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule NoReuseLiveBuffer, is_scheduled=true
+ENTRY e {
+  param0 = f32[100] parameter(0)
+  negate = f32[100] negate(param0)
+  slice = f32[10] slice(negate), slice={[0:10]}
+  broadcast = f32[100,10] broadcast(slice), dimensions={1}
+  ROOT tuple = (f32[100], f32[100,10]) tuple(negate, broadcast)
+})");
+  EXPECT_NE(Alloc(a, "broadcast").index, Alloc(a, "negate").index);
+  EXPECT_NE(Alloc(a, "broadcast").index, Alloc(a, "slice").index);
+  EXPECT_NE(Alloc(a, "negate").index, Alloc(a, "slice").index);
+}
+
+// BufferAssignmentTest.DoNotReuseOversizedOutputBuffer: a live-out buffer only takes an
+// allocation of exactly its size.
+TEST(XlaBufferAssignmentModel, DoNotReuseOversizedOutputBuffer) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule DoNotReuseOversizedOutputBuffer, is_scheduled=true
+ENTRY e {
+  param0 = f32[100] parameter(0)
+  negate = f32[100] negate(param0)
+  slice = f32[10] slice(negate), slice={[0:10]}
+  ROOT broadcast = f32[10,4] broadcast(slice), dimensions={0}
+})");
+  EXPECT_NE(Alloc(a, "broadcast").index, Alloc(a, "negate").index);
+  EXPECT_NE(Alloc(a, "broadcast").index, Alloc(a, "slice").index);
+}
+
+// BufferAssignmentTest.ReuseOutputBufferIfExactlySized.
+TEST(XlaBufferAssignmentModel, ReuseOutputBufferIfExactlySized) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule ReuseOutputBufferIfExactlySized, is_scheduled=true
+ENTRY e {
+  param0 = f32[100] parameter(0)
+  negate = f32[100] negate(param0)
+  slice = f32[10] slice(negate), slice={[0:10]}
+  ROOT broadcast = f32[10,10] broadcast(slice), dimensions={0}
+})");
+  EXPECT_EQ(Alloc(a, "broadcast").index, Alloc(a, "negate").index);
+  EXPECT_NE(Alloc(a, "broadcast").index, Alloc(a, "slice").index);
+}
+
+// BufferAssignmentTest.DoNotReuseOversizedOutputBufferInTuple.
+TEST(XlaBufferAssignmentModel, DoNotReuseOversizedOutputBufferInTuple) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule DoNotReuseOversizedOutputBufferInTuple, is_scheduled=true
+ENTRY e {
+  param0 = f32[100] parameter(0)
+  negate = f32[100] negate(param0)
+  slice = f32[10] slice(negate), slice={[0:10]}
+  broadcast = f32[10,4] broadcast(slice), dimensions={0}
+  ROOT tuple = (f32[10,4]) tuple(broadcast)
+})");
+  EXPECT_NE(Alloc(a, "broadcast").index, Alloc(a, "negate").index);
+  EXPECT_NE(Alloc(a, "broadcast").index, Alloc(a, "slice").index);
+}
+
+// BufferAssignmentTest.EmbeddedComputationBuffers: the map's computation is thread-local, the
+// call's is not; the entry parameter is a parameter allocation, the map's result live out.
+TEST(XlaBufferAssignmentModel, EmbeddedComputationBuffers) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule EmbeddedComputationBuffers, is_scheduled=true
+map_comp {
+  map_param = f32[] parameter(0)
+  ROOT map_root = f32[] negate(map_param)
+}
+call_comp {
+  vec_param = f32[42] parameter(0)
+  ROOT call_root = f32[42] exponential(vec_param)
+}
+ENTRY e {
+  param = f32[42] parameter(0)
+  call = f32[42] call(param), to_apply=call_comp
+  ROOT map = f32[42] map(call), dimensions={0}, to_apply=map_comp
+})");
+  for (std::string_view v : {"map_param", "map_root"}) {
+    EXPECT_FALSE(Alloc(a, v).parameter) << v;
+    EXPECT_FALSE(Alloc(a, v).maybe_live_out) << v;
+    EXPECT_TRUE(Alloc(a, v).thread_local_) << v;
+  }
+  // vec_param holds the entry parameter's value.
+  EXPECT_TRUE(Alloc(a, "param").parameter);
+  EXPECT_EQ(Alloc(a, "param").index, a.AllocationOf("param"));
+  EXPECT_FALSE(Alloc(a, "call_root").thread_local_);
+  EXPECT_FALSE(Alloc(a, "call_root").parameter);
+  EXPECT_FALSE(Alloc(a, "param").maybe_live_out);
+  EXPECT_FALSE(Alloc(a, "param").thread_local_);
+  EXPECT_TRUE(Alloc(a, "map").maybe_live_out);
+  EXPECT_FALSE(Alloc(a, "map").parameter);
+  EXPECT_FALSE(Alloc(a, "map").thread_local_);
+}
+
+// BufferAssignmentTest.TupleParameterAsOutput: four allocations (the table and three
+// elements), all parameter allocations and live out.
+TEST(XlaBufferAssignmentModel, TupleParameterAsOutput) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule TupleParameterAsOutput, is_scheduled=true
+ENTRY e {
+  ROOT param0 = (pred[1,2,3,4], f32[], s32[42]) parameter(0)
+})");
+  ASSERT_EQ(a.allocations.size(), 4u);
+  for (const XlaModelAllocation& x : a.allocations) {
+    EXPECT_TRUE(x.parameter);
+    EXPECT_EQ(x.parameter_number, 0);
+    EXPECT_TRUE(x.maybe_live_out);
+  }
+}
+
+// BufferAssignmentTest.TupleConstantAsOutput: three allocations.
+TEST(XlaBufferAssignmentModel, TupleConstantAsOutput) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule TupleConstantAsOutput, is_scheduled=true
+ENTRY e {
+  ROOT c = (s64[], s64[]) constant((0, 1))
+})");
+  EXPECT_EQ(a.allocations.size(), 3u);
+}
+
+// BufferAssignmentTest.TupleCustomCallAsOutput: three allocations, all live out.
+TEST(XlaBufferAssignmentModel, TupleCustomCallAsOutput) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule TupleCustomCallAsOutput, is_scheduled=true
+ENTRY e {
+  ROOT custom-call = (pred[1,2,3,4], s32[101]) custom-call(), custom_call_target="foo_function"
+})");
+  ASSERT_EQ(a.allocations.size(), 3u);
+  for (const XlaModelAllocation& x : a.allocations) EXPECT_TRUE(x.maybe_live_out);
+}
+
+// BufferAssignmentTest.TupleBufferNotReused: three allocations; the copy does not take the
+// tuple's.
+TEST(XlaBufferAssignmentModel, TupleBufferNotReused) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule TupleBufferNotReused, is_scheduled=true
+ENTRY e {
+  param0 = f32[] parameter(0)
+  tuple = (f32[]) tuple(param0)
+  tuple_element = f32[] get-tuple-element(tuple), index=0
+  ROOT copy = f32[] copy(tuple_element)
+})");
+  EXPECT_EQ(a.allocations.size(), 3u);
+  EXPECT_NE(Alloc(a, "tuple").index, Alloc(a, "copy").index);
+}
+
+constexpr std::string_view kOneTemp = R"(
+HloModule OneTempAllocation, is_scheduled=true
+ENTRY e {
+  param_a = f32[2,3] parameter(0)
+  param_b = f32[3,4] parameter(1)
+  param_c = f32[4,4] parameter(2)
+  dot_ab = f32[2,4] dot(param_a, param_b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  dot_bc = f32[3,4] dot(param_b, param_c), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT concat = f32[5,4] concatenate(dot_ab, dot_bc), dimensions={0}
+})";
+
+// BufferAssignmentTest.OneTempAllocation: 5 allocations (3 parameters, the output, one temp);
+// dot_ab (32) and dot_bc (48) at different slices of one 80-byte temp; with alignment 64 the
+// temp is 64 + 48 or 64 + 32.
+TEST(XlaBufferAssignmentModel, OneTempAllocation) {
+  XlaModelAssignment a = Assign(kOneTemp);
+  EXPECT_EQ(a.allocations.size(), 5u);
+  const XlaModelAllocation& temp = Alloc(a, "dot_ab");
+  EXPECT_TRUE(temp.preallocated_temp);
+  EXPECT_EQ(Alloc(a, "dot_bc").index, temp.index);
+  EXPECT_EQ(temp.size, 80);
+  a = Assign(kOneTemp, {.alignment = 64});
+  EXPECT_EQ(a.allocations.size(), 5u);
+  const XlaModelAllocation& aligned = Alloc(a, "dot_ab");
+  int64_t ab = -1, bc = -1;
+  for (const XlaModelValue& v : aligned.values) {
+    if (v.name == "dot_ab") ab = v.offset;
+    if (v.name == "dot_bc") bc = v.offset;
+  }
+  if (ab == 0) {
+    EXPECT_EQ(bc, 64);
+    EXPECT_EQ(aligned.size, 64 + 48);
+  } else {
+    EXPECT_EQ(ab, 64);
+    EXPECT_EQ(bc, 0);
+    EXPECT_EQ(aligned.size, 64 + 32);
+  }
+}
+
+// BufferAssignmentTest.PeakBuffers: the temp allocation holds the four interior values.
+TEST(XlaBufferAssignmentModel, PeakBuffers) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule PeakBuffers, is_scheduled=true
+ENTRY e {
+  p = f32[100] parameter(0)
+  log = f32[100] log(p)
+  rev = f32[100] reverse(log), dimensions={0}
+  neg = f32[100] negate(p)
+  concat = f32[200] concatenate(rev, neg), dimensions={0}
+  ROOT root = f32[1] slice(concat), slice={[0:1]}
+})");
+  const XlaModelAllocation& temp = Alloc(a, "concat");
+  EXPECT_TRUE(temp.preallocated_temp);
+  EXPECT_FALSE(temp.parameter || temp.maybe_live_out);
+  EXPECT_EQ(temp.values.size(), 4u);
+}
+
+// BufferAssignmentTest.ConstantBuffersAreNotReused: constant allocations hold only constants.
+TEST(XlaBufferAssignmentModel, ConstantBuffersAreNotReused) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule Module, is_scheduled=true
+True {
+  ROOT x.0.1 = f32[] parameter(0)
+}
+False {
+  x.0.0 = f32[] parameter(0)
+  ROOT copy.1 = f32[] copy(x.0.0)
+}
+ENTRY main {
+  pred.1.0 = pred[] parameter(0)
+  constant.1.1 = f32[] constant(56)
+  copy.2 = f32[] copy(constant.1.1)
+  constant.1.2 = f32[] constant(12)
+  ROOT conditional.1.3 = f32[] conditional(pred.1.0, copy.2, constant.1.2), true_computation=True, false_computation=False
+})");
+  for (std::string_view c : {"constant.1.1", "constant.1.2"}) {
+    const XlaModelAllocation& x = Alloc(a, c);
+    EXPECT_TRUE(x.constant) << c;
+    for (const XlaModelValue& v : x.values) {
+      EXPECT_EQ(v.name.rfind("constant", 0), 0u) << v.name;
+    }
+  }
+}
+
+// Rule 5 by hand: the fusion's internal constant and multiply get no buffer; the entry has
+// the parameter (4 KiB = f32[1024]), the fusion's result (live out, 4 KiB) and nothing else.
+TEST(XlaBufferAssignmentModel, RuleNoBuffersInsideFusions) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule Fused, is_scheduled=true
+fused {
+  x = f32[1024] parameter(0)
+  two = f32[] constant(2)
+  b = f32[1024] broadcast(two), dimensions={}
+  ROOT m = f32[1024] multiply(x, b)
+}
+ENTRY e {
+  p = f32[1024] parameter(0)
+  ROOT f = f32[1024] fusion(p), kind=kLoop, calls=fused
+})");
+  EXPECT_EQ(a.allocations.size(), 2u);
+  EXPECT_EQ(a.AllocationOf("two"), -1);
+  EXPECT_EQ(a.AllocationOf("m"), -1);
+  EXPECT_EQ(a.totals.constant_bytes, 0);
+  EXPECT_EQ(a.totals.total_bytes, 8192);
+}
+
+// Rules 1 and 2 by hand (a whole-module timeline across a call; temporaries inside the output
+// allocation). The flattened timeline: a 0, b 1, param_0 2, negate_0 3, c 4, d 5, e 6 (end 7).
+// b is read last by negate_0 inside the callee: b [1,3] (param_0 holds b). negate_0 is the
+// callee's root and the call's result: from 3 to its last read by e, [3,6]. d [5,6], e [6,7]
+// (live out). All f32[4096] = 16 KiB. Buffers in XLA's order (same size: live-out e first, then
+// by post order, the entry's before the callee's): e gets a new output allocation; a its
+// parameter allocation; b fits the output allocation (b [1,3] and e [6,7] never meet); d [5,6]
+// too (it touches e at 6, and e reads d elementwise); negate_0 [3,6] touches e at 6 but e reads
+// c, not negate_0's last position, so it interferes there, and goes to the temp heap alone: 16
+// KiB. Totals: parameters 16 KiB, live out 16 KiB (e, b, d), temp 16 KiB, 48 KiB in all. (A
+// one-step block of the callee's peak at the call with b held to the call, as the liveness
+// model counts, needs more.)
+TEST(XlaBufferAssignmentModel, RuleWholeModuleTimeline) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule Call, is_scheduled=true
+called_computation {
+  param_0 = f32[4096] parameter(0)
+  ROOT negate_0 = f32[4096] negate(param_0)
+}
+ENTRY main {
+  a = f32[4096] parameter(0)
+  b = f32[4096] negate(a)
+  c = f32[4096] call(b), to_apply=called_computation
+  d = f32[4096] negate(c)
+  ROOT e = f32[4096] add(c, d)
+})");
+  EXPECT_EQ(Alloc(a, "b").index, Alloc(a, "e").index);
+  EXPECT_EQ(Alloc(a, "d").index, Alloc(a, "e").index);
+  EXPECT_TRUE(Alloc(a, "negate_0").preallocated_temp);
+  EXPECT_EQ(a.totals.parameter_bytes, 16384);
+  EXPECT_EQ(a.totals.maybe_live_out_bytes, 16384);
+  EXPECT_EQ(a.totals.preallocated_temp_bytes, 16384);
+  EXPECT_EQ(a.totals.total_bytes, 49152);
+}
+
+// Rule 4, alignment by hand: p 0, x 1, y 2, z 3, r 4. The output r is a 1-byte pred: no f32
+// fits it, so x [1,3], y [2,3] and z [3,4] are temporaries. z takes x's chunk (x dies at z,
+// which adds elementwise; x is its first operand); y lives with x: its own chunk. The heap:
+// the x/z chunk (4 bytes) at 0 and y's above it: 8 bytes with alignment 1; with 128, y's chunk
+// starts at 128: 132.
+TEST(XlaBufferAssignmentModel, RuleAlignment) {
+  constexpr std::string_view kText = R"(
+HloModule Align, is_scheduled=true
+ENTRY e {
+  p = f32[] parameter(0)
+  x = f32[] negate(p)
+  y = f32[] exponential(p)
+  z = f32[] add(x, y)
+  ROOT r = pred[] compare(z, z), direction=GT
+})";
+  const XlaModelAssignment a = Assign(kText);
+  EXPECT_EQ(a.totals.preallocated_temp_bytes, 8);
+  EXPECT_EQ(Alloc(a, "z").index, Alloc(a, "x").index);
+  EXPECT_EQ(Assign(kText, {.alignment = 128}).totals.preallocated_temp_bytes, 132);
+}
+
+TEST(XlaBufferAssignmentModel, BadAlignmentIsAnError) {
+  auto m = Parse(kBasic);
+  ASSERT_NE(m, nullptr);
+  absl::StatusOr<XlaModelAssignment> a = AssignLikeXla(*m, {.alignment = 0});
+  ASSERT_FALSE(a.ok());
+  EXPECT_EQ(MessageOf(a.status()), "alignment 0 is not a positive number of bytes");
+}
+
+}  // namespace
+}  // namespace hloscope
