@@ -5,6 +5,8 @@
 #include <tuple>
 #include <utility>
 
+#include "absl/types/span.h"
+
 namespace hloscope {
 namespace {
 
@@ -101,11 +103,21 @@ class PlacedIndex {
   std::vector<int32_t> cover_;
 };
 
-// The members of each colocation group, by group leader (its lowest index); a buffer naming an
-// index out of range, or itself, is in no group but its own.
-std::vector<std::vector<int32_t>> ColocationGroups(const std::vector<HeapBuffer>& buffers) {
+// Colocation groups as flat arrays: the members of the group led by `l` (its lowest index) are
+// members[start[l]] .. members[start[l + 1] - 1], empty for a buffer that is not a leader. A
+// buffer naming an index out of range, or itself, is in no group but its own.
+struct ColocationGroups {
+  std::vector<int32_t> start, members;
+  absl::Span<const int32_t> Of(int32_t leader) const {
+    return absl::Span<const int32_t>(members).subspan(start[leader],
+                                                      start[leader + 1] - start[leader]);
+  }
+};
+
+ColocationGroups GroupColocated(const std::vector<HeapBuffer>& buffers) {
   const int32_t n = static_cast<int32_t>(buffers.size());
   std::vector<int32_t> parent(n);
+  bool any = false;
   for (int32_t i = 0; i < n; ++i) parent[i] = i;
   auto find = [&](int32_t x) {
     while (parent[x] != x) x = parent[x] = parent[parent[x]];
@@ -114,12 +126,25 @@ std::vector<std::vector<int32_t>> ColocationGroups(const std::vector<HeapBuffer>
   for (int32_t i = 0; i < n; ++i) {
     const int32_t j = buffers[i].colocated_with;
     if (j < 0 || j >= n || j == i) continue;
+    any = true;
     const int32_t a = find(i), b = find(j);
     if (a != b) parent[std::max(a, b)] = std::min(a, b);
   }
-  std::vector<std::vector<int32_t>> groups(n);
-  for (int32_t i = 0; i < n; ++i) groups[find(i)].push_back(i);
-  return groups;
+  ColocationGroups g;
+  g.start.assign(static_cast<size_t>(n) + 1, 0);
+  g.members.resize(n);
+  if (!any) {  // the common case: every buffer alone
+    for (int32_t i = 0; i < n; ++i) {
+      g.start[i + 1] = i + 1;
+      g.members[i] = i;
+    }
+    return g;
+  }
+  for (int32_t i = 0; i < n; ++i) ++g.start[find(i) + 1];
+  for (int32_t i = 0; i < n; ++i) g.start[i + 1] += g.start[i];
+  std::vector<int32_t> next(g.start.begin(), g.start.end() - 1);
+  for (int32_t i = 0; i < n; ++i) g.members[next[find(i)]++] = i;
+  return g;
 }
 
 int64_t RoundUp(int64_t x, int64_t alignment) {
@@ -134,7 +159,7 @@ HeapLayout PackInOrder(const std::vector<HeapBuffer>& buffers, HeapOrder kind, i
   HeapLayout out;
   out.offsets.assign(buffers.size(), 0);
   out.sizes.assign(buffers.size(), 0);
-  const std::vector<std::vector<int32_t>> groups = ColocationGroups(buffers);
+  const ColocationGroups groups = GroupColocated(buffers);
   struct Group {
     int32_t leader;
     int64_t bytes;  // the chunk: the largest member
@@ -144,9 +169,10 @@ HeapLayout PackInOrder(const std::vector<HeapBuffer>& buffers, HeapOrder kind, i
   order.reserve(buffers.size());
   int32_t steps = 1;
   for (size_t i = 0; i < buffers.size(); ++i) {
-    if (groups[i].empty()) continue;  // not a leader
+    const absl::Span<const int32_t> members = groups.Of(static_cast<int32_t>(i));
+    if (members.empty()) continue;  // not a leader
     Group g{static_cast<int32_t>(i), 0, buffers[i].last};
-    for (int32_t m : groups[i]) {
+    for (int32_t m : members) {
       g.bytes = std::max(g.bytes, buffers[m].bytes);
       g.last = std::max(g.last, buffers[m].last);
       steps = std::max(steps, buffers[m].last + 1);
@@ -184,7 +210,7 @@ HeapLayout PackInOrder(const std::vector<HeapBuffer>& buffers, HeapOrder kind, i
   std::vector<size_t> runs, next_runs;  // where each set's segments start in `occupied`
   auto by_start = [](const Segment& x, const Segment& y) { return x.start < y.start; };
   for (const Group& g : order) {
-    const std::vector<int32_t>& members = groups[g.leader];
+    const absl::Span<const int32_t> members = groups.Of(g.leader);
     occupied.clear();
     runs.assign(1, 0);
     for (int32_t m : members) {
