@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "analysis/memory/xla_assignment_model.h"
 #include "gtest/gtest.h"
@@ -416,6 +417,113 @@ ENTRY e {
   EXPECT_EQ(a.AllocationOf("m"), -1);
   EXPECT_EQ(a.totals.constant_bytes, 0);
   EXPECT_EQ(a.totals.total_bytes, 8192);
+}
+
+// BufferAssignmentTest.NoReuseAliasedBuffer: negate lives to the end inside the output tuple.
+TEST(XlaBufferAssignmentModel, NoReuseAliasedBuffer) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule NoReuseAliasedBuffer, is_scheduled=true
+ENTRY e {
+  param0 = f32[100] parameter(0)
+  negate = f32[100] negate(param0)
+  tuple = (f32[100]) tuple(negate)
+  tuple_element = f32[100] get-tuple-element(tuple), index=0
+  slice = f32[10] slice(tuple_element), slice={[0:10]}
+  broadcast = f32[100,10] broadcast(slice), dimensions={1}
+  ROOT root = ((f32[100]), f32[100,10]) tuple(tuple, broadcast)
+})");
+  EXPECT_NE(Alloc(a, "broadcast").index, Alloc(a, "negate").index);
+  EXPECT_NE(Alloc(a, "broadcast").index, Alloc(a, "slice").index);
+  EXPECT_NE(Alloc(a, "negate").index, Alloc(a, "slice").index);
+}
+
+// BufferAssignmentTest.TrivialMap: the map's computation and the entry share no allocation;
+// the parameter's and the map's differ; the map's add has its own (thread-local) one.
+TEST(XlaBufferAssignmentModel, TrivialMap) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule TrivialMap, is_scheduled=true
+plus1 {
+  x = f32[] parameter(0)
+  one = f32[] constant(1)
+  ROOT add = f32[] add(x, one)
+}
+ENTRY e {
+  p = f32[100,10] parameter(0)
+  ROOT map = f32[100,10] map(p), dimensions={0,1}, to_apply=plus1
+})");
+  EXPECT_TRUE(Alloc(a, "p").parameter);
+  EXPECT_NE(Alloc(a, "p").index, Alloc(a, "map").index);
+  EXPECT_NE(Alloc(a, "add").index, Alloc(a, "map").index);
+  for (std::string_view inner : {"x", "add"}) {
+    EXPECT_NE(Alloc(a, inner).index, Alloc(a, "map").index) << inner;
+    EXPECT_NE(Alloc(a, inner).index, Alloc(a, "p").index) << inner;
+  }
+}
+
+// BufferAssignmentTest.CustomCallEmbeddedComputationBuffers: a custom call's computation is
+// thread-local.
+TEST(XlaBufferAssignmentModel, CustomCallEmbeddedComputationBuffers) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule CustomCallEmbeddedComputationBuffers, is_scheduled=true
+map_comp {
+  map_param = f32[] parameter(0)
+  ROOT map_root = f32[] negate(map_param)
+}
+ENTRY e {
+  param = f32[] parameter(0)
+  ROOT cc = f32[] custom-call(param), custom_call_target="call_name", to_apply=map_comp
+})");
+  for (std::string_view v : {"map_param", "map_root"}) {
+    EXPECT_FALSE(Alloc(a, v).parameter) << v;
+    EXPECT_FALSE(Alloc(a, v).maybe_live_out) << v;
+    EXPECT_TRUE(Alloc(a, v).thread_local_) << v;
+  }
+}
+
+// BufferAssignmentTest.ElementOfNestedTupleParameterAsOutput: only the parameter's {1} subtree
+// is live out; the get-tuple-element shares those allocations.
+TEST(XlaBufferAssignmentModel, ElementOfNestedTupleParameterAsOutput) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule ElementOfNestedTupleParameterAsOutput, is_scheduled=true
+ENTRY e {
+  param0 = (pred[1,2,3,4], (s32[42], s32[101])) parameter(0)
+  ROOT gte = (s32[42], s32[101]) get-tuple-element(param0), index=1
+})");
+  EXPECT_FALSE(Alloc(a, "param0").maybe_live_out);
+  EXPECT_TRUE(Alloc(a, "param0{1}").maybe_live_out);
+  EXPECT_TRUE(Alloc(a, "param0{1,0}").maybe_live_out);
+  EXPECT_TRUE(Alloc(a, "param0{1,1}").maybe_live_out);
+  EXPECT_FALSE(Alloc(a, "param0{0}").maybe_live_out);
+}
+
+// HeapSimulatorTest.BufferReusedOnce: a fusion's two outputs may both take its operand's
+// chunk; only one does.
+TEST(XlaBufferAssignmentModel, BufferReusedOnce) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule BufferReusedOnce, is_scheduled=true
+fusion {
+  A = f32[4] parameter(0)
+  exp = f32[4] exponential(A)
+  neg = f32[4] negate(A)
+  ROOT t = (f32[4], f32[4]) tuple(exp, neg)
+}
+ENTRY e {
+  paramA = f32[4] parameter(0)
+  neg = f32[4] negate(paramA)
+  fusion = (f32[4], f32[4]) fusion(neg), kind=kLoop, calls=fusion
+  gte0 = f32[4] get-tuple-element(fusion), index=0
+  gte1 = f32[4] get-tuple-element(fusion), index=1
+  ROOT r = f32[4] add(gte0, gte1)
+})");
+  auto offset = [&](std::string_view name) {
+    const XlaModelAllocation& x = Alloc(a, name);
+    for (const XlaModelValue& v : x.values) {
+      if (v.name == name) return std::make_pair(x.index, v.offset);
+    }
+    return std::make_pair(int64_t{-1}, int64_t{-1});
+  };
+  const auto n = offset("neg");
+  EXPECT_TRUE((n == offset("fusion{0}")) != (n == offset("fusion{1}")));
 }
 
 // Rules 1 and 2 by hand (a whole-module timeline across a call; temporaries inside the output
