@@ -70,7 +70,7 @@ int Main(int argc, char** argv) {
     return UsageError(error);
   }
   if (options.help) {
-    fmt::print("{}", kHelpText);
+    fmt::print("{}", HelpText());
     return kExitOk;
   }
   if (options.layout == Layout::kSpmdCircular) return WriteModule(options, 0, options.output);

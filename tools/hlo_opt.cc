@@ -7,11 +7,10 @@
 // 2 bad usage (unknown option, unreadable file, unknown pass).
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -27,16 +26,12 @@
 #include "hlo/parser.h"
 #include "hlo/printer.h"
 #include "hlo/str_util.h"
-#include "hlo/verifier.h"
 #include "passes/pass_pipeline.h"
 #include "passes/pass_registry.h"
 #include "tools/error_line.h"
 #include "tools/file_io.h"
-#include "tools/hlo_opt_analysis.h"
-#include "tools/hlo_opt_copy_report.h"
-#include "tools/hlo_opt_memory.h"
-#include "tools/hlo_opt_memory_diff.h"
-#include "tools/hlo_opt_stage_costs.h"
+#include "tools/hlo_opt_flags.h"
+#include "tools/load_module.h"
 #include "tools/parallel_modules.h"
 
 namespace hloscope {
@@ -44,73 +39,7 @@ namespace {
 
 enum ExitCode { kExitOk = 0, kExitBadInput = 1, kExitBadUsage = 2 };
 
-constexpr std::string_view kHelp = R"(OVERVIEW: parse, verify, transform and print HLO text modules
-
-USAGE: hlo-opt [options] [FILE|-]
-       hlo-opt --memory-report --stage-by=module [options] FILE...
-       hlo-opt --stage-costs[=OUT] [--tflops=X] [--backward-regex=RE] FILE...
-       hlo-opt --memory-diff [--format=text|json|html] [-o OUT] A B
-
-Reads one HLO module from FILE, or from standard input when FILE is '-' or absent, checks it
-with the verifier, runs the requested passes and prints the result in canonical HLO text.
-
-OPTIONS:
-  -o OUT                 Write the output to OUT ('-' is standard output, the default). The
-                         file is only written when every module succeeded.
-  --passes=A,B,...       Run these passes in order (see --list-passes). A pass may repeat
-                         and take options in braces: 'copy-elision{bitcast-defines-value=true}'.
-  --list-passes          List the available passes with a description and their options
-                         (type, default, help), then exit.
-  --split-input-file     Treat each part of the input between lines '// -----' as its own
-                         module: each is processed on its own, errors name lines of the whole
-                         file, and the outputs are printed separated by '// -----' lines. A
-                         failing part does not stop the others.
-  --jobs=N               Process up to N modules at once: the parts of --split-input-file,
-                         and the FILEs of --memory-report --stage-by=module (default: the
-                         number of cores). Output and messages come in input order, the same
-                         as with --jobs=1.
-  --verify-each          Verify the module after every pass and name the pass that broke it.
-                         (The input is always verified after parsing.)
-  --print-style=STYLE    'canonical' (default): XLA's current short form. 'legacy': '%'-prefixed
-                         names, operand shapes and computation signatures.
-  --no-metadata          Leave metadata={...} out of the printed module.
-  --stats                Print statistics instead of the module: instructions per opcode,
-                         computations, total bytes of all instruction results, parse and
-                         verify time, and the in-memory size of the IR per instruction.
-  --check-in-place       List in-place fusions (dynamic-update-slice or scatter roots,
-                         output_to_operand_aliasing) that also read the operand they update
-                         where the update may already have written (a slice, gather or
-                         dynamic-slice at another offset; not the same-index
-                         read-modify-write), naming fusion, parameter and reader, instead of
-                         printing the module (after --passes). Exit status 0 either way.
-%ANALYSIS%%MEMORY%%MEMORYDIFF%%COPYREPORT%%STAGECOSTS%  -h, --help             Show this help, then exit.
-
-EXIT STATUS:
-  0  success
-  1  bad input: a parse, verifier or pass error (the message is written to stderr)
-  2  bad usage: unknown option, unreadable input or output file, unknown pass
-)";
-
-struct Flags {
-  std::string input = "-";
-  std::string output = "-";
-  std::string passes;
-  bool list_passes = false;
-  bool split_input_file = false;
-  bool verify_each = false;
-  bool no_metadata = false;
-  bool stats = false;
-  bool check_in_place = false;
-  bool help = false;
-  int jobs = 0;  // 0: one per core
-  PrintStyle style = PrintStyle::kCanonical;
-  AnalysisFlags analysis;                // --print-dataflow, --print-buffers and their options
-  MemoryFlags memory;                    // --memory-report and its options
-  MemoryDiffFlags memory_diff;           // --memory-diff A B (tools/hlo_opt_memory_diff.h)
-  CopyReportFlags copy_report;           // --report[=FILE.json] of copy-elision
-  StageCostsFlags stage_costs;           // --stage-costs[=FILE] and --tflops
-  std::vector<std::string> more_inputs;  // --memory-report --stage-by=module: one per stage
-};
+using Flags = HloOptFlags;
 
 std::string_view MessageOf(const absl::Status& s) {
   return std::string_view(s.message().data(), s.message().size());
@@ -122,183 +51,7 @@ int UsageError(std::string_view message) {
   return kExitBadUsage;
 }
 
-// What --memory-diff is checked against and reads: the positional files, -o, and a flag that
-// asks for another output of hlo-opt.
-MemoryDiffContext MemoryDiffContextOf(const Flags& f, bool input_seen) {
-  MemoryDiffContext c;
-  if (input_seen) c.files.push_back(f.input);
-  c.files.insert(c.files.end(), f.more_inputs.begin(), f.more_inputs.end());
-  c.output = f.output;
-  c.other_mode_flag = !f.passes.empty()           ? "--passes"
-                      : f.split_input_file        ? "--split-input-file"
-                      : f.stats                   ? "--stats"
-                      : f.check_in_place          ? "--check-in-place"
-                      : f.analysis.print_dataflow ? "--print-dataflow"
-                      : f.analysis.print_buffers  ? "--print-buffers"
-                      : f.stage_costs.enabled     ? "--stage-costs"
-                      : f.copy_report.report      ? "--report"
-                                                  : "";
-  return c;
-}
-
-// Parses argv into *flags. Returns an exit code when the program should stop (usage error),
-// or -1 to go on. Options take their value as `--opt=V` or as the next argument `--opt V`.
-int ParseFlags(int argc, char** argv, Flags* flags) {
-  bool input_seen = false;
-  bool options_done = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    if (options_done || arg == "-" || !arg.starts_with("-")) {
-      if (input_seen) {  // allowed for --stage-by=module only (CheckMemoryFlags)
-        flags->more_inputs.push_back(std::string(arg));
-        continue;
-      }
-      flags->input = std::string(arg);
-      input_seen = true;
-      continue;
-    }
-    if (arg == "--") {
-      options_done = true;
-      continue;
-    }
-    std::string_view name = arg;
-    std::string_view value;
-    bool has_value = false;
-    if (size_t eq = arg.find('='); eq != std::string_view::npos) {
-      name = arg.substr(0, eq);
-      value = arg.substr(eq + 1);
-      has_value = true;
-    }
-    auto take_value = [&](std::string* out) -> bool {
-      if (!has_value) {
-        if (i + 1 >= argc) return false;
-        value = argv[++i];
-      }
-      *out = std::string(value);
-      return true;
-    };
-    auto no_value = [&](bool* out) -> bool {
-      if (has_value) return false;
-      *out = true;
-      return true;
-    };
-    bool ok = true;
-    if (name == "-o") {
-      ok = take_value(&flags->output);
-      if (!ok) return UsageError("option '-o' needs a file name");
-    } else if (name == "--passes") {
-      ok = take_value(&flags->passes);
-      if (!ok) return UsageError("option '--passes' needs a list of passes");
-    } else if (name == "--print-style") {
-      std::string style;
-      if (!take_value(&style)) return UsageError("option '--print-style' needs a value");
-      if (style == "canonical") {
-        flags->style = PrintStyle::kCanonical;
-      } else if (style == "legacy") {
-        flags->style = PrintStyle::kLegacy;
-      } else {
-        return UsageError(
-            fmt::format("unknown print style '{}' (expected 'canonical' or 'legacy')", style));
-      }
-    } else if (name == "--jobs") {
-      std::string jobs;
-      if (!take_value(&jobs)) return UsageError("option '--jobs' needs a number");
-      int n = 0;
-      if (!ParseInteger(jobs, &n) || n < 1 || n > 1024) {
-        return UsageError(fmt::format(
-            "bad value '{}' for --jobs (expected a whole number from 1 to 1024)", jobs));
-      }
-      flags->jobs = n;
-    } else if (name == "--list-passes") {
-      ok = no_value(&flags->list_passes);
-    } else if (name == "--split-input-file") {
-      ok = no_value(&flags->split_input_file);
-    } else if (name == "--verify-each") {
-      ok = no_value(&flags->verify_each);
-    } else if (name == "--no-metadata") {
-      ok = no_value(&flags->no_metadata);
-    } else if (name == "--stats") {
-      ok = no_value(&flags->stats);
-    } else if (name == "--check-in-place") {
-      ok = no_value(&flags->check_in_place);
-    } else if (name == "--help" || name == "-h") {
-      ok = no_value(&flags->help);
-    } else {
-      std::string error;
-      std::optional<std::string_view> analysis_value;
-      if (has_value) analysis_value = value;
-      if (auto r = ParseMemoryDiffFlag(name, analysis_value, flags->memory_diff, &error);
-          r != MemoryDiffFlagResult::kNotMemoryDiffFlag) {
-        if (r == MemoryDiffFlagResult::kBadValue) return UsageError(error);
-        continue;
-      }
-      switch (ParseStageCostsFlag(name, analysis_value, flags->stage_costs, &error)) {
-        case StageCostsFlagResult::kTaken:
-          continue;
-        case StageCostsFlagResult::kBadValue:
-          return UsageError(error);
-        case StageCostsFlagResult::kNotStageCostsFlag:
-          break;
-      }
-      switch (ParseCopyReportFlag(name, analysis_value, flags->copy_report, &error)) {
-        case CopyReportFlagResult::kTaken:
-          continue;
-        case CopyReportFlagResult::kBadValue:
-          return UsageError(error);
-        case CopyReportFlagResult::kNotCopyReportFlag:
-          break;
-      }
-      switch (ParseMemoryFlag(name, analysis_value, flags->memory, flags->analysis, &error)) {
-        case MemoryFlagResult::kTaken:
-          continue;
-        case MemoryFlagResult::kBadValue:
-          return UsageError(error);
-        case MemoryFlagResult::kNotMemoryFlag:
-          break;
-      }
-      switch (ParseAnalysisFlag(name, analysis_value, flags->analysis, &error)) {
-        case AnalysisFlagResult::kTaken:
-          continue;
-        case AnalysisFlagResult::kBadValue:
-          return UsageError(error);
-        case AnalysisFlagResult::kNotAnalysisFlag:
-          return UsageError(fmt::format("unknown option '{}'", arg));
-      }
-    }
-    if (!ok) return UsageError(fmt::format("option '{}' takes no value", name));
-  }
-  if (flags->memory_diff.enabled) {  // its own checks: two files, the memory flags
-    const std::string error = CheckMemoryDiffFlags(flags->memory_diff, flags->memory,
-                                                   MemoryDiffContextOf(*flags, input_seen));
-    return error.empty() ? -1 : UsageError(error);
-  }
-  // --stage-costs reads one file per stage.
-  const size_t files = flags->stage_costs.enabled ? 1 : 1 + flags->more_inputs.size();
-  if (std::string error = CheckStageCostsFlags(
-          flags->stage_costs, flags->output != "-" || !flags->passes.empty() ||
-                                  flags->split_input_file || flags->stats ||
-                                  flags->check_in_place || flags->analysis.any() ||
-                                  flags->memory.enabled || flags->copy_report.report);
-      !error.empty()) {
-    return UsageError(error);
-  }
-  if (std::string error = CheckMemoryFlags(flags->memory, flags->analysis, flags->stats, files);
-      !error.empty()) {
-    if (!flags->more_inputs.empty() && !flags->memory.enabled) {
-      error = fmt::format("more than one input file ('{}' and '{}')", flags->input,
-                          flags->more_inputs.front());
-    }
-    return UsageError(error);
-  }
-  return -1;
-}
-
-struct Timings {
-  double parse_seconds = 0;
-  double verify_seconds = 0;
-};
-
-void AppendStats(const Module& module, const Timings& t, std::string& out) {
+void AppendStats(const Module& module, const LoadTimes& t, std::string& out) {
   absl::flat_hash_map<std::string, int64_t> per_opcode;
   int64_t instructions = 0;
   int64_t array_bytes = 0;
@@ -353,10 +106,6 @@ void AppendInPlaceHazards(const Module& module, std::string& out) {
   for (const InPlaceHazard& h : r.hazards) out += fmt::format("  {}\n", h.message);
 }
 
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 // One module of the input, processed: what it prints, or the error to report. The pipeline
 // that ran on it stays with it until its copy report is read (CopyReportCollector::Collect).
 struct ModuleRun {
@@ -370,19 +119,10 @@ struct ModuleRun {
 absl::Status ProcessModule(const InputChunk& chunk, std::string_view filename, const Flags& flags,
                            PassPipeline* pipeline, std::unique_ptr<Module>& kept,
                            std::string& out) {
-  Timings timings;
-  auto start = std::chrono::steady_clock::now();
-  ParseOptions parse_options;
-  parse_options.filename = filename;
-  parse_options.first_line = chunk.first_line;
-  absl::StatusOr<std::unique_ptr<Module>> module = ParseModule(chunk.text, parse_options);
-  timings.parse_seconds = SecondsSince(start);
+  LoadTimes timings;
+  absl::StatusOr<std::unique_ptr<Module>> module =
+      ParseAndVerify({chunk.text, chunk.first_line, filename}, &timings);
   if (!module.ok()) return module.status();
-  start = std::chrono::steady_clock::now();
-  VerifierOptions verifier_options;
-  verifier_options.source_text = chunk.text;  // errors then point into the file
-  if (absl::Status s = VerifyModule(**module, verifier_options); !s.ok()) return s;
-  timings.verify_seconds = SecondsSince(start);
   // One set of analyses for the passes and the reports after them: a report whose options
   // match what the last passes used, on a module they left unchanged, builds nothing again.
   AnalysisCache analyses(**module);
@@ -507,16 +247,12 @@ bool IsBlank(std::string_view text) {
 
 int Main(int argc, char** argv) {
   Flags flags;
-  if (int code = ParseFlags(argc, argv, &flags); code >= 0) return code;
+  if (absl::Status s = ParseHloOptFlags(argc, argv, &flags); !s.ok()) {
+    return UsageError(MessageOf(s));
+  }
   if (flags.jobs > 0) SetProcessJobs(flags.jobs);  // also for the reports' parallel parsing
   if (flags.help) {
-    std::string help(kHelp);
-    help.replace(help.find("%ANALYSIS%"), 10, kAnalysisFlagsHelp);
-    help.replace(help.find("%MEMORY%"), 8, kMemoryFlagsHelp);
-    help.replace(help.find("%MEMORYDIFF%"), 12, kMemoryDiffFlagsHelp);
-    help.replace(help.find("%COPYREPORT%"), 12, kCopyReportFlagsHelp);
-    help.replace(help.find("%STAGECOSTS%"), 12, kStageCostsFlagsHelp);
-    fmt::print("{}", help);
+    fmt::print("{}", HloOptHelp());
     return kExitOk;
   }
   const PassRegistry& registry = PassRegistry::Global();
@@ -537,6 +273,10 @@ int Main(int argc, char** argv) {
   std::unique_ptr<PassPipeline> pipeline = *std::move(made);
   CopyReportCollector copy_reports(flags.copy_report);
 
+  if (flags.xla_dump.enabled() && !flags.memory_diff.enabled) {
+    flags.memory.options.dataflow = flags.analysis.print.dataflow;  // as --memory-report's
+    return RunXlaDump(flags.xla_dump, flags.memory, flags.output);
+  }
   std::string error;
   if (flags.stage_costs.enabled) {  // tools/hlo_opt_stage_costs.h
     std::vector<StageCostsInput> inputs;
@@ -557,6 +297,10 @@ int Main(int argc, char** argv) {
   }
   if (flags.memory_diff.enabled) {
     flags.memory.options.dataflow = flags.analysis.print.dataflow;  // as for --memory-report
+    if (flags.xla_dump.enabled()) {
+      return RunXlaDumpMemoryDiff(flags.xla_dump, flags.memory_diff.dump_modules, flags.memory,
+                                  MemoryDiffContextOf(flags, true).output);
+    }
     return RunMemoryDiff(flags.memory_diff, flags.memory, MemoryDiffContextOf(flags, true));
   }
   if (flags.memory.enabled) {

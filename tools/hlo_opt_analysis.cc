@@ -1,53 +1,29 @@
 #include "tools/hlo_opt_analysis.h"
 
-#include "fmt/format.h"
+#include <optional>
+#include <string_view>
+
+#include "absl/status/status.h"
 
 namespace hloscope {
 
-const char kAnalysisFlagsHelp[] =
-    "  --print-dataflow       Print, for each instruction and shape index, the values it may hold\n"
-    "                         (defining instruction and index, '(phi)' for merge values).\n"
-    "  --print-buffers        Print each buffer (values that must share storage) with its bytes.\n"
-    "  --bitcast-defines-value=true|false\n"
-    "                         Whether a bitcast defines a new value (default false: an alias).\n"
-    "  --format=text|json     Output of the two printers; JSON follows\n"
-    "                         analysis/dataflow_report.proto with its field names.\n";
-
-AnalysisFlagResult ParseAnalysisFlag(std::string_view name, std::optional<std::string_view> value,
-                                     AnalysisFlags& flags, std::string* error) {
-  auto no_value = [&](bool* out) {
-    if (value) {
-      *error = fmt::format("option '{}' takes no value", name);
-      return AnalysisFlagResult::kBadValue;
-    }
-    *out = true;
-    return AnalysisFlagResult::kTaken;
-  };
-  if (name == "--print-dataflow") return no_value(&flags.print_dataflow);
-  if (name == "--print-buffers") return no_value(&flags.print_buffers);
-  if (name == "--bitcast-defines-value") {
-    if (value == "true") {
-      flags.print.dataflow.bitcast_defines_value = true;
-    } else if (value == "false") {
-      flags.print.dataflow.bitcast_defines_value = false;
-    } else {
-      *error = "option '--bitcast-defines-value' needs 'true' or 'false'";
-      return AnalysisFlagResult::kBadValue;
-    }
-    return AnalysisFlagResult::kTaken;
-  }
-  if (name == "--format") {
-    if (value == "text") {
-      flags.print.format = ReportFormat::kText;
-    } else if (value == "json") {
-      flags.print.format = ReportFormat::kJson;
-    } else {
-      *error = "option '--format' needs 'text' or 'json'";
-      return AnalysisFlagResult::kBadValue;
-    }
-    return AnalysisFlagResult::kTaken;
-  }
-  return AnalysisFlagResult::kNotAnalysisFlag;
+void AddAnalysisFlags(FlagTable& table, AnalysisFlags& flags) {
+  table.Add(SwitchFlag({"--print-dataflow"}, &flags.print_dataflow,
+                       "Print, for each instruction and shape index, the values it may hold\n"
+                       "(defining instruction and index, '(phi)' for merge values)."));
+  table.Add(SwitchFlag({"--print-buffers"}, &flags.print_buffers,
+                       "Print each buffer (values that must share storage) with its bytes."));
+  table.Add({.names = {"--bitcast-defines-value"},
+             .value = FlagValue::kRequired,
+             .placeholder = "true|false",
+             .help = "Whether a bitcast defines a new value (default false: an alias).",
+             .handler = [&flags](std::optional<std::string_view> value) {
+               if (value != "true" && value != "false") {
+                 return FlagError("option '--bitcast-defines-value' needs 'true' or 'false'");
+               }
+               flags.print.dataflow.bitcast_defines_value = value == "true";
+               return absl::OkStatus();
+             }});
 }
 
 absl::Status AppendAnalysisReports(const Module& module, const AnalysisFlags& flags,

@@ -3,14 +3,13 @@
 // flag handler.
 #pragma once
 
-#include <optional>
 #include <string>
-#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "analysis/analysis_cache.h"
 #include "analysis/dataflow_report.h"
 #include "hlo/module.h"
+#include "tools/flag_table.h"
 
 namespace hloscope {
 
@@ -23,16 +22,10 @@ struct AnalysisFlags {
   bool any() const { return print_dataflow || print_buffers; }
 };
 
-// Lines for hlo-opt's --help OPTIONS section.
-extern const char kAnalysisFlagsHelp[];
-
-enum class AnalysisFlagResult { kNotAnalysisFlag, kTaken, kBadValue };
-
-// Handles `--print-dataflow`, `--print-buffers`, `--bitcast-defines-value=true|false` and
-// `--format=text|json` (`value` is what followed '=' or nullopt). kBadValue sets *error to a
-// usage message.
-AnalysisFlagResult ParseAnalysisFlag(std::string_view name, std::optional<std::string_view> value,
-                                     AnalysisFlags& flags, std::string* error);
+// Adds `--print-dataflow`, `--print-buffers` and `--bitcast-defines-value=true|false` to
+// hlo-opt's table. Their `--format=text|json` is the memory report's --format row
+// (AddMemoryFlags), which sets both.
+void AddAnalysisFlags(FlagTable& table, AnalysisFlags& flags);
 
 // Appends the requested reports (dataflow first) to `out`.
 absl::Status AppendAnalysisReports(const Module& module, const AnalysisFlags& flags,

@@ -1,5 +1,7 @@
 #include "tools/hlo_opt_copy_report.h"
 
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "analysis/report_json.h"
@@ -14,25 +16,25 @@ struct CopyReportCollector::State {
   report::CopyElisionReport all;
 };
 
-const char kCopyReportFlagsHelp[] =
-    "  --report[=FILE.json]   With copy-elision in --passes: what happened to every copy.\n"
-    "                         '--report' prints a summary to stderr; '--report=FILE.json'\n"
-    "                         writes each copy's decision, reason, bytes and executions per\n"
-    "                         step (schema passes/copy_elision_report.proto). copy-elision\n"
-    "                         reads --bitcast-defines-value too. With copy-insertion: the\n"
-    "                         copies it added, each with its rule (decision 'inserted').\n";
-
-CopyReportFlagResult ParseCopyReportFlag(std::string_view name,
-                                         std::optional<std::string_view> value,
-                                         CopyReportFlags& flags, std::string* error) {
-  if (name != "--report") return CopyReportFlagResult::kNotCopyReportFlag;
-  if (value && value->empty()) {
-    *error = "option '--report=' needs a file name (or use '--report' for a summary)";
-    return CopyReportFlagResult::kBadValue;
-  }
-  flags.report = true;
-  flags.file = value ? std::string(*value) : std::string();
-  return CopyReportFlagResult::kTaken;
+void AddCopyReportFlags(FlagTable& table, CopyReportFlags& flags) {
+  table.Add({.names = {"--report"},
+             .value = FlagValue::kOptional,
+             .placeholder = "FILE.json",
+             .help = "With copy-elision in --passes: what happened to every copy.\n"
+                     "'--report' prints a summary to stderr; '--report=FILE.json'\n"
+                     "writes each copy's decision, reason, bytes and executions per\n"
+                     "step (schema passes/copy_elision_report.proto). copy-elision\n"
+                     "reads --bitcast-defines-value too. With copy-insertion: the\n"
+                     "copies it added, each with its rule (decision 'inserted').",
+             .handler = [&flags](std::optional<std::string_view> value) {
+               if (value && value->empty()) {
+                 return FlagError(
+                     "option '--report=' needs a file name (or use '--report' for a summary)");
+               }
+               flags.report = true;
+               flags.file = value ? std::string(*value) : std::string();
+               return absl::OkStatus();
+             }});
 }
 
 std::string CheckCopyReportPasses(const PassPipeline* pipeline, const CopyReportFlags& flags) {

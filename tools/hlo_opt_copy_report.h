@@ -3,7 +3,7 @@
 // proto field names). The reports themselves are the passes' (Pass::LastReport(),
 // passes/copy_elision_report.h); this file parses the flag, prints and writes the file.
 //
-//   CopyReportFlags flags;                          // filled by ParseCopyReportFlag
+//   CopyReportFlags flags;                          // filled by AddCopyReportFlags' row
 //   CheckCopyReportPasses(pipeline, flags);          // before any module
 //   CopyReportCollector reports(flags);
 //   reports.Collect(*pipeline, module);             // after the pipeline ran on each module
@@ -11,13 +11,12 @@
 #pragma once
 
 #include <memory>
-#include <optional>
 #include <string>
-#include <string_view>
 
 #include "absl/status/status.h"
 #include "hlo/module.h"
 #include "passes/pass_pipeline.h"
+#include "tools/flag_table.h"
 
 namespace hloscope {
 
@@ -26,16 +25,8 @@ struct CopyReportFlags {
   std::string file;  // empty: summary on stderr
 };
 
-// Lines for hlo-opt's --help OPTIONS section.
-extern const char kCopyReportFlagsHelp[];
-
-enum class CopyReportFlagResult { kNotCopyReportFlag, kTaken, kBadValue };
-
-// Handles `--report` and `--report=FILE` (`value` is what followed '=' or nullopt). kBadValue
-// sets *error to a usage message.
-CopyReportFlagResult ParseCopyReportFlag(std::string_view name,
-                                         std::optional<std::string_view> value,
-                                         CopyReportFlags& flags, std::string* error);
+// Adds `--report` and `--report=FILE` to hlo-opt's table.
+void AddCopyReportFlags(FlagTable& table, CopyReportFlags& flags);
 
 // A usage message when --report was asked for but no pass of `pipeline` (may be null) writes a
 // report; empty otherwise.

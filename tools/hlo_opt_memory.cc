@@ -1,5 +1,6 @@
 #include "tools/hlo_opt_memory.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -17,188 +18,233 @@
 
 namespace hloscope {
 
-const char kMemoryFlagsHelp[] =
-    "  --memory-report[=FILE] Print the memory profile instead of the module (to FILE when\n"
-    "                         given): peak bytes, the instruction at the peak, the buffers live\n"
-    "                         there, and per pipeline stage the activation bytes per microbatch,\n"
-    "                         the peak activation bytes and the peak bytes. With --passes: before\n"
-    "                         and after the passes side by side, with the saving.\n"
-    "  --format=text|json|csv|html\n"
-    "                         The report's form. json follows analysis/memory/memory_report.proto\n"
-    "                         (and analysis/dataflow_report.proto for the two printers above);\n"
-    "                         csv is the live bytes after each entry instruction; html is a\n"
-    "                         self-contained page plotting them (csv and html: memory only).\n"
-    "  --stage-by=module|attr:NAME\n"
-    "                         Stages: one per input module (several FILEs, or the parts of\n"
-    "                         --split-input-file), or the frontend attribute NAME.\n"
-    "  --stage-regex=RE       Stages from metadata op_name: RE (RE2) with one capture group.\n"
-    "  --forward-regex=RE     op_name of the forward pass (default 'jvp\\(').\n"
-    "  --backward-regex=RE    op_name of the backward pass (default 'transpose\\('); wins.\n"
-    "  --dim-value=N          Size dynamic dimensions at N (capped by their bound) instead of\n"
-    "                         at the bound.\n"
-    "  --top=N                Buffers listed as live at the peak (default 10).\n"
-    "  --count-tuple-tables   Count tuples' pointer tables (8 bytes per element) as memory.\n"
-    "  --memory-model=liveness|xla\n"
-    "                         xla (default): as XLA's heap simulator counts - constants are\n"
-    "                         their own allocations, a result may take over an operand's\n"
-    "                         buffer that dies there; liveness: every buffer from definition\n"
-    "                         to last use. Both report the best-fit heap and its layout.\n"
-    "  --schedule=text|dfs|list|post-order|min\n"
-    "                         The order of modules that are not is_scheduled=true: text order\n"
-    "                         made topological (default), or one of XLA's memory schedulers;\n"
-    "                         min runs list, dfs and post-order and keeps the lowest peak.\n"
-    "  --timeline=entry|whole-program\n"
-    "                         csv/html points: one per entry instruction (default), or also\n"
-    "                         per instruction of while/conditional/call callees, before\n"
-    "                         their calling instruction (XLA's live-range order).\n"
-    "  --buffer-assignment    With the memory report (implies --memory-report): the entry's\n"
-    "                         memory in XLA's BufferAssignment stats categories.\n"
-    "  --pipeline-schedule=NAME --microbatches=M\n"
-    "                         With the memory report (text, json, html): run the report's stages\n"
-    "                         under hlo-pipeline's schedule NAME (as its --schedule, e.g.\n"
-    "                         1f1b, interleaved:2) with M microbatches, as many stages per rank\n"
-    "                         as NAME places: per rank the microbatches in flight at its peak\n"
-    "                         and their activation bytes.\n";
+namespace {
 
-MemoryFlagResult ParseMemoryFlag(std::string_view name, std::optional<std::string_view> value,
-                                 MemoryFlags& flags, AnalysisFlags& analysis, std::string* error) {
-  auto bad = [&](std::string message) {
-    *error = std::move(message);
-    return MemoryFlagResult::kBadValue;
-  };
-  auto needs_value = [&]() -> bool {
-    if (value && !value->empty()) return true;
-    *error = fmt::format("option '{}' needs a value", name);
-    return false;
-  };
+// The error for a value flag given nothing (or an empty value).
+absl::Status NeedsValue(std::string_view name) {
+  return FlagError(fmt::format("option '{}' needs a value", name));
+}
+
+// A pattern is checked when parsed so that a bad one is a usage error (exit 2) like any other
+// bad flag value, before any input is read. `capture_groups` < 0: any number.
+absl::Status CheckPattern(std::string_view name, std::string_view pattern, int capture_groups) {
+  RE2 re(pattern, RE2::Quiet);
+  if (!re.ok()) {
+    return FlagError(
+        fmt::format("{} '{}' is not a valid regular expression: {}", name, pattern, re.error()));
+  }
+  if (capture_groups >= 0 && re.NumberOfCapturingGroups() != capture_groups) {
+    return FlagError(fmt::format("{} '{}' needs exactly one capture group (it has {})", name,
+                                 pattern, re.NumberOfCapturingGroups()));
+  }
+  return absl::OkStatus();
+}
+
+// --dim-value and --top: a non-negative integer.
+absl::Status NonNegative(std::string_view name, std::optional<std::string_view> value,
+                         int64_t* out) {
+  if (!value || !ParseInteger(*value, out) || *out < 0) {
+    return FlagError(fmt::format("option '{}' needs a non-negative integer", name));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysis) {
   MemoryOptions& o = flags.options;
-  if (name == "--memory-report") {
-    flags.enabled = true;
-    if (value) {
-      if (value->empty()) return bad("option '--memory-report=' needs a file name");
-      flags.output = std::string(*value);
-    }
-    return MemoryFlagResult::kTaken;
+  table.Add({.names = {"--memory-report"},
+             .value = FlagValue::kOptional,
+             .placeholder = "FILE",
+             .help = "Print the memory profile instead of the module (to FILE when\n"
+                     "given): peak bytes, the instruction at the peak, the buffers live\n"
+                     "there, and per pipeline stage the activation bytes per microbatch,\n"
+                     "the peak activation bytes and the peak bytes. With --passes: before\n"
+                     "and after the passes side by side, with the saving.",
+             .handler = [&flags](std::optional<std::string_view> value) {
+               flags.enabled = true;
+               if (value) {
+                 if (value->empty())
+                   return FlagError("option '--memory-report=' needs a file name");
+                 flags.output = std::string(*value);
+               }
+               return absl::OkStatus();
+             }});
+  table.Add({.names = {"--format"},
+             .value = FlagValue::kRequired,
+             .placeholder = "text|json|csv|html",
+             .help = "The form of the memory report and of the two printers above\n"
+                     "(default text). json follows analysis/memory/memory_report.proto\n"
+                     "(and analysis/dataflow_report.proto for the two printers above);\n"
+                     "csv is the live bytes after each entry instruction; html is a\n"
+                     "self-contained page plotting them (csv and html: memory only).",
+             .handler = [&flags, &analysis](std::optional<std::string_view> value) {
+               if (value == "text" || value == "json") {
+                 flags.format = value == "text" ? MemoryFormat::kText : MemoryFormat::kJson;
+                 analysis.print.format =
+                     value == "text" ? ReportFormat::kText : ReportFormat::kJson;
+                 flags.format_is_memory_only = false;
+               } else if (value == "csv" || value == "html") {
+                 flags.format = value == "csv" ? MemoryFormat::kCsv : MemoryFormat::kHtml;
+                 flags.format_is_memory_only = true;
+               } else {
+                 return FlagError("option '--format' needs 'text', 'json', 'csv' or 'html'");
+               }
+               return absl::OkStatus();
+             }});
+  table.Add({.names = {"--stage-by"},
+             .value = FlagValue::kRequired,
+             .placeholder = "module|attr:NAME",
+             .help = "Stages: one per input module (several FILEs, or the parts of\n"
+                     "--split-input-file), or the frontend attribute NAME.",
+             .handler = [&o](std::optional<std::string_view> value) {
+               if (!value || value->empty()) return NeedsValue("--stage-by");
+               if (value == "module") {
+                 o.stage_by = MemoryOptions::StageBy::kModule;
+               } else if (value->starts_with("attr:") && value->size() > 5) {
+                 o.stage_by = MemoryOptions::StageBy::kFrontendAttribute;
+                 o.stage_attr = std::string(value->substr(5));
+               } else {
+                 return FlagError(fmt::format(
+                     "option '--stage-by' needs 'module' or 'attr:NAME', not '{}'", *value));
+               }
+               return absl::OkStatus();
+             }});
+  table.Add({.names = {"--stage-regex"},
+             .value = FlagValue::kRequired,
+             .placeholder = "RE",
+             .help = "Stages from metadata op_name: RE (RE2) with one capture group.",
+             .handler = [&o](std::optional<std::string_view> value) {
+               if (!value || value->empty()) return NeedsValue("--stage-regex");
+               if (absl::Status s = CheckPattern("--stage-regex", *value, 1); !s.ok()) return s;
+               o.stage_by = MemoryOptions::StageBy::kOpNameRegex;
+               o.stage_regex = std::string(*value);
+               return absl::OkStatus();
+             }});
+  for (std::string_view name : {"--forward-regex", "--backward-regex"}) {
+    const bool forward = name == "--forward-regex";
+    table.Add({.names = {std::string(name)},
+               .value = FlagValue::kRequired,
+               .placeholder = "RE",
+               .help = forward ? "op_name of the forward pass (default 'jvp\\(')."
+                               : "op_name of the backward pass (default 'transpose\\('); wins.",
+               .handler = [&o, name, forward](std::optional<std::string_view> value) {
+                 if (!value || value->empty()) return NeedsValue(name);
+                 if (absl::Status s = CheckPattern(name, *value, -1); !s.ok()) return s;
+                 (forward ? o.forward_regex : o.backward_regex) = std::string(*value);
+                 return absl::OkStatus();
+               }});
   }
-  if (name == "--format") {
-    if (value == "text" || value == "json") {
-      flags.format = value == "text" ? MemoryFormat::kText : MemoryFormat::kJson;
-      analysis.print.format = value == "text" ? ReportFormat::kText : ReportFormat::kJson;
-      flags.format_is_memory_only = false;
-    } else if (value == "csv" || value == "html") {
-      flags.format = value == "csv" ? MemoryFormat::kCsv : MemoryFormat::kHtml;
-      flags.format_is_memory_only = true;
-    } else {
-      return bad("option '--format' needs 'text', 'json', 'csv' or 'html'");
-    }
-    return MemoryFlagResult::kTaken;
-  }
-  if (name == "--stage-by") {
-    if (!needs_value()) return MemoryFlagResult::kBadValue;
-    if (value == "module") {
-      o.stage_by = MemoryOptions::StageBy::kModule;
-    } else if (value->starts_with("attr:") && value->size() > 5) {
-      o.stage_by = MemoryOptions::StageBy::kFrontendAttribute;
-      o.stage_attr = std::string(value->substr(5));
-    } else {
-      return bad(
-          fmt::format("option '--stage-by' needs 'module' or 'attr:NAME', not '{}'", *value));
-    }
-    return MemoryFlagResult::kTaken;
-  }
-  // A pattern is checked here so that a bad one is a usage error (exit 2) like any other bad
-  // flag value, before any input is read.
-  auto bad_pattern = [&](int capture_groups) -> std::optional<std::string> {
-    RE2 re(*value, RE2::Quiet);
-    if (!re.ok()) {
-      return fmt::format("{} '{}' is not a valid regular expression: {}", name, *value, re.error());
-    }
-    if (capture_groups >= 0 && re.NumberOfCapturingGroups() != capture_groups) {
-      return fmt::format("{} '{}' needs exactly one capture group (it has {})", name, *value,
-                         re.NumberOfCapturingGroups());
-    }
-    return std::nullopt;
-  };
-  if (name == "--stage-regex") {
-    if (!needs_value()) return MemoryFlagResult::kBadValue;
-    if (std::optional<std::string> e = bad_pattern(1)) return bad(*e);
-    o.stage_by = MemoryOptions::StageBy::kOpNameRegex;
-    o.stage_regex = std::string(*value);
-    return MemoryFlagResult::kTaken;
-  }
-  if (name == "--forward-regex" || name == "--backward-regex") {
-    if (!needs_value()) return MemoryFlagResult::kBadValue;
-    if (std::optional<std::string> e = bad_pattern(-1)) return bad(*e);
-    (name == "--forward-regex" ? o.forward_regex : o.backward_regex) = std::string(*value);
-    return MemoryFlagResult::kTaken;
-  }
-  if (name == "--dim-value" || name == "--top") {
-    int64_t n = 0;
-    if (!value || !ParseInteger(*value, &n) || n < 0) {
-      return bad(fmt::format("option '{}' needs a non-negative integer", name));
-    }
-    if (name == "--top") {
-      o.top_buffers = static_cast<int>(std::min<int64_t>(n, 1 << 20));
-    } else {
-      o.dim_value = n;
-    }
-    return MemoryFlagResult::kTaken;
-  }
-  if (name == "--memory-model") {
-    if (value == "xla") {
-      o.model = MemoryOptions::Model::kXla;
-    } else if (value == "liveness") {
-      o.model = MemoryOptions::Model::kLiveness;
-    } else {
-      return bad("option '--memory-model' needs 'liveness' or 'xla'");
-    }
-    return MemoryFlagResult::kTaken;
-  }
-  if (name == "--schedule") {
-    std::optional<ScheduleKind> kind =
-        value ? ParseScheduleKind(*value) : std::optional<ScheduleKind>();
-    if (!kind) return bad("option '--schedule' needs 'text', 'dfs', 'list', 'post-order' or 'min'");
-    o.schedule = *kind;
-    return MemoryFlagResult::kTaken;
-  }
-  if (name == "--timeline") {
-    if (value == "entry" || value == "whole-program") {
-      o.whole_program_timeline = value == "whole-program";
-      return MemoryFlagResult::kTaken;
-    }
-    return bad("option '--timeline' needs 'entry' or 'whole-program'");
-  }
-  if (name == "--buffer-assignment") {
-    if (value) return bad("option '--buffer-assignment' takes no value");
-    flags.enabled = true;
-    flags.buffer_assignment = true;
-    return MemoryFlagResult::kTaken;
-  }
-  if (name == "--pipeline-schedule") {
-    if (!needs_value()) return MemoryFlagResult::kBadValue;
-    absl::StatusOr<pipeline::ScheduleSpec> spec = pipeline::ParseScheduleSpec(*value);
-    if (!spec.ok()) {
-      return bad(fmt::format(
-          "option '--pipeline-schedule': {}",
-          std::string_view(spec.status().message().data(), spec.status().message().size())));
-    }
-    flags.pipeline_schedule = std::string(*value);
-    return MemoryFlagResult::kTaken;
-  }
-  if (name == "--microbatches") {
-    int64_t n = 0;
-    if (!value || !ParseInteger(*value, &n) || n < 1 || n > (1 << 20)) {
-      return bad("option '--microbatches' needs an integer from 1 to 1048576");
-    }
-    flags.microbatches = static_cast<int32_t>(n);
-    return MemoryFlagResult::kTaken;
-  }
-  if (name == "--count-tuple-tables") {
-    if (value) return bad("option '--count-tuple-tables' takes no value");
-    o.count_tuple_tables = true;
-    return MemoryFlagResult::kTaken;
-  }
-  return MemoryFlagResult::kNotMemoryFlag;
+  table.Add({.names = {"--dim-value"},
+             .value = FlagValue::kRequired,
+             .placeholder = "N",
+             .help = "Size dynamic dimensions at N (capped by their bound) instead of\n"
+                     "at the bound.",
+             .handler = [&o](std::optional<std::string_view> value) {
+               int64_t n = 0;
+               if (absl::Status s = NonNegative("--dim-value", value, &n); !s.ok()) return s;
+               o.dim_value = n;
+               return absl::OkStatus();
+             }});
+  table.Add({.names = {"--top"},
+             .value = FlagValue::kRequired,
+             .placeholder = "N",
+             .help = "Buffers listed as live at the peak (default 10).",
+             .handler = [&o](std::optional<std::string_view> value) {
+               int64_t n = 0;
+               if (absl::Status s = NonNegative("--top", value, &n); !s.ok()) return s;
+               o.top_buffers = static_cast<int>(std::min<int64_t>(n, 1 << 20));
+               return absl::OkStatus();
+             }});
+  table.Add(SwitchFlag({"--count-tuple-tables"}, &o.count_tuple_tables,
+                       "Count tuples' pointer tables (8 bytes per element) as memory."));
+  table.Add({.names = {"--memory-model"},
+             .value = FlagValue::kRequired,
+             .placeholder = "liveness|xla",
+             .help = "xla (default): as XLA's heap simulator counts - constants are\n"
+                     "their own allocations, a result may take over an operand's\n"
+                     "buffer that dies there; liveness: every buffer from definition\n"
+                     "to last use. Both report the best-fit heap and its layout.",
+             .handler = [&o](std::optional<std::string_view> value) {
+               if (value == "xla") {
+                 o.model = MemoryOptions::Model::kXla;
+               } else if (value == "liveness") {
+                 o.model = MemoryOptions::Model::kLiveness;
+               } else {
+                 return FlagError("option '--memory-model' needs 'liveness' or 'xla'");
+               }
+               return absl::OkStatus();
+             }});
+  table.Add({.names = {"--schedule"},
+             .value = FlagValue::kRequired,
+             .placeholder = "text|dfs|list|post-order|min",
+             .help = "The order of modules that are not is_scheduled=true: text order\n"
+                     "made topological (default), or one of XLA's memory schedulers;\n"
+                     "min runs list, dfs and post-order and keeps the lowest peak.",
+             .handler = [&o](std::optional<std::string_view> value) {
+               std::optional<ScheduleKind> kind =
+                   value ? ParseScheduleKind(*value) : std::optional<ScheduleKind>();
+               if (!kind) {
+                 return FlagError(
+                     "option '--schedule' needs 'text', 'dfs', 'list', 'post-order' or 'min'");
+               }
+               o.schedule = *kind;
+               return absl::OkStatus();
+             }});
+  table.Add({.names = {"--timeline"},
+             .value = FlagValue::kRequired,
+             .placeholder = "entry|whole-program",
+             .help = "csv/html points: one per entry instruction (default), or also\n"
+                     "per instruction of while/conditional/call callees, before\n"
+                     "their calling instruction (XLA's live-range order).",
+             .handler = [&o](std::optional<std::string_view> value) {
+               if (value != "entry" && value != "whole-program") {
+                 return FlagError("option '--timeline' needs 'entry' or 'whole-program'");
+               }
+               o.whole_program_timeline = value == "whole-program";
+               return absl::OkStatus();
+             }});
+  table.Add({.names = {"--buffer-assignment"},
+             .help = "With the memory report (implies --memory-report): the entry's\n"
+                     "memory in XLA's BufferAssignment stats categories.",
+             .handler = [&flags](std::optional<std::string_view>) {
+               flags.enabled = true;
+               flags.buffer_assignment = true;
+               return absl::OkStatus();
+             }});
+  table.Add(
+      {.names = {"--pipeline-schedule"},
+       .value = FlagValue::kRequired,
+       .placeholder = "NAME",
+       .help = "With the memory report (text, json, html): run the report's stages\n"
+               "under hlo-pipeline's schedule NAME (as its --schedule, e.g.\n"
+               "1f1b, interleaved:2) with M microbatches, as many stages per rank\n"
+               "as NAME places: per rank the microbatches in flight at its peak\n"
+               "and their activation bytes.",
+       .handler =
+           [&flags](std::optional<std::string_view> value) {
+             if (!value || value->empty()) return NeedsValue("--pipeline-schedule");
+             absl::StatusOr<pipeline::ScheduleSpec> spec = pipeline::ParseScheduleSpec(*value);
+             if (!spec.ok()) {
+               return FlagError(fmt::format("option '--pipeline-schedule': {}",
+                                            std::string_view(spec.status().message().data(),
+                                                             spec.status().message().size())));
+             }
+             flags.pipeline_schedule = std::string(*value);
+             return absl::OkStatus();
+           },
+       .label = "--pipeline-schedule=NAME --microbatches=M"});
+  table.Add({.names = {"--microbatches"},
+             .value = FlagValue::kRequired,
+             .placeholder = "M",
+             .handler = [&flags](std::optional<std::string_view> value) {
+               int64_t n = 0;
+               if (!value || !ParseInteger(*value, &n) || n < 1 || n > (1 << 20)) {
+                 return FlagError("option '--microbatches' needs an integer from 1 to 1048576");
+               }
+               flags.microbatches = static_cast<int32_t>(n);
+               return absl::OkStatus();
+             }});
 }
 
 std::string CheckMemoryFlags(const MemoryFlags& flags, const AnalysisFlags& analysis, bool stats,

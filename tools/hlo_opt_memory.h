@@ -10,7 +10,6 @@
 #pragma once
 
 #include <functional>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "analysis/memory/memory_comparison.h"
 #include "analysis/memory/memory_profile.h"
+#include "tools/flag_table.h"
 #include "tools/hlo_opt_analysis.h"
 
 namespace hloscope {
@@ -37,25 +37,20 @@ struct MemoryFlags {
   MemoryOptions options;
 };
 
-// Lines for hlo-opt's --help OPTIONS section.
-extern const char kMemoryFlagsHelp[];
-
-enum class MemoryFlagResult { kNotMemoryFlag, kTaken, kBadValue };
-
-// Handles --memory-report[=FILE], --stage-by=module|attr:NAME, --stage-regex=RE,
+// Adds --memory-report[=FILE], --format=text|json|csv|html (text and json also set the analysis
+// printers' format, which --format shares), --stage-by=module|attr:NAME, --stage-regex=RE,
 // --forward-regex=RE, --backward-regex=RE, --dim-value=N, --top=N, --count-tuple-tables,
-// --memory-model=liveness|xla, --schedule=text|dfs|list|post-order|min, --buffer-assignment,
-// --pipeline-schedule=NAME, --microbatches=M, and
-// --format (text|json also set the analysis printers' format, which --format shares).
-MemoryFlagResult ParseMemoryFlag(std::string_view name, std::optional<std::string_view> value,
-                                 MemoryFlags& flags, AnalysisFlags& analysis, std::string* error);
+// --memory-model=liveness|xla, --schedule=text|dfs|list|post-order|min,
+// --timeline=entry|whole-program, --buffer-assignment, --pipeline-schedule=NAME and
+// --microbatches=M to hlo-opt's table.
+void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysis);
 
 // Checks the flags together once all are parsed: an empty string, or the usage error.
 std::string CheckMemoryFlags(const MemoryFlags& flags, const AnalysisFlags& analysis, bool stats,
                              size_t input_files);
 
 struct MemoryInput {
-  std::string filename;  // for messages
+  std::string filename;   // for messages
   std::string_view text;  // kept by the caller (an InputFile: mapped, tools/file_io.h)
 };
 

@@ -4,44 +4,45 @@
 #include <utility>
 
 #include "fmt/format.h"
-#include "hlo/parser.h"
-#include "hlo/verifier.h"
 #include "passes/flatten_call_graph.h"
 #include "tools/error_line.h"
+#include "tools/load_module.h"
 
 namespace hloscope {
 
-const char kMemoryDiffFlagsHelp[] =
-    "  --memory-diff A B      Compare the memory of two modules (e.g. before and after a change)\n"
-    "                         instead of printing one: the peak of each and the difference; the\n"
-    "                         buffers live at the peak that are new, gone, grown or shrunk\n"
-    "                         (matched by op_name and shape, then by instruction name); the copy\n"
-    "                         instructions added and removed; the instruction count per opcode\n"
-    "                         where it changed. --format=text (default), json (schema:\n"
-    "                         analysis/memory/memory_diff.proto) or html; the memory report's\n"
-    "                         --memory-model, --schedule, --top (rows per list), --dim-value,\n"
-    "                         --count-tuple-tables apply to both. Written to -o FILE or\n"
-    "                         --memory-report=FILE, and only when both modules were read and\n"
-    "                         profiled.\n";
-
-MemoryDiffFlagResult ParseMemoryDiffFlag(std::string_view name,
-                                         std::optional<std::string_view> value,
-                                         MemoryDiffFlags& flags, std::string* error) {
-  if (name != "--memory-diff") return MemoryDiffFlagResult::kNotMemoryDiffFlag;
-  flags.enabled = true;
-  if (!value) return MemoryDiffFlagResult::kTaken;
-  const size_t comma = value->find(',');
-  if (comma == std::string_view::npos || comma == 0 || comma + 1 == value->size() ||
-      value->find(',', comma + 1) != std::string_view::npos) {
-    *error = fmt::format(
-        "option '--memory-diff=' needs two modules of a dump directory as ID1,ID2, not '{}' (to "
-        "compare two files: --memory-diff A B)",
-        *value);
-    return MemoryDiffFlagResult::kBadValue;
-  }
-  flags.dump_modules = {std::string(value->substr(0, comma)),
-                        std::string(value->substr(comma + 1))};
-  return MemoryDiffFlagResult::kTaken;
+void AddMemoryDiffFlags(FlagTable& table, MemoryDiffFlags& flags) {
+  table.Add({.names = {"--memory-diff"},
+             .value = FlagValue::kOptional,
+             .placeholder = "ID1,ID2",
+             .help = "Compare the memory of two modules (e.g. before and after a change)\n"
+                     "instead of printing one: the peak of each and the difference; the\n"
+                     "buffers live at the peak that are new, gone, grown or shrunk\n"
+                     "(matched by op_name and shape, then by instruction name); the copy\n"
+                     "instructions added and removed; the instruction count per opcode\n"
+                     "where it changed. --format=text (default), json (schema:\n"
+                     "analysis/memory/memory_diff.proto) or html; the memory report's\n"
+                     "--memory-model, --schedule, --top (rows per list), --dim-value,\n"
+                     "--count-tuple-tables apply to both. Written to -o FILE or\n"
+                     "--memory-report=FILE, and only when both modules were read and\n"
+                     "profiled.",
+             .handler =
+                 [&flags](std::optional<std::string_view> value) {
+                   flags.enabled = true;
+                   if (!value) return absl::OkStatus();
+                   const size_t comma = value->find(',');
+                   if (comma == std::string_view::npos || comma == 0 ||
+                       comma + 1 == value->size() ||
+                       value->find(',', comma + 1) != std::string_view::npos) {
+                     return FlagError(fmt::format(
+                         "option '--memory-diff=' needs two modules of a dump directory as "
+                         "ID1,ID2, not '{}' (to compare two files: --memory-diff A B)",
+                         *value));
+                   }
+                   flags.dump_modules = {std::string(value->substr(0, comma)),
+                                         std::string(value->substr(comma + 1))};
+                   return absl::OkStatus();
+                 },
+             .label = "--memory-diff A B"});
 }
 
 std::string CheckMemoryDiffFlags(const MemoryDiffFlags& flags, const MemoryFlags& memory,
@@ -94,23 +95,15 @@ std::string CheckMemoryDiffFlags(const MemoryDiffFlags& flags, const MemoryFlags
   return "";
 }
 
-absl::StatusOr<LoadedModule> LoadModuleFile(const std::string& path) {
-  LoadedModule out;
-  out.label = path == "-" ? "<stdin>" : path;
-  out.file = std::make_unique<InputFile>();
-  std::string error;
-  if (!out.file->Read(path, &error)) return absl::NotFoundError(error);
-  const std::string_view text = out.file->text();
-  absl::StatusOr<std::unique_ptr<Module>> module = ParseModule(text, {.filename = out.label});
-  if (!module.ok()) return module.status();
-  VerifierOptions verifier_options;
-  verifier_options.source_text = text;  // errors then point into the file
-  if (absl::Status s = VerifyModule(**module, verifier_options); !s.ok()) return s;
+absl::StatusOr<DiffInput> LoadModuleFile(const std::string& path) {
+  absl::StatusOr<LoadedModule> loaded = LoadModule(path);  // tools/load_module.h
+  if (!loaded.ok()) return loaded.status();
   // The profiler needs one call site per control-flow callee; cloning a shared callee changes
   // no buffer's size or lifetime.
-  if (absl::Status s = FlattenCallGraph().Run(**module).status(); !s.ok()) return s;
-  out.module = *std::move(module);
-  return out;
+  if (absl::Status s = FlattenCallGraph().Run(*loaded->module).status(); !s.ok()) return s;
+  return DiffInput{.label = std::move(loaded->label),
+                   .file = std::move(loaded->file),
+                   .module = std::move(loaded->module)};
 }
 
 namespace {
@@ -131,8 +124,8 @@ int ReportLoadError(const absl::Status& s) {
 
 }  // namespace
 
-int WriteMemoryDiff(const LoadedModule& before, const LoadedModule& after,
-                    const MemoryFlags& memory, const std::string& output) {
+int WriteMemoryDiff(const DiffInput& before, const DiffInput& after, const MemoryFlags& memory,
+                    const std::string& output) {
   absl::StatusOr<MemoryDiff> diff =
       DiffModules(*before.module, *after.module, memory.options, before.label, after.label);
   if (!diff.ok()) {
@@ -167,9 +160,9 @@ int RunMemoryDiff(const MemoryDiffFlags& flags, const MemoryFlags& memory,
     fmt::print(stderr, "hlo-opt: error: --memory-diff needs two module files\n");
     return 2;
   }
-  std::vector<LoadedModule> modules;
+  std::vector<DiffInput> modules;
   for (const std::string& path : context.files) {
-    absl::StatusOr<LoadedModule> m = LoadModuleFile(path);
+    absl::StatusOr<DiffInput> m = LoadModuleFile(path);
     if (!m.ok()) return ReportLoadError(m.status());
     modules.push_back(*std::move(m));
   }

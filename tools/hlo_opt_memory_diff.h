@@ -20,6 +20,7 @@
 #include "analysis/memory/memory_diff.h"
 #include "hlo/module.h"
 #include "tools/file_io.h"
+#include "tools/flag_table.h"
 #include "tools/hlo_opt_memory.h"
 
 namespace hloscope {
@@ -31,15 +32,8 @@ struct MemoryDiffFlags {
   std::vector<std::string> dump_modules;
 };
 
-// Lines for hlo-opt's --help OPTIONS section.
-extern const char kMemoryDiffFlagsHelp[];
-
-enum class MemoryDiffFlagResult { kNotMemoryDiffFlag, kTaken, kBadValue };
-
-// Handles --memory-diff (two positional files) and --memory-diff=ID1,ID2.
-MemoryDiffFlagResult ParseMemoryDiffFlag(std::string_view name,
-                                         std::optional<std::string_view> value,
-                                         MemoryDiffFlags& flags, std::string* error);
+// Adds --memory-diff (two positional files) and --memory-diff=ID1,ID2 to hlo-opt's table.
+void AddMemoryDiffFlags(FlagTable& table, MemoryDiffFlags& flags);
 
 // What --memory-diff is checked against, once every flag is parsed.
 struct MemoryDiffContext {
@@ -58,7 +52,7 @@ std::string CheckMemoryDiffFlags(const MemoryDiffFlags& flags, const MemoryFlags
                                  const MemoryDiffContext& context);
 
 // A module read from a file, ready for the memory profiler.
-struct LoadedModule {
+struct DiffInput {
   std::string label;                // the file as messages name it ("<stdin>" for '-')
   std::unique_ptr<InputFile> file;  // the text the module was parsed from, kept with it
   std::unique_ptr<Module> module;
@@ -69,7 +63,7 @@ struct LoadedModule {
 // into a module, so that another input form plugs in here. A file that cannot be read is
 // absl::NotFoundError (a usage error, exit 2); a parse or verifier error keeps its own code and
 // names the file's line (bad input, exit 1).
-absl::StatusOr<LoadedModule> LoadModuleFile(const std::string& path);
+absl::StatusOr<DiffInput> LoadModuleFile(const std::string& path);
 
 // The whole of `hlo-opt --memory-diff A B`: reads both files, diffs them (DiffModules with
 // memory.options), prints in memory.format and writes to the output (-o, or
@@ -81,7 +75,7 @@ int RunMemoryDiff(const MemoryDiffFlags& flags, const MemoryFlags& memory,
 // The diff of two loaded modules, written to `output` ('-' = standard output): what
 // RunMemoryDiff does once the modules are read, for callers that find them elsewhere (an XLA
 // dump directory). Same exit codes.
-int WriteMemoryDiff(const LoadedModule& before, const LoadedModule& after,
-                    const MemoryFlags& memory, const std::string& output);
+int WriteMemoryDiff(const DiffInput& before, const DiffInput& after, const MemoryFlags& memory,
+                    const std::string& output);
 
 }  // namespace hloscope

@@ -3,55 +3,56 @@
 #include <charconv>
 #include <cmath>
 #include <memory>
+#include <optional>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "analysis/memory/memory_profile.h"
 #include "analysis/stage_flops.h"
 #include "fmt/format.h"
-#include "hlo/parser.h"
-#include "hlo/verifier.h"
 #include "pipeline/stage_costs.h"
+#include "tools/load_module.h"
 
 namespace hloscope {
 
-const char kStageCostsFlagsHelp[] =
-    "  --stage-costs[=FILE]   Print per-stage costs of one microbatch as JSON (to FILE when\n"
-    "                         given; schema pipeline/stage_costs.proto) instead of the module,\n"
-    "                         one FILE per stage in pipeline order (files only, not the parts\n"
-    "                         of --split-input-file): forward, input- and weight-backward FLOPs\n"
-    "                         of the dots and convolutions and their time at --tflops, and the\n"
-    "                         activation bytes one microbatch leaves alive (memory profiler).\n"
-    "                         --backward-regex marks the backward. hlo-pipeline reads it with\n"
-    "                         --stage-costs=FILE; its --from-hlo runs this.\n"
-    "  --tflops=X             Sustained TFLOP/s that turns --stage-costs FLOPs into time\n"
-    "                         (default 400).\n";
-
-StageCostsFlagResult ParseStageCostsFlag(std::string_view name,
-                                         std::optional<std::string_view> value,
-                                         StageCostsFlags& flags, std::string* error) {
-  if (name == "--stage-costs") {
-    if (value && value->empty()) {
-      *error = "option '--stage-costs=FILE' needs a file name ('-' for standard output)";
-      return StageCostsFlagResult::kBadValue;
-    }
-    flags.enabled = true;
-    flags.output = value ? std::string(*value) : "-";
-    return StageCostsFlagResult::kTaken;
-  }
-  if (name == "--tflops") {
-    double v = 0;
-    const std::string_view text = value.value_or("");
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !(v > 0) ||
-        !std::isfinite(v)) {
-      *error = fmt::format("option '--tflops' needs a positive number of TFLOP/s, not '{}'", text);
-      return StageCostsFlagResult::kBadValue;
-    }
-    flags.tflops = v;
-    flags.tflops_given = true;
-    return StageCostsFlagResult::kTaken;
-  }
-  return StageCostsFlagResult::kNotStageCostsFlag;
+void AddStageCostsFlags(FlagTable& table, StageCostsFlags& flags) {
+  table.Add({.names = {"--stage-costs"},
+             .value = FlagValue::kOptional,
+             .placeholder = "FILE",
+             .help = "Print per-stage costs of one microbatch as JSON (to FILE when\n"
+                     "given; schema pipeline/stage_costs.proto) instead of the module,\n"
+                     "one FILE per stage in pipeline order (files only, not the parts\n"
+                     "of --split-input-file): forward, input- and weight-backward FLOPs\n"
+                     "of the dots and convolutions and their time at --tflops, and the\n"
+                     "activation bytes one microbatch leaves alive (memory profiler).\n"
+                     "--backward-regex marks the backward. hlo-pipeline reads it with\n"
+                     "--stage-costs=FILE; its --from-hlo runs this.",
+             .handler = [&flags](std::optional<std::string_view> value) {
+               if (value && value->empty()) {
+                 return FlagError(
+                     "option '--stage-costs=FILE' needs a file name ('-' for standard output)");
+               }
+               flags.enabled = true;
+               flags.output = value ? std::string(*value) : "-";
+               return absl::OkStatus();
+             }});
+  table.Add({.names = {"--tflops"},
+             .value = FlagValue::kRequired,
+             .placeholder = "X",
+             .help = "Sustained TFLOP/s that turns --stage-costs FLOPs into time\n(default 400).",
+             .handler = [&flags](std::optional<std::string_view> value) {
+               double v = 0;
+               const std::string_view text = value.value_or("");
+               auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+               if (text.empty() || ec != std::errc() || end != text.data() + text.size() ||
+                   !(v > 0) || !std::isfinite(v)) {
+                 return FlagError(fmt::format(
+                     "option '--tflops' needs a positive number of TFLOP/s, not '{}'", text));
+               }
+               flags.tflops = v;
+               flags.tflops_given = true;
+               return absl::OkStatus();
+             }});
 }
 
 std::string CheckStageCostsFlags(const StageCostsFlags& flags, bool other_mode) {
@@ -63,28 +64,14 @@ std::string CheckStageCostsFlags(const StageCostsFlags& flags, bool other_mode) 
   return "";
 }
 
-namespace {
-
-absl::StatusOr<std::unique_ptr<Module>> LoadModule(const StageCostsInput& input) {
-  ParseOptions options;
-  options.filename = input.path;
-  absl::StatusOr<std::unique_ptr<Module>> module = ParseModule(input.text, options);
-  if (!module.ok()) return module.status();
-  VerifierOptions verifier_options;
-  verifier_options.source_text = input.text;  // errors then point into the file
-  if (absl::Status s = VerifyModule(**module, verifier_options); !s.ok()) return s;
-  return module;
-}
-
-}  // namespace
-
 absl::StatusOr<std::string> StageCostsJsonOf(std::vector<StageCostsInput>& inputs,
                                              const StageCostsFlags& flags,
                                              const std::string& backward_regex) {
   std::vector<std::unique_ptr<Module>> modules;
   std::vector<const Module*> views;
   for (StageCostsInput& input : inputs) {
-    absl::StatusOr<std::unique_ptr<Module>> m = LoadModule(input);
+    absl::StatusOr<std::unique_ptr<Module>> m =
+        ParseAndVerify({.text = input.text, .filename = input.path});
     if (!m.ok()) return m.status();
     std::string().swap(input.text);  // the module keeps no view of it
     views.push_back(m->get());

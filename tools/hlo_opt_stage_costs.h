@@ -12,12 +12,11 @@
 // an unreadable one) and writes the output.
 #pragma once
 
-#include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "tools/flag_table.h"
 
 namespace hloscope {
 
@@ -31,15 +30,8 @@ struct StageCostsFlags {
   bool tflops_given = false;
 };
 
-// Lines for hlo-opt's --help OPTIONS section.
-extern const char kStageCostsFlagsHelp[];
-
-enum class StageCostsFlagResult { kNotStageCostsFlag, kTaken, kBadValue };
-
-// Handles --stage-costs[=FILE] and --tflops=X (a finite number > 0).
-StageCostsFlagResult ParseStageCostsFlag(std::string_view name,
-                                         std::optional<std::string_view> value,
-                                         StageCostsFlags& flags, std::string* error);
+// Adds --stage-costs[=FILE] and --tflops=X (a finite number > 0) to hlo-opt's table.
+void AddStageCostsFlags(FlagTable& table, StageCostsFlags& flags);
 
 // Checks the flags together once all are parsed: an empty string, or the usage error.
 // `other_mode` is true when hlo-opt was asked for anything else (-o, --passes, a report, --stats,

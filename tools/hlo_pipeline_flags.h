@@ -1,6 +1,6 @@
-// Command-line flags of hlo-pipeline: a small explicit parser (--name=value and bare --switch)
-// and the help text. Parse errors are usage errors (exit 2); whether the values make a runnable
-// schedule is decided later (exit 1).
+// Command-line flags of hlo-pipeline: one table (tools/flag_table.h; --name=value or --name
+// value, bare --switch) and the help text. Parse errors are usage errors (exit 2); whether the
+// values make a runnable schedule is decided later (exit 1).
 #pragma once
 
 #include <cstdint>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "tools/flag_table.h"
 
 namespace hloscope::pipeline {
 
@@ -48,6 +49,9 @@ struct PipelineFlags {
   bool hlo_measure_flags_given = false;  // --device-tflops or --backward-regex
   std::string stage_costs_path;          // --stage-costs=FILE.json (hlo-opt --stage-costs)
 };
+
+// The table whose handlers fill `flags` (which must outlive it).
+FlagTable PipelineFlagTable(PipelineFlags& flags);
 
 // argv[0] is skipped.
 absl::StatusOr<PipelineFlags> ParsePipelineFlags(int argc, const char* const* argv);

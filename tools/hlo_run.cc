@@ -17,11 +17,11 @@
 #include "hlo/computation.h"
 #include "hlo/module.h"
 #include "hlo/parser.h"
-#include "hlo/verifier.h"
 #include "tools/error_line.h"
 #include "tools/file_io.h"
 #include "tools/hlo_run_flags.h"
 #include "tools/hlo_run_inputs.h"
+#include "tools/load_module.h"
 #include "tools/parallel_modules.h"
 
 namespace hloscope {
@@ -43,32 +43,15 @@ int CannotRun(const absl::Status& s) {
   return kRunCannotRun;
 }
 
-struct Loaded {
-  std::string text;  // the module's views point into it
-  std::unique_ptr<Module> module;
-};
-
 // Reads, parses and verifies one module; on failure returns the exit code in *code.
-std::unique_ptr<Loaded> Load(const std::string& path, int* code) {
-  auto loaded = std::make_unique<Loaded>();
-  std::string error;
-  if (!ReadInput(path, &loaded->text, &error)) {
-    *code = UsageError(error);
+std::unique_ptr<LoadedModule> Load(const std::string& path, int* code) {
+  absl::StatusOr<LoadedModule> loaded = LoadModule(path);
+  if (!loaded.ok()) {
+    *code = IsReadError(loaded.status()) ? UsageError(MessageOf(loaded.status()))
+                                         : CannotRun(loaded.status());
     return nullptr;
   }
-  absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(loaded->text, {.filename = path});
-  if (!m.ok()) {
-    *code = CannotRun(m.status());
-    return nullptr;
-  }
-  VerifierOptions verifier_options;
-  verifier_options.source_text = loaded->text;  // errors then point into the file
-  if (absl::Status s = VerifyModule(**m, verifier_options); !s.ok()) {
-    *code = CannotRun(s);
-    return nullptr;
-  }
-  loaded->module = std::move(*m);
-  return loaded;
+  return std::make_unique<LoadedModule>(*std::move(loaded));
 }
 
 // The arguments: from --inputs when given, else seeded random ones.
@@ -99,7 +82,7 @@ std::string_view ModeName(eval::EvalMode m) {
 
 int RunOne(const RunFlags& flags) {
   int code = 0;
-  std::unique_ptr<Loaded> a = Load(flags.file, &code);
+  std::unique_ptr<LoadedModule> a = Load(flags.file, &code);
   if (a == nullptr) return code;
   if (absl::Status s = eval::CheckRunnable(*a->module, Options(flags, flags.mode)); !s.ok())
     return CannotRun(s);
@@ -125,18 +108,6 @@ PairResult CannotRunResult(std::string_view context, const absl::Status& s) {
   std::string message = HasErrorPrefix(MessageOf(s)) ? std::string(MessageOf(s))
                                                      : fmt::format("{}{}", context, MessageOf(s));
   return {kRunCannotRun, "", ErrorLine("hlo-run", message)};
-}
-
-// Parses and verifies one module of `filename` (its text starting at line `first_line`).
-absl::StatusOr<std::unique_ptr<Module>> ParseAndVerify(std::string_view text,
-                                                       std::string_view filename, int first_line) {
-  absl::StatusOr<std::unique_ptr<Module>> m =
-      ParseModule(text, {.filename = filename, .first_line = first_line});
-  if (!m.ok()) return m.status();
-  VerifierOptions verifier_options;
-  verifier_options.source_text = text;  // errors then point into the file
-  if (absl::Status s = VerifyModule(**m, verifier_options); !s.ok()) return s;
-  return m;
 }
 
 // Runs a and b on the same arguments and compares the outputs. `context` starts every line
@@ -195,9 +166,9 @@ int Print(const PairResult& r) {
 
 int Compare(const RunFlags& flags) {
   int code = 0;
-  std::unique_ptr<Loaded> a = Load(flags.file, &code);
+  std::unique_ptr<LoadedModule> a = Load(flags.file, &code);
   if (a == nullptr) return code;
-  std::unique_ptr<Loaded> b = Load(flags.file_b, &code);
+  std::unique_ptr<LoadedModule> b = Load(flags.file_b, &code);
   if (b == nullptr) return code;
   return Print(ComparePair(flags, *a->module, *b->module, ""));
 }
@@ -219,8 +190,8 @@ int CompareParts(const RunFlags& flags) {
   std::string text_a, text_b, error;
   if (!ReadInput(flags.file, &text_a, &error)) return UsageError(error);
   if (!ReadInput(flags.file_b, &text_b, &error)) return UsageError(error);
-  const std::string name_a = flags.file == "-" ? "<stdin>" : flags.file;
-  const std::string name_b = flags.file_b == "-" ? "<stdin>" : flags.file_b;
+  const std::string name_a = InputName(flags.file);
+  const std::string name_b = InputName(flags.file_b);
   const std::vector<InputChunk> parts_a = Parts(text_a);
   const std::vector<InputChunk> parts_b = Parts(text_b);
   if (parts_a.size() != parts_b.size()) {
@@ -236,13 +207,13 @@ int CompareParts(const RunFlags& flags) {
       [&](size_t k) {
         const std::string context = fmt::format("part {}: ", k + 1);
         absl::StatusOr<std::unique_ptr<Module>> a =
-            ParseAndVerify(parts_a[k].text, name_a, parts_a[k].first_line);
+            ParseAndVerify({parts_a[k].text, parts_a[k].first_line, name_a});
         if (!a.ok()) {
           results[k] = CannotRunResult(context, a.status());
           return;
         }
         absl::StatusOr<std::unique_ptr<Module>> b =
-            ParseAndVerify(parts_b[k].text, name_b, parts_b[k].first_line);
+            ParseAndVerify({parts_b[k].text, parts_b[k].first_line, name_b});
         if (!b.ok()) {
           results[k] = CannotRunResult(context, b.status());
           return;
@@ -259,7 +230,7 @@ int Main(int argc, char** argv) {
   if (std::optional<std::string> error = ParseRunFlags(argc, argv, &flags))
     return UsageError(*error);
   if (flags.help) {
-    fmt::print("{}", kRunHelp);
+    fmt::print("{}", RunHelp());
     return kRunOk;
   }
   if (!flags.compare) return RunOne(flags);

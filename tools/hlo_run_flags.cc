@@ -1,14 +1,16 @@
 #include "tools/hlo_run_flags.h"
 
 #include <string_view>
-#include <vector>
+#include <utility>
 
 #include "fmt/format.h"
 #include "hlo/str_util.h"
 
 namespace hloscope {
+namespace {
 
-const char kRunHelp[] =
+// The parts of --help around the OPTIONS section that the table writes.
+constexpr std::string_view kHelpHead =
     R"(OVERVIEW: run an HLO module on the reference interpreter and print its outputs
 
 USAGE: hlo-run [options] FILE
@@ -34,28 +36,9 @@ stores values as the alias analysis assigns buffers (one allocation per buffer, 
 write into it, loop state lives in its buffers, bitcasts reinterpret the same bytes), so a copy
 that was wrongly removed changes the result.
 
-OPTIONS:
-  --seed=N               Seed of the random arguments (default 0). Floats are multiples of 1/8
-                         in [-2,2), signed integers in [-8,8), unsigned in [0,16), pred 0/1.
-  --mode=value|buffer    How to run FILE (default value).
-  --mode-a=M, --mode-b=M With --compare: the modes of A and B (defaults value and buffer).
-  --inputs=FILE          Arguments from FILE instead of random ones: one line per entry
-                         parameter, in HLO literal syntax as in constant(...), e.g.
-                         '{{1, 2}, {3, 4}}' or '(1, {2, 3})' for a tuple. Blank lines and
-                         lines starting with '//' are skipped.
-  --print-all            Print every element of every output.
-  --split-input-file     With --compare: compare the modules of A and B pairwise (see above).
-  --jobs=N               With --split-input-file: compare up to N pairs at once (1 to 1024).
-  --max-bytes=N          Refuse modules needing more than N bytes of storage (default 2^30).
-  --max-steps=N          Stop after N instruction evaluations in all, counted across every
-                         computation, loop iteration and call (default 100000000), so that
-                         endless or exponentially nested loops and calls end with an error.
-                         Computations nested more than 256 deep are refused as well.
-  --bitcast-defines-value=true|false
-                         Buffer mode: whether a bitcast gets its own buffer (true) or
-                         reinterprets its operand's (false, the default).
-  -h, --help             Show this help, then exit.
+)";
 
+constexpr std::string_view kHelpTail = R"(
 EXIT STATUS:
   0  success; with --compare, the outputs are equal
   1  --compare: the outputs differ
@@ -64,86 +47,140 @@ EXIT STATUS:
      more than --max-steps evaluations or 256 nested computations
 )";
 
-namespace {
-
 std::optional<eval::EvalMode> ParseMode(std::string_view v) {
   if (v == "value") return eval::EvalMode::kValue;
   if (v == "buffer") return eval::EvalMode::kBuffer;
   return std::nullopt;
 }
 
+absl::Status NeedsValue(std::string_view name) {
+  return FlagError(fmt::format("option '{}' needs a value", name));
+}
+
+absl::Status BadValue(std::string_view name, std::string_view value) {
+  return FlagError(fmt::format("bad value '{}' for {}", value, name));
+}
+
+// A flag whose value `parse` stores; a missing value is the same error for all of them.
+Flag Valued(std::string name, std::string placeholder, std::string help,
+            std::function<absl::Status(std::string_view name, std::string_view value)> parse) {
+  return {.names = {name},
+          .value = FlagValue::kRequired,
+          .placeholder = std::move(placeholder),
+          .help = std::move(help),
+          .handler = [name, parse = std::move(parse)](std::optional<std::string_view> value) {
+            if (!value) return NeedsValue(name);
+            return parse(name, *value);
+          }};
+}
+
+Flag Mode(std::string name, std::string placeholder, std::string help, eval::EvalMode* out) {
+  return Valued(std::move(name), std::move(placeholder), std::move(help),
+                [out](std::string_view name, std::string_view value) {
+                  std::optional<eval::EvalMode> m = ParseMode(value);
+                  if (!m) {
+                    return FlagError(fmt::format(
+                        "bad value '{}' for {} (expected 'value' or 'buffer')", value, name));
+                  }
+                  *out = *m;
+                  return absl::OkStatus();
+                });
+}
+
+// --max-bytes and --max-steps: a non-negative integer.
+Flag Limit(std::string name, std::string help, int64_t* out) {
+  return Valued(std::move(name), "N", std::move(help),
+                [out](std::string_view name, std::string_view value) {
+                  if (!ParseInteger(value, out) || *out < 0) return BadValue(name, value);
+                  return absl::OkStatus();
+                });
+}
+
 }  // namespace
 
+FlagTable RunFlagTable(RunFlags& flags) {
+  FlagTable table({
+      .unknown = [](std::string_view,
+                    std::string_view name) { return fmt::format("unknown option '{}'", name); },
+      .takes_no_value =
+          [](std::string_view name) { return fmt::format("option '{}' takes no value", name); },
+  });
+  table.Section("OPTIONS:", 25);
+  table.Add(Valued("--seed", "N",
+                   "Seed of the random arguments (default 0). Floats are multiples of 1/8\n"
+                   "in [-2,2), signed integers in [-8,8), unsigned in [0,16), pred 0/1.",
+                   [&flags](std::string_view name, std::string_view value) {
+                     if (!ParseInteger(value, &flags.seed)) return BadValue(name, value);
+                     return absl::OkStatus();
+                   }));
+  table.Add(Mode("--mode", "value|buffer", "How to run FILE (default value).", &flags.mode));
+  Flag mode_a =
+      Mode("--mode-a", "M", "With --compare: the modes of A and B (defaults value and buffer).",
+           &flags.mode_a);
+  mode_a.label = "--mode-a=M, --mode-b=M";
+  table.Add(std::move(mode_a));
+  table.Add(Mode("--mode-b", "M", "", &flags.mode_b));  // on --mode-a's row
+  table.Add(Valued("--inputs", "FILE",
+                   "Arguments from FILE instead of random ones: one line per entry\n"
+                   "parameter, in HLO literal syntax as in constant(...), e.g.\n"
+                   "'{{1, 2}, {3, 4}}' or '(1, {2, 3})' for a tuple. Blank lines and\n"
+                   "lines starting with '//' are skipped.",
+                   [&flags](std::string_view, std::string_view value) {
+                     flags.inputs = std::string(value);
+                     return absl::OkStatus();
+                   }));
+  table.Add(SwitchFlag({"--print-all"}, &flags.print_all, "Print every element of every output."));
+  table.Add(SwitchFlag({"--compare"}, &flags.compare,
+                       "Run A and B on the same arguments and compare their outputs (see above)."));
+  table.Add(SwitchFlag({"--split-input-file"}, &flags.split_input_file,
+                       "With --compare: compare the modules of A and B pairwise (see above)."));
+  table.Add(
+      Valued("--jobs", "N", "With --split-input-file: compare up to N pairs at once (1 to 1024).",
+             [&flags](std::string_view, std::string_view value) {
+               if (!ParseInteger(value, &flags.jobs) || flags.jobs < 1 || flags.jobs > 1024) {
+                 return FlagError(fmt::format(
+                     "bad value '{}' for --jobs (expected a whole number from 1 to 1024)", value));
+               }
+               return absl::OkStatus();
+             }));
+  table.Add(Limit("--max-bytes",
+                  "Refuse modules needing more than N bytes of storage (default 2^30).",
+                  &flags.max_bytes));
+  table.Add(Limit("--max-steps",
+                  "Stop after N instruction evaluations in all, counted across every\n"
+                  "computation, loop iteration and call (default 100000000), so that\n"
+                  "endless or exponentially nested loops and calls end with an error.\n"
+                  "Computations nested more than 256 deep are refused as well.",
+                  &flags.max_steps));
+  table.Add(Valued("--bitcast-defines-value", "true|false",
+                   "Buffer mode: whether a bitcast gets its own buffer (true) or\n"
+                   "reinterprets its operand's (false, the default).",
+                   [&flags](std::string_view name, std::string_view value) {
+                     if (value != "true" && value != "false") {
+                       return FlagError(fmt::format(
+                           "bad value '{}' for {} (expected 'true' or 'false')", value, name));
+                     }
+                     flags.dataflow.bitcast_defines_value = value == "true";
+                     return absl::OkStatus();
+                   }));
+  table.Add(SwitchFlag({"-h", "--help"}, &flags.help, "Show this help, then exit."));
+  table.Positional([&flags](std::string_view arg) {
+    flags.files.emplace_back(arg);
+    return absl::OkStatus();
+  });
+  return table;
+}
+
+std::string RunHelp() {
+  RunFlags unused;
+  return fmt::format("{}{}{}", kHelpHead, RunFlagTable(unused).Help(), kHelpTail);
+}
+
 std::optional<std::string> ParseRunFlags(int argc, char** argv, RunFlags* flags) {
-  std::vector<std::string> files;
-  bool options_done = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    if (options_done || !arg.starts_with("-") || arg == "-") {
-      files.emplace_back(arg);
-      continue;
-    }
-    if (arg == "--") {
-      options_done = true;
-      continue;
-    }
-    if (arg == "-h" || arg == "--help") {
-      flags->help = true;
-      continue;
-    }
-    if (arg == "--compare") {
-      flags->compare = true;
-      continue;
-    }
-    if (arg == "--print-all") {
-      flags->print_all = true;
-      continue;
-    }
-    if (arg == "--split-input-file") {
-      flags->split_input_file = true;
-      continue;
-    }
-    size_t eq = arg.find('=');
-    std::string_view name = arg.substr(0, eq);
-    if (name != "--seed" && name != "--mode" && name != "--mode-a" && name != "--mode-b" &&
-        name != "--inputs" && name != "--max-bytes" && name != "--max-steps" &&
-        name != "--bitcast-defines-value" && name != "--jobs") {
-      return fmt::format("unknown option '{}'", name);
-    }
-    std::string_view value;
-    if (eq != std::string_view::npos) {
-      value = arg.substr(eq + 1);
-    } else if (i + 1 < argc) {
-      value = argv[++i];
-    } else {
-      return fmt::format("option '{}' needs a value", name);
-    }
-    auto bad = [&] { return fmt::format("bad value '{}' for {}", value, name); };
-    if (name == "--seed") {
-      if (!ParseInteger(value, &flags->seed)) return bad();
-    } else if (name == "--mode" || name == "--mode-a" || name == "--mode-b") {
-      std::optional<eval::EvalMode> m = ParseMode(value);
-      if (!m)
-        return fmt::format("bad value '{}' for {} (expected 'value' or 'buffer')", value, name);
-      (name == "--mode" ? flags->mode : name == "--mode-a" ? flags->mode_a : flags->mode_b) = *m;
-    } else if (name == "--jobs") {
-      if (!ParseInteger(value, &flags->jobs) || flags->jobs < 1 || flags->jobs > 1024) {
-        return fmt::format("bad value '{}' for --jobs (expected a whole number from 1 to 1024)",
-                           value);
-      }
-    } else if (name == "--inputs") {
-      flags->inputs = std::string(value);
-    } else if (name == "--max-bytes") {
-      if (!ParseInteger(value, &flags->max_bytes) || flags->max_bytes < 0) return bad();
-    } else if (name == "--max-steps") {
-      if (!ParseInteger(value, &flags->max_steps) || flags->max_steps < 0) return bad();
-    } else if (name == "--bitcast-defines-value") {
-      if (value != "true" && value != "false") {
-        return fmt::format("bad value '{}' for {} (expected 'true' or 'false')", value, name);
-      }
-      flags->dataflow.bitcast_defines_value = value == "true";
-    }
+  if (absl::Status s = RunFlagTable(*flags).Parse(argc, argv); !s.ok()) {
+    return std::string(s.message().data(), s.message().size());
   }
+  const std::vector<std::string>& files = flags->files;
   if (flags->help) return std::nullopt;
   if (flags->split_input_file && !flags->compare)
     return std::string("--split-input-file needs --compare");

@@ -1,12 +1,15 @@
-// Command line of hlo-run (tools/hlo_run.cc): the flags, their parsing and the help text.
+// Command line of hlo-run (tools/hlo_run.cc): the flags (one table, tools/flag_table.h), their
+// checks and the help text.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "analysis/dataflow_options.h"
 #include "eval/evaluator.h"
+#include "tools/flag_table.h"
 
 namespace hloscope {
 
@@ -28,9 +31,14 @@ struct RunFlags {
   int64_t max_steps = 100'000'000;
   DataflowOptions dataflow = {};  // --bitcast-defines-value: buffer mode's analyses
   bool help = false;
+  std::vector<std::string> files;  // the positional arguments, before ParseRunFlags checks them
 };
 
-extern const char kRunHelp[];
+// The table whose handlers fill `flags` (which must outlive it).
+FlagTable RunFlagTable(RunFlags& flags);
+
+// The whole --help text.
+std::string RunHelp();
 
 // Parses argv into *flags. Returns nullopt to go on, or the message of a usage error.
 std::optional<std::string> ParseRunFlags(int argc, char** argv, RunFlags* flags);

@@ -7,8 +7,7 @@
 #include <thread>
 #include <utility>
 
-#include "hlo/parser.h"
-#include "hlo/verifier.h"
+#include "tools/load_module.h"
 
 namespace hloscope {
 
@@ -106,15 +105,9 @@ void ParseModulesInOrder(
     const std::function<void(size_t, absl::StatusOr<std::unique_ptr<Module>>)>& consume) {
   std::vector<absl::StatusOr<std::unique_ptr<Module>>> results(sources.size());
   auto work = [&](size_t k) {
-    const ModuleSource& source = sources[k];
-    absl::StatusOr<std::unique_ptr<Module>> m =
-        ParseModule(source.text, {.filename = source.filename, .first_line = source.first_line});
-    if (m.ok()) {
-      VerifierOptions verifier_options;
-      verifier_options.source_text = source.text;  // errors then point into the file
-      absl::Status s = VerifyModule(**m, verifier_options);
-      if (s.ok() && prepare) s = prepare(**m);
-      if (!s.ok()) m = s;
+    absl::StatusOr<std::unique_ptr<Module>> m = ParseAndVerify(sources[k]);
+    if (m.ok() && prepare) {
+      if (absl::Status s = prepare(**m); !s.ok()) m = s;
     }
     results[k] = std::move(m);
   };

@@ -23,6 +23,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "hlo/module.h"
+#include "tools/load_module.h"  // ModuleSource
 
 namespace hloscope {
 
@@ -63,18 +64,10 @@ class OutputBuffers {
   std::vector<std::string> spare_;
 };
 
-// One module of an input: its text (the input must outlive the parsed module, whose strings
-// point into it), the line of the file it starts on, and the file's name for messages.
-struct ModuleSource {
-  std::string_view text;
-  int first_line = 1;
-  std::string_view filename;
-};
-
-// Parses and verifies every source, then runs `prepare` on each module that passed (a pass
-// that every caller needs, e.g. flattening the call graph; may be empty), `jobs` at a time.
-// consume(k, result) gets each module or its first error, on the calling thread in input
-// order; the verifier's errors point into the source text.
+// Parses and verifies every source (ParseAndVerify, tools/load_module.h), then runs `prepare` on
+// each module that passed (a pass that every caller needs, e.g. flattening the call graph; may be
+// empty), `jobs` at a time. consume(k, result) gets each module or its first error, on the calling
+// thread in input order; the verifier's errors point into the source text.
 void ParseModulesInOrder(
     absl::Span<const ModuleSource> sources, int jobs,
     const std::function<absl::Status(Module&)>& prepare,

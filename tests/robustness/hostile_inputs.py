@@ -159,6 +159,9 @@ def cases(p):
         ("hlo-opt", ["/dev/zero"], {2}),
         ("hlo-run", ["/dev/zero"], {2}),
         ("hlo-opt", [p["dir"]], {2}),
+        # XLA dump directories: an empty one, and one of files XLA does not write (issue 28).
+        ("hlo-opt", ["--xla-dump=" + p["dir"]], {2}),
+        ("hlo-opt", ["--xla-dump=" + os.path.dirname(p["dir"])], {2}),
         ("hlo-run", [p["dir"]], {2}),
         ("hlo-opt", [p["empty.hlo"]], {1}),
         ("hlo-opt", ["--split-input-file", p["empty.hlo"]], {1}),

@@ -1,9 +1,9 @@
 // hlo-opt's flags for the dataflow and buffer reports (tools/hlo_opt_analysis.h): parsing,
 // every bad value, and the reports they ask for in order. The printers' own tests are
 // dataflow_report_test.cc.
-#include "tools/hlo_opt_analysis.h"
-
 #include "tests/analysis/analysis_test_util.h"
+#include "tests/tools/flag_test_util.h"
+#include "tools/hlo_opt_analysis.h"
 
 namespace hloscope {
 namespace {
@@ -12,22 +12,18 @@ using analysis_testing::Parse;
 
 TEST(HloOptAnalysisTest, FlagParsing) {
   AnalysisFlags flags;
-  std::string error;
-  EXPECT_EQ(ParseAnalysisFlag("--print-buffers", std::nullopt, flags, &error),
-            AnalysisFlagResult::kTaken);
-  EXPECT_EQ(ParseAnalysisFlag("--bitcast-defines-value", "true", flags, &error),
-            AnalysisFlagResult::kTaken);
-  EXPECT_EQ(ParseAnalysisFlag("--format", "json", flags, &error), AnalysisFlagResult::kTaken);
-  EXPECT_EQ(ParseAnalysisFlag("--stats", std::nullopt, flags, &error),
-            AnalysisFlagResult::kNotAnalysisFlag);
+  FlagTable table = testing::HloOptWordedTable();
+  AddAnalysisFlags(table, flags);
+  EXPECT_TRUE(testing::ParseFlag(table, "--print-buffers", std::nullopt).ok());
+  EXPECT_TRUE(testing::ParseFlag(table, "--bitcast-defines-value", "true").ok());
+  // --format is the memory report's row (hlo_opt_memory_flags_test.cc).
+  EXPECT_FALSE(testing::ParseFlag(table, "--stats", std::nullopt).ok());
   EXPECT_TRUE(flags.print_buffers && !flags.print_dataflow &&
               flags.print.dataflow.bitcast_defines_value);
-  EXPECT_EQ(flags.print.format, ReportFormat::kJson);
-  EXPECT_EQ(ParseAnalysisFlag("--format", "xml", flags, &error), AnalysisFlagResult::kBadValue);
-  EXPECT_EQ(error, "option '--format' needs 'text' or 'json'");
-  EXPECT_EQ(ParseAnalysisFlag("--print-dataflow", "1", flags, &error),
-            AnalysisFlagResult::kBadValue);
-  EXPECT_EQ(error, "option '--print-dataflow' takes no value");
+  EXPECT_EQ(testing::MessageOf(testing::ParseFlag(table, "--bitcast-defines-value", "maybe")),
+            "option '--bitcast-defines-value' needs 'true' or 'false'");
+  EXPECT_EQ(testing::MessageOf(testing::ParseFlag(table, "--print-dataflow", "1")),
+            "option '--print-dataflow' takes no value");
 }
 
 TEST(HloOptAnalysisTest, AppendReportsPrintsDataflowThenBuffers) {

@@ -11,6 +11,7 @@
 
 #include "gtest/gtest.h"
 #include "tests/test_util.h"
+#include "tests/tools/flag_test_util.h"
 #include "tools/hlo_opt_memory_diff.h"
 
 namespace hloscope {
@@ -18,18 +19,22 @@ namespace {
 
 using testing::MessageOf;
 
+// `--memory-diff` (value nullopt) or `--memory-diff=VALUE` through a table of the flag alone.
+absl::Status Parse(MemoryDiffFlags& f, std::optional<std::string_view> value,
+                   std::string_view name = "--memory-diff") {
+  FlagTable table = testing::HloOptWordedTable();
+  AddMemoryDiffFlags(table, f);
+  return testing::ParseFlag(table, name, value);
+}
+
 TEST(MemoryDiffFlag, ParsesBothForms) {
   MemoryDiffFlags f;
-  std::string error;
-  EXPECT_EQ(ParseMemoryDiffFlag("--memory-report", std::nullopt, f, &error),
-            MemoryDiffFlagResult::kNotMemoryDiffFlag);
+  EXPECT_FALSE(Parse(f, std::nullopt, "--memory-report").ok());  // not this group's
   EXPECT_FALSE(f.enabled);
-  EXPECT_EQ(ParseMemoryDiffFlag("--memory-diff", std::nullopt, f, &error),
-            MemoryDiffFlagResult::kTaken);
+  EXPECT_TRUE(Parse(f, std::nullopt).ok());
   EXPECT_TRUE(f.enabled);
   EXPECT_TRUE(f.dump_modules.empty());
-  EXPECT_EQ(ParseMemoryDiffFlag("--memory-diff", "3,module_0007.jit_step", f, &error),
-            MemoryDiffFlagResult::kTaken);
+  EXPECT_TRUE(Parse(f, "3,module_0007.jit_step").ok());
   ASSERT_EQ(f.dump_modules.size(), 2u);
   EXPECT_EQ(f.dump_modules[0], "3");
   EXPECT_EQ(f.dump_modules[1], "module_0007.jit_step");
@@ -38,14 +43,11 @@ TEST(MemoryDiffFlag, ParsesBothForms) {
 TEST(MemoryDiffFlag, RefusesValuesThatAreNotTwoIds) {
   for (std::string_view value : {"", "1", ",2", "1,", "1,2,3"}) {
     MemoryDiffFlags f;
-    std::string error;
-    EXPECT_EQ(ParseMemoryDiffFlag("--memory-diff", value, f, &error),
-              MemoryDiffFlagResult::kBadValue)
-        << value;
-    EXPECT_EQ(error,
+    EXPECT_EQ(MessageOf(Parse(f, value)),
               "option '--memory-diff=' needs two modules of a dump directory as ID1,ID2, "
               "not '" +
-                  std::string(value) + "' (to compare two files: --memory-diff A B)");
+                  std::string(value) + "' (to compare two files: --memory-diff A B)")
+        << value;
   }
 }
 
@@ -148,7 +150,7 @@ ENTRY e {
   ROOT w2 = s32[] while(w1), condition=cond, body=body
 }
 )");
-  absl::StatusOr<LoadedModule> m = LoadModuleFile(path);
+  absl::StatusOr<DiffInput> m = LoadModuleFile(path);
   ASSERT_TRUE(m.ok()) << MessageOf(m.status());
   EXPECT_EQ(m->label, path);
   EXPECT_EQ(m->module->name(), "two_sites");
@@ -157,7 +159,7 @@ ENTRY e {
 }
 
 TEST(LoadModuleFile, UnreadableIsNotFoundAndBadTextIsNot) {
-  absl::StatusOr<LoadedModule> missing = LoadModuleFile("/nonexistent/dir/a.hlo");
+  absl::StatusOr<DiffInput> missing = LoadModuleFile("/nonexistent/dir/a.hlo");
   ASSERT_FALSE(missing.ok());
   EXPECT_TRUE(absl::IsNotFound(missing.status()));
   EXPECT_EQ(MessageOf(missing.status()),
@@ -165,7 +167,7 @@ TEST(LoadModuleFile, UnreadableIsNotFoundAndBadTextIsNot) {
 
   const std::string path =
       WriteTemp("bad.hlo", "HloModule bad\nENTRY e {\n  ROOT x = f32[2] negate(y)\n}\n");
-  absl::StatusOr<LoadedModule> bad = LoadModuleFile(path);
+  absl::StatusOr<DiffInput> bad = LoadModuleFile(path);
   ASSERT_FALSE(bad.ok());
   EXPECT_FALSE(absl::IsNotFound(bad.status()));
   EXPECT_TRUE(MessageOf(bad.status()).starts_with(path + ":3:"));

@@ -1,11 +1,11 @@
 // hlo-opt's --memory-report flags: parsing (every error) and combinations. The printers'
 // tests are memory_report_printers_test.cc.
-#include "tools/hlo_opt_memory.h"
-
 #include <string>
 
 #include "gtest/gtest.h"
 #include "tests/test_util.h"
+#include "tests/tools/flag_test_util.h"
+#include "tools/hlo_opt_memory.h"
 
 namespace hloscope {
 namespace {
@@ -13,57 +13,50 @@ namespace {
 using testing::MessageOf;
 using testing::Parse;
 
-MemoryFlagResult Flag(std::string_view name, std::optional<std::string_view> value,
-                      MemoryFlags& flags, std::string* error) {
-  AnalysisFlags analysis;
-  return ParseMemoryFlag(name, value, flags, analysis, error);
+// `name=value` (or `name` alone) through a table of the memory report's rows.
+absl::Status Flag(std::string_view name, std::optional<std::string_view> value, MemoryFlags& flags,
+                  AnalysisFlags& analysis) {
+  FlagTable table = testing::HloOptWordedTable();
+  AddMemoryFlags(table, flags, analysis);
+  return testing::ParseFlag(table, name, value);
 }
 
 TEST(HloOptMemoryFlags, Parse) {
   MemoryFlags f;
   AnalysisFlags analysis;
-  std::string error;
-  EXPECT_EQ(ParseMemoryFlag("--memory-report", std::nullopt, f, analysis, &error),
-            MemoryFlagResult::kTaken);
+  EXPECT_TRUE(Flag("--memory-report", std::nullopt, f, analysis).ok());
   EXPECT_TRUE(f.enabled);
   EXPECT_EQ(f.output, "-");
-  EXPECT_EQ(ParseMemoryFlag("--memory-report", "out.html", f, analysis, &error),
-            MemoryFlagResult::kTaken);
+  EXPECT_TRUE(Flag("--memory-report", "out.html", f, analysis).ok());
   EXPECT_EQ(f.output, "out.html");
   // text and json are shared with the analysis printers; csv and html are ours.
-  EXPECT_EQ(ParseMemoryFlag("--format", "json", f, analysis, &error), MemoryFlagResult::kTaken);
+  EXPECT_TRUE(Flag("--format", "json", f, analysis).ok());
   EXPECT_EQ(f.format, MemoryFormat::kJson);
   EXPECT_EQ(analysis.print.format, ReportFormat::kJson);
-  EXPECT_EQ(ParseMemoryFlag("--format", "html", f, analysis, &error), MemoryFlagResult::kTaken);
+  EXPECT_TRUE(Flag("--format", "html", f, analysis).ok());
   EXPECT_EQ(f.format, MemoryFormat::kHtml);
   EXPECT_TRUE(f.format_is_memory_only);
-  EXPECT_EQ(ParseMemoryFlag("--format", "csv", f, analysis, &error), MemoryFlagResult::kTaken);
+  EXPECT_TRUE(Flag("--format", "csv", f, analysis).ok());
   EXPECT_EQ(f.format, MemoryFormat::kCsv);
-  EXPECT_EQ(ParseMemoryFlag("--stage-by", "module", f, analysis, &error), MemoryFlagResult::kTaken);
+  EXPECT_TRUE(Flag("--stage-by", "module", f, analysis).ok());
   EXPECT_EQ(f.options.stage_by, MemoryOptions::StageBy::kModule);
-  EXPECT_EQ(ParseMemoryFlag("--stage-by", "attr:_stage", f, analysis, &error),
-            MemoryFlagResult::kTaken);
+  EXPECT_TRUE(Flag("--stage-by", "attr:_stage", f, analysis).ok());
   EXPECT_EQ(f.options.stage_by, MemoryOptions::StageBy::kFrontendAttribute);
   EXPECT_EQ(f.options.stage_attr, "_stage");
-  EXPECT_EQ(ParseMemoryFlag("--stage-regex", "s(\\d)", f, analysis, &error),
-            MemoryFlagResult::kTaken);
+  EXPECT_TRUE(Flag("--stage-regex", "s(\\d)", f, analysis).ok());
   EXPECT_EQ(f.options.stage_by, MemoryOptions::StageBy::kOpNameRegex);
   EXPECT_EQ(f.options.stage_regex, "s(\\d)");
-  EXPECT_EQ(ParseMemoryFlag("--forward-regex", "fwd", f, analysis, &error),
-            MemoryFlagResult::kTaken);
-  EXPECT_EQ(ParseMemoryFlag("--backward-regex", "bwd", f, analysis, &error),
-            MemoryFlagResult::kTaken);
+  EXPECT_TRUE(Flag("--forward-regex", "fwd", f, analysis).ok());
+  EXPECT_TRUE(Flag("--backward-regex", "bwd", f, analysis).ok());
   EXPECT_EQ(f.options.forward_regex, "fwd");
   EXPECT_EQ(f.options.backward_regex, "bwd");
-  EXPECT_EQ(ParseMemoryFlag("--dim-value", "7", f, analysis, &error), MemoryFlagResult::kTaken);
+  EXPECT_TRUE(Flag("--dim-value", "7", f, analysis).ok());
   EXPECT_EQ(f.options.dim_value, 7);
-  EXPECT_EQ(ParseMemoryFlag("--top", "3", f, analysis, &error), MemoryFlagResult::kTaken);
+  EXPECT_TRUE(Flag("--top", "3", f, analysis).ok());
   EXPECT_EQ(f.options.top_buffers, 3);
-  EXPECT_EQ(ParseMemoryFlag("--count-tuple-tables", std::nullopt, f, analysis, &error),
-            MemoryFlagResult::kTaken);
+  EXPECT_TRUE(Flag("--count-tuple-tables", std::nullopt, f, analysis).ok());
   EXPECT_TRUE(f.options.count_tuple_tables);
-  EXPECT_EQ(ParseMemoryFlag("--stats", std::nullopt, f, analysis, &error),
-            MemoryFlagResult::kNotMemoryFlag);
+  EXPECT_FALSE(Flag("--stats", std::nullopt, f, analysis).ok());  // not a memory flag
 }
 
 TEST(HloOptMemoryFlags, BadValues) {
@@ -88,9 +81,8 @@ TEST(HloOptMemoryFlags, BadValues) {
   };
   for (const Bad& b : cases) {
     MemoryFlags f;
-    std::string error;
-    EXPECT_EQ(Flag(b.name, b.value, f, &error), MemoryFlagResult::kBadValue) << b.name;
-    EXPECT_EQ(error, b.error);
+    AnalysisFlags analysis;
+    EXPECT_EQ(MessageOf(Flag(b.name, b.value, f, analysis)), b.error) << b.name;
   }
 }
 

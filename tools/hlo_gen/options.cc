@@ -1,15 +1,21 @@
 #include "tools/hlo_gen/options.h"
 
+#include <functional>
 #include <initializer_list>
 #include <optional>
+#include <utility>
 
+#include "absl/status/status.h"
 #include "fmt/core.h"
 #include "hlo/checked_int.h"
 #include "hlo/str_util.h"
 
 namespace hloscope::gen {
 
-const std::string_view kHelpText =
+namespace {
+
+// The parts of --help around the OPTIONS section that the table writes.
+constexpr std::string_view kHelpHead =
     R"(OVERVIEW: generate a pipelined transformer training step as optimized HLO text
 
 USAGE: hlo-gen [options]
@@ -18,56 +24,41 @@ Writes a module shaped like what XLA emits after fusion for a pipeline-parallel 
 training step (forward and backward while loops, loop fusions, dots, stashed activations),
 at any size. The same options and seed always give byte-identical output.
 
-OPTIONS:
-  --layout=L             'spmd-circular' (default): one module as GSPMD pipelining produces
-                         it (praxis/paxml): a forward while loop of M+P-1 iterations whose body
-                         holds one stage's layers and stashes activations into loop-carried
-                         [M+P-1,1,B,S,A,H/A] buffers with a dynamic-update-slice between
-                         bitcasts inside a loop fusion, then a backward while loop that reads
-                         them with dynamic-slice.
-                         'mpmd': one module per pipeline stage, as each rank runs it with
-                         per-rank pipelining: forward and backward loops over M microbatches
-                         for that stage's layers; the embedding only on stage 0, the head and
-                         loss only on the last stage.
-  --stage=K              mpmd only: write only stage K (0-based). Default: every stage.
-  --layers=N             Transformer layers in the whole model (default 8). Must be a multiple
-                         of --stages.
-  --hidden=H             Hidden size (default 1024). The MLP is 4*H wide.
-  --heads=A              Attention heads (default 16). Must divide --hidden.
-  --seq=S                Sequence length (default 2048).
-  --microbatch=B         Microbatch size (default 2).
-  --microbatches=M       Microbatches per step (default 8).
-  --stages=P             Pipeline stages (default 4).
-  --dtype=T              'bf16' (default) or 'f32': activations and weights. Reductions are
-                         done in f32 either way.
-  --remat=R              What the forward loop stashes for the backward loop, per layer:
-                         'none': the layer input and every [B,S,H]-sized activation (9);
-                         'out-proj' (default): the input, q, k, v and the attention output
-                         projection (5, like paxml's SAVE_OUT_PROJ); 'full': the input only,
-                         the backward loop recomputes the rest.
-  --xla-copies=on|off    'on' (default): each stash output goes through get-tuple-element and
-                         copy before the loop body's ROOT tuple, as XLA's copy insertion emits
-                         when it cannot prove the update in place. 'off': no copies.
-  --scheduled            Mark the module is_scheduled=true (text order is the schedule).
-  --unroll               Unroll both while loops into the entry computation: the way to reach
-                         millions of instructions (layers x trip count x ~1000 lines).
-  --seed=N               Unsigned integer (default 0). The seed chooses where instruction ids
-                         start (names like fusion.4711) and offsets the source_line numbers;
-                         the graph itself (opcodes, shapes, edges) is the same for every seed.
-  -o OUT                 Output ('-', the default, is standard output). With --layout=mpmd
-                         and no --stage: if OUT is a directory (or ends in '/') the modules are
-                         written to OUT/stage_K.hlo, otherwise to OUT.stage_K.hlo; on standard
-                         output they are separated by '// -----' lines (hlo-opt
-                         --split-input-file reads them). With --stage=K, OUT is the file.
-  -h, --help             Show this help, then exit.
+)";
 
+constexpr std::string_view kHelpTail = R"(
 EXIT STATUS:
   0  success
   1  the output could not be written completely (for example, the disk is full)
   2  bad usage: unknown option, bad value, sizes that do not fit, unopenable output
 )";
 
-namespace {
+// A flag with a value, parsed by `parse` from the value (empty when none was given).
+Flag Valued(std::string name, std::string placeholder, std::string help,
+            std::function<absl::Status(std::string_view value)> parse) {
+  return {.names = {std::move(name)},
+          .value = FlagValue::kRequired,
+          .placeholder = std::move(placeholder),
+          .help = std::move(help),
+          .handler = [parse = std::move(parse)](std::optional<std::string_view> value) {
+            return parse(value.value_or(""));
+          }};
+}
+
+// A size: a positive integer.
+Flag Positive(std::string name, std::string placeholder, std::string help, int64_t* out) {
+  Flag flag = Valued(name, std::move(placeholder), std::move(help), nullptr);
+  flag.handler = [name, out](std::optional<std::string_view> value) {
+    int64_t v;
+    if (!value) return FlagError(fmt::format("option '{}' needs a value ({}=N)", name, name));
+    if (!ParseInteger(*value, &v) || v <= 0) {
+      return FlagError(fmt::format("option '{}' needs a positive integer, got '{}'", name, *value));
+    }
+    *out = v;
+    return absl::OkStatus();
+  };
+  return flag;
+}
 
 // The product of `factors`, or nullopt past int64.
 std::optional<int64_t> Product(std::initializer_list<int64_t> factors) {
@@ -126,100 +117,150 @@ std::string CheckSizes(const Options& o) {
 
 }  // namespace
 
+FlagTable OptionsTable(Options& options) {
+  Options* o = &options;
+  FlagTable table({
+      .unknown = [](std::string_view arg,
+                    std::string_view) { return fmt::format("unknown option '{}'", arg); },
+      .takes_no_value =
+          [](std::string_view name) { return fmt::format("option '{}' takes no value", name); },
+  });
+  table.Section("OPTIONS:", 25);
+  table.Add(Valued("--layout", "L",
+                   "'spmd-circular' (default): one module as GSPMD pipelining produces\n"
+                   "it (praxis/paxml): a forward while loop of M+P-1 iterations whose body\n"
+                   "holds one stage's layers and stashes activations into loop-carried\n"
+                   "[M+P-1,1,B,S,A,H/A] buffers with a dynamic-update-slice between\n"
+                   "bitcasts inside a loop fusion, then a backward while loop that reads\n"
+                   "them with dynamic-slice.\n"
+                   "'mpmd': one module per pipeline stage, as each rank runs it with\n"
+                   "per-rank pipelining: forward and backward loops over M microbatches\n"
+                   "for that stage's layers; the embedding only on stage 0, the head and\n"
+                   "loss only on the last stage.",
+                   [o](std::string_view value) {
+                     if (value == "spmd-circular") {
+                       o->layout = Layout::kSpmdCircular;
+                     } else if (value == "mpmd") {
+                       o->layout = Layout::kMpmd;
+                     } else {
+                       return FlagError(fmt::format(
+                           "unknown layout '{}' (expected 'spmd-circular' or 'mpmd')", value));
+                     }
+                     return absl::OkStatus();
+                   }));
+  table.Add(Valued("--stage", "K", "mpmd only: write only stage K (0-based). Default: every stage.",
+                   [o](std::string_view value) {
+                     int64_t v;
+                     // The upper bound only keeps the int conversion exact; --stages checks the
+                     // real range.
+                     if (!ParseInteger(value, &v) || v < 0 || v > (1 << 30)) {
+                       return FlagError(fmt::format(
+                           "option '--stage' needs a stage number >= 0, got '{}'", value));
+                     }
+                     o->stage = static_cast<int>(v);
+                     return absl::OkStatus();
+                   }));
+  table.Add(Positive("--layers", "N",
+                     "Transformer layers in the whole model (default 8). Must be a multiple\n"
+                     "of --stages.",
+                     &o->layers));
+  table.Add(
+      Positive("--hidden", "H", "Hidden size (default 1024). The MLP is 4*H wide.", &o->hidden));
+  table.Add(
+      Positive("--heads", "A", "Attention heads (default 16). Must divide --hidden.", &o->heads));
+  table.Add(Positive("--seq", "S", "Sequence length (default 2048).", &o->seq));
+  table.Add(Positive("--microbatch", "B", "Microbatch size (default 2).", &o->microbatch));
+  table.Add(
+      Positive("--microbatches", "M", "Microbatches per step (default 8).", &o->microbatches));
+  table.Add(Positive("--stages", "P", "Pipeline stages (default 4).", &o->stages));
+  table.Add(Valued("--dtype", "T",
+                   "'bf16' (default) or 'f32': activations and weights. Reductions are\n"
+                   "done in f32 either way.",
+                   [o](std::string_view value) {
+                     if (value != "bf16" && value != "f32") {
+                       return FlagError(
+                           fmt::format("unknown dtype '{}' (expected 'bf16' or 'f32')", value));
+                     }
+                     o->dtype = std::string(value);
+                     return absl::OkStatus();
+                   }));
+  table.Add(Valued("--remat", "R",
+                   "What the forward loop stashes for the backward loop, per layer:\n"
+                   "'none': the layer input and every [B,S,H]-sized activation (9);\n"
+                   "'out-proj' (default): the input, q, k, v and the attention output\n"
+                   "projection (5, like paxml's SAVE_OUT_PROJ); 'full': the input only,\n"
+                   "the backward loop recomputes the rest.",
+                   [o](std::string_view value) {
+                     if (value == "none") {
+                       o->remat = Remat::kNone;
+                     } else if (value == "out-proj") {
+                       o->remat = Remat::kOutProj;
+                     } else if (value == "full") {
+                       o->remat = Remat::kFull;
+                     } else {
+                       return FlagError(fmt::format(
+                           "unknown remat '{}' (expected 'none', 'out-proj' or 'full')", value));
+                     }
+                     return absl::OkStatus();
+                   }));
+  table.Add(Valued("--xla-copies", "on|off",
+                   "'on' (default): each stash output goes through get-tuple-element and\n"
+                   "copy before the loop body's ROOT tuple, as XLA's copy insertion emits\n"
+                   "when it cannot prove the update in place. 'off': no copies.",
+                   [o](std::string_view value) {
+                     if (value != "on" && value != "off") {
+                       return FlagError(fmt::format(
+                           "unknown --xla-copies value '{}' (expected 'on' or 'off')", value));
+                     }
+                     o->xla_copies = value == "on";
+                     return absl::OkStatus();
+                   }));
+  table.Add(SwitchFlag({"--scheduled"}, &o->scheduled,
+                       "Mark the module is_scheduled=true (text order is the schedule)."));
+  table.Add(SwitchFlag({"--unroll"}, &o->unroll,
+                       "Unroll both while loops into the entry computation: the way to reach\n"
+                       "millions of instructions (layers x trip count x ~1000 lines)."));
+  table.Add(Valued("--seed", "N",
+                   "Unsigned integer (default 0). The seed chooses where instruction ids\n"
+                   "start (names like fusion.4711) and offsets the source_line numbers;\n"
+                   "the graph itself (opcodes, shapes, edges) is the same for every seed.",
+                   [o](std::string_view value) {
+                     int64_t v;
+                     if (!ParseInteger(value, &v) || v < 0) {
+                       return FlagError(fmt::format(
+                           "option '--seed' needs an unsigned integer, got '{}'", value));
+                     }
+                     o->seed = static_cast<uint64_t>(v);
+                     return absl::OkStatus();
+                   }));
+  table.Add({.names = {"-o"},
+             .value = FlagValue::kRequired,
+             .placeholder = "OUT",
+             .help = "Output ('-', the default, is standard output). With --layout=mpmd\n"
+                     "and no --stage: if OUT is a directory (or ends in '/') the modules are\n"
+                     "written to OUT/stage_K.hlo, otherwise to OUT.stage_K.hlo; on standard\n"
+                     "output they are separated by '// -----' lines (hlo-opt\n"
+                     "--split-input-file reads them). With --stage=K, OUT is the file.",
+             .handler = [o](std::optional<std::string_view> value) {
+               if (!value) return FlagError("option '-o' needs a file name");
+               o->output = std::string(*value);
+               return absl::OkStatus();
+             }});
+  table.Add(SwitchFlag({"-h", "--help"}, &o->help, "Show this help, then exit."));
+  // hlo-gen reads nothing: an argument that is not a flag is refused as it always was.
+  table.Positional(
+      [](std::string_view arg) { return FlagError(fmt::format("unknown option '{}'", arg)); });
+  return table;
+}
+
+std::string HelpText() {
+  Options unused;
+  return fmt::format("{}{}{}", kHelpHead, OptionsTable(unused).Help(), kHelpTail);
+}
+
 std::string ParseOptions(int argc, char** argv, Options* o) {
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    std::string_view name = arg;
-    std::string_view value;
-    bool has_value = false;
-    if (size_t eq = arg.find('='); eq != std::string_view::npos && arg.starts_with("--")) {
-      name = arg.substr(0, eq);
-      value = arg.substr(eq + 1);
-      has_value = true;
-    }
-    auto flag = [&](bool* out) -> std::string {
-      if (has_value) return fmt::format("option '{}' takes no value", name);
-      *out = true;
-      return {};
-    };
-    auto positive = [&](int64_t* out) -> std::string {
-      int64_t v;
-      if (!has_value) return fmt::format("option '{}' needs a value ({}=N)", name, name);
-      if (!ParseInteger(value, &v) || v <= 0) {
-        return fmt::format("option '{}' needs a positive integer, got '{}'", name, value);
-      }
-      *out = v;
-      return {};
-    };
-    std::string error;
-    if (name == "-o") {
-      if (i + 1 >= argc) return "option '-o' needs a file name";
-      o->output = argv[++i];
-    } else if (name == "--help" || name == "-h") {
-      error = flag(&o->help);
-    } else if (name == "--scheduled") {
-      error = flag(&o->scheduled);
-    } else if (name == "--unroll") {
-      error = flag(&o->unroll);
-    } else if (name == "--layout") {
-      if (value == "spmd-circular") {
-        o->layout = Layout::kSpmdCircular;
-      } else if (value == "mpmd") {
-        o->layout = Layout::kMpmd;
-      } else {
-        return fmt::format("unknown layout '{}' (expected 'spmd-circular' or 'mpmd')", value);
-      }
-    } else if (name == "--remat") {
-      if (value == "none") {
-        o->remat = Remat::kNone;
-      } else if (value == "out-proj") {
-        o->remat = Remat::kOutProj;
-      } else if (value == "full") {
-        o->remat = Remat::kFull;
-      } else {
-        return fmt::format("unknown remat '{}' (expected 'none', 'out-proj' or 'full')", value);
-      }
-    } else if (name == "--xla-copies") {
-      if (value != "on" && value != "off") {
-        return fmt::format("unknown --xla-copies value '{}' (expected 'on' or 'off')", value);
-      }
-      o->xla_copies = value == "on";
-    } else if (name == "--dtype") {
-      if (value != "bf16" && value != "f32") {
-        return fmt::format("unknown dtype '{}' (expected 'bf16' or 'f32')", value);
-      }
-      o->dtype = std::string(value);
-    } else if (name == "--stage") {
-      int64_t v;
-      // The upper bound only keeps the int conversion exact; --stages checks the real range.
-      if (!has_value || !ParseInteger(value, &v) || v < 0 || v > (1 << 30)) {
-        return fmt::format("option '--stage' needs a stage number >= 0, got '{}'", value);
-      }
-      o->stage = static_cast<int>(v);
-    } else if (name == "--seed") {
-      int64_t v;
-      if (!has_value || !ParseInteger(value, &v) || v < 0) {
-        return fmt::format("option '--seed' needs an unsigned integer, got '{}'", value);
-      }
-      o->seed = static_cast<uint64_t>(v);
-    } else if (name == "--layers") {
-      error = positive(&o->layers);
-    } else if (name == "--hidden") {
-      error = positive(&o->hidden);
-    } else if (name == "--heads") {
-      error = positive(&o->heads);
-    } else if (name == "--seq") {
-      error = positive(&o->seq);
-    } else if (name == "--microbatch") {
-      error = positive(&o->microbatch);
-    } else if (name == "--microbatches") {
-      error = positive(&o->microbatches);
-    } else if (name == "--stages") {
-      error = positive(&o->stages);
-    } else {
-      return fmt::format("unknown option '{}'", arg);
-    }
-    if (!error.empty()) return error;
+  if (absl::Status s = OptionsTable(*o).Parse(argc, argv); !s.ok()) {
+    return std::string(s.message().data(), s.message().size());
   }
   if (o->help) return {};
   if (o->hidden % o->heads != 0) {

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "tools/flag_table.h"
+
 namespace hloscope::gen {
 
 enum class Layout { kSpmdCircular, kMpmd };
@@ -36,7 +38,11 @@ struct Options {
   int64_t vocab() const { return 32000; }
 };
 
-extern const std::string_view kHelpText;
+// The table whose handlers fill `options` (which must outlive it): tools/flag_table.h.
+FlagTable OptionsTable(Options& options);
+
+// The whole --help text.
+std::string HelpText();
 
 // Parses argv into *options. Returns an empty string on success, else the usage error
 // (without the "hlo-gen: error: " prefix). Also checks that the sizes fit together.
