@@ -62,7 +62,6 @@ std::string ValueName(const HloValue& v) {
   return name;
 }
 
-
 class Assigner {
  public:
   Assigner(const Module& module, const AliasAnalysis& alias, const XlaLiveRanges& ranges,
@@ -223,11 +222,22 @@ class Assigner {
     XlaModelAllocation& m = out_.allocations[index];
     for (ValueId v : b.values) {
       allocations_[index].values.push_back(v);
-      m.values.push_back({ValueName(flow_.value(v)), 0, b.bytes});
+      m.values.push_back(ModelValue(v, 0, b.bytes));
+      for (const Instruction* at : positions_[v]) {
+        if (at == module_.entry()->root() && flow_.IndexAt(*at, 0).empty() &&
+            !flow_.ValuesAtPosition(*at, 0).empty() && flow_.ValuesAtPosition(*at, 0)[0] == v) {
+          m.output_shape = at->shape().ToString(/*print_layout=*/false);
+        }
+      }
     }
     if (b.live_out) m.maybe_live_out = true;
     assigned_.insert(b.id);
     allocation_of_[b.id] = index;
+  }
+
+  XlaModelValue ModelValue(ValueId v, int64_t offset, int64_t size) const {
+    const HloValue& hv = flow_.value(v);
+    return {ValueName(hv), offset, size, static_cast<int64_t>(v), hv.shape->ToString(), hv.is_phi};
   }
 
   void AssignOne(const HloBuffer& b, bool thread_local_buffer) {
@@ -251,6 +261,7 @@ class Assigner {
       m.parameter = true;
       m.parameter_number = in->parameter_number();
       m.parameter_index = hv.index;
+      m.parameter_shape = in->shape().ToString(/*print_layout=*/false);
       m.parameter_aliased =
           donated_.contains({in->parameter_number(), ShapeIndexToString(hv.index)});
       allocations_[i].readonly = !m.parameter_aliased;
@@ -357,8 +368,8 @@ class Assigner {
       m.preallocated_temp = true;
       m.memory_space = space;
       for (size_t i = 0; i < heap.size(); ++i) {
-        m.values.push_back({ValueName(flow_.value(value_of[i])), layout.offsets[i],
-                            AliasAnalysis::ValueBytes(flow_.value(value_of[i]))});
+        m.values.push_back(ModelValue(value_of[i], layout.offsets[i],
+                                      AliasAnalysis::ValueBytes(flow_.value(value_of[i]))));
       }
       out_.totals.ideal_temp_bytes += ideal.heap_bytes;
       out_.allocations.push_back(std::move(m));

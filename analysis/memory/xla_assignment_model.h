@@ -56,6 +56,9 @@ struct XlaModelValue {
   std::string name;  // "instruction" or "instruction{1,0}"
   int64_t offset = 0;
   int64_t size = 0;
+  int64_t id = 0;          // our dataflow value id (XLA numbers its values its own way)
+  std::string shape = {};  // the value's shape, with layout
+  bool phi = false;
 };
 
 struct XlaModelAllocation {
@@ -72,6 +75,8 @@ struct XlaModelAllocation {
   bool preallocated_temp = false;
   int64_t memory_space = 0;
   std::vector<XlaModelValue> values = {};
+  std::string parameter_shape = {};  // the entry parameter's whole shape, without layout
+  std::string output_shape = {};     // holding the entry root's top level: the root's shape
 };
 
 struct XlaModelTotals {
@@ -94,5 +99,10 @@ struct XlaModelAssignment {
 
 absl::StatusOr<XlaModelAssignment> AssignLikeXla(const Module& module,
                                                  const XlaModelOptions& options = {});
+
+// The assignment in the layout of XLA's `*-buffer-assignment.txt` (BufferAllocation::ToString
+// per allocation, values by id, then "Total bytes used"), so that `diff` against XLA's dump
+// lines up; value ids are ours, not XLA's (xla_assignment_text.cc).
+std::string XlaAssignmentToString(const XlaModelAssignment& assignment);
 
 }  // namespace hloscope

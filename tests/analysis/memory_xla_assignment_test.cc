@@ -582,6 +582,25 @@ ENTRY e {
   EXPECT_EQ(Assign(kText, {.alignment = 128}).totals.preallocated_temp_bytes, 132);
 }
 
+// XLA's -buffer-assignment.txt layout, on Basic: the output allocation first (created first: the
+// largest live-out buffer), its values by id (ours: the text order), then the parameters.
+TEST(XlaBufferAssignmentModel, PrintsXlaLayout) {
+  EXPECT_EQ(XlaAssignmentToString(Assign(kBasic)),
+            "allocation 0: size 400, output shape is |f32[100]|, maybe-live-out:\n"
+            " value: <1 broadcast @0> (size=400,offset=0): f32[100]\n"
+            " value: <4 mul @0> (size=400,offset=0): f32[100]\n"
+            " value: <5 add @0> (size=400,offset=0): f32[100]\n"
+            " value: <6 sub @0> (size=400,offset=0): f32[100]\n"
+            "allocation 1: size 400, parameter 1, shape |f32[100]| at ShapeIndex {}:\n"
+            " value: <2 p1 @0> (size=400,offset=0): f32[100]\n"
+            "allocation 2: size 400, parameter 2, shape |f32[100]| at ShapeIndex {}:\n"
+            " value: <3 p2 @0> (size=400,offset=0): f32[100]\n"
+            "allocation 3: size 4, parameter 0, shape |f32[]| at ShapeIndex {}:\n"
+            " value: <0 p @0> (size=4,offset=0): f32[]\n"
+            "\n"
+            "Total bytes used: 1204 (1.18KiB)\n");
+}
+
 TEST(XlaBufferAssignmentModel, BadAlignmentIsAnError) {
   auto m = Parse(kBasic);
   ASSERT_NE(m, nullptr);
