@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <deque>
+#include <iterator>
 #include <limits>
+#include <set>
 #include <tuple>
 #include <utility>
 
@@ -81,7 +83,8 @@ class Assigner {
         donated_.insert({a.parameter, ShapeIndexToString(a.parameter_index)});
       }
     }
-    // Positions of every value (the copy rule asks who reads them).
+    allocation_of_value_.assign(flow_.values().size(), -1);
+    // Positions of every value (the output shape of an allocation asks for the root's).
     positions_.resize(flow_.values().size());
     for (const Computation* c : module_.computations()) {
       for (const Instruction* in : c->instructions()) {
@@ -137,6 +140,14 @@ class Assigner {
  private:
   struct Allocation {
     std::vector<ValueId> values;
+    // The values' live ranges by (start, end, id). Values assigned to one allocation never
+    // interfere, so their ranges at most touch: by start they are also by end, and the values
+    // a new range [s, e] can meet are the last ones starting at or before e, back to the first
+    // that ends before s. Only the values of an allocation's first buffer may overlap (a value
+    // off the timeline counts as live throughout): then `disjoint` is false and every value is
+    // checked.
+    std::set<std::tuple<int64_t, int64_t, ValueId>> ranges;
+    bool disjoint = true;
     bool readonly = false;
     bool reusable = true;
   };
@@ -181,14 +192,28 @@ class Assigner {
     XlaModelAllocation& m = out_.allocations[index];
     if (b.bytes > m.size || a.readonly || !a.reusable) return false;
     if (SpaceOf(b) != m.memory_space) return false;
-    for (ValueId assigned : a.values) {
-      for (ValueId v : b.values) {
-        if (Interferes(v, assigned)) return false;
-        const Instruction* copy = flow_.value(v).instruction;
-        if (copy->opcode() == Opcode::kCopy) {
-          for (const Instruction* at : positions_[assigned]) {
-            const auto ops = copy->operands();
-            if (std::find(ops.begin(), ops.end(), at) != ops.end()) return false;
+    for (ValueId v : b.values) {
+      const XlaLiveRange r = RangeOf(v);
+      if (a.disjoint) {
+        auto it = a.ranges.upper_bound({r.end, std::numeric_limits<int64_t>::max(), kNoValue});
+        while (it != a.ranges.begin()) {
+          --it;
+          if (std::get<1>(*it) < r.start) break;
+          if (Interferes(v, std::get<2>(*it))) return false;
+        }
+      } else {
+        for (ValueId assigned : a.values) {
+          if (Interferes(v, assigned)) return false;
+        }
+      }
+      // A copy never shares with a value it reads.
+      const Instruction* copy = flow_.value(v).instruction;
+      if (copy->opcode() == Opcode::kCopy) {
+        for (const Instruction* op : copy->operands()) {
+          for (int32_t q = 0; q < flow_.PositionCount(*op); ++q) {
+            for (ValueId u : flow_.ValuesAtPosition(*op, q)) {
+              if (allocation_of_value_[u] == static_cast<int64_t>(index)) return false;
+            }
           }
         }
       }
@@ -220,8 +245,20 @@ class Assigner {
 
   void Add(size_t index, const HloBuffer& b) {
     XlaModelAllocation& m = out_.allocations[index];
+    Allocation& a = allocations_[index];
     for (ValueId v : b.values) {
-      allocations_[index].values.push_back(v);
+      a.values.push_back(v);
+      const XlaLiveRange r = RangeOf(v);
+      if (a.disjoint && !a.ranges.empty()) {
+        // Within the first buffer's values (later buffers are checked before they are added).
+        auto next = a.ranges.lower_bound({r.start, r.end, v});
+        if (next != a.ranges.end() && std::get<0>(*next) < r.end) a.disjoint = false;
+        if (next != a.ranges.begin() && std::get<1>(*std::prev(next)) > r.start) {
+          a.disjoint = false;
+        }
+      }
+      a.ranges.insert({r.start, r.end, v});
+      allocation_of_value_[v] = static_cast<int64_t>(index);
       m.values.push_back(ModelValue(v, 0, b.bytes));
       for (const Instruction* at : positions_[v]) {
         if (at == module_.entry()->root() && flow_.IndexAt(*at, 0).empty() &&
@@ -389,6 +426,7 @@ class Assigner {
   std::vector<size_t> reusable_;         // XLA's allocation_indices
   absl::flat_hash_set<BufferId> assigned_;
   absl::flat_hash_map<BufferId, size_t> allocation_of_;
+  std::vector<int64_t> allocation_of_value_;  // by ValueId; -1: none (yet)
   std::vector<const HloBuffer*> temporaries_;
   XlaModelAssignment out_;
 };
