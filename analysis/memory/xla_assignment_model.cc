@@ -314,6 +314,12 @@ class Assigner {
     for (ValueId v : b.values) {
       const HloValue& hv = flow_.value(v);
       if (hv.shape->IsTuple()) {
+        // A tuple's index table: its own allocation when it lives out, else a temporary
+        // (XLA:GPU's dumps put them in the preallocated temp allocation, marked tuple).
+        if (!b.live_out) {
+          temporaries_.push_back(&b);
+          return;
+        }
         const size_t i = NewAllocation(b);
         out_.allocations[i].tuple = true;
         allocations_[i].reusable = false;
@@ -405,6 +411,7 @@ class Assigner {
       m.preallocated_temp = true;
       m.memory_space = space;
       for (size_t i = 0; i < heap.size(); ++i) {
+        if (flow_.value(value_of[i]).shape->IsTuple()) m.tuple = true;
         m.values.push_back(ModelValue(value_of[i], layout.offsets[i],
                                       AliasAnalysis::ValueBytes(flow_.value(value_of[i]))));
       }

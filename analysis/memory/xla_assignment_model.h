@@ -14,7 +14,9 @@
 //     bytes per element) sorted largest first, live-out first among equals, then by the post
 //     order of their first value, then id. Each in turn: a constant gets its own constant
 //     allocation; an entry parameter its parameter allocation (reusable by later buffers when
-//     input_output_alias donates it); a thread-local or tuple-shaped buffer its own allocation.
+//     input_output_alias donates it); a thread-local buffer its own allocation; a tuple's
+//     table its own allocation when it lives out, else it is a temporary (as XLA:GPU's dumps
+//     show: the temp allocation is then marked tuple).
 //     Otherwise it joins an allocation of its instruction's operands, else the smallest
 //     reusable allocation made so far (donated parameters and live-out buffers' allocations),
 //     when it fits (MaybeAssignBuffer): not read-only, no larger, no live range interfering
