@@ -125,6 +125,7 @@ class Assigner {
       for (const HloBuffer* b : buffers) AssignOne(*b, list == &thread_local_buffers);
     }
     PackTemporaries();
+    out_.value_allocation = allocation_of_value_;
     for (XlaModelAllocation& a : out_.allocations) {
       XlaModelTotals& t = out_.totals;
       if (a.parameter) t.parameter_bytes += a.size;
@@ -416,6 +417,7 @@ class Assigner {
                                       AliasAnalysis::ValueBytes(flow_.value(value_of[i]))));
       }
       out_.totals.ideal_temp_bytes += ideal.heap_bytes;
+      for (ValueId v : value_of) allocation_of_value_[v] = m.index;
       out_.allocations.push_back(std::move(m));
     }
   }

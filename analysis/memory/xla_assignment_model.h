@@ -94,9 +94,11 @@ struct XlaModelTotals {
 struct XlaModelAssignment {
   std::vector<XlaModelAllocation> allocations;
   XlaModelTotals totals;
-  // The allocation index of each instruction's top-level value ("name" or "name{i}"), for
-  // callers asking which allocation a value went to; -1 when it has none.
+  // The allocation index of the value defined as "name" or "name{i}"; -1 when it has none.
   int64_t AllocationOf(std::string_view value_name) const;
+  // By ValueId of the module's DataflowAnalysis with default options (the one the model
+  // runs): the allocation index of each value, -1 for values without one (inside fusions).
+  std::vector<int64_t> value_allocation = {};
 };
 
 absl::StatusOr<XlaModelAssignment> AssignLikeXla(const Module& module,
