@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -713,6 +714,110 @@ ENTRY e {
 })");
   ASSERT_GE(At(a, "call1"), 0);
   EXPECT_NE(SliceAt(a, "call1"), SliceAt(a, "call2"));
+}
+
+// The (allocation, offset, size) of the value defined as `name`.
+std::tuple<int64_t, int64_t, int64_t> SliceOf(const XlaModelAssignment& a, std::string_view name) {
+  for (const XlaModelAllocation& x : a.allocations) {
+    for (const XlaModelValue& v : x.values) {
+      if (v.name == name) return {x.index, v.offset, v.size};
+    }
+  }
+  return {-1, -1, -1};
+}
+
+// BufferAssignmentTest.AsyncCall: the async computation's temporaries never share a slice
+// with the caller's values that run beside them.
+TEST(XlaBufferAssignmentModel, AsyncCallTemporariesApart) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule AsyncCall, is_scheduled=true
+called_computation {
+  param_0 = f32[4096]{0} parameter(0)
+  param_1 = f32[4096]{0} parameter(1)
+  negate_0 = f32[4096]{0} negate(param_0)
+  negate_1 = f32[4096]{0} negate(param_1)
+  negate_2 = f32[4096]{0} negate(negate_1)
+  negate_3 = f32[4096]{0} negate(negate_2)
+  ROOT result.1 = f32[4096]{0} add(negate_0, negate_3)
+}
+ENTRY main {
+  a = f32[4096]{0} parameter(0)
+  b = f32[4096]{0} parameter(1)
+  async-start = ((f32[4096]{0}, f32[4096]{0}), f32[4096]{0}, u32[]) call-start(a, b), to_apply=called_computation
+  negate_4 = f32[4096]{0} negate(a)
+  negate_5 = f32[4096]{0} negate(b)
+  negate_6 = f32[4096]{0} negate(negate_5)
+  negate_7 = f32[4096]{0} negate(negate_6)
+  add_0 = f32[4096]{0} add(negate_4, negate_7)
+  async-done = f32[4096]{0} call-done(async-start), to_apply=called_computation
+  ROOT add_1 = f32[4096]{0} add(add_0, async-done)
+})");
+  for (std::string_view inner : {"negate_0", "negate_1", "negate_2", "negate_3"}) {
+    ASSERT_GE(std::get<0>(SliceOf(a, inner)), 0) << inner;
+    for (std::string_view outer : {"negate_4", "negate_5", "negate_6", "negate_7", "add_0"}) {
+      EXPECT_NE(SliceOf(a, inner), SliceOf(a, outer)) << inner << " " << outer;
+    }
+  }
+}
+
+// HeapSimulatorTest.AsyncCallImplicitSharding: the dynamic-update-slice updates the f32[8]
+// operand in place (the computation is written for a shard), so its slice is the operand's
+// 32 bytes.
+TEST(XlaBufferAssignmentModel, AsyncCallImplicitSharding) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule module, is_scheduled=true
+called_computation {
+  param0 = f32[4] parameter(0)
+  constant = f32[1] constant(1)
+  dynamic-update-slice = f32[4] dynamic-update-slice(param0, constant, constant)
+  ROOT negate = f32[4] negate(dynamic-update-slice)
+}
+ENTRY entry {
+  p0 = f32[8] parameter(0)
+  call-start = ((f32[8]), f32[8], s32[]) call-start(p0), async_execution_thread="foo", to_apply=called_computation
+  ROOT call-done = f32[8] call-done(call-start)
+})");
+  EXPECT_EQ(std::get<2>(SliceOf(a, "dynamic-update-slice")), 32);
+}
+
+// WhileBufferAssignmentTest.WhileLoopsInterferingResultRange: two loops on one body and
+// condition (flatten-call-graph clones them), the second scheduled first: their results never
+// share a slice.
+TEST(XlaBufferAssignmentModel, WhileLoopsInterferingResultRange) {
+  const XlaModelAssignment a = AssignAfter("copy-insertion", R"(
+HloModule WhileLoopsInterferingResultRange, is_scheduled=true
+cond {
+  loop_state = (f32[4], f32[4], f32[4]) parameter(0)
+  zero = s32[] constant(0)
+  ten = s32[] constant(10)
+  ROOT lt = pred[] compare(zero, ten), direction=LT
+}
+body {
+  loop_state = (f32[4], f32[4], f32[4]) parameter(0)
+  input = f32[4] get-tuple-element(loop_state), index=0
+  weights = f32[4] get-tuple-element(loop_state), index=1
+  output = f32[4] multiply(input, weights)
+  ROOT tuple = (f32[4], f32[4], f32[4]) tuple(input, weights, output)
+}
+ENTRY e {
+  input1 = f32[4] parameter(2)
+  weights1 = f32[4] parameter(3)
+  one = f32[] constant(1)
+  output1 = f32[4] broadcast(one), dimensions={}
+  tuple1 = (f32[4], f32[4], f32[4]) tuple(input1, weights1, output1)
+  while1 = (f32[4], f32[4], f32[4]) while(tuple1), condition=cond, body=body
+  input0 = f32[4] parameter(0)
+  weights0 = f32[4] parameter(1)
+  zero = f32[] constant(0)
+  output0 = f32[4] broadcast(zero), dimensions={}
+  tuple0 = (f32[4], f32[4], f32[4]) tuple(input0, weights0, output0)
+  while0 = (f32[4], f32[4], f32[4]) while(tuple0), condition=cond, body=body
+  gte0 = f32[4] get-tuple-element(while0), index=0
+  gte1 = f32[4] get-tuple-element(while1), index=1
+  ROOT root_add = f32[4] add(gte0, gte1)
+})");
+  ASSERT_GE(At(a, "while0"), 0);
+  EXPECT_NE(SliceAt(a, "while0"), SliceAt(a, "while1"));
 }
 
 // Rules 1 and 2 by hand (a whole-module timeline across a call; temporaries inside the output

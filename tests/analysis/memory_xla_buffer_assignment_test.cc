@@ -358,5 +358,17 @@ ENTRY entry_computation {
   EXPECT_EQ(At("dynamic-update-slice.9"), At("dynamic-update-slice.5"));
 }
 
+TEST_F(XlaBufferAssignment, CustomCallAliasedBuffer) {
+  Analyze(R"(
+HloModule xla_computation_f
+ENTRY xla_computation_f {
+  parameter.1 = f32[2,3,4,5] parameter(0)
+  parameter.2 = f32[2,3,4,5] parameter(1)
+  add = f32[2,3,4,5] add(parameter.1, parameter.2)
+  ROOT custom-call = f32[2,3,4,5] custom-call(add, parameter.2), custom_call_target="dm_softmax", operand_layout_constraints={f32[2,3,4,5], f32[2,3,4,5]}, output_to_operand_aliasing={{}: (0, {})}
+})");
+  EXPECT_EQ(At("custom-call"), At("add"));
+}
+
 }  // namespace
 }  // namespace hloscope
