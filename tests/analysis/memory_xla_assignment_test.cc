@@ -820,6 +820,69 @@ ENTRY e {
   EXPECT_NE(SliceAt(a, "while0"), SliceAt(a, "while1"));
 }
 
+// Rule 6 by hand (thread-local allocations; maybe-live-out counts parameters too): the reducer's
+// x, y and s (f32[], 4 bytes each) get three thread-local allocations, 12 bytes; the constant
+// c0 its constant allocation (4); p (f32[4], 16) is a parameter that the root returns, so it
+// counts as parameter and as maybe-live-out; r (4) and the root tuple's table (2 x 8 = 16)
+// live out. Parameter 16, constant 4, maybe-live-out 16 + 4 + 16 = 36, thread-local 12, temp 0;
+// total 16 + 4 + 4 + 16 + 12 = 52 (each allocation once).
+TEST(XlaBufferAssignmentModel, RuleThreadLocalAndLiveOutParameters) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule ThreadLocal, is_scheduled=true
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY e {
+  p = f32[4] parameter(0)
+  c0 = f32[] constant(0)
+  r = f32[] reduce(p, c0), dimensions={0}, to_apply=add
+  ROOT t = (f32[], f32[4]) tuple(r, p)
+})");
+  EXPECT_EQ(a.totals.parameter_bytes, 16);
+  EXPECT_EQ(a.totals.constant_bytes, 4);
+  EXPECT_EQ(a.totals.maybe_live_out_bytes, 36);
+  EXPECT_EQ(a.totals.thread_local_bytes, 12);
+  EXPECT_EQ(a.totals.preallocated_temp_bytes, 0);
+  EXPECT_EQ(a.totals.total_bytes, 52);
+  EXPECT_TRUE(Alloc(a, "p").parameter && Alloc(a, "p").maybe_live_out);
+}
+
+// Rule 7 by hand (async: the wrapped computation's values live from the outer computation's
+// start to the async-done). Timeline: a 0, p 1, n 2, m 3, start 4, x 5, done 6, add 7 (end 8);
+// f32[1024] = 4 KiB each. n [0,6] and m [0,7] (m is read by add through the done); x [5,7];
+// add [7,8] lives out. add gets the output allocation; x joins it (it touches add at 7, which
+// reads it elementwise); n and m overlap x there, and each other (n is held to the done, so m
+// cannot take n's chunk): two temporaries, 8 KiB. The async-start's own values are
+// temporaries too, live from the start (4) to the done (6) beside n and m: its table (3 x 8),
+// its operand tuple's table (8) and its s32[] context (4), 36 bytes. Parameter 4096, live out
+// 4096, temp 8192 + 36 = 8228, 16420 in all; without the async extension n would die at m,
+// which would take its chunk: 4096 + 36.
+TEST(XlaBufferAssignmentModel, RuleAsyncValuesLiveWhileTheComputationRuns) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule Async, is_scheduled=true
+wrapped {
+  p = f32[1024] parameter(0)
+  n = f32[1024] negate(p)
+  ROOT m = f32[1024] negate(n)
+}
+ENTRY e {
+  a = f32[1024] parameter(0)
+  start = ((f32[1024]), f32[1024], s32[]) async-start(a), calls=wrapped
+  x = f32[1024] negate(a)
+  done = f32[1024] async-done(start), calls=wrapped
+  ROOT add = f32[1024] add(x, done)
+})");
+  EXPECT_EQ(Alloc(a, "x").index, Alloc(a, "add").index);
+  EXPECT_TRUE(Alloc(a, "n").preallocated_temp);
+  EXPECT_NE(SliceOf(a, "n"), SliceOf(a, "m"));
+  EXPECT_EQ(a.totals.parameter_bytes, 4096);
+  EXPECT_EQ(a.totals.maybe_live_out_bytes, 4096);
+  EXPECT_EQ(a.totals.preallocated_temp_bytes, 8228);
+  EXPECT_EQ(a.totals.total_bytes, 16420);
+}
+
 // Rules 1 and 2 by hand (a whole-module timeline across a call; temporaries inside the output
 // allocation). The flattened timeline: a 0, b 1, param_0 2, negate_0 3, c 4, d 5, e 6 (end 7).
 // b is read last by negate_0 inside the callee: b [1,3] (param_0 holds b). negate_0 is the
