@@ -4,6 +4,7 @@
 #include <deque>
 #include <iterator>
 #include <limits>
+#include <map>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -125,6 +126,7 @@ class Assigner {
       for (const HloBuffer* b : buffers) AssignOne(*b, list == &thread_local_buffers);
     }
     PackTemporaries();
+    CombineTemporaries();
     out_.value_allocation = allocation_of_value_;
     for (XlaModelAllocation& a : out_.allocations) {
       XlaModelTotals& t = out_.totals;
@@ -315,14 +317,12 @@ class Assigner {
     for (ValueId v : b.values) {
       const HloValue& hv = flow_.value(v);
       if (hv.shape->IsTuple()) {
-        // A tuple's index table: its own allocation when it lives out, else a temporary
-        // (XLA:GPU's dumps put them in the preallocated temp allocation, marked tuple).
-        if (!b.live_out) {
-          temporaries_.push_back(&b);
-          return;
-        }
+        // A tuple's index table gets an allocation of its own; one that does not live out is
+        // a temporary, concatenated into the temp allocation at the end (XLA's
+        // CombineTempAllocations).
         const size_t i = NewAllocation(b);
         out_.allocations[i].tuple = true;
+        out_.allocations[i].preallocated_temp = !b.live_out;
         allocations_[i].reusable = false;
         return;
       }
@@ -419,6 +419,51 @@ class Assigner {
       out_.totals.ideal_temp_bytes += ideal.heap_bytes;
       for (ValueId v : value_of) allocation_of_value_[v] = m.index;
       out_.allocations.push_back(std::move(m));
+    }
+  }
+
+  // XLA's CombineTempAllocations: per memory space, every temp allocation (each temporary
+  // tuple table's, then the heap's) concatenated into one, each part starting at a multiple of
+  // the alignment; it goes after the other allocations.
+  void CombineTemporaries() {
+    std::vector<XlaModelAllocation> kept;
+    std::map<int64_t, XlaModelAllocation> combined;  // by memory space
+    std::vector<int64_t> new_index(out_.allocations.size(), -1);
+    std::vector<int64_t> space_of(out_.allocations.size(), -1);
+    for (XlaModelAllocation& a : out_.allocations) {
+      const int64_t old = a.index;
+      if (!a.preallocated_temp) {
+        a.index = static_cast<int64_t>(kept.size());
+        new_index[old] = a.index;
+        kept.push_back(std::move(a));
+        continue;
+      }
+      space_of[old] = a.memory_space;
+      auto [it, first] = combined.emplace(a.memory_space, XlaModelAllocation{});
+      XlaModelAllocation& c = it->second;
+      if (first) {
+        c = std::move(a);
+        continue;
+      }
+      const int64_t base =
+          (c.size + options_.alignment - 1) / options_.alignment * options_.alignment;
+      for (XlaModelValue& v : a.values) {
+        v.offset += base;
+        c.values.push_back(std::move(v));
+      }
+      c.size = base + a.size;
+      c.tuple = c.tuple || a.tuple;
+    }
+    for (auto& [space, c] : combined) {
+      c.index = static_cast<int64_t>(kept.size());
+      for (size_t old = 0; old < space_of.size(); ++old) {
+        if (space_of[old] == space) new_index[old] = c.index;
+      }
+      kept.push_back(std::move(c));
+    }
+    out_.allocations = std::move(kept);
+    for (int64_t& a : allocation_of_value_) {
+      if (a >= 0) a = new_index[a];
     }
   }
 

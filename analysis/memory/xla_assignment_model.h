@@ -15,8 +15,7 @@
 //     order of their first value, then id. Each in turn: a constant gets its own constant
 //     allocation; an entry parameter its parameter allocation (reusable by later buffers when
 //     input_output_alias donates it); a thread-local buffer its own allocation; a tuple's
-//     table its own allocation when it lives out, else it is a temporary (as XLA:GPU's dumps
-//     show: the temp allocation is then marked tuple).
+//     table its own allocation (a temporary one unless it lives out).
 //     Otherwise it joins an allocation of its instruction's operands, else the smallest
 //     reusable allocation made so far (donated parameters and live-out buffers' allocations),
 //     when it fits (MaybeAssignBuffer): not read-only, no larger, no live range interfering
@@ -31,7 +30,10 @@
 //     instruction when CanShareOperandBufferWithUser allows (once per operand value), and the
 //     packing is XLA's (heap_simulation.h, HeapOrder::kXla: both orders, the smaller heap),
 //     every chunk at a multiple of `alignment`. `ideal_temp_bytes` is the same heap packed by
-//     our own order (kIdeal): what a better packer would need.
+//     our own order (kIdeal): what a better packer would need. Then, as XLA's
+//     CombineTempAllocations, every temp allocation of a memory space (the temporary tuple
+//     tables' and the heap's) is concatenated into one, each part at a multiple of
+//     `alignment`, after the other allocations.
 //  4. An allocation is maybe-live-out when a value in it may be in the entry's result,
 //     parameter and constant allocations included. Totals add each allocation to every kind it
 //     has, as XLA's BufferAssignment stats do.
