@@ -883,6 +883,33 @@ ENTRY e {
   EXPECT_EQ(a.totals.total_bytes, 16420);
 }
 
+// Rule 4 by hand (tuple tables; temp allocations concatenated on aligned boundaries): t's
+// table (2 x 8 = 16 bytes) does not live out: an allocation of its own, a temporary; x (f32[4],
+// [1,3]: read by r through t and g) cannot go into r's 4-byte output allocation: the heap,
+// 16 bytes. The temporaries combine into one allocation after the others (p 0, r 1): t's part
+// first at 0, the heap's at 16 (32 in all); with alignment 128 the heap's part starts at 128:
+// 144.
+TEST(XlaBufferAssignmentModel, RuleTupleTablesAndCombinedTemporaries) {
+  constexpr std::string_view kText = R"(
+HloModule Combine, is_scheduled=true
+ENTRY e {
+  p = f32[4] parameter(0)
+  x = f32[4] negate(p)
+  t = (f32[4], f32[4]) tuple(x, p)
+  g = f32[4] get-tuple-element(t), index=0
+  ROOT r = pred[4] compare(g, g), direction=GT
+})";
+  XlaModelAssignment a = Assign(kText);
+  ASSERT_EQ(a.allocations.size(), 3u);
+  EXPECT_EQ(SliceOf(a, "t"), std::make_tuple(int64_t{2}, int64_t{0}, int64_t{16}));
+  EXPECT_EQ(SliceOf(a, "x"), std::make_tuple(int64_t{2}, int64_t{16}, int64_t{16}));
+  EXPECT_TRUE(a.allocations[2].preallocated_temp && a.allocations[2].tuple);
+  EXPECT_EQ(a.totals.preallocated_temp_bytes, 32);
+  a = Assign(kText, {.alignment = 128});
+  EXPECT_EQ(SliceOf(a, "x"), std::make_tuple(int64_t{2}, int64_t{128}, int64_t{16}));
+  EXPECT_EQ(a.totals.preallocated_temp_bytes, 144);
+}
+
 // Rules 1 and 2 by hand (a whole-module timeline across a call; temporaries inside the output
 // allocation). The flattened timeline: a 0, b 1, param_0 2, negate_0 3, c 4, d 5, e 6 (end 7).
 // b is read last by negate_0 inside the callee: b [1,3] (param_0 holds b). negate_0 is the
