@@ -91,14 +91,14 @@ std::optional<std::string> NotHloTextNote(std::string_view text) {
   if (LooksBinary(head.substr(0, std::min<size_t>(head.size(), 1024)))) {
     return std::string(
         "the input is binary, not HLO text (an HloModuleProto or HloSnapshot .pb?); hloscope "
-        "reads HLO text, which XLA writes to --xla_dump_to unless another dump format is "
-        "chosen (--xla_dump_hlo_as_text)");
+        "reads an HloProto or HloModuleProto as a proto unless the input format is forced "
+        "to HLO text (hlo-opt --input-format)");
   }
   if (LooksLikeTextProto(line, head)) {
     return std::string(
         "this looks like an HloModuleProto in protobuf text format, not HLO text; hloscope "
-        "reads HLO text, which XLA writes to --xla_dump_to unless another dump format is "
-        "chosen (--xla_dump_hlo_as_text)");
+        "reads it as a proto unless the input format is forced to HLO text (hlo-opt "
+        "--input-format)");
   }
   if (LooksLikeMlir(line, head)) {
     return std::string(

@@ -20,6 +20,7 @@
 #include "absl/status/status.h"
 #include "analysis/analysis_cache.h"
 #include "analysis/in_place_hazards.h"
+#include "analysis/memory/xla_buffer_assignment.h"
 #include "fmt/core.h"
 #include "hlo/checked_int.h"
 #include "hlo/module.h"
@@ -31,6 +32,8 @@
 #include "tools/error_line.h"
 #include "tools/file_io.h"
 #include "tools/hlo_opt_flags.h"
+#include "tools/hlo_opt_output_format.h"
+#include "tools/load_input.h"
 #include "tools/load_module.h"
 #include "tools/parallel_modules.h"
 
@@ -137,6 +140,9 @@ absl::Status ProcessModule(const InputChunk& chunk, std::string_view filename, c
     AppendInPlaceHazards(**module, out);
   } else if (flags.analysis.any()) {
     if (absl::Status s = AppendAnalysisReports(analyses, flags.analysis, out); !s.ok()) return s;
+  } else if (OutputFormat format = ChooseOutputFormat(flags.output_format, flags.output);
+             format != OutputFormat::kHloText) {
+    if (absl::Status s = AppendModuleProto(**module, format, out); !s.ok()) return s;
   } else {
     PrintOptions print_options;
     print_options.style = flags.style;
@@ -285,6 +291,14 @@ int Main(int argc, char** argv) {
       StageCostsInput& in = inputs.emplace_back();
       in.path = path == "-" ? "<stdin>" : path;
       if (!ReadInput(path, &in.text, &error)) return UsageError(error);
+      std::string converted;  // a proto input's HLO text (tools/load_input.h)
+      absl::StatusOr<HloTextInput> text =
+          InputAsHloText(in.path, in.text, flags.input_format, &converted);
+      if (!text.ok()) {
+        PrintError(text.status());
+        return kExitBadInput;
+      }
+      if (text->text.data() == converted.data()) in.text = std::move(converted);
     }
     absl::StatusOr<std::string> json =
         StageCostsJsonOf(inputs, flags.stage_costs, flags.memory.options.backward_regex);
@@ -305,26 +319,53 @@ int Main(int argc, char** argv) {
   }
   if (flags.memory.enabled) {
     std::vector<MemoryInput> inputs;
-    std::vector<std::unique_ptr<InputFile>> files;  // what inputs' texts point into
+    std::vector<std::unique_ptr<InputFile>> files;        // what inputs' texts point into
+    std::vector<std::unique_ptr<std::string>> converted;  // or this, for proto inputs
     flags.more_inputs.insert(flags.more_inputs.begin(), flags.input);
     for (const std::string& path : flags.more_inputs) {
       MemoryInput& in = inputs.emplace_back();
       in.filename = path == "-" ? "<stdin>" : path;
       files.push_back(std::make_unique<InputFile>());
       if (!files.back()->Read(path, &error)) return UsageError(error);
-      in.text = files.back()->text();
+      converted.push_back(std::make_unique<std::string>());
+      absl::StatusOr<HloTextInput> text = InputAsHloText(
+          in.filename, files.back()->text(), flags.input_format, converted.back().get());
+      if (!text.ok()) {
+        PrintError(text.status());
+        return kExitBadInput;
+      }
+      in.text = text->text;
+      in.filename = std::move(text->filename);
     }
     flags.memory.options.dataflow = flags.analysis.print.dataflow;  // one setting for all
-    const int code =
-        RunMemoryReport(inputs, flags.split_input_file, pipeline.get(), flags.passes, flags.memory,
-                        [&](const Module& m) { copy_reports.Collect(pipeline.get(), m); });
+    // One module read from an HloProto that carries XLA's own buffer assignment (every
+    // --xla_dump_hlo_as_proto dump after optimizations): the report shows it beside ours, as
+    // --xla-buffer-assignment would.
+    std::optional<XlaAssignmentSource> from_dump;
+    if (inputs.size() == 1 && !flags.split_input_file &&
+        flags.memory.xla_buffer_assignment.empty() && !converted.front()->empty() &&
+        HasXlaBufferAssignment(files.front()->text())) {
+      from_dump = XlaAssignmentSource{
+          .filename = flags.input, .contents = files.front()->text(), .from_module_dump = true};
+    }
+    const int code = RunMemoryReport(
+        inputs, flags.split_input_file, pipeline.get(), flags.passes, flags.memory,
+        [&](const Module& m) { copy_reports.Collect(pipeline.get(), m); },
+        from_dump ? &*from_dump : nullptr);
     if (absl::Status s = copy_reports.Finish(); !s.ok()) return UsageError(MessageOf(s));
     return code;
   }
   InputFile input;  // mapped, not copied (tools/file_io.h)
   if (!input.Read(flags.input, &error)) return UsageError(error);
-  const std::string_view text = input.text();
-  const std::string filename = flags.input == "-" ? "<stdin>" : flags.input;
+  std::string converted;  // the HLO text of a proto input (tools/load_input.h)
+  absl::StatusOr<HloTextInput> input_text = InputAsHloText(
+      flags.input == "-" ? "<stdin>" : flags.input, input.text(), flags.input_format, &converted);
+  if (!input_text.ok()) {
+    PrintError(input_text.status());
+    return kExitBadInput;
+  }
+  const std::string_view text = input_text->text;
+  const std::string filename = std::move(input_text->filename);
 
   std::vector<InputChunk> chunks;
   if (flags.split_input_file) {

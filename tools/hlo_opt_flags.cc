@@ -50,10 +50,30 @@ FlagTable HloOptFlagTable(HloOptFlags& flags) {
              .value = FlagValue::kRequired,
              .placeholder = "OUT",
              .help = "Write the output to OUT ('-' is standard output, the default). The\n"
-                     "file is only written when every module succeeded.",
+                     "file is only written when every module succeeded. OUT ending in\n"
+                     "'.pb' gets XLA's HloModuleProto (see --output-format).",
              .handler = [&flags](std::optional<std::string_view> value) {
                if (!value) return FlagError("option '-o' needs a file name");
                flags.output = std::string(*value);
+               return absl::OkStatus();
+             }});
+  table.Add({.names = {"--output-format"},
+             .value = FlagValue::kRequired,
+             .placeholder = "FMT",
+             .help = "How to write the module: 'hlo' (HLO text), 'pb' (XLA's\n"
+                     "HloModuleProto, binary) or 'pbtxt' (the same in protobuf text\n"
+                     "format). Default: from -o's extension ('.pb' binary, '.pbtxt' or\n"
+                     "'.textproto' text format), else HLO text. A proto holds one module:\n"
+                     "not with --split-input-file, --stats, --check-in-place or an\n"
+                     "analysis report. An attribute with no HloModuleProto field is an\n"
+                     "error (exit 1) naming the instruction and attribute.",
+             .handler = [&flags](std::optional<std::string_view> value) {
+               if (!value) return FlagError("option '--output-format' needs a value");
+               flags.output_format = ParseOutputFormatName(*value);
+               if (!flags.output_format) {
+                 return FlagError(fmt::format(
+                     "unknown output format '{}' (expected 'hlo', 'pb' or 'pbtxt')", *value));
+               }
                return absl::OkStatus();
              }});
   table.Add({.names = {"--passes"},
@@ -113,6 +133,23 @@ FlagTable HloOptFlagTable(HloOptFlags& flags) {
              }});
   table.Add(SwitchFlag({"--no-metadata"}, &flags.no_metadata,
                        "Leave metadata={...} out of the printed module."));
+  table.Add({.names = {"--input-format"},
+             .value = FlagValue::kRequired,
+             .placeholder = "FORMAT",
+             .help = "'hlo' (HLO text), 'pb' (binary HloProto or HloModuleProto, as\n"
+                     "--xla_dump_hlo_as_proto writes '*.hlo.pb') or 'pbtxt' (the same in\n"
+                     "protobuf text format). Default: by content, then by extension ('.pb';\n"
+                     "'.pbtxt', '.textproto'; anything else is HLO text). A proto is read as\n"
+                     "the HLO text XLA prints for it.",
+             .handler = [&flags](std::optional<std::string_view> value) {
+               if (!value) return FlagError("option '--input-format' needs a value");
+               flags.input_format = ParseInputFormatName(std::string(*value));
+               if (!flags.input_format.has_value()) {
+                 return FlagError(fmt::format(
+                     "unknown input format '{}' (expected 'hlo', 'pb' or 'pbtxt')", *value));
+               }
+               return absl::OkStatus();
+             }});
   table.Add(SwitchFlag({"--stats"}, &flags.stats,
                        "Print statistics instead of the module: instructions per opcode,\n"
                        "computations, total bytes of all instruction results, parse and\n"
@@ -188,6 +225,23 @@ absl::Status ParseHloOptFlags(int argc, char** argv, HloOptFlags* flags) {
     return FlagError(error);
   }
   if (flags->xla_dump.enabled()) return absl::OkStatus();
+  if (ChooseOutputFormat(flags->output_format, flags->output) != OutputFormat::kHloText) {
+    const char* other = flags->split_input_file                  ? "--split-input-file"
+                        : flags->stats                           ? "--stats"
+                        : flags->check_in_place                  ? "--check-in-place"
+                        : flags->analysis.any()                  ? "an analysis report"
+                        : flags->memory.enabled                  ? "--memory-report"
+                        : flags->stage_costs.enabled             ? "--stage-costs"
+                        : flags->no_metadata                     ? "--no-metadata"
+                        : flags->style != PrintStyle::kCanonical ? "--print-style"
+                                                                 : nullptr;
+    if (other != nullptr) {
+      return FlagError(fmt::format(
+          "a proto output (--output-format or -o FILE.pb) holds one module as it is, and "
+          "cannot be combined with {}",
+          other));
+    }
+  }
   // --stage-costs reads one file per stage.
   const size_t files = flags->stage_costs.enabled ? 1 : 1 + flags->more_inputs.size();
   if (std::string error = CheckStageCostsFlags(

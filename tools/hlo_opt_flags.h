@@ -3,6 +3,7 @@
 // the help text. Kept out of hlo_opt.cc so tests can parse exactly what the tool parses.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,8 +14,10 @@
 #include "tools/hlo_opt_copy_report.h"
 #include "tools/hlo_opt_memory.h"
 #include "tools/hlo_opt_memory_diff.h"
+#include "tools/hlo_opt_output_format.h"
 #include "tools/hlo_opt_stage_costs.h"
 #include "tools/hlo_opt_xla_dump.h"
+#include "tools/load_input.h"
 
 namespace hloscope {
 
@@ -31,6 +34,10 @@ struct HloOptFlags {
   bool help = false;
   int jobs = 0;  // 0: one per core
   PrintStyle style = PrintStyle::kCanonical;
+  // --input-format (tools/load_input.h); unset: by content, then by extension.
+  std::optional<InputFormat> input_format;
+  // --output-format (tools/hlo_opt_output_format.h); unset: by -o's extension.
+  std::optional<OutputFormat> output_format;
   AnalysisFlags analysis;                // --print-dataflow, --print-buffers and their options
   MemoryFlags memory;                    // --memory-report and its options
   MemoryDiffFlags memory_diff;           // --memory-diff A B (tools/hlo_opt_memory_diff.h)

@@ -260,6 +260,26 @@ void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysi
                flags.microbatches = static_cast<int32_t>(n);
                return absl::OkStatus();
              }});
+  table.Add({.names = {"--xla-buffer-assignment"},
+             .value = FlagValue::kRequired,
+             .placeholder = "FILE",
+             .help = "With the memory report (implies --memory-report; one module):\n"
+                     "XLA's own buffer assignment of the same module beside ours, from\n"
+                     "XLA's dump: its -buffer-assignment.txt or its .hlo.pb (an\n"
+                     "HloProto). Per kind the bytes, ours and XLA's, with the\n"
+                     "difference; the allocations side by side; the values that differ\n"
+                     "(missing, placed elsewhere, size, living longer or shorter),\n"
+                     "largest first (--top); html draws XLA's heap beside ours. An\n"
+                     "assignment of another module is refused (exit 1). A module read\n"
+                     "from an .hlo.pb that carries XLA's assignment gets it without this.",
+             .handler = [&flags](std::optional<std::string_view> value) {
+               if (!value || value->empty()) {
+                 return FlagError("option '--xla-buffer-assignment' needs a file name");
+               }
+               flags.enabled = true;
+               flags.xla_buffer_assignment = std::string(*value);
+               return absl::OkStatus();
+             }});
 }
 
 std::string CheckMemoryFlags(const MemoryFlags& flags, const AnalysisFlags& analysis, bool stats,
@@ -275,6 +295,9 @@ std::string CheckMemoryFlags(const MemoryFlags& flags, const AnalysisFlags& anal
   }
   if (!flags.pipeline_schedule.empty() && (!flags.enabled || flags.format == MemoryFormat::kCsv)) {
     return "--pipeline-schedule needs --memory-report with --format=text, json or html";
+  }
+  if (!flags.xla_buffer_assignment.empty() && input_files > 1) {
+    return "--xla-buffer-assignment compares one module: give one input file";
   }
   if (input_files > 1 &&
       !(flags.enabled && flags.options.stage_by == MemoryOptions::StageBy::kModule)) {
@@ -342,9 +365,31 @@ void PrintStatus(const absl::Status& s) {
 
 int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_file,
                     PassPipeline* pipeline, std::string_view passes, const MemoryFlags& flags,
-                    const std::function<void(const Module&)>& after_passes) {
+                    const std::function<void(const Module&)>& after_passes,
+                    const XlaAssignmentSource* xla) {
+  // XLA's assignment first: a file that cannot be read is a usage error, before any work.
+  InputFile xla_file;
+  XlaAssignmentSource from_flag;
+  if (xla == nullptr && !flags.xla_buffer_assignment.empty()) {
+    std::string error;
+    if (!xla_file.Read(flags.xla_buffer_assignment, &error)) {
+      fmt::print(stderr, "hlo-opt: error: {}\n", error);
+      return 2;
+    }
+    from_flag = {flags.xla_buffer_assignment, xla_file.text()};
+    xla = &from_flag;
+  }
   ParsedModules before = ParseAll(inputs, split_input_file);
   if (!before.all_ok) return 1;
+  if (xla != nullptr && before.modules.size() != 1) {
+    fmt::print(stderr,
+               "hlo-opt: error: XLA's buffer assignment ({}) is of one module, and the input "
+               "holds {}\n",
+               xla->filename, before.modules.size());
+    return 1;
+  }
+  MemoryOptions options = flags.options;
+  options.list_allocations = xla != nullptr;
   // The passes change modules in place and the report points into them: a second copy.
   ParsedModules after;
   if (pipeline != nullptr) {
@@ -361,10 +406,22 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
   const std::vector<const Module*> after_modules = Pointers(after.modules);
   absl::StatusOr<MemoryComparison> comparison =
       ProfileBeforeAfter(Pointers(before.modules), pipeline != nullptr ? &after_modules : nullptr,
-                         passes, flags.options, flags.pipeline_schedule, flags.microbatches);
+                         passes, options, flags.pipeline_schedule, flags.microbatches);
   if (!comparison.ok()) {
     PrintStatus(comparison.status());
     return 1;
+  }
+  if (xla != nullptr) {
+    if (absl::Status s = AddXlaBufferAssignment(*comparison, *before.modules.front(), xla->contents,
+                                                xla->filename, options.top_buffers);
+        !s.ok()) {
+      if (!xla->from_module_dump) {
+        PrintStatus(s);
+        return 1;
+      }
+      fmt::print(stderr, "hlo-opt: warning: XLA's buffer assignment in the dump is not shown: {}\n",
+                 std::string_view(s.message().data(), s.message().size()));
+    }
   }
   absl::StatusOr<std::string> text = PrintMemoryComparison(
       *comparison, {.format = flags.format, .buffer_assignment = flags.buffer_assignment});

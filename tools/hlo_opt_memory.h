@@ -37,6 +37,8 @@ struct MemoryFlags {
   // activations (analysis/memory/memory_report_pipeline.h); empty: none.
   std::string pipeline_schedule;
   int32_t microbatches = 0;
+  // --xla-buffer-assignment=FILE: XLA's own assignment of the module, shown beside ours.
+  std::string xla_buffer_assignment;
   MemoryOptions options;
 };
 
@@ -63,8 +65,23 @@ struct MemoryInput {
 // (ProfileBeforeAfter). Writes the report to flags.output. Returns hlo-opt's exit code (0, 1 bad
 // input, 2 usage). `after_passes`, when set, sees each module after the pipeline ran on it (hlo-opt
 // collects copy-elision's --report there).
+// XLA's own buffer assignment to show beside ours: a `-buffer-assignment.txt` or the bytes of
+// an HloProto (`.hlo.pb`), chosen by content. hlo-opt reads --xla-buffer-assignment=FILE into
+// one; a caller that read the module itself from an HloProto passes the same bytes.
+struct XlaAssignmentSource {
+  std::string filename;       // for messages
+  std::string_view contents;  // kept by the caller
+  // Found inside the module's own dump rather than asked for: an assignment that cannot be
+  // shown beside the module is a warning on stderr and the report goes on without it.
+  bool from_module_dump = false;
+};
+
+// With `xla` (or flags.xla_buffer_assignment, read here when `xla` is null), the one module
+// given is profiled with its simulated allocations and XLA's assignment is shown beside it
+// (AddXlaBufferAssignment); an assignment of another module is refused (exit 1).
 int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_file,
                     PassPipeline* pipeline, std::string_view passes, const MemoryFlags& flags,
-                    const std::function<void(const Module&)>& after_passes = {});
+                    const std::function<void(const Module&)>& after_passes = {},
+                    const XlaAssignmentSource* xla = nullptr);
 
 }  // namespace hloscope

@@ -925,20 +925,22 @@ int RunOneModule(const DumpDirectory& dir, const DumpModule& m, const MemoryFlag
 
 absl::StatusOr<LoadedModule> LoadDumpModule(const DumpFile& file) {
   switch (file.name.format) {
-    case DumpFormat::kProto:
     case DumpFormat::kCompressedProto:
-      // The proto reader (issue 28, branch issue28-proto) plugs in here: binary HloProto or
-      // HloModuleProto to Module.
-      return absl::UnimplementedError("proto module: needs the proto reader");
+      return absl::UnimplementedError(
+          "compressed proto module: unpack it first (gunzip keeps XLA's name without .gz)");
     case DumpFormat::kOther:
       return absl::FailedPreconditionError(
           fmt::format("'{}' is not a module file XLA writes", file.path));
+    case DumpFormat::kProto:  // binary HloProto, read as the HLO text XLA prints for it
     case DumpFormat::kText:
       break;
   }
   // tools/load_module.h, with this file's error codes: FailedPrecondition for a file that
   // cannot be read, InvalidArgument for a parse or verifier error.
-  absl::StatusOr<LoadedModule> loaded = LoadModule(file.path);
+  LoadOptions options;
+  options.input_format =
+      file.name.format == DumpFormat::kProto ? InputFormat::kBinaryProto : InputFormat::kHloText;
+  absl::StatusOr<LoadedModule> loaded = LoadModule(file.path, options);
   if (!loaded.ok()) {
     const absl::Status& s = loaded.status();
     return IsReadError(s) ? absl::FailedPreconditionError(s.message())

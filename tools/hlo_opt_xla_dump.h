@@ -38,10 +38,11 @@ void AddXlaDumpFlags(FlagTable& table, XlaDumpFlags& flags);
 std::string CheckXlaDumpFlags(const XlaDumpFlags& flags, const MemoryFlags& memory,
                               bool other_modes, bool more_inputs);
 
-// The one place a dump file becomes a Module: text is parsed and verified; a proto
-// (`.hlo.pb`) is refused as "proto module: needs the proto reader" (Unimplemented) until that
-// reader is here. A file that cannot be read: FailedPrecondition; parse or verifier errors:
-// InvalidArgument with `file:line:col: error:`.
+// The one place a dump file becomes a Module (tools/load_module.h): text, or a binary proto
+// (`.hlo.pb`) read as the HLO text XLA prints for it, parsed and verified; a gzip-compressed
+// proto is Unimplemented (unpack it first). A file that cannot be read: FailedPrecondition;
+// a corrupt proto, parse or verifier errors: InvalidArgument (`file:line:col: error:`, or the
+// byte offset of a proto).
 absl::StatusOr<LoadedModule> LoadDumpModule(const DumpFile& file);
 
 // XLA's "Total bytes used: N" from a -memory-usage-report.txt or -buffer-assignment.txt.

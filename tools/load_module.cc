@@ -37,8 +37,12 @@ absl::StatusOr<LoadedModule> LoadModule(const std::string& path, const LoadOptio
   loaded.label = options.label.empty() ? InputName(path) : options.label;
   loaded.file = std::make_unique<InputFile>();
   if (std::string error; !loaded.file->Read(path, &error)) return absl::NotFoundError(error);
+  loaded.converted = std::make_unique<std::string>();
+  absl::StatusOr<HloTextInput> text = InputAsHloText(loaded.label, loaded.file->text(),
+                                                     options.input_format, loaded.converted.get());
+  if (!text.ok()) return text.status();
   absl::StatusOr<std::unique_ptr<Module>> module =
-      ParseAndVerify({.text = loaded.file->text(), .filename = loaded.label});
+      ParseAndVerify({.text = text->text, .filename = text->filename});
   if (!module.ok()) return module.status();
   loaded.module = *std::move(module);
   return loaded;

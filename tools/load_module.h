@@ -8,6 +8,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -15,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "hlo/module.h"
 #include "tools/file_io.h"
+#include "tools/load_input.h"
 
 namespace hloscope {
 
@@ -40,18 +42,24 @@ absl::StatusOr<std::unique_ptr<Module>> ParseAndVerify(const ModuleSource& sourc
 struct LoadOptions {
   // The name messages give the input; empty: InputName(path).
   std::string label;
+  // The input's form (--input-format); unset: by content, then by extension
+  // (tools/load_input.h): HLO text, or an XLA module proto read as the HLO text XLA prints.
+  std::optional<InputFormat> input_format;
 };
 
 // A module with the input it was parsed from.
 struct LoadedModule {
   std::string label;                // the file as messages name it ("<stdin>" for '-')
   std::unique_ptr<InputFile> file;  // the text the module was parsed from, kept with it
+  // A proto input's HLO text (the module's views point into it instead of `file`).
+  std::unique_ptr<std::string> converted;
   std::unique_ptr<Module> module;
 };
 
-// Reads `path` ('-' = standard input), parses and verifies it as one module. A file that cannot
-// be read is absl::NotFoundError (IsReadError; the tools call it bad usage, exit 2); otherwise
-// the error is the parser's or the verifier's, naming the file's line (bad input).
+// Reads `path` ('-' = standard input), parses and verifies it as one module: HLO text, or an
+// XLA module proto (options.input_format). A file that cannot be read is absl::NotFoundError
+// (IsReadError; the tools call it bad usage, exit 2); otherwise the error is the proto
+// reader's (byte offset), the parser's or the verifier's (naming the file's line), bad input.
 absl::StatusOr<LoadedModule> LoadModule(const std::string& path, const LoadOptions& options = {});
 
 // Whether `status` is LoadModule's failure to read its file (the parser and the verifier never

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "analysis/memory/memory_report_printers.h"
+#include "fmt/format.h"
 
 namespace hloscope {
 
@@ -31,22 +32,38 @@ absl::StatusOr<MemoryComparison> ProfileBeforeAfter(const std::vector<const Modu
   return out;
 }
 
+absl::Status AddXlaBufferAssignment(MemoryComparison& c, const Module& module,
+                                    std::string_view contents, std::string_view filename, int top) {
+  absl::StatusOr<XlaBufferAssignment> xla = ParseXlaBufferAssignment(contents, filename);
+  if (!xla.ok()) return xla.status();
+  for (const ModuleMemory& m : c.before.modules) {
+    if (m.module != module.name()) continue;
+    absl::StatusOr<XlaAssignmentComparison> compared = CompareWithXla(module, m, *xla, top);
+    if (!compared.ok()) return compared.status();
+    c.xla.push_back(*std::move(compared));
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(
+      fmt::format("module '{}' is not in the memory report", module.name()));
+}
+
 absl::StatusOr<std::string> PrintMemoryComparison(const MemoryComparison& c,
                                                   const MemoryPrintOptions& options) {
   const MemoryReport* after = c.after_or_null();
   const PipelineFigures* figures = c.pipeline ? &*c.pipeline : nullptr;
   switch (options.format) {
     case MemoryFormat::kText: {
-      std::string text = MemoryReportText(c.before, after, c.passes, options.buffer_assignment);
+      std::string text =
+          MemoryReportText(c.before, after, c.passes, options.buffer_assignment, &c.xla);
       if (figures != nullptr) text += PipelineFiguresText(*figures);
       return text;
     }
     case MemoryFormat::kJson:
-      return MemoryReportJson(c.before, after, c.passes, figures);
+      return MemoryReportJson(c.before, after, c.passes, figures, &c.xla);
     case MemoryFormat::kCsv:
-      return MemoryReportCsv(c.before, after);
+      return MemoryReportCsv(c.before, after, &c.xla);
     case MemoryFormat::kHtml:
-      return MemoryReportHtml(c.before, after, c.passes, figures);
+      return MemoryReportHtml(c.before, after, c.passes, figures, &c.xla);
   }
   return absl::InternalError("unknown memory report format");
 }

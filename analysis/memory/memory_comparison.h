@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "analysis/memory/memory_profile.h"
 #include "analysis/memory/memory_report_pipeline.h"
+#include "analysis/memory/xla_assignment_comparison.h"
 #include "hlo/module.h"
 
 namespace hloscope {
@@ -24,6 +25,8 @@ struct MemoryComparison {
   std::string passes;                 // the pipeline as given, for the report's title
   // Per stage under a pipeline schedule, of the modules as given (before any passes).
   std::optional<PipelineFigures> pipeline;
+  // XLA's own buffer assignment beside ours, for modules (as given) that come with one.
+  std::vector<XlaAssignmentComparison> xla;
 
   const MemoryReport* after_or_null() const { return after ? &*after : nullptr; }
   // Some sum passed int64 bytes, before or after: the report's numbers are lower bounds.
@@ -40,6 +43,15 @@ absl::StatusOr<MemoryComparison> ProfileBeforeAfter(const std::vector<const Modu
                                                     const MemoryOptions& options,
                                                     std::string_view pipeline_schedule = {},
                                                     int32_t microbatches = 0);
+
+// XLA's own buffer assignment of `module` beside our profile of it, appended to c.xla:
+// `contents` is an HloProto's bytes (a `.hlo.pb` dump) or XLA's `-buffer-assignment.txt`
+// (chosen by content; `filename` names it in messages). The profile (c.before, a module of the
+// same name) must have been made with MemoryOptions::list_allocations. Errors: the reader's
+// (file:line:col or byte offset), an assignment of another module (the first instruction it
+// names that `module` lacks), a module not in the profile. `top`: differences listed.
+absl::Status AddXlaBufferAssignment(MemoryComparison& c, const Module& module,
+                                    std::string_view contents, std::string_view filename, int top);
 
 enum class MemoryFormat { kText, kJson, kCsv, kHtml };
 

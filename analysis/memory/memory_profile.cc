@@ -134,6 +134,7 @@ struct ModuleProfile {
   ComputationLiveness entry;
   std::vector<int64_t> buffer_bytes;
   std::vector<int64_t> buffer_space;      // by buffer: its memory space S(n)
+  std::vector<int64_t> constant_bytes;    // by buffer: a constant's size (the model may count 0)
   std::vector<uint8_t> buffer_category;   // by buffer: an index into kCategoryNames
   std::vector<int> buffer_stage;          // by buffer; -1 none
   std::vector<int64_t> activation_bytes;  // by buffer: 0 = not an activation
@@ -142,13 +143,64 @@ struct ModuleProfile {
   bool saturated = false;  // some sum passed int64
 };
 
+// Every buffer the entry counts, as XLA's kinds of allocation with its values, offsets and
+// live ranges: for the comparison with XLA's own assignment. Phis are listed too: they sit
+// where XLA's non-SSA dataflow defines values (a while's results, its body's and condition's
+// parameters), with the same names. `offset` is by span, in the heap of `fixed` bytes of own
+// allocations and the temps above.
+void ListAllocations(const AliasAnalysis& alias, const ComputationLiveness& entry,
+                     ModuleProfile& mp,
+                     const absl::flat_hash_map<BufferId, const Instruction*>& parameter_of,
+                     const absl::flat_hash_set<BufferId>& live_out,
+                     const std::vector<int64_t>& offset, int64_t fixed) {
+  const DataflowAnalysis& flow = alias.dataflow();
+  using Kind = SimulatedAllocation::Kind;
+  std::vector<SimulatedAllocation>& out = mp.memory.simulated_allocations;
+  SimulatedAllocation temp;
+  temp.bytes = mp.memory.allocations.temp_bytes;
+  for (size_t i = 0; i < entry.spans.size(); ++i) {
+    const BufferSpan& s = entry.spans[i];
+    const int64_t bytes =
+        mp.constant_bytes[s.buffer] > 0 ? mp.constant_bytes[s.buffer] : mp.buffer_bytes[s.buffer];
+    SimulatedAllocation own;
+    own.bytes = bytes;
+    const auto param = parameter_of.find(s.buffer);
+    if (param != parameter_of.end()) {
+      own.kind = Kind::kParameter;
+      own.parameter_number = param->second->parameter_number();
+    } else if (mp.constant_bytes[s.buffer] > 0) {
+      own.kind = Kind::kConstant;
+    } else if (live_out.contains(s.buffer)) {
+      own.kind = Kind::kLiveOut;
+    }
+    const int64_t at = own.kind == Kind::kTemp ? offset[i] - fixed : 0;
+    std::vector<SimulatedValue>& values = own.kind == Kind::kTemp ? temp.values : own.values;
+    for (ValueId v : alias.buffers()[s.buffer].values) {
+      const HloValue& hv = flow.value(v);
+      if (own.kind == Kind::kParameter && hv.instruction == param->second) {
+        own.parameter_index.assign(hv.index.begin(), hv.index.end());
+      }
+      values.push_back({.instruction = std::string(hv.instruction->name()),
+                        .index = {hv.index.begin(), hv.index.end()},
+                        .bytes = bytes,
+                        .offset = at,
+                        .first = s.first,
+                        .last = s.last,
+                        .buffer = static_cast<int64_t>(s.buffer)});
+    }
+    if (own.kind != Kind::kTemp) out.push_back(std::move(own));
+  }
+  if (temp.bytes > 0 || !temp.values.empty()) out.push_back(std::move(temp));
+}
+
 // The simulated heap of the entry (every buffer counted in it, and each step's copies and
 // callee peak as buffers of that one step), the buffers at the peak with their offsets, and
 // XLA's allocation categories.
 template <typename Defining>
 void FillHeap(const AliasAnalysis& alias, const ComputationLiveness& entry, ModuleProfile& mp,
               const absl::flat_hash_map<BufferId, const Instruction*>& parameter_of,
-              const std::vector<uint8_t>& is_constant, int top, Defining defining) {
+              const std::vector<uint8_t>& is_constant, int top, bool list_allocations,
+              Defining defining) {
   ModuleMemory& mm = mp.memory;
   const DataflowAnalysis& flow = alias.dataflow();
   absl::flat_hash_set<BufferId> live_out;
@@ -199,6 +251,7 @@ void FillHeap(const AliasAnalysis& alias, const ComputationLiveness& entry, Modu
   }
   a.temp_bytes = temp_heap.heap_bytes;
   mm.heap_bytes = SaturatingAdd(fixed, temp_heap.heap_bytes, &mp.saturated);
+  if (list_allocations) ListAllocations(alias, entry, mp, parameter_of, live_out, offset, fixed);
   a.total_bytes = a.parameter_bytes;
   for (int64_t part : {a.constant_bytes, a.maybe_live_out_bytes, a.temp_bytes}) {
     a.total_bytes = SaturatingAdd(a.total_bytes, part, &mp.saturated);
@@ -290,12 +343,14 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
   if (notes.dynamic) *dynamic = true;
   // Constants: XLA gives each its own allocation, outside the heap.
   std::vector<uint8_t> is_constant(nb, 0);
+  mp.constant_bytes.assign(nb, 0);
   for (const HloBuffer& b : alias.buffers()) {
     is_constant[b.id] = std::all_of(b.values.begin(), b.values.end(), [&](ValueId v) {
       const HloValue& hv = flow.value(v);
       return !hv.is_phi && hv.instruction->opcode() == Opcode::kConstant;
     });
     if (!is_constant[b.id]) continue;
+    mp.constant_bytes[b.id] = mp.buffer_bytes[b.id];
     mp.memory.allocations.constant_bytes =
         SaturatingAdd(mp.memory.allocations.constant_bytes, mp.buffer_bytes[b.id], &mp.saturated);
     if (options.model == MemoryOptions::Model::kXla) mp.buffer_bytes[b.id] = 0;
@@ -497,7 +552,8 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
   }
   mm.model = options.model == MemoryOptions::Model::kXla ? "xla" : "liveness";
   if (options.heap) {
-    FillHeap(alias, entry, mp, parameter_of, is_constant, options.top_buffers, defining);
+    FillHeap(alias, entry, mp, parameter_of, is_constant, options.top_buffers,
+             options.list_allocations, defining);
   }
   if (options.timeline && !options.whole_program_timeline) {
     mm.timeline.reserve(entry.schedule.size());
@@ -563,6 +619,25 @@ int64_t MaxOf(const std::vector<int64_t>& v) {
 }
 
 }  // namespace
+
+std::string SimulatedAllocation::KindText() const {
+  switch (kind) {
+    case Kind::kParameter: {
+      std::string index = "{";
+      for (size_t i = 0; i < parameter_index.size(); ++i) {
+        index += (i ? "," : "") + std::to_string(parameter_index[i]);
+      }
+      return fmt::format("parameter {} {}}}", parameter_number, index);
+    }
+    case Kind::kConstant:
+      return "constant";
+    case Kind::kLiveOut:
+      return "maybe-live-out";
+    case Kind::kTemp:
+      return "preallocated-temp";
+  }
+  return "";
+}
 
 std::string_view LiveBufferKindName(LiveBufferKind kind) {
   switch (kind) {

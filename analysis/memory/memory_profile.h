@@ -92,6 +92,10 @@ struct MemoryOptions {
   // instruction's callees, then the instruction) instead of one point per entry instruction;
   // a callee step holds the caller's buffers at the call plus the callee's live bytes there.
   bool whole_program_timeline = false;
+  // List every value of the simulated assignment with its allocation, offset and live range
+  // (ModuleMemory::simulated_allocations), to hold against XLA's (xla_assignment_comparison.h).
+  // Needs `heap`.
+  bool list_allocations = false;
 };
 
 // What a buffer live at a peak is.
@@ -175,6 +179,32 @@ struct AllocationSummary {
   int64_t total_bytes = 0;
 };
 
+// A value of the simulated assignment: one instruction's result (at a shape index) in a buffer
+// the entry counts.
+struct SimulatedValue {
+  std::string instruction;
+  std::vector<int64_t> index;
+  int64_t bytes = 0;   // its buffer's
+  int64_t offset = 0;  // within its allocation
+  int32_t first = 0;   // entry schedule steps its buffer is live, inclusive
+  int32_t last = 0;
+  int64_t buffer = 0;  // values with one number share one buffer (and its span)
+};
+
+// An allocation of the simulated assignment, in XLA's kinds: an entry parameter's buffer, a
+// constant, a live-out buffer, or the one preallocated temp allocation (which also holds each
+// step's copies and callee peaks, not listed as values).
+struct SimulatedAllocation {
+  enum class Kind { kParameter, kConstant, kLiveOut, kTemp };
+  Kind kind = Kind::kTemp;
+  int64_t parameter_number = -1;  // kParameter
+  std::vector<int64_t> parameter_index;
+  int64_t bytes = 0;
+  std::vector<SimulatedValue> values;
+  // XLA's words: "parameter 0 {}", "constant", "maybe-live-out", "preallocated-temp".
+  std::string KindText() const;
+};
+
 // The peak of the buffers in one memory space (S(n) in their layouts; 0 is the default).
 struct MemorySpacePeak {
   int64_t space = 0;
@@ -211,6 +241,9 @@ struct ModuleMemory {
   // One per memory space present, when some buffer is outside the default space (copies and
   // callee peaks are not split by space).
   std::vector<MemorySpacePeak> memory_spaces;
+  // With MemoryOptions::list_allocations: parameters, constants and live-out buffers in entry
+  // order of their first step, then the temp allocation.
+  std::vector<SimulatedAllocation> simulated_allocations;
 };
 
 struct MemoryReport {

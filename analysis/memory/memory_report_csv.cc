@@ -4,6 +4,7 @@
 #include <string>
 
 #include "analysis/memory/memory_report_printers.h"
+#include "analysis/memory/xla_comparison_printers_internal.h"
 #include "fmt/format.h"
 
 namespace hloscope {
@@ -24,7 +25,8 @@ std::string CsvField(std::string_view text) {
 
 }  // namespace
 
-std::string MemoryReportCsv(const MemoryReport& report, const MemoryReport* after) {
+std::string MemoryReportCsv(const MemoryReport& report, const MemoryReport* after,
+                            const XlaComparisons* xla) {
   std::string out = after == nullptr ? "module,step,instruction,stage,live_bytes\n"
                                      : "phase,module,step,instruction,stage,live_bytes\n";
   auto rows = [&](const MemoryReport& r, std::string_view phase) {
@@ -42,6 +44,9 @@ std::string MemoryReportCsv(const MemoryReport& report, const MemoryReport* afte
   };
   rows(report, after == nullptr ? "" : "before");
   if (after != nullptr) rows(*after, "after");
+  if (xla != nullptr) {
+    for (const XlaAssignmentComparison& c : *xla) AppendXlaComparisonCsv(c, out);
+  }
   return out;
 }
 

@@ -12,6 +12,7 @@
 
 #include "analysis/memory/memory_report_internal.h"
 #include "analysis/memory/memory_report_printers.h"
+#include "analysis/memory/xla_comparison_printers_internal.h"
 #include "fmt/format.h"
 #include "hlo/str_util.h"
 
@@ -400,7 +401,8 @@ void AppendStageActivations(const MemoryReport& r, const PipelineFigures* pipeli
 }  // namespace
 
 std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* after,
-                             std::string_view passes, const PipelineFigures* pipeline) {
+                             std::string_view passes, const PipelineFigures* pipeline,
+                             const XlaComparisons* xla) {
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
       "<title>hloscope memory report</title>\n<style>\n"
@@ -455,6 +457,13 @@ std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* aft
     AppendHeap(m, out);
   }
   if (after != nullptr) AppendStageTable(*after, "stages after", out);
+  for (const XlaAssignmentComparison& c : xla ? *xla : XlaComparisons()) {
+    const ModuleMemory* ours = nullptr;
+    for (const ModuleMemory& m : report.modules) {
+      if (m.module == c.module) ours = &m;
+    }
+    AppendXlaComparisonHtml(c, ours, out);
+  }
   out += "</body></html>\n";
   return out;
 }

@@ -7,6 +7,7 @@
 #include "analysis/memory/memory_report.pb.h"
 #include "analysis/memory/memory_report_internal.h"
 #include "analysis/memory/memory_report_printers.h"
+#include "analysis/memory/xla_comparison_printers_internal.h"
 #include "analysis/report_json.h"
 
 namespace hloscope {
@@ -112,9 +113,19 @@ void FillMemoryReportProto(const MemoryReport& r, report::MemoryReport* p) {
 
 absl::StatusOr<std::string> MemoryReportJson(const MemoryReport& report, const MemoryReport* after,
                                              std::string_view passes,
-                                             const PipelineFigures* pipeline) {
+                                             const PipelineFigures* pipeline,
+                                             const XlaComparisons* xla) {
   report::MemoryReport before_proto;
   FillMemoryReportProto(report, &before_proto);
+  // XLA's assignment is of the modules as given: beside each of them by name.
+  for (const XlaAssignmentComparison& c : xla ? *xla : XlaComparisons()) {
+    for (report::ModuleMemory& m : *before_proto.mutable_modules()) {
+      if (m.module() == c.module) {
+        FillXlaComparisonProto(c, m.mutable_xla_buffer_assignment());
+        break;
+      }
+    }
+  }
   if (pipeline != nullptr) FillPipelineFiguresProto(*pipeline, before_proto.mutable_pipeline());
   if (after == nullptr) return ProtoToJson(before_proto);
   {

@@ -13,23 +13,32 @@
 #include "absl/status/statusor.h"
 #include "analysis/memory/memory_profile.h"
 #include "analysis/memory/memory_report_pipeline.h"
+#include "analysis/memory/xla_assignment_comparison.h"
 
 namespace hloscope {
 
 // `after` (with `passes`) makes a before/after comparison. `buffer_assignment` adds XLA's
-// "BufferAssignment stats" block per module.
+// "BufferAssignment stats" block per module. `xla` (each printer): XLA's own assignment of
+// modules of `report` beside ours (xla_assignment_comparison.h).
+using XlaComparisons = std::vector<XlaAssignmentComparison>;
 std::string MemoryReportText(const MemoryReport& report, const MemoryReport* after = nullptr,
-                             std::string_view passes = {}, bool buffer_assignment = false);
+                             std::string_view passes = {}, bool buffer_assignment = false,
+                             const XlaComparisons* xla = nullptr);
 // Fails only if protobuf's printer does.
 absl::StatusOr<std::string> MemoryReportJson(const MemoryReport& report,
                                              const MemoryReport* after = nullptr,
                                              std::string_view passes = {},
-                                             const PipelineFigures* pipeline = nullptr);
-std::string MemoryReportCsv(const MemoryReport& report, const MemoryReport* after = nullptr);
+                                             const PipelineFigures* pipeline = nullptr,
+                                             const XlaComparisons* xla = nullptr);
+// With `xla`, the comparison's three tables follow the timeline, each after a blank line with
+// its own header row.
+std::string MemoryReportCsv(const MemoryReport& report, const MemoryReport* after = nullptr,
+                            const XlaComparisons* xla = nullptr);
 // `pipeline` (when set) draws per stage the activations per microbatch and each rank's peak
 // under the schedule.
 std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* after = nullptr,
                              std::string_view passes = {},
-                             const PipelineFigures* pipeline = nullptr);
+                             const PipelineFigures* pipeline = nullptr,
+                             const XlaComparisons* xla = nullptr);
 
 }  // namespace hloscope

@@ -6,6 +6,7 @@
 
 #include "analysis/memory/memory_report_internal.h"
 #include "analysis/memory/memory_report_printers.h"
+#include "analysis/memory/xla_comparison_printers_internal.h"
 #include "fmt/format.h"
 #include "hlo/str_util.h"
 
@@ -83,10 +84,16 @@ void AppendText(const MemoryReport& r, bool buffer_assignment, std::string& out)
 }  // namespace
 
 std::string MemoryReportText(const MemoryReport& report, const MemoryReport* after,
-                             std::string_view passes, bool buffer_assignment) {
+                             std::string_view passes, bool buffer_assignment,
+                             const XlaComparisons* xla) {
   std::string out;
+  auto append_xla = [&] {
+    if (xla == nullptr) return;
+    for (const XlaAssignmentComparison& c : *xla) AppendXlaComparisonText(c, out);
+  };
   if (after == nullptr) {
     AppendText(report, buffer_assignment, out);
+    append_xla();
     return out;
   }
   const int64_t saving = report.peak_bytes - after->peak_bytes;
@@ -108,6 +115,8 @@ std::string MemoryReportText(const MemoryReport& report, const MemoryReport* aft
   AppendText(report, buffer_assignment, out);
   out += "\n--- after\n";
   AppendText(*after, buffer_assignment, out);
+  if (xla != nullptr && !xla->empty()) out += "\n--- before, beside XLA's\n";
+  append_xla();
   return out;
 }
 

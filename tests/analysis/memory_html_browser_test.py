@@ -10,6 +10,8 @@ Chromium with no network, and checks what Chromium drew:
     <details> per category, open, with a height, and per op_name scope, folded: opening one
     makes it taller); the per-stage activation bars with a width, and the ranks' table under
     the schedule with one row per rank;
+  - the page of a small module with XLA's buffer assignment beside ours: XLA's temp heap from
+    its trace and ours, each with its boxes drawn, and the table of values that differ;
   - a screenshot of the page itself: the PNG decodes and shows pixels of the total's line
     (#1f77b4), of the per-microbatch bars (#2ca02c), of the ranks' peak bars (#d62728) and of
     the at-peak share bars (#6a51a3).
@@ -62,6 +64,9 @@ MEASURE = r"""
     stage_bars: all('rect.stage-bar').map(e => ({
       size: size(e), title: e.querySelector('title').textContent})),
     pipeline_rows: all('table.pipeline tr').map(e => e.textContent),
+    xla_heap: all('#xla-heap rect.buffer').map(size),
+    our_heap: all('#our-heap rect.buffer').map(size),
+    xla_differences: all('table.xla-differences tr').length,
   };
   const pre = document.createElement('pre');
   pre.id = 'measured';
@@ -252,6 +257,21 @@ def main():
     check(len(m["series"]) == 3, f"expected the total and 2 stage lines, got {m['series']}")
     check(len(m["areas"]) == 5, f"expected 5 category bands, got {len(m['areas'])}")
     check(m["categories"] and m["groups"], "the small page has no at-peak groups")
+
+    # XLA's buffer assignment beside ours (issue 28): XLA's temp heap from its trace and ours
+    # (b, a and m on each side), and the values that differ.
+    xla_dir = os.path.join(os.path.dirname(small_hlo), "xla")
+    beside = os.path.join(work_dir, "xla.html")
+    subprocess.run([hlo_opt, os.path.join(xla_dir, "small.hlo"), f"--memory-report={beside}",
+                    "--format=html",
+                    "--xla-buffer-assignment=" + os.path.join(xla_dir, "small.hlo.pb")],
+                   check=True)
+    m = measure(chromium, beside, work_dir)
+    check(len(m["xla_heap"]) == 3 and all(w > 0 and h > 0 for w, h in m["xla_heap"]),
+          f"XLA's heap should show 3 boxes with an area: {m['xla_heap']}")
+    check(len(m["our_heap"]) == 3 and all(w > 0 and h > 0 for w, h in m["our_heap"]),
+          f"our temp heap should show 3 boxes with an area: {m['our_heap']}")
+    check(m["xla_differences"] == 3, f"expected 2 differing values, {m['xla_differences']} rows")
     print("PASS")
     return 0
 

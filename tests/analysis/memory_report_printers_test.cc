@@ -273,6 +273,34 @@ report::MemoryComparison ParseComparison(const std::string& json) {
   return out;
 }
 
+// XLA's assignment beside ours with every field away from its default.
+std::vector<XlaAssignmentComparison> EveryFieldXlaComparison() {
+  XlaAssignmentComparison c;
+  c.module = "m";
+  c.source = "m.hlo.pb";
+  c.totals = {{.kind = "total", .ours = 10, .xla = 12}};
+  c.allocations = {{.xla_index = 1,
+                    .xla_kind = "preallocated-temp",
+                    .xla_bytes = 12,
+                    .xla_values = 2,
+                    .ours_index = 3,
+                    .ours_kind = "preallocated-temp",
+                    .ours_bytes = 10,
+                    .ours_values = 2,
+                    .example_value = "b"}};
+  c.differences = {{.kind = XlaValueDifferenceKind::kLivesLonger,
+                    .value = "b",
+                    .bytes = 64,
+                    .xla = "allocation 1 (preallocated-temp) at 0, steps 1-2",
+                    .ours = "preallocated-temp at 0, steps 1-3"}};
+  c.differing_values = 1;
+  c.differing_bytes = 64;
+  c.has_heap_trace = true;
+  c.xla_heap_bytes = 12;
+  c.xla_heap_steps = 3;
+  return {c};
+}
+
 TEST(MemoryReportJson, SetsEverySchemaField) {
   PipelineFigures figures{
       .schedule = "1f1b",
@@ -282,7 +310,8 @@ TEST(MemoryReportJson, SetsEverySchemaField) {
       .ranks_peak = {{.rank = 1, .peak_in_flight = 2, .peak_activation_bytes = 128}},
       .hlo_pipeline_command = "hlo-pipeline --schedule=1f1b"};
   const MemoryReport before = EveryFieldReport(1000);
-  absl::StatusOr<std::string> json = MemoryReportJson(before, nullptr, "", &figures);
+  const std::vector<XlaAssignmentComparison> xla = EveryFieldXlaComparison();
+  absl::StatusOr<std::string> json = MemoryReportJson(before, nullptr, "", &figures, &xla);
   ASSERT_TRUE(json.ok());
   report::MemoryReport alone;
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(*json, &alone).ok()) << *json;
@@ -292,10 +321,11 @@ TEST(MemoryReportJson, SetsEverySchemaField) {
   // The comparison: every field too, but `after` has no pipeline (the schedule runs on the
   // modules as given).
   const MemoryReport after = EveryFieldReport(750);
-  json = MemoryReportJson(before, &after, "dce", &figures);
+  json = MemoryReportJson(before, &after, "dce", &figures, &xla);
   ASSERT_TRUE(json.ok());
   const report::MemoryComparison c = ParseComparison(*json);
-  ExpectEveryFieldSet(c, "", {"after.pipeline"});
+  // XLA's assignment is of the modules as given, so it is beside `before` only.
+  ExpectEveryFieldSet(c, "", {"after.pipeline", "after.modules[0].xla_buffer_assignment"});
   EXPECT_EQ(c.saving_bytes(), 250);
   EXPECT_DOUBLE_EQ(c.saving_percent(), 25.0);
 }

@@ -42,8 +42,8 @@ TEST(NotHloTextNote, FollowsTheParseErrorAndControlBytesAreShownAsQuestionMarks)
             "?jit_f??main.3??\n"
             "^\n"
             "m.pb: note: the input is binary, not HLO text (an HloModuleProto or HloSnapshot "
-            ".pb?); hloscope reads HLO text, which XLA writes to --xla_dump_to unless another "
-            "dump format is chosen (--xla_dump_hlo_as_text)");
+            ".pb?); hloscope reads an HloProto or HloModuleProto as a proto unless the input "
+            "format is forced to HLO text (hlo-opt --input-format)");
 }
 
 }  // namespace

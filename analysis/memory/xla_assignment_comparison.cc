@@ -1,0 +1,434 @@
+#include "analysis/memory/xla_assignment_comparison.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <optional>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "fmt/format.h"
+#include "hlo/computation.h"
+#include "hlo/instruction.h"
+
+namespace hloscope {
+namespace {
+
+std::string Key(std::string_view instruction, const std::vector<int64_t>& index) {
+  std::string out(instruction);
+  if (index.empty()) return out;
+  out += '{';
+  for (size_t i = 0; i < index.size(); ++i) {
+    if (i) out += ',';
+    out += std::to_string(index[i]);
+  }
+  return out + '}';
+}
+
+// Where a value sits, on either side, in words both sides share.
+struct Place {
+  int64_t allocation = -1;
+  std::string kind;  // "parameter N", "constant", "maybe-live-out", "thread-local", "temp"
+  int64_t offset = 0;
+  int64_t bytes = 0;
+  // Live range on our entry schedule: first step, last step; XLA's last step is known only
+  // within [last, last_max] (see ReadTrace), ours exactly (last_max == last).
+  struct Steps {
+    int32_t first = 0;
+    int32_t last = 0;
+    int32_t last_max = 0;
+  };
+  std::optional<Steps> steps;
+  bool temp = false;
+  int64_t buffer = -1;  // ours: the buffer it shares with other values
+};
+
+std::string XlaPlaceKind(const XlaAllocation& a) {
+  if (a.is_entry_parameter) return fmt::format("parameter {}", a.parameter_number);
+  if (a.is_constant) return "constant";
+  if (a.is_thread_local) return "thread-local";
+  if (a.maybe_live_out) return "maybe-live-out";
+  return "temp";
+}
+
+std::string OurPlaceKind(const SimulatedAllocation& a) {
+  switch (a.kind) {
+    case SimulatedAllocation::Kind::kParameter:
+      return fmt::format("parameter {}", a.parameter_number);
+    case SimulatedAllocation::Kind::kConstant:
+      return "constant";
+    case SimulatedAllocation::Kind::kLiveOut:
+      return "maybe-live-out";
+    case SimulatedAllocation::Kind::kTemp:
+      return "temp";
+  }
+  return "";
+}
+
+std::string Steps(const Place& p) {
+  if (!p.steps) return "";
+  if (p.steps->last_max > p.steps->last) {
+    return fmt::format(", steps {}-{}..{}", p.steps->first, p.steps->last, p.steps->last_max);
+  }
+  return fmt::format(", steps {}-{}", p.steps->first, p.steps->last);
+}
+
+// The entry step each instruction runs at; an instruction of a control-flow callee (at any
+// depth) runs at its calling entry instruction's step.
+struct StepMap {
+  absl::flat_hash_map<std::string_view, int32_t> entry_step;
+  absl::flat_hash_map<std::string_view, int32_t> computation_step;  // callees
+  std::string_view entry;
+  int32_t steps = 0;
+
+  std::optional<int32_t> Find(std::string_view computation, std::string_view instruction) const {
+    if (computation == entry || computation.empty()) {
+      auto it = entry_step.find(instruction);
+      if (it != entry_step.end()) return it->second;
+      if (!computation.empty()) return std::nullopt;
+    }
+    auto it = computation_step.find(computation);
+    if (it != computation_step.end()) return it->second;
+    return std::nullopt;
+  }
+};
+
+StepMap MapSteps(const Module& module, const ModuleMemory& ours) {
+  StepMap map;
+  if (module.entry() == nullptr) return map;
+  map.entry = module.entry()->name();
+  std::function<void(const Computation*, int32_t)> mark = [&](const Computation* c, int32_t step) {
+    if (!map.computation_step.try_emplace(c->name(), step).second) return;
+    for (const Instruction* in : c->instructions()) {
+      for (const Computation* callee : in->called_computations()) mark(callee, step);
+    }
+  };
+  int32_t step = 0;
+  for (const TimelinePoint& p : ours.timeline) {
+    if (p.instruction == nullptr || p.instruction->parent() != module.entry()) continue;
+    map.entry_step.try_emplace(p.instruction->name(), step);
+    for (const Computation* callee : p.instruction->called_computations()) mark(callee, step);
+    ++step;
+  }
+  map.steps = step;
+  return map;
+}
+
+// XLA's live range of each value (by id) in its trace, on our entry steps; and the boxes of
+// XLA's temp heap over its own event time.
+void ReadTrace(const XlaBufferAssignment& xla, const StepMap& steps,
+               absl::flat_hash_map<int64_t, Place::Steps>& range, XlaAssignmentComparison& out) {
+  struct TempPlace {
+    int64_t offset;  // in the temp allocations laid end to end
+    const XlaAssignedValue* value;
+  };
+  absl::flat_hash_map<int64_t, TempPlace> place;  // by value id
+  int64_t base = 0;
+  for (const XlaAllocation& a : xla.allocations) {
+    if (!a.is_preallocated_temp()) continue;
+    for (const XlaAssignedValue& v : a.values) place[v.id] = {base + v.offset, &v};
+    base += a.bytes;
+  }
+  out.xla_heap_bytes = base;
+  absl::flat_hash_map<int64_t, int32_t> start_tick;
+  absl::flat_hash_map<int64_t, int32_t> start_step;
+  struct Span {
+    int64_t id;
+    int32_t first, last;
+  };
+  std::vector<Span> spans;
+  // The events are in XLA's time order, but each names the instruction that *defines* its
+  // value, a free's too (heap_simulator.cc frees at time i with the value's own instruction).
+  // So time shows only in allocations: a new defining instruction is a new tick (and its step
+  // on our schedule the current step). XLA frees at time i after allocating what i defines,
+  // so a free lies at or after the last allocation before it and before the next one: its
+  // step is known within those two (the next one's, less one when that is an entry
+  // instruction; the last step when none follows).
+  int32_t tick = -1;
+  std::optional<int32_t> step;  // our entry step of the current time, once known
+  const XlaHeapEvent* previous_alloc = nullptr;
+  const int32_t last_step = std::max(steps.steps - 1, 0);
+  std::vector<int64_t> freed_since_alloc;  // values whose free step awaits its upper bound
+  auto bound_frees = [&](int32_t upper) {
+    for (int64_t id : freed_since_alloc) {
+      Place::Steps& r = range[id];
+      r.last_max = std::max(r.last, upper);
+    }
+    freed_since_alloc.clear();
+  };
+  for (const XlaHeapTrace& t : xla.heap_traces) {
+    for (const XlaHeapEvent& e : t.events) {
+      if (e.kind == XlaHeapEvent::Kind::kFree) {
+        if (tick < 0) continue;  // nothing allocated yet: no time to free at
+        auto s = start_tick.find(e.value_id);
+        if (s != start_tick.end()) {
+          spans.push_back({e.value_id, s->second, tick});
+          start_tick.erase(s);
+        }
+        auto st = start_step.find(e.value_id);
+        if (st != start_step.end()) {
+          if (step) {
+            range[e.value_id] = {st->second, *step, *step};
+            freed_since_alloc.push_back(e.value_id);
+          }
+          start_step.erase(st);
+        }
+        continue;
+      }
+      if (previous_alloc == nullptr || previous_alloc->instruction != e.instruction ||
+          previous_alloc->computation != e.computation) {
+        ++tick;
+        if (std::optional<int32_t> at = steps.Find(e.computation, e.instruction)) {
+          const bool in_entry = e.computation == steps.entry || e.computation.empty();
+          bound_frees(in_entry ? *at - 1 : *at);
+          step = std::max(step.value_or(0), *at);
+        }
+      }
+      previous_alloc = &e;
+      start_tick.try_emplace(e.value_id, tick);
+      if (step) start_step.try_emplace(e.value_id, *step);
+    }
+  }
+  bound_frees(last_step);
+  // Never freed: live to the end.
+  for (const auto& [id, first] : start_tick) spans.push_back({id, first, std::max(tick, 0)});
+  for (const auto& [id, first] : start_step) range[id] = {first, last_step, last_step};
+  out.xla_heap_steps = tick + 1;
+  std::vector<XlaHeapBox> boxes;
+  for (const Span& s : spans) {
+    auto p = place.find(s.id);
+    if (p == place.end() || p->second.value->bytes <= 0) continue;
+    boxes.push_back({s.first, s.last, p->second.offset, p->second.value->bytes,
+                     XlaValueName(*p->second.value)});
+  }
+  constexpr size_t kMaxBoxes = 2000;
+  std::stable_sort(boxes.begin(), boxes.end(),
+                   [](const XlaHeapBox& x, const XlaHeapBox& y) { return x.bytes > y.bytes; });
+  if (boxes.size() > kMaxBoxes) boxes.resize(kMaxBoxes);
+  out.xla_heap = std::move(boxes);
+}
+
+}  // namespace
+
+std::string_view XlaValueDifferenceName(XlaValueDifferenceKind kind) {
+  switch (kind) {
+    case XlaValueDifferenceKind::kMissingInOurs:
+      return "missing in ours";
+    case XlaValueDifferenceKind::kMissingInXla:
+      return "missing in XLA's";
+    case XlaValueDifferenceKind::kPlacedElsewhere:
+      return "placed elsewhere";
+    case XlaValueDifferenceKind::kSizeDiffers:
+      return "size differs";
+    case XlaValueDifferenceKind::kLivesLonger:
+      return "lives longer";
+    case XlaValueDifferenceKind::kLivesShorter:
+      return "lives shorter";
+  }
+  return "";
+}
+
+absl::StatusOr<XlaAssignmentComparison> CompareWithXla(const Module& module,
+                                                       const ModuleMemory& ours,
+                                                       const XlaBufferAssignment& xla, int top) {
+  if (absl::Status s = ResolveXlaBufferAssignment(xla, module); !s.ok()) return s;
+  XlaAssignmentComparison out;
+  out.module = std::string(module.name());
+  out.source = xla.source;
+  out.has_heap_trace = !xla.heap_traces.empty();
+
+  const XlaAllocationTotals t = xla.Totals();
+  const AllocationSummary& a = ours.allocations;
+  out.totals = {{"parameter", a.parameter_bytes, t.parameter_bytes},
+                {"constant", a.constant_bytes, t.constant_bytes},
+                {"maybe-live-out", a.maybe_live_out_bytes, t.maybe_live_out_bytes},
+                {"thread-local", 0, t.thread_local_bytes},
+                {"preallocated-temp", a.temp_bytes, t.preallocated_temp_bytes},
+                {"total", a.total_bytes, t.total_bytes}};
+
+  const StepMap steps = MapSteps(module, ours);
+  absl::flat_hash_map<int64_t, Place::Steps> xla_range;
+  ReadTrace(xla, steps, xla_range, out);
+
+  // Every value, by name, on each side.
+  absl::flat_hash_map<std::string, Place> xla_place, our_place;
+  std::vector<std::string> xla_order, our_order;
+  for (const XlaAllocation& x : xla.allocations) {
+    for (const XlaAssignedValue& v : x.values) {
+      Place p;
+      p.allocation = x.index;
+      p.kind = XlaPlaceKind(x);
+      p.offset = v.offset;
+      p.bytes = v.bytes;
+      p.temp = x.is_preallocated_temp();
+      if (auto r = xla_range.find(v.id); r != xla_range.end()) p.steps = r->second;
+      std::string key = Key(v.instruction, v.index);
+      if (xla_place.try_emplace(key, std::move(p)).second) xla_order.push_back(std::move(key));
+    }
+  }
+  for (size_t i = 0; i < ours.simulated_allocations.size(); ++i) {
+    const SimulatedAllocation& s = ours.simulated_allocations[i];
+    for (const SimulatedValue& v : s.values) {
+      Place p{.allocation = static_cast<int64_t>(i),
+              .kind = OurPlaceKind(s),
+              .offset = v.offset,
+              .bytes = v.bytes,
+              .steps = Place::Steps{v.first, v.last, v.last},
+              .temp = s.kind == SimulatedAllocation::Kind::kTemp,
+              .buffer = v.buffer};
+      std::string key = Key(v.instruction, v.index);
+      if (our_place.try_emplace(key, std::move(p)).second) our_order.push_back(std::move(key));
+    }
+  }
+
+  // The allocations side by side: each of XLA's beside ours holding most of its bytes.
+  std::vector<bool> matched(ours.simulated_allocations.size(), false);
+  for (const XlaAllocation& x : xla.allocations) {
+    XlaAllocationPair row;
+    row.xla_index = x.index;
+    row.xla_kind = x.KindText();
+    row.xla_bytes = x.bytes;
+    row.xla_values = static_cast<int64_t>(x.values.size());
+    absl::flat_hash_map<int64_t, int64_t> shared;
+    const XlaAssignedValue* largest = nullptr;
+    for (const XlaAssignedValue& v : x.values) {
+      if (largest == nullptr || v.bytes > largest->bytes) largest = &v;
+      auto it = our_place.find(Key(v.instruction, v.index));
+      if (it != our_place.end()) shared[it->second.allocation] += std::max<int64_t>(v.bytes, 1);
+    }
+    int64_t best = -1, best_bytes = 0;
+    for (const auto& [index, bytes] : shared) {
+      if (bytes > best_bytes || (bytes == best_bytes && index < best)) {
+        best = index;
+        best_bytes = bytes;
+      }
+    }
+    if (best >= 0) {
+      const SimulatedAllocation& s = ours.simulated_allocations[best];
+      matched[best] = true;
+      row.ours_index = best;
+      row.ours_kind = s.KindText();
+      row.ours_bytes = s.bytes;
+      row.ours_values = static_cast<int64_t>(s.values.size());
+      for (const XlaAssignedValue& v : x.values) {
+        auto it = our_place.find(Key(v.instruction, v.index));
+        if (it != our_place.end() && it->second.allocation == best) {
+          row.example_value = Key(v.instruction, v.index);
+          break;
+        }
+      }
+    } else if (largest != nullptr) {
+      row.example_value = Key(largest->instruction, largest->index);
+    }
+    out.allocations.push_back(std::move(row));
+  }
+  for (size_t i = 0; i < ours.simulated_allocations.size(); ++i) {
+    if (matched[i]) continue;
+    const SimulatedAllocation& s = ours.simulated_allocations[i];
+    XlaAllocationPair row;
+    row.ours_index = static_cast<int64_t>(i);
+    row.ours_kind = s.KindText();
+    row.ours_bytes = s.bytes;
+    row.ours_values = static_cast<int64_t>(s.values.size());
+    const SimulatedValue* largest = nullptr;
+    for (const SimulatedValue& v : s.values) {
+      if (largest == nullptr || v.bytes > largest->bytes) largest = &v;
+    }
+    if (largest != nullptr) row.example_value = Key(largest->instruction, largest->index);
+    out.allocations.push_back(std::move(row));
+  }
+
+  // The values responsible for the difference.
+  absl::flat_hash_map<std::string_view, const Computation*> computation_of;
+  for (const Computation* c : module.computations()) {
+    for (const Instruction* in : c->instructions()) computation_of.try_emplace(in->name(), c);
+  }
+  auto xla_where = [&](const Place& p) {
+    return fmt::format("allocation {} ({}) at {}{}", p.allocation,
+                       xla.allocations[p.allocation].KindText(), p.offset, Steps(p));
+  };
+  auto our_where = [&](const Place& p) {
+    return fmt::format("{} at {}{}", ours.simulated_allocations[p.allocation].KindText(), p.offset,
+                       Steps(p));
+  };
+  std::vector<XlaValueDifference> all;
+  // Values in the temp allocations of both, by our buffer, in XLA's order; std::map keeps
+  // the report's order deterministic.
+  std::map<int64_t, std::vector<const std::string*>> by_buffer;
+  for (const std::string& key : xla_order) {
+    const Place& x = xla_place.at(key);
+    auto it = our_place.find(key);
+    if (it == our_place.end()) {
+      if (x.bytes <= 0) continue;
+      std::string why = "not placed";
+      const std::string_view name = std::string_view(key).substr(0, key.find('{'));
+      auto c = computation_of.find(name);
+      if (c != computation_of.end() && c->second != module.entry()) {
+        why = x.kind == "thread-local"
+                  ? fmt::format("not placed (in '{}': no thread-local allocations here)",
+                                c->second->name())
+                  : fmt::format("not placed (in '{}': counted in its callee peak at the call)",
+                                c->second->name());
+      }
+      all.push_back({XlaValueDifferenceKind::kMissingInOurs, key, x.bytes, xla_where(x), why});
+      continue;
+    }
+    const Place& o = it->second;
+    const int64_t bytes = std::max(x.bytes, o.bytes);
+    if (x.kind != o.kind) {
+      all.push_back(
+          {XlaValueDifferenceKind::kPlacedElsewhere, key, bytes, xla_where(x), our_where(o)});
+    } else if (x.bytes != o.bytes) {
+      all.push_back({XlaValueDifferenceKind::kSizeDiffers, key, bytes, xla_where(x), our_where(o)});
+    } else if (x.temp && o.temp && x.steps && o.steps) {
+      by_buffer[o.buffer].push_back(&key);
+    }
+  }
+  // Live ranges, a buffer at a time: our span is the buffer's (a loop's state, say, holds
+  // the init, the body's values and the result), so it is held against the union of XLA's
+  // ranges of the same values. Only what the trace settles is a difference: ours longer than
+  // XLA's longest possible, or shorter than its shortest.
+  for (const auto& [buffer, keys] : by_buffer) {
+    const Place& o = our_place.at(*keys.front());
+    Place x = xla_place.at(*keys.front());
+    for (const std::string* key : keys) {
+      const Place::Steps& s = *xla_place.at(*key).steps;
+      x.steps->first = std::min(x.steps->first, s.first);
+      x.steps->last = std::max(x.steps->last, s.last);
+      x.steps->last_max = std::max(x.steps->last_max, s.last_max);
+    }
+    const int64_t ours_length = o.steps->last - o.steps->first;
+    XlaValueDifferenceKind kind;
+    if (ours_length > x.steps->last_max - x.steps->first) {
+      kind = XlaValueDifferenceKind::kLivesLonger;
+    } else if (ours_length < x.steps->last - x.steps->first) {
+      kind = XlaValueDifferenceKind::kLivesShorter;
+    } else {
+      continue;
+    }
+    std::string where = xla_where(x);
+    std::string ours_where = our_where(o);
+    if (keys.size() > 1) {
+      where += fmt::format(" (the union of its buffer's {} values)", keys.size());
+      ours_where += fmt::format(" (one buffer of {} values)", keys.size());
+    }
+    all.push_back(
+        {kind, *keys.front(), std::max(x.bytes, o.bytes), std::move(where), std::move(ours_where)});
+  }
+  for (const std::string& key : our_order) {
+    const Place& o = our_place.at(key);
+    if (o.bytes <= 0 || xla_place.contains(key)) continue;
+    all.push_back(
+        {XlaValueDifferenceKind::kMissingInXla, key, o.bytes, "not placed", our_where(o)});
+  }
+  std::stable_sort(
+      all.begin(), all.end(),
+      [](const XlaValueDifference& x, const XlaValueDifference& y) { return x.bytes > y.bytes; });
+  out.differing_values = static_cast<int64_t>(all.size());
+  for (const XlaValueDifference& d : all) out.differing_bytes += d.bytes;
+  if (all.size() > static_cast<size_t>(std::max(top, 0))) all.resize(std::max(top, 0));
+  out.differences = std::move(all);
+  return out;
+}
+
+}  // namespace hloscope

@@ -1,0 +1,144 @@
+// XLA's own buffer assignment of a compiled module, read from what XLA dumps: the
+// BufferAssignmentProto inside an `HloProto` (`*.hlo.pb`, schema xla_buffer_assignment.proto),
+// the `*-buffer-assignment.txt` text (BufferAssignment::ToString), or only the total of a
+// `*-memory-usage-report.txt`. It is what XLA really allocated, to hold our simulation against
+// (xla_assignment_comparison.h).
+//
+//   absl::StatusOr<XlaBufferAssignment> xla = ParseXlaBufferAssignment(contents, path);
+//   if (absl::Status s = ResolveXlaBufferAssignment(*xla, module); !s.ok()) ...;  // not its module
+//   fmt::print("XLA: {} bytes\n", xla->Totals().total_bytes);
+//
+// Errors name the file and line (text) or the byte offset (binary); nothing is guessed.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "hlo/module.h"
+
+namespace hloscope {
+
+// A value XLA placed in an allocation (an HloValue: an instruction's result at a shape index).
+struct XlaAssignedValue {
+  int64_t id = 0;              // XLA's logical buffer / value id
+  std::string instruction;     // defining instruction
+  std::vector<int64_t> index;  // shape index ({} for an array result)
+  int64_t offset = 0;          // within the allocation
+  int64_t bytes = 0;
+};
+
+struct XlaAllocation {
+  int64_t index = 0;
+  int64_t bytes = 0;
+  int64_t color = 0;  // memory space
+  bool is_entry_parameter = false;
+  int64_t parameter_number = -1;
+  std::vector<int64_t> parameter_index;
+  bool is_constant = false;
+  bool maybe_live_out = false;
+  bool is_thread_local = false;
+  bool is_tuple = false;
+  std::vector<XlaAssignedValue> values;  // by id
+
+  // XLA's BufferAllocation::IsPreallocatedTempBuffer: none of parameter, live-out,
+  // thread-local, constant.
+  bool is_preallocated_temp() const {
+    return !is_entry_parameter && !maybe_live_out && !is_thread_local && !is_constant;
+  }
+  // XLA's words for its kinds, as in its text dump: "parameter 0 {}, maybe-live-out",
+  // "constant", "thread-local", "preallocated-temp"; "tuple" is added when set.
+  std::string KindText() const;
+};
+
+// One step of XLA's heap simulator for a value (by id).
+struct XlaHeapEvent {
+  enum class Kind { kAlloc, kFree, kShareWith };
+  Kind kind = Kind::kAlloc;
+  int64_t value_id = 0;
+  std::string computation;
+  std::string instruction;  // the instruction XLA was simulating
+  int64_t share_with = -1;  // kShareWith: the value whose region is reused
+};
+
+struct XlaHeapTrace {
+  int64_t allocation_index = -1;
+  bool whole_module = false;
+  std::vector<XlaHeapEvent> events;
+};
+
+// Per kind, summed as XLA's BufferAssignment stats and memory usage report sum them: an
+// allocation counts in every kind it has (a donated parameter that lives out counts as both),
+// and total_bytes ("Total bytes used") is every allocation once.
+struct XlaAllocationTotals {
+  int64_t parameter_bytes = 0;
+  int64_t constant_bytes = 0;
+  int64_t maybe_live_out_bytes = 0;
+  int64_t thread_local_bytes = 0;
+  int64_t preallocated_temp_bytes = 0;
+  int64_t total_bytes = 0;
+  int64_t allocations = 0;
+};
+
+struct XlaBufferAssignment {
+  std::string source;                      // the file it came from
+  std::string module_name;                 // from the HloProto's module ("" from a text dump)
+  std::vector<XlaAllocation> allocations;  // by index
+  std::vector<XlaHeapTrace> heap_traces;   // empty when the dump has none (text dumps)
+  // "Total bytes used" as the dump states it (text dumps); checked against the allocations.
+  std::optional<int64_t> stated_total_bytes;
+
+  XlaAllocationTotals Totals() const;
+  // The value with this id, or null (a linear search).
+  const XlaAssignedValue* FindValue(int64_t id) const;
+};
+
+// From the bytes of an HloProto (a `*.hlo.pb` dump): field 3, the BufferAssignmentProto, with
+// the module's instruction names (field 1) to name values written with ids only. `filename`
+// is for messages. Errors: bytes that are not a protobuf (with the byte offset where the wire
+// format breaks), no buffer assignment in it, a value or trace event that names an instruction
+// or buffer the proto does not define.
+absl::StatusOr<XlaBufferAssignment> ReadXlaBufferAssignmentProto(std::string_view bytes,
+                                                                 std::string_view filename);
+
+// Whether `bytes` look like an HloProto that carries XLA's buffer assignment (its top-level
+// fields are the module and one assignment): for a caller that has read a module from a
+// `.hlo.pb` and wants XLA's assignment beside ours when there is one. A bare HloModuleProto
+// (which also uses field numbers 1 and 3) gives false.
+bool HasXlaBufferAssignment(std::string_view bytes);
+
+// From XLA's `*-buffer-assignment.txt` (BufferAssignment::ToString; the stats and peak-buffer
+// blocks of ToVerboseString before it are skipped). Errors name `filename:line:col`.
+absl::StatusOr<XlaBufferAssignment> ParseXlaBufferAssignmentText(std::string_view text,
+                                                                 std::string_view filename);
+
+// From XLA's `*-memory-usage-report.txt`: only "Total bytes used" and the allocation count are
+// exact there (the sizes per allocation are rounded), so only those are read.
+struct XlaMemoryUsageReport {
+  int64_t total_bytes = 0;
+  int64_t allocations = 0;
+};
+absl::StatusOr<XlaMemoryUsageReport> ParseXlaMemoryUsageReport(std::string_view text,
+                                                               std::string_view filename);
+
+// A file's contents, the reader picked by content: the text dump when it starts with
+// "BufferAssignment" or "allocation ", else an HloProto. A memory usage report is refused (its
+// sizes are rounded: there is nothing exact to compare but the total).
+absl::StatusOr<XlaBufferAssignment> ParseXlaBufferAssignment(std::string_view contents,
+                                                             std::string_view filename);
+
+// The assignment belongs to `module`: every value's instruction is one of its instructions.
+// Otherwise "buffer assignment does not match module 'M': no instruction 'foo' (allocation 3)"
+// for the first value (by allocation, then id) that is not: an assignment of another
+// compilation is never joined to this module.
+absl::Status ResolveXlaBufferAssignment(const XlaBufferAssignment& assignment,
+                                        const Module& module);
+
+// "name" or "name{1,0}" (XLA's HloValue short form without id and color).
+std::string XlaValueName(const XlaAssignedValue& value);
+
+}  // namespace hloscope

@@ -1,0 +1,217 @@
+// Our simulated buffer assignment beside XLA's (analysis/memory/xla_assignment_comparison.h)
+// on testdata/analysis/memory/Inputs/xla/small.hlo, with XLA's assignment of it as a text dump
+// and as an HloProto with a heap-simulator trace (small.hlo.pb, from small.hlo.pb.textproto).
+//
+// small.hlo: p0, p1 (1024 bytes each), the constant c (4), b = broadcast(c), a = p0 + b,
+// m = a * p1, n = -m (the root), at steps 0..6. Our xla model lets a, m and n each take over
+// their operand's buffer as it dies, so b, a and m are three temporaries at offset 0 of a
+// 1024-byte temp heap, and n is the live-out allocation. XLA's text dump puts `a` into the
+// output allocation and b and m side by side in a 2048-byte temp heap: `a` is placed
+// elsewhere. The HloProto keeps `a` in the temp heap (at 1024; b and m at 0), and its trace
+// has b live at 3-4 (freed after a is allocated, before m) and a from 4 to 5 or 6 (freed after
+// m is allocated): both live shorter in ours.
+#include "analysis/memory/xla_assignment_comparison.h"
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "analysis/memory/memory_comparison.h"
+#include "analysis/memory/memory_report_printers.h"
+#include "gtest/gtest.h"
+#include "hlo/parser.h"
+
+namespace hloscope {
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in.good()) << path;
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const std::string kFixtures =
+    std::string(HLOSCOPE_SOURCE_DIR) + "/testdata/analysis/memory/Inputs/xla/";
+
+class XlaAssignmentComparisonTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(ReadFile(kFixtures + "small.hlo"));
+    ASSERT_TRUE(m.ok()) << m.status();
+    module_ = *std::move(m);
+    MemoryOptions options;
+    options.list_allocations = true;
+    absl::StatusOr<MemoryReport> r = ProfileModule(*module_, options);
+    ASSERT_TRUE(r.ok()) << r.status();
+    ours_ = *std::move(r);
+  }
+
+  XlaBufferAssignment Read(const std::string& name) {
+    absl::StatusOr<XlaBufferAssignment> ba =
+        ParseXlaBufferAssignment(ReadFile(kFixtures + name), name);
+    EXPECT_TRUE(ba.ok()) << ba.status();
+    return ba.ok() ? *std::move(ba) : XlaBufferAssignment();
+  }
+
+  std::unique_ptr<Module> module_;
+  MemoryReport ours_;
+};
+
+TEST_F(XlaAssignmentComparisonTest, OurSimulatedAllocationsInXlasKinds) {
+  const std::vector<SimulatedAllocation>& a = ours_.modules[0].simulated_allocations;
+  ASSERT_EQ(a.size(), 5u);
+  EXPECT_EQ(a[0].KindText(), "parameter 0 {}");
+  EXPECT_EQ(a[1].KindText(), "parameter 1 {}");
+  EXPECT_EQ(a[2].KindText(), "constant");
+  EXPECT_EQ(a[2].bytes, 4);  // its size, although the xla model counts it outside the heap
+  EXPECT_EQ(a[3].KindText(), "maybe-live-out");
+  ASSERT_EQ(a[3].values.size(), 1u);
+  EXPECT_EQ(a[3].values[0].instruction, "n");
+  EXPECT_EQ(a[4].KindText(), "preallocated-temp");
+  EXPECT_EQ(a[4].bytes, 1024);
+  ASSERT_EQ(a[4].values.size(), 3u);
+  EXPECT_EQ(a[4].values[0].instruction, "b");
+  EXPECT_EQ(a[4].values[0].first, 3);
+  EXPECT_EQ(a[4].values[0].last, 3);
+  // Without the option nothing is listed.
+  absl::StatusOr<MemoryReport> plain = ProfileModule(*module_, MemoryOptions());
+  ASSERT_TRUE(plain.ok());
+  EXPECT_TRUE(plain->modules[0].simulated_allocations.empty());
+}
+
+TEST_F(XlaAssignmentComparisonTest, TotalsAllocationsAndDifferencesFromTheTextDump) {
+  const XlaBufferAssignment xla = Read("small.after_optimizations-buffer-assignment.txt");
+  absl::StatusOr<XlaAssignmentComparison> c = CompareWithXla(*module_, ours_.modules[0], xla, 10);
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_EQ(c->totals.size(), 6u);
+  EXPECT_EQ(c->totals[0].kind, "parameter");
+  EXPECT_EQ(c->totals[0].difference(), 0);
+  EXPECT_EQ(c->totals[4].kind, "preallocated-temp");
+  EXPECT_EQ(c->totals[4].ours, 1024);
+  EXPECT_EQ(c->totals[4].xla, 2048);
+  EXPECT_EQ(c->totals[5].kind, "total");
+  EXPECT_EQ(c->totals[5].ours, 4100);
+  EXPECT_EQ(c->totals[5].xla, 5124);
+  EXPECT_EQ(c->totals[5].difference(), -1024);
+  ASSERT_EQ(c->allocations.size(), 5u);
+  EXPECT_EQ(c->allocations[3].xla_kind, "maybe-live-out");
+  EXPECT_EQ(c->allocations[3].xla_values, 2);
+  EXPECT_EQ(c->allocations[3].ours_index, 3);
+  EXPECT_EQ(c->allocations[3].ours_values, 1);
+  EXPECT_EQ(c->allocations[3].example_value, "n");
+  EXPECT_EQ(c->allocations[4].ours_index, 4);
+  // Without a trace only placement and size are compared: `a` is the one difference.
+  EXPECT_FALSE(c->has_heap_trace);
+  ASSERT_EQ(c->differing_values, 1);
+  EXPECT_EQ(c->differing_bytes, 1024);
+  ASSERT_EQ(c->differences.size(), 1u);
+  EXPECT_EQ(c->differences[0].kind, XlaValueDifferenceKind::kPlacedElsewhere);
+  EXPECT_EQ(c->differences[0].value, "a");
+  EXPECT_EQ(c->differences[0].xla, "allocation 3 (maybe-live-out) at 0");
+  EXPECT_EQ(c->differences[0].ours, "preallocated-temp at 0, steps 4-4");
+}
+
+TEST_F(XlaAssignmentComparisonTest, LiveRangesAndHeapFromTheTrace) {
+  const XlaBufferAssignment xla = Read("small.hlo.pb");
+  absl::StatusOr<XlaAssignmentComparison> c = CompareWithXla(*module_, ours_.modules[0], xla, 10);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(c->has_heap_trace);
+  ASSERT_EQ(c->differences.size(), 2u);
+  EXPECT_EQ(c->differences[0].kind, XlaValueDifferenceKind::kLivesShorter);
+  EXPECT_EQ(c->differences[0].value, "b");
+  EXPECT_EQ(c->differences[0].xla, "allocation 4 (preallocated-temp) at 0, steps 3-4");
+  EXPECT_EQ(c->differences[0].ours, "preallocated-temp at 0, steps 3-3");
+  // a's free comes after m's allocation (step 5) with nothing allocated after it: 5 or 6.
+  EXPECT_EQ(c->differences[1].kind, XlaValueDifferenceKind::kLivesShorter);
+  EXPECT_EQ(c->differences[1].value, "a");
+  EXPECT_EQ(c->differences[1].xla, "allocation 4 (preallocated-temp) at 1024, steps 4-5..6");
+  // m (XLA: 5 to 5 or 6; ours 5-5) may live as long in both: not listed.
+  // XLA's heap over its trace's three allocation times (b, a, m).
+  EXPECT_EQ(c->xla_heap_steps, 3);
+  EXPECT_EQ(c->xla_heap_bytes, 2048);
+  ASSERT_EQ(c->xla_heap.size(), 3u);
+  for (const XlaHeapBox& b : c->xla_heap) {
+    SCOPED_TRACE(b.name);
+    const std::pair<int32_t, int32_t> span(b.first, b.last);
+    if (b.name == "b") {
+      EXPECT_EQ(span, std::make_pair(0, 1));
+      EXPECT_EQ(b.offset, 0);
+    } else if (b.name == "a") {
+      EXPECT_EQ(span, std::make_pair(1, 2));
+      EXPECT_EQ(b.offset, 1024);
+    } else {
+      EXPECT_EQ(b.name, "m");
+      EXPECT_EQ(span, std::make_pair(2, 2));
+      EXPECT_EQ(b.offset, 0);
+    }
+  }
+  // --top limits the list, not the count.
+  c = CompareWithXla(*module_, ours_.modules[0], xla, 1);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->differences.size(), 1u);
+  EXPECT_EQ(c->differing_values, 2);
+  EXPECT_EQ(c->differing_bytes, 2048);
+}
+
+TEST_F(XlaAssignmentComparisonTest, AnotherModulesAssignmentIsRefused) {
+  const XlaBufferAssignment xla = Read("other_module-buffer-assignment.txt");
+  absl::StatusOr<XlaAssignmentComparison> c = CompareWithXla(*module_, ours_.modules[0], xla, 10);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(std::string(c.status().message()),
+            "other_module-buffer-assignment.txt: error: buffer assignment does not match module "
+            "'small': no instruction 'm.other' (allocation 4)");
+}
+
+TEST_F(XlaAssignmentComparisonTest, AddedToTheReportAndPrintedInEveryFormat) {
+  MemoryOptions options;
+  options.list_allocations = true;
+  absl::StatusOr<MemoryComparison> mc = ProfileBeforeAfter({module_.get()}, nullptr, "", options);
+  ASSERT_TRUE(mc.ok()) << mc.status();
+  const std::string pb = ReadFile(kFixtures + "small.hlo.pb");
+  ASSERT_TRUE(AddXlaBufferAssignment(*mc, *module_, pb, "small.hlo.pb", 10).ok());
+  ASSERT_EQ(mc->xla.size(), 1u);
+
+  absl::StatusOr<std::string> text =
+      PrintMemoryComparison(*mc, {.format = MemoryFormat::kText, .buffer_assignment = false});
+  ASSERT_TRUE(text.ok());
+  EXPECT_NE(text->find("XLA's buffer assignment (small.hlo.pb) beside ours: module small"),
+            std::string::npos)
+      << *text;
+  EXPECT_NE(text->find("lives shorter     b: XLA's allocation 4"), std::string::npos) << *text;
+  absl::StatusOr<std::string> json =
+      PrintMemoryComparison(*mc, {.format = MemoryFormat::kJson, .buffer_assignment = false});
+  ASSERT_TRUE(json.ok());
+  EXPECT_NE(json->find("\"xla_buffer_assignment\""), std::string::npos);
+  EXPECT_NE(json->find("\"kind\": \"lives shorter\""), std::string::npos) << *json;
+  absl::StatusOr<std::string> csv =
+      PrintMemoryComparison(*mc, {.format = MemoryFormat::kCsv, .buffer_assignment = false});
+  ASSERT_TRUE(csv.ok());
+  EXPECT_NE(csv->find("\nmodule,kind,ours_bytes,xla_bytes,difference_bytes\n"
+                      "small,parameter,2048,2048,0\n"),
+            std::string::npos)
+      << *csv;
+  absl::StatusOr<std::string> html =
+      PrintMemoryComparison(*mc, {.format = MemoryFormat::kHtml, .buffer_assignment = false});
+  ASSERT_TRUE(html.ok());
+  EXPECT_NE(html->find("<svg id=\"xla-heap\""), std::string::npos);
+  EXPECT_NE(html->find("<svg id=\"our-heap\""), std::string::npos);
+  EXPECT_NE(html->find("<title>a 1024 bytes at offset 1024</title>"), std::string::npos);
+
+  // Errors: the reader's, the module's, and a module the report does not have.
+  absl::Status s = AddXlaBufferAssignment(*mc, *module_, "", "e.pb", 10);
+  EXPECT_EQ(std::string(s.message()), "e.pb: error: empty file: no buffer assignment");
+  const std::string other = ReadFile(kFixtures + "other_module-buffer-assignment.txt");
+  s = AddXlaBufferAssignment(*mc, *module_, other, "o.txt", 10);
+  EXPECT_EQ(std::string(s.message()),
+            "o.txt: error: buffer assignment does not match module 'small': no instruction "
+            "'m.other' (allocation 4)");
+  Module stranger("stranger");
+  s = AddXlaBufferAssignment(*mc, stranger, pb, "small.hlo.pb", 10);
+  EXPECT_EQ(std::string(s.message()), "module 'stranger' is not in the memory report");
+  EXPECT_EQ(mc->xla.size(), 1u);
+}
+
+}  // namespace
+}  // namespace hloscope
