@@ -418,7 +418,59 @@ class Assigner {
       }
       out_.totals.ideal_temp_bytes += ideal.heap_bytes;
       for (ValueId v : value_of) allocation_of_value_[v] = m.index;
+      FindPeak(heap, layout, value_of, m);
       out_.allocations.push_back(std::move(m));
+    }
+  }
+
+  // The heap's peak: the first time with the most bytes in chunks (a chunk counted once while
+  // any value sharing it lives), the values live then, and where that time is (the
+  // instruction of the flattened timeline and its computation, a callee's when the peak is
+  // inside one).
+  void FindPeak(const std::vector<HeapBuffer>& heap, const HeapLayout& layout,
+                const std::vector<ValueId>& value_of, XlaModelAllocation& m) const {
+    const int32_t n = static_cast<int32_t>(heap.size());
+    std::vector<int32_t> root(n);
+    for (int32_t i = 0; i < n; ++i) root[i] = i;
+    auto find = [&](int32_t x) {
+      while (root[x] != x) x = root[x] = root[root[x]];
+      return x;
+    };
+    for (int32_t i = 0; i < n; ++i) {
+      const int32_t j = heap[i].colocated_with;
+      if (j >= 0 && j < n) root[find(i)] = find(j);
+    }
+    std::vector<int32_t> first(n, std::numeric_limits<int32_t>::max()), last(n, -1);
+    for (int32_t i = 0; i < n; ++i) {
+      const int32_t r = find(i);
+      first[r] = std::min(first[r], heap[i].first);
+      last[r] = std::max(last[r], heap[i].last);
+    }
+    const int64_t steps = ranges_.end_time() + 2;
+    std::vector<int64_t> diff(static_cast<size_t>(steps) + 1, 0);
+    for (int32_t i = 0; i < n; ++i) {
+      if (find(i) != i || last[i] < 0) continue;
+      diff[std::clamp<int64_t>(first[i], 0, steps)] += layout.sizes[i];
+      diff[std::clamp<int64_t>(int64_t{last[i]} + 1, 0, steps)] -= layout.sizes[i];
+    }
+    int64_t live = 0, peak_time = -1;
+    for (int64_t t = 0; t < steps; ++t) {
+      live += diff[t];
+      if (live > m.peak_bytes) {
+        m.peak_bytes = live;
+        peak_time = t;
+      }
+    }
+    if (peak_time < 0) return;
+    for (int32_t i = 0; i < n; ++i) {
+      if (heap[i].first <= peak_time && peak_time <= heap[i].last) {
+        m.peak_values.push_back(ValueName(flow_.value(value_of[i])));
+      }
+    }
+    if (peak_time < ranges_.end_time()) {
+      const Instruction* at = ranges_.sequence[peak_time];
+      m.peak_instruction = std::string(at->name());
+      m.peak_computation = std::string(at->parent()->name());
     }
   }
 
@@ -453,6 +505,12 @@ class Assigner {
       }
       c.size = base + a.size;
       c.tuple = c.tuple || a.tuple;
+      if (!a.peak_values.empty()) {
+        c.peak_bytes = a.peak_bytes;
+        c.peak_values = std::move(a.peak_values);
+        c.peak_instruction = std::move(a.peak_instruction);
+        c.peak_computation = std::move(a.peak_computation);
+      }
     }
     for (auto& [space, c] : combined) {
       c.index = static_cast<int64_t>(kept.size());

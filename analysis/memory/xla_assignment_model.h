@@ -81,6 +81,13 @@ struct XlaModelAllocation {
   std::vector<XlaModelValue> values = {};
   std::string parameter_shape = {};  // the entry parameter's whole shape, without layout
   std::string output_shape = {};     // holding the entry root's top level: the root's shape
+  // The temp allocation's heap at its peak (XLA's PeakMemoryLogicalBuffers): its bytes, the
+  // values live then, and where on the whole-module timeline (inside a callee: the callee's
+  // instruction and computation). Empty for other allocations.
+  int64_t peak_bytes = 0;
+  std::vector<std::string> peak_values = {};
+  std::string peak_instruction = {};
+  std::string peak_computation = {};
 };
 
 struct XlaModelTotals {

@@ -11,6 +11,7 @@
 
 #include "analysis/memory/xla_assignment_model.h"
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 
 namespace hloscope {
 namespace {
@@ -56,6 +57,14 @@ std::string XlaAssignmentToString(const XlaModelAssignment& assignment) {
   }
   out += fmt::format("\nTotal bytes used: {} ({})\n", assignment.totals.total_bytes,
                      HumanBytes(assignment.totals.total_bytes));
+  // Not in XLA's file (after it, so a diff of the allocations stays aligned): where each temp
+  // allocation's heap peaks.
+  for (const XlaModelAllocation& a : assignment.allocations) {
+    if (a.peak_values.empty()) continue;
+    out += fmt::format("\nPeak of allocation {}: {} bytes at {} in computation {}: {}\n", a.index,
+                       a.peak_bytes, a.peak_instruction, a.peak_computation,
+                       fmt::join(a.peak_values, ", "));
+  }
   return out;
 }
 

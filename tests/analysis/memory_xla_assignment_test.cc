@@ -374,6 +374,36 @@ ENTRY e {
   EXPECT_TRUE(temp.preallocated_temp);
   EXPECT_FALSE(temp.parameter || temp.maybe_live_out);
   EXPECT_EQ(temp.values.size(), 4u);
+  // The peak live set is concat and its inputs, at concat.
+  EXPECT_EQ(temp.peak_values, (std::vector<std::string>{"rev", "neg", "concat"}));
+  EXPECT_EQ(temp.peak_instruction, "concat");
+}
+
+// The peak is reported where XLA's timeline has it: inside a callee, naming it. Timeline: a 0,
+// q 1, b 2, s 3, rs 4, c 5, r 6. b (f32[4,256], 4 KiB) is a temporary of the callee, [2,3];
+// s goes into r's output allocation (their ranges never meet); rs [4,6] is held by the call's
+// result until r reads it: a temporary that never meets b. The temp heap peaks at 4 KiB at b,
+// in computation callee.
+TEST(XlaBufferAssignmentModel, RulePeakInsideACallee) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule CalleePeak, is_scheduled=true
+callee {
+  q = f32[256] parameter(0)
+  b = f32[4,256] broadcast(q), dimensions={1}
+  s = f32[1,256] slice(b), slice={[0:1], [0:256]}
+  ROOT rs = f32[256] reshape(s)
+}
+ENTRY e {
+  a = f32[256] parameter(0)
+  c = f32[256] call(a), to_apply=callee
+  ROOT r = f32[256] negate(c)
+})");
+  const XlaModelAllocation& temp = Alloc(a, "b");
+  ASSERT_TRUE(temp.preallocated_temp);
+  EXPECT_EQ(temp.peak_bytes, 4096);
+  EXPECT_EQ(temp.peak_instruction, "b");
+  EXPECT_EQ(temp.peak_computation, "callee");
+  EXPECT_EQ(temp.peak_values, (std::vector<std::string>{"b"}));
 }
 
 // BufferAssignmentTest.ConstantBuffersAreNotReused: constant allocations hold only constants.
