@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -196,14 +197,23 @@ std::vector<const Instruction*> List(const Computation& c) {
     waiting[in] = preds;
     if (preds == 0) ready.push_back(in);
   }
+  // XLA's priority: effective scalars first (to keep them together), then bytes freed minus
+  // bytes defined (parameters' and constants' storage counts neither way), then more users; on
+  // a tie the instruction that became ready last.
   auto priority = [&](const Instruction& in) {
+    constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+    const Shape& shape = in.shape();
+    if (shape.IsArray() && !shape.IsDynamic() && shape.ElementCount() == 1) {
+      return std::make_pair(kMax, kMax);
+    }
     int64_t freed = 0;
     for (const Instruction* owner : reads[&in]) {
       if (position.contains(owner) && !ScheduledFirst(*owner) && unscheduled_readers[owner] == 1) {
         freed += DefinedBytes(*owner);
       }
     }
-    return std::make_pair(ScheduledFirst(in) ? 1 : 0, freed - DefinedBytes(in));
+    const int64_t defined = ScheduledFirst(in) ? 0 : DefinedBytes(in);
+    return std::make_pair(freed - defined, in.user_count());
   };
   std::vector<const Instruction*> out;
   out.reserve(instrs.size());
@@ -212,7 +222,7 @@ std::vector<const Instruction*> List(const Computation& c) {
     auto best_priority = priority(*ready[0]);
     for (size_t i = 1; i < ready.size(); ++i) {
       auto p = priority(*ready[i]);
-      if (p > best_priority || (p == best_priority && position[ready[i]] < position[ready[best]])) {
+      if (p >= best_priority) {
         best = i;
         best_priority = p;
       }
