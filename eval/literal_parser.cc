@@ -3,12 +3,14 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
 #include "eval/element_io.h"
 #include "eval/evaluator.h"
 #include "eval/layout_util.h"
+#include "hlo/float_range.h"
 #include "hlo/literal_text.h"
 #include "hlo/str_util.h"
 
@@ -134,6 +136,13 @@ class LiteralTextParser {
         char* end = nullptr;
         v = std::strtod(t.c_str(), &end);
         if (end != t.c_str() + t.size()) return bad();
+        // A number past the type's range is an error, as in a constant (hlo/float_range.h),
+        // not an infinity.
+        if (std::optional<std::string> why = FloatRangeProblem(v, type_)) {
+          cur_.set_pos(start);
+          return Error(
+              StrCat("'", token, "' is out of range for ", PrimitiveTypeName(type_), ": ", *why));
+        }
       }
       StoreDouble(type_, p, v);
       return absl::OkStatus();

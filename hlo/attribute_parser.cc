@@ -1,5 +1,6 @@
 #include "hlo/attribute_parser.h"
 
+#include <cstdint>
 #include <cstring>
 
 #include "hlo/str_util.h"
@@ -104,11 +105,18 @@ int64_t FindKnownTripCount(std::string_view config) {
   while (i < config.size() && (config[i] == ' ' || config[i] == '"' || config[i] == '\\')) ++i;
   int64_t v = 0;
   size_t digits = 0;
-  while (i < config.size() && config[i] >= '0' && config[i] <= '9' && digits < 18) {
-    v = v * 10 + (config[i++] - '0');
+  bool too_large = false;
+  while (i < config.size() && config[i] >= '0' && config[i] <= '9') {
+    const int digit = config[i++] - '0';
     ++digits;
+    if (too_large || v > (INT64_MAX - digit) / 10) {
+      too_large = true;
+      continue;
+    }
+    v = v * 10 + digit;
   }
-  return digits > 0 ? v : -1;
+  if (digits == 0) return -1;
+  return too_large ? kTripCountTooLarge : v;
 }
 
 std::string_view AttributeParser::Unquote(std::string_view raw) {
@@ -521,10 +529,17 @@ bool AttributeParser::ParseAttribute(Instruction* instr) {
     case kAttrFrontendAttributes:
       builder.details().frontend_attributes = text.substr(1, text.size() - 2);
       break;
-    case kAttrBackendConfig:
+    case kAttrBackendConfig: {
       builder.details().backend_config = text;
-      builder.details().known_trip_count = FindKnownTripCount(text);
+      const int64_t trip_count = FindKnownTripCount(text);
+      if (trip_count == kTripCountTooLarge) {
+        return cur_.Error(key_at,
+                          "known_trip_count in backend_config is past the largest int64 "
+                          "(9223372036854775807)");
+      }
+      builder.details().known_trip_count = trip_count;
       break;
+    }
     default:
       break;
   }

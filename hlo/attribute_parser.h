@@ -79,7 +79,10 @@ std::string NormalizeValueText(std::string_view text);
 // or, when it needs normalizing, its one-line form (held in `storage`).
 std::string_view CanonicalValueText(std::string_view written, std::string& storage);
 
-// Extracts N from a backend_config containing "known_trip_count":{"n":"N"} (escaped or not).
+// Extracts N from a backend_config containing "known_trip_count":{"n":"N"} (escaped or not):
+// N, read whole; -1 when there is none; kTripCountTooLarge when N is past int64 (a count cut
+// to fit would be a wrong number that looks known).
+inline constexpr int64_t kTripCountTooLarge = -2;
 int64_t FindKnownTripCount(std::string_view backend_config);
 
 }  // namespace hloscope

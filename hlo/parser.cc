@@ -23,6 +23,7 @@
 #include "hlo/str_util.h"
 #include "hlo/string_hash.h"
 #include "hlo/text_cursor.h"
+#include "hlo/text_escapes.h"
 
 namespace hloscope {
 namespace {
@@ -735,7 +736,7 @@ absl::StatusOr<std::unique_ptr<Module>> ParseModule(std::string_view text,
   return absl::Status(
       module.status().code(),
       StrCat(std::string_view(module.status().message().data(), module.status().message().size()),
-             "\n", options.filename, ": note: ", *note));
+             "\n", EscapeControlBytes(options.filename), ": note: ", *note));
 }
 
 namespace {

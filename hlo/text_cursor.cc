@@ -6,6 +6,7 @@
 #endif
 
 #include "hlo/str_util.h"
+#include "hlo/text_escapes.h"
 
 namespace hloscope {
 
@@ -258,8 +259,9 @@ std::string TextCursor::FormatError(const char* at, std::string_view message) co
   for (size_t i = 0; i < caret && i < source.size(); ++i) {
     if (source[i] == '\t') caret_line[i] = '\t';
   }
-  return StrCat(filename_, ":", line, ":", col, ": error: ", message, "\n", source, "\n",
-                caret_line, "^");
+  // The file name is escaped for the same reason as the line (a name may hold ESC too).
+  return StrCat(EscapeControlBytes(filename_), ":", line, ":", col, ": error: ", message, "\n",
+                source, "\n", caret_line, "^");
 }
 
 bool TextCursor::Error(const char* at, std::string_view message) {

@@ -81,4 +81,18 @@ std::string EscapeCString(std::string_view text) {
   return out;
 }
 
+std::string EscapeControlBytes(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      out += absl::StrFormat("\\x%02x", u);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace hloscope

@@ -10,5 +10,9 @@ namespace hloscope {
 std::string UnescapeCString(std::string_view body);
 // Encodes a string body so that UnescapeCString gives it back.
 std::string EscapeCString(std::string_view text);
+// `text` (a file name in a message) with every control byte (below 0x20, and 0x7f) written as
+// `\xHH`: echoed raw, an ESC sequence in a name could rewrite or recolour the user's terminal.
+// Every other byte, UTF-8 included, is kept.
+std::string EscapeControlBytes(std::string_view text);
 
 }  // namespace hloscope

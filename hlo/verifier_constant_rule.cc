@@ -10,15 +10,19 @@
 //     values only at depth r; a scalar is written bare or in one pair of braces;
 //   - values: integers for integer types and pred (`true`/`false` too), numbers, `nan`, `inf`
 //     and `-inf` (with a NaN payload `nan(0x..)`) for floating types, `(re, im)` pairs for
-//     complex types.
+//     complex types; a number that rounds past the type's largest finite value is out of
+//     range, as in XLA (`f16 constant(-65520)`; hlo/float_range.h).
 // Leniencies, as XLA's own parser has them: a single bare value stands for an array of any
 // shape (XLA's tests write `f32[32,32,40,40] constant(0.65)`), `...` marks an elided literal
 // (`{...}`) and stops the check, and the old form that starts with the shape
 // (`f32[2] {1, 2}`) is not read. Comments `/*index=5*/` inside the text are skipped.
 #include <cstdint>
+#include <cstdlib>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "hlo/float_range.h"
 #include "hlo/literal_text.h"
 #include "hlo/primitive_type.h"
 #include "hlo/str_util.h"
@@ -179,7 +183,17 @@ class LiteralChecker {
     // Floating types take a NaN payload: nan(0x7f...).
     std::string_view token = cur_.Word(/*nan_payload=*/floating);
     if (IsValue(token, floating)) {
-      if (floating || InIntegerRange(token, GetPrimitiveTypeInfo(shape.element_type))) {
+      if (floating) {
+        // As XLA's parser: a value that rounds past the type's largest finite value is an
+        // error, not an infinity (hlo/float_range.h).
+        if (std::optional<std::string> why = FloatOutOfRange(token, shape.element_type)) {
+          return Error(StrCat("'", token, "' is out of range for ",
+                              PrimitiveTypeName(ComponentType(shape.element_type)), ": ", *why,
+                              " (in the literal of ", ShapeText(shape), ")"));
+        }
+        return absl::OkStatus();
+      }
+      if (InIntegerRange(token, GetPrimitiveTypeInfo(shape.element_type))) {
         return absl::OkStatus();
       }
       // As XLA's parser: s8[2] {127, 300} is an error, not a value that wraps to 44.
@@ -214,6 +228,19 @@ class LiteralChecker {
     }
     const unsigned __int128 half = static_cast<unsigned __int128>(1) << (bits - 1);
     return negative ? magnitude <= half : magnitude < half;
+  }
+
+  // Why the decimal `t` (IsValue's form) does not fit floating type `type`; nullopt when it
+  // does, or when it is not a number (inf, nan, true, false).
+  static std::optional<std::string> FloatOutOfRange(std::string_view t, PrimitiveType type) {
+    std::string_view body = t;
+    if (!body.empty() && (body[0] == '-' || body[0] == '+')) body.remove_prefix(1);
+    if (body.empty() || !((body[0] >= '0' && body[0] <= '9') || body[0] == '.')) {
+      return std::nullopt;
+    }
+    // strtod rounds to nearest and gives ±HUGE_VAL (inf) past the largest double.
+    const std::string text(t);
+    return FloatRangeProblem(std::strtod(text.c_str(), nullptr), type);
   }
 
   static bool AllDigits(std::string_view s) {

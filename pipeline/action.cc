@@ -5,8 +5,9 @@
 #include <charconv>
 
 #include "absl/status/status.h"
-#include "pipeline/string_pieces.h"
 #include "hlo/str_util.h"
+#include "pipeline/string_pieces.h"
+#include "pipeline/visible_text.h"
 
 namespace hloscope::pipeline {
 namespace {
@@ -72,21 +73,22 @@ absl::StatusOr<Action> ParseAction(std::string_view text) {
   }
   if (known && IsStageAction(action.kind)) {
     if (!ParseIndex(text.substr(0, head), &action.stage) || tail != text.size()) {
-      return absl::InvalidArgumentError(StrCat("action '", text, "': expected <stage>", token,
-                                               " (no microbatch), e.g. 0", token));
+      return absl::InvalidArgumentError(StrCat("action '", VisibleText(text), "': expected <stage>",
+                                               token, " (no microbatch), e.g. 0", token));
     }
     return action;
   }
   if (!known) {
     return absl::InvalidArgumentError(
-        StrCat("action '", text, "': unknown kind '", token,
+        StrCat("action '", VisibleText(text), "': unknown kind '", VisibleText(token),
                "' (expected F, B, I, W, SEND_F, RECV_F, SEND_B, RECV_B, UNSHARD, RESHARD, "
                "REDUCE_GRAD or an OVERLAP_F_B cell)"));
   }
   if (!ParseIndex(text.substr(0, head), &action.stage) ||
       !ParseIndex(text.substr(tail), &action.microbatch)) {
     return absl::InvalidArgumentError(
-        StrCat("action '", text, "': expected <stage><kind><microbatch>, e.g. 0F0 or 1RECV_B2"));
+        StrCat("action '", VisibleText(text),
+               "': expected <stage><kind><microbatch>, e.g. 0F0 or 1RECV_B2"));
   }
   return action;
 }
@@ -101,25 +103,25 @@ absl::StatusOr<std::vector<Action>> ParseCell(std::string_view text) {
   const size_t close = text.find(')');
   if (close == std::string_view::npos || text.substr(close + 1) != kOverlapToken) {
     return absl::InvalidArgumentError(
-        StrCat("cell '", text, "': expected (<action>;<action>)", kOverlapToken));
+        StrCat("cell '", VisibleText(text), "': expected (<action>;<action>)", kOverlapToken));
   }
   std::vector<Action> parts;
   for (std::string_view piece : Split(text.substr(1, close - 1), ';')) {
     absl::StatusOr<Action> part = ParseAction(piece);
     if (!part.ok()) {
       return absl::InvalidArgumentError(
-          StrCat("cell '", text, "': ", StdView(part.status().message())));
+          StrCat("cell '", VisibleText(text), "': ", StdView(part.status().message())));
     }
     if (!IsCompute(part->kind)) {
-      return absl::InvalidArgumentError(StrCat("cell '", text, "': an ", kOverlapToken,
+      return absl::InvalidArgumentError(StrCat("cell '", VisibleText(text), "': an ", kOverlapToken,
                                                " part must be F, B, I or W, not '",
-                                               StripWhitespace(piece), "'"));
+                                               VisibleText(StripWhitespace(piece)), "'"));
     }
     parts.push_back(*part);
   }
   if (parts.size() < 2) {
-    return absl::InvalidArgumentError(
-        StrCat("cell '", text, "': an ", kOverlapToken, " cell needs at least two actions"));
+    return absl::InvalidArgumentError(StrCat("cell '", VisibleText(text), "': an ", kOverlapToken,
+                                             " cell needs at least two actions"));
   }
   for (size_t i = 0; i + 1 < parts.size(); ++i) parts[i].overlaps_next = true;
   return parts;

@@ -11,12 +11,18 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "pipeline/string_pieces.h"
 #include "hlo/str_util.h"
+#include "pipeline/string_pieces.h"
 
 namespace hloscope::pipeline {
+namespace {
+constexpr std::string_view kUtf8ByteOrderMark = "\xEF\xBB\xBF";
+}  // namespace
 
 absl::StatusOr<Schedule> ParseScheduleCsv(std::string_view text, std::string name) {
+  // Spreadsheet programs save CSV as UTF-8 with a byte-order mark in front; it is no part of
+  // the first cell (columns still count from the first byte after it).
+  if (text.starts_with(kUtf8ByteOrderMark)) text.remove_prefix(kUtf8ByteOrderMark.size());
   std::vector<std::string_view> lines = Split(text, '\n');
   // A final newline ends the last row; it does not start an empty rank.
   if (!lines.empty() && StripWhitespace(lines.back()).empty()) lines.pop_back();

@@ -11,8 +11,10 @@
 
 namespace hloscope::pipeline {
 
-// Parses CSV text. Errors name the line and column. The result is not validated (validate.h),
-// so that a broken schedule can still be loaded, printed and diagnosed.
+// Parses CSV text. Errors name the line and column, and show what cannot be seen in a cell
+// escaped (visible_text.h). A UTF-8 byte-order mark at the start is skipped. The result is not
+// validated (validate.h), so that a broken schedule can still be loaded, printed and
+// diagnosed.
 absl::StatusOr<Schedule> ParseScheduleCsv(std::string_view text, std::string name = "csv");
 
 // Writes one line per rank; trailing idle cells are left out.

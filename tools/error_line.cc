@@ -28,9 +28,23 @@ bool HasErrorPrefix(std::string_view message) {
   return EndsWithLineAndColumn(where) || where.find_first_of(" :") == std::string_view::npos;
 }
 
+std::string TerminalSafe(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\n' && c != '\t') || u == 0x7f) {
+      out += fmt::format("\\x{:02x}", u);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 std::string ErrorLine(std::string_view tool, std::string_view message) {
-  std::string line =
-      HasErrorPrefix(message) ? std::string(message) : fmt::format("{}: error: {}", tool, message);
+  const std::string safe = TerminalSafe(message);
+  std::string line = HasErrorPrefix(safe) ? safe : fmt::format("{}: error: {}", tool, safe);
   if (!line.ends_with('\n')) line += '\n';
   return line;
 }

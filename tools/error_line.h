@@ -13,7 +13,13 @@ namespace hloscope {
 bool HasErrorPrefix(std::string_view message);
 
 // `message` as one or more lines for stderr: `<tool>: error: ` in front unless it already has
-// an error prefix, and a final newline.
+// an error prefix, and a final newline. Control bytes are shown as by TerminalSafe.
 std::string ErrorLine(std::string_view tool, std::string_view message);
+
+// `text` for a terminal: every control byte but newline and tab (below 0x20, and 0x7f) written
+// as `\xHH`. Messages quote what users typed and named (file names, flag values); an ESC
+// sequence echoed raw could rewrite or recolour their terminal. Text already escaped (the
+// parser's messages) passes unchanged.
+std::string TerminalSafe(std::string_view text);
 
 }  // namespace hloscope

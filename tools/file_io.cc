@@ -151,6 +151,7 @@ bool AtomicFileWriter::Write(std::string_view text, std::string* error) {
 void AtomicFileWriter::Discard() {
   if (file_ != nullptr && file_ != stdout) std::fclose(file_);
   file_ = nullptr;
+  closed_ = false;
   if (!temporary_.empty()) ::unlink(temporary_.c_str());
   temporary_.clear();
 }
@@ -214,7 +215,9 @@ bool AtomicFileWriter::Open(const std::string& path, std::string* error) {
   return true;
 }
 
-bool AtomicFileWriter::Commit(std::string* error) {
+bool AtomicFileWriter::Commit(std::string* error) { return Close(error) && Publish(error); }
+
+bool AtomicFileWriter::Close(std::string* error) {
   if (file_ == nullptr) {
     *error = fmt::format("cannot write '{}': not open", path_);
     return false;
@@ -229,22 +232,31 @@ bool AtomicFileWriter::Commit(std::string* error) {
     }
   }
   file_ = nullptr;
-  if (ok && !temporary_.empty()) {
-    if (::rename(temporary_.c_str(), target_.c_str()) != 0) {
-      ok = false;
-      err = errno;
-    } else {
-      temporary_.clear();
-    }
+  if (!ok) return Fail(err, error);
+  closed_ = true;
+  return true;
+}
+
+bool AtomicFileWriter::Publish(std::string* error) {
+  if (!closed_) {
+    *error = fmt::format("cannot write '{}': not closed", path_);
+    return false;
   }
-  if (!ok) {
-    // An error flagged by an earlier write leaves errno unset here; say what we know.
-    *error = fmt::format("cannot write '{}': {}", path_ == "-" ? "<stdout>" : path_,
-                         err != 0 ? std::strerror(err) : "write error");
-    if (path_ == "-") stdout_failure_reported = true;
-    Discard();
+  closed_ = false;
+  if (!temporary_.empty()) {
+    if (::rename(temporary_.c_str(), target_.c_str()) != 0) return Fail(errno, error);
+    temporary_.clear();
   }
-  return ok;
+  return true;
+}
+
+bool AtomicFileWriter::Fail(int err, std::string* error) {
+  // An error flagged by an earlier write leaves errno unset here; say what we know.
+  *error = fmt::format("cannot write '{}': {}", path_ == "-" ? "<stdout>" : path_,
+                       err != 0 ? std::strerror(err) : "write error");
+  if (path_ == "-") stdout_failure_reported = true;
+  Discard();
+  return false;
 }
 
 int FinishStandardOutput(std::string_view tool, int code, int failure_code) {
@@ -261,7 +273,7 @@ int FinishStandardOutput(std::string_view tool, int code, int failure_code) {
 }
 
 int RunToolMain(std::string_view tool, int (*main)(int, char**), int argc, char** argv,
-                int io_failure_code) {
+                int io_failure_code, int out_of_memory_code) {
   // Past `ulimit -f` a write fails with EFBIG instead of killing the process, so the output's
   // temporary is removed and the error reported like any other failed write.
   std::signal(SIGXFSZ, SIG_IGN);
@@ -281,7 +293,7 @@ int RunToolMain(std::string_view tool, int (*main)(int, char**), int argc, char*
                  "%.*s: error: out of memory (the input or the requested sizes need "
                  "more memory than this process may use)\n",
                  static_cast<int>(tool.size()), tool.data());
-    code = io_failure_code;
+    code = out_of_memory_code;
   } catch (const std::system_error& e) {
     // fmt::print throws when a write to standard output fails part way.
     std::fprintf(stderr, "%.*s: error: cannot write standard output: %s\n",

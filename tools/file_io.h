@@ -3,8 +3,8 @@
 //
 // Outputs are written whole or not at all: a file is written under a temporary name in its
 // own directory and renamed over the target only once every byte is on disk, so a failed write
-// (disk full, `ulimit -f`, a crash) leaves the target as it was — which matters most when the
-// target is the input itself (`hlo-opt x.hlo -o x.hlo`).
+// (disk full, `ulimit -f`, a crash) leaves the target as it was. An output never names an
+// input: each tool refuses that before it runs (tools/output_paths.h).
 #pragma once
 
 #include <cstddef>
@@ -77,11 +77,19 @@ class AtomicFileWriter {
   // set ("cannot write 'x': No space left on device"); Commit must not follow then.
   bool Write(std::string_view text, std::string* error);
   // False with *error set ("cannot write 'x': No space left on device"); the target is then
-  // untouched and the temporary removed.
+  // untouched and the temporary removed. Close() then Publish().
   bool Commit(std::string* error);
+  // The two halves of Commit, for a run of several files that must all be complete before any
+  // replaces its target (hlo-gen's stage files): Close flushes and closes the temporary (its
+  // file descriptor and buffer are free afterwards) and leaves the target untouched; Publish
+  // renames the closed temporary over the target. Each is false with *error set on failure,
+  // and then the temporary is removed.
+  bool Close(std::string* error);
+  bool Publish(std::string* error);
 
  private:
   void Discard();
+  bool Fail(int err, std::string* error);
 
   std::string path_;       // as the user named it, for messages
   std::string target_;     // what is replaced: `path_` with symbolic links resolved
@@ -89,6 +97,7 @@ class AtomicFileWriter {
   std::FILE* file_ = nullptr;
   size_t written_ = 0;     // bytes given to Write
   size_t kicked_off_ = 0;  // the bytes before this are handed to the kernel's writeback
+  bool closed_ = false;    // Close succeeded; Publish has not run
 };
 
 // Flushes standard output and reports whether everything written to it arrived
@@ -101,8 +110,9 @@ int FinishStandardOutput(std::string_view tool, int code, int failure_code);
 // of an abort (std::bad_alloc: "<tool>: error: out of memory ..."; an I/O error that fmt
 // throws when standard output fails), and checks standard output at exit
 // (FinishStandardOutput). `io_failure_code` is the tool's documented status for an output
-// that could not be written; running out of memory returns it too.
+// that could not be written; `out_of_memory_code` the one its --help gives for running out of
+// memory (hlo-run: 3, "cannot run: module too large").
 int RunToolMain(std::string_view tool, int (*main)(int, char**), int argc, char** argv,
-                int io_failure_code);
+                int io_failure_code, int out_of_memory_code);
 
 }  // namespace hloscope

@@ -35,6 +35,7 @@
 #include "tools/hlo_opt_output_format.h"
 #include "tools/load_input.h"
 #include "tools/load_module.h"
+#include "tools/output_paths.h"
 #include "tools/parallel_modules.h"
 
 namespace hloscope {
@@ -50,7 +51,8 @@ std::string_view MessageOf(const absl::Status& s) {
 
 // Reports a usage error and returns the exit code for it.
 int UsageError(std::string_view message) {
-  fmt::print(stderr, "hlo-opt: error: {}\nRun 'hlo-opt --help' for usage.\n", message);
+  fmt::print(stderr, "hlo-opt: error: {}\nRun 'hlo-opt --help' for usage.\n",
+             TerminalSafe(message));
   return kExitBadUsage;
 }
 
@@ -188,6 +190,21 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> MakePipeline(const Flags& flags) {
 // place at Commit) and only when every module succeeded; standard output shows the modules
 // that worked. Errors wait for Finish, so messages come in the order they had when the output
 // was written at the end: every module's errors and reports first, then the output's.
+// Every file this run may write, with the flag that names it.
+std::vector<OutputPath> OutputsOf(const Flags& flags) {
+  std::vector<OutputPath> outputs = {{"-o", flags.output}};
+  if (!flags.copy_report.file.empty()) outputs.push_back({"--report", flags.copy_report.file});
+  if (flags.memory.enabled) {
+    outputs.push_back({"--memory-report", flags.memory.output});
+    // Where the report goes instead when its sizes saturate (hlo_opt_memory.h).
+    if (flags.memory.output != "-") {
+      outputs.push_back({"--memory-report", PartialMemoryReportPath(flags.memory.output)});
+    }
+  }
+  if (flags.stage_costs.enabled) outputs.push_back({"--stage-costs", flags.stage_costs.output});
+  return outputs;
+}
+
 class ModuleOutput {
  public:
   // `hold`: keep standard output until Finish (a --report=FILE.json that fails to write
@@ -272,6 +289,19 @@ int Main(int argc, char** argv) {
     }
     return kExitOk;
   }
+  // An output that names an input, or two outputs one file, would lose data: refused before
+  // anything is read or written (tools/output_paths.h). The files of an --xla-dump directory
+  // are inputs too.
+  std::vector<std::string> inputs = {flags.input};
+  inputs.insert(inputs.end(), flags.more_inputs.begin(), flags.more_inputs.end());
+  if (flags.xla_dump.enabled()) {
+    std::error_code ec;
+    for (auto it = std::filesystem::recursive_directory_iterator(flags.xla_dump.dir, ec);
+         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+      if (it->is_regular_file(ec)) inputs.push_back(it->path().string());
+    }
+  }
+  if (std::string e = CheckOutputPaths(OutputsOf(flags), inputs); !e.empty()) return UsageError(e);
 
   // Unknown passes are usage errors: report them before reading any input.
   absl::StatusOr<std::unique_ptr<PassPipeline>> made = MakePipeline(flags);
@@ -352,6 +382,8 @@ int Main(int argc, char** argv) {
         inputs, flags.split_input_file, pipeline.get(), flags.passes, flags.memory,
         [&](const Module& m) { copy_reports.Collect(pipeline.get(), m); },
         from_dump ? &*from_dump : nullptr);
+    // A failed run writes no report: an existing --report=FILE stays as it was.
+    if (code != kExitOk) return code;
     if (absl::Status s = copy_reports.Finish(); !s.ok()) return UsageError(MessageOf(s));
     return code;
   }
@@ -416,8 +448,11 @@ int Main(int argc, char** argv) {
         runs[k] = ModuleRun();
       });
   // A file is only written for a complete success, so a failed run never leaves a partial
-  // output behind; standard output still shows the modules that worked.
-  if (absl::Status s = copy_reports.Finish(); !s.ok()) return UsageError(MessageOf(s));
+  // output behind; standard output still shows the modules that worked. The same for
+  // --report=FILE: written only when every module succeeded.
+  if (all_ok) {
+    if (absl::Status s = copy_reports.Finish(); !s.ok()) return UsageError(MessageOf(s));
+  }
   if (!output.Finish(all_ok, &error)) return UsageError(error);
   return all_ok ? kExitOk : kExitBadInput;
 }
@@ -426,5 +461,6 @@ int Main(int argc, char** argv) {
 }  // namespace hloscope
 
 int main(int argc, char** argv) {
-  return hloscope::RunToolMain("hlo-opt", hloscope::Main, argc, argv, hloscope::kExitBadUsage);
+  return hloscope::RunToolMain("hlo-opt", hloscope::Main, argc, argv, hloscope::kExitBadUsage,
+                               hloscope::kExitBadUsage);
 }

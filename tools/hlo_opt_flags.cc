@@ -7,6 +7,7 @@
 
 #include "fmt/format.h"
 #include "hlo/str_util.h"
+#include "tools/output_paths.h"
 
 namespace hloscope {
 namespace {
@@ -32,8 +33,9 @@ constexpr std::string_view kHelpTail = R"(
 EXIT STATUS:
   0  success
   1  bad input: a parse, verifier or pass error (the message is written to stderr)
-  2  bad usage: unknown option, unreadable input or output file, unknown pass, a directory
-     with no XLA dump in it, a --module that names no module of the dump
+  2  bad usage: unknown option, unreadable input or output file, an output that names an
+     input or another output, unknown pass, a directory with no XLA dump in it, a --module
+     that names no module of the dump; also running out of memory
 )";
 
 }  // namespace
@@ -265,7 +267,8 @@ absl::Status ParseHloOptFlags(int argc, char** argv, HloOptFlags* flags) {
 
 std::string HloOptHelp() {
   HloOptFlags unused;
-  return fmt::format("{}{}{}", kHelpHead, HloOptFlagTable(unused).Help(), kHelpTail);
+  return fmt::format("{}{}\n{}{}", kHelpHead, HloOptFlagTable(unused).Help(), kOutputPathsHelp,
+                     kHelpTail);
 }
 
 }  // namespace hloscope

@@ -1,5 +1,7 @@
 #include "tools/hlo_opt_memory.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -61,7 +63,9 @@ void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysi
                      "given): peak bytes, the instruction at the peak, the buffers live\n"
                      "there, and per pipeline stage the activation bytes per microbatch,\n"
                      "the peak activation bytes and the peak bytes. With --passes: before\n"
-                     "and after the passes side by side, with the saving.",
+                     "and after the passes side by side, with the saving. When sizes\n"
+                     "pass int64 bytes (exit 1), FILE is left as it was and the report,\n"
+                     "whose saturated numbers are lower bounds, goes to FILE.partial.",
              .handler = [&flags](std::optional<std::string_view> value) {
                flags.enabled = true;
                if (value) {
@@ -363,6 +367,19 @@ void PrintStatus(const absl::Status& s) {
 
 }  // namespace
 
+std::string PartialMemoryReportPath(const std::string& output) { return output + ".partial"; }
+
+namespace {
+
+// A device, FIFO or terminal (/dev/stdout) is a stream, not a file to keep: a report whose
+// sizes saturated is written to it as to standard output.
+bool IsStream(const std::string& path) {
+  struct stat info;
+  return path == "-" || (::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode));
+}
+
+}  // namespace
+
 int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_file,
                     PassPipeline* pipeline, std::string_view passes, const MemoryFlags& flags,
                     const std::function<void(const Module&)>& after_passes,
@@ -443,16 +460,20 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
       }
     }
   }
+  // The report says which numbers saturated, so it is written, but it is no success: a file
+  // goes to a name that says so (PartialMemoryReportPath) and FILE stays as it was.
+  const bool saturated = comparison->saturated();
+  const std::string path =
+      saturated && !IsStream(flags.output) ? PartialMemoryReportPath(flags.output) : flags.output;
   std::string error;
-  if (!WriteOutput(flags.output, *text, &error)) {
-    fmt::print(stderr, "hlo-opt: error: {}\n", error);
+  if (!WriteOutput(path, *text, &error)) {
+    fmt::print(stderr, "{}", ErrorLine("hlo-opt", error));
     return 2;
   }
-  // The report is written (it says which numbers saturated), but it is no success.
-  if (comparison->saturated()) {
-    fmt::print(stderr,
-               "hlo-opt: error: memory sizes past int64 bytes; the saturated numbers are lower "
-               "bounds\n");
+  if (saturated) {
+    std::string message = "memory sizes past int64 bytes; the saturated numbers are lower bounds";
+    if (path != flags.output) message += fmt::format(" (report written to '{}')", path);
+    fmt::print(stderr, "{}", ErrorLine("hlo-opt", message));
     return 1;
   }
   return 0;

@@ -79,6 +79,9 @@ struct XlaAssignmentSource {
 // With `xla` (or flags.xla_buffer_assignment, read here when `xla` is null), the one module
 // given is profiled with its simulated allocations and XLA's assignment is shown beside it
 // (AddXlaBufferAssignment); an assignment of another module is refused (exit 1).
+// Where a report whose sizes saturated goes instead of --memory-report=FILE: `FILE.partial`.
+std::string PartialMemoryReportPath(const std::string& output);
+
 int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_file,
                     PassPipeline* pipeline, std::string_view passes, const MemoryFlags& flags,
                     const std::function<void(const Module&)>& after_passes = {},

@@ -3,8 +3,10 @@
 // docs/pipeline.md). A thin main: the work is in pipeline.
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -22,9 +24,11 @@
 #include "pipeline/stage_costs.h"
 #include "pipeline/string_pieces.h"
 #include "pipeline/trace_json.h"
+#include "tools/error_line.h"
 #include "tools/file_io.h"
 #include "tools/hlo_pipeline_flags.h"
 #include "tools/hlo_pipeline_hlo_opt.h"
+#include "tools/output_paths.h"
 
 namespace hloscope::pipeline {
 namespace {
@@ -42,7 +46,7 @@ struct Failure {
 int Fail(const Failure& f) {
   std::string_view message = f.message;
   while (!message.empty() && message.back() == '\n') message.remove_suffix(1);  // grids end in one
-  fmt::print(stderr, "hlo-pipeline: error: {}\n", message);
+  fmt::print(stderr, "hlo-pipeline: error: {}\n", TerminalSafe(message));
   if (f.code == kBadUsage) fmt::print(stderr, "(see hlo-pipeline --help)\n");
   return f.code;
 }
@@ -200,10 +204,40 @@ absl::StatusOr<Run> Simulated(const PipelineFlags& f, const std::vector<StageCos
   return Run{name, std::move(schedule), *std::move(sim), std::move(pytorch_order)};
 }
 
-std::optional<Failure> WriteFile(const std::string& path, const std::string& text) {
+// The files of --trace and --dump-csv: each is written to its temporary first, and none
+// replaces its target until all are complete (a failed second file leaves the first's target
+// as it was too).
+std::optional<Failure> WriteFiles(const std::vector<std::pair<std::string, std::string>>& files) {
+  std::vector<std::unique_ptr<AtomicFileWriter>> writers;
   std::string error;
-  if (!WriteOutput(path, text, &error)) return Failure{kBadInput, error};
+  for (const auto& [path, text] : files) {
+    writers.push_back(std::make_unique<AtomicFileWriter>());
+    AtomicFileWriter& w = *writers.back();
+    if (!w.Open(path, &error) || !w.Write(text, &error) || !w.Close(&error)) {
+      return Failure{kBadInput, error};
+    }
+  }
+  for (auto& w : writers) {
+    if (!w->Publish(&error)) return Failure{kBadInput, error};
+  }
   return std::nullopt;
+}
+
+// Every file this run reads, for CheckOutputPaths.
+std::vector<std::string> InputsOf(const PipelineFlags& f) {
+  std::vector<std::string> inputs = f.from_hlo;
+  if (!f.stage_costs_path.empty()) inputs.push_back(f.stage_costs_path);
+  std::vector<std::string> names = f.compare;
+  names.push_back(f.schedule);
+  for (const std::string& name : names) {
+    if (name.rfind("csv:", 0) == 0) inputs.push_back(name.substr(4));
+  }
+  return inputs;
+}
+
+// Every file this run may write, with the flag that names it.
+std::vector<OutputPath> OutputsOf(const PipelineFlags& f) {
+  return {{"--trace", f.trace_path}, {"--dump-csv", f.dump_csv_path}};
 }
 
 std::optional<Failure> PrintGrid(const PipelineFlags& f, const Run& run) {
@@ -236,8 +270,15 @@ int Main(int argc, char** argv) {
   if (!parsed.ok()) return Fail({kBadUsage, std::string(StdView(parsed.status().message()))});
   const PipelineFlags& f = *parsed;
   if (f.help) {
-    fmt::print("{}", PipelineHelp());
+    // Said here, not in PipelineHelp's exit codes, which list what the flags decide.
+    fmt::print("{}\n{}\nRunning out of memory exits 1, like bad input.\n", PipelineHelp(),
+               kOutputPathsHelp);
     return kOk;
+  }
+  // An output that names an input (--trace=S with --schedule=csv:S), or two outputs one file,
+  // would lose data: refused before anything runs (tools/output_paths.h).
+  if (std::string e = CheckOutputPaths(OutputsOf(f), InputsOf(f)); !e.empty()) {
+    return Fail({kBadUsage, e});
   }
   if (f.schedule.empty() == f.compare.empty()) {
     return Fail({kBadUsage, "give exactly one of --schedule=NAME or --compare=NAME,NAME,..."});
@@ -281,20 +322,18 @@ int Main(int argc, char** argv) {
     }
     fmt::print("{}", f.json ? SummaryJson(run->schedule, run->sim, report)
                             : FormatSummary(run->schedule, run->sim, report));
+    std::vector<std::pair<std::string, std::string>> files;
     if (!f.trace_path.empty()) {
       TraceOptions trace;
       trace.size_unit = report.sizes_in_bytes ? "bytes" : "stage-equivalents";
-      if (auto bad = WriteFile(f.trace_path, ChromeTraceJson(run->schedule, run->sim, trace))) {
-        return Fail(*bad);
-      }
+      files.emplace_back(f.trace_path, ChromeTraceJson(run->schedule, run->sim, trace));
     }
     if (!f.dump_csv_path.empty()) {
       // Without idle cells: PyTorch's compute_comms loader refuses them, and a rank runs its
       // row in order anyway, so the file simulates the same.
-      if (auto bad = WriteFile(f.dump_csv_path, DumpScheduleCsv(DropIdle(run->schedule)))) {
-        return Fail(*bad);
-      }
+      files.emplace_back(f.dump_csv_path, DumpScheduleCsv(DropIdle(run->schedule)));
     }
+    if (auto bad = WriteFiles(files)) return Fail(*bad);
     return kOk;
   }
 
@@ -334,5 +373,5 @@ int Main(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   return hloscope::RunToolMain("hlo-pipeline", hloscope::pipeline::Main, argc, argv,
-                               hloscope::pipeline::kBadInput);
+                               hloscope::pipeline::kBadInput, hloscope::pipeline::kBadInput);
 }

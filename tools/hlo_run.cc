@@ -22,6 +22,7 @@
 #include "tools/hlo_run_flags.h"
 #include "tools/hlo_run_inputs.h"
 #include "tools/load_module.h"
+#include "tools/output_paths.h"
 #include "tools/parallel_modules.h"
 
 namespace hloscope {
@@ -32,7 +33,8 @@ std::string_view MessageOf(const absl::Status& s) {
 }
 
 int UsageError(std::string_view message) {
-  fmt::print(stderr, "hlo-run: error: {}\nRun 'hlo-run --help' for usage.\n", message);
+  fmt::print(stderr, "hlo-run: error: {}\nRun 'hlo-run --help' for usage.\n",
+             TerminalSafe(message));
   return kRunBadUsage;
 }
 
@@ -233,6 +235,11 @@ int Main(int argc, char** argv) {
     fmt::print("{}", RunHelp());
     return kRunOk;
   }
+  // hlo-run writes only to standard output: it has no output flag to check against its inputs,
+  // but goes through the one check every tool runs (tools/output_paths.h), so an output flag
+  // added later is checked by listing it here.
+  if (std::string e = CheckOutputPaths({}, {flags.file, flags.file_b, flags.inputs}); !e.empty())
+    return UsageError(e);
   if (!flags.compare) return RunOne(flags);
   return flags.split_input_file ? CompareParts(flags) : Compare(flags);
 }
@@ -241,5 +248,8 @@ int Main(int argc, char** argv) {
 }  // namespace hloscope
 
 int main(int argc, char** argv) {
-  return hloscope::RunToolMain("hlo-run", hloscope::Main, argc, argv, hloscope::kRunBadUsage);
+  // Out of memory is "module too large" (3), whatever --max-bytes allowed: the input, not the
+  // command line, asked for more than this process may use.
+  return hloscope::RunToolMain("hlo-run", hloscope::Main, argc, argv, hloscope::kRunBadUsage,
+                               hloscope::kRunCannotRun);
 }

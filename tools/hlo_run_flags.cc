@@ -43,8 +43,9 @@ EXIT STATUS:
   0  success; with --compare, the outputs are equal
   1  --compare: the outputs differ
   2  bad usage: unknown option, bad value, missing or unreadable file
-  3  cannot run: parse or verifier error, unsupported opcode, module too large, bad --inputs,
-     more than --max-steps evaluations or 256 nested computations
+  3  cannot run: parse or verifier error, unsupported opcode, module too large (past
+     --max-bytes, or more memory than this process may use), bad --inputs, more than
+     --max-steps evaluations or 256 nested computations
 )";
 
 std::optional<eval::EvalMode> ParseMode(std::string_view v) {

@@ -8,7 +8,9 @@ A case fails on:
   - a signal (a crash, an abort from an uncaught exception) or running past its timeout;
   - an exit status outside the tool's documented ones, or other than the case expects;
   - a line on stderr that says "error" without the `FILE:LINE:COL: error:` or
-    `<tool>: error:` prefix, or a failing run whose first stderr line lacks that prefix.
+    `<tool>: error:` prefix, or a failing run whose first stderr line lacks that prefix;
+  - any generated input file replaced, rewritten or removed by the run (issue 34: no tool
+    writes over what it was given).
 
 usage: hostile_inputs.py --tools-dir DIR [--work-dir DIR] [--timeout SECONDS] [-v]
 Exit 0 when every case passes, 1 otherwise (each failure is printed).
@@ -125,6 +127,16 @@ def inputs(work):
                      "call(p), to_apply=f\n}\n",
         "crlf.hlo": module("  ROOT p = f32[2] parameter(0)").replace("\n", "\r\n"),
         "long_name.hlo": module("  ROOT " + "n" * 10_000_000 + " = f32[] parameter(0)"),
+        # Issue 34: numbers that were silently wrong, an argument too large to allocate.
+        "f16_overflow.hlo": module("  ROOT c = f16[] constant(-65520)"),
+        "trip_past_int64.hlo": "HloModule m\nc {\n  p = s32[] parameter(0)\n  ROOT t = pred[] "
+                               "constant(true)\n}\nb {\n  ROOT p = s32[] parameter(0)\n}\n"
+                               "ENTRY e {\n  z = s32[] constant(0)\n  ROOT w = s32[] while(z), "
+                               "condition=c, body=b, backend_config={\"known_trip_count\":"
+                               "{\"n\":\"100000000000000000000\"}}\n}\n",
+        "arg_4tib.hlo": module("  p = f32[1099511627776] parameter(0)\n"
+                               "  ROOT n = f32[1099511627776] negate(p)"),
+        "small.hlo": module("  ROOT p = f32[2] parameter(0)"),
     }
     binary = {
         "random.bin": bytes(rng.getrandbits(8) for _ in range(1 << 16)),
@@ -145,6 +157,12 @@ def inputs(work):
     paths["csv_empty_cells"] = os.path.join(work, "empty_cells.csv")
     with open(paths["csv_empty_cells"], "w") as f:
         f.write(",,\n,,\n")
+    paths["csv_bom"] = os.path.join(work, "bom.csv")
+    with open(paths["csv_bom"], "wb") as f:
+        f.write(b"\xef\xbb\xbf0F0,0B0\n")
+    paths["csv_zwsp"] = os.path.join(work, "zwsp.csv")
+    with open(paths["csv_zwsp"], "wb") as f:
+        f.write(b"0F0,0F\xe2\x80\x8b0\n")
     return paths
 
 
@@ -220,6 +238,22 @@ def cases(p):
                           "--from-hlo=/dev/zero,/dev/zero,/dev/zero,/dev/zero"], {1}),
         ("hlo-pipeline", ["--schedule=1f1b", "--ranks=4", "--microbatches=8",
                           "--from-hlo=" + ",".join([fan] * 4)], {0, 1}),
+        # Issue 34: outputs that name an input (main() checks every input is unchanged).
+        ("hlo-opt", [p["small.hlo"], "-o", p["small.hlo"]], {2}),
+        ("hlo-opt", [p["small.hlo"], "--passes=copy-elision", "--report=" + p["small.hlo"]], {2}),
+        ("hlo-opt", [p["small.hlo"], "--memory-report=" + p["small.hlo"]], {2}),
+        ("hlo-opt", ["--stage-costs=" + p["small.hlo"], p["small.hlo"]], {2}),
+        ("hlo-pipeline", ["--schedule=csv:" + p["csv_bom"], "--trace=" + p["csv_bom"]], {2}),
+        ("hlo-pipeline", ["--schedule=csv:" + p["csv_bom"], "--dump-csv=" + p["csv_bom"]], {2}),
+        # Numbers that were silently wrong; running out of memory is "module too large" (3).
+        ("hlo-opt", [p["f16_overflow.hlo"]], {1}),
+        ("hlo-run", [p["f16_overflow.hlo"]], {3}),
+        ("hlo-opt", [p["trip_past_int64.hlo"]], {1}),
+        ("hlo-run", ["--max-bytes=9223372036854775807", p["arg_4tib.hlo"]], {3}),
+        ("hlo-run", [p["arg_4tib.hlo"]], {3}),
+        # A CSV saved by a spreadsheet (byte-order mark); an invisible character in an action.
+        ("hlo-pipeline", ["--schedule=csv:" + p["csv_bom"]], {0}),
+        ("hlo-pipeline", ["--schedule=csv:" + p["csv_zwsp"]], {1}),
     ]
 
 
@@ -256,6 +290,22 @@ def check(tool, args, expected, tools_dir, timeout, verbose):
     return problems
 
 
+def snapshot(paths):
+    """{name: (size, mtime_ns, inode)} of every generated regular file."""
+    out = {}
+    for name, path in paths.items():
+        if os.path.isfile(path):
+            st = os.stat(path)
+            out[name] = (st.st_size, st.st_mtime_ns, st.st_ino)
+    return out
+
+
+def changed(paths, before):
+    """The generated files that a case replaced, rewrote or removed."""
+    after = snapshot(paths)
+    return sorted(name for name in before if after.get(name) != before[name])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tools-dir", required=True)
@@ -268,7 +318,10 @@ def main():
         failures = 0
         all_cases = cases(paths)
         for tool, args, expected in all_cases:
+            # No tool ever writes over what it was given (issue 34).
+            before = snapshot(paths)
             problems = check(tool, args, expected, a.tools_dir, a.timeout, a.verbose)
+            problems += [f"changed the input {name}" for name in changed(paths, before)]
             if problems:
                 failures += 1
                 shown = " ".join(x if len(x) < 80 else x[:77] + "..." for x in args)

@@ -74,16 +74,20 @@ class OutputSafetyTest : public testing::ToolTest {
   }
 };
 
-TEST_F(OutputSafetyTest, FailedRewriteOfTheInputLeavesItByteIdentical) {
+// Writing over the input itself is refused before anything runs (issue 34; tools/output_paths.h
+// and tests/robustness/hostile_cli_test.cc); a failed write leaves any other existing target
+// byte-identical.
+TEST_F(OutputSafetyTest, FailedRewriteOfAnExistingFileLeavesItByteIdentical) {
   const std::string input = Write("x.hlo", BigModule());
-  const std::string before = ReadFile(input);
-  ToolResult r = RunLimited(HLO_OPT_PATH, input + " -o " + input);
+  const std::string target = Write("out.hlo", BigModule());
+  const std::string before = ReadFile(target);
+  ToolResult r = RunLimited(HLO_OPT_PATH, input + " -o " + target);
   EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_NE(r.err.find("hlo-opt: error: cannot write '" + input + "': File too large"),
+  EXPECT_NE(r.err.find("hlo-opt: error: cannot write '" + target + "': File too large"),
             std::string::npos)
       << r.err;
-  EXPECT_EQ(ReadFile(input), before);
-  EXPECT_EQ(StrayFiles(), std::vector<std::string>{"x.hlo"});
+  EXPECT_EQ(ReadFile(target), before);
+  EXPECT_EQ(StrayFiles(), (std::vector<std::string>{"out.hlo", "x.hlo"}));
 }
 
 TEST_F(OutputSafetyTest, FailedWriteOfANewFileLeavesNoFile) {
@@ -133,16 +137,17 @@ TEST_F(OutputSafetyTest, LargeOutputFailingPastTheWritebackStepLeavesTheTargetUn
 
 TEST_F(OutputSafetyTest, SuccessfulRewriteKeepsModeAndSymbolicLink) {
   const std::string input = Write("x.hlo", BigModule());
-  ASSERT_EQ(::chmod(input.c_str(), 0640), 0);
-  std::filesystem::create_symlink("x.hlo", Path("link.hlo"));
+  const std::string target = Write("out.hlo", "old contents\n");
+  ASSERT_EQ(::chmod(target.c_str(), 0640), 0);
+  std::filesystem::create_symlink("out.hlo", Path("link.hlo"));
   ToolResult r = RunTool(HLO_OPT_PATH, input + " --passes=dce -o " + Path("link.hlo"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(std::filesystem::is_symlink(Path("link.hlo")));
   struct stat info;
-  ASSERT_EQ(::stat(input.c_str(), &info), 0);
+  ASSERT_EQ(::stat(target.c_str(), &info), 0);
   EXPECT_EQ(info.st_mode & 07777, 0640u);
-  EXPECT_NE(ReadFile(input).find("ENTRY"), std::string::npos);
-  EXPECT_EQ(StrayFiles(), (std::vector<std::string>{"link.hlo", "x.hlo"}));
+  EXPECT_NE(ReadFile(target).find("ENTRY"), std::string::npos);
+  EXPECT_EQ(StrayFiles(), (std::vector<std::string>{"link.hlo", "out.hlo", "x.hlo"}));
 }
 
 TEST_F(OutputSafetyTest, DeviceTargetIsWrittenInPlaceNotReplaced) {

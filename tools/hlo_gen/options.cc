@@ -29,7 +29,8 @@ at any size. The same options and seed always give byte-identical output.
 constexpr std::string_view kHelpTail = R"(
 EXIT STATUS:
   0  success
-  1  the output could not be written completely (for example, the disk is full)
+  1  the output could not be written completely (for example, the disk is full, or
+     memory ran out)
   2  bad usage: unknown option, bad value, sizes that do not fit, unopenable output
 )";
 

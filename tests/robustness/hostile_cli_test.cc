@@ -1,0 +1,357 @@
+// No tool writes over what the user gave it, and messages show what they quote (issue 34): the
+// tools run as processes, as a careless user would run them. Labelled robustness, so
+// scripts/test runs these again with the tools built under ASan+UBSan.
+//
+//   - every output flag of every tool, pointed at an input (the same path, `./`, `dir/..` and a
+//     symbolic link): exit 2, the exact message, the input byte-identical, no file left over;
+//   - two outputs to one file: exit 2, nothing written;
+//   - a failing run leaves existing output files as they were;
+//   - control bytes in file names are escaped in error prefixes; a CSV's byte-order mark is
+//     skipped and an invisible character in an action is shown escaped.
+//
+// The output flags are listed per tool below (kOutputFlags). When the tools' flags live in one
+// table per tool, this list should be read from those tables, so that a new output flag is
+// tested without an edit here.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/tool_test_util.h"
+#include "tools/output_paths.h"
+
+namespace hloscope {
+namespace {
+
+using ::hloscope::testing::ReadFile;
+using ::hloscope::testing::ToolResult;
+
+constexpr std::string_view kModule =
+    "HloModule m\n"
+    "ENTRY e {\n"
+    "  p = f32[4] parameter(0)\n"
+    "  c = f32[4] copy(p)\n"
+    "  ROOT n = f32[4] negate(c)\n"
+    "}\n";
+constexpr std::string_view kScheduleCsv = "0F0,0B0\n";
+
+// One output flag of one tool: how to run the tool with input IN and that flag naming OUT, and
+// the input file the run reads.
+struct OutputFlag {
+  std::string_view tool;        // for messages: "hlo-opt"
+  std::string_view path;        // the executable
+  std::string_view flag;        // as --help spells it: "-o", "--report"
+  std::string_view args;        // with {in} and {out}
+  std::string_view input;       // the input file's name in the scratch directory
+  std::string_view usage_hint;  // the line a usage error ends with
+};
+
+constexpr std::string_view kOptHint = "Run 'hlo-opt --help' for usage.";
+constexpr std::string_view kPipelineHint = "(see hlo-pipeline --help)";
+
+// Every output file flag of every tool. hlo-run writes only to standard output, and hlo-gen
+// reads no file, so neither has an output that could name an input.
+const OutputFlag kOutputFlags[] = {
+    {"hlo-opt", HLO_OPT_PATH, "-o", "{in} -o {out}", "m.hlo", kOptHint},
+    {"hlo-opt", HLO_OPT_PATH, "--report", "{in} --passes=copy-elision --report={out}", "m.hlo",
+     kOptHint},
+    {"hlo-opt", HLO_OPT_PATH, "--memory-report", "{in} --memory-report={out}", "m.hlo", kOptHint},
+    {"hlo-opt", HLO_OPT_PATH, "--stage-costs", "--stage-costs={out} {in}", "m.hlo", kOptHint},
+    {"hlo-pipeline", HLO_PIPELINE_PATH, "--trace", "--schedule=csv:{in} --trace={out}", "s.csv",
+     kPipelineHint},
+    {"hlo-pipeline", HLO_PIPELINE_PATH, "--dump-csv", "--schedule=csv:{in} --dump-csv={out}",
+     "s.csv", kPipelineHint},
+};
+
+std::string Fill(std::string_view pattern, std::string_view in, std::string_view out) {
+  std::string s(pattern);
+  s.replace(s.find("{in}"), 4, in);
+  s.replace(s.find("{out}"), 5, out);
+  return s;
+}
+
+std::string FirstLines(const std::string& text, int n) {
+  size_t end = 0;
+  for (int i = 0; i < n && end != std::string::npos; ++i) {
+    end = text.find('\n', end == 0 ? 0 : end + 1);
+  }
+  return end == std::string::npos ? text : text.substr(0, end);
+}
+
+class HostileCliTest : public ::hloscope::testing::ToolTest {
+ protected:
+  void SetUp() override {
+    ToolTest::SetUp();
+    Write("m.hlo", kModule);
+    Write("s.csv", kScheduleCsv);
+    std::filesystem::create_directory(dir_ / "sub");
+    std::filesystem::create_symlink("m.hlo", dir_ / "m-link.hlo");
+    std::filesystem::create_symlink("s.csv", dir_ / "s-link.csv");
+  }
+
+  // Runs `tool ARGS` in the scratch directory, so that relative spellings work.
+  ToolResult RunHere(std::string_view tool, const std::string& args) const {
+    return RunTool("cd " + dir_.string() + " && " + std::string(tool), args);
+  }
+
+  // The scratch directory's entries besides the captures, sorted.
+  std::vector<std::string> Entries() const {
+    std::vector<std::string> names;
+    for (const auto& entry : std::filesystem::directory_iterator(dir_)) {
+      std::string name = entry.path().filename().string();
+      if (name != "stdout.txt" && name != "stderr.txt") names.push_back(name);
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+};
+
+TEST_F(HostileCliTest, EveryOutputFlagNamingAnInputIsAUsageErrorAndTheInputStaysAsItWas) {
+  for (const OutputFlag& f : kOutputFlags) {
+    const std::string input(f.input);
+    const std::string link = input == "m.hlo" ? "m-link.hlo" : "s-link.csv";
+    // The same file spelled as given, from `./`, through `sub/..`, through a symbolic link.
+    for (const std::string& out : {input, "./" + input, "sub/../" + input, link}) {
+      SCOPED_TRACE(std::string(f.tool) + " " + std::string(f.flag) + " " + out);
+      const std::vector<std::string> before = Entries();
+      const std::string contents = ReadFile(dir_ / input);
+      ToolResult r = RunHere(f.path, Fill(f.args, input, out));
+      EXPECT_EQ(r.code, 2) << r.err;
+      const std::string shown = f.flag.starts_with("--") ? std::string(f.flag) + "=" + out
+                                                         : std::string(f.flag) + " " + out;
+      EXPECT_EQ(FirstLines(r.err, 2),
+                std::string(f.tool) + ": error: " + shown + " names the input file '" + input +
+                    "'; an output never replaces an input\n" + std::string(f.usage_hint))
+          << r.err;
+      EXPECT_TRUE(r.out.empty()) << r.out;
+      EXPECT_EQ(ReadFile(dir_ / input), contents);
+      EXPECT_TRUE(std::filesystem::is_symlink(dir_ / link));
+      EXPECT_EQ(Entries(), before);
+    }
+  }
+}
+
+TEST_F(HostileCliTest, StandardInputRedirectedFromTheOutputIsAnInput) {
+  const std::string contents = ReadFile(dir_ / "m.hlo");
+  ToolResult r = RunHere(HLO_OPT_PATH, "- -o m.hlo < m.hlo");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(
+      r.err.starts_with("hlo-opt: error: -o m.hlo names the input file '<stdin>'; an "
+                        "output never replaces an input\n"))
+      << r.err;
+  EXPECT_EQ(ReadFile(dir_ / "m.hlo"), contents);
+  // From a pipe there is no file to protect.
+  r = RunHere(HLO_OPT_PATH, "- -o copy.hlo < m.hlo");
+  EXPECT_EQ(r.code, 0) << r.err;
+  r = RunHere("cat m.hlo | " + std::string(HLO_OPT_PATH), "- -o copy.hlo");
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
+TEST_F(HostileCliTest, TwoOutputsToOneFileAreAUsageErrorAndNothingIsWritten) {
+  // Each combination of output flags a tool accepts, the second spelled another way. The
+  // message names them in the order the tool lists its outputs.
+  struct Case {
+    std::string_view path;
+    std::string args;
+    std::string message;
+  };
+  const Case cases[] = {
+      {HLO_OPT_PATH, "m.hlo -o out.txt --passes=copy-elision --report=sub/../out.txt",
+       "hlo-opt: error: -o out.txt and --report=sub/../out.txt name the same file; give each "
+       "output its own path\n"},
+      {HLO_OPT_PATH, "m.hlo --memory-report=./out.txt --passes=copy-elision --report=out.txt",
+       "hlo-opt: error: --report=out.txt and --memory-report=./out.txt name the same file; give "
+       "each output its own path\n"},
+      {HLO_PIPELINE_PATH, "--schedule=csv:s.csv --trace=out.txt --dump-csv=sub/../out.txt",
+       "hlo-pipeline: error: --trace=out.txt and --dump-csv=sub/../out.txt name the same file; "
+       "give each output its own path\n"},
+  };
+  for (bool exists : {false, true}) {
+    if (exists) Write("out.txt", "old\n");
+    for (const Case& c : cases) {
+      SCOPED_TRACE(c.args + (exists ? " (out.txt exists)" : ""));
+      const std::vector<std::string> before = Entries();
+      ToolResult r = RunHere(c.path, c.args);
+      EXPECT_EQ(r.code, 2) << r.err;
+      EXPECT_TRUE(r.err.starts_with(c.message)) << r.err;
+      EXPECT_EQ(Entries(), before);
+      if (exists) {
+        EXPECT_EQ(ReadFile(dir_ / "out.txt"), "old\n");
+      }
+    }
+  }
+}
+
+TEST_F(HostileCliTest, AnOutputThatDoesNotExistYetIsNoInput) {
+  ToolResult r = RunHere(HLO_OPT_PATH, "m.hlo -o new.hlo --passes=copy-elision --report=new.json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(ReadFile(dir_ / "new.hlo").find("ENTRY"), std::string::npos);
+  EXPECT_NE(ReadFile(dir_ / "new.json").find("\"removed\""), std::string::npos);
+  r = RunHere(HLO_PIPELINE_PATH, "--schedule=csv:s.csv --trace=t.json --dump-csv=d.csv");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(ReadFile(dir_ / "d.csv"), kScheduleCsv);
+  EXPECT_NE(ReadFile(dir_ / "t.json").find("traceEvents"), std::string::npos);
+}
+
+TEST_F(HostileCliTest, AFailingRunLeavesExistingOutputsAsTheyWere) {
+  // The first module is fine, the second does not parse: exit 1, and neither -o nor
+  // --report=FILE may change (the report used to be replaced by an empty one).
+  Write("half.hlo", std::string(kModule) +
+                        "// -----\nHloModule bad\nENTRY e {\n  ROOT c = f32[] "
+                        "constant(x)\n}\n");
+  Write("report.json", "old report\n");
+  Write("out.hlo", "old module\n");
+  ToolResult r = RunHere(HLO_OPT_PATH,
+                         "--split-input-file half.hlo --passes=copy-elision --report=report.json "
+                         "-o out.hlo");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_TRUE(
+      r.err.starts_with("half.hlo:10:8: error: computation 'e': instruction 'c': constant "
+                        "literal: 'x' is not a f32 value"))
+      << r.err;
+  EXPECT_EQ(ReadFile(dir_ / "report.json"), "old report\n");
+  EXPECT_EQ(ReadFile(dir_ / "out.hlo"), "old module\n");
+  EXPECT_EQ(Entries(), (std::vector<std::string>{"half.hlo", "m-link.hlo", "m.hlo", "out.hlo",
+                                                 "report.json", "s-link.csv", "s.csv", "sub"}));
+}
+
+TEST_F(HostileCliTest, HloGenReplacesNoStageFileUnlessEveryStageIsWritten) {
+  // Stage 1's target is a directory, so the run fails there: stage 0's existing file, already
+  // generated into its temporary, must stay as it was (it used to be replaced).
+  std::filesystem::create_directories(dir_ / "stages" / "stage_1.hlo");
+  Write("stages/stage_0.hlo", "old stage 0\n");
+  ToolResult r = RunHere(HLO_GEN_PATH,
+                         "--layout=mpmd --stages=2 --layers=2 --hidden=64 --heads=2 --seq=16 "
+                         "--microbatch=1 --microbatches=2 -o stages/");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(r.err.starts_with(
+      "hlo-gen: error: cannot open 'stages/stage_1.hlo' for writing: Is a directory\n"))
+      << r.err;
+  EXPECT_EQ(ReadFile(dir_ / "stages" / "stage_0.hlo"), "old stage 0\n");
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_ / "stages")) {
+    names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"stage_0.hlo", "stage_1.hlo"}));  // no temporary
+  // Once both can be written, both are.
+  std::filesystem::remove(dir_ / "stages" / "stage_1.hlo");
+  r = RunHere(HLO_GEN_PATH,
+              "--layout=mpmd --stages=2 --layers=2 --hidden=64 --heads=2 --seq=16 "
+              "--microbatch=1 --microbatches=2 -o stages/");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(ReadFile(dir_ / "stages" / "stage_0.hlo").starts_with("HloModule"));
+  EXPECT_TRUE(ReadFile(dir_ / "stages" / "stage_1.hlo").starts_with("HloModule"));
+}
+
+TEST_F(HostileCliTest, HloPipelineReplacesNeitherOutputUnlessBothAreWritten) {
+  // --dump-csv names a directory: the run fails, and the existing --trace file stays.
+  std::filesystem::create_directory(dir_ / "dir.csv");
+  Write("trace.json", "old trace\n");
+  ToolResult r = RunHere(HLO_PIPELINE_PATH,
+                         "--schedule=gpipe --ranks=1 --microbatches=2 --trace=trace.json "
+                         "--dump-csv=dir.csv");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_EQ(r.err, "hlo-pipeline: error: cannot open 'dir.csv' for writing: Is a directory\n");
+  EXPECT_EQ(ReadFile(dir_ / "trace.json"), "old trace\n");
+  EXPECT_EQ(Entries(), (std::vector<std::string>{"dir.csv", "m-link.hlo", "m.hlo", "s-link.csv",
+                                                 "s.csv", "sub", "trace.json"}));
+}
+
+TEST_F(HostileCliTest, ControlBytesInFileNamesAreEscapedInErrorPrefixes) {
+  const std::string name = "e\x1b[31mrr.hlo";
+  Write(name, "HloModule m\nENTRY e {\n  ROOT c = f32[] constant(x)\n}\n");
+  const std::string contents = ReadFile(dir_ / name);
+  for (std::string_view tool : {std::string_view(HLO_OPT_PATH), std::string_view(HLO_RUN_PATH)}) {
+    SCOPED_TRACE(tool);
+    ToolResult r = RunHere(tool, "'" + name + "'");
+    EXPECT_EQ(r.code, tool == HLO_OPT_PATH ? 1 : 3) << r.err;
+    EXPECT_TRUE(
+        r.err.starts_with("e\\x1b[31mrr.hlo:3:8: error: computation 'e': instruction "
+                          "'c': constant literal: 'x' is not a f32 value"))
+        << r.err;
+    EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+    EXPECT_EQ(ReadFile(dir_ / name), contents);
+  }
+  // A file that does not exist: the tools' own message.
+  ToolResult r = RunHere(HLO_OPT_PATH, "'no\x1b]0;title\x07pe.hlo'");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(r.err.starts_with(
+      "hlo-opt: error: cannot open 'no\\x1b]0;title\\x07pe.hlo': No such file or directory\n"))
+      << r.err;
+}
+
+TEST_F(HostileCliTest, ScheduleCsvByteOrderMarkIsSkippedAndInvisibleCharactersAreShown) {
+  Write("bom.csv",
+        "\xEF\xBB\xBF"
+        "0F0,0B0\n");
+  ToolResult r = RunHere(HLO_PIPELINE_PATH, "--schedule=csv:bom.csv");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(r.out.starts_with("schedule bom.csv: 1 ranks, 1 stages, 1 microbatches, 2 compute"))
+      << r.out;
+  EXPECT_EQ(ReadFile(dir_ / "bom.csv"),
+            "\xEF\xBB\xBF"
+            "0F0,0B0\n");
+
+  Write("zwsp.csv",
+        "0F0,0F\xE2\x80\x8B"
+        "0\n");
+  r = RunHere(HLO_PIPELINE_PATH, "--schedule=csv:zwsp.csv");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_TRUE(
+      r.err.starts_with("hlo-pipeline: error: zwsp.csv:1:5: rank 0: action "
+                        "'0F\\u200b0': unknown kind 'F\\u200b' (expected F, B,"))
+      << r.err;
+  EXPECT_EQ(ReadFile(dir_ / "zwsp.csv"),
+            "0F0,0F\xE2\x80\x8B"
+            "0\n");
+}
+
+TEST(OutputPathsTest, ComparesFilesNotSpellings) {
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / "output_paths_unit";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "sub");
+  ::hloscope::testing::WriteFile(dir / "in.hlo", "x");
+  std::filesystem::create_symlink(dir / "in.hlo", dir / "link");
+  std::filesystem::create_directory_symlink(dir / "sub", dir / "sub-link");
+  const std::string in = (dir / "in.hlo").string();
+  // The same file by any spelling.
+  for (const std::string& out :
+       {in, (dir / "sub" / ".." / "in.hlo").string(), (dir / "link").string()}) {
+    EXPECT_EQ(CheckOutputPaths({{"--report", out}}, {in}),
+              "--report=" + out + " names the input file '" + in +
+                  "'; an output never replaces an input");
+  }
+  // Standard output and streams are never compared; an input that does not exist protects
+  // nothing; a new file is no input.
+  EXPECT_EQ(CheckOutputPaths({{"-o", "-"}, {"--trace", "-"}}, {"-"}), "");
+  EXPECT_EQ(CheckOutputPaths({{"-o", "/dev/null"}, {"--trace", "/dev/null"}}, {"/dev/null"}), "");
+  EXPECT_EQ(CheckOutputPaths({{"-o", (dir / "missing").string()}}, {(dir / "missing").string()}),
+            "");
+  EXPECT_EQ(CheckOutputPaths({{"-o", (dir / "new.hlo").string()}}, {in}), "");
+  // Two new files: the same when their directories resolve to one.
+  EXPECT_EQ(
+      CheckOutputPaths(
+          {{"-o", (dir / "sub" / "a").string()}, {"--report", (dir / "sub-link" / "a").string()}},
+          {}),
+      "-o " + (dir / "sub" / "a").string() + " and --report=" + (dir / "sub-link" / "a").string() +
+          " name the same file; give each output its own path");
+  EXPECT_EQ(
+      CheckOutputPaths(
+          {{"-o", (dir / "sub" / "a").string()}, {"--report", (dir / "sub" / "b").string()}}, {}),
+      "");
+  // Control bytes in a path are escaped in the message.
+  ::hloscope::testing::WriteFile(dir / "e\x1bx", "x");
+  EXPECT_EQ(CheckOutputPaths({{"-o", (dir / "e\x1bx").string()}}, {(dir / "e\x1bx").string()}),
+            "-o " + dir.string() + "/e\\x1bx names the input file '" + dir.string() +
+                "/e\\x1bx'; an output never replaces an input");
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace hloscope
