@@ -22,6 +22,8 @@
 //                 ranges) on freshly parsed modules, flatten-call-graph run before untimed.
 //   memory-profile  ProfileModule (analysis/memory: alias analysis, live ranges, peak, stages,
 //                 activations; liveness model, no heap) on modules flattened before, untimed.
+//   xla-assignment   AssignLikeXla: XLA's buffer assignment as modeled (live ranges over the
+//                    whole module, MaybeAssignBuffer, both XLA heap orders)
 //   heap-simulation  ProfileModule with --memory-model=xla and the best-fit heap (layout,
 //                 allocation summary): minus memory-profile, what the heap costs.
 // Adding a stage is one line in kStages below (a pass: one line calling RunPassStage).
@@ -62,6 +64,7 @@
 
 #include "analysis/alias.h"
 #include "analysis/memory/memory_profile.h"
+#include "analysis/memory/xla_assignment_model.h"
 #include "benchmark/benchmark.h"
 #include "fmt/core.h"
 #include "hlo/module.h"
@@ -332,6 +335,27 @@ void RunHeapSimulation(benchmark::State& state, const Input& input) {
   }
 }
 
+// xla-assignment: AssignLikeXla (analysis/memory/xla_assignment_model.h): alias analysis, the
+// whole-module live ranges, XLA's buffer order with MaybeAssignBuffer, and the temporaries
+// packed by both XLA heap orders (and our own, for the ideal figure).
+void RunXlaAssignment(benchmark::State& state, const Input& input) {
+  std::vector<std::unique_ptr<Module>> parsed = ParseAll(state, input);
+  auto flatten = PassRegistry::Global().Create("flatten-call-graph");
+  if (!flatten.ok()) return Fail(state, "xla-assignment", flatten.status());
+  std::vector<std::unique_ptr<Module>> modules;
+  for (auto& m : parsed) {
+    if ((*flatten)->Run(*m).ok() && AssignLikeXla(*m).ok()) modules.push_back(std::move(m));
+  }
+  state.counters["analysis_skipped_modules"] = static_cast<double>(parsed.size() - modules.size());
+  for (auto _ : state) {
+    for (const auto& m : modules) {
+      absl::StatusOr<XlaModelAssignment> a = AssignLikeXla(*m);
+      if (!a.ok()) return Fail(state, "xla-assignment", a.status());
+      benchmark::DoNotOptimize(a->totals.total_bytes);
+    }
+  }
+}
+
 const Stage kStages[] = {
     {"parse", [](benchmark::State& s, const Input& in) { RunParse(s, in, false); }},
     {"verify", RunVerify},
@@ -342,6 +366,7 @@ const Stage kStages[] = {
     {"copy-elision", RunCopyElision, true},
     {"memory-profile", RunMemoryProfile},
     {"heap-simulation", RunHeapSimulation},
+    {"xla-assignment", RunXlaAssignment},
 };
 
 void RunStage(benchmark::State& state, const Stage* stage, const Input* input) {

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "analysis/memory/xla_assignment_model.h"
 #include "fmt/format.h"
 #include "hlo/parser.h"
 #include "hlo/str_util.h"
@@ -210,10 +211,24 @@ void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysi
              }});
   table.Add({.names = {"--buffer-assignment"},
              .help = "With the memory report (implies --memory-report): the entry's\n"
-                     "memory in XLA's BufferAssignment stats categories.",
+                     "memory in XLA's BufferAssignment stats categories; in text, then\n"
+                     "XLA's buffer assignment as modeled (xla_assignment_model.h), in the\n"
+                     "layout of XLA's -buffer-assignment.txt dumps.",
              .handler = [&flags](std::optional<std::string_view>) {
                flags.enabled = true;
                flags.buffer_assignment = true;
+               return absl::OkStatus();
+             }});
+  table.Add({.names = {"--alignment"},
+             .value = FlagValue::kRequired,
+             .placeholder = "N",
+             .help = "With --buffer-assignment: chunks of the modeled temp allocation\n"
+                     "start at multiples of N bytes (default 1; XLA:GPU uses 128).",
+             .handler = [&flags](std::optional<std::string_view> value) {
+               int64_t n = 0;
+               if (absl::Status s = NonNegative("--alignment", value, &n); !s.ok()) return s;
+               if (n == 0) return FlagError("option '--alignment' needs a positive number");
+               flags.alignment = n;
                return absl::OkStatus();
              }});
   table.Add(
@@ -430,6 +445,20 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
   if (!text.ok()) {
     PrintStatus(text.status());
     return 1;
+  }
+  if (flags.buffer_assignment && flags.format == MemoryFormat::kText) {
+    for (const auto* list : {&before.modules, &after.modules}) {
+      for (const auto& m : *list) {
+        absl::StatusOr<XlaModelAssignment> xla = AssignLikeXla(*m, {.alignment = flags.alignment});
+        if (!xla.ok()) {
+          PrintStatus(xla.status());
+          return 1;
+        }
+        *text += fmt::format("\nXLA's buffer assignment of module {}{} (modeled):\n{}", m->name(),
+                             list == &after.modules ? " after the passes" : "",
+                             XlaAssignmentToString(*xla));
+      }
+    }
   }
   // The report says which numbers saturated, so it is written, but it is no success: a file
   // goes to a name that says so (PartialMemoryReportPath) and FILE stays as it was.

@@ -30,6 +30,9 @@ struct MemoryFlags {
   MemoryFormat format = MemoryFormat::kText;
   bool format_is_memory_only = false;  // csv or html: not a format of the analysis printers
   bool buffer_assignment = false;      // --buffer-assignment: XLA's allocation categories
+  // --alignment=N: chunk alignment of the modeled XLA assignment's temp allocation, which
+  // --buffer-assignment lists after the report (text format).
+  int64_t alignment = 1;
   // --pipeline-schedule=NAME --microbatches=M: per stage, what the schedule makes of the
   // activations (analysis/memory/memory_report_pipeline.h); empty: none.
   std::string pipeline_schedule;
@@ -43,7 +46,7 @@ struct MemoryFlags {
 // printers' format, which --format shares), --stage-by=module|attr:NAME, --stage-regex=RE,
 // --forward-regex=RE, --backward-regex=RE, --dim-value=N, --top=N, --count-tuple-tables,
 // --memory-model=liveness|xla, --schedule=text|dfs|list|post-order|min,
-// --timeline=entry|whole-program, --buffer-assignment, --pipeline-schedule=NAME and
+// --timeline=entry|whole-program, --buffer-assignment, --alignment=N, --pipeline-schedule=NAME and
 // --microbatches=M to hlo-opt's table.
 void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysis);
 

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <limits>
+#include <tuple>
 #include <utility>
+
+#include "absl/types/span.h"
 
 namespace hloscope {
 namespace {
@@ -100,38 +103,124 @@ class PlacedIndex {
   std::vector<int32_t> cover_;
 };
 
-}  // namespace
+// Colocation groups as flat arrays: the members of the group led by `l` (its lowest index) are
+// members[start[l]] .. members[start[l + 1] - 1], empty for a buffer that is not a leader. A
+// buffer naming an index out of range, or itself, is in no group but its own.
+struct ColocationGroups {
+  std::vector<int32_t> start, members;
+  absl::Span<const int32_t> Of(int32_t leader) const {
+    return absl::Span<const int32_t>(members).subspan(start[leader],
+                                                      start[leader + 1] - start[leader]);
+  }
+};
 
-HeapLayout PackBestFit(const std::vector<HeapBuffer>& buffers) {
+ColocationGroups GroupColocated(const std::vector<HeapBuffer>& buffers) {
+  const int32_t n = static_cast<int32_t>(buffers.size());
+  std::vector<int32_t> parent(n);
+  bool any = false;
+  for (int32_t i = 0; i < n; ++i) parent[i] = i;
+  auto find = [&](int32_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  for (int32_t i = 0; i < n; ++i) {
+    const int32_t j = buffers[i].colocated_with;
+    if (j < 0 || j >= n || j == i) continue;
+    any = true;
+    const int32_t a = find(i), b = find(j);
+    if (a != b) parent[std::max(a, b)] = std::min(a, b);
+  }
+  ColocationGroups g;
+  g.start.assign(static_cast<size_t>(n) + 1, 0);
+  g.members.resize(n);
+  if (!any) {  // the common case: every buffer alone
+    for (int32_t i = 0; i < n; ++i) {
+      g.start[i + 1] = i + 1;
+      g.members[i] = i;
+    }
+    return g;
+  }
+  for (int32_t i = 0; i < n; ++i) ++g.start[find(i) + 1];
+  for (int32_t i = 0; i < n; ++i) g.start[i + 1] += g.start[i];
+  std::vector<int32_t> next(g.start.begin(), g.start.end() - 1);
+  for (int32_t i = 0; i < n; ++i) g.members[next[find(i)]++] = i;
+  return g;
+}
+
+int64_t RoundUp(int64_t x, int64_t alignment) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  if (alignment <= 1) return x;
+  const int64_t r = x % alignment;
+  if (r == 0) return x;
+  return x > kMax - (alignment - r) ? kMax : x + (alignment - r);
+}
+
+HeapLayout PackInOrder(const std::vector<HeapBuffer>& buffers, HeapOrder kind, int64_t alignment) {
   HeapLayout out;
   out.offsets.assign(buffers.size(), 0);
-  std::vector<int32_t> order;
+  out.sizes.assign(buffers.size(), 0);
+  const ColocationGroups groups = GroupColocated(buffers);
+  struct Group {
+    int32_t leader;
+    int64_t bytes;  // the chunk: the largest member
+    int32_t last;   // the members' latest end
+  };
+  std::vector<Group> order;
   order.reserve(buffers.size());
   int32_t steps = 1;
   for (size_t i = 0; i < buffers.size(); ++i) {
-    if (buffers[i].bytes <= 0) continue;  // takes no space; offset 0
-    order.push_back(static_cast<int32_t>(i));
-    steps = std::max(steps, buffers[i].last + 1);
+    const absl::Span<const int32_t> members = groups.Of(static_cast<int32_t>(i));
+    if (members.empty()) continue;  // not a leader
+    Group g{static_cast<int32_t>(i), 0, buffers[i].last};
+    for (int32_t m : members) {
+      g.bytes = std::max(g.bytes, buffers[m].bytes);
+      g.last = std::max(g.last, buffers[m].last);
+      steps = std::max(steps, buffers[m].last + 1);
+    }
+    if (g.bytes <= 0) continue;  // takes no space; offset 0
+    order.push_back(g);
   }
-  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-    if (buffers[a].bytes != buffers[b].bytes) return buffers[a].bytes > buffers[b].bytes;
-    return buffers[a].first < buffers[b].first;
-  });
+  auto by = [&](auto key) {
+    std::stable_sort(order.begin(), order.end(),
+                     [&](const Group& a, const Group& b) { return key(a) < key(b); });
+  };
+  auto length = [&](const HeapBuffer& b) { return int64_t{b.last} - b.first; };
+  switch (kind) {
+    case HeapOrder::kIdeal:
+    case HeapOrder::kXla:  // not reached: PackBestFit runs the two XLA orders
+      by([&](const Group& g) { return std::make_tuple(-g.bytes, buffers[g.leader].first); });
+      break;
+    case HeapOrder::kXlaSpatial:
+      by([&](const Group& g) {
+        const HeapBuffer& b = buffers[g.leader];
+        return std::make_tuple(-b.bytes, -length(b), g.leader);
+      });
+      break;
+    case HeapOrder::kXlaTemporal:
+      by([&](const Group& g) {
+        const HeapBuffer& b = buffers[g.leader];
+        return std::make_tuple(b.first - int64_t{g.last}, -b.bytes, g.leader);
+      });
+      break;
+  }
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   PlacedIndex placed(steps);
   std::vector<Segment> occupied;  // the overlapping buffers' bytes, several sets' worth
   std::vector<Segment> scratch;
   std::vector<size_t> runs, next_runs;  // where each set's segments start in `occupied`
   auto by_start = [](const Segment& x, const Segment& y) { return x.start < y.start; };
-  for (int32_t i : order) {
-    const HeapBuffer& b = buffers[i];
+  for (const Group& g : order) {
+    const absl::Span<const int32_t> members = groups.Of(g.leader);
     occupied.clear();
     runs.assign(1, 0);
-    placed.ForEachOverlapping(b.first, b.last, [&](const std::vector<Segment>& set) {
-      if (set.empty()) return;
-      occupied.insert(occupied.end(), set.begin(), set.end());
-      runs.push_back(occupied.size());
-    });
+    for (int32_t m : members) {
+      placed.ForEachOverlapping(buffers[m].first, buffers[m].last,
+                                [&](const std::vector<Segment>& set) {
+                                  if (set.empty()) return;
+                                  occupied.insert(occupied.end(), set.begin(), set.end());
+                                  runs.push_back(occupied.size());
+                                });
+    }
     // Each set is sorted: merge them pairwise, in passes, rather than sort them all (a third
     // faster on the curated models, where a buffer overlaps more sets).
     while (runs.size() > 2) {
@@ -152,28 +241,43 @@ HeapLayout PackBestFit(const std::vector<HeapBuffer>& buffers) {
       occupied.swap(scratch);
       runs.swap(next_runs);
     }
-    // Gaps between the occupied bytes, by offset: the smallest that fits (touching segments
-    // leave no gap, so sets that overlap one another give the gaps of their union).
+    // Gaps between the occupied bytes, by offset: the smallest that fits at an aligned offset
+    // (touching segments leave no gap, so sets that overlap one another give the gaps of their
+    // union).
     int64_t best_offset = -1;
     int64_t best_gap = kMax;
     int64_t top = 0;  // the lowest offset above everything seen so far
     for (const Segment& s : occupied) {
       if (s.start > top) {
         const int64_t gap = s.start - top;
-        if (gap >= b.bytes && gap < best_gap) {
+        const int64_t aligned = RoundUp(top, alignment);
+        if (aligned <= s.start && s.start - aligned >= g.bytes && gap < best_gap) {
           best_gap = gap;
-          best_offset = top;
+          best_offset = aligned;
         }
       }
       top = std::max(top, s.end);
     }
-    const int64_t offset = best_offset >= 0 ? best_offset : top;
-    out.offsets[i] = offset;
-    const int64_t end = offset > kMax - b.bytes ? kMax : offset + b.bytes;
+    const int64_t offset = best_offset >= 0 ? best_offset : RoundUp(top, alignment);
+    const int64_t end = offset > kMax - g.bytes ? kMax : offset + g.bytes;
     out.heap_bytes = std::max(out.heap_bytes, end);
-    placed.Insert(i, b.first, b.last, offset, end);
+    for (int32_t m : members) {
+      out.offsets[m] = offset;
+      out.sizes[m] = g.bytes;
+      placed.Insert(m, buffers[m].first, buffers[m].last, offset, end);
+    }
   }
   return out;
+}
+
+}  // namespace
+
+HeapLayout PackBestFit(const std::vector<HeapBuffer>& buffers, const HeapPackOptions& options) {
+  const int64_t alignment = std::max<int64_t>(options.alignment, 1);
+  if (options.order != HeapOrder::kXla) return PackInOrder(buffers, options.order, alignment);
+  HeapLayout spatial = PackInOrder(buffers, HeapOrder::kXlaSpatial, alignment);
+  HeapLayout temporal = PackInOrder(buffers, HeapOrder::kXlaTemporal, alignment);
+  return temporal.heap_bytes < spatial.heap_bytes ? temporal : spatial;
 }
 
 }  // namespace hloscope

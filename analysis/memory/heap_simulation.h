@@ -6,10 +6,22 @@
 //   HeapLayout layout = PackBestFit(buffers);
 //   fmt::print("heap {} bytes\n", layout.heap_bytes);
 //
-// Buffers are placed largest first (ties: earlier start, then input order). A buffer goes
-// into the smallest gap between the placed buffers whose range overlaps its own that it fits;
-// when none fits, above the highest of them. Ranges are inclusive steps: [0,3] and [3,5]
-// overlap, as a result is written while its operands are read.
+// A buffer goes into the smallest gap between the placed buffers whose range overlaps its own
+// that it fits (the lowest of equal gaps); when none fits, above the highest of them. Ranges are
+// inclusive steps: [0,3] and [3,5] overlap, as a result is written while its operands are read.
+// The order buffers are placed in (HeapOrder):
+//  - kIdeal (PackBestFit's default, the "ideal packer" figure): largest first, ties by earlier
+//    start, then input order. It packs better than XLA on real modules.
+//  - kXlaSpatial: XLA's GlobalDecreasingSizeBestFitHeap order: larger first, then the longer
+//    live range, then the lower id (the input index).
+//  - kXlaTemporal: XLA's second order: the longer live range first (a colocated group's range
+//    ends at its members' latest end), then larger, then lower id.
+//  - kXla: both XLA orders, keeping the smaller heap (the spatial one on a tie), as XLA's
+//    ChooseBestHeapAlgorithm does for buffer assignment.
+// Colocated buffers (XLA's ShareWith: `colocated_with` names the index of the buffer whose chunk
+// this one shares, transitively) share one chunk, as large as the largest of them, placed where
+// it is free over every member's range; the group sorts by its first buffer. Offsets are rounded
+// up to `alignment` (a gap fits when the aligned offset leaves room).
 #pragma once
 
 #include <cstdint>
@@ -21,13 +33,22 @@ struct HeapBuffer {
   int64_t bytes = 0;
   int32_t first = 0;
   int32_t last = 0;
+  int32_t colocated_with = -1;  // index of the buffer whose chunk this one shares; -1: none
+};
+
+enum class HeapOrder { kIdeal, kXlaSpatial, kXlaTemporal, kXla };
+
+struct HeapPackOptions {
+  HeapOrder order = HeapOrder::kIdeal;
+  int64_t alignment = 1;  // every offset a multiple of it (>= 1)
 };
 
 struct HeapLayout {
   std::vector<int64_t> offsets;  // by input index
+  std::vector<int64_t> sizes;    // by input index: the chunk's size (a colocated group's largest)
   int64_t heap_bytes = 0;        // the highest end of any buffer (saturates at INT64_MAX)
 };
 
-HeapLayout PackBestFit(const std::vector<HeapBuffer>& buffers);
+HeapLayout PackBestFit(const std::vector<HeapBuffer>& buffers, const HeapPackOptions& options = {});
 
 }  // namespace hloscope

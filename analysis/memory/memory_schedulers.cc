@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -11,9 +12,63 @@
 namespace hloscope {
 namespace {
 
-// Bytes of the new arrays an instruction writes (forwarding instructions write none).
+// Bytes of the index tables of a tuple-shaped result (8 bytes per element, at every level), as
+// XLA's size functions count them.
+int64_t TableBytes(const Shape& s) {
+  if (!s.IsTuple()) return 0;
+  int64_t bytes = 8 * static_cast<int64_t>(s.tuple_elements.size());
+  for (const Shape* e : s.tuple_elements) bytes += TableBytes(*e);
+  return bytes;
+}
+
+// Bytes of the new storage an instruction writes: a tuple writes its table only, other
+// forwarding instructions nothing; a send's result holds its operand's data ({0}), which is
+// not new.
 int64_t DefinedBytes(const Instruction& in) {
-  return WritesNoStorage(in.opcode()) ? 0 : in.shape().TotalArrayBytes();
+  if (in.opcode() == Opcode::kTuple) return TableBytes(in.shape());
+  if (WritesNoStorage(in.opcode())) return 0;
+  if (in.opcode() == Opcode::kSend && in.shape().IsTuple() && !in.shape().tuple_elements.empty()) {
+    int64_t bytes = TableBytes(in.shape());
+    for (size_t i = 1; i < in.shape().tuple_elements.size(); ++i) {
+      bytes += in.shape().tuple_elements[i]->TotalArrayBytes();
+    }
+    return bytes;
+  }
+  return in.shape().TotalArrayBytes() + TableBytes(in.shape());
+}
+
+// The instruction whose storage is the top level of `in`'s result (XLA's ComputeBuffersAt(in,
+// {})): through bitcasts, domains, optimization barriers and add-dependency to their operand,
+// through a get-tuple-element to the element of the tuple (or send) it reads.
+const Instruction* TopOwner(const Instruction* in) {
+  for (int guard = 0; guard < 64; ++guard) {
+    switch (in->opcode()) {
+      case Opcode::kBitcast:
+      case Opcode::kDomain:
+      case Opcode::kOptBarrier:
+      case Opcode::kAddDependency:
+        if (in->operand_count() == 0) return in;
+        in = in->operand(0);
+        continue;
+      case Opcode::kGetTupleElement: {
+        const Instruction* tuple = in->operand_count() > 0 ? in->operand(0) : nullptr;
+        const int64_t k = in->tuple_index();
+        if (tuple != nullptr && tuple->opcode() == Opcode::kTuple && k < tuple->operand_count()) {
+          in = tuple->operand(k);
+          continue;
+        }
+        if (tuple != nullptr && tuple->opcode() == Opcode::kSend && k == 0 &&
+            tuple->operand_count() > 0) {
+          in = tuple->operand(0);
+          continue;
+        }
+        return tuple != nullptr ? tuple : in;
+      }
+      default:
+        return in;
+    }
+  }
+  return in;
 }
 
 bool ScheduledFirst(const Instruction& in) {
@@ -113,9 +168,11 @@ std::vector<const Instruction*> Dfs(const Computation& c) {
   return PostOrderFrom(c, Unused(c, c.root()), order_of);
 }
 
+// XLA's list scheduler, accounting per storage owner (a tuple frees nothing: whoever reads
+// its elements later still holds their storage).
 std::vector<const Instruction*> List(const Computation& c) {
   absl::Span<Instruction* const> instrs = c.instructions();
-  absl::flat_hash_map<const Instruction*, int64_t> position, waiting, unscheduled_users;
+  absl::flat_hash_map<const Instruction*, int64_t> position, waiting, unscheduled_readers;
   for (size_t i = 0; i < instrs.size(); ++i) position[instrs[i]] = static_cast<int64_t>(i);
   auto unique_operands = [](const Instruction& in) {
     std::vector<const Instruction*> ops(in.operands().begin(), in.operands().end());
@@ -123,22 +180,40 @@ std::vector<const Instruction*> List(const Computation& c) {
     ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
     return ops;
   };
+  // The storage each instruction reads: the top-level owner of each operand.
+  absl::flat_hash_map<const Instruction*, std::vector<const Instruction*>> reads;
+  for (const Instruction* in : instrs) {
+    std::vector<const Instruction*>& r = reads[in];
+    for (const Instruction* op : in->operands()) r.push_back(TopOwner(op));
+    std::sort(r.begin(), r.end());
+    r.erase(std::unique(r.begin(), r.end()), r.end());
+    for (const Instruction* owner : r) ++unscheduled_readers[owner];
+  }
   std::vector<const Instruction*> ready;
   for (const Instruction* in : instrs) {
     int64_t preds = 0;
     for (const Instruction* op : unique_operands(*in)) preds += position.contains(op) ? 1 : 0;
     for (const Instruction* p : in->control_predecessors()) preds += position.contains(p);
     waiting[in] = preds;
-    absl::flat_hash_set<const Instruction*> users(in->users().begin(), in->users().end());
-    unscheduled_users[in] = static_cast<int64_t>(users.size());
     if (preds == 0) ready.push_back(in);
   }
+  // XLA's priority: effective scalars first (to keep them together), then bytes freed minus
+  // bytes defined (parameters' and constants' storage counts neither way), then more users; on
+  // a tie the instruction that became ready last.
   auto priority = [&](const Instruction& in) {
-    int64_t freed = 0;
-    for (const Instruction* op : unique_operands(in)) {
-      if (!ScheduledFirst(*op) && unscheduled_users[op] == 1) freed += DefinedBytes(*op);
+    constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+    const Shape& shape = in.shape();
+    if (shape.IsArray() && !shape.IsDynamic() && shape.ElementCount() == 1) {
+      return std::make_pair(kMax, kMax);
     }
-    return std::make_pair(ScheduledFirst(in) ? 1 : 0, freed - DefinedBytes(in));
+    int64_t freed = 0;
+    for (const Instruction* owner : reads[&in]) {
+      if (position.contains(owner) && !ScheduledFirst(*owner) && unscheduled_readers[owner] == 1) {
+        freed += DefinedBytes(*owner);
+      }
+    }
+    const int64_t defined = ScheduledFirst(in) ? 0 : DefinedBytes(in);
+    return std::make_pair(freed - defined, in.user_count());
   };
   std::vector<const Instruction*> out;
   out.reserve(instrs.size());
@@ -147,7 +222,7 @@ std::vector<const Instruction*> List(const Computation& c) {
     auto best_priority = priority(*ready[0]);
     for (size_t i = 1; i < ready.size(); ++i) {
       auto p = priority(*ready[i]);
-      if (p > best_priority || (p == best_priority && position[ready[i]] < position[ready[best]])) {
+      if (p >= best_priority) {
         best = i;
         best_priority = p;
       }
@@ -155,7 +230,7 @@ std::vector<const Instruction*> List(const Computation& c) {
     const Instruction* in = ready[best];
     ready.erase(ready.begin() + static_cast<std::ptrdiff_t>(best));
     out.push_back(in);
-    for (const Instruction* op : unique_operands(*in)) --unscheduled_users[op];
+    for (const Instruction* owner : reads[in]) --unscheduled_readers[owner];
     auto release = [&](const Instruction* next) {
       auto it = waiting.find(next);
       if (it != waiting.end() && --it->second == 0) ready.push_back(next);

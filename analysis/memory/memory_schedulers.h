@@ -5,9 +5,15 @@
 //  - kPostOrder: post-order from each instruction nobody uses (text order), operands in order.
 //  - kDfs: post-order from the root, visiting operands with more extra users (users beyond the
 //    first, summed over the operand's subtree) first, then larger subtree bytes, then by name.
-//  - kList: greedy; of the ready instructions, parameters and constants first, then the one
-//    with the most bytes freed (operands it is the last unscheduled user of) minus bytes
-//    defined, then text order.
+//  - kList: greedy, as XLA's list scheduler: of the ready instructions, effective scalars
+//    first, then the most bytes freed minus bytes defined (parameters' and constants' storage
+//    counts neither way), then the most users, then the one that became ready last. Accounted
+//    per storage
+//    owner, as XLA's list scheduler accounts per buffer: an instruction reads the top-level
+//    storage of each operand (through get-tuple-element, bitcast and the like to the
+//    instruction that wrote it) and frees what it is the last reader of; a tuple defines its
+//    index table (8 bytes per element) and frees nothing while its elements are read later; a
+//    send defines its table and context, not the data it forwards.
 //  - kText and kMin are resolved by the caller (kMin: the memory profiler runs list, dfs and
 //    post-order and keeps the lowest peak, ties in that order, as XLA's default scheduler).
 // Control predecessors always come before their successors.

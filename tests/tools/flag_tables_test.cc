@@ -169,6 +169,7 @@ const std::map<std::string, std::string, std::less<>> kSamples = {
     {"--backward-regex", "bwd"},
     {"--dim-value", "4"},
     {"--top", "3"},
+    {"--alignment", "128"},
     {"--memory-model", "liveness"},
     {"--schedule", "list"},
     {"--timeline", "whole-program"},

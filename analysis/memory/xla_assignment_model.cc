@@ -1,0 +1,570 @@
+#include "analysis/memory/xla_assignment_model.h"
+
+#include <algorithm>
+#include <deque>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <set>
+#include <tuple>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "analysis/alias.h"
+#include "analysis/dataflow_call_sites.h"
+#include "analysis/in_place_pairs.h"
+#include "analysis/memory/call_graph.h"
+#include "analysis/memory/instruction_sequence.h"
+#include "fmt/format.h"
+#include "hlo/computation.h"
+#include "hlo/input_output_alias.h"
+
+namespace hloscope {
+namespace {
+
+enum class Scope : uint8_t { kNone, kGlobal, kThreadLocal };
+
+// Global computations (control flow from the entry), thread-local ones (called by reduce, map,
+// sort, ... from those), and the rest (fusion bodies and what they call; unreachable ones).
+absl::flat_hash_map<const Computation*, Scope> Scopes(const Module& module) {
+  absl::flat_hash_map<const Computation*, Scope> scope;
+  std::deque<const Computation*> work;
+  scope[module.entry()] = Scope::kGlobal;
+  work.push_back(module.entry());
+  while (!work.empty()) {
+    const Computation* c = work.front();
+    work.pop_front();
+    const Scope here = scope[c];
+    for (const Instruction* in : c->instructions()) {
+      for (const Computation* callee : in->called_computations()) {
+        Scope s = Scope::kNone;
+        if (in->opcode() != Opcode::kFusion) {
+          s = here == Scope::kGlobal && CallContextOf(*in, *callee) == CallContext::kControlFlow
+                  ? Scope::kGlobal
+                  : Scope::kThreadLocal;
+        }
+        if (in->opcode() == Opcode::kAsyncUpdate || in->opcode() == Opcode::kAsyncDone) continue;
+        auto [it, inserted] = scope.emplace(callee, s);
+        if (!inserted) {
+          if (static_cast<int>(s) <= static_cast<int>(it->second) || it->second == Scope::kGlobal) {
+            continue;
+          }
+          it->second = s;
+        }
+        work.push_back(callee);
+      }
+    }
+  }
+  return scope;
+}
+
+std::string ValueName(const HloValue& v) {
+  std::string name(v.instruction->name());
+  if (!v.index.empty()) name += ShapeIndexToString(v.index);
+  return name;
+}
+
+class Assigner {
+ public:
+  Assigner(const Module& module, const AliasAnalysis& alias, const XlaLiveRanges& ranges,
+           const XlaModelOptions& options)
+      : module_(module),
+        alias_(alias),
+        flow_(alias.dataflow()),
+        ranges_(ranges),
+        options_(options) {}
+
+  absl::StatusOr<XlaModelAssignment> Run() {
+    scopes_ = Scopes(module_);
+    for (const InputOutputAlias& a : module_.input_output_aliases()) {
+      donated_.insert({a.parameter, ShapeIndexToString(a.parameter_index)});
+    }
+    allocation_of_value_.assign(flow_.values().size(), -1);
+    // Positions of every value (the output shape of an allocation asks for the root's).
+    positions_.resize(flow_.values().size());
+    for (const Computation* c : module_.computations()) {
+      for (const Instruction* in : c->instructions()) {
+        for (int32_t p = 0; p < flow_.PositionCount(*in); ++p) {
+          for (ValueId v : flow_.ValuesAtPosition(*in, p)) positions_[v].push_back(in);
+        }
+      }
+    }
+    // Post order: callers' computations first, each in operand-first order.
+    {
+      std::vector<const Computation*> order = CalleesFirst(*module_.entry());
+      std::reverse(order.begin(), order.end());
+      for (const Computation* c : module_.computations()) {
+        if (std::find(order.begin(), order.end(), c) == order.end()) order.push_back(c);
+      }
+      int64_t position = 0;
+      for (const Computation* c : order) {
+        for (const Instruction* in : InstructionSequence(*c, /*scheduled=*/false)) {
+          post_order_[in] = position++;
+        }
+      }
+    }
+    std::vector<const HloBuffer*> global, thread_local_buffers;
+    for (const HloBuffer& b : alias_.buffers()) {
+      const Computation* c = flow_.value(b.values.front()).instruction->parent();
+      auto it = scopes_.find(c);
+      const Scope s = it == scopes_.end() ? Scope::kNone : it->second;
+      if (s == Scope::kGlobal) global.push_back(&b);
+      if (s == Scope::kThreadLocal) thread_local_buffers.push_back(&b);
+    }
+    for (auto* list : {&global, &thread_local_buffers}) {
+      std::vector<const HloBuffer*>& buffers = *list;
+      std::sort(buffers.begin(), buffers.end(), [&](const HloBuffer* a, const HloBuffer* b) {
+        return std::make_tuple(-a->bytes, !a->live_out, FirstPosition(*a), a->id) <
+               std::make_tuple(-b->bytes, !b->live_out, FirstPosition(*b), b->id);
+      });
+      reusable_.clear();
+      for (const HloBuffer* b : buffers) AssignOne(*b, list == &thread_local_buffers);
+    }
+    PackTemporaries();
+    CombineTemporaries();
+    out_.value_allocation = allocation_of_value_;
+    for (XlaModelAllocation& a : out_.allocations) {
+      XlaModelTotals& t = out_.totals;
+      if (a.parameter) t.parameter_bytes += a.size;
+      if (a.constant) t.constant_bytes += a.size;
+      if (a.maybe_live_out) t.maybe_live_out_bytes += a.size;
+      if (a.thread_local_) t.thread_local_bytes += a.size;
+      if (a.preallocated_temp) t.preallocated_temp_bytes += a.size;
+      t.total_bytes += a.size;
+    }
+    return std::move(out_);
+  }
+
+ private:
+  struct Allocation {
+    std::vector<ValueId> values;
+    // The values' live ranges by (start, end, id). Values assigned to one allocation never
+    // interfere, so their ranges at most touch: by start they are also by end, and the values
+    // a new range [s, e] can meet are the last ones starting at or before e, back to the first
+    // that ends before s. Only the values of an allocation's first buffer may overlap (a value
+    // off the timeline counts as live throughout): then `disjoint` is false and every value is
+    // checked.
+    std::set<std::tuple<int64_t, int64_t, ValueId>> ranges;
+    bool disjoint = true;
+    bool readonly = false;
+    bool reusable = true;
+  };
+
+  int64_t FirstPosition(const HloBuffer& b) const {
+    int64_t first = std::numeric_limits<int64_t>::max();
+    for (ValueId v : b.values) {
+      auto it = post_order_.find(flow_.value(v).instruction);
+      if (it != post_order_.end()) first = std::min(first, it->second);
+    }
+    return first;
+  }
+
+  XlaLiveRange RangeOf(ValueId v) const {
+    const XlaLiveRange& r = ranges_.ranges[v];
+    if (r.defined) return r;
+    // Off the timeline (another execution thread): live throughout, never shared.
+    return {true, 0, ranges_.end_time(), nullptr, 0};
+  }
+
+  // XLA's LiveRangeInterferes.
+  bool Interferes(ValueId a, ValueId b) const {
+    const XlaLiveRange ra = RangeOf(a), rb = RangeOf(b);
+    if (ra.start > rb.end || rb.start > ra.end) return false;
+    if (ra.end == rb.start) return !CanShareAsOperand(b, ra);
+    if (rb.end == ra.start) return !CanShareAsOperand(a, rb);
+    return true;
+  }
+
+  bool CanShareAsOperand(ValueId user, const XlaLiveRange& operand_range) const {
+    const HloValue& u = flow_.value(user);
+    const Instruction* end = operand_range.end_instruction;
+    if (end == nullptr || u.instruction->opcode() == Opcode::kCopy) return false;
+    const auto users = end->users();
+    if (std::find(users.begin(), users.end(), u.instruction) == users.end()) return false;
+    return CanShareOperandBufferWithUser(*end, flow_.IndexAt(*end, operand_range.end_position),
+                                         *u.instruction, u.index, flow_.options());
+  }
+
+  bool MaybeAssign(size_t index, const HloBuffer& b) {
+    Allocation& a = allocations_[index];
+    XlaModelAllocation& m = out_.allocations[index];
+    if (b.bytes > m.size || a.readonly || !a.reusable) return false;
+    if (SpaceOf(b) != m.memory_space) return false;
+    for (ValueId v : b.values) {
+      const XlaLiveRange r = RangeOf(v);
+      if (a.disjoint) {
+        auto it = a.ranges.upper_bound({r.end, std::numeric_limits<int64_t>::max(), kNoValue});
+        while (it != a.ranges.begin()) {
+          --it;
+          if (std::get<1>(*it) < r.start) break;
+          if (Interferes(v, std::get<2>(*it))) return false;
+        }
+      } else {
+        for (ValueId assigned : a.values) {
+          if (Interferes(v, assigned)) return false;
+        }
+      }
+      // A copy never shares with a value it reads.
+      const Instruction* copy = flow_.value(v).instruction;
+      if (copy->opcode() == Opcode::kCopy) {
+        for (const Instruction* op : copy->operands()) {
+          for (int32_t q = 0; q < flow_.PositionCount(*op); ++q) {
+            for (ValueId u : flow_.ValuesAtPosition(*op, q)) {
+              if (allocation_of_value_[u] == static_cast<int64_t>(index)) return false;
+            }
+          }
+        }
+      }
+    }
+    if (b.live_out && m.size != b.bytes) return false;
+    Add(index, b);
+    return true;
+  }
+
+  int64_t SpaceOf(const HloBuffer& b) const {
+    int64_t space = 0;
+    for (ValueId v : b.values) {
+      const Shape& s = *flow_.value(v).shape;
+      if (s.IsArray()) space = std::max(space, s.layout.memory_space);
+    }
+    return space;
+  }
+
+  size_t NewAllocation(const HloBuffer& b) {
+    XlaModelAllocation m;
+    m.index = static_cast<int64_t>(out_.allocations.size());
+    m.size = b.bytes;
+    m.memory_space = SpaceOf(b);
+    out_.allocations.push_back(std::move(m));
+    allocations_.emplace_back();
+    Add(out_.allocations.size() - 1, b);
+    return out_.allocations.size() - 1;
+  }
+
+  void Add(size_t index, const HloBuffer& b) {
+    XlaModelAllocation& m = out_.allocations[index];
+    Allocation& a = allocations_[index];
+    for (ValueId v : b.values) {
+      a.values.push_back(v);
+      const XlaLiveRange r = RangeOf(v);
+      if (a.disjoint && !a.ranges.empty()) {
+        // Within the first buffer's values (later buffers are checked before they are added).
+        auto next = a.ranges.lower_bound({r.start, r.end, v});
+        if (next != a.ranges.end() && std::get<0>(*next) < r.end) a.disjoint = false;
+        if (next != a.ranges.begin() && std::get<1>(*std::prev(next)) > r.start) {
+          a.disjoint = false;
+        }
+      }
+      a.ranges.insert({r.start, r.end, v});
+      allocation_of_value_[v] = static_cast<int64_t>(index);
+      m.values.push_back(ModelValue(v, 0, b.bytes));
+      for (const Instruction* at : positions_[v]) {
+        if (at == module_.entry()->root() && flow_.IndexAt(*at, 0).empty() &&
+            !flow_.ValuesAtPosition(*at, 0).empty() && flow_.ValuesAtPosition(*at, 0)[0] == v) {
+          m.output_shape = at->shape().ToString(/*print_layout=*/false);
+        }
+      }
+    }
+    if (b.live_out) m.maybe_live_out = true;
+    assigned_.insert(b.id);
+    allocation_of_[b.id] = index;
+  }
+
+  XlaModelValue ModelValue(ValueId v, int64_t offset, int64_t size) const {
+    const HloValue& hv = flow_.value(v);
+    return {ValueName(hv), offset, size, static_cast<int64_t>(v), hv.shape->ToString(), hv.is_phi};
+  }
+
+  void AssignOne(const HloBuffer& b, bool thread_local_buffer) {
+    for (ValueId v : b.values) {
+      const HloValue& hv = flow_.value(v);
+      if (!hv.is_phi && hv.instruction->opcode() == Opcode::kConstant) {
+        const size_t i = NewAllocation(b);
+        out_.allocations[i].constant = true;
+        allocations_[i].readonly = true;
+        return;
+      }
+    }
+    for (ValueId v : b.values) {
+      const HloValue& hv = flow_.value(v);
+      const Instruction* in = hv.instruction;
+      if (hv.is_phi || in->opcode() != Opcode::kParameter || in->parent() != module_.entry()) {
+        continue;
+      }
+      const size_t i = NewAllocation(b);
+      XlaModelAllocation& m = out_.allocations[i];
+      m.parameter = true;
+      m.parameter_number = in->parameter_number();
+      m.parameter_index = hv.index;
+      m.parameter_shape = in->shape().ToString(/*print_layout=*/false);
+      m.parameter_aliased =
+          donated_.contains({in->parameter_number(), ShapeIndexToString(hv.index)});
+      allocations_[i].readonly = !m.parameter_aliased;
+      if (m.parameter_aliased) reusable_.push_back(i);
+      return;
+    }
+    if (thread_local_buffer) {
+      const size_t i = NewAllocation(b);
+      out_.allocations[i].thread_local_ = true;
+      allocations_[i].reusable = false;
+      return;
+    }
+    for (ValueId v : b.values) {
+      const HloValue& hv = flow_.value(v);
+      if (hv.shape->IsTuple()) {
+        // A tuple's index table gets an allocation of its own; one that does not live out is
+        // a temporary, concatenated into the temp allocation at the end (XLA's
+        // CombineTempAllocations).
+        const size_t i = NewAllocation(b);
+        out_.allocations[i].tuple = true;
+        out_.allocations[i].preallocated_temp = !b.live_out;
+        allocations_[i].reusable = false;
+        return;
+      }
+      if (!hv.index.empty()) continue;
+      for (const Instruction* op : hv.instruction->operands()) {
+        for (BufferId ob : alias_.BuffersAt(*op, {})) {
+          auto it = allocation_of_.find(ob);
+          if (it != allocation_of_.end() && MaybeAssign(it->second, b)) return;
+        }
+      }
+    }
+    for (size_t k = reusable_.size(); k-- > 0;) {
+      if (MaybeAssign(reusable_[k], b)) return;
+    }
+    if (!b.live_out) {
+      temporaries_.push_back(&b);
+      return;
+    }
+    reusable_.push_back(NewAllocation(b));
+  }
+
+  // The heap simulator over the temporaries, one temp allocation per memory space.
+  void PackTemporaries() {
+    absl::flat_hash_map<int64_t, std::vector<const HloBuffer*>> by_space;
+    std::vector<int64_t> spaces;
+    for (const HloBuffer* b : temporaries_) {
+      const int64_t s = SpaceOf(*b);
+      if (!by_space.contains(s)) spaces.push_back(s);
+      by_space[s].push_back(b);
+    }
+    std::sort(spaces.begin(), spaces.end());
+    for (int64_t space : spaces) {
+      std::vector<HeapBuffer> heap;
+      std::vector<ValueId> value_of;
+      absl::flat_hash_map<ValueId, int32_t> index_of;
+      std::vector<const HloBuffer*>& buffers = by_space[space];
+      std::sort(buffers.begin(), buffers.end(),
+                [](const HloBuffer* a, const HloBuffer* b) { return a->id < b->id; });
+      for (const HloBuffer* b : buffers) {
+        int32_t first = -1;
+        for (ValueId v : b->values) {
+          const XlaLiveRange r = RangeOf(v);
+          const int32_t i = static_cast<int32_t>(heap.size());
+          heap.push_back({AliasAnalysis::ValueBytes(flow_.value(v)), static_cast<int32_t>(r.start),
+                          static_cast<int32_t>(r.end), first});
+          if (first < 0) first = i;
+          value_of.push_back(v);
+          index_of[v] = i;
+        }
+      }
+      // A result takes over the chunk of an operand value that dies at its instruction (XLA's
+      // heap simulator ShareWith), once per operand value.
+      absl::flat_hash_set<int32_t> shared;
+      for (size_t i = 0; i < heap.size(); ++i) {
+        const HloValue& v = flow_.value(value_of[i]);
+        if (v.is_phi || heap[i].colocated_with >= 0) continue;
+        const Instruction* in = v.instruction;
+        const int64_t t = RangeOf(value_of[i]).start;
+        bool done = false;
+        for (const Instruction* op : in->operands()) {
+          for (int32_t q = 0; q < flow_.PositionCount(*op) && !done; ++q) {
+            for (ValueId u : flow_.ValuesAtPosition(*op, q)) {
+              auto it = index_of.find(u);
+              if (it == index_of.end() || shared.contains(it->second)) continue;
+              const HeapBuffer& hu = heap[it->second];
+              if (hu.bytes != heap[i].bytes || hu.last != t) continue;
+              if (!CanShareOperandBufferWithUser(*op, flow_.IndexAt(*op, q), *in, v.index,
+                                                 flow_.options())) {
+                continue;
+              }
+              heap[i].colocated_with = it->second;
+              shared.insert(it->second);
+              done = true;
+              break;
+            }
+          }
+          if (done) break;
+        }
+      }
+      const HeapLayout layout =
+          PackBestFit(heap, {.order = options_.heap_order, .alignment = options_.alignment});
+      const HeapLayout ideal =
+          PackBestFit(heap, {.order = HeapOrder::kIdeal, .alignment = options_.alignment});
+      XlaModelAllocation m;
+      m.index = static_cast<int64_t>(out_.allocations.size());
+      m.size = layout.heap_bytes;
+      m.preallocated_temp = true;
+      m.memory_space = space;
+      for (size_t i = 0; i < heap.size(); ++i) {
+        if (flow_.value(value_of[i]).shape->IsTuple()) m.tuple = true;
+        m.values.push_back(ModelValue(value_of[i], layout.offsets[i],
+                                      AliasAnalysis::ValueBytes(flow_.value(value_of[i]))));
+      }
+      out_.totals.ideal_temp_bytes += ideal.heap_bytes;
+      for (ValueId v : value_of) allocation_of_value_[v] = m.index;
+      FindPeak(heap, layout, value_of, m);
+      out_.allocations.push_back(std::move(m));
+    }
+  }
+
+  // The heap's peak: the first time with the most bytes in chunks (a chunk counted once while
+  // any value sharing it lives), the values live then, and where that time is (the
+  // instruction of the flattened timeline and its computation, a callee's when the peak is
+  // inside one).
+  void FindPeak(const std::vector<HeapBuffer>& heap, const HeapLayout& layout,
+                const std::vector<ValueId>& value_of, XlaModelAllocation& m) const {
+    const int32_t n = static_cast<int32_t>(heap.size());
+    std::vector<int32_t> root(n);
+    for (int32_t i = 0; i < n; ++i) root[i] = i;
+    auto find = [&](int32_t x) {
+      while (root[x] != x) x = root[x] = root[root[x]];
+      return x;
+    };
+    for (int32_t i = 0; i < n; ++i) {
+      const int32_t j = heap[i].colocated_with;
+      if (j >= 0 && j < n) root[find(i)] = find(j);
+    }
+    std::vector<int32_t> first(n, std::numeric_limits<int32_t>::max()), last(n, -1);
+    for (int32_t i = 0; i < n; ++i) {
+      const int32_t r = find(i);
+      first[r] = std::min(first[r], heap[i].first);
+      last[r] = std::max(last[r], heap[i].last);
+    }
+    const int64_t steps = ranges_.end_time() + 2;
+    std::vector<int64_t> diff(static_cast<size_t>(steps) + 1, 0);
+    for (int32_t i = 0; i < n; ++i) {
+      if (find(i) != i || last[i] < 0) continue;
+      diff[std::clamp<int64_t>(first[i], 0, steps)] += layout.sizes[i];
+      diff[std::clamp<int64_t>(int64_t{last[i]} + 1, 0, steps)] -= layout.sizes[i];
+    }
+    int64_t live = 0, peak_time = -1;
+    for (int64_t t = 0; t < steps; ++t) {
+      live += diff[t];
+      if (live > m.peak_bytes) {
+        m.peak_bytes = live;
+        peak_time = t;
+      }
+    }
+    if (peak_time < 0) return;
+    for (int32_t i = 0; i < n; ++i) {
+      if (heap[i].first <= peak_time && peak_time <= heap[i].last) {
+        m.peak_values.push_back(ValueName(flow_.value(value_of[i])));
+      }
+    }
+    if (peak_time < ranges_.end_time()) {
+      const Instruction* at = ranges_.sequence[peak_time];
+      m.peak_instruction = std::string(at->name());
+      m.peak_computation = std::string(at->parent()->name());
+    }
+  }
+
+  // XLA's CombineTempAllocations: per memory space, every temp allocation (each temporary
+  // tuple table's, then the heap's) concatenated into one, each part starting at a multiple of
+  // the alignment; it goes after the other allocations.
+  void CombineTemporaries() {
+    std::vector<XlaModelAllocation> kept;
+    std::map<int64_t, XlaModelAllocation> combined;  // by memory space
+    std::vector<int64_t> new_index(out_.allocations.size(), -1);
+    std::vector<int64_t> space_of(out_.allocations.size(), -1);
+    for (XlaModelAllocation& a : out_.allocations) {
+      const int64_t old = a.index;
+      if (!a.preallocated_temp) {
+        a.index = static_cast<int64_t>(kept.size());
+        new_index[old] = a.index;
+        kept.push_back(std::move(a));
+        continue;
+      }
+      space_of[old] = a.memory_space;
+      auto [it, first] = combined.emplace(a.memory_space, XlaModelAllocation{});
+      XlaModelAllocation& c = it->second;
+      if (first) {
+        c = std::move(a);
+        continue;
+      }
+      const int64_t base =
+          (c.size + options_.alignment - 1) / options_.alignment * options_.alignment;
+      for (XlaModelValue& v : a.values) {
+        v.offset += base;
+        c.values.push_back(std::move(v));
+      }
+      c.size = base + a.size;
+      c.tuple = c.tuple || a.tuple;
+      if (!a.peak_values.empty()) {
+        c.peak_bytes = a.peak_bytes;
+        c.peak_values = std::move(a.peak_values);
+        c.peak_instruction = std::move(a.peak_instruction);
+        c.peak_computation = std::move(a.peak_computation);
+      }
+    }
+    for (auto& [space, c] : combined) {
+      c.index = static_cast<int64_t>(kept.size());
+      for (size_t old = 0; old < space_of.size(); ++old) {
+        if (space_of[old] == space) new_index[old] = c.index;
+      }
+      kept.push_back(std::move(c));
+    }
+    out_.allocations = std::move(kept);
+    for (int64_t& a : allocation_of_value_) {
+      if (a >= 0) a = new_index[a];
+    }
+  }
+
+  const Module& module_;
+  const AliasAnalysis& alias_;
+  const DataflowAnalysis& flow_;
+  const XlaLiveRanges& ranges_;
+  const XlaModelOptions& options_;
+  absl::flat_hash_map<const Computation*, Scope> scopes_;
+  absl::flat_hash_set<std::pair<int64_t, std::string>> donated_;
+  std::vector<std::vector<const Instruction*>> positions_;
+  absl::flat_hash_map<const Instruction*, int64_t> post_order_;
+  std::vector<Allocation> allocations_;  // parallel to out_.allocations
+  std::vector<size_t> reusable_;         // XLA's allocation_indices
+  absl::flat_hash_set<BufferId> assigned_;
+  absl::flat_hash_map<BufferId, size_t> allocation_of_;
+  std::vector<int64_t> allocation_of_value_;  // by ValueId; -1: none (yet)
+  std::vector<const HloBuffer*> temporaries_;
+  XlaModelAssignment out_;
+};
+
+}  // namespace
+
+int64_t XlaModelAssignment::AllocationOf(std::string_view value_name) const {
+  for (const XlaModelAllocation& a : allocations) {
+    for (const XlaModelValue& v : a.values) {
+      if (v.name == value_name) return a.index;
+    }
+  }
+  return -1;
+}
+
+absl::StatusOr<XlaModelAssignment> AssignLikeXla(const Module& module,
+                                                 const XlaModelOptions& options) {
+  if (module.entry() == nullptr) {
+    return absl::InvalidArgumentError(fmt::format("module '{}' has no entry", module.name()));
+  }
+  if (options.alignment < 1) {
+    return absl::InvalidArgumentError(
+        fmt::format("alignment {} is not a positive number of bytes", options.alignment));
+  }
+  absl::StatusOr<std::unique_ptr<AliasAnalysis>> alias = AliasAnalysis::Run(module, {});
+  if (!alias.ok()) return alias.status();
+  absl::StatusOr<XlaLiveRanges> ranges = ComputeXlaLiveRanges(module, **alias, options.live_ranges);
+  if (!ranges.ok()) return ranges.status();
+  Assigner assigner(module, **alias, *ranges, options);
+  return assigner.Run();
+}
+
+}  // namespace hloscope

@@ -1,0 +1,121 @@
+// XLA's buffer assignment, modeled: the allocations XLA's BufferAssigner makes for a scheduled
+// module, with their kinds, sizes and the values in each (offset, size), and XLA's per-kind
+// totals. It follows xla/service/buffer_assignment.cc (read at openxla/xla commits
+// 001918b7024cf5f020051a9d25d2dd57a5896aaa and later; docs/xla_memory_tests.md):
+//
+//   absl::StatusOr<XlaModelAssignment> a = AssignLikeXla(module, {.alignment = 128});
+//   fmt::print("temp {}\n", a->totals.preallocated_temp_bytes);
+//
+//  1. Which computations get buffers: those run as control flow from the entry (while, call,
+//     conditional, async computations) share one assignment; those called by reduce, map,
+//     sort, scatter, all-reduce, custom-call and the like (not fusion) get thread-local
+//     allocations; values inside fusions get none.
+//  2. Buffers (alias analysis: values that share storage; sizes as XLA's size function, tuples 8
+//     bytes per element) sorted largest first, live-out first among equals, then by the post
+//     order of their first value, then id. Each in turn: a constant gets its own constant
+//     allocation; an entry parameter its parameter allocation (reusable by later buffers when
+//     input_output_alias donates it); a thread-local buffer its own allocation; a tuple's
+//     table its own allocation (a temporary one unless it lives out).
+//     Otherwise it joins an allocation of its instruction's operands, else the smallest
+//     reusable allocation made so far (donated parameters and live-out buffers' allocations),
+//     when it fits (MaybeAssignBuffer): not read-only, no larger, no live range interfering
+//     with any value already there (ranges that only touch interfere unless the later value's
+//     instruction uses the earlier one's last position and may share its buffer; a copy never
+//     shares with what it reads), and a live-out buffer only into an allocation of exactly its
+//     size. What is left and not live out is a temporary; a live-out buffer gets a new
+//     allocation.
+//  3. Temporaries are packed into one preallocated temp allocation per memory space by the
+//     heap simulator over the whole-module timeline (xla_live_range.h): values of one buffer
+//     share a chunk, a result shares the chunk of an operand value that dies at its
+//     instruction when CanShareOperandBufferWithUser allows (once per operand value), and the
+//     packing is XLA's (heap_simulation.h, HeapOrder::kXla: both orders, the smaller heap),
+//     every chunk at a multiple of `alignment`. `ideal_temp_bytes` is the same heap packed by
+//     our own order (kIdeal): what a better packer would need. Then, as XLA's
+//     CombineTempAllocations, every temp allocation of a memory space (the temporary tuple
+//     tables' and the heap's) is concatenated into one, each part at a multiple of
+//     `alignment`, after the other allocations.
+//  4. An allocation is maybe-live-out when a value in it may be in the entry's result,
+//     parameter and constant allocations included. Totals add each allocation to every kind it
+//     has, as XLA's BufferAssignment stats do.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "analysis/memory/heap_simulation.h"
+#include "analysis/memory/xla_live_range.h"
+#include "hlo/module.h"
+
+namespace hloscope {
+
+struct XlaModelOptions {
+  int64_t alignment = 1;  // of chunks in the temp allocation (XLA:GPU uses 128; its tests 1, 64)
+  HeapOrder heap_order = HeapOrder::kXla;
+  XlaLiveRangeOptions live_ranges = {};
+};
+
+struct XlaModelValue {
+  std::string name;  // "instruction" or "instruction{1,0}"
+  int64_t offset = 0;
+  int64_t size = 0;
+  int64_t id = 0;          // our dataflow value id (XLA numbers its values its own way)
+  std::string shape = {};  // the value's shape, with layout
+  bool phi = false;
+};
+
+struct XlaModelAllocation {
+  int64_t index = 0;
+  int64_t size = 0;
+  bool parameter = false;
+  int64_t parameter_number = -1;
+  ShapeIndex parameter_index = {};
+  bool parameter_aliased = false;  // donated by input_output_alias
+  bool maybe_live_out = false;
+  bool constant = false;
+  bool thread_local_ = false;
+  bool tuple = false;
+  bool preallocated_temp = false;
+  int64_t memory_space = 0;
+  std::vector<XlaModelValue> values = {};
+  std::string parameter_shape = {};  // the entry parameter's whole shape, without layout
+  std::string output_shape = {};     // holding the entry root's top level: the root's shape
+  // The temp allocation's heap at its peak (XLA's PeakMemoryLogicalBuffers): its bytes, the
+  // values live then, and where on the whole-module timeline (inside a callee: the callee's
+  // instruction and computation). Empty for other allocations.
+  int64_t peak_bytes = 0;
+  std::vector<std::string> peak_values = {};
+  std::string peak_instruction = {};
+  std::string peak_computation = {};
+};
+
+struct XlaModelTotals {
+  int64_t parameter_bytes = 0;
+  int64_t constant_bytes = 0;
+  int64_t maybe_live_out_bytes = 0;
+  int64_t thread_local_bytes = 0;
+  int64_t preallocated_temp_bytes = 0;
+  int64_t total_bytes = 0;
+  int64_t ideal_temp_bytes = 0;  // the temporaries packed by our own order
+};
+
+struct XlaModelAssignment {
+  std::vector<XlaModelAllocation> allocations;
+  XlaModelTotals totals;
+  // The allocation index of the value defined as "name" or "name{i}"; -1 when it has none.
+  int64_t AllocationOf(std::string_view value_name) const;
+  // By ValueId of the module's DataflowAnalysis with default options (the one the model
+  // runs): the allocation index of each value, -1 for values without one (inside fusions).
+  std::vector<int64_t> value_allocation = {};
+};
+
+absl::StatusOr<XlaModelAssignment> AssignLikeXla(const Module& module,
+                                                 const XlaModelOptions& options = {});
+
+// The assignment in the layout of XLA's `*-buffer-assignment.txt` (BufferAllocation::ToString
+// per allocation, values by id, then "Total bytes used"), so that `diff` against XLA's dump
+// lines up; value ids are ours, not XLA's (xla_assignment_text.cc).
+std::string XlaAssignmentToString(const XlaModelAssignment& assignment);
+
+}  // namespace hloscope

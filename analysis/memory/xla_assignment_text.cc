@@ -1,0 +1,71 @@
+// XlaAssignmentToString (xla_assignment_model.h): XLA's BufferAllocation::ToString layout,
+// as its `*-buffer-assignment.txt` dumps print it:
+//
+//   allocation 0: size 1024, parameter 0, shape |f32[16,16]| at ShapeIndex {}:
+//    value: <0 p0 @0> (size=1024,offset=0): f32[16,16]{1,0}
+//   allocation 1: size 64, output shape is |f32[16]|, maybe-live-out:
+//   ...
+//   Total bytes used: 1088 (1.06KiB)
+#include <algorithm>
+#include <string>
+
+#include "analysis/memory/xla_assignment_model.h"
+#include "fmt/format.h"
+#include "fmt/ranges.h"
+
+namespace hloscope {
+namespace {
+
+// XLA's HumanReadableNumBytes: B under 1 KiB, else two decimals of the largest binary unit.
+std::string HumanBytes(int64_t bytes) {
+  if (bytes < 1024) return fmt::format("{}B", bytes);
+  const char* units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = static_cast<double>(bytes) / 1024.0;
+  int u = 0;
+  while (v >= 1024.0 && u < 5) {
+    v /= 1024.0;
+    ++u;
+  }
+  return fmt::format("{:.2f}{}", v, units[u]);
+}
+
+}  // namespace
+
+std::string XlaAssignmentToString(const XlaModelAssignment& assignment) {
+  std::string out;
+  for (const XlaModelAllocation& a : assignment.allocations) {
+    out += fmt::format("allocation {}: size {}", a.index, a.size);
+    if (a.memory_space != 0) out += fmt::format(", color {}", a.memory_space);
+    if (a.parameter) {
+      out += fmt::format(", parameter {}, shape |{}| at ShapeIndex {}", a.parameter_number,
+                         a.parameter_shape, ShapeIndexToString(a.parameter_index));
+    }
+    if (!a.output_shape.empty()) out += fmt::format(", output shape is |{}|", a.output_shape);
+    if (a.constant) out += ", constant";
+    if (a.thread_local_) out += ", thread-local";
+    if (a.maybe_live_out) out += ", maybe-live-out";
+    if (a.preallocated_temp) out += ", preallocated-temp";
+    out += ":\n";
+    std::vector<const XlaModelValue*> values;
+    for (const XlaModelValue& v : a.values) values.push_back(&v);
+    std::sort(values.begin(), values.end(),
+              [](const XlaModelValue* x, const XlaModelValue* y) { return x->id < y->id; });
+    for (const XlaModelValue* v : values) {
+      out += fmt::format(" value: <{} {}{} @{}> (size={},offset={}): {}\n", v->id, v->name,
+                         v->phi ? " (phi)" : "", a.memory_space, v->size, v->offset, v->shape);
+    }
+  }
+  out += fmt::format("\nTotal bytes used: {} ({})\n", assignment.totals.total_bytes,
+                     HumanBytes(assignment.totals.total_bytes));
+  // Not in XLA's file (after it, so a diff of the allocations stays aligned): where each temp
+  // allocation's heap peaks.
+  for (const XlaModelAllocation& a : assignment.allocations) {
+    if (a.peak_values.empty()) continue;
+    out += fmt::format("\nPeak of allocation {}: {} bytes at {} in computation {}: {}\n", a.index,
+                       a.peak_bytes, a.peak_instruction, a.peak_computation,
+                       fmt::join(a.peak_values, ", "));
+  }
+  return out;
+}
+
+}  // namespace hloscope
