@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -31,6 +33,18 @@ void AppendFloat(double v, bool is_single, std::string& out) {
   std::to_chars_result r = is_single ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(v))
                                      : std::to_chars(buf, buf + sizeof buf, v);
   out.append(buf, static_cast<size_t>(r.ptr - buf));
+}
+
+// A 16-bit float as XLA prints it (RoundTripFpToString): "%.*g" with the type's max_digits10
+// (f16 5, bf16 4), which always reads back as the same value; f16 0.2 is "0.19995".
+void AppendHalfFloat(double v, int max_digits10, std::string& out) {
+  if (std::isnan(v) || std::isinf(v)) {
+    AppendFloat(v, true, out);
+    return;
+  }
+  char buf[64];
+  const int n = std::snprintf(buf, sizeof buf, "%.*g", max_digits10, v);
+  out.append(buf, static_cast<size_t>(std::clamp(n, 0, static_cast<int>(sizeof buf) - 1)));
 }
 
 // The small float formats XLA stores one byte (or two) per element. `kind` says how the
@@ -155,11 +169,11 @@ ElementReader ReaderFor(const xla::LiteralProto& l, PrimitiveType type) {
       return IntegersOf(l.u64s());
     case xla::F16:
       return {static_cast<int64_t>(l.f16s().size() / 2), [&l](int64_t i, std::string& out) {
-                AppendFloat(HalfToDouble(Le16(l.f16s(), i)), true, out);
+                AppendHalfFloat(HalfToDouble(Le16(l.f16s(), i)), 5, out);
               }};
     case xla::BF16:
       return {static_cast<int64_t>(l.bf16s().size() / 2), [&l](int64_t i, std::string& out) {
-                AppendFloat(Bf16ToDouble(Le16(l.bf16s(), i)), true, out);
+                AppendHalfFloat(Bf16ToDouble(Le16(l.bf16s(), i)), 4, out);
               }};
     case xla::F32:
       return {l.f32s_size(),

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstdint>
 #include <string_view>
@@ -512,6 +513,138 @@ void AppendOutputOperandAliasing(const HloInstructionProto& instr, std::string& 
   out += '}';
 }
 
+// An in-place collective-permute's `slice_sizes={{...}, ...}`: XLA's proto keeps the lists
+// flattened in dynamic_slice_sizes, each as long as the rank of the buffer it slices (the
+// input's, or each tuple element's in turn).
+void AppendPermuteSliceSizes(const HloInstructionProto& instr, const HloInstructionProto& input,
+                             std::string& out) {
+  std::vector<int> ranks;
+  if (input.shape().element_type() == xla::TUPLE) {
+    for (const xla::ShapeProto& e : input.shape().tuple_shapes())
+      ranks.push_back(e.dimensions_size());
+  } else {
+    ranks.push_back(input.shape().dimensions_size());
+  }
+  const int total = instr.dynamic_slice_sizes_size();
+  int per_list_sum = 0;
+  for (int r : ranks) per_list_sum += r;
+  // With tuple start indices each buffer has several lists; they follow buffer by buffer.
+  const int lists_per_buffer =
+      per_list_sum > 0 && total % per_list_sum == 0 ? total / per_list_sum : 1;
+  out += ", slice_sizes={";
+  int pos = 0;
+  bool first = true;
+  for (size_t b = 0; b < ranks.size() && pos < total; ++b) {
+    for (int l = 0; l < lists_per_buffer && pos < total; ++l) {
+      if (!first) out += ", ";
+      first = false;
+      out += '{';
+      for (int k = 0; k < ranks[b] && pos < total; ++k, ++pos) {
+        if (k) out += ',';
+        StrAppend(&out, instr.dynamic_slice_sizes(pos));
+      }
+      out += '}';
+    }
+  }
+  // Whatever the shapes did not account for is still shown, never dropped.
+  for (; pos < total; ++pos) {
+    StrAppend(&out, first ? "" : ", ", "{", instr.dynamic_slice_sizes(pos), "}");
+    first = false;
+  }
+  out += '}';
+}
+
+// `origin={...}`: the original value, over the instruction's shape: a tuple as `(a, b)`, a
+// leaf as `{"name"}` or `{"name" {i,j}}`, a leaf with no original value as `{}`.
+void AppendOriginalLeaves(const xla::OriginalValueProto& v, const xla::ShapeProto& shape,
+                          std::vector<int64_t>& index, std::string& out) {
+  if (shape.element_type() == xla::TUPLE) {
+    out += '(';
+    for (int i = 0; i < shape.tuple_shapes_size(); ++i) {
+      if (i) out += ", ";
+      index.push_back(i);
+      AppendOriginalLeaves(v, shape.tuple_shapes(i), index, out);
+      index.pop_back();
+    }
+    out += ')';
+    return;
+  }
+  out += '{';
+  for (const xla::OriginalValueElementProto& e : v.elements()) {
+    if (!std::equal(e.shape_index().begin(), e.shape_index().end(), index.begin(), index.end())) {
+      continue;
+    }
+    AppendQuoted(e.original_array().instruction_name(), out);
+    if (e.original_array().shape_index_size() > 0) {
+      out += ' ';
+      AppendIntList(e.original_array().shape_index(), out);
+    }
+    break;
+  }
+  out += '}';
+}
+
+// Whether every element's index is a leaf of `shape`.
+bool OriginFitsShape(const xla::OriginalValueProto& v, const xla::ShapeProto& shape) {
+  for (const xla::OriginalValueElementProto& e : v.elements()) {
+    const xla::ShapeProto* s = &shape;
+    for (int64_t i : e.shape_index()) {
+      if (s->element_type() != xla::TUPLE || i < 0 || i >= s->tuple_shapes_size()) return false;
+      s = &s->tuple_shapes(static_cast<int>(i));
+    }
+    if (s->element_type() == xla::TUPLE) return false;
+  }
+  return true;
+}
+
+// The tuple structure the elements' indices imply, for an origin that does not fit the
+// instruction's shape (XLA's verifier refuses it; the text still shows all of it).
+xla::ShapeProto OriginSkeleton(const xla::OriginalValueProto& v) {
+  xla::ShapeProto root;
+  root.set_element_type(xla::F32);
+  for (const xla::OriginalValueElementProto& e : v.elements()) {
+    xla::ShapeProto* s = &root;
+    for (int64_t i : e.shape_index()) {
+      if (i < 0 || i > 1024) break;
+      s->set_element_type(xla::TUPLE);
+      while (s->tuple_shapes_size() <= i) s->add_tuple_shapes()->set_element_type(xla::F32);
+      s = s->mutable_tuple_shapes(static_cast<int>(i));
+    }
+  }
+  return root;
+}
+
+void AppendOriginalValue(const HloInstructionProto& instr, std::string& out) {
+  out += ", origin={";
+  std::vector<int64_t> index;
+  if (OriginFitsShape(instr.original_value(), instr.shape())) {
+    AppendOriginalLeaves(instr.original_value(), instr.shape(), index, out);
+  } else {
+    AppendOriginalLeaves(instr.original_value(), OriginSkeleton(instr.original_value()), index,
+                         out);
+  }
+  out += '}';
+}
+
+// `domain={kind="sharding", entry={...}, exit={...}}`: the shardings on either side of a domain
+// (`{}` for a side without one).
+void AppendDomain(const HloInstructionProto& instr, std::string& out) {
+  if (!instr.has_domain_entry_sharding() && !instr.has_domain_exit_sharding()) return;
+  out += ", domain={kind=\"sharding\", entry=";
+  if (instr.has_domain_entry_sharding()) {
+    AppendShardingBody(instr.domain_entry_sharding(), out);
+  } else {
+    out += "{}";
+  }
+  out += ", exit=";
+  if (instr.has_domain_exit_sharding()) {
+    AppendShardingBody(instr.domain_exit_sharding(), out);
+  } else {
+    out += "{}";
+  }
+  out += '}';
+}
+
 // The comparison type XLA assumes for an element type; `type=` is printed only when another.
 std::string_view DefaultComparisonType(xla::PrimitiveType t) {
   switch (t) {
@@ -557,14 +690,20 @@ bool TakesToApply(std::string_view op) {
 }
 
 // Characters that would end or break a name in HLO text.
+// The bytes a name may not hold, as a table: every instruction's name is checked, and 37K
+// names of a large module made the chain of comparisons a measurable part of the reading.
+constexpr std::array<bool, 256> kNotInName = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0; c <= ' '; ++c) t[static_cast<size_t>(c)] = true;
+  for (char c : std::string_view(",(){}=\":%[]")) t[static_cast<unsigned char>(c)] = true;
+  t[0x7f] = true;
+  return t;
+}();
+
 bool IsValidName(std::string_view name) {
   if (name.empty()) return false;
   for (char c : name) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u <= ' ' || c == ',' || c == '(' || c == ')' || c == '{' || c == '}' || c == '=' ||
-        c == '"' || c == ':' || c == '%' || c == '[' || c == ']' || u == 0x7f) {
-      return false;
-    }
+    if (kNotInName[static_cast<unsigned char>(c)]) return false;
   }
   return true;
 }
@@ -978,6 +1117,10 @@ class ModuleTextWriter {
     } else if (op == "broadcast" || op == "transpose" || op == "reduce" || op == "reverse" ||
                op == "concatenate" || op == "map") {
       if (op != "map" || instr.dimensions_size() > 0) dims("dimensions");
+    } else if (op == "set-dimension-size" || op == "get-dimension-size") {
+      dims("dimensions");
+    } else if (op == "domain") {
+      AppendDomain(instr, out);
     } else if (op == "sort") {
       dims("dimensions");
       if (instr.is_stable()) out += ", is_stable=true";
@@ -1018,10 +1161,10 @@ class ModuleTextWriter {
           instr.comparison_type() != DefaultComparisonType(operands[0]->shape().element_type())) {
         StrAppend(&out, ", type=", instr.comparison_type());
       }
-    } else if (op == "dot" || op == "ragged-dot") {
+    } else if (op == "dot" || op == "ragged-dot" || op == "scaled-dot") {
       const xla::DotDimensionNumbers& d =
-          op == "dot" ? instr.dot_dimension_numbers()
-                      : instr.ragged_dot_dimension_numbers().dot_dimension_numbers();
+          op != "ragged-dot" ? instr.dot_dimension_numbers()
+                             : instr.ragged_dot_dimension_numbers().dot_dimension_numbers();
       AppendDotDims(d, out);
       if (op == "ragged-dot") {
         const auto& r = instr.ragged_dot_dimension_numbers();
@@ -1131,8 +1274,8 @@ class ModuleTextWriter {
       if (instr.custom_call_schedule() != xla::SCHEDULE_NONE) {
         StrAppend(&out, ", schedule=", xla::CustomCallSchedule_Name(instr.custom_call_schedule()));
       }
-      if (instr.custom_call_api_version() != xla::API_VERSION_ORIGINAL &&
-          instr.custom_call_api_version() != xla::API_VERSION_UNSPECIFIED) {
+      // XLA prints every version but ORIGINAL, API_VERSION_UNSPECIFIED (the proto's 0) too.
+      if (instr.custom_call_api_version() != xla::API_VERSION_ORIGINAL) {
         StrAppend(&out, ", api_version=",
                   xla::CustomCallApiVersion_Name(instr.custom_call_api_version()));
       }
@@ -1189,7 +1332,11 @@ class ModuleTextWriter {
         op == "send" || op == "recv" || op == "send-done" || op == "recv-done";
     const bool is_permute = op == "collective-permute" || op == "collective-permute-start";
     if (IsCollective(op) || is_send_recv || is_permute) {
-      if (instr.channel_id() > 0) StrAppend(&out, ", channel_id=", instr.channel_id());
+      // A send or recv always has a channel (XLA reads its channel_id as is, 0 included); a
+      // collective's 0 is none.
+      if (instr.channel_id() > 0 || is_send_recv) {
+        StrAppend(&out, ", channel_id=", instr.channel_id());
+      }
     }
     if (IsCollective(op)) {
       out += ", replica_groups=";
@@ -1210,6 +1357,9 @@ class ModuleTextWriter {
                   instr.source_target_pairs(i).target(), "}");
       }
       out += '}';
+      if (instr.dynamic_slice_sizes_size() > 0 && !operands.empty()) {
+        AppendPermuteSliceSizes(instr, *operands[0], out);
+      }
     }
     if (is_send_recv && instr.is_host_transfer()) out += ", is_host_transfer=true";
     if (op == "fusion") AppendOutputOperandAliasing(instr, out);
@@ -1264,11 +1414,14 @@ class ModuleTextWriter {
                                       const HloInstructionProto& instr,
                                       const std::vector<const HloInstructionProto*>& operands,
                                       bool print_called) {
+    const std::string_view op = instr.opcode();
+    std::string& out = out_;
+    // An async-start's own aliasing (of its output to its operands): before `calls=`, or after
+    // the attributes of the op it wraps in the short form.
+    if (op == "async-start") AppendOutputOperandAliasing(instr, out);
     if (print_called) {
       if (absl::Status s = AppendCalledComputations(comp, instr, operands); !s.ok()) return s;
     }
-    const std::string_view op = instr.opcode();
-    std::string& out = out_;
     if (op == "call" && instr.is_composite()) out += ", is_composite=true";
     if (instr.has_sharding()) {
       out += ", sharding=";
@@ -1310,6 +1463,7 @@ class ModuleTextWriter {
                   "}");
       }
     }
+    if (instr.has_original_value()) AppendOriginalValue(instr, out);
     if (instr.has_metadata() && HasMetadata(instr.metadata())) {
       out += ", metadata={";
       AppendMetadataBody(instr.metadata(), out);

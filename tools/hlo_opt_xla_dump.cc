@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "analysis/memory/memory_comparison.h"
 #include "analysis/memory/memory_profile.h"
+#include "analysis/memory/xla_buffer_assignment.h"
 #include "fmt/format.h"
 #include "hlo/checked_int.h"
 #include "hlo/parser.h"
@@ -31,8 +32,9 @@ void AddXlaDumpFlags(FlagTable& table, XlaDumpFlags& flags) {
                      "directory given as FILE is read the same way): one row per\n"
                      "compiled module, largest peak first: id, name, instructions, our\n"
                      "peak before and after optimizations (--memory-model), XLA's\n"
-                     "'Total bytes used' (its -memory-usage-report.txt or\n"
-                     "-buffer-assignment.txt) and the difference, copies in while loops\n"
+                     "'Total bytes used' (its -memory-usage-report.txt,\n"
+                     "-buffer-assignment.txt, or the buffer assignment inside an .hlo.pb\n"
+                     "module) and the difference, copies in while loops\n"
                      "and their copy traffic per step (copy-elision's report), the\n"
                      "largest buffer at the peak. Subdirectories are read too (one per\n"
                      "process); a module dumped by several processes is listed once per\n"
@@ -40,7 +42,8 @@ void AddXlaDumpFlags(FlagTable& table, XlaDumpFlags& flags) {
                      "csv or html; --jobs modules at a time; progress on stderr after a\n"
                      "second. Exit status 2 when DIR holds no XLA dump or a file of it\n"
                      "cannot be read, 1 when a module does not parse; nothing is\n"
-                     "written then. Proto modules (.hlo.pb) are listed, not read yet.",
+                     "written then. Proto modules (.hlo.pb) are read as XLA's module\n"
+                     "protos.",
              .handler = [&flags](std::optional<std::string_view> value) {
                if (!value || value->empty()) {
                  return FlagError("option '--xla-dump' needs a value (a directory)");
@@ -236,6 +239,34 @@ absl::StatusOr<std::optional<LoadedModule>> LoadOrNote(const DumpFile& file, Mod
   return loaded.status();
 }
 
+// XLA's "Total bytes used" of `m` and the file it comes from: the memory usage report, else
+// the text buffer assignment, else the buffer assignment inside the after-optimizations
+// module when that is an HloProto (--xla_dump_hlo_as_proto writes no text report beside it).
+// nullopt when the dump has none of them.
+struct XlaTotal {
+  int64_t bytes = 0;
+  const DumpFile* file = nullptr;
+};
+absl::StatusOr<std::optional<XlaTotal>> FindXlaTotal(const DumpModule& m) {
+  const std::optional<DumpFile>& totals =
+      m.memory_usage_report ? m.memory_usage_report : m.buffer_assignment;
+  if (totals) {
+    absl::StatusOr<int64_t> total = ReadXlaTotalBytes(totals->path);
+    if (!total.ok()) return total.status();
+    return XlaTotal{*total, &*totals};
+  }
+  if (!m.after || m.after->name.format != DumpFormat::kProto) return std::nullopt;
+  InputFile file;
+  std::string error;
+  if (!file.Read(m.after->path, &error)) return absl::FailedPreconditionError(error);
+  // A bare HloModuleProto carries no assignment: then there is no XLA total, not an error.
+  if (!HasXlaBufferAssignment(file.text())) return std::nullopt;
+  absl::StatusOr<XlaBufferAssignment> xla =
+      ReadXlaBufferAssignmentProto(file.text(), m.after->path);
+  if (!xla.ok()) return xla.status();
+  return XlaTotal{xla->Totals().total_bytes, &*m.after};
+}
+
 absl::Status FillRow(const DumpModule& m, const MemoryOptions& options, ModuleRow& row) {
   row.module = &m;
   if (m.before) {
@@ -298,13 +329,11 @@ absl::Status FillRow(const DumpModule& m, const MemoryOptions& options, ModuleRo
       }
     }
   }
-  const std::optional<DumpFile>& totals =
-      m.memory_usage_report ? m.memory_usage_report : m.buffer_assignment;
-  if (totals) {
-    absl::StatusOr<int64_t> total = ReadXlaTotalBytes(totals->path);
-    if (!total.ok()) return total.status();
-    row.xla_total = *total;
-    row.xla_total_file = totals->path;
+  absl::StatusOr<std::optional<XlaTotal>> total = FindXlaTotal(m);
+  if (!total.ok()) return total.status();
+  if (*total) {
+    row.xla_total = (*total)->bytes;
+    row.xla_total_file = (*total)->file->path;
   }
   if (!m.passes.empty()) {
     row.notes.push_back(fmt::format(
@@ -740,17 +769,13 @@ int RunOneModule(const DumpDirectory& dir, const DumpModule& m, const MemoryFlag
   std::optional<int64_t> xla_total;
   std::string xla_total_file;
   std::string xla_total_relative;
-  const std::optional<DumpFile>& totals =
-      m.memory_usage_report ? m.memory_usage_report : m.buffer_assignment;
-  if (totals) {
-    absl::StatusOr<int64_t> total = ReadXlaTotalBytes(totals->path);
-    if (!total.ok()) {
-      errors.push_back(total.status());
-    } else {
-      xla_total = *total;
-      xla_total_file = totals->path;
-      xla_total_relative = totals->relative;
-    }
+  absl::StatusOr<std::optional<XlaTotal>> total = FindXlaTotal(m);
+  if (!total.ok()) {
+    errors.push_back(total.status());
+  } else if (*total) {
+    xla_total = (*total)->bytes;
+    xla_total_file = (*total)->file->path;
+    xla_total_relative = (*total)->file->relative;
   }
   if (!errors.empty()) {
     int code = 1;

@@ -230,8 +230,10 @@ std::string_view XlaValueDifferenceName(XlaValueDifferenceKind kind) {
 
 absl::StatusOr<XlaAssignmentComparison> CompareWithXla(const Module& module,
                                                        const ModuleMemory& ours,
-                                                       const XlaBufferAssignment& xla, int top) {
-  if (absl::Status s = ResolveXlaBufferAssignment(xla, module); !s.ok()) return s;
+                                                       const XlaBufferAssignment& dumped, int top) {
+  absl::StatusOr<XlaBufferAssignment> mapped = MapXlaBufferAssignmentOntoModule(dumped, module);
+  if (!mapped.ok()) return mapped.status();
+  const XlaBufferAssignment& xla = *mapped;
   XlaAssignmentComparison out;
   out.module = std::string(module.name());
   out.source = xla.source;

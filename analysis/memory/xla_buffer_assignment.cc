@@ -169,6 +169,38 @@ std::string NotAnHloProto(std::string_view bytes) {
   return "";
 }
 
+// The root of each computation an async-start calls, with that async-start. Only the start
+// holds the wrapped output ({1}); an async-update or -done calling the same computation adds
+// nothing.
+std::vector<XlaAsyncWrapping> AsyncWrappings(const xla_ba::ModuleNameView& module) {
+  struct Caller {
+    const std::string* name;
+    const std::string* computation;
+  };
+  absl::flat_hash_map<int64_t, Caller> async_start_of;
+  for (const xla_ba::ComputationNameView& c : module.computations()) {
+    for (const xla_ba::InstructionNameView& i : c.instructions()) {
+      if (i.opcode() != "async-start") continue;
+      for (int64_t callee : i.called_computation_ids()) {
+        async_start_of.try_emplace(callee, Caller{&i.name(), &c.name()});
+      }
+    }
+  }
+  std::vector<XlaAsyncWrapping> out;
+  for (const xla_ba::ComputationNameView& c : module.computations()) {
+    auto caller = async_start_of.find(c.id());
+    if (caller == async_start_of.end()) continue;
+    for (const xla_ba::InstructionNameView& i : c.instructions()) {
+      if (i.id() != c.root_id()) continue;
+      out.push_back({.wrapped_instruction = i.name(),
+                     .wrapped_computation = c.name(),
+                     .async_start = *caller->second.name,
+                     .async_start_computation = *caller->second.computation});
+    }
+  }
+  return out;
+}
+
 absl::Status ProtoError(std::string_view filename, std::string what) {
   return absl::InvalidArgumentError(fmt::format("{}: error: {}", filename, what));
 }
@@ -251,6 +283,7 @@ absl::StatusOr<XlaBufferAssignment> ReadXlaBufferAssignmentProto(std::string_vie
       name_of_id.emplace(i.id(), &i.name());
     }
   }
+  out.async_wrappings = AsyncWrappings(proto.hlo_module());
   const xla_ba::BufferAssignmentProto& ba = proto.buffer_assignment();
   struct Defined {
     std::string instruction;
@@ -388,13 +421,38 @@ absl::StatusOr<XlaBufferAssignment> ParseXlaBufferAssignment(std::string_view co
   return ReadXlaBufferAssignmentProto(contents, filename);
 }
 
-absl::Status ResolveXlaBufferAssignment(const XlaBufferAssignment& assignment,
-                                        const Module& module) {
+absl::StatusOr<XlaBufferAssignment> MapXlaBufferAssignmentOntoModule(
+    const XlaBufferAssignment& assignment, const Module& module) {
   absl::flat_hash_set<std::string_view> names;
   for (const Computation* c : module.computations()) {
     for (const Instruction* i : c->instructions()) names.insert(i->name());
   }
-  for (const XlaAllocation& a : assignment.allocations) {
+  // Only wrappings whose wrapped instruction our module lacks and whose async-start it has:
+  // a module that prints the wrapped computation in full keeps XLA's names as they are.
+  absl::flat_hash_map<std::string_view, const XlaAsyncWrapping*> wrapping_of;
+  for (const XlaAsyncWrapping& w : assignment.async_wrappings) {
+    if (!names.contains(w.wrapped_instruction) && names.contains(w.async_start)) {
+      wrapping_of.try_emplace(w.wrapped_instruction, &w);
+    }
+  }
+  XlaBufferAssignment out = assignment;
+  for (XlaAllocation& a : out.allocations) {
+    for (XlaAssignedValue& v : a.values) {
+      auto w = wrapping_of.find(v.instruction);
+      if (w == wrapping_of.end()) continue;
+      v.instruction = w->second->async_start;
+      v.index.insert(v.index.begin(), 1);
+    }
+  }
+  for (XlaHeapTrace& t : out.heap_traces) {
+    for (XlaHeapEvent& e : t.events) {
+      auto w = wrapping_of.find(e.instruction);
+      if (w == wrapping_of.end() || e.computation != w->second->wrapped_computation) continue;
+      e.instruction = w->second->async_start;
+      e.computation = w->second->async_start_computation;
+    }
+  }
+  for (const XlaAllocation& a : out.allocations) {
     for (const XlaAssignedValue& v : a.values) {
       if (!names.contains(v.instruction)) {
         return absl::InvalidArgumentError(
@@ -404,7 +462,12 @@ absl::Status ResolveXlaBufferAssignment(const XlaBufferAssignment& assignment,
       }
     }
   }
-  return absl::OkStatus();
+  return out;
+}
+
+absl::Status ResolveXlaBufferAssignment(const XlaBufferAssignment& assignment,
+                                        const Module& module) {
+  return MapXlaBufferAssignmentOntoModule(assignment, module).status();
 }
 
 }  // namespace hloscope

@@ -32,6 +32,18 @@ struct XlaAssignedValue {
   int64_t bytes = 0;
 };
 
+// An instruction XLA wraps in an async op: the root of the computation an async-start calls
+// (XLA's async wrapping: async-start's output is ((operands), output, context), the output
+// element {1} holding the wrapped root's value, which async-done then returns). Our module may
+// print the pair in XLA's short form (`reduce-scatter-start(...)`) without the wrapped
+// computation, so XLA's values of the wrapped instruction are values of the async-start there.
+struct XlaAsyncWrapping {
+  std::string wrapped_instruction;
+  std::string wrapped_computation;
+  std::string async_start;
+  std::string async_start_computation;
+};
+
 struct XlaAllocation {
   int64_t index = 0;
   int64_t bytes = 0;
@@ -91,6 +103,9 @@ struct XlaBufferAssignment {
   std::vector<XlaHeapTrace> heap_traces;   // empty when the dump has none (text dumps)
   // "Total bytes used" as the dump states it (text dumps); checked against the allocations.
   std::optional<int64_t> stated_total_bytes;
+  // Every async-wrapped instruction of the HloProto's module (empty from a text dump, which
+  // does not say which computation an async op calls).
+  std::vector<XlaAsyncWrapping> async_wrappings;
 
   XlaAllocationTotals Totals() const;
   // The value with this id, or null (a linear search).
@@ -137,6 +152,14 @@ absl::StatusOr<XlaBufferAssignment> ParseXlaBufferAssignment(std::string_view co
 // compilation is never joined to this module.
 absl::Status ResolveXlaBufferAssignment(const XlaBufferAssignment& assignment,
                                         const Module& module);
+
+// The assignment with its values named on `module`: a value (and a heap-simulator event) of an
+// async-wrapped instruction that `module` does not have (it prints the async op in XLA's short
+// form) becomes the value at {1, index...} of the async-start around it, when `module` has
+// that async-start; every other value keeps its name. Then checked as by
+// ResolveXlaBufferAssignment: a value with no counterpart is that error, never dropped.
+absl::StatusOr<XlaBufferAssignment> MapXlaBufferAssignmentOntoModule(
+    const XlaBufferAssignment& assignment, const Module& module);
 
 // "name" or "name{1,0}" (XLA's HloValue short form without id and color).
 std::string XlaValueName(const XlaAssignedValue& value);

@@ -10,6 +10,7 @@
 
 #include "gtest/gtest.h"
 #include "hlo/parser.h"
+#include "hlo/proto_reader.h"
 
 namespace hloscope {
 namespace {
@@ -452,6 +453,61 @@ TEST(XlaBufferAssignment, ResolvesAgainstItsModuleAndRefusesAnother) {
   EXPECT_EQ(Message(s),
             "other.txt: error: buffer assignment does not match module 'small': no instruction "
             "'m.other' (allocation 4)");
+}
+
+// The train step prints its reduce-scatters in XLA's short form (`reduce-scatter-start(...)`,
+// no wrapped computation), but XLA's assignment names the wrapped `reduce-scatter.60`: its
+// values become the async-start's output element {1, ...}, none is dropped.
+TEST(XlaBufferAssignment, MapsAsyncWrappedValuesOntoTheAsyncStart) {
+  const std::string bytes = ReadFile(kTrainStep);
+  absl::StatusOr<std::string> text = ProtoToHloText(bytes, InputFormat::kBinaryProto, kTrainStep);
+  ASSERT_TRUE(text.ok()) << text.status();
+  absl::StatusOr<std::unique_ptr<Module>> module = ParseModule(*text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<XlaBufferAssignment> ba = ReadXlaBufferAssignmentProto(bytes, "step.hlo.pb");
+  ASSERT_TRUE(ba.ok()) << ba.status();
+
+  const XlaAsyncWrapping* wrapping = nullptr;
+  for (const XlaAsyncWrapping& w : ba->async_wrappings) {
+    if (w.wrapped_instruction == "reduce-scatter.60") wrapping = &w;
+  }
+  ASSERT_NE(wrapping, nullptr);
+  EXPECT_EQ(wrapping->async_start_computation, "region_15.1227_spmd.clone.1.clone");
+  EXPECT_TRUE(wrapping->async_start.starts_with("reduce-scatter-start")) << wrapping->async_start;
+
+  absl::StatusOr<XlaBufferAssignment> mapped = MapXlaBufferAssignmentOntoModule(*ba, **module);
+  ASSERT_TRUE(mapped.ok()) << mapped.status();
+  ASSERT_EQ(mapped->allocations.size(), ba->allocations.size());
+  int wrapped_values = 0;
+  for (size_t a = 0; a < ba->allocations.size(); ++a) {
+    const std::vector<XlaAssignedValue>& before = ba->allocations[a].values;
+    const std::vector<XlaAssignedValue>& after = mapped->allocations[a].values;
+    ASSERT_EQ(before.size(), after.size()) << "allocation " << a;
+    for (size_t v = 0; v < before.size(); ++v) {
+      EXPECT_EQ(before[v].id, after[v].id);
+      EXPECT_EQ(before[v].bytes, after[v].bytes);
+      if (before[v].instruction != "reduce-scatter.60") {
+        continue;
+      }
+      ++wrapped_values;
+      EXPECT_EQ(after[v].instruction, wrapping->async_start);
+      std::vector<int64_t> index = {1};
+      index.insert(index.end(), before[v].index.begin(), before[v].index.end());
+      EXPECT_EQ(after[v].index, index);
+    }
+  }
+  EXPECT_GT(wrapped_values, 0);
+  EXPECT_EQ(mapped->Totals().total_bytes, 5879338654);
+  EXPECT_TRUE(ResolveXlaBufferAssignment(*ba, **module).ok());
+
+  // Without an async-start in the module to carry them, the values have no counterpart: the
+  // error names the first, as for an assignment of another module.
+  for (XlaAsyncWrapping& w : ba->async_wrappings) w.async_start = "no-such-start";
+  absl::Status s = ResolveXlaBufferAssignment(*ba, **module);
+  EXPECT_TRUE(
+      Message(s).starts_with("step.hlo.pb: error: buffer assignment does not match module "
+                             "'jit_train_step': no instruction '"))
+      << s;
 }
 
 }  // namespace
