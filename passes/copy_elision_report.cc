@@ -55,6 +55,10 @@ std::string CopyInsertionSummary(const CopyInsertionReport& r, std::string_view 
     out += fmt::format("  inserted %{} in {}: {}: {} ({})\n", c.name, c.computation,
                        HumanBytes(c.bytes), CopyRuleName(c.rule), c.detail);
   }
+  for (const AddedControlEdge& e : r.control_edges) {
+    out += fmt::format("  control edge %{} -> %{} in {}: in-flight buffer not copied ({})\n",
+                       e.predecessor, e.successor, e.computation, e.detail);
+  }
   return out;
 }
 

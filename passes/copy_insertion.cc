@@ -19,6 +19,7 @@
 #include "passes/copy_elision_report.h"
 #include "passes/dce.h"
 #include "passes/flatten_call_graph.h"
+#include "passes/in_flight_buffers.h"
 #include "passes/schedule_order.h"
 #include "passes/tuple_simplify.h"
 
@@ -44,6 +45,8 @@ std::string_view CopyRuleName(CopyRule rule) {
       return "entry-root-duplicated";
     case CopyRule::kRootAmbiguous:
       return "root-ambiguous";
+    case CopyRule::kInFlightTransition:
+      return "in-flight-transition";
   }
   return "unknown";
 }
@@ -267,7 +270,11 @@ class Inserter {
  public:
   Inserter(Module& module, AnalysisCache& analyses, const CopyInsertionOptions& options,
            CopyInsertionReport& report)
-      : module_(module), analyses_(analyses), options_(options), copier_(module, report) {}
+      : module_(module),
+        analyses_(analyses),
+        options_(options),
+        copier_(module, report),
+        report_(&report) {}
 
   bool Skipped(CopyRule rule) const {
     return std::find(options_.skip_rules.begin(), options_.skip_rules.end(), rule) !=
@@ -277,6 +284,7 @@ class Inserter {
   absl::Status AddInterferenceCopies();
   absl::Status AddInputOutputAliasCopies(const std::vector<InputOutputAlias>& aliases);
   absl::Status AddRootCopies(const std::vector<InputOutputAlias>& aliases);
+  int64_t control_edges_added() const { return control_edges_added_; }
 
  private:
   struct WhilePlan {
@@ -291,6 +299,12 @@ class Inserter {
     Instruction* op;
     int64_t operand;
   };
+  // A loop state element holding an in-flight buffer: ordered, never copied.
+  struct InFlightPlan {
+    Instruction* xla_while;
+    ShapeIndex index;
+    std::vector<std::pair<Instruction*, Instruction*>> edges;  // (done, start)
+  };
 
   Module& module_;
   // Asked once per step, before the step edits; the step after an edit asks again.
@@ -304,6 +318,8 @@ class Inserter {
     ShapeIndex output;
   };
   std::vector<DonatedCopy> donated_copies_;
+  int64_t control_edges_added_ = 0;
+  CopyInsertionReport* report_ = nullptr;
 };
 
 absl::Status Inserter::AddInterferenceCopies() {
@@ -316,6 +332,7 @@ absl::Status Inserter::AddInterferenceCopies() {
   std::vector<WhilePlan> whiles;
   std::vector<ConditionalPlan> conditionals;
   std::vector<InPlacePlan> in_place;
+  std::vector<InFlightPlan> in_flight;
   absl::StatusOr<std::vector<Computation*>> computations =
       ControlFlowComputations(module_, flow.call_sites());
   if (!computations.ok()) return computations.status();
@@ -330,6 +347,14 @@ absl::Status Inserter::AddInterferenceCopies() {
           absl::Span<const ValueId> out = flow.ValuesAt(*instr, index);
           const bool changes = in.size() != 1 || out.size() != 1 || in[0] != out[0];
           if (!changes) return;
+          // XLA never copies a buffer a transfer still owns; it orders the transfer's done
+          // before the next start instead.
+          if (!options_.copy_in_flight_buffers &&
+              (HoldsInFlightBuffer(flow, in) ||
+               HoldsInFlightBuffer(flow, flow.ValuesAt(*instr->while_body()->root(), index)))) {
+            in_flight.push_back({instr, index, DoneBeforeStartEdges(flow, *instr, index)});
+            return;
+          }
           const std::string at = IndexText(index);
           plan.init.Add(index, CopyRule::kWhileInit,
                         fmt::format("init of %{} at {}", instr->name(), at));
@@ -378,6 +403,47 @@ absl::Status Inserter::AddInterferenceCopies() {
     }
   }
 
+  for (const InFlightPlan& p : in_flight) {
+    for (const auto& [done, start] : p.edges) {
+      const auto preds = start->control_predecessors();
+      if (std::find(preds.begin(), preds.end(), done) != preds.end()) continue;
+      start->AddControlPredecessor(done);
+      ++control_edges_added_;
+      report_->control_edges.push_back(
+          {std::string(start->parent()->name()), std::string(done->name()),
+           std::string(start->name()),
+           fmt::format("%{} finishes the transfer of loop state {} of %{} before %{} starts the "
+                       "next one in the same buffer",
+                       done->name(), IndexText(p.index), p.xla_while->name(), start->name())});
+    }
+  }
+  // A finished transfer's data read after the next transfer starts in the same buffer: XLA's
+  // transition copy, taken right after the *-done and ordered before the next *-start.
+  if (!Skipped(CopyRule::kInFlightTransition)) {
+    for (const InFlightPlan& p : in_flight) {
+      for (const auto& [done, start] : p.edges) {
+        std::vector<Instruction*> elements(done->users().begin(), done->users().end());
+        for (Instruction* element : elements) {
+          if (element->opcode() != Opcode::kGetTupleElement || !element->shape().IsArray())
+            continue;
+          std::vector<Instruction*> late;
+          for (Instruction* user : element->users()) {
+            if (user != start && !RunsBefore(user, start)) late.push_back(user);
+          }
+          if (late.empty()) continue;
+          Selection whole;
+          whole.Add({}, CopyRule::kInFlightTransition,
+                    fmt::format("%{} is read after %{} starts the next transfer into its buffer",
+                                element->name(), start->name()));
+          if (Instruction* copy = copier_.Copy(element, whole, Next(element))) {
+            ReplaceUses(element, copy, late);
+            start->AddControlPredecessor(copy);
+            ++control_edges_added_;
+          }
+        }
+      }
+    }
+  }
   if (!Skipped(CopyRule::kInPlaceOperand)) {
     for (const InPlacePlan& p : in_place) {
       Instruction* operand = p.op->operand(p.operand);
@@ -629,8 +695,10 @@ absl::StatusOr<bool> CopyInsertion::RunOnModule(Module& module, AnalysisCache& a
   const int64_t instructions_before = InstructionCount(module);
   if (absl::Status s = inserter.AddInterferenceCopies(); !s.ok()) return s;
   if (absl::Status s = inserter.AddInputOutputAliasCopies(aliases); !s.ok()) return s;
-  // The steps above only add instructions: the analyses still hold when they added none.
-  if (InstructionCount(module) != instructions_before) analyses.Invalidate();
+  // The steps above only add instructions and control edges: the analyses still hold when they
+  // added none.
+  if (InstructionCount(module) != instructions_before || inserter.control_edges_added() > 0)
+    analyses.Invalidate();
   if (absl::Status s = inserter.AddRootCopies(aliases); !s.ok()) return s;
   if (InstructionCount(module) != instructions_before) analyses.Invalidate();
   // Fold the deep copies' tuples, as XLA does before removing copies.
@@ -644,7 +712,8 @@ absl::StatusOr<bool> CopyInsertion::RunOnModule(Module& module, AnalysisCache& a
   // later that reads it (a while body's parameter and root copies).
   const bool reordered = RestoreScheduleOrder(module);
   if (reordered) analyses.Invalidate();
-  return *flattened || !report_.copies.empty() || *simplified || *cleaned || reordered;
+  return *flattened || !report_.copies.empty() || !report_.control_edges.empty() || *simplified ||
+         *cleaned || reordered;
 }
 
 }  // namespace hloscope
