@@ -200,6 +200,17 @@ class DeepCopier {
   std::vector<Computation*> comps_;
 };
 
+// `before` -> `after`, printed as after's control-predecessors={...}.
+void AddPrintedControlEdge(Instruction* before, Instruction* after) {
+  after->AddControlPredecessor(before);
+  if (after->FindAttribute(kAttrControlPredecessors) == nullptr) {
+    Attribute printed;  // where the printer writes control-predecessors={...}
+    printed.key = kAttrControlPredecessors;
+    printed.is_control_predecessors = true;
+    InstructionBuilder(after).AddAttribute(printed);
+  }
+}
+
 // XLA's control edge from the copy that reads a buffer's old value to the copy that writes
 // its new one (a while element's parameter and root copies, a donated parameter's copy and
 // its output's): the writer must not run first. Edges only between two copies made here.
@@ -208,13 +219,7 @@ void OrderCopies(const std::vector<std::pair<ShapeIndex, Instruction*>>& readers
                  absl::FunctionRef<ShapeIndex(const ShapeIndex&)> writer_index) {
   for (const auto& [index, reader] : readers) {
     if (Instruction* writer = writers.MadeAt(writer_index(index))) {
-      writer->AddControlPredecessor(reader);
-      if (writer->FindAttribute(kAttrControlPredecessors) == nullptr) {
-        Attribute printed;  // where the printer writes control-predecessors={...}
-        printed.key = kAttrControlPredecessors;
-        printed.is_control_predecessors = true;
-        InstructionBuilder(writer).AddAttribute(printed);
-      }
+      AddPrintedControlEdge(reader, writer);
     }
   }
 }
@@ -407,7 +412,7 @@ absl::Status Inserter::AddInterferenceCopies() {
     for (const auto& [done, start] : p.edges) {
       const auto preds = start->control_predecessors();
       if (std::find(preds.begin(), preds.end(), done) != preds.end()) continue;
-      start->AddControlPredecessor(done);
+      AddPrintedControlEdge(done, start);
       ++control_edges_added_;
       report_->control_edges.push_back(
           {std::string(start->parent()->name()), std::string(done->name()),
@@ -437,7 +442,7 @@ absl::Status Inserter::AddInterferenceCopies() {
                                 element->name(), start->name()));
           if (Instruction* copy = copier_.Copy(element, whole, Next(element))) {
             ReplaceUses(element, copy, late);
-            start->AddControlPredecessor(copy);
+            AddPrintedControlEdge(copy, start);
             ++control_edges_added_;
           }
         }
