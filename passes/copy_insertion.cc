@@ -427,10 +427,17 @@ absl::Status Inserter::AddInterferenceCopies() {
   if (!Skipped(CopyRule::kInFlightTransition)) {
     for (const InFlightPlan& p : in_flight) {
       for (const auto& [done, start] : p.edges) {
-        std::vector<Instruction*> elements(done->users().begin(), done->users().end());
+        // The finished data: the done itself (copy-done) or its tuple's array elements.
+        std::vector<Instruction*> elements;
+        if (done->shape().IsArray()) {
+          elements.push_back(done);
+        } else {
+          for (Instruction* user : done->users()) {
+            if (user->opcode() == Opcode::kGetTupleElement && user->shape().IsArray())
+              elements.push_back(user);
+          }
+        }
         for (Instruction* element : elements) {
-          if (element->opcode() != Opcode::kGetTupleElement || !element->shape().IsArray())
-            continue;
           std::vector<Instruction*> late;
           for (Instruction* user : element->users()) {
             if (user != start && !RunsBefore(user, start)) late.push_back(user);
