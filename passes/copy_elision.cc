@@ -19,6 +19,8 @@
 #include "fmt/format.h"
 #include "hlo/checked_int.h"
 #include "hlo/computation.h"
+#include "hlo/parser.h"
+#include "hlo/printer.h"
 #include "hlo/reachable_computations.h"
 #include "passes/copy_elision_report.h"
 
@@ -518,6 +520,24 @@ absl::StatusOr<bool> CopyElision::RunOnModule(Module& module, AnalysisCache& ana
     report_.not_buffer_safe = std::move(conflict->message);
     return false;
   }
+  // With bitcasts as new values, the pass removes only copies the default removes (the
+  // documented subset property): removal is greedy, so which of two interfering copies goes
+  // depends on what went before, and a copy the bitcast view keeps could let the default's
+  // kept partner go. The default's choice, made on a copy of the module, bounds this run.
+  std::optional<absl::flat_hash_set<std::string>> default_removes;
+  if (options_.dataflow.bitcast_defines_value) {
+    absl::StatusOr<std::unique_ptr<Module>> twin = ParseModule(PrintModule(module));
+    default_removes.emplace();
+    if (twin.ok()) {
+      CopyElision by_default;
+      absl::StatusOr<bool> ran = by_default.Run(**twin);
+      if (ran.ok()) {
+        for (const CopyDecision& d : by_default.report().copies) {
+          if (d.removed) default_removes->insert(d.name);
+        }
+      }
+    }
+  }
   Elider elider(module, **alias, live, donated);
   // With bitcasts as new values, a second view of the same module, whose answers only add
   // reasons to keep a copy (a fusion that cannot update in place through a bitcast).
@@ -531,6 +551,13 @@ absl::StatusOr<bool> CopyElision::RunOnModule(Module& module, AnalysisCache& ana
     bitcast_alias = *a;
     bitcast_live = std::make_unique<ValueLiveness>(bitcast_alias->dataflow(), **ordering);
     bitcast_elider = std::make_unique<Elider>(module, *bitcast_alias, *bitcast_live, donated);
+    // A module that overwrites a live value when bitcasts are values is left alone too.
+    if (std::optional<BufferConflict> conflict =
+            FindBufferConflict(*bitcast_alias, *bitcast_live, donated)) {
+      report_.buffer_safe = false;
+      report_.not_buffer_safe = "with bitcasts as new values, " + conflict->message;
+      return false;
+    }
   }
 
   // Copies in computations that run as control flow; inside fusions and reducers a copy
@@ -567,6 +594,13 @@ absl::StatusOr<bool> CopyElision::RunOnModule(Module& module, AnalysisCache& ana
         reason = "at run time a bitcast shares its operand's bytes: " + reason;
       }
       return reason;
+    }
+    if (default_removes.has_value() && !default_removes->contains(std::string(copy.name()))) {
+      elider.Abort();
+      if (bitcast_elider != nullptr) bitcast_elider->Abort();
+      *final = true;
+      return "copy-elision with its defaults keeps it (with bitcasts as new values only copies "
+             "it removes may go)";
     }
     Instruction& src = *copy.operand(0);
     copy.RemoveAllControlEdges();
