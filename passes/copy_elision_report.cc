@@ -56,7 +56,7 @@ std::string CopyInsertionSummary(const CopyInsertionReport& r, std::string_view 
                        HumanBytes(c.bytes), CopyRuleName(c.rule), c.detail);
   }
   for (const AddedControlEdge& e : r.control_edges) {
-    out += fmt::format("  control edge %{} -> %{} in {}: in-flight buffer not copied ({})\n",
+    out += fmt::format("  control edge %{} -> %{} in {}: {}\n",
                        e.predecessor, e.successor, e.computation, e.detail);
   }
   return out;

@@ -13,7 +13,10 @@
 #include "analysis/alias.h"
 #include "analysis/alias_input_output.h"
 #include "analysis/analysis_cache.h"
+#include "analysis/buffer_consistency.h"
 #include "analysis/in_place_pairs.h"
+#include "analysis/ordering.h"
+#include "analysis/value_liveness.h"
 #include "fmt/format.h"
 #include "hlo/computation.h"
 #include "passes/copy_elision_report.h"
@@ -676,6 +679,79 @@ absl::Status Inserter::AddRootCopies(const std::vector<InputOutputAlias>& aliase
   return absl::OkStatus();
 }
 
+// XLA never copies a non-copyable value (a b(...) buffer between Pin and Unpin custom-calls):
+// where such a buffer is handed to its next value while a reader of the previous one is still
+// unordered with that write, it orders the reader first. Repeated on the first conflict of the
+// buffer-safety check while it involves a b(...) value and a control edge in one computation
+// resolves it; bounded, since every round adds an edge.
+absl::StatusOr<int64_t> OrderNonCopyableReaders(AnalysisCache& analyses,
+                                                const std::vector<InputOutputAlias>& aliases,
+                                                CopyInsertionReport& report) {
+  int64_t added = 0;
+  for (int round = 0; round < 64; ++round) {
+    absl::StatusOr<const AliasAnalysis*> alias = analyses.Alias(DataflowOptions{});
+    if (!alias.ok()) return alias.status();
+    absl::StatusOr<const ExecutionOrdering*> ordering = analyses.Ordering();
+    if (!ordering.ok()) return ordering.status();
+    const DataflowAnalysis& flow = (*alias)->dataflow();
+    ValueLiveness live(flow, **ordering);
+    std::optional<BufferConflict> conflict = FindBufferConflict(**alias, live, aliases);
+    if (!conflict) break;
+    const HloValue& kept = flow.value(conflict->live);
+    const HloValue& written = flow.value(conflict->overwrite);
+    // An array that an Unpin (or any op aliasing a b(...) operand) leaves in the buffer.
+    auto unpinned = [](const HloValue& v) {
+      if (v.is_phi || !v.shape->IsArray()) return false;
+      const Instruction& def = *v.instruction;
+      return std::any_of(def.operands().begin(), def.operands().end(),
+                         [](const Instruction* op) { return op->shape().IsBuffer(); });
+    };
+    if (!kept.shape->IsBuffer() && !written.shape->IsBuffer() && !unpinned(kept)) break;
+    Instruction* writer = const_cast<Instruction*>(written.instruction);
+    bool progress = false;
+    Instruction* transition = nullptr;
+    std::vector<Instruction*> late;
+    for (const ValueUse& use : live.uses(conflict->live)) {
+      Instruction* reader = const_cast<Instruction*>(use.instruction);
+      if (reader == writer || reader->parent() != writer->parent()) continue;
+      if ((*ordering)->ExecutesBefore(*reader, *writer)) continue;
+      if (RunsBefore(writer, reader)) {
+        late.push_back(reader);
+        continue;
+      }
+      AddPrintedControlEdge(reader, writer);
+      report.control_edges.push_back(
+          {std::string(writer->parent()->name()), std::string(reader->name()),
+           std::string(writer->name()),
+           fmt::format("%{} reads {} before %{} takes over its non-copyable buffer", reader->name(),
+                       kept.ToString(), writer->name())});
+      ++added;
+      progress = true;
+    }
+    // Readers that the write must precede read the unpinned data from XLA's transition copy,
+    // taken right after it is defined and ordered before the write.
+    Instruction* source = const_cast<Instruction*>(kept.instruction);
+    if (!late.empty() && unpinned(kept) && source->parent() == writer->parent() &&
+        !RunsBefore(writer, source)) {
+      DeepCopier copier(*source->parent()->module(), report);
+      Selection whole;
+      whole.Add({}, CopyRule::kInFlightTransition,
+                fmt::format("%{} is read after %{} takes over its non-copyable buffer",
+                            source->name(), writer->name()));
+      transition = copier.Copy(source, whole, Next(source));
+      if (transition != nullptr) {
+        copier.Flush();
+        ReplaceUses(source, transition, late);
+        AddPrintedControlEdge(transition, writer);
+        progress = true;
+      }
+    }
+    if (!progress) break;
+    analyses.Invalidate();
+  }
+  return added;
+}
+
 int64_t InstructionCount(const Module& module) {
   int64_t count = 0;
   for (const Computation* c : module.computations()) count += c->instruction_count();
@@ -720,6 +796,10 @@ absl::StatusOr<bool> CopyInsertion::RunOnModule(Module& module, AnalysisCache& a
   DeadCodeElimination dce;
   absl::StatusOr<bool> cleaned = dce.Run(module, analyses);
   if (!cleaned.ok()) return cleaned.status();
+  if (!options_.copy_in_flight_buffers) {
+    absl::StatusOr<int64_t> ordered = OrderNonCopyableReaders(analyses, aliases, report_);
+    if (!ordered.ok()) return ordered.status();
+  }
   // A scheduled module must stay one: a copy placed by its anchor may end up after a copy made
   // later that reads it (a while body's parameter and root copies).
   const bool reordered = RestoreScheduleOrder(module);

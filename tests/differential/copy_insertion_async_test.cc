@@ -257,12 +257,9 @@ TEST(CopyInsertionAsyncTest, OutputIsBufferSafeOnRandomModules) {
 }
 
 #ifdef HLOSCOPE_BULK_DIR
-// Known exceptions, each a missing feature stated in docs/xla_buffer_semantics_tests.md: a chain
-// of b(...) buffers between Pin/Unpin custom-calls split across loop iterations (XLA's
-// non-copyable chains), where copy-insertion does not yet add XLA's transition copies.
-const absl::flat_hash_set<std::string> kNotYetSafe = {
-    "xla__xla_service_copy_insertion_test__NonCopyableChainPipelinedSeparatedParts.hlo",
-};
+// Known exceptions, each a missing feature stated in docs/xla_buffer_semantics_tests.md (none
+// today; the check below fails when a listed module becomes safe).
+const absl::flat_hash_set<std::string> kNotYetSafe = {};
 
 TEST(CopyInsertionAsyncTest, OutputIsBufferSafeOnXlaCopyInsertionTests) {
   const fs::path dir = fs::path(HLOSCOPE_BULK_DIR) / "cc_hlo";
