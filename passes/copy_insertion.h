@@ -103,8 +103,9 @@ struct CopyInsertionOptions {
   // rule leaves modules unsafe, and the differential harness must notice.
   std::vector<CopyRule> skip_rules;
   // Copy loop state that holds a buffer still in flight (send, recv, copy-start) like any other
-  // element, as hloscope did before issue 30. Only for tests: the broken variant that the
-  // harness property "no copy of an in-flight async buffer is ever inserted" must catch.
+  // element, and leave b(...) (non-copyable) buffers unordered, as hloscope did before issue 30.
+  // Only for tests: the broken variant that the harness properties "no copy of an in-flight
+  // async buffer is ever inserted" and "the output is buffer-safe" must catch.
   bool copy_in_flight_buffers = false;
 };
 
