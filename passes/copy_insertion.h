@@ -117,7 +117,9 @@ class CopyInsertion : public Pass {
   std::string_view name() const override { return "copy-insertion"; }
   std::string_view description() const override {
     return "Adds the copies XLA's copy insertion adds (in-place operands, while state, "
-           "conditional results, entry outputs); copy-elision then removes the ones not needed.";
+           "conditional results, entry outputs); copy-elision then removes the ones not needed. "
+           "Never copies a buffer still in flight (send, recv, copy-start) or a b(...) buffer: "
+           "orders its readers with control edges, named in --report.";
   }
   absl::StatusOr<bool> RunOnModule(Module& module, AnalysisCache& analyses) override;
   // The report below, for tools (passes/copy_elision_report.h).
