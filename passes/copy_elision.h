@@ -58,6 +58,15 @@ struct CopyElisionOptions {
   // header comment), so true removes a subset of what false does. dataflow.ssa_form is not
   // read: the analyses are the alias analysis's, built in SSA form.
   DataflowOptions dataflow = {};
+  // XLA's region analysis in while bodies: a kept pair of copies of one loop state element (the
+  // body parameter's, read by the body, and the root's, with copy-insertion's edge between them)
+  // goes when every reader of the old element can run before the instruction that computes the
+  // new one: control edges order them, each named in the report. Applied only when the result
+  // passes the buffer-safety check. On by default, as in XLA.
+  bool order_loop_readers = true;
+  // Only for tests: add those edges and remove the pair without the safety check (the broken
+  // variant the harness must catch).
+  bool skip_order_check = false;
 };
 
 struct CopyDecision {
@@ -87,6 +96,8 @@ struct CopyElisionReport {
   // Sum over kept copies of bytes × executions_per_step.
   int64_t bytes_kept_per_step = 0;
   int64_t sweeps = 0;
+  // Control edges added to remove copies (order_loop_readers): "%reader -> %writer in body".
+  std::vector<std::string> added_edges;
 };
 
 class CopyElision : public Pass {

@@ -45,6 +45,7 @@ std::string CopyReportSummary(const CopyElisionReport& r, std::string_view modul
     if (!d.removed) out += fmt::format(": {}", d.reason);
     out += '\n';
   }
+  for (const std::string& e : r.added_edges) out += fmt::format("  control edge {}\n", e);
   return out;
 }
 
