@@ -688,6 +688,12 @@ absl::StatusOr<int64_t> OrderNonCopyableReaders(AnalysisCache& analyses,
                                                 const std::vector<InputOutputAlias>& aliases,
                                                 CopyInsertionReport& report) {
   int64_t added = 0;
+  // Only modules with b(...) values can need this: one scan instead of the analyses.
+  bool has_buffers = false;
+  for (const Computation* c : analyses.module().computations()) {
+    for (const Instruction* i : c->instructions()) has_buffers |= i->shape().IsBuffer();
+  }
+  if (!has_buffers) return added;
   for (int round = 0; round < 64; ++round) {
     absl::StatusOr<const AliasAnalysis*> alias = analyses.Alias(DataflowOptions{});
     if (!alias.ok()) return alias.status();
