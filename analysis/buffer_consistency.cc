@@ -14,6 +14,15 @@ bool IsLoopOrBranch(const Instruction& i) {
   return i.opcode() == Opcode::kWhile || i.opcode() == Opcode::kConditional;
 }
 
+// The instruction of `c` that `instr` runs as part of: itself, or the instruction that calls
+// (through unique callers) the computation holding it; nullptr when there is none.
+const Instruction* LiftTo(const Instruction& instr, const Computation& c,
+                          const ExecutionOrdering& ordering) {
+  const Instruction* at = &instr;
+  while (at != nullptr && at->parent() != &c) at = ordering.CallerOf(*at->parent());
+  return at;
+}
+
 // b's definition comes after a's (a phi at a while or conditional result is defined when its
 // callees have finished).
 bool DefinedBefore(const HloValue& a, const HloValue& b, const ExecutionOrdering& ordering) {
@@ -120,11 +129,25 @@ bool ConflictFinder::Forced(ValueId a, ValueId b, const LiveRangeOrder& why) con
   for (const ValueUse& use : live_.uses(a)) {
     const Instruction& u = *use.instruction;
     if (&u == &def) continue;
+    // Different branches of one conditional: only one of them runs.
+    if (ordering.MutuallyExclusive(def, u)) continue;
     if (ordering.ExecutesBefore(def, u)) return true;
     // Unordered in one computation: the text order (the interpreter's, and the schedule a
-    // module without one usually gets) decides.
-    if (u.parent() == def.parent() && !ordering.ExecutesBefore(u, def) &&
-        text_index_[u.unique_id()] > text_index_[def.unique_id()]) {
+    // module without one usually gets) decides. A write or read inside a callee happens when
+    // its calling instruction in the other's computation runs, so the two are compared there
+    // (a call that updates a donated parameter in place, read by the caller after the call).
+    const Instruction* w = &def;
+    const Instruction* r = &u;
+    if (r->parent() != w->parent()) {
+      if (ordering.IsNestedIn(*w, *r->parent())) {
+        w = LiftTo(*w, *r->parent(), ordering);
+      } else if (ordering.IsNestedIn(*r, *w->parent())) {
+        r = LiftTo(*r, *w->parent(), ordering);
+      }
+    }
+    if (w != nullptr && r != nullptr && w != r && r->parent() == w->parent() &&
+        !ordering.ExecutesBefore(*r, *w) &&
+        text_index_[r->unique_id()] > text_index_[w->unique_id()]) {
       return true;
     }
   }

@@ -19,8 +19,11 @@
 #include "hlo/checked_int.h"
 #include "hlo/computation.h"
 #include "hlo/input_output_alias.h"
+#include "hlo/parser.h"
+#include "hlo/printer.h"
 #include "hlo/reachable_computations.h"
 #include "passes/copy_elision_report.h"
+#include "passes/in_flight_buffers.h"
 
 namespace hloscope {
 
@@ -444,6 +447,50 @@ void Elider::Abort() {
   pending_.reset();
 }
 
+// `before` -> `after`, printed as after's control-predecessors={...}.
+void AddPrintedControlEdge(Instruction* before, Instruction* after) {
+  after->AddControlPredecessor(before);
+  if (after->FindAttribute(kAttrControlPredecessors) == nullptr) {
+    Attribute printed;  // where the printer writes control-predecessors={...}
+    printed.key = kAttrControlPredecessors;
+    printed.is_control_predecessors = true;
+    InstructionBuilder(after).AddAttribute(printed);
+  }
+}
+
+Instruction* FindByName(const Module& module, std::string_view computation, std::string_view name) {
+  for (Computation* c : module.computations()) {
+    if (c->name() != computation) continue;
+    for (Instruction* i : c->instructions()) {
+      if (i->name() == name) return i;
+    }
+  }
+  return nullptr;
+}
+
+// XLA's region analysis for one loop state element (CopyElisionOptions::order_loop_readers):
+// `param_copy` copies the body parameter's element, its readers are ordered before the
+// instruction that computes the element's new value, which `root_copy` copies; both copies
+// go. `readers` are param_copy's users.
+void OrderLoopReaders(Instruction* param_copy, Instruction* root_copy,
+                      const std::vector<Instruction*>& readers) {
+  Instruction* source = param_copy->operand(0);
+  Instruction* writer = root_copy->operand(0);
+  for (Instruction* reader : readers) {
+    for (int64_t k = 0; k < reader->operand_count(); ++k) {
+      if (reader->operand(k) == param_copy) reader->ReplaceOperand(k, source);
+    }
+    AddPrintedControlEdge(reader, writer);
+  }
+  param_copy->RemoveAllControlEdges();
+  root_copy->RemoveAllControlEdges();
+  root_copy->ReplaceAllUsesWith(writer);
+  Computation* body = param_copy->parent();
+  (void)body->RemoveInstruction(root_copy);
+  (void)body->RemoveInstruction(param_copy);
+  body->CompactInstructions();
+}
+
 // The product of the trip counts of the loops around `copy`. A product past int64 (200 nested
 // 2-trip loops) is kInt64Max with *known false, never a wrapped value; so is a nest deeper than
 // the walk follows.
@@ -514,6 +561,24 @@ absl::StatusOr<bool> CopyElision::RunOnModule(Module& module, AnalysisCache& ana
     report_.not_buffer_safe = std::move(conflict->message);
     return false;
   }
+  // With bitcasts as new values, the pass removes only copies the default removes (the
+  // documented subset property): removal is greedy, so which of two interfering copies goes
+  // depends on what went before, and a copy the bitcast view keeps could let the default's
+  // kept partner go. The default's choice, made on a copy of the module, bounds this run.
+  std::optional<absl::flat_hash_set<std::string>> default_removes;
+  if (options_.dataflow.bitcast_defines_value) {
+    absl::StatusOr<std::unique_ptr<Module>> twin = ParseModule(PrintModule(module));
+    default_removes.emplace();
+    if (twin.ok()) {
+      CopyElision by_default;
+      absl::StatusOr<bool> ran = by_default.Run(**twin);
+      if (ran.ok()) {
+        for (const CopyDecision& d : by_default.report().copies) {
+          if (d.removed) default_removes->insert(d.name);
+        }
+      }
+    }
+  }
   Elider elider(module, **alias, live, donated);
   // With bitcasts as new values, a second view of the same module, whose answers only add
   // reasons to keep a copy (a fusion that cannot update in place through a bitcast).
@@ -527,6 +592,13 @@ absl::StatusOr<bool> CopyElision::RunOnModule(Module& module, AnalysisCache& ana
     bitcast_alias = *a;
     bitcast_live = std::make_unique<ValueLiveness>(bitcast_alias->dataflow(), **ordering);
     bitcast_elider = std::make_unique<Elider>(module, *bitcast_alias, *bitcast_live, donated);
+    // A module that overwrites a live value when bitcasts are values is left alone too.
+    if (std::optional<BufferConflict> conflict =
+            FindBufferConflict(*bitcast_alias, *bitcast_live, donated)) {
+      report_.buffer_safe = false;
+      report_.not_buffer_safe = "with bitcasts as new values, " + conflict->message;
+      return false;
+    }
   }
 
   // Copies in computations that run as control flow; inside fusions and reducers a copy
@@ -564,6 +636,13 @@ absl::StatusOr<bool> CopyElision::RunOnModule(Module& module, AnalysisCache& ana
       }
       return reason;
     }
+    if (default_removes.has_value() && !default_removes->contains(std::string(copy.name()))) {
+      elider.Abort();
+      if (bitcast_elider != nullptr) bitcast_elider->Abort();
+      *final = true;
+      return "copy-elision with its defaults keeps it (with bitcasts as new values only copies "
+             "it removes may go)";
+    }
     Instruction& src = *copy.operand(0);
     copy.RemoveAllControlEdges();
     copy.ReplaceAllUsesWith(&src);
@@ -598,6 +677,89 @@ absl::StatusOr<bool> CopyElision::RunOnModule(Module& module, AnalysisCache& ana
       }
     }
   }
+  // XLA's region analysis in while bodies: a kept parameter/root copy pair of one element goes
+  // when the body's readers of the old element can all run before the writer of the new one.
+  // Each candidate is tried on a reparsed copy of the module first and applied only if the
+  // result passes the buffer-safety check. At most kMaxOrderings tries, to bound the cost.
+  constexpr int kMaxOrderings = 16;
+  if (options_.order_loop_readers && !options_.dataflow.bitcast_defines_value) {
+    int tries = 0;
+    for (size_t i = 0; i < copies.size() && tries < kMaxOrderings; ++i) {
+      if (decisions[i].removed) continue;
+      Instruction* param_copy = copies[i];
+      Computation* body = param_copy->parent();
+      const Instruction* source = param_copy->operand(0);
+      if (source->opcode() != Opcode::kGetTupleElement ||
+          source->operand(0)->opcode() != Opcode::kParameter) {
+        continue;
+      }
+      const Instruction* caller = (*ordering)->CallerOf(*body);
+      if (caller == nullptr || caller->opcode() != Opcode::kWhile || caller->while_body() != body) {
+        continue;
+      }
+      if (!param_copy->control_predecessors().empty() ||
+          param_copy->control_successors().size() != 1) {
+        continue;
+      }
+      Instruction* root_copy = param_copy->control_successors()[0];
+      const size_t j =
+          static_cast<size_t>(std::find(copies.begin(), copies.end(), root_copy) - copies.begin());
+      if (j == copies.size() || decisions[j].removed) continue;
+      if (root_copy->control_predecessors().size() != 1 ||
+          !root_copy->control_successors().empty()) {
+        continue;
+      }
+      Instruction* writer = root_copy->operand(0);
+      const Opcode w = writer->opcode();
+      if (writer->parent() != body || w == Opcode::kGetTupleElement || w == Opcode::kParameter ||
+          w == Opcode::kConstant || w == Opcode::kTuple || w == Opcode::kCopy) {
+        continue;
+      }
+      std::vector<Instruction*> readers(param_copy->users().begin(), param_copy->users().end());
+      bool orderable = !readers.empty();
+      for (Instruction* reader : readers) {
+        // A reader that is itself a copy moves the element elsewhere in the loop state (a
+        // swizzle): XLA keeps that pair, and so does this.
+        if (reader == root_copy || reader == body->root() || reader == writer ||
+            reader->opcode() == Opcode::kCopy || RunsBefore(writer, reader) ||
+            // A schedule is kept as it is: the reader must already come first.
+            ((*ordering)->sequential() &&
+             (*ordering)->Position(*reader) > (*ordering)->Position(*writer))) {
+          orderable = false;
+        }
+      }
+      if (!orderable) continue;
+      ++tries;
+      if (!options_.skip_order_check) {
+        absl::StatusOr<std::unique_ptr<Module>> twin = ParseModule(PrintModule(module));
+        if (!twin.ok()) continue;
+        Instruction* tp = FindByName(**twin, body->name(), param_copy->name());
+        Instruction* tr = FindByName(**twin, body->name(), root_copy->name());
+        if (tp == nullptr || tr == nullptr) continue;
+        std::vector<Instruction*> twin_readers(tp->users().begin(), tp->users().end());
+        OrderLoopReaders(tp, tr, twin_readers);
+        CopyElisionOptions check;
+        check.order_loop_readers = false;
+        CopyElision checker(check);
+        absl::StatusOr<bool> ran = checker.Run(**twin);
+        if (!ran.ok() || !checker.report().buffer_safe) continue;
+      }
+      for (Instruction* reader : readers) {
+        report_.added_edges.push_back(
+            fmt::format("%{} -> %{} in {}: reads loop state of %{} "
+                        "before %{} writes its next value (XLA's region "
+                        "analysis), instead of %{} and %{}",
+                        reader->name(), writer->name(), body->name(), caller->name(),
+                        writer->name(), param_copy->name(), root_copy->name()));
+      }
+      OrderLoopReaders(param_copy, root_copy, readers);
+      for (size_t k : {i, j}) {
+        decisions[k].removed = true;
+        decisions[k].reason.clear();
+      }
+      touched.push_back(body);
+    }
+  }
   std::sort(touched.begin(), touched.end());
   touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
   for (Computation* c : touched) c->CompactInstructions();
@@ -614,7 +776,7 @@ absl::StatusOr<bool> CopyElision::RunOnModule(Module& module, AnalysisCache& ana
     }
   }
   report_.copies = std::move(decisions);
-  return report_.removed > 0;
+  return report_.removed > 0 || !report_.added_edges.empty();
 }
 
 }  // namespace hloscope

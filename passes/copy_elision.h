@@ -58,6 +58,15 @@ struct CopyElisionOptions {
   // header comment), so true removes a subset of what false does. dataflow.ssa_form is not
   // read: the analyses are the alias analysis's, built in SSA form.
   DataflowOptions dataflow = {};
+  // XLA's region analysis in while bodies: a kept pair of copies of one loop state element (the
+  // body parameter's, read by the body, and the root's, with copy-insertion's edge between them)
+  // goes when every reader of the old element can run before the instruction that computes the
+  // new one: control edges order them, each named in the report. Applied only when the result
+  // passes the buffer-safety check. On by default, as in XLA.
+  bool order_loop_readers = true;
+  // Only for tests: add those edges and remove the pair without the safety check (the broken
+  // variant the harness must catch).
+  bool skip_order_check = false;
 };
 
 struct CopyDecision {
@@ -87,6 +96,8 @@ struct CopyElisionReport {
   // Sum over kept copies of bytes × executions_per_step.
   int64_t bytes_kept_per_step = 0;
   int64_t sweeps = 0;
+  // Control edges added to remove copies (order_loop_readers): "%reader -> %writer in body".
+  std::vector<std::string> added_edges;
 };
 
 class CopyElision : public Pass {
@@ -97,7 +108,9 @@ class CopyElision : public Pass {
   std::string_view name() const override { return "copy-elision"; }
   std::string_view description() const override {
     return "Removes copies whose source and destination can share a buffer without "
-           "interference; reports why each copy stays.";
+           "interference; reports why each copy stays. In while bodies, orders readers of a "
+           "loop state element before its new value's writer with control edges when that "
+           "lets both of its copies go (XLA's region analysis), each edge named in --report.";
   }
   absl::StatusOr<bool> RunOnModule(Module& module, AnalysisCache& analyses) override;
   // The report below, for tools (passes/copy_elision_report.h).

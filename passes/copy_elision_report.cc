@@ -45,6 +45,7 @@ std::string CopyReportSummary(const CopyElisionReport& r, std::string_view modul
     if (!d.removed) out += fmt::format(": {}", d.reason);
     out += '\n';
   }
+  for (const std::string& e : r.added_edges) out += fmt::format("  control edge {}\n", e);
   return out;
 }
 
@@ -54,6 +55,10 @@ std::string CopyInsertionSummary(const CopyInsertionReport& r, std::string_view 
   for (const InsertedCopy& c : r.copies) {
     out += fmt::format("  inserted %{} in {}: {}: {} ({})\n", c.name, c.computation,
                        HumanBytes(c.bytes), CopyRuleName(c.rule), c.detail);
+  }
+  for (const AddedControlEdge& e : r.control_edges) {
+    out += fmt::format("  control edge %{} -> %{} in {}: {}\n",
+                       e.predecessor, e.successor, e.computation, e.detail);
   }
   return out;
 }

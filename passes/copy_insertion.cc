@@ -12,13 +12,17 @@
 #include "absl/functional/function_ref.h"
 #include "analysis/alias.h"
 #include "analysis/analysis_cache.h"
+#include "analysis/buffer_consistency.h"
 #include "analysis/in_place_pairs.h"
+#include "analysis/ordering.h"
+#include "analysis/value_liveness.h"
 #include "fmt/format.h"
 #include "hlo/computation.h"
 #include "hlo/input_output_alias.h"
 #include "passes/copy_elision_report.h"
 #include "passes/dce.h"
 #include "passes/flatten_call_graph.h"
+#include "passes/in_flight_buffers.h"
 #include "passes/schedule_order.h"
 #include "passes/tuple_simplify.h"
 
@@ -44,6 +48,8 @@ std::string_view CopyRuleName(CopyRule rule) {
       return "entry-root-duplicated";
     case CopyRule::kRootAmbiguous:
       return "root-ambiguous";
+    case CopyRule::kInFlightTransition:
+      return "in-flight-transition";
   }
   return "unknown";
 }
@@ -197,6 +203,17 @@ class DeepCopier {
   std::vector<Computation*> comps_;
 };
 
+// `before` -> `after`, printed as after's control-predecessors={...}.
+void AddPrintedControlEdge(Instruction* before, Instruction* after) {
+  after->AddControlPredecessor(before);
+  if (after->FindAttribute(kAttrControlPredecessors) == nullptr) {
+    Attribute printed;  // where the printer writes control-predecessors={...}
+    printed.key = kAttrControlPredecessors;
+    printed.is_control_predecessors = true;
+    InstructionBuilder(after).AddAttribute(printed);
+  }
+}
+
 // XLA's control edge from the copy that reads a buffer's old value to the copy that writes
 // its new one (a while element's parameter and root copies, a donated parameter's copy and
 // its output's): the writer must not run first. Edges only between two copies made here.
@@ -205,13 +222,7 @@ void OrderCopies(const std::vector<std::pair<ShapeIndex, Instruction*>>& readers
                  absl::FunctionRef<ShapeIndex(const ShapeIndex&)> writer_index) {
   for (const auto& [index, reader] : readers) {
     if (Instruction* writer = writers.MadeAt(writer_index(index))) {
-      writer->AddControlPredecessor(reader);
-      if (writer->FindAttribute(kAttrControlPredecessors) == nullptr) {
-        Attribute printed;  // where the printer writes control-predecessors={...}
-        printed.key = kAttrControlPredecessors;
-        printed.is_control_predecessors = true;
-        InstructionBuilder(writer).AddAttribute(printed);
-      }
+      AddPrintedControlEdge(reader, writer);
     }
   }
 }
@@ -267,7 +278,11 @@ class Inserter {
  public:
   Inserter(Module& module, AnalysisCache& analyses, const CopyInsertionOptions& options,
            CopyInsertionReport& report)
-      : module_(module), analyses_(analyses), options_(options), copier_(module, report) {}
+      : module_(module),
+        analyses_(analyses),
+        options_(options),
+        copier_(module, report),
+        report_(&report) {}
 
   bool Skipped(CopyRule rule) const {
     return std::find(options_.skip_rules.begin(), options_.skip_rules.end(), rule) !=
@@ -277,6 +292,7 @@ class Inserter {
   absl::Status AddInterferenceCopies();
   absl::Status AddInputOutputAliasCopies(const std::vector<InputOutputAlias>& aliases);
   absl::Status AddRootCopies(const std::vector<InputOutputAlias>& aliases);
+  int64_t control_edges_added() const { return control_edges_added_; }
 
  private:
   struct WhilePlan {
@@ -291,6 +307,12 @@ class Inserter {
     Instruction* op;
     int64_t operand;
   };
+  // A loop state element holding an in-flight buffer: ordered, never copied.
+  struct InFlightPlan {
+    Instruction* xla_while;
+    ShapeIndex index;
+    std::vector<std::pair<Instruction*, Instruction*>> edges;  // (done, start)
+  };
 
   Module& module_;
   // Asked once per step, before the step edits; the step after an edit asks again.
@@ -304,6 +326,8 @@ class Inserter {
     ShapeIndex output;
   };
   std::vector<DonatedCopy> donated_copies_;
+  int64_t control_edges_added_ = 0;
+  CopyInsertionReport* report_ = nullptr;
 };
 
 absl::Status Inserter::AddInterferenceCopies() {
@@ -316,6 +340,7 @@ absl::Status Inserter::AddInterferenceCopies() {
   std::vector<WhilePlan> whiles;
   std::vector<ConditionalPlan> conditionals;
   std::vector<InPlacePlan> in_place;
+  std::vector<InFlightPlan> in_flight;
   absl::StatusOr<std::vector<Computation*>> computations =
       ControlFlowComputations(module_, flow.call_sites());
   if (!computations.ok()) return computations.status();
@@ -330,6 +355,14 @@ absl::Status Inserter::AddInterferenceCopies() {
           absl::Span<const ValueId> out = flow.ValuesAt(*instr, index);
           const bool changes = in.size() != 1 || out.size() != 1 || in[0] != out[0];
           if (!changes) return;
+          // XLA never copies a buffer a transfer still owns; it orders the transfer's done
+          // before the next start instead.
+          if (!options_.copy_in_flight_buffers &&
+              (HoldsInFlightBuffer(flow, in) ||
+               HoldsInFlightBuffer(flow, flow.ValuesAt(*instr->while_body()->root(), index)))) {
+            in_flight.push_back({instr, index, DoneBeforeStartEdges(flow, *instr, index)});
+            return;
+          }
           const std::string at = IndexText(index);
           plan.init.Add(index, CopyRule::kWhileInit,
                         fmt::format("init of %{} at {}", instr->name(), at));
@@ -378,6 +411,54 @@ absl::Status Inserter::AddInterferenceCopies() {
     }
   }
 
+  for (const InFlightPlan& p : in_flight) {
+    for (const auto& [done, start] : p.edges) {
+      const auto preds = start->control_predecessors();
+      if (std::find(preds.begin(), preds.end(), done) != preds.end()) continue;
+      AddPrintedControlEdge(done, start);
+      ++control_edges_added_;
+      report_->control_edges.push_back(
+          {std::string(start->parent()->name()), std::string(done->name()),
+           std::string(start->name()),
+           fmt::format("%{} finishes the transfer of loop state {} of %{} before %{} starts the "
+                       "next one in the same buffer",
+                       done->name(), IndexText(p.index), p.xla_while->name(), start->name())});
+    }
+  }
+  // A finished transfer's data read after the next transfer starts in the same buffer: XLA's
+  // transition copy, taken right after the *-done and ordered before the next *-start.
+  if (!Skipped(CopyRule::kInFlightTransition)) {
+    for (const InFlightPlan& p : in_flight) {
+      for (const auto& [done, start] : p.edges) {
+        // The finished data: the done itself (copy-done) or its tuple's array elements.
+        std::vector<Instruction*> elements;
+        if (done->shape().IsArray()) {
+          elements.push_back(done);
+        } else {
+          for (Instruction* user : done->users()) {
+            if (user->opcode() == Opcode::kGetTupleElement && user->shape().IsArray())
+              elements.push_back(user);
+          }
+        }
+        for (Instruction* element : elements) {
+          std::vector<Instruction*> late;
+          for (Instruction* user : element->users()) {
+            if (user != start && !RunsBefore(user, start)) late.push_back(user);
+          }
+          if (late.empty()) continue;
+          Selection whole;
+          whole.Add({}, CopyRule::kInFlightTransition,
+                    fmt::format("%{} is read after %{} starts the next transfer into its buffer",
+                                element->name(), start->name()));
+          if (Instruction* copy = copier_.Copy(element, whole, Next(element))) {
+            ReplaceUses(element, copy, late);
+            AddPrintedControlEdge(copy, start);
+            ++control_edges_added_;
+          }
+        }
+      }
+    }
+  }
   if (!Skipped(CopyRule::kInPlaceOperand)) {
     for (const InPlacePlan& p : in_place) {
       Instruction* operand = p.op->operand(p.operand);
@@ -598,6 +679,85 @@ absl::Status Inserter::AddRootCopies(const std::vector<InputOutputAlias>& aliase
   return absl::OkStatus();
 }
 
+// XLA never copies a non-copyable value (a b(...) buffer between Pin and Unpin custom-calls):
+// where such a buffer is handed to its next value while a reader of the previous one is still
+// unordered with that write, it orders the reader first. Repeated on the first conflict of the
+// buffer-safety check while it involves a b(...) value and a control edge in one computation
+// resolves it; bounded, since every round adds an edge.
+absl::StatusOr<int64_t> OrderNonCopyableReaders(AnalysisCache& analyses,
+                                                const std::vector<InputOutputAlias>& aliases,
+                                                CopyInsertionReport& report) {
+  int64_t added = 0;
+  // Only modules with b(...) values can need this: one scan instead of the analyses.
+  bool has_buffers = false;
+  for (const Computation* c : analyses.module().computations()) {
+    for (const Instruction* i : c->instructions()) has_buffers |= i->shape().IsBuffer();
+  }
+  if (!has_buffers) return added;
+  for (int round = 0; round < 64; ++round) {
+    absl::StatusOr<const AliasAnalysis*> alias = analyses.Alias(DataflowOptions{});
+    if (!alias.ok()) return alias.status();
+    absl::StatusOr<const ExecutionOrdering*> ordering = analyses.Ordering();
+    if (!ordering.ok()) return ordering.status();
+    const DataflowAnalysis& flow = (*alias)->dataflow();
+    ValueLiveness live(flow, **ordering);
+    std::optional<BufferConflict> conflict = FindBufferConflict(**alias, live, aliases);
+    if (!conflict) break;
+    const HloValue& kept = flow.value(conflict->live);
+    const HloValue& written = flow.value(conflict->overwrite);
+    // An array that an Unpin (or any op aliasing a b(...) operand) leaves in the buffer.
+    auto unpinned = [](const HloValue& v) {
+      if (v.is_phi || !v.shape->IsArray()) return false;
+      const Instruction& def = *v.instruction;
+      return std::any_of(def.operands().begin(), def.operands().end(),
+                         [](const Instruction* op) { return op->shape().IsBuffer(); });
+    };
+    if (!kept.shape->IsBuffer() && !written.shape->IsBuffer() && !unpinned(kept)) break;
+    Instruction* writer = const_cast<Instruction*>(written.instruction);
+    bool progress = false;
+    Instruction* transition = nullptr;
+    std::vector<Instruction*> late;
+    for (const ValueUse& use : live.uses(conflict->live)) {
+      Instruction* reader = const_cast<Instruction*>(use.instruction);
+      if (reader == writer || reader->parent() != writer->parent()) continue;
+      if ((*ordering)->ExecutesBefore(*reader, *writer)) continue;
+      if (RunsBefore(writer, reader)) {
+        late.push_back(reader);
+        continue;
+      }
+      AddPrintedControlEdge(reader, writer);
+      report.control_edges.push_back(
+          {std::string(writer->parent()->name()), std::string(reader->name()),
+           std::string(writer->name()),
+           fmt::format("%{} reads {} before %{} takes over its non-copyable buffer", reader->name(),
+                       kept.ToString(), writer->name())});
+      ++added;
+      progress = true;
+    }
+    // Readers that the write must precede read the unpinned data from XLA's transition copy,
+    // taken right after it is defined and ordered before the write.
+    Instruction* source = const_cast<Instruction*>(kept.instruction);
+    if (!late.empty() && unpinned(kept) && source->parent() == writer->parent() &&
+        !RunsBefore(writer, source)) {
+      DeepCopier copier(*source->parent()->module(), report);
+      Selection whole;
+      whole.Add({}, CopyRule::kInFlightTransition,
+                fmt::format("%{} is read after %{} takes over its non-copyable buffer",
+                            source->name(), writer->name()));
+      transition = copier.Copy(source, whole, Next(source));
+      if (transition != nullptr) {
+        copier.Flush();
+        ReplaceUses(source, transition, late);
+        AddPrintedControlEdge(transition, writer);
+        progress = true;
+      }
+    }
+    if (!progress) break;
+    analyses.Invalidate();
+  }
+  return added;
+}
+
 int64_t InstructionCount(const Module& module) {
   int64_t count = 0;
   for (const Computation* c : module.computations()) count += c->instruction_count();
@@ -625,8 +785,10 @@ absl::StatusOr<bool> CopyInsertion::RunOnModule(Module& module, AnalysisCache& a
   const int64_t instructions_before = InstructionCount(module);
   if (absl::Status s = inserter.AddInterferenceCopies(); !s.ok()) return s;
   if (absl::Status s = inserter.AddInputOutputAliasCopies(aliases); !s.ok()) return s;
-  // The steps above only add instructions: the analyses still hold when they added none.
-  if (InstructionCount(module) != instructions_before) analyses.Invalidate();
+  // The steps above only add instructions and control edges: the analyses still hold when they
+  // added none.
+  if (InstructionCount(module) != instructions_before || inserter.control_edges_added() > 0)
+    analyses.Invalidate();
   if (absl::Status s = inserter.AddRootCopies(aliases); !s.ok()) return s;
   if (InstructionCount(module) != instructions_before) analyses.Invalidate();
   // Fold the deep copies' tuples, as XLA does before removing copies.
@@ -636,11 +798,16 @@ absl::StatusOr<bool> CopyInsertion::RunOnModule(Module& module, AnalysisCache& a
   DeadCodeElimination dce;
   absl::StatusOr<bool> cleaned = dce.Run(module, analyses);
   if (!cleaned.ok()) return cleaned.status();
+  if (!options_.copy_in_flight_buffers) {
+    absl::StatusOr<int64_t> ordered = OrderNonCopyableReaders(analyses, aliases, report_);
+    if (!ordered.ok()) return ordered.status();
+  }
   // A scheduled module must stay one: a copy placed by its anchor may end up after a copy made
   // later that reads it (a while body's parameter and root copies).
   const bool reordered = RestoreScheduleOrder(module);
   if (reordered) analyses.Invalidate();
-  return *flattened || !report_.copies.empty() || *simplified || *cleaned || reordered;
+  return *flattened || !report_.copies.empty() || !report_.control_edges.empty() || *simplified ||
+         *cleaned || reordered;
 }
 
 }  // namespace hloscope

@@ -68,8 +68,9 @@ enum class CopyRule {
   kEntryRootReadOnly,
   kEntryRootDuplicated,
   kRootAmbiguous,
+  kInFlightTransition,
 };
-inline constexpr int kCopyRuleCount = 9;
+inline constexpr int kCopyRuleCount = 10;
 
 // "in-place-operand", "while-init", ... (the names above).
 std::string_view CopyRuleName(CopyRule rule);
@@ -82,14 +83,30 @@ struct InsertedCopy {
   int64_t bytes = 0;   // the copy's result
 };
 
+// A control edge copy-insertion adds instead of a copy: XLA never copies a buffer an
+// asynchronous transfer still owns (passes/in_flight_buffers.h), it orders the transfer's
+// *-done before the next *-start.
+struct AddedControlEdge {
+  std::string computation;
+  std::string predecessor;  // runs first (the *-done)
+  std::string successor;    // the *-start
+  std::string detail;
+};
+
 struct CopyInsertionReport {
   std::vector<InsertedCopy> copies;  // in the order they were added
+  std::vector<AddedControlEdge> control_edges;
 };
 
 struct CopyInsertionOptions {
   // Rules not applied (all are, by default). Only for tests: a copy insertion that skips a
   // rule leaves modules unsafe, and the differential harness must notice.
   std::vector<CopyRule> skip_rules;
+  // Copy loop state that holds a buffer still in flight (send, recv, copy-start) like any other
+  // element, and leave b(...) (non-copyable) buffers unordered, as hloscope did before issue 30.
+  // Only for tests: the broken variant that the harness properties "no copy of an in-flight
+  // async buffer is ever inserted" and "the output is buffer-safe" must catch.
+  bool copy_in_flight_buffers = false;
 };
 
 class CopyInsertion : public Pass {
@@ -100,7 +117,9 @@ class CopyInsertion : public Pass {
   std::string_view name() const override { return "copy-insertion"; }
   std::string_view description() const override {
     return "Adds the copies XLA's copy insertion adds (in-place operands, while state, "
-           "conditional results, entry outputs); copy-elision then removes the ones not needed.";
+           "conditional results, entry outputs); copy-elision then removes the ones not needed. "
+           "Never copies a buffer still in flight (send, recv, copy-start) or a b(...) buffer: "
+           "orders its readers with control edges, named in --report.";
   }
   absl::StatusOr<bool> RunOnModule(Module& module, AnalysisCache& analyses) override;
   // The report below, for tools (passes/copy_elision_report.h).

@@ -1,0 +1,90 @@
+#include "passes/in_flight_buffers.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "hlo/computation.h"
+#include "hlo/shape.h"
+
+namespace hloscope {
+namespace {
+
+bool IsDone(Opcode op) {
+  return op == Opcode::kRecvDone || op == Opcode::kSendDone || op == Opcode::kCopyDone;
+}
+
+// Whether `target` runs before `from` by the dependencies alone (operands and control
+// predecessors, transitively), within one computation.
+bool Precedes(const Instruction* target, const Instruction* from) {
+  std::vector<const Instruction*> stack = {from};
+  absl::flat_hash_set<const Instruction*> seen = {from};
+  while (!stack.empty()) {
+    const Instruction* at = stack.back();
+    stack.pop_back();
+    auto visit = [&](const Instruction* pred) {
+      if (pred == target) return true;
+      if (seen.insert(pred).second) stack.push_back(pred);
+      return false;
+    };
+    for (const Instruction* op : at->operands())
+      if (visit(op)) return true;
+    for (const Instruction* pred : at->control_predecessors())
+      if (visit(pred)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool RunsBefore(const Instruction* first, const Instruction* second) {
+  return Precedes(first, second);
+}
+
+bool StartsInFlightBuffer(const Instruction& instr) {
+  return instr.opcode() == Opcode::kSend || instr.opcode() == Opcode::kRecv ||
+         instr.opcode() == Opcode::kCopyStart;
+}
+
+bool HoldsInFlightBuffer(const DataflowAnalysis& flow, absl::Span<const ValueId> values) {
+  return std::any_of(values.begin(), values.end(), [&](ValueId v) {
+    const HloValue& hv = flow.value(v);
+    return !hv.is_phi && StartsInFlightBuffer(*hv.instruction);
+  });
+}
+
+std::vector<std::pair<Instruction*, Instruction*>> DoneBeforeStartEdges(
+    const DataflowAnalysis& flow, const Instruction& xla_while, const ShapeIndex& index) {
+  const Computation* body = xla_while.while_body();
+  const Instruction* param = body->parameter(0);
+  absl::Span<const ValueId> pending = flow.ValuesAt(*param, index);
+
+  std::vector<Instruction*> starts;
+  for (ValueId v : flow.ValuesAt(*body->root(), index)) {
+    const HloValue& hv = flow.value(v);
+    if (hv.is_phi || !StartsInFlightBuffer(*hv.instruction)) continue;
+    if (hv.instruction->parent() != body) continue;
+    Instruction* start = const_cast<Instruction*>(hv.instruction);
+    if (std::find(starts.begin(), starts.end(), start) == starts.end()) starts.push_back(start);
+  }
+
+  std::vector<std::pair<Instruction*, Instruction*>> edges;
+  for (Instruction* done : body->instructions()) {
+    if (!IsDone(done->opcode()) || done->operand_count() == 0) continue;
+    bool reads_pending = false;
+    ForEachSubshape(done->operand(0)->shape(), [&](const Shape&, const ShapeIndex& at) {
+      for (ValueId v : flow.ValuesAt(*done->operand(0), at)) {
+        if (std::find(pending.begin(), pending.end(), v) != pending.end()) reads_pending = true;
+      }
+    });
+    if (!reads_pending) continue;
+    for (Instruction* start : starts) {
+      if (start == done || Precedes(done, start) || Precedes(start, done)) continue;
+      edges.emplace_back(done, start);
+    }
+  }
+  return edges;
+}
+
+}  // namespace hloscope
