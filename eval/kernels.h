@@ -59,6 +59,31 @@ absl::StatusOr<std::vector<Bytes>> EvalScatter(const Instruction& instr,
                                                absl::Span<const ArrayRef> operands,
                                                const ScalarComputation& apply);
 
+// reduce-window (N inputs, N init values; to_apply as for reduce) and select-and-scatter
+// (operand, source, init; `select` returns pred, `scatter` gets (output value, source value)).
+// window_ops.cc.
+absl::StatusOr<std::vector<Bytes>> EvalReduceWindow(const Instruction& instr,
+                                                    absl::Span<const ArrayRef> operands,
+                                                    const ScalarComputation& apply);
+absl::StatusOr<Bytes> EvalSelectAndScatter(const Instruction& instr,
+                                           absl::Span<const ArrayRef> operands,
+                                           const ScalarComputation& select,
+                                           const ScalarComputation& scatter);
+// sort of N operands along dimensions={d}; `compare` gets 2N scalars (lhs, rhs per operand).
+// One result per operand. sort.cc.
+absl::StatusOr<std::vector<Bytes>> EvalSort(const Instruction& instr,
+                                            absl::Span<const ArrayRef> operands,
+                                            const ScalarComputation& compare);
+// convolution and reduce-precision through one entry (array_ops.cc).
+bool IsSupportedArrayOp(Opcode op);
+absl::StatusOr<Bytes> EvalArrayOp(const Instruction& instr, absl::Span<const ArrayRef> operands);
+// convolution.cc.
+absl::StatusOr<Bytes> EvalConvolution(const Instruction& instr,
+                                      absl::Span<const ArrayRef> operands);
+// reduce_precision.cc.
+absl::StatusOr<Bytes> EvalReducePrecision(const Instruction& instr,
+                                          absl::Span<const ArrayRef> operands);
+
 // Bytes of one array of `shape` in the interpreter's dense format.
 int64_t DenseBytes(const Shape& shape);
 
