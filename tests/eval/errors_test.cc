@@ -31,15 +31,15 @@ TEST(EvalErrorsTest, UnsupportedOpcodeInsideAFusionIsFoundBeforeRunning) {
 HloModule m
 fused {
   a = f32[4] parameter(0)
-  ROOT s = f32[4] sort(a), dimensions={0}
+  ROOT s = u64[2] rng-get-and-update-state(), delta=4096
 }
 ENTRY e {
   a = f32[4] parameter(0)
-  ROOT f = f32[4] fusion(a), kind=kLoop, calls=fused
+  ROOT f = u64[2] fusion(a), kind=kLoop, calls=fused
 }
 )",
                     {"{1, 2, 3, 4}"}),
-            "error: hlo-run does not support opcode 'sort' (instruction %s)");
+            "error: hlo-run does not support opcode 'rng-get-and-update-state' (instruction %s)");
 }
 
 TEST(EvalErrorsTest, UnsupportedElementType) {

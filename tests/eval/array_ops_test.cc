@@ -1,0 +1,249 @@
+// sort, select-and-scatter, reduce-precision, pad with a padding value of another float width,
+// and a while loop with known_trip_count, against hand-computed results in both modes; and the
+// refusals of the issue-35 kernels on modules the verifier never saw.
+#include "gtest/gtest.h"
+#include "hlo/str_util.h"
+#include "tests/eval/eval_test_util.h"
+
+namespace hloscope::eval {
+namespace {
+
+using testing::RunBoth;
+
+constexpr const char* kLessF32 = R"(
+less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  c = s32[] parameter(2)
+  d = s32[] parameter(3)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+)";
+
+TEST(ArrayOpsTest, SortIsStableAndCarriesEveryOperand) {
+  // Keys 1 and 3 appear twice: their values keep their order (1 before 3, 0 before 4).
+  EXPECT_EQ(RunBoth(StrCat("HloModule m\n", kLessF32, R"(
+ENTRY e {
+  k = f32[6] parameter(0)
+  v = s32[6] parameter(1)
+  ROOT s = (f32[6], s32[6]) sort(k, v), dimensions={0}, is_stable=true, to_apply=less
+}
+)"),
+                    {"{3, 1, 2, 1, 3, 0}", "{0, 1, 2, 3, 4, 5}"}),
+            "{0}: f32[6] {0, 1, 1, 2, 3, 3}\n{1}: s32[6] {5, 1, 3, 2, 0, 4}");
+}
+
+TEST(ArrayOpsTest, SortAlongTheOuterDimensionOfAColumnMajorArray) {
+  EXPECT_EQ(RunBoth(R"(
+HloModule m
+greater {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT gt = pred[] compare(a, b), direction=GT
+}
+ENTRY e {
+  k = s32[3,2]{0,1} parameter(0)
+  ROOT s = s32[3,2]{0,1} sort(k), dimensions={0}, to_apply=greater
+}
+)",
+                    {"{{1, 9}, {3, 7}, {2, 8}}"}),
+            "s32[3,2] {{3, 9}, {2, 8}, {1, 7}}");
+}
+
+TEST(ArrayOpsTest, SelectAndScatterAddsWhereSelectChose) {
+  // Windows [1,5] [2,2] [7,3]: GE keeps the first of equal elements.
+  constexpr const char* kComputations = R"(
+ge {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=GE
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+)";
+  EXPECT_EQ(RunBoth(StrCat("HloModule m\n", kComputations, R"(
+ENTRY e {
+  x = f32[6] parameter(0)
+  s = f32[3] parameter(1)
+  z = f32[] constant(0)
+  ROOT r = f32[6] select-and-scatter(x, s, z), window={size=2 stride=2}, select=ge, scatter=add
+}
+)"),
+                    {"{1, 5, 2, 2, 7, 3}", "{10, 20, 30}"}),
+            "f32[6] {0, 10, 20, 0, 30, 0}");
+  // Overlapping windows select the same element twice: both source values are added there.
+  EXPECT_EQ(RunBoth(StrCat("HloModule m\n", kComputations, R"(
+ENTRY e {
+  x = f32[4] parameter(0)
+  s = f32[2] parameter(1)
+  z = f32[] constant(0.5)
+  ROOT r = f32[4] select-and-scatter(x, s, z), window={size=3}, select=ge, scatter=add
+}
+)"),
+                    {"{1, 3, 2, 0}", "{1, 2}"}),
+            "f32[4] {0.5, 3.5, 0.5, 0.5}");
+}
+
+TEST(ArrayOpsTest, ReducePrecisionRoundsToNearestEvenAndClampsTheExponent) {
+  // E5M7: 1+2^-8 is a tie (to 1), 1+3*2^-8 rounds up to the even 1+2^-6; 70000 is past the
+  // largest E5 exponent (inf), 1e-5 below the smallest normal one (0); NaN stays NaN.
+  EXPECT_EQ(RunBoth(R"(
+HloModule m
+ENTRY e {
+  x = f32[7] parameter(0)
+  ROOT r = f32[7] reduce-precision(x), exponent_bits=5, mantissa_bits=7
+}
+)",
+                    {"{1, 1.00390625, 1.01171875, 70000, -70000, 1e-05, nan}"}),
+            "f32[7] {1, 1, 1.015625, inf, -inf, 0, nan}");
+  // bf16 with as many bits as it has is unchanged; with mantissa_bits=2, 1.375 -> 1.5.
+  EXPECT_EQ(RunBoth(R"(
+HloModule m
+ENTRY e {
+  x = bf16[3] parameter(0)
+  a = bf16[3] reduce-precision(x), exponent_bits=8, mantissa_bits=7
+  b = bf16[3] reduce-precision(x), exponent_bits=8, mantissa_bits=2
+  ROOT t = (bf16[3], bf16[3]) tuple(a, b)
+}
+)",
+                    {"{1.375, -3, 0.1}"}),
+            "{0}: bf16[3] {1.375, -3, 0.100097656}\n{1}: bf16[3] {1.5, -3, 0.09375}");
+}
+
+TEST(ArrayOpsTest, PadOfBf16WithAnF32PaddingValueConvertsTheValue) {
+  // The f32 1.5 is 0x3fc00000: copying its first two bytes into the bf16 result gave zeros.
+  EXPECT_EQ(RunBoth(R"(
+HloModule m
+ENTRY e {
+  x = bf16[2] parameter(0)
+  v = f32[] constant(1.5)
+  ROOT p = bf16[4] pad(x, v), padding=1_1
+}
+)",
+                    {"{1, 2}"}),
+            "bf16[4] {1.5, 1, 2, 1.5}");
+}
+
+TEST(ArrayOpsTest, WhileWithKnownTripCountRunsItsCondition) {
+  EXPECT_EQ(RunBoth(R"(
+HloModule m
+cond {
+  p = (s32[], f32[2]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[2]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  x = f32[2] get-tuple-element(p), index=1
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  y = f32[2] add(x, x)
+  ROOT t = (s32[], f32[2]) tuple(j, y)
+}
+ENTRY e {
+  x = f32[2] parameter(0)
+  zero = s32[] constant(0)
+  init = (s32[], f32[2]) tuple(zero, x)
+  ROOT w = (s32[], f32[2]) while(init), condition=cond, body=body, backend_config={"known_trip_count":{"n":"3"}}
+}
+)",
+                    {"{1, -2}"}),
+            "{0}: s32[] 3\n{1}: f32[2] {8, -16}");
+}
+
+std::string Refusal(std::string_view computations, std::string_view body) {
+  std::unique_ptr<Module> m =
+      testing::Parse(StrCat("HloModule m\n", computations, "\nENTRY e {\n", body, "\n}\n"));
+  if (m == nullptr) return "parse error";
+  absl::StatusOr<Literal> out = Evaluate(*m, RandomArguments(*m, 1), {});
+  return out.ok() ? "ran" : std::string(testing::MessageOf(out.status()));
+}
+
+constexpr const char* kMax = R"(
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+)";
+
+TEST(ArrayOpsTest, KernelsRefuseOperandsThatDoNotFit) {
+  EXPECT_EQ(Refusal(kMax,
+                    "  x = f32[4] parameter(0)\n  z = f32[] constant(0)\n"
+                    "  ROOT r = f32[4] reduce-window(x, z), window={size=2}, to_apply=max"),
+            "cannot run %r: the window gives 3 positions along dimension 0, not 4");
+  EXPECT_EQ(Refusal(kMax,
+                    "  x = f32[4] parameter(0)\n  z = f32[] constant(0)\n"
+                    "  ROOT r = f32[3] reduce-window(x, z), window={size=2x2}, to_apply=max"),
+            "cannot run %r: the window has 2 dimensions, the operand 1");
+  EXPECT_EQ(
+      Refusal(kMax,
+              "  x = f32[4] parameter(0)\n  z = f32[] constant(0)\n"
+              "  ROOT r = f32[3] reduce-window(x, z), window={size=2 stride=0}, "
+              "to_apply=max"),
+      "cannot run %r: window dimension 0 has stride=0, but sizes, strides and dilations must be "
+      "positive");
+  EXPECT_EQ(Refusal(kMax,
+                    "  x = f32[4] parameter(0)\n  z = f32[2] parameter(1)\n"
+                    "  ROOT r = f32[3] reduce-window(x, z), window={size=2}, to_apply=max"),
+            "cannot run %r: the inputs must share one shape, the init values be scalars");
+  EXPECT_EQ(Refusal(kMax,
+                    "  x = f32[4] parameter(0)\n"
+                    "  ROOT s = f32[4] sort(x), dimensions={1}, to_apply=max"),
+            "cannot run %s: sort needs one dimension of the operands' 1 in dimensions={...}");
+  EXPECT_EQ(Refusal("",
+                    "  x = f32[4] parameter(0)\n"
+                    "  ROOT s = f32[4] sort(x), dimensions={0}"),
+            "cannot run %s: sort needs a comparator (to_apply=)");
+  EXPECT_EQ(Refusal(kMax,
+                    "  x = f32[4] parameter(0)\n  y = f32[5] parameter(1)\n"
+                    "  ROOT s = (f32[4], f32[5]) sort(x, y), dimensions={0}, to_apply=max"),
+            "cannot run %s: every operand and output must have the same dimensions");
+  EXPECT_EQ(Refusal(kMax,
+                    "  x = f32[4] parameter(0)\n  s = f32[2] parameter(1)\n"
+                    "  z = f32[] constant(0)\n"
+                    "  ROOT r = f32[4] select-and-scatter(x, s, z), window={size=2 stride=2}"),
+            "cannot run %r: select-and-scatter needs select= and scatter=");
+  EXPECT_EQ(Refusal(kMax,
+                    "  x = f32[4] parameter(0)\n  s = f32[3] parameter(1)\n"
+                    "  z = f32[] constant(0)\n"
+                    "  ROOT r = f32[4] select-and-scatter(x, s, z), window={size=2 stride=2}, "
+                    "select=max, scatter=max"),
+            "cannot run %r: the window gives 2 positions along dimension 0, not 3");
+  EXPECT_EQ(Refusal("",
+                    "  x = f32[1,4,1] parameter(0)\n  k = f32[1,1,2] parameter(1)\n"
+                    "  ROOT c = f32[1,1,4] convolution(x, k), window={size=2}, "
+                    "dim_labels=bf0_oi0->bf0"),
+            "cannot run %c: the lhs feature size 4 is not feature_group_count (1) times the rhs "
+            "input feature size (1)");
+  EXPECT_EQ(Refusal("",
+                    "  x = f32[1,1,4] parameter(0)\n  k = f32[1,1,2] parameter(1)\n"
+                    "  ROOT c = f32[1,1,4] convolution(x, k), window={size=2}, "
+                    "dim_labels=bf0_oi0->bf0"),
+            "cannot run %c: its operands give f32[1,1,3], not f32[1,1,4]");
+  EXPECT_EQ(Refusal("",
+                    "  x = f32[1,1,4] parameter(0)\n  k = f32[1,1,2] parameter(1)\n"
+                    "  ROOT c = f32[1,1,3] convolution(x, k), window={size=2}"),
+            "cannot run %c: it has no dim_labels");
+  EXPECT_EQ(Refusal("",
+                    "  x = s32[4] parameter(0)\n"
+                    "  ROOT r = s32[4] reduce-precision(x), exponent_bits=5, mantissa_bits=2"),
+            "cannot run %r: reduce-precision needs a float operand (f16, bf16, f32, f64), not s32");
+  EXPECT_EQ(Refusal("",
+                    "  x = f32[4] parameter(0)\n"
+                    "  ROOT r = f32[4] reduce-precision(x), exponent_bits=0, mantissa_bits=2"),
+            "cannot run %r: exponent_bits=0 and mantissa_bits=2 do not describe a float format "
+            "(at least 1 and 0)");
+  EXPECT_EQ(Refusal("",
+                    "  x = f32[4] parameter(0)\n"
+                    "  ROOT r = f32[4] reduce-precision(x), mantissa_bits=2"),
+            "cannot run %r: reduce-precision needs exponent_bits= and mantissa_bits=");
+}
+
+}  // namespace
+}  // namespace hloscope::eval
