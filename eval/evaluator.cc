@@ -387,6 +387,8 @@ class Evaluator {
     switch (instr.opcode()) {
       case Opcode::kScatter:
         return EvalScatter(instr, arrays, scalar_fn(instr.to_apply()));
+      case Opcode::kTopk:
+        return EvalTopK(instr, arrays);
       case Opcode::kReduceWindow:
         return EvalReduceWindow(instr, arrays, scalar_fn(instr.to_apply()));
       case Opcode::kSort: {
@@ -504,7 +506,8 @@ class Evaluator {
       case Opcode::kScatter:
       case Opcode::kReduceWindow:
       case Opcode::kSelectAndScatter:
-      case Opcode::kSort: {
+      case Opcode::kSort:
+      case Opcode::kTopk: {
         if (absl::Status s = CheckArrayOperands(instr, ops); !s.ok()) return s;
         absl::StatusOr<std::vector<Bytes>> r = EvalWithComputations(instr, arrays);
         if (!r.ok()) return r.status();
@@ -586,6 +589,7 @@ bool IsSupportedOpcode(Opcode op) {
     case Opcode::kReduceWindow:
     case Opcode::kSelectAndScatter:
     case Opcode::kSort:
+    case Opcode::kTopk:
     case Opcode::kCollectivePermute:
       return true;
     default:

@@ -74,6 +74,9 @@ absl::StatusOr<Bytes> EvalSelectAndScatter(const Instruction& instr,
 absl::StatusOr<std::vector<Bytes>> EvalSort(const Instruction& instr,
                                             absl::Span<const ArrayRef> operands,
                                             const ScalarComputation& compare);
+// topk along the last dimension: (values, s32 indices). top_k.cc.
+absl::StatusOr<std::vector<Bytes>> EvalTopK(const Instruction& instr,
+                                            absl::Span<const ArrayRef> operands);
 // convolution and reduce-precision through one entry (array_ops.cc).
 bool IsSupportedArrayOp(Opcode op);
 absl::StatusOr<Bytes> EvalArrayOp(const Instruction& instr, absl::Span<const ArrayRef> operands);

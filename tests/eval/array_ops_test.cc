@@ -156,6 +156,28 @@ ENTRY e {
             "{0}: s32[] 3\n{1}: f32[2] {8, -16}");
 }
 
+TEST(ArrayOpsTest, TopKTakesTheLargestInTotalOrderAndTheLowerIndexOnTies) {
+  // NaN is above inf in the total order; the two 3s keep their index order.
+  EXPECT_EQ(RunBoth(R"(
+HloModule m
+ENTRY e {
+  x = f32[2,5] parameter(0)
+  ROOT t = (f32[2,3], s32[2,3]) topk(x), k=3, largest=true
+}
+)",
+                    {"{{1, 3, nan, 3, -inf}, {-0, 0, -1, 2, inf}}"}),
+            "{0}: f32[2,3] {{nan, 3, 3}, {inf, 2, 0}}\n{1}: s32[2,3] {{2, 1, 3}, {4, 3, 1}}");
+  EXPECT_EQ(RunBoth(R"(
+HloModule m
+ENTRY e {
+  x = s32[4] parameter(0)
+  ROOT t = (s32[2], s32[2]) topk(x), k=2, largest=false
+}
+)",
+                    {"{5, -7, 5, -7}"}),
+            "{0}: s32[2] {-7, -7}\n{1}: s32[2] {1, 3}");
+}
+
 std::string Refusal(std::string_view computations, std::string_view body) {
   std::unique_ptr<Module> m =
       testing::Parse(StrCat("HloModule m\n", computations, "\nENTRY e {\n", body, "\n}\n"));
@@ -243,6 +265,14 @@ TEST(ArrayOpsTest, KernelsRefuseOperandsThatDoNotFit) {
                     "  x = f32[4] parameter(0)\n"
                     "  ROOT r = f32[4] reduce-precision(x), mantissa_bits=2"),
             "cannot run %r: reduce-precision needs exponent_bits= and mantissa_bits=");
+  EXPECT_EQ(Refusal("",
+                    "  x = f32[4] parameter(0)\n"
+                    "  ROOT t = (f32[5], s32[5]) topk(x), k=5, largest=true"),
+            "cannot run %t: k must be between 0 and the last dimension's 4");
+  EXPECT_EQ(Refusal("",
+                    "  x = f32[4] parameter(0)\n"
+                    "  ROOT t = (f32[2], s32[3]) topk(x), k=2, largest=true"),
+            "cannot run %t: its result must be (f32[..., k], s32[..., k]) for the operand f32[4]");
 }
 
 }  // namespace
