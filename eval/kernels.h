@@ -80,6 +80,10 @@ absl::StatusOr<std::vector<Bytes>> EvalTopK(const Instruction& instr,
 // convolution and reduce-precision through one entry (array_ops.cc).
 bool IsSupportedArrayOp(Opcode op);
 absl::StatusOr<Bytes> EvalArrayOp(const Instruction& instr, absl::Span<const ArrayRef> operands);
+// cholesky and triangular-solve (linalg.cc).
+absl::StatusOr<Bytes> EvalCholesky(const Instruction& instr, absl::Span<const ArrayRef> operands);
+absl::StatusOr<Bytes> EvalTriangularSolve(const Instruction& instr,
+                                          absl::Span<const ArrayRef> operands);
 // convolution.cc.
 absl::StatusOr<Bytes> EvalConvolution(const Instruction& instr,
                                       absl::Span<const ArrayRef> operands);

@@ -178,6 +178,45 @@ ENTRY e {
             "{0}: s32[2] {-7, -7}\n{1}: s32[2] {1, 3}");
 }
 
+TEST(ArrayOpsTest, CholeskyAndTriangularSolve) {
+  // a = L L^T with L = {{2, 0, 0}, {6, 1, 0}, {-8, 5, 3}}; the solves have exact answers.
+  EXPECT_EQ(RunBoth(R"(
+HloModule m
+ENTRY e {
+  a = f32[3,3] parameter(0)
+  l = f32[3,3] cholesky(a), lower=true
+  u = f32[3,3] cholesky(a), lower=false
+  b = f32[3,1] parameter(1)
+  x = f32[3,1] triangular-solve(l, b), left_side=true, lower=true, transpose_a=NO_TRANSPOSE
+  c = f32[3,1] parameter(2)
+  y = f32[3,1] triangular-solve(l, c), left_side=true, lower=true, transpose_a=TRANSPOSE
+  d = f32[1,3] parameter(3)
+  z = f32[1,3] triangular-solve(l, d), left_side=false, lower=true, transpose_a=NO_TRANSPOSE
+  w = f32[1,3] triangular-solve(u, d), left_side=false, lower=false, transpose_a=ADJOINT
+  ROOT t = (f32[3,3], f32[3,3], f32[3,1], f32[3,1], f32[1,3], f32[1,3]) tuple(l, u, x, y, z, w)
+}
+)",
+                    {"{{4, 12, -16}, {12, 37, -43}, {-16, -43, 98}}", "{{2}, {7}, {9}}",
+                     "{{0}, {6}, {3}}", "{{0, 6, 3}}"}),
+            "{0}: f32[3,3] {{2, 0, 0}, {6, 1, 0}, {-8, 5, 3}}\n"
+            "{1}: f32[3,3] {{2, 6, -8}, {0, 1, 5}, {0, 0, 3}}\n"
+            "{2}: f32[3,1] {{1}, {1}, {4}}\n{3}: f32[3,1] {{1}, {1}, {1}}\n"
+            "{4}: f32[1,3] {{1, 1, 1}}\n{5}: f32[1,3] {{1, 1, 1}}");
+  // Not positive definite: NaN from the failing pivot on; unit_diagonal ignores a's diagonal.
+  EXPECT_EQ(RunBoth(R"(
+HloModule m
+ENTRY e {
+  a = f64[2,2] parameter(0)
+  l = f64[2,2] cholesky(a), lower=true
+  b = f64[2,1] parameter(1)
+  x = f64[2,1] triangular-solve(a, b), left_side=true, lower=true, unit_diagonal=true, transpose_a=NO_TRANSPOSE
+  ROOT t = (f64[2,2], f64[2,1]) tuple(l, x)
+}
+)",
+                    {"{{1, 2}, {2, 1}}", "{{3}, {4}}"}),
+            "{0}: f64[2,2] {{1, 0}, {2, nan}}\n{1}: f64[2,1] {{3}, {-2}}");
+}
+
 std::string Refusal(std::string_view computations, std::string_view body) {
   std::unique_ptr<Module> m =
       testing::Parse(StrCat("HloModule m\n", computations, "\nENTRY e {\n", body, "\n}\n"));
@@ -273,6 +312,25 @@ TEST(ArrayOpsTest, KernelsRefuseOperandsThatDoNotFit) {
                     "  x = f32[4] parameter(0)\n"
                     "  ROOT t = (f32[2], s32[3]) topk(x), k=2, largest=true"),
             "cannot run %t: its result must be (f32[..., k], s32[..., k]) for the operand f32[4]");
+  EXPECT_EQ(Refusal("",
+                    "  x = f32[2,3] parameter(0)\n"
+                    "  ROOT c = f32[2,3] cholesky(x), lower=true"),
+            "cannot run %c: cholesky takes one float array of square matrices and gives its "
+            "shape");
+  EXPECT_EQ(Refusal("",
+                    "  a = f32[2,2] parameter(0)\n  b = f32[3,1] parameter(1)\n"
+                    "  ROOT x = f32[3,1] triangular-solve(a, b), left_side=true, lower=true, "
+                    "transpose_a=NO_TRANSPOSE"),
+            "cannot run %x: b's rows must number a's 2");
+  EXPECT_EQ(Refusal("",
+                    "  a = f32[2,2] parameter(0)\n  b = f32[2,1] parameter(1)\n"
+                    "  ROOT x = f32[2,1] triangular-solve(a, b), left_side=true, lower=true, "
+                    "transpose_a=SIDEWAYS"),
+            "cannot run %x: transpose_a=SIDEWAYS is not NO_TRANSPOSE, TRANSPOSE or ADJOINT");
+  EXPECT_EQ(Refusal("",
+                    "  a = f32[2,2] parameter(0)\n  b = f32[2,1] parameter(1)\n"
+                    "  ROOT x = f32[2,2] triangular-solve(a, b), left_side=true, lower=true"),
+            "cannot run %x: triangular-solve needs float a[..., n, n] and b of the result's shape");
 }
 
 }  // namespace
