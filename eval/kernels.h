@@ -60,7 +60,7 @@ absl::StatusOr<std::vector<Bytes>> EvalScatter(const Instruction& instr,
                                                const ScalarComputation& apply);
 
 // reduce-window (N inputs, N init values; to_apply as for reduce) and select-and-scatter
-// (operand, source, init; `select` returns pred, `scatter` gets (output value, source value)).
+// (operand, source, init; `select` returns pred, `scatter` gets (source value, output value)).
 // window_ops.cc.
 absl::StatusOr<std::vector<Bytes>> EvalReduceWindow(const Instruction& instr,
                                                     absl::Span<const ArrayRef> operands,

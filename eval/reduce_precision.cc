@@ -1,12 +1,16 @@
 // reduce-precision(x), exponent_bits=E, mantissa_bits=M: rounds every element to the nearest
 // value of a float format with E exponent and M mantissa bits and returns it in x's own type.
 //
-// Done on x's bit pattern, as XLA lowers it: the mantissa is rounded to nearest even by adding
-// a bias and truncating, then exponents above the small format's range become infinity and
-// those at or below its minimum normal exponent become zero (keeping the sign; the small
-// format has no subnormals). NaN inputs stay NaN unchanged.
+// Done as XLA's evaluator does it: on the bit pattern of the element as f32 (f64 stays f64;
+// bf16 and f16 are widened to f32 and the result rounded back), the mantissa rounded to nearest
+// even by adding a bias and truncating, then exponents above the small format's range become
+// infinity and those at or below its minimum normal exponent zero (keeping the sign; the small
+// format has no subnormals). A NaN stays the same NaN, or becomes +inf when M is 0.
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "absl/status/status.h"
 #include "eval/element_io.h"
@@ -90,22 +94,34 @@ absl::StatusOr<Bytes> EvalReducePrecision(const Instruction& instr,
     return fail(StrCat("exponent_bits=", *e, " and mantissa_bits=", *m,
                        " do not describe a float format (at least 1 and 0)"));
   }
-  // Bits the source does not have are kept as they are.
-  const int64_t ebits = std::min<int64_t>(*e, format->exponent_bits);
-  const int64_t mbits = std::min<int64_t>(*m, format->mantissa_bits);
-  const int eb = format->bits / 8;
+  // The format the bits are reduced in: f64 for f64, f32 for every narrower float.
+  const bool wide = s.element_type == PrimitiveType::kF64;
+  const FloatFormat work = wide ? *FormatOf(PrimitiveType::kF64) : *FormatOf(PrimitiveType::kF32);
+  // Bits the working format does not have are kept as they are.
+  const int64_t ebits = std::min<int64_t>(*e, work.exponent_bits);
+  const int64_t mbits = std::min<int64_t>(*m, work.mantissa_bits);
+  const int eb = ElementBytes(s.element_type);
   Bytes result(static_cast<size_t>(DenseBytes(s)));
   for (int64_t i = 0; i < s.ElementCount(); ++i) {
     const uint8_t* src = operands[0].data + i * eb;
     uint8_t* dst = result.data() + i * eb;
-    uint64_t x = 0;
-    std::memcpy(&x, src, static_cast<size_t>(eb));  // little-endian host
-    if (std::isnan(LoadDouble(s.element_type, src))) {
-      std::memcpy(dst, src, static_cast<size_t>(eb));
+    const double v = LoadDouble(s.element_type, src);
+    if (std::isnan(v)) {
+      if (*m > 0) {
+        std::memcpy(dst, src, static_cast<size_t>(eb));
+      } else {
+        StoreDouble(s.element_type, dst, std::numeric_limits<double>::infinity());
+      }
       continue;
     }
-    x = ReduceBits(x, *format, ebits, mbits);
-    std::memcpy(dst, &x, static_cast<size_t>(eb));
+    double reduced;
+    if (wide) {
+      reduced = std::bit_cast<double>(ReduceBits(std::bit_cast<uint64_t>(v), work, ebits, mbits));
+    } else {
+      const auto bits = std::bit_cast<uint32_t>(static_cast<float>(v));
+      reduced = std::bit_cast<float>(static_cast<uint32_t>(ReduceBits(bits, work, ebits, mbits)));
+    }
+    StoreDouble(s.element_type, dst, reduced);
   }
   // Computed in the operand's physical order; the result's layout may differ.
   Bytes out(static_cast<size_t>(DenseBytes(instr.shape())));

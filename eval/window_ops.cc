@@ -211,10 +211,10 @@ absl::StatusOr<Bytes> EvalSelectAndScatter(const Instruction& instr,
       }
     });
     if (status.ok() && selected) {
-      // scatter(current output value, source value).
+      // scatter(source value, current output value), XLA's argument order.
       uint8_t* dst = result.data() + *selected * oeb;
-      args[0] = LoadScalar(ot, dst);
-      args[1] = LoadScalar(ot, sdata + linear * oeb);
+      args[0] = LoadScalar(ot, sdata + linear * oeb);
+      args[1] = LoadScalar(ot, dst);
       absl::StatusOr<std::vector<Scalar>> r = scatter(args);
       if (!r.ok()) {
         status = r.status();

@@ -85,6 +85,22 @@ ENTRY e {
 )"),
                     {"{1, 3, 2, 0}", "{1, 2}"}),
             "f32[4] {0.5, 3.5, 0.5, 0.5}");
+  // scatter gets (source, output) as XLA passes them: subtract gives 10 - 1, not 1 - 10.
+  EXPECT_EQ(RunBoth(StrCat("HloModule m\n", kComputations, R"(
+sub {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] subtract(a, b)
+}
+ENTRY e {
+  x = f32[2] parameter(0)
+  s = f32[1] parameter(1)
+  z = f32[] constant(1)
+  ROOT r = f32[2] select-and-scatter(x, s, z), window={size=2 stride=2}, select=ge, scatter=sub
+}
+)"),
+                    {"{1, 5}", "{10}"}),
+            "f32[2] {1, 9}");
 }
 
 TEST(ArrayOpsTest, ReducePrecisionRoundsToNearestEvenAndClampsTheExponent) {
@@ -111,6 +127,20 @@ ENTRY e {
 )",
                     {"{1.375, -3, 0.1}"}),
             "{0}: bf16[3] {1.375, -3, 0.100097656}\n{1}: bf16[3] {1.5, -3, 0.09375}");
+  // As XLA's evaluator, f16 is reduced as f32: E5M10 keeps every normal f16 but flushes the
+  // f16 subnormal 1e-5 to zero; with mantissa_bits=0, 3 (a tie) goes to 2, whose exponent is
+  // even, and a NaN becomes +inf.
+  EXPECT_EQ(RunBoth(R"(
+HloModule m
+ENTRY e {
+  x = f16[3] parameter(0)
+  a = f16[3] reduce-precision(x), exponent_bits=5, mantissa_bits=10
+  b = f16[3] reduce-precision(x), exponent_bits=5, mantissa_bits=0
+  ROOT t = (f16[3], f16[3]) tuple(a, b)
+}
+)",
+                    {"{1e-05, 3, nan}"}),
+            "{0}: f16[3] {0, 3, nan}\n{1}: f16[3] {0, 2, inf}");
 }
 
 TEST(ArrayOpsTest, PadOfBf16WithAnF32PaddingValueConvertsTheValue) {
