@@ -389,6 +389,8 @@ class Evaluator {
         return EvalScatter(instr, arrays, scalar_fn(instr.to_apply()));
       case Opcode::kTopk:
         return EvalTopK(instr, arrays);
+      case Opcode::kRngBitGenerator:
+        return EvalRngBitGenerator(instr, arrays);
       case Opcode::kReduceWindow:
         return EvalReduceWindow(instr, arrays, scalar_fn(instr.to_apply()));
       case Opcode::kSort: {
@@ -507,7 +509,8 @@ class Evaluator {
       case Opcode::kReduceWindow:
       case Opcode::kSelectAndScatter:
       case Opcode::kSort:
-      case Opcode::kTopk: {
+      case Opcode::kTopk:
+      case Opcode::kRngBitGenerator: {
         if (absl::Status s = CheckArrayOperands(instr, ops); !s.ok()) return s;
         absl::StatusOr<std::vector<Bytes>> r = EvalWithComputations(instr, arrays);
         if (!r.ok()) return r.status();
@@ -590,6 +593,7 @@ bool IsSupportedOpcode(Opcode op) {
     case Opcode::kSelectAndScatter:
     case Opcode::kSort:
     case Opcode::kTopk:
+    case Opcode::kRngBitGenerator:
     case Opcode::kCollectivePermute:
       return true;
     default:

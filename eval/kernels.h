@@ -4,6 +4,7 @@
 // (evaluator.cc) decides where results are stored.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -77,6 +78,11 @@ absl::StatusOr<std::vector<Bytes>> EvalSort(const Instruction& instr,
 // topk along the last dimension: (values, s32 indices). top_k.cc.
 absl::StatusOr<std::vector<Bytes>> EvalTopK(const Instruction& instr,
                                             absl::Span<const ArrayRef> operands);
+// rng-bit-generator with algorithm=rng_three_fry: (new state, bits). rng_bit_generator.cc.
+absl::StatusOr<std::vector<Bytes>> EvalRngBitGenerator(const Instruction& instr,
+                                                       absl::Span<const ArrayRef> operands);
+// Threefry-2x32 with 20 rounds (Salmon et al. 2011), counter and key as two u32 words each.
+std::array<uint32_t, 2> Threefry2x32(std::array<uint32_t, 2> counter, std::array<uint32_t, 2> key);
 // convolution and reduce-precision through one entry (array_ops.cc).
 bool IsSupportedArrayOp(Opcode op);
 absl::StatusOr<Bytes> EvalArrayOp(const Instruction& instr, absl::Span<const ArrayRef> operands);

@@ -1,6 +1,7 @@
 // sort, select-and-scatter, reduce-precision, pad with a padding value of another float width,
 // and a while loop with known_trip_count, against hand-computed results in both modes; and the
 // refusals of the issue-35 kernels on modules the verifier never saw.
+#include "eval/kernels.h"
 #include "gtest/gtest.h"
 #include "hlo/str_util.h"
 #include "tests/eval/eval_test_util.h"
@@ -262,6 +263,43 @@ max {
   ROOT m = f32[] maximum(a, b)
 }
 )";
+
+TEST(ArrayOpsTest, Threefry2x32MatchesTheRandom123KnownAnswers) {
+  EXPECT_EQ(Threefry2x32({0, 0}, {0, 0}), (std::array<uint32_t, 2>{0x6b200159, 0x99ba4efe}));
+  EXPECT_EQ(Threefry2x32({0xffffffff, 0xffffffff}, {0xffffffff, 0xffffffff}),
+            (std::array<uint32_t, 2>{0x1cb996fc, 0xbb002be7}));
+  EXPECT_EQ(Threefry2x32({0x243f6a88, 0x85a308d3}, {0x13198a2e, 0x03707344}),
+            (std::array<uint32_t, 2>{0xc4923a9c, 0x483df7a0}));
+}
+
+TEST(ArrayOpsTest, RngBitGeneratorThreeFryLaysOutWordsAsXlaExpandsIt) {
+  // Key 0, counter 0: Threefry(0, 0) = (0x6b200159, 0x99ba4efe). u64 takes both words (low
+  // first); u32[3] (no even dimension) pairs elements 0 and 1 on counter 0, element 2 on
+  // counter 1; the state's counter advances by the counters used.
+  EXPECT_EQ(RunBoth(R"(
+HloModule m
+ENTRY e {
+  s = u64[2] parameter(0)
+  a = (u64[2], u64[1]) rng-bit-generator(s), algorithm=rng_three_fry
+  b = (u64[2], u32[3]) rng-bit-generator(s), algorithm=rng_three_fry
+  c = (u64[2], u16[2,1]) rng-bit-generator(s), algorithm=rng_three_fry
+  ROOT t = ((u64[2], u64[1]), (u64[2], u32[3]), (u64[2], u16[2,1])) tuple(a, b, c)
+}
+)",
+                    {"{0, 0}"}),
+            "{0,0}: u64[2] {0, 1}\n{0,1}: u64[1] {11077253088097075545}\n"
+            "{1,0}: u64[2] {0, 2}\n{1,1}: u32[3] {1797259609, 2579123966, 1351547692}\n"
+            "{2,0}: u64[2] {0, 1}\n{2,1}: u16[2,1] {{345}, {20222}}");
+  EXPECT_EQ(Refusal("",
+                    "  s = u64[2] parameter(0)\n"
+                    "  ROOT r = (u64[2], u32[4]) rng-bit-generator(s), algorithm=rng_philox"),
+            "hlo-run runs rng-bit-generator only with algorithm=rng_three_fry, not rng_philox "
+            "(instruction %r)");
+  EXPECT_EQ(Refusal("",
+                    "  s = u64[3] parameter(0)\n"
+                    "  ROOT r = (u64[3], u32[4]) rng-bit-generator(s), algorithm=rng_three_fry"),
+            "cannot run %r: ThreeFry needs a u64[2] state (key, counter) and gives it back");
+}
 
 TEST(ArrayOpsTest, KernelsRefuseOperandsThatDoNotFit) {
   EXPECT_EQ(Refusal(kMax,
