@@ -78,11 +78,14 @@ absl::StatusOr<std::vector<Bytes>> EvalSort(const Instruction& instr,
 // topk along the last dimension: (values, s32 indices). top_k.cc.
 absl::StatusOr<std::vector<Bytes>> EvalTopK(const Instruction& instr,
                                             absl::Span<const ArrayRef> operands);
-// rng-bit-generator with algorithm=rng_three_fry: (new state, bits). rng_bit_generator.cc.
+// rng-bit-generator with algorithm=rng_three_fry or rng_philox: (new state, bits).
+// rng_bit_generator.cc.
 absl::StatusOr<std::vector<Bytes>> EvalRngBitGenerator(const Instruction& instr,
                                                        absl::Span<const ArrayRef> operands);
 // Threefry-2x32 with 20 rounds (Salmon et al. 2011), counter and key as two u32 words each.
 std::array<uint32_t, 2> Threefry2x32(std::array<uint32_t, 2> counter, std::array<uint32_t, 2> key);
+// Philox-4x32 with 10 rounds (Salmon et al. 2011), counter as four u32 words, key as two.
+std::array<uint32_t, 4> Philox4x32(std::array<uint32_t, 4> counter, std::array<uint32_t, 2> key);
 // convolution and reduce-precision through one entry (array_ops.cc).
 bool IsSupportedArrayOp(Opcode op);
 absl::StatusOr<Bytes> EvalArrayOp(const Instruction& instr, absl::Span<const ArrayRef> operands);

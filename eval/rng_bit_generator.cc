@@ -10,7 +10,7 @@
 //   Threefry call gives two outputs. 8- and 16-bit outputs are the 32-bit ones truncated. The
 //   new state is (key, counter + number of counters used).
 //
-// Philox and rng_default (the backend's choice) are refused.
+// rng_philox: see PhiloxBits. rng_default (the backend's choice) is refused.
 #include <array>
 #include <cstring>
 
@@ -47,16 +47,90 @@ std::array<uint32_t, 2> Threefry2x32(std::array<uint32_t, 2> x, std::array<uint3
   return x;
 }
 
+std::array<uint32_t, 4> Philox4x32(std::array<uint32_t, 4> x, std::array<uint32_t, 2> key) {
+  for (int round = 0; round < 10; ++round) {
+    const uint64_t p0 = uint64_t{x[0]} * 0xD2511F53u;
+    const uint64_t p1 = uint64_t{x[2]} * 0xCD9E8D57u;
+    x = {static_cast<uint32_t>(p1 >> 32) ^ x[1] ^ key[0], static_cast<uint32_t>(p1),
+         static_cast<uint32_t>(p0 >> 32) ^ x[3] ^ key[1], static_cast<uint32_t>(p0)};
+    key[0] += 0x9E3779B9u;
+    key[1] += 0xBB67AE85u;
+  }
+  return x;
+}
+
+namespace {
+
+// Philox as XLA expands it: the 128-bit counter is (state[1], state[2]) for a state of 3 or
+// more words, else (state[1], state[0]) (low word first); counter + i for i < ceil(n / 4)
+// gives four words each, and element e is word e % 4 of block e / 4 (u64: the words paired
+// (0,1) and (2,3), element e from pair e % 2 of block e / 2). The new state keeps the key and
+// the advanced counter (only its low word for a 2-word state).
+absl::StatusOr<std::vector<Bytes>> PhiloxBits(const Instruction& instr, const ArrayRef& state_ref,
+                                              const Shape& out_state, const Shape& bits) {
+  const Shape& state = *state_ref.shape;
+  const int64_t words = state.dims.empty() ? 0 : state.dims[0];
+  if (state.element_type != PrimitiveType::kU64 || state.dims.size() != 1 || words < 2 ||
+      out_state.dims != state.dims || out_state.element_type != PrimitiveType::kU64) {
+    return absl::InvalidArgumentError(
+        StrCat("cannot run %", instr.name(),
+               ": Philox needs a u64 state of 2 or more words and gives it back"));
+  }
+  std::vector<uint64_t> st(static_cast<size_t>(words));
+  std::memcpy(st.data(), state_ref.data, st.size() * 8);
+  const uint64_t key = st[0];
+  const uint64_t lo = st[1];
+  const uint64_t hi = words >= 3 ? st[2] : st[0];
+  const std::array<uint32_t, 2> key_words = {static_cast<uint32_t>(key),
+                                             static_cast<uint32_t>(key >> 32)};
+  const int width = BitWidth(bits.element_type);
+  const int64_t n = bits.ElementCount();
+  const int64_t blocks = width == 64 ? (n + 1) / 2 : (n + 3) / 4;
+  const int eb = ElementBytes(bits.element_type);
+  Bytes row_major(static_cast<size_t>(DenseBytes(bits)));
+  for (int64_t b = 0; b < blocks; ++b) {
+    const uint64_t c_lo = lo + static_cast<uint64_t>(b);
+    const uint64_t c_hi = c_lo < lo ? hi + 1 : hi;
+    const std::array<uint32_t, 4> w =
+        Philox4x32({static_cast<uint32_t>(c_lo), static_cast<uint32_t>(c_lo >> 32),
+                    static_cast<uint32_t>(c_hi), static_cast<uint32_t>(c_hi >> 32)},
+                   key_words);
+    if (width == 64) {
+      for (int64_t k = 0; k < 2 && b * 2 + k < n; ++k) {
+        const uint64_t v = uint64_t{w[static_cast<size_t>(2 * k)]} |
+                           (uint64_t{w[static_cast<size_t>(2 * k + 1)]} << 32);
+        std::memcpy(row_major.data() + (b * 2 + k) * 8, &v, 8);
+      }
+    } else {
+      for (int64_t k = 0; k < 4 && b * 4 + k < n; ++k) {
+        std::memcpy(row_major.data() + (b * 4 + k) * eb, &w[static_cast<size_t>(k)],
+                    static_cast<size_t>(eb));
+      }
+    }
+  }
+  const uint64_t new_lo = lo + static_cast<uint64_t>(blocks);
+  const uint64_t new_hi = new_lo < lo ? hi + 1 : hi;
+  std::vector<Bytes> results(2);
+  results[0].resize(static_cast<size_t>(words * 8));
+  std::memcpy(results[0].data(), state_ref.data, results[0].size());
+  std::memcpy(results[0].data() + 8, &new_lo, 8);
+  if (words >= 3) std::memcpy(results[0].data() + 16, &new_hi, 8);
+  results[1] = ToPhysical(bits, std::move(row_major));
+  return results;
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<Bytes>> EvalRngBitGenerator(const Instruction& instr,
                                                        absl::Span<const ArrayRef> operands) {
   auto fail = [&](std::string_view why) {
     return absl::InvalidArgumentError(StrCat("cannot run %", instr.name(), ": ", why));
   };
   const std::string_view algorithm = RawAttribute(instr, "algorithm").value_or("rng_default");
-  if (algorithm != "rng_three_fry") {
+  if (algorithm != "rng_three_fry" && algorithm != "rng_philox") {
     return absl::UnimplementedError(
-        StrCat("hlo-run runs rng-bit-generator only with algorithm=rng_three_fry, not ", algorithm,
-               " (instruction %", instr.name(), ")"));
+        StrCat("hlo-run runs rng-bit-generator with algorithm=rng_three_fry or rng_philox, not ",
+               algorithm, " (the backend's choice; instruction %", instr.name(), ")"));
   }
   const Shape& out = instr.shape();
   if (operands.size() != 1 || !out.IsTuple() || out.tuple_elements.size() != 2) {
@@ -64,6 +138,15 @@ absl::StatusOr<std::vector<Bytes>> EvalRngBitGenerator(const Instruction& instr,
   }
   const Shape& state = *operands[0].shape;
   const Shape& bits = *out.tuple_elements[1];
+  {
+    const int w = BitWidth(bits.element_type);
+    if (!bits.IsArray() || (w != 8 && w != 16 && w != 32 && w != 64) ||
+        bits.element_type == PrimitiveType::kPred) {
+      return fail("the bits must be an array of 8-, 16-, 32- or 64-bit elements");
+    }
+  }
+  if (algorithm == "rng_philox")
+    return PhiloxBits(instr, operands[0], *out.tuple_elements[0], bits);
   if (state.element_type != PrimitiveType::kU64 || state.dims.size() != 1 || state.dims[0] != 2 ||
       out.tuple_elements[0]->dims != state.dims ||
       out.tuple_elements[0]->element_type != PrimitiveType::kU64) {

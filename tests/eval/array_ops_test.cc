@@ -272,6 +272,15 @@ TEST(ArrayOpsTest, Threefry2x32MatchesTheRandom123KnownAnswers) {
             (std::array<uint32_t, 2>{0xc4923a9c, 0x483df7a0}));
 }
 
+TEST(ArrayOpsTest, Philox4x32MatchesTheRandom123KnownAnswers) {
+  EXPECT_EQ(Philox4x32({0, 0, 0, 0}, {0, 0}),
+            (std::array<uint32_t, 4>{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}));
+  EXPECT_EQ(Philox4x32({0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}, {0xffffffff, 0xffffffff}),
+            (std::array<uint32_t, 4>{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}));
+  EXPECT_EQ(Philox4x32({0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}, {0xa4093822, 0x299f31d0}),
+            (std::array<uint32_t, 4>{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}));
+}
+
 TEST(ArrayOpsTest, RngBitGeneratorThreeFryLaysOutWordsAsXlaExpandsIt) {
   // Key 0, counter 0: Threefry(0, 0) = (0x6b200159, 0x99ba4efe). u64 takes both words (low
   // first); u32[3] (no even dimension) pairs elements 0 and 1 on counter 0, element 2 on
@@ -290,11 +299,35 @@ ENTRY e {
             "{0,0}: u64[2] {0, 1}\n{0,1}: u64[1] {11077253088097075545}\n"
             "{1,0}: u64[2] {0, 2}\n{1,1}: u32[3] {1797259609, 2579123966, 1351547692}\n"
             "{2,0}: u64[2] {0, 1}\n{2,1}: u16[2,1] {{345}, {20222}}");
+  // Philox, state {0, 0}: the counter is (state[1], state[0]) = 0, block 0 is the known answer
+  // (0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8), element e is word e % 4 of block e / 4
+  // (u64: word pairs); a 3-word state keeps its high counter word, u8 keeps the low byte.
+  EXPECT_EQ(RunBoth(R"(
+HloModule m
+ENTRY e {
+  s = u64[2] parameter(0)
+  a = (u64[2], u32[5]) rng-bit-generator(s), algorithm=rng_philox
+  b = (u64[2], u64[3]) rng-bit-generator(s), algorithm=rng_philox
+  t = u64[3] parameter(1)
+  c = (u64[3], u8[2]) rng-bit-generator(t), algorithm=rng_philox
+  ROOT r = ((u64[2], u32[5]), (u64[2], u64[3]), (u64[3], u8[2])) tuple(a, b, c)
+}
+)",
+                    {"{0, 0}", "{0, 0, 0}"}),
+            "{0,0}: u64[2] {0, 2}\n"
+            "{0,1}: u32[5] {1713891541, 3781805453, 3159862348, 2600524760, 4175744164}\n"
+            "{1,0}: u64[2] {0, 2}\n"
+            "{1,1}: u64[3] {16242730742183356629, 11169168799798111308, 6679402142117448868}\n"
+            "{2,0}: u64[3] {0, 1, 0}\n{2,1}: u8[2] {213, 141}");
   EXPECT_EQ(Refusal("",
                     "  s = u64[2] parameter(0)\n"
-                    "  ROOT r = (u64[2], u32[4]) rng-bit-generator(s), algorithm=rng_philox"),
-            "hlo-run runs rng-bit-generator only with algorithm=rng_three_fry, not rng_philox "
-            "(instruction %r)");
+                    "  ROOT r = (u64[2], u32[4]) rng-bit-generator(s), algorithm=rng_default"),
+            "hlo-run runs rng-bit-generator with algorithm=rng_three_fry or rng_philox, not "
+            "rng_default (the backend's choice; instruction %r)");
+  EXPECT_EQ(Refusal("",
+                    "  s = u64[1] parameter(0)\n"
+                    "  ROOT r = (u64[1], u32[4]) rng-bit-generator(s), algorithm=rng_philox"),
+            "cannot run %r: Philox needs a u64 state of 2 or more words and gives it back");
   EXPECT_EQ(Refusal("",
                     "  s = u64[3] parameter(0)\n"
                     "  ROOT r = (u64[3], u32[4]) rng-bit-generator(s), algorithm=rng_three_fry"),
