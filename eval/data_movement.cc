@@ -231,8 +231,13 @@ absl::StatusOr<Bytes> EvalDataMovement(const Instruction& instr,
                                                  pads->size(), " dimensions, the shape ",
                                                  out.rank()));
       }
+      // The padding value in the result's type (an f32 value padding a bf16 array is
+      // converted, not cut to its first two bytes).
+      uint8_t value[8];
+      StoreDouble(out.element_type, value, LoadDouble(in[1].shape->element_type, in[1].data));
+      const uint8_t* pad_value = in[1].shape->element_type == out.element_type ? in[1].data : value;
       for (int64_t i = 0; i < out.ElementCount(); ++i)
-        std::memcpy(result.data() + i * eb, in[1].data, ueb);
+        std::memcpy(result.data() + i * eb, pad_value, ueb);
       std::vector<int64_t> ostrides = RowMajorStrides(out.dims);
       ForEachIndex(in[0].shape->dims, [&](const std::vector<int64_t>& p) {
         int64_t dst = 0;

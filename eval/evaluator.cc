@@ -373,6 +373,48 @@ class Evaluator {
     return out;
   }
 
+  // The kernels that call scalar computations (to_apply, select, scatter); one result per
+  // output.
+  absl::StatusOr<std::vector<Bytes>> EvalWithComputations(const Instruction& instr,
+                                                          absl::Span<const ArrayRef> arrays) {
+    auto scalar_fn = [this](const Computation* c) -> ScalarComputation {
+      return [this, c](absl::Span<const Scalar> args) { return ApplyScalar(*c, args); };
+    };
+    switch (instr.opcode()) {
+      case Opcode::kScatter:
+        return EvalScatter(instr, arrays, scalar_fn(instr.to_apply()));
+      case Opcode::kTopk:
+        return EvalTopK(instr, arrays);
+      case Opcode::kRngBitGenerator:
+        return EvalRngBitGenerator(instr, arrays);
+      case Opcode::kReduceWindow:
+        return EvalReduceWindow(instr, arrays, scalar_fn(instr.to_apply()));
+      case Opcode::kSort: {
+        const Computation* compare = instr.to_apply();
+        if (compare == nullptr) compare = instr.CalledComputation(kAttrComparator);
+        if (compare == nullptr) {
+          return absl::InvalidArgumentError(
+              StrCat("cannot run %", instr.name(), ": sort needs a comparator (to_apply=)"));
+        }
+        return EvalSort(instr, arrays, scalar_fn(compare));
+      }
+      case Opcode::kSelectAndScatter: {
+        const Computation* select = instr.CalledComputation(kAttrSelect);
+        const Computation* scatter = instr.CalledComputation(kAttrScatter);
+        if (select == nullptr || scatter == nullptr) {
+          return absl::InvalidArgumentError(StrCat(
+              "cannot run %", instr.name(), ": select-and-scatter needs select= and scatter="));
+        }
+        absl::StatusOr<Bytes> r =
+            EvalSelectAndScatter(instr, arrays, scalar_fn(select), scalar_fn(scatter));
+        if (!r.ok()) return r.status();
+        return std::vector<Bytes>{std::move(*r)};
+      }
+      default:
+        return EvalReduce(instr, arrays, scalar_fn(instr.to_apply()));
+    }
+  }
+
   absl::StatusOr<Value> Eval(const Instruction& instr, absl::Span<const Value> ops, bool buffered) {
     std::vector<ArrayRef> arrays;
     for (const Value& o : ops)
@@ -459,13 +501,14 @@ class Evaluator {
         return ArrayValue(instr, std::move(*r));
       }
       case Opcode::kReduce:
-      case Opcode::kScatter: {
+      case Opcode::kScatter:
+      case Opcode::kReduceWindow:
+      case Opcode::kSelectAndScatter:
+      case Opcode::kSort:
+      case Opcode::kTopk:
+      case Opcode::kRngBitGenerator: {
         if (absl::Status s = CheckArrayOperands(instr, ops); !s.ok()) return s;
-        const Computation& apply = *instr.to_apply();
-        auto scalar = [&](absl::Span<const Scalar> args) { return ApplyScalar(apply, args); };
-        absl::StatusOr<std::vector<Bytes>> r = op == Opcode::kScatter
-                                                   ? EvalScatter(instr, arrays, scalar)
-                                                   : EvalReduce(instr, arrays, scalar);
+        absl::StatusOr<std::vector<Bytes>> r = EvalWithComputations(instr, arrays);
         if (!r.ok()) return r.status();
         if (!instr.shape().IsTuple()) return ArrayValue(instr, std::move((*r)[0]));
         auto elements = std::make_shared<std::vector<Value>>();
@@ -484,6 +527,8 @@ class Evaluator {
       r = EvalElementwise(instr, arrays);
     } else if (IsSupportedDataMovement(op)) {
       r = EvalDataMovement(instr, arrays);
+    } else if (IsSupportedArrayOp(op)) {
+      r = EvalArrayOp(instr, arrays);
     } else {
       return UnsupportedOpcode(instr);
     }
@@ -525,6 +570,7 @@ class Evaluator {
 
 bool IsSupportedOpcode(Opcode op) {
   if (IsSupportedElementwise(op) || IsSupportedDataMovement(op)) return true;
+  if (IsSupportedArrayOp(op)) return true;
   switch (op) {
     case Opcode::kConstant:
     case Opcode::kParameter:
@@ -539,6 +585,11 @@ bool IsSupportedOpcode(Opcode op) {
     case Opcode::kDot:
     case Opcode::kReduce:
     case Opcode::kScatter:
+    case Opcode::kReduceWindow:
+    case Opcode::kSelectAndScatter:
+    case Opcode::kSort:
+    case Opcode::kTopk:
+    case Opcode::kRngBitGenerator:
     case Opcode::kCollectivePermute:
       return true;
     default:

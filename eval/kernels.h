@@ -4,6 +4,7 @@
 // (evaluator.cc) decides where results are stored.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -58,6 +59,46 @@ absl::StatusOr<std::vector<Bytes>> EvalReduce(const Instruction& instr,
 absl::StatusOr<std::vector<Bytes>> EvalScatter(const Instruction& instr,
                                                absl::Span<const ArrayRef> operands,
                                                const ScalarComputation& apply);
+
+// reduce-window (N inputs, N init values; to_apply as for reduce) and select-and-scatter
+// (operand, source, init; `select` returns pred, `scatter` gets (source value, output value)).
+// window_ops.cc.
+absl::StatusOr<std::vector<Bytes>> EvalReduceWindow(const Instruction& instr,
+                                                    absl::Span<const ArrayRef> operands,
+                                                    const ScalarComputation& apply);
+absl::StatusOr<Bytes> EvalSelectAndScatter(const Instruction& instr,
+                                           absl::Span<const ArrayRef> operands,
+                                           const ScalarComputation& select,
+                                           const ScalarComputation& scatter);
+// sort of N operands along dimensions={d}; `compare` gets 2N scalars (lhs, rhs per operand).
+// One result per operand. sort.cc.
+absl::StatusOr<std::vector<Bytes>> EvalSort(const Instruction& instr,
+                                            absl::Span<const ArrayRef> operands,
+                                            const ScalarComputation& compare);
+// topk along the last dimension: (values, s32 indices). top_k.cc.
+absl::StatusOr<std::vector<Bytes>> EvalTopK(const Instruction& instr,
+                                            absl::Span<const ArrayRef> operands);
+// rng-bit-generator with algorithm=rng_three_fry or rng_philox: (new state, bits).
+// rng_bit_generator.cc.
+absl::StatusOr<std::vector<Bytes>> EvalRngBitGenerator(const Instruction& instr,
+                                                       absl::Span<const ArrayRef> operands);
+// Threefry-2x32 with 20 rounds (Salmon et al. 2011), counter and key as two u32 words each.
+std::array<uint32_t, 2> Threefry2x32(std::array<uint32_t, 2> counter, std::array<uint32_t, 2> key);
+// Philox-4x32 with 10 rounds (Salmon et al. 2011), counter as four u32 words, key as two.
+std::array<uint32_t, 4> Philox4x32(std::array<uint32_t, 4> counter, std::array<uint32_t, 2> key);
+// convolution and reduce-precision through one entry (array_ops.cc).
+bool IsSupportedArrayOp(Opcode op);
+absl::StatusOr<Bytes> EvalArrayOp(const Instruction& instr, absl::Span<const ArrayRef> operands);
+// cholesky and triangular-solve (linalg.cc).
+absl::StatusOr<Bytes> EvalCholesky(const Instruction& instr, absl::Span<const ArrayRef> operands);
+absl::StatusOr<Bytes> EvalTriangularSolve(const Instruction& instr,
+                                          absl::Span<const ArrayRef> operands);
+// convolution.cc.
+absl::StatusOr<Bytes> EvalConvolution(const Instruction& instr,
+                                      absl::Span<const ArrayRef> operands);
+// reduce_precision.cc.
+absl::StatusOr<Bytes> EvalReducePrecision(const Instruction& instr,
+                                          absl::Span<const ArrayRef> operands);
 
 // Bytes of one array of `shape` in the interpreter's dense format.
 int64_t DenseBytes(const Shape& shape);

@@ -3,10 +3,11 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
-#include "fmt/format.h"
 #include "eval/element_io.h"
 #include "eval/layout_util.h"
+#include "fmt/format.h"
 #include "hlo/str_util.h"
 
 namespace hloscope::eval {
@@ -227,6 +228,17 @@ int64_t TotalElementCount(const Literal& literal) {
 }
 
 namespace {
+// The inner '{}' pairs the full form of a zero-element array prints: the product of the
+// dimensions before the first zero one (saturating).
+int64_t BracePairsOfEmpty(const Shape& s) {
+  int64_t n = 1;
+  for (int64_t d : s.dims) {
+    if (d == 0) break;
+    n = n > std::numeric_limits<int64_t>::max() / d ? std::numeric_limits<int64_t>::max() : n * d;
+  }
+  return n;
+}
+
 void FormatArrayFull(const Literal& lit, std::string& out) {
   const Shape& s = lit.shape();
   if (s.rank() == 0) {
@@ -302,7 +314,10 @@ void FormatInto(const Literal& lit, bool print_all, ShapeIndex& at, std::string&
   out += lit.shape().ToString(false);
   if (lit.is_array()) {
     out += ' ';
-    if (print_all || lit.element_count() <= kFormatFullLimit) {
+    if (lit.element_count() == 0 && BracePairsOfEmpty(lit.shape()) > kFormatFullLimit) {
+      // f32[1000000000000,0] has no elements but 10^12 '{}' in full form: not printed.
+      out += "{...} (no elements)";
+    } else if (print_all || lit.element_count() <= kFormatFullLimit) {
       FormatArrayFull(lit, out);
     } else {
       FormatArraySummary(lit, out);

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "eval/attributes.h"
+#include "eval/element_io.h"
 #include "eval/kernels.h"
 #include "hlo/shape_inference.h"
 #include "hlo/str_util.h"
@@ -84,6 +85,12 @@ absl::Status CheckOperands(const Instruction& instr, absl::Span<const Shape* con
                              ? std::min<size_t>(ops.size(), 2)
                              : std::min<size_t>(ops.size(), 1);
     for (size_t k = 0; k < moved; ++k) {
+      // pad's padding value is one scalar: a float of another width is converted to the
+      // result type (data_movement.cc), as XLA's mixed precision means.
+      if (op == Opcode::kPad && k == 1 && IsFloatType(ops[k]->element_type) &&
+          IsFloatType(out.element_type)) {
+        continue;
+      }
       if (ops[k]->element_type != out.element_type) {
         return Bad(instr, StrCat(OpcodeName(op), " moves operand ", k, "'s ",
                                  PrimitiveTypeName(ops[k]->element_type), " elements into a ",

@@ -143,11 +143,11 @@ TEST(HarnessTest, SkipsWhatItCannotJudge) {
   EXPECT_EQ(bad.verdict, Verdict::kSkipped);
   EXPECT_EQ(bad.reason, "does not verify");
   ModuleResult unsupported = CheckModule(
-      "HloModule m\nENTRY e {\n  p = f32[4,4] parameter(0)\n  ROOT r = f32[4,4] cholesky(p), "
-      "lower=true\n}\n",
+      "HloModule m\nENTRY e {\n  p = f32[4,4] parameter(0)\n  ROOT r = u64[2] "
+      "rng-get-and-update-state(), delta=4096\n}\n",
       RegisteredPasses(), {});
   EXPECT_EQ(unsupported.verdict, Verdict::kSkipped);
-  EXPECT_EQ(unsupported.reason, "unsupported opcode 'cholesky'");
+  EXPECT_EQ(unsupported.reason, "unsupported opcode 'rng-get-and-update-state'");
   // One computation called from two sites, not flattened: as in XLA's alias analysis both
   // calls' results are the callee root's one buffer (XLA flattens the call graph before it
   // assigns buffers), so the second call overwrites the first: not buffer-safe as given.

@@ -13,7 +13,7 @@ TEST(EvalErrorsTest, UnsupportedOpcodeHasTheExactMessage) {
 HloModule m
 ENTRY e {
   a = f32[4,4] parameter(0)
-  ROOT s = f32[4,4] cholesky(a), lower=true
+  ROOT s = u64[2] rng-get-and-update-state(), delta=4096
 }
 )";
   std::unique_ptr<Module> m = testing::Parse(text);
@@ -21,8 +21,9 @@ ENTRY e {
   absl::StatusOr<Literal> out = Evaluate(*m, RandomArguments(*m, 1), {});
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_EQ(MessageOf(out.status()), "hlo-run does not support opcode 'cholesky' (instruction %s)");
-  EXPECT_FALSE(IsSupportedOpcode(Opcode::kCholesky));
+  EXPECT_EQ(MessageOf(out.status()),
+            "hlo-run does not support opcode 'rng-get-and-update-state' (instruction %s)");
+  EXPECT_FALSE(IsSupportedOpcode(Opcode::kRngGetAndUpdateState));
   EXPECT_TRUE(IsSupportedOpcode(Opcode::kDynamicUpdateSlice));
 }
 
@@ -31,15 +32,15 @@ TEST(EvalErrorsTest, UnsupportedOpcodeInsideAFusionIsFoundBeforeRunning) {
 HloModule m
 fused {
   a = f32[4] parameter(0)
-  ROOT s = f32[4] sort(a), dimensions={0}
+  ROOT s = u64[2] rng-get-and-update-state(), delta=4096
 }
 ENTRY e {
   a = f32[4] parameter(0)
-  ROOT f = f32[4] fusion(a), kind=kLoop, calls=fused
+  ROOT f = u64[2] fusion(a), kind=kLoop, calls=fused
 }
 )",
                     {"{1, 2, 3, 4}"}),
-            "error: hlo-run does not support opcode 'sort' (instruction %s)");
+            "error: hlo-run does not support opcode 'rng-get-and-update-state' (instruction %s)");
 }
 
 TEST(EvalErrorsTest, UnsupportedElementType) {

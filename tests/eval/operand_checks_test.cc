@@ -61,9 +61,11 @@ TEST(OperandChecksTest, EveryMisfitIsRefusedWithAReason) {
        "concatenate(p, q), dimensions={0}",
        "cannot run %n: concatenate moves operand 1's f16 elements into a f32 result (mixed "
        "precision is not run)"},
-      {"  p = f32[4] parameter(0)\n  z = f16[] constant(0)\n  ROOT n = f32[6] pad(p, z), "
+      // A float padding value of another width is converted (array_ops_test.cc); an integer
+      // one is not a float value at all.
+      {"  p = f32[4] parameter(0)\n  z = s32[] constant(0)\n  ROOT n = f32[6] pad(p, z), "
        "padding=1_1",
-       "cannot run %n: pad moves operand 1's f16 elements into a f32 result (mixed precision is "
+       "cannot run %n: pad moves operand 1's s32 elements into a f32 result (mixed precision is "
        "not run)"},
       {"  p = f32[4] parameter(0)\n  u = f16[2] parameter(1)\n  i = s32[] constant(0)\n  ROOT n = "
        "f32[4] dynamic-update-slice(p, u, i)",
