@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <memory>
 
 #include "absl/container/flat_hash_map.h"
@@ -12,6 +13,8 @@
 #include "analysis/alias.h"
 #include "analysis/alias_input_output.h"
 #include "analysis/memory/instruction_sequence.h"
+#include "eval/collectives.h"
+#include "eval/custom_calls.h"
 #include "eval/element_io.h"
 #include "eval/kernels.h"
 #include "eval/layout_util.h"
@@ -54,6 +57,7 @@ bool IsForwarding(Opcode op) {
     case Opcode::kGetTupleElement:
     case Opcode::kBitcast:
     case Opcode::kOptBarrier:
+    case Opcode::kAddDependency:
     case Opcode::kCall:
     case Opcode::kWhile:
     case Opcode::kConditional:
@@ -84,7 +88,15 @@ absl::Status CheckSupported(const Module& module) {
             StrCat("hlo-run cannot run constant %", instr->name(),
                    ": its contents were elided ({...}) when the module was dumped"));
       }
-      if (instr->opcode() == Opcode::kCollectivePermute && instr->operand_count() != 1) {
+      if (instr->opcode() == Opcode::kCustomCall &&
+          !IsKnownCustomCallTarget(instr->custom_call_target())) {
+        return absl::UnimplementedError(StrCat("hlo-run does not support custom-call target '",
+                                               instr->custom_call_target(), "' (instruction %",
+                                               instr->name(), ")"));
+      }
+      if ((instr->opcode() == Opcode::kCollectivePermute ||
+           instr->opcode() == Opcode::kCollectivePermuteStart) &&
+          instr->operand_count() != 1) {
         return absl::UnimplementedError(
             StrCat("hlo-run supports collective-permute only with one operand (instruction %",
                    instr->name(), ")"));
@@ -414,16 +426,33 @@ class Evaluator {
       case Opcode::kCopy:
         if (instr.shape().IsTuple()) return Value{instr.shape_ptr(), nullptr, ops[0].elements};
         break;
-      case Opcode::kCollectivePermute: {
-        // hlo-run is one participant (id 0) and assumes every participant holds the same
-        // values: it receives its own operand when some pair sends to 0, zeros otherwise.
-        bool receives = ReceivesOnZero(instr);
-        Bytes out(static_cast<size_t>(DenseBytes(instr.shape())), 0);
-        if (receives)
-          out.assign(ops[0].bytes->begin(),
-                     ops[0].bytes->begin() + static_cast<std::ptrdiff_t>(out.size()));
-        return ArrayValue(instr, std::move(out));
-      }
+      // Collectives, async pairs, channels and custom-calls: see EvalAsyncOrCollective.
+      case Opcode::kCollectivePermute:
+      case Opcode::kCollectivePermuteStart:
+      case Opcode::kCollectivePermuteDone:
+      case Opcode::kAllReduce:
+      case Opcode::kAllReduceStart:
+      case Opcode::kAllReduceDone:
+      case Opcode::kAllGather:
+      case Opcode::kAllGatherStart:
+      case Opcode::kAllGatherDone:
+      case Opcode::kReduceScatter:
+      case Opcode::kAllToAll:
+      case Opcode::kReplicaId:
+      case Opcode::kPartitionId:
+      case Opcode::kAfterAll:
+      case Opcode::kAddDependency:
+      case Opcode::kAsyncStart:
+      case Opcode::kAsyncUpdate:
+      case Opcode::kAsyncDone:
+      case Opcode::kCopyStart:
+      case Opcode::kCopyDone:
+      case Opcode::kSend:
+      case Opcode::kSendDone:
+      case Opcode::kRecv:
+      case Opcode::kRecvDone:
+      case Opcode::kCustomCall:
+        return EvalAsyncOrCollective(instr, ops, buffered);
       case Opcode::kCall:
         return RunComputation(*instr.to_apply(), ops, buffered);
       case Opcode::kFusion:
@@ -501,14 +530,7 @@ class Evaluator {
     return CheckOperands(instr, shapes);
   }
 
-  // source_target_pairs={{0,1},{1,0}}: some pair (s, 0) sends to participant 0.
-  static bool ReceivesOnZero(const Instruction& instr) {
-    std::vector<int64_t> ints = IntListAttribute(instr, "source_target_pairs");
-    for (size_t i = 1; i < ints.size(); i += 2) {
-      if (ints[i] == 0) return true;
-    }
-    return false;
-  }
+#include "eval/evaluator_async.inc"
 
   const Module& module_;
   EvalOptions options_;
@@ -521,6 +543,8 @@ class Evaluator {
   absl::flat_hash_set<const Instruction*> overwritten_read_only_;
   absl::flat_hash_map<const Computation*, std::vector<const Instruction*>> orders_;
   absl::flat_hash_map<const Instruction*, Value> constants_;
+  // send -> recv within the module: the values sent on each channel_id, not yet received.
+  absl::flat_hash_map<int64_t, std::deque<Value>> channels_;
   int64_t depth_ = 0;  // computations running inside each other now
   int64_t steps_ = 0;  // instructions evaluated so far in this run
 };
@@ -544,6 +568,30 @@ bool IsSupportedOpcode(Opcode op) {
     case Opcode::kReduce:
     case Opcode::kScatter:
     case Opcode::kCollectivePermute:
+    case Opcode::kCollectivePermuteStart:
+    case Opcode::kCollectivePermuteDone:
+    case Opcode::kAllReduce:
+    case Opcode::kAllReduceStart:
+    case Opcode::kAllReduceDone:
+    case Opcode::kAllGather:
+    case Opcode::kAllGatherStart:
+    case Opcode::kAllGatherDone:
+    case Opcode::kReduceScatter:
+    case Opcode::kAllToAll:
+    case Opcode::kReplicaId:
+    case Opcode::kPartitionId:
+    case Opcode::kAfterAll:
+    case Opcode::kAddDependency:
+    case Opcode::kAsyncStart:
+    case Opcode::kAsyncUpdate:
+    case Opcode::kAsyncDone:
+    case Opcode::kCopyStart:
+    case Opcode::kCopyDone:
+    case Opcode::kSend:
+    case Opcode::kSendDone:
+    case Opcode::kRecv:
+    case Opcode::kRecvDone:
+    case Opcode::kCustomCall:
       return true;
     default:
       return false;
