@@ -69,8 +69,7 @@ absl::StatusOr<size_t> OneDimension(const Instruction& instr, const Shape& opera
     read = IntListAttribute(instr, "dimensions");
     dims = read;
   }
-  if (dims.size() != 1 || dims[0] < 0 ||
-      dims[0] >= static_cast<int64_t>(operand.dims.size())) {
+  if (dims.size() != 1 || dims[0] < 0 || dims[0] >= static_cast<int64_t>(operand.dims.size())) {
     return Refuse(instr, "needs one dimension within the operand's rank in dimensions={...}");
   }
   return static_cast<size_t>(dims[0]);
@@ -121,8 +120,7 @@ absl::StatusOr<std::vector<Bytes>> EvalCollective(const Instruction& instr, Opco
     const ArrayRef& x = operands[k];
     const Shape& to = *results[k];
     if (x.shape == nullptr || !x.shape->IsArray() || !to.IsArray() ||
-        x.shape->element_type != to.element_type ||
-        x.shape->dims.size() != to.dims.size()) {
+        x.shape->element_type != to.element_type || x.shape->dims.size() != to.dims.size()) {
       return Refuse(instr, "needs array operands of the results' element types and ranks");
     }
     switch (kind) {

@@ -28,8 +28,7 @@ absl::Status Refuse(const Instruction& instr, std::string_view why) {
 // result[i] = operand[i mod operand dims] in logical indices: the leading block when the
 // result is smaller, the operand tiled when it is larger.
 absl::StatusOr<Bytes> Tile(const Instruction& instr, const ArrayRef& x, const Shape& to) {
-  if (x.shape->element_type != to.element_type ||
-      x.shape->dims.size() != to.dims.size()) {
+  if (x.shape->element_type != to.element_type || x.shape->dims.size() != to.dims.size()) {
     return Refuse(instr, "the operand and result differ in element type or rank");
   }
   const int64_t size = ElementBytes(to.element_type);
@@ -55,8 +54,7 @@ absl::StatusOr<std::vector<Bytes>> TopK(const Instruction& instr, const ArrayRef
                                         const ScalarPredicate& less) {
   if (results.size() != 2 || results[1]->element_type != PrimitiveType::kS32 ||
       results[0]->element_type != x.shape->element_type || x.shape->dims.empty() ||
-      x.shape->dims.size() > 2 ||
-      results[0]->dims.size() != x.shape->dims.size()) {
+      x.shape->dims.size() > 2 || results[0]->dims.size() != x.shape->dims.size()) {
     return Refuse(instr,
                   "TopK needs a rank-1 or rank-2 operand and a (values, s32 indices) result");
   }
