@@ -4,9 +4,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "fmt/format.h"
 #include "eval/element_io.h"
 #include "eval/layout_util.h"
-#include "fmt/format.h"
 #include "hlo/str_util.h"
 
 namespace hloscope::eval {
