@@ -75,11 +75,34 @@ int64_t LeafBytes(const Shape& shape) {
   return n;
 }
 
+// Whether hlo-run runs `<op>-start` (the async wrapper written with the wrapped op's name):
+// calls, collectives, known custom-calls and elementwise ops whose meaning needs no
+// attribute (compare's direction is not kept for the wrapped op).
+bool IsRunnableWrapped(const Instruction& instr) {
+  switch (instr.async_wrapped_opcode()) {
+    case Opcode::kOpcodeCount:
+    case Opcode::kCall:
+    case Opcode::kAllReduce:
+    case Opcode::kAllGather:
+    case Opcode::kReduceScatter:
+    case Opcode::kAllToAll:
+    case Opcode::kCollectivePermute:
+      return true;
+    case Opcode::kCustomCall:
+      // The target is on the start; its -update and -done follow it.
+      return instr.opcode() != Opcode::kAsyncStart ||
+             IsKnownCustomCallTarget(instr.custom_call_target());
+    case Opcode::kCompare:
+      return false;
+    default:
+      return IsSupportedElementwise(instr.async_wrapped_opcode());
+  }
+}
+
 absl::Status CheckSupported(const Module& module) {
   for (const Computation* c : module.computations()) {
     for (const Instruction* instr : c->instructions()) {
-      if (!IsSupportedOpcode(instr->opcode()) ||
-          instr->async_wrapped_opcode() != Opcode::kOpcodeCount) {
+      if (!IsSupportedOpcode(instr->opcode()) || !IsRunnableWrapped(*instr)) {
         return UnsupportedOpcode(*instr);
       }
       if (instr->opcode() == Opcode::kConstant &&
