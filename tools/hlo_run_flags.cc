@@ -36,6 +36,12 @@ stores values as the alias analysis assigns buffers (one allocation per buffer, 
 write into it, loop state lives in its buffers, bitcasts reinterpret the same bytes), so a copy
 that was wrongly removed changes the result.
 
+Collectives run as replica 0 of partition 0, the other participants of its group taken to hold
+the same operands (a group of one: XLA's one-participant meaning). Async pairs, copy-start/done
+and send/recv on one channel_id within the module run; custom-calls run only for targets with a
+documented meaning (Sharding, MoveToHost, MoveToDevice, SPMDFullToShardShape,
+SPMDShardToFullShape, AllocateBuffer, Pin, Unpin, TopK, ...), others are refused by name.
+
 )";
 
 constexpr std::string_view kHelpTail = R"(
