@@ -6,6 +6,8 @@
 #include <cstring>
 #include <deque>
 #include <memory>
+#include <optional>
+#include <thread>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -19,6 +21,7 @@
 #include "eval/kernels.h"
 #include "eval/layout_util.h"
 #include "eval/operand_checks.h"
+#include "eval/replicas.h"
 #include "hlo/attribute_values.h"
 #include "hlo/checked_int.h"
 #include "hlo/computation.h"
@@ -165,6 +168,13 @@ class Evaluator {
  public:
   Evaluator(const Module& module, const EvalOptions& options)
       : module_(module), options_(options) {}
+
+  // Runs as replica `replica` of `count`, meeting the others' collectives at `rendezvous`.
+  void SetReplica(int64_t replica, int64_t count, Rendezvous* rendezvous) {
+    replica_ = replica;
+    replica_count_ = count;
+    rendezvous_ = rendezvous;
+  }
 
   absl::StatusOr<Literal> Run(absl::Span<const Literal> arguments) {
     const Computation& entry = *module_.entry();
@@ -566,6 +576,12 @@ class Evaluator {
   absl::flat_hash_set<const Instruction*> overwritten_read_only_;
   absl::flat_hash_map<const Computation*, std::vector<const Instruction*>> orders_;
   absl::flat_hash_map<const Instruction*, Value> constants_;
+  // --replicas: this replica, how many there are, where collectives meet, and how often each
+  // collective has run here (its k-th run meets the others' k-th run).
+  int64_t replica_ = 0;
+  int64_t replica_count_ = 0;
+  Rendezvous* rendezvous_ = nullptr;
+  absl::flat_hash_map<const Instruction*, int64_t> collective_runs_;
   // send -> recv within the module: the values sent on each channel_id, not yet received.
   absl::flat_hash_map<int64_t, std::deque<Value>> channels_;
   int64_t depth_ = 0;  // computations running inside each other now
@@ -632,6 +648,43 @@ absl::Status CheckRunnable(const Module& module, const EvalOptions& options) {
                                                options.max_bytes, " bytes (--max-bytes)"));
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<Literal>> EvaluateReplicas(
+    const Module& module, absl::Span<const std::vector<Literal>> arguments,
+    const EvalOptions& options) {
+  if (absl::Status s = CheckRunnable(module, options); !s.ok()) return s;
+  const auto n = static_cast<int64_t>(arguments.size());
+  if (n < 1) return absl::InvalidArgumentError("EvaluateReplicas needs at least one replica");
+  Rendezvous rendezvous(n);
+  std::vector<std::optional<absl::StatusOr<Literal>>> outs(static_cast<size_t>(n));
+  std::vector<std::thread> threads;
+  for (int64_t r = 0; r < n; ++r) {
+    threads.emplace_back([&, r] {
+      Evaluator evaluator(module, options);
+      evaluator.SetReplica(r, n, &rendezvous);
+      outs[static_cast<size_t>(r)] = evaluator.Run(arguments[static_cast<size_t>(r)]);
+      rendezvous.Finished(r);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  std::vector<Literal> results;
+  // The first replica that failed for its own reason, rather than one that waited on it.
+  std::optional<absl::Status> first;
+  for (int64_t r = 0; r < n; ++r) {
+    const absl::StatusOr<Literal>& out = *outs[static_cast<size_t>(r)];
+    if (out.ok()) {
+      results.push_back(*out);
+      continue;
+    }
+    absl::Status s(out.status().code(), StrCat("replica ", r, ": ", MessageOf(out.status())));
+    if (!first.has_value() || (first->code() == absl::StatusCode::kFailedPrecondition &&
+                               s.code() != absl::StatusCode::kFailedPrecondition)) {
+      first = s;
+    }
+  }
+  if (first.has_value()) return *first;
+  return results;
 }
 
 absl::StatusOr<Literal> Evaluate(const Module& module, absl::Span<const Literal> arguments,

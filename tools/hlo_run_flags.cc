@@ -158,6 +158,21 @@ FlagTable RunFlagTable(RunFlags& flags) {
                   "endless or exponentially nested loops and calls end with an error.\n"
                   "Computations nested more than 256 deep are refused as well.",
                   &flags.max_steps));
+  table.Add(Valued("--replicas", "N",
+                   "Run N replicas of FILE in lockstep (1 to 1024), one thread each:\n"
+                   "collectives exchange the replicas' operands, replica-id gives each its\n"
+                   "number. Replica R gets random arguments of seed --seed + R (or the\n"
+                   "same --inputs); prints each replica's outputs after 'replica R:'.",
+                   [&flags](std::string_view, std::string_view value) {
+                     if (!ParseInteger(value, &flags.replicas) || flags.replicas < 1 ||
+                         flags.replicas > 1024) {
+                       return FlagError(fmt::format(
+                           "bad value '{}' for --replicas (expected a whole number from 1 to "
+                           "1024)",
+                           value));
+                     }
+                     return absl::OkStatus();
+                   }));
   table.Add(Valued("--bitcast-defines-value", "true|false",
                    "Buffer mode: whether a bitcast gets its own buffer (true) or\n"
                    "reinterprets its operand's (false, the default).",
@@ -190,6 +205,8 @@ std::optional<std::string> ParseRunFlags(int argc, char** argv, RunFlags* flags)
   if (flags->help) return std::nullopt;
   if (flags->split_input_file && !flags->compare)
     return std::string("--split-input-file needs --compare");
+  if (flags->replicas > 0 && flags->compare)
+    return std::string("--replicas runs one module; it cannot be used with --compare");
   size_t want = flags->compare ? 2 : 1;
   if (files.size() != want) {
     return flags->compare  ? fmt::format("--compare needs two files, got {}", files.size())

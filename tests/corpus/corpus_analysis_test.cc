@@ -25,6 +25,7 @@
 // tests/corpus/judged_floor.tsv (`<test> TAB <floor>`): raise a floor when coverage grows.
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -299,7 +300,8 @@ void ReportCoverage(const std::string& test, const CorpusChecker& checker) {
   const Counts& c = checker.counts();
   fmt::print("{}: judged {} of {} modules ({:.1f}%); not judged, by reason:\n", test, c.judged,
              c.modules, c.modules == 0 ? 0.0 : 100.0 * c.judged / c.modules);
-  constexpr size_t kShown = 25;
+  // HLOSCOPE_ALL_REFUSALS=1 prints every reason, to find what to support next.
+  const size_t kShown = std::getenv("HLOSCOPE_ALL_REFUSALS") != nullptr ? by_count.size() : 25;
   for (size_t i = 0; i < by_count.size() && i < kShown; ++i) {
     fmt::print("  {:6}  {}\n", by_count[i].first, by_count[i].second);
   }
