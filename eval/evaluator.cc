@@ -15,6 +15,7 @@
 #include "analysis/alias.h"
 #include "analysis/alias_input_output.h"
 #include "analysis/memory/instruction_sequence.h"
+#include "eval/channel_order.h"
 #include "eval/collectives.h"
 #include "eval/custom_calls.h"
 #include "eval/element_io.h"
@@ -274,7 +275,7 @@ class Evaluator {
   // schedule itself when the text is one, and never an instruction before its operands.
   const std::vector<const Instruction*>& Order(const Computation& c) {
     auto [it, inserted] = orders_.try_emplace(&c);
-    if (inserted) it->second = InstructionSequence(c, /*scheduled=*/false);
+    if (inserted) it->second = OrderSendsBeforeRecvs(InstructionSequence(c, /*scheduled=*/false));
     return it->second;
   }
 
