@@ -300,6 +300,13 @@ absl::StatusOr<std::vector<Bytes>> EvalCollective(const Instruction& instr, Opco
         }));
         break;
       }
+      case Opcode::kCollectiveBroadcast: {  // the group's first participant's operand
+        if (in.dims != to.dims) return Refuse(instr, "the operand and result shapes differ");
+        Bytes b(static_cast<size_t>(DenseBytes(to)));
+        Relayout(*parts[0].shape, parts[0].data, to, b.data());
+        out.push_back(std::move(b));
+        break;
+      }
       case Opcode::kCollectivePermute: {
         const int64_t my_id = group.replicas[group.me];
         std::vector<int64_t> pairs = IntListAttribute(instr, "source_target_pairs");

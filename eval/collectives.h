@@ -14,6 +14,7 @@
 //   all-to-all       array form: block `me` of every participant, concatenated along the
 //                    dimension; tuple form: output j is participant j's operand `me`
 //   collective-permute  the operand of the source of a pair (source, me), else zeros
+//   collective-broadcast  the operand of the group's first participant
 #pragma once
 
 #include <vector>
@@ -41,10 +42,11 @@ absl::StatusOr<CollectiveGroup> GroupOf(const Instruction& instr, int64_t replic
 absl::StatusOr<CollectiveGroup> SingleReplicaGroup(const Instruction& instr, Opcode kind,
                                                    const Shape& operand, const Shape& result);
 
-// One collective (`kind`: kAllReduce, kAllGather, kReduceScatter, kAllToAll or
-// kCollectivePermute; `instr` may be its -start or wrapped form). `operands[p]` are participant
-// p's array operands (p in group order); one result per operand, of the given shapes. `apply`
-// is to_apply on two scalars (all-reduce and reduce-scatter). Errors name the instruction.
+// One collective (`kind`: kAllReduce, kAllGather, kReduceScatter, kAllToAll,
+// kCollectivePermute or kCollectiveBroadcast; `instr` may be its -start or wrapped form).
+// `operands[p]` are participant p's array operands (p in group order); one result per operand, of
+// the given shapes. `apply` is to_apply on two scalars (all-reduce and reduce-scatter). Errors name
+// the instruction.
 absl::StatusOr<std::vector<Bytes>> EvalCollective(const Instruction& instr, Opcode kind,
                                                   const CollectiveGroup& group,
                                                   absl::Span<const std::vector<ArrayRef>> operands,

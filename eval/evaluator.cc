@@ -90,6 +90,7 @@ bool IsRunnableWrapped(const Instruction& instr) {
     case Opcode::kAllGather:
     case Opcode::kReduceScatter:
     case Opcode::kAllToAll:
+    case Opcode::kCollectiveBroadcast:
     case Opcode::kCollectivePermute:
       return true;
     case Opcode::kCustomCall:
@@ -472,6 +473,7 @@ class Evaluator {
       case Opcode::kAllGatherDone:
       case Opcode::kReduceScatter:
       case Opcode::kAllToAll:
+      case Opcode::kCollectiveBroadcast:
       case Opcode::kReplicaId:
       case Opcode::kPartitionId:
       case Opcode::kAfterAll:
@@ -618,6 +620,7 @@ bool IsSupportedOpcode(Opcode op) {
     case Opcode::kAllGatherDone:
     case Opcode::kReduceScatter:
     case Opcode::kAllToAll:
+    case Opcode::kCollectiveBroadcast:
     case Opcode::kReplicaId:
     case Opcode::kPartitionId:
     case Opcode::kAfterAll:
