@@ -18,7 +18,9 @@ constexpr std::string_view kIdentityTargets[] = {"Sharding",
                                                  "MoveToHost",
                                                  "MoveToDevice",
                                                  "Pin",
-                                                 "Unpin"};
+                                                 "Unpin",
+                                                 "ShardBarrierFrom",
+                                                 "ShardBarrierTo"};
 
 absl::Status Refuse(const Instruction& instr, std::string_view why) {
   return absl::InvalidArgumentError(StrCat("cannot run custom-call %", instr.name(), " (",

@@ -2,6 +2,7 @@
 // target is refused with its name.
 //
 //   Sharding, xla.sdy.FuncResultSharding   sharding annotations: the operand
+//   ShardBarrierFrom, ShardBarrierTo       sharding-propagation fences: the operand
 //   annotate_device_placement              a placement annotation (host offloading): the operand
 //   MoveToHost, MoveToDevice               memory-space moves: the operand
 //   Pin, Unpin                             array-typed forms: the operand (buffer-typed results

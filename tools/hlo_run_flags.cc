@@ -39,8 +39,9 @@ that was wrongly removed changes the result.
 Collectives run as replica 0 of partition 0, the other participants of its group taken to hold
 the same operands (a group of one: XLA's one-participant meaning). Async pairs, copy-start/done
 and send/recv on one channel_id within the module run; custom-calls run only for targets with a
-documented meaning (Sharding, MoveToHost, MoveToDevice, SPMDFullToShardShape,
-SPMDShardToFullShape, AllocateBuffer, Pin, Unpin, TopK, ...), others are refused by name.
+documented meaning (Sharding, ShardBarrierFrom/To, MoveToHost, MoveToDevice, AllocateBuffer,
+SPMDFullToShardShape, SPMDShardToFullShape, Pin, Unpin, TopK, ...), others are refused by name.
+With --replicas=N, N replicas run in lockstep and collectives are computed from all of them.
 
 )";
 
