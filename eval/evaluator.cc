@@ -4,17 +4,24 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <memory>
+#include <optional>
+#include <thread>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "analysis/alias.h"
 #include "analysis/memory/instruction_sequence.h"
+#include "eval/channel_order.h"
+#include "eval/collectives.h"
+#include "eval/custom_calls.h"
 #include "eval/element_io.h"
 #include "eval/kernels.h"
 #include "eval/layout_util.h"
 #include "eval/operand_checks.h"
+#include "eval/replicas.h"
 #include "hlo/attribute_values.h"
 #include "hlo/checked_int.h"
 #include "hlo/computation.h"
@@ -54,6 +61,7 @@ bool IsForwarding(Opcode op) {
     case Opcode::kGetTupleElement:
     case Opcode::kBitcast:
     case Opcode::kOptBarrier:
+    case Opcode::kAddDependency:
     case Opcode::kCall:
     case Opcode::kWhile:
     case Opcode::kConditional:
@@ -71,11 +79,35 @@ int64_t LeafBytes(const Shape& shape) {
   return n;
 }
 
+// Whether hlo-run runs `<op>-start` (the async wrapper written with the wrapped op's name):
+// calls, collectives, known custom-calls and elementwise ops whose meaning needs no
+// attribute (compare's direction is not kept for the wrapped op).
+bool IsRunnableWrapped(const Instruction& instr) {
+  switch (instr.async_wrapped_opcode()) {
+    case Opcode::kOpcodeCount:
+    case Opcode::kCall:
+    case Opcode::kAllReduce:
+    case Opcode::kAllGather:
+    case Opcode::kReduceScatter:
+    case Opcode::kAllToAll:
+    case Opcode::kCollectiveBroadcast:
+    case Opcode::kCollectivePermute:
+      return true;
+    case Opcode::kCustomCall:
+      // The target is on the start; its -update and -done follow it.
+      return instr.opcode() != Opcode::kAsyncStart ||
+             IsKnownCustomCallTarget(instr.custom_call_target());
+    case Opcode::kCompare:
+      return false;
+    default:
+      return IsSupportedElementwise(instr.async_wrapped_opcode());
+  }
+}
+
 absl::Status CheckSupported(const Module& module) {
   for (const Computation* c : module.computations()) {
     for (const Instruction* instr : c->instructions()) {
-      if (!IsSupportedOpcode(instr->opcode()) ||
-          instr->async_wrapped_opcode() != Opcode::kOpcodeCount) {
+      if (!IsSupportedOpcode(instr->opcode()) || !IsRunnableWrapped(*instr)) {
         return UnsupportedOpcode(*instr);
       }
       if (instr->opcode() == Opcode::kConstant &&
@@ -84,7 +116,15 @@ absl::Status CheckSupported(const Module& module) {
             StrCat("hlo-run cannot run constant %", instr->name(),
                    ": its contents were elided ({...}) when the module was dumped"));
       }
-      if (instr->opcode() == Opcode::kCollectivePermute && instr->operand_count() != 1) {
+      if (instr->opcode() == Opcode::kCustomCall &&
+          !IsKnownCustomCallTarget(instr->custom_call_target())) {
+        return absl::UnimplementedError(StrCat("hlo-run does not support custom-call target '",
+                                               instr->custom_call_target(), "' (instruction %",
+                                               instr->name(), ")"));
+      }
+      if ((instr->opcode() == Opcode::kCollectivePermute ||
+           instr->opcode() == Opcode::kCollectivePermuteStart) &&
+          instr->operand_count() != 1) {
         return absl::UnimplementedError(
             StrCat("hlo-run supports collective-permute only with one operand (instruction %",
                    instr->name(), ")"));
@@ -130,6 +170,13 @@ class Evaluator {
  public:
   Evaluator(const Module& module, const EvalOptions& options)
       : module_(module), options_(options) {}
+
+  // Runs as replica `replica` of `count`, meeting the others' collectives at `rendezvous`.
+  void SetReplica(int64_t replica, int64_t count, Rendezvous* rendezvous) {
+    replica_ = replica;
+    replica_count_ = count;
+    rendezvous_ = rendezvous;
+  }
 
   absl::StatusOr<Literal> Run(absl::Span<const Literal> arguments) {
     const Computation& entry = *module_.entry();
@@ -225,7 +272,7 @@ class Evaluator {
   // schedule itself when the text is one, and never an instruction before its operands.
   const std::vector<const Instruction*>& Order(const Computation& c) {
     auto [it, inserted] = orders_.try_emplace(&c);
-    if (inserted) it->second = InstructionSequence(c, /*scheduled=*/false);
+    if (inserted) it->second = OrderSendsBeforeRecvs(InstructionSequence(c, /*scheduled=*/false));
     return it->second;
   }
 
@@ -452,16 +499,34 @@ class Evaluator {
       case Opcode::kCopy:
         if (instr.shape().IsTuple()) return Value{instr.shape_ptr(), nullptr, ops[0].elements};
         break;
-      case Opcode::kCollectivePermute: {
-        // hlo-run is one participant (id 0) and assumes every participant holds the same
-        // values: it receives its own operand when some pair sends to 0, zeros otherwise.
-        bool receives = ReceivesOnZero(instr);
-        Bytes out(static_cast<size_t>(DenseBytes(instr.shape())), 0);
-        if (receives)
-          out.assign(ops[0].bytes->begin(),
-                     ops[0].bytes->begin() + static_cast<std::ptrdiff_t>(out.size()));
-        return ArrayValue(instr, std::move(out));
-      }
+      // Collectives, async pairs, channels and custom-calls: see EvalAsyncOrCollective.
+      case Opcode::kCollectivePermute:
+      case Opcode::kCollectivePermuteStart:
+      case Opcode::kCollectivePermuteDone:
+      case Opcode::kAllReduce:
+      case Opcode::kAllReduceStart:
+      case Opcode::kAllReduceDone:
+      case Opcode::kAllGather:
+      case Opcode::kAllGatherStart:
+      case Opcode::kAllGatherDone:
+      case Opcode::kReduceScatter:
+      case Opcode::kAllToAll:
+      case Opcode::kCollectiveBroadcast:
+      case Opcode::kReplicaId:
+      case Opcode::kPartitionId:
+      case Opcode::kAfterAll:
+      case Opcode::kAddDependency:
+      case Opcode::kAsyncStart:
+      case Opcode::kAsyncUpdate:
+      case Opcode::kAsyncDone:
+      case Opcode::kCopyStart:
+      case Opcode::kCopyDone:
+      case Opcode::kSend:
+      case Opcode::kSendDone:
+      case Opcode::kRecv:
+      case Opcode::kRecvDone:
+      case Opcode::kCustomCall:
+        return EvalAsyncOrCollective(instr, ops, buffered);
       case Opcode::kCall:
         return RunComputation(*instr.to_apply(), ops, buffered);
       case Opcode::kFusion:
@@ -542,14 +607,7 @@ class Evaluator {
     return CheckOperands(instr, shapes);
   }
 
-  // source_target_pairs={{0,1},{1,0}}: some pair (s, 0) sends to participant 0.
-  static bool ReceivesOnZero(const Instruction& instr) {
-    std::vector<int64_t> ints = IntListAttribute(instr, "source_target_pairs");
-    for (size_t i = 1; i < ints.size(); i += 2) {
-      if (ints[i] == 0) return true;
-    }
-    return false;
-  }
+#include "eval/evaluator_async.inc"
 
   const Module& module_;
   EvalOptions options_;
@@ -562,6 +620,14 @@ class Evaluator {
   absl::flat_hash_set<const Instruction*> overwritten_read_only_;
   absl::flat_hash_map<const Computation*, std::vector<const Instruction*>> orders_;
   absl::flat_hash_map<const Instruction*, Value> constants_;
+  // --replicas: this replica, how many there are, where collectives meet, and how often each
+  // collective has run here (its k-th run meets the others' k-th run).
+  int64_t replica_ = 0;
+  int64_t replica_count_ = 0;
+  Rendezvous* rendezvous_ = nullptr;
+  absl::flat_hash_map<const Instruction*, int64_t> collective_runs_;
+  // send -> recv within the module: the values sent on each channel_id, not yet received.
+  absl::flat_hash_map<int64_t, std::deque<Value>> channels_;
   int64_t depth_ = 0;  // computations running inside each other now
   int64_t steps_ = 0;  // instructions evaluated so far in this run
 };
@@ -591,6 +657,31 @@ bool IsSupportedOpcode(Opcode op) {
     case Opcode::kTopk:
     case Opcode::kRngBitGenerator:
     case Opcode::kCollectivePermute:
+    case Opcode::kCollectivePermuteStart:
+    case Opcode::kCollectivePermuteDone:
+    case Opcode::kAllReduce:
+    case Opcode::kAllReduceStart:
+    case Opcode::kAllReduceDone:
+    case Opcode::kAllGather:
+    case Opcode::kAllGatherStart:
+    case Opcode::kAllGatherDone:
+    case Opcode::kReduceScatter:
+    case Opcode::kAllToAll:
+    case Opcode::kCollectiveBroadcast:
+    case Opcode::kReplicaId:
+    case Opcode::kPartitionId:
+    case Opcode::kAfterAll:
+    case Opcode::kAddDependency:
+    case Opcode::kAsyncStart:
+    case Opcode::kAsyncUpdate:
+    case Opcode::kAsyncDone:
+    case Opcode::kCopyStart:
+    case Opcode::kCopyDone:
+    case Opcode::kSend:
+    case Opcode::kSendDone:
+    case Opcode::kRecv:
+    case Opcode::kRecvDone:
+    case Opcode::kCustomCall:
       return true;
     default:
       return false;
@@ -608,6 +699,43 @@ absl::Status CheckRunnable(const Module& module, const EvalOptions& options) {
                                                options.max_bytes, " bytes (--max-bytes)"));
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<Literal>> EvaluateReplicas(
+    const Module& module, absl::Span<const std::vector<Literal>> arguments,
+    const EvalOptions& options) {
+  if (absl::Status s = CheckRunnable(module, options); !s.ok()) return s;
+  const auto n = static_cast<int64_t>(arguments.size());
+  if (n < 1) return absl::InvalidArgumentError("EvaluateReplicas needs at least one replica");
+  Rendezvous rendezvous(n);
+  std::vector<std::optional<absl::StatusOr<Literal>>> outs(static_cast<size_t>(n));
+  std::vector<std::thread> threads;
+  for (int64_t r = 0; r < n; ++r) {
+    threads.emplace_back([&, r] {
+      Evaluator evaluator(module, options);
+      evaluator.SetReplica(r, n, &rendezvous);
+      outs[static_cast<size_t>(r)] = evaluator.Run(arguments[static_cast<size_t>(r)]);
+      rendezvous.Finished(r);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  std::vector<Literal> results;
+  // The first replica that failed for its own reason, rather than one that waited on it.
+  std::optional<absl::Status> first;
+  for (int64_t r = 0; r < n; ++r) {
+    const absl::StatusOr<Literal>& out = *outs[static_cast<size_t>(r)];
+    if (out.ok()) {
+      results.push_back(*out);
+      continue;
+    }
+    absl::Status s(out.status().code(), StrCat("replica ", r, ": ", MessageOf(out.status())));
+    if (!first.has_value() || (first->code() == absl::StatusCode::kFailedPrecondition &&
+                               s.code() != absl::StatusCode::kFailedPrecondition)) {
+      first = s;
+    }
+  }
+  if (first.has_value()) return *first;
+  return results;
 }
 
 absl::StatusOr<Literal> Evaluate(const Module& module, absl::Span<const Literal> arguments,

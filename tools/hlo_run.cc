@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "eval/evaluator.h"
+#include "eval/replicas.h"
 #include "fmt/core.h"
 #include "hlo/computation.h"
 #include "hlo/module.h"
@@ -82,12 +83,34 @@ std::string_view ModeName(eval::EvalMode m) {
   return m == eval::EvalMode::kValue ? "value" : "buffer";
 }
 
+// --replicas=N: every replica's arguments (seed + R, or the same --inputs), run in lockstep.
+int RunReplicas(const RunFlags& flags, const Module& module) {
+  std::vector<std::vector<eval::Literal>> args;
+  for (int64_t r = 0; r < flags.replicas; ++r) {
+    int code = 0;
+    RunFlags mine = flags;
+    mine.seed = flags.seed + static_cast<uint64_t>(r);
+    absl::StatusOr<std::vector<eval::Literal>> a = Arguments(mine, module, &code);
+    if (!a.ok())
+      return code == kRunBadUsage ? UsageError(MessageOf(a.status())) : CannotRun(a.status());
+    args.push_back(*std::move(a));
+  }
+  absl::StatusOr<std::vector<eval::Literal>> outs =
+      eval::EvaluateReplicas(module, args, Options(flags, flags.mode));
+  if (!outs.ok()) return CannotRun(outs.status());
+  for (size_t r = 0; r < outs->size(); ++r) {
+    fmt::print("replica {}:\n{}", r, eval::FormatLiteral((*outs)[r], flags.print_all));
+  }
+  return kRunOk;
+}
+
 int RunOne(const RunFlags& flags) {
   int code = 0;
   std::unique_ptr<LoadedModule> a = Load(flags.file, &code);
   if (a == nullptr) return code;
   if (absl::Status s = eval::CheckRunnable(*a->module, Options(flags, flags.mode)); !s.ok())
     return CannotRun(s);
+  if (flags.replicas > 0) return RunReplicas(flags, *a->module);
   absl::StatusOr<std::vector<eval::Literal>> args = Arguments(flags, *a->module, &code);
   if (!args.ok())
     return code == kRunBadUsage ? UsageError(MessageOf(args.status())) : CannotRun(args.status());

@@ -36,6 +36,13 @@ stores values as the alias analysis assigns buffers (one allocation per buffer, 
 write into it, loop state lives in its buffers, bitcasts reinterpret the same bytes), so a copy
 that was wrongly removed changes the result.
 
+Collectives run as replica 0 of partition 0, the other participants of its group taken to hold
+the same operands (a group of one: XLA's one-participant meaning). Async pairs, copy-start/done
+and send/recv on one channel_id within the module run; custom-calls run only for targets with a
+documented meaning (Sharding, ShardBarrierFrom/To, MoveToHost, MoveToDevice, AllocateBuffer,
+SPMDFullToShardShape, SPMDShardToFullShape, Pin, Unpin, TopK, ...), others are refused by name.
+With --replicas=N, N replicas run in lockstep and collectives are computed from all of them.
+
 )";
 
 constexpr std::string_view kHelpTail = R"(
@@ -153,6 +160,21 @@ FlagTable RunFlagTable(RunFlags& flags) {
                   "endless or exponentially nested loops and calls end with an error.\n"
                   "Computations nested more than 256 deep are refused as well.",
                   &flags.max_steps));
+  table.Add(Valued("--replicas", "N",
+                   "Run N replicas of FILE in lockstep (1 to 1024), one thread each:\n"
+                   "collectives exchange the replicas' operands, replica-id gives each its\n"
+                   "number. Replica R gets random arguments of seed --seed + R (or the\n"
+                   "same --inputs); prints each replica's outputs after 'replica R:'.",
+                   [&flags](std::string_view, std::string_view value) {
+                     if (!ParseInteger(value, &flags.replicas) || flags.replicas < 1 ||
+                         flags.replicas > 1024) {
+                       return FlagError(fmt::format(
+                           "bad value '{}' for --replicas (expected a whole number from 1 to "
+                           "1024)",
+                           value));
+                     }
+                     return absl::OkStatus();
+                   }));
   table.Add(Valued("--bitcast-defines-value", "true|false",
                    "Buffer mode: whether a bitcast gets its own buffer (true) or\n"
                    "reinterprets its operand's (false, the default).",
@@ -185,6 +207,8 @@ std::optional<std::string> ParseRunFlags(int argc, char** argv, RunFlags* flags)
   if (flags->help) return std::nullopt;
   if (flags->split_input_file && !flags->compare)
     return std::string("--split-input-file needs --compare");
+  if (flags->replicas > 0 && flags->compare)
+    return std::string("--replicas runs one module; it cannot be used with --compare");
   size_t want = flags->compare ? 2 : 1;
   if (files.size() != want) {
     return flags->compare  ? fmt::format("--compare needs two files, got {}", files.size())

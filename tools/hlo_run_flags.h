@@ -29,6 +29,7 @@ struct RunFlags {
   bool print_all = false;
   int64_t max_bytes = int64_t{1} << 30;
   int64_t max_steps = 100'000'000;
+  int64_t replicas = 0;           // --replicas=N: N replicas in lockstep; 0: one, as replica 0
   DataflowOptions dataflow = {};  // --bitcast-defines-value: buffer mode's analyses
   bool help = false;
   std::vector<std::string> files;  // the positional arguments, before ParseRunFlags checks them

@@ -8,20 +8,27 @@
 //   2. run `copy-insertion,copy-elision` without error, the result accepted by the verifier
 //      (skipped, with a note, while the registry has no copy-insertion pass), and
 //   3. where the interpreter can run the module (supported opcodes, at most 1 MiB of storage,
-//      at most 10^5 steps: a test of thousands of modules), compute after those passes, with storage shared as the alias
-//      analysis says (buffer mode), what the module as given computes by value, on seeded
-//      random arguments, and write into no read-only value,
+//      at most 10^5 steps: a test of thousands of modules), compute after those passes, with
+//      storage shared as the alias analysis says (buffer mode), what the module as given computes
+//      by value, on seeded random arguments, and write into no read-only value,
 // unless tests/corpus/analysis_exceptions.tsv lists it:
-//   <file relative to the corpus or bulk dir> TAB <chunk> TAB <stage: analysis|passes>
+//   <file relative to the corpus or bulk dir> TAB <chunk> TAB <stage: analysis|passes|judge>
 //   TAB <first line of the error> TAB <what XLA does with the module>
 // A listed module that now passes, or fails differently, fails the test (stale row). Modules
 // that do not parse or verify are the round-trip test's business (bulk_expectations.tsv,
 // curated_invalid.tsv) and are only counted here. One test per curated file set and per
 // archive; each prints its counts and time.
+//
+// Coverage: each test prints how many modules the interpreter judged (item 3) and a histogram
+// of why the others were not (the interpreter's refusal, instruction names dropped, or the
+// earlier stage that stopped them), and fails when the judged count drops below its floor in
+// tests/corpus/judged_floor.tsv (`<test> TAB <floor>`): raise a floor when coverage grows.
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -33,10 +40,10 @@
 
 #include "analysis/alias.h"
 #include "analysis/dataflow.h"
-#include "fmt/core.h"
-#include "gtest/gtest.h"
 #include "eval/evaluator.h"
 #include "eval/literal.h"
+#include "fmt/core.h"
+#include "gtest/gtest.h"
 #include "hlo/module.h"
 #include "hlo/parser.h"
 #include "hlo/verifier.h"
@@ -84,9 +91,51 @@ std::string MessageOf(const absl::Status& s) {
 
 struct Counts {
   int files = 0, modules = 0, unparsed = 0, unverified = 0, analysed = 0, passes_run = 0;
-  int judged = 0;  // compared in the interpreter (item 3)
+  int judged = 0;  // compared in the interpreter and equal (item 3)
   int excepted = 0;
 };
+
+// The refusal without what names one module: "(instruction %x)" and "%x" dropped, so that
+// the same reason in many modules is counted once.
+std::string RefusalReason(std::string_view message) {
+  if (message.starts_with("the module needs about")) return "more storage than the size limit";
+  std::string out;
+  for (size_t i = 0; i < message.size(); ++i) {
+    if (message.substr(i).starts_with(" (instruction %")) {
+      const size_t close = message.find(')', i);
+      if (close == std::string_view::npos) break;
+      i = close;
+      continue;
+    }
+    if (message[i] == '%') {
+      out += '%';
+      while (i + 1 < message.size() && message[i + 1] != ' ' && message[i + 1] != ':' &&
+             message[i + 1] != ',' && message[i + 1] != ')')
+        ++i;
+      continue;
+    }
+    out += message[i];
+  }
+  return out;
+}
+
+// tests/corpus/judged_floor.tsv: the least number of modules each test must judge.
+std::map<std::string, int> ReadJudgedFloors() {
+  std::map<std::string, int> out;
+  std::ifstream in(HLOSCOPE_JUDGED_FLOOR_FILE);
+  if (!in) ADD_FAILURE() << "cannot read " << HLOSCOPE_JUDGED_FLOOR_FILE;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t tab = line.find('\t');
+    if (tab == std::string::npos) {
+      ADD_FAILURE() << "judged_floor.tsv: a row needs 2 cells: " << line;
+      continue;
+    }
+    out[line.substr(0, tab)] = std::stoi(line.substr(tab + 1));
+  }
+  return out;
+}
 
 class CorpusChecker {
  public:
@@ -110,19 +159,26 @@ class CorpusChecker {
       absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(chunks[k].text, options);
       if (!m.ok()) {
         ++counts_.unparsed;
+        ++refusals_["(does not parse)"];
         continue;
       }
       if (!VerifyModule(**m).ok()) {
         ++counts_.unverified;
+        ++refusals_["(does not verify)"];
         continue;
       }
       const int chunk = static_cast<int>(k);
       absl::Status analysis = Analyse(**m);
       if (Check(name, chunk, "analysis", analysis)) ++counts_.analysed;
-      if (!analysis.ok() || !has_copy_insertion_) continue;
+      if (!analysis.ok() || !has_copy_insertion_) {
+        ++refusals_["(analysis failed)"];
+        continue;
+      }
       if (Check(name, chunk, "passes", RunPasses(**m))) {
         ++counts_.passes_run;
         Judge(name, chunk, chunks[k].text, **m);
+      } else {
+        ++refusals_["(copy-insertion,copy-elision failed)"];
       }
     }
   }
@@ -135,13 +191,15 @@ class CorpusChecker {
       const bool mine =
           prefix.empty() ? file.find('/') == std::string::npos : file.starts_with(prefix);
       if (!mine || used_.contains(key)) continue;
-      if (std::get<2>(key) == "passes" && !has_copy_insertion_) continue;
+      if (std::get<2>(key) != "analysis" && !has_copy_insertion_) continue;
       ADD_FAILURE() << "analysis_exceptions.tsv: stale row (no such failing module): "
                     << std::get<0>(key) << " chunk " << std::get<1>(key) << " " << std::get<2>(key);
     }
   }
 
   const Counts& counts() const { return counts_; }
+  // Why modules were not judged: reason -> modules.
+  const std::map<std::string, int>& refusals() const { return refusals_; }
   bool has_copy_insertion() const { return has_copy_insertion_; }
 
  private:
@@ -174,29 +232,36 @@ class CorpusChecker {
     by_value.max_steps = 100'000;
     eval::EvalOptions in_buffers = by_value;
     in_buffers.mode = eval::EvalMode::kBuffer;
-    if (!eval::CheckRunnable(**original, by_value).ok()) return;
-    if (!eval::CheckRunnable(transformed, in_buffers).ok()) return;
+    if (absl::Status s = eval::CheckRunnable(**original, by_value); !s.ok()) {
+      ++refusals_[RefusalReason(MessageOf(s))];
+      return;
+    }
+    if (absl::Status s = eval::CheckRunnable(transformed, in_buffers); !s.ok()) {
+      ++refusals_["after the passes: " + RefusalReason(MessageOf(s))];
+      return;
+    }
     const std::vector<eval::Literal> args = eval::RandomArguments(**original, 1);
     absl::StatusOr<eval::Literal> expected = eval::Evaluate(**original, args, by_value);
-    if (!expected.ok()) return;  // e.g. past the step budget: not judged
+    if (!expected.ok()) {  // e.g. past the step budget: not judged
+      ++refusals_["run: " + RefusalReason(MessageOf(expected.status()))];
+      return;
+    }
     std::vector<std::string> overwrites;
     in_buffers.read_only_overwrites = &overwrites;
     absl::StatusOr<eval::Literal> got = eval::Evaluate(transformed, args, in_buffers);
-    ++counts_.judged;
+    absl::Status verdict;
     if (!got.ok()) {
-      ADD_FAILURE() << file << " chunk " << chunk
-                    << ": after copy-insertion,copy-elision, buffer mode fails: "
-                    << MessageOf(got.status());
+      verdict = absl::InternalError("after copy-insertion,copy-elision, buffer mode fails: " +
+                                    MessageOf(got.status()));
     } else if (std::optional<std::string> d = eval::FirstDifference(*expected, *got)) {
-      ADD_FAILURE() << file << " chunk " << chunk
-                    << ": after copy-insertion,copy-elision, buffer mode differs from the "
-                       "module by value: "
-                    << *d;
+      verdict = absl::InternalError(
+          "after copy-insertion,copy-elision, buffer mode differs from the module by value: " + *d);
     } else if (!overwrites.empty()) {
-      ADD_FAILURE() << file << " chunk " << chunk
-                    << ": after copy-insertion,copy-elision, a read-only value is written: "
-                    << overwrites.front();
+      verdict = absl::InternalError(
+          "after copy-insertion,copy-elision, a read-only value is written: " + overwrites.front());
     }
+    // Counted when equal: a listed exception is counted among the exceptions instead.
+    if (Check(file, chunk, "judge", verdict)) ++counts_.judged;
   }
 
   // True when the outcome is as expected (passed, or failed as listed).
@@ -223,8 +288,33 @@ class CorpusChecker {
   std::map<ExceptionKey, Exception> exceptions_;
   std::set<ExceptionKey> used_;
   Counts counts_;
+  std::map<std::string, int> refusals_;
   bool has_copy_insertion_ = false;
 };
+
+// The most common reasons first, once per test; then the judged count against its floor.
+void ReportCoverage(const std::string& test, const CorpusChecker& checker) {
+  std::vector<std::pair<int, std::string>> by_count;
+  for (const auto& [reason, n] : checker.refusals()) by_count.emplace_back(n, reason);
+  std::sort(by_count.begin(), by_count.end(), std::greater<>());
+  const Counts& c = checker.counts();
+  fmt::print("{}: judged {} of {} modules ({:.1f}%); not judged, by reason:\n", test, c.judged,
+             c.modules, c.modules == 0 ? 0.0 : 100.0 * c.judged / c.modules);
+  // HLOSCOPE_ALL_REFUSALS=1 prints every reason, to find what to support next.
+  const size_t kShown = std::getenv("HLOSCOPE_ALL_REFUSALS") != nullptr ? by_count.size() : 25;
+  for (size_t i = 0; i < by_count.size() && i < kShown; ++i) {
+    fmt::print("  {:6}  {}\n", by_count[i].first, by_count[i].second);
+  }
+  if (by_count.size() > kShown) fmt::print("  ... {} more reasons\n", by_count.size() - kShown);
+  const std::map<std::string, int> floors = ReadJudgedFloors();
+  auto it = floors.find(test);
+  if (it == floors.end()) {
+    ADD_FAILURE() << "judged_floor.tsv has no row for " << test;
+    return;
+  }
+  EXPECT_GE(c.judged, it->second) << test << ": the interpreter judged fewer modules than the "
+                                  << "floor in judged_floor.tsv";
+}
 
 void Summarize(const std::string& what, const CorpusChecker& checker, double seconds) {
   const Counts& c = checker.counts();
@@ -252,6 +342,7 @@ TEST(CorpusAnalysis, Curated) {
   EXPECT_GT(checker.counts().analysed, 0);
   Summarize("curated", checker,
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  ReportCoverage("curated", checker);
 }
 
 class CorpusAnalysisBulk : public ::testing::TestWithParam<std::string> {};
@@ -272,6 +363,7 @@ TEST_P(CorpusAnalysisBulk, Archive) {
   EXPECT_GT(checker.counts().analysed, 0);
   Summarize(GetParam(), checker,
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  ReportCoverage(GetParam(), checker);
 }
 
 INSTANTIATE_TEST_SUITE_P(Archives, CorpusAnalysisBulk,

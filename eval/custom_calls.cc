@@ -1,0 +1,149 @@
+#include "eval/custom_calls.h"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "absl/status/status.h"
+#include "eval/element_io.h"
+#include "eval/layout_util.h"
+#include "hlo/str_util.h"
+
+namespace hloscope::eval {
+namespace {
+
+constexpr std::string_view kIdentityTargets[] = {"Sharding",
+                                                 "xla.sdy.FuncResultSharding",
+                                                 "annotate_device_placement",
+                                                 "MoveToHost",
+                                                 "MoveToDevice",
+                                                 "Pin",
+                                                 "Unpin",
+                                                 "ShardBarrierFrom",
+                                                 "ShardBarrierTo"};
+
+absl::Status Refuse(const Instruction& instr, std::string_view why) {
+  return absl::InvalidArgumentError(StrCat("cannot run custom-call %", instr.name(), " (",
+                                           instr.custom_call_target(), "): ", why));
+}
+
+// result[i] = operand[i mod operand dims] in logical indices: the leading block when the
+// result is smaller, the operand tiled when it is larger.
+absl::StatusOr<Bytes> Tile(const Instruction& instr, const ArrayRef& x, const Shape& to) {
+  if (x.shape->element_type != to.element_type || x.shape->dims.size() != to.dims.size()) {
+    return Refuse(instr, "the operand and result differ in element type or rank");
+  }
+  const int64_t size = ElementBytes(to.element_type);
+  Bytes out(static_cast<size_t>(DenseBytes(to)), 0);
+  const std::vector<int64_t> from = PhysicalStrides(*x.shape);
+  const std::vector<int64_t> into = PhysicalStrides(to);
+  for (int64_t d : x.shape->dims) {
+    if (d == 0) return out;
+  }
+  ForEachIndex(to.dims, [&](const std::vector<int64_t>& index) {
+    int64_t f = 0, t = 0;
+    for (size_t d = 0; d < index.size(); ++d) {
+      f += (index[d] % x.shape->dims[d]) * from[d];
+      t += index[d] * into[d];
+    }
+    std::memcpy(out.data() + t * size, x.data + f * size, static_cast<size_t>(size));
+  });
+  return out;
+}
+
+absl::StatusOr<std::vector<Bytes>> TopK(const Instruction& instr, const ArrayRef& x,
+                                        absl::Span<const Shape* const> results,
+                                        const ScalarPredicate& less) {
+  if (results.size() != 2 || results[1]->element_type != PrimitiveType::kS32 ||
+      results[0]->element_type != x.shape->element_type || x.shape->dims.empty() ||
+      x.shape->dims.size() > 2 || results[0]->dims.size() != x.shape->dims.size()) {
+    return Refuse(instr,
+                  "TopK needs a rank-1 or rank-2 operand and a (values, s32 indices) result");
+  }
+  const Shape& in = *x.shape;
+  const size_t rank = in.dims.size();
+  const int64_t n = in.dims[rank - 1];
+  const int64_t k = results[0]->dims[rank - 1];
+  const int64_t batch = rank == 2 ? in.dims[0] : 1;
+  if (k > n || (rank == 2 && results[0]->dims[0] != batch)) {
+    return Refuse(instr, "k is larger than the operand's last dimension");
+  }
+  const PrimitiveType type = in.element_type;
+  const int64_t size = ElementBytes(type);
+  std::vector<uint8_t> scratch;
+  const uint8_t* rows = RowMajorData(in, x.data, scratch);
+  Bytes values(static_cast<size_t>(batch * k * size));
+  Bytes indices(static_cast<size_t>(batch * k * 4));
+  std::vector<Scalar> row(static_cast<size_t>(n));
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  absl::Status failed;
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t i = 0; i < n; ++i) row[i] = LoadScalar(type, rows + (b * n + i) * size);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int64_t l, int64_t r) {
+      if (!failed.ok()) return false;
+      absl::StatusOr<bool> c = less(row[l], row[r]);
+      if (!c.ok()) {
+        failed = c.status();
+        return false;
+      }
+      return *c;
+    });
+    if (!failed.ok()) return failed;
+    for (int64_t j = 0; j < k; ++j) {
+      std::memcpy(values.data() + (b * k + j) * size, rows + (b * n + order[j]) * size,
+                  static_cast<size_t>(size));
+      StoreInt(PrimitiveType::kS32, indices.data() + (b * k + j) * 4, order[j]);
+    }
+  }
+  std::vector<Bytes> out;
+  out.push_back(ToPhysical(*results[0], std::move(values)));
+  out.push_back(ToPhysical(*results[1], std::move(indices)));
+  return out;
+}
+
+}  // namespace
+
+bool IsKnownCustomCallTarget(std::string_view target) {
+  return std::find(std::begin(kIdentityTargets), std::end(kIdentityTargets), target) !=
+             std::end(kIdentityTargets) ||
+         target == "SPMDFullToShardShape" || target == "SPMDShardToFullShape" ||
+         target == "AllocateBuffer" || target == "TopK";
+}
+
+absl::StatusOr<std::vector<Bytes>> EvalCustomCall(const Instruction& instr,
+                                                  absl::Span<const ArrayRef> operands,
+                                                  absl::Span<const Shape* const> results,
+                                                  const ScalarPredicate& less) {
+  const std::string_view target = instr.custom_call_target();
+  for (const ArrayRef& o : operands) {
+    if (o.shape == nullptr || !o.shape->IsArray()) return Refuse(instr, "needs array operands");
+  }
+  for (const Shape* r : results) {
+    if (!r->IsArray()) return Refuse(instr, "needs array results");
+  }
+  if (target == "AllocateBuffer") {
+    std::vector<Bytes> out;
+    for (const Shape* r : results) out.emplace_back(static_cast<size_t>(DenseBytes(*r)), 0);
+    return out;
+  }
+  if (operands.size() != 1) return Refuse(instr, "needs exactly one operand");
+  if (target == "TopK") return TopK(instr, operands[0], results, less);
+  if (results.size() != 1) return Refuse(instr, "needs one array result");
+  const bool identity = std::find(std::begin(kIdentityTargets), std::end(kIdentityTargets),
+                                  target) != std::end(kIdentityTargets);
+  if (identity && operands[0].shape->dims != results[0]->dims) {
+    return Refuse(instr, "the operand and result shapes differ");
+  }
+  if (!identity && !IsKnownCustomCallTarget(target)) {
+    return absl::UnimplementedError(StrCat("hlo-run does not support custom-call target '", target,
+                                           "' (instruction %", instr.name(), ")"));
+  }
+  absl::StatusOr<Bytes> r = Tile(instr, operands[0], *results[0]);
+  if (!r.ok()) return r.status();
+  std::vector<Bytes> out;
+  out.push_back(std::move(*r));
+  return out;
+}
+
+}  // namespace hloscope::eval

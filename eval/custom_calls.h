@@ -1,0 +1,40 @@
+// The custom-calls whose meaning is documented, so that hlo-run can run them; every other
+// target is refused with its name.
+//
+//   Sharding, xla.sdy.FuncResultSharding   sharding annotations: the operand
+//   ShardBarrierFrom, ShardBarrierTo       sharding-propagation fences: the operand
+//   annotate_device_placement              a placement annotation (host offloading): the operand
+//   MoveToHost, MoveToDevice               memory-space moves: the operand
+//   Pin, Unpin                             array-typed forms: the operand (buffer-typed results
+//                                          are refused by the element-type check)
+//   SPMDFullToShardShape                   replica 0's shard: the leading block of the operand
+//   SPMDShardToFullShape                   the full array from identical shards (collectives.h's
+//                                          model): the shard tiled over the result
+//   AllocateBuffer                         an uninitialised array: zeros
+//   TopK                                   (values, s32 indices) of the k greatest along the last
+//                                          dimension, ordered by the comparator; ties keep the
+//                                          lower index first
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "eval/kernels.h"
+#include "hlo/instruction.h"
+
+namespace hloscope::eval {
+
+bool IsKnownCustomCallTarget(std::string_view target);
+
+// `less` is TopK's comparator on two scalars (true: the first comes first); unused otherwise.
+using ScalarPredicate = std::function<absl::StatusOr<bool>(const Scalar& a, const Scalar& b)>;
+
+// One result per array of the instruction's shape (a tuple's elements in order).
+absl::StatusOr<std::vector<Bytes>> EvalCustomCall(const Instruction& instr,
+                                                  absl::Span<const ArrayRef> operands,
+                                                  absl::Span<const Shape* const> results,
+                                                  const ScalarPredicate& less);
+
+}  // namespace hloscope::eval
