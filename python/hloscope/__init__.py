@@ -115,17 +115,20 @@ class Computation:
 class MemoryReport(Record):
     """hlo-opt --memory-report --format=json as objects; shows its HTML page in Jupyter."""
 
-    __slots__ = ("_html",)
+    __slots__ = ("_comparison", "_html")
 
-    def __init__(self, data, html):
+    def __init__(self, data, comparison):
         Record.__init__(self, data)
-        object.__setattr__(self, "_html", html)
+        object.__setattr__(self, "_comparison", comparison)
+        object.__setattr__(self, "_html", None)
 
     def _repr_html_(self):
-        return self._html
+        return self.html()
 
     def html(self):
-        """The self-contained HTML page hlo-opt --format=html writes."""
+        """The self-contained HTML page hlo-opt --format=html writes (made on first use)."""
+        if self._html is None:
+            object.__setattr__(self, "_html", self._comparison.html())
         return self._html
 
     def to_json(self):
@@ -207,8 +210,8 @@ class Module:
         --top=20. With passes, the result is the before/after comparison (before, after,
         saving_bytes, stages ...), as the CLI's JSON is.
         """
-        data, html = self._impl.memory_report(_flag_args(options), passes or "")
-        return MemoryReport(data, html)
+        data, comparison = self._impl.memory_report(_flag_args(options), passes or "")
+        return MemoryReport(data, comparison)
 
     def run_passes(self, passes):
         """Runs a pass list ("copy-insertion,copy-elision") on a copy of the module."""

@@ -197,14 +197,29 @@ ParsedMemoryFlags ParseMemoryArgs(const std::vector<std::string>& args) {
   return f;
 }
 
-// The report hlo-opt --memory-report --format=json prints, and its HTML page.
-struct MemoryReportResult {
-  py::object data;
-  std::string html;
+// The comparison behind a report, kept for its HTML page (printed only when asked for).
+struct ReportHandle {
+  // The timeline points at instructions of the profiled modules, whose names view the text.
+  std::shared_ptr<const PyModule> source;
+  std::unique_ptr<Module> before, after;
+  MemoryComparison comparison;
+  std::string Html() const {
+    const MemoryComparison& c = comparison;
+    return MemoryReportHtml(c.before, c.after_or_null(), c.passes,
+                            c.pipeline ? &*c.pipeline : nullptr, &c.xla);
+  }
 };
 
-MemoryReportResult MemoryReportOf(const PyModule& m, const std::vector<std::string>& args,
-                                  const std::string& passes) {
+// What hlo-opt --memory-report --format=json prints (`json`), and the comparison it printed.
+struct MemoryReportResult {
+  std::string json;
+  bool comparison = false;  // with passes: a report::MemoryComparison
+  std::shared_ptr<ReportHandle> handle;
+};
+
+MemoryReportResult MemoryReportOf(const std::shared_ptr<PyModule>& module,
+                                  const std::vector<std::string>& args, const std::string& passes) {
+  const PyModule& m = *module;
   ParsedMemoryFlags f = ParseMemoryArgs(args);
   std::unique_ptr<PassPipeline> pipeline;
   if (!passes.empty()) {
@@ -229,7 +244,9 @@ MemoryReportResult MemoryReportOf(const PyModule& m, const std::vector<std::stri
     xla_from_dump = true;
   }
   absl::Status error;
-  std::string json, html, warning;
+  std::string json, warning;
+  auto handle = std::make_shared<ReportHandle>();
+  handle->source = module;
   {
     py::gil_scoped_release release;
     error = [&]() -> absl::Status {
@@ -261,8 +278,9 @@ MemoryReportResult MemoryReportOf(const PyModule& m, const std::vector<std::stri
       absl::StatusOr<std::string> j = PrintMemoryComparison(*c, {.format = MemoryFormat::kJson});
       if (!j.ok()) return j.status();
       json = *std::move(j);
-      html = MemoryReportHtml(c->before, c->after_or_null(), passes,
-                              c->pipeline ? &*c->pipeline : nullptr, &c->xla);
+      handle->comparison = *std::move(c);
+      handle->before = *std::move(before);
+      handle->after = std::move(after);
       return absl::OkStatus();
     }();
   }
@@ -270,16 +288,7 @@ MemoryReportResult MemoryReportOf(const PyModule& m, const std::vector<std::stri
   if (!warning.empty()) {
     PyErr_WarnEx(PyExc_RuntimeWarning, warning.c_str(), 1);
   }
-  MemoryReportResult result;
-  if (pipeline != nullptr) {
-    report::MemoryComparison message;
-    result.data = JsonReportToPython(json, message);
-  } else {
-    report::MemoryReport message;
-    result.data = JsonReportToPython(json, message);
-  }
-  result.html = std::move(html);
-  return result;
+  return {std::move(json), pipeline != nullptr, std::move(handle)};
 }
 
 // Runs `passes` on a copy of the module: the module after them (HLO text), whether any changed
@@ -394,6 +403,11 @@ py::dict ScanDump(const std::string& dir) {
 
 PYBIND11_MODULE(_hloscope, m) {
   m.doc() = "hloscope's C++ libraries; use the hloscope package, not this module.";
+  py::class_<ReportHandle, std::shared_ptr<ReportHandle>>(m, "_MemoryComparison")
+      .def("html", [](const ReportHandle& h) {
+        py::gil_scoped_release release;
+        return h.Html();
+      });
   py::class_<PyModule, std::shared_ptr<PyModule>>(m, "_Module")
       .def_property_readonly("name",
                              [](const PyModule& p) { return std::string(p.module->name()); })
@@ -404,10 +418,26 @@ PYBIND11_MODULE(_hloscope, m) {
       .def("print", [](const PyModule& p) { return PrintModule(*p.module); })
       .def(
           "memory_report",
-          [](const PyModule& p, const std::vector<std::string>& args, const std::string& passes) {
+          [](const std::shared_ptr<PyModule>& p, const std::vector<std::string>& args,
+             const std::string& passes) {
             MemoryReportResult r = MemoryReportOf(p, args, passes);
-            return py::make_tuple(r.data, r.html);
+            py::object data;
+            if (r.comparison) {
+              report::MemoryComparison message;
+              data = JsonReportToPython(r.json, message);
+            } else {
+              report::MemoryReport message;
+              data = JsonReportToPython(r.json, message);
+            }
+            return py::make_tuple(data, r.handle);
           },
+          py::arg("args"), py::arg("passes"))
+      // The same work as memory_report with the JSON text as the CLI writes it and no Python
+      // objects: bench/python_bench.py's in-process C++ reference.
+      .def(
+          "memory_report_json",
+          [](const std::shared_ptr<PyModule>& p, const std::vector<std::string>& args,
+             const std::string& passes) { return MemoryReportOf(p, args, passes).json; },
           py::arg("args"), py::arg("passes"))
       .def("run_passes", &RunPasses)
       .def(
