@@ -64,14 +64,12 @@ std::string MessageOf(const absl::Status& s) { return std::string(s.message()); 
 
 // A parsed and verified module with the HLO text its names point into, and the input's bytes
 // when it was a proto (an HloProto may carry XLA's own buffer assignment).
-class PyModule {
- public:
-  std::string label;
+struct PyModule {
+  std::string label;  // for messages: a proto's is "NAME (as HLO text)"
+  std::string input;  // the input's name as given (a path, "<bytes>")
   std::string text;   // HLO text (a proto's converted text)
   std::string proto;  // the proto's bytes, or empty
   std::unique_ptr<Module> module;
-
-  std::string_view filename() const { return label; }
 };
 
 // Reads `bytes` named `label` the way hlo-opt reads a file (tools/load_input.h), then parses
@@ -84,7 +82,8 @@ std::shared_ptr<PyModule> LoadBytes(std::string bytes, std::string label,
     if (!forced) RaiseUsage("unknown input format '" + *input_format + "' (hlo, pb or pbtxt)");
   }
   auto m = std::make_shared<PyModule>();
-  m->label = std::move(label);
+  m->label = label;
+  m->input = std::move(label);
   absl::Status error;
   {
     py::gil_scoped_release release;
@@ -240,7 +239,7 @@ MemoryReportResult MemoryReportOf(const std::shared_ptr<PyModule>& module,
     xla_filename = f.memory.xla_buffer_assignment;
   } else if (!m.proto.empty() && HasXlaBufferAssignment(m.proto)) {
     xla_contents = m.proto;
-    xla_filename = m.label;
+    xla_filename = m.input;  // as hlo-opt names it: the file, not its HLO text
     xla_from_dump = true;
   }
   absl::Status error;
