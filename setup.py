@@ -1,6 +1,7 @@
 """Builds hloscope._hloscope with CMake for pip (pyproject.toml): `pip install
---no-build-isolation .` configures build-python/ (or $HLOSCOPE_PYTHON_BUILD_DIR), builds the
-extension target only and puts it in the package. No download: CMake finds Debian's packages."""
+--no-build-isolation .` configures build-python/ (or $HLOSCOPE_PYTHON_BUILD_DIR: an existing
+build tree keeps its configuration), builds the extension target only and puts it in the
+package. No download: CMake finds Debian's packages."""
 import os
 import pathlib
 import shutil
@@ -18,12 +19,14 @@ class CMakeBuild(build_ext):
         build_dir = pathlib.Path(os.environ.get("HLOSCOPE_PYTHON_BUILD_DIR", ROOT / "build-python"))
         jobs = os.environ.get("HLOSCOPE_JOBS", str(os.cpu_count() or 1))
         configure = [
-            "cmake", "-S", str(ROOT), "-B", str(build_dir),
-            "-DCMAKE_BUILD_TYPE=" + os.environ.get("HLOSCOPE_BUILD_TYPE", "Release"),
-            "-DHLOSCOPE_PYTHON=ON",
+            "cmake", "-S", str(ROOT), "-B", str(build_dir), "-DHLOSCOPE_PYTHON=ON",
             # The interpreter pip runs under is the one the extension is for.
             "-DPython3_EXECUTABLE=" + sys.executable,
         ]
+        # A build tree configured already keeps its build type (HLOSCOPE_PYTHON_BUILD_DIR=build
+        # reuses a developer's build); a new one is Release.
+        if not (build_dir / "CMakeCache.txt").exists():
+            configure.append("-DCMAKE_BUILD_TYPE=" + os.environ.get("HLOSCOPE_BUILD_TYPE", "Release"))
         if shutil.which("ccache"):
             configure.append("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache")
         subprocess.run(configure, check=True)

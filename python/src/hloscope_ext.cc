@@ -20,7 +20,6 @@
 #include "analysis/memory/memory_report_printers.h"
 #include "analysis/memory/xla_buffer_assignment.h"
 #include "hlo/computation.h"
-#include "hlo/input_kind.h"
 #include "hlo/instruction.h"
 #include "hlo/module.h"
 #include "hlo/opcode.h"
@@ -454,19 +453,10 @@ PYBIND11_MODULE(_hloscope, m) {
       },
       py::arg("data"), py::arg("label"), py::arg("input_format") = py::none());
   m.def("load_file", &LoadFile, py::arg("path"), py::arg("input_format") = py::none());
-  m.def("not_hlo_text_note", [](const std::string& text) { return NotHloTextNote(text); });
   m.def("scan_dump", &ScanDump);
   // A dump's module file, text or .hlo.pb, read by content like any other file (a compressed
   // .hlo.pb.gz is not read from Python yet: docs/python.md).
   m.def("load_dump_file", [](const std::string& path) { return LoadFile(path, std::nullopt); });
-  m.def("memory_flags_help", []() {
-    MemoryFlags memory;
-    AnalysisFlags analysis;
-    FlagTable table({});
-    AddAnalysisFlags(table, analysis);
-    AddMemoryFlags(table, memory, analysis);
-    return table.Help();
-  });
 }
 
 }  // namespace hloscope::python
