@@ -4,7 +4,7 @@ import re
 # "FILE:LINE:COL: error: ..." (the parser's and the verifier's messages).
 _POSITION = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<column>\d+): error: ")
 # A binary proto's decoding error names the byte offset where it failed.
-_OFFSET = re.compile(r"byte offset (?P<offset>\d+)")
+_OFFSET = re.compile(r"\bat byte (?:offset )?(?P<offset>\d+)")
 
 
 class HloError(Exception):
