@@ -47,17 +47,25 @@ namespace {
 
 std::string MessageOf(const absl::Status& s) { return std::string(s.message()); }
 
+// Text from the input (names, metadata, an error quoting a line of a binary file) need not be
+// UTF-8: undecodable bytes become U+FFFD rather than failing the call.
+py::str Str(std::string_view text) {
+  PyObject* o = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "replace");
+  if (o == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(o);
+}
+
 // Raises hloscope.HloError(message, kind): the Python class reads file, line and column (or a
 // proto's byte offset) from the message, which is what the CLI prints after its prefix.
 [[noreturn]] void Raise(const absl::Status& s, std::string_view kind) {
   py::object error_class = py::module_::import("hloscope._errors").attr("HloError");
-  PyErr_SetObject(error_class.ptr(), error_class(MessageOf(s), std::string(kind)).ptr());
+  PyErr_SetObject(error_class.ptr(), error_class(Str(MessageOf(s)), Str(kind)).ptr());
   throw py::error_already_set();
 }
 
 [[noreturn]] void RaiseUsage(const std::string& message) {
   py::object error_class = py::module_::import("hloscope._errors").attr("UsageError");
-  PyErr_SetObject(error_class.ptr(), error_class(message).ptr());
+  PyErr_SetObject(error_class.ptr(), error_class(Str(message)).ptr());
   throw py::error_already_set();
 }
 
@@ -128,18 +136,18 @@ absl::StatusOr<std::unique_ptr<Module>> Reparse(const PyModule& m) {
 
 py::dict InstructionToPython(const Instruction& i) {
   py::dict d;
-  d["name"] = std::string(i.name());
-  d["opcode"] = std::string(OpcodeName(i.opcode()));
-  d["shape"] = i.shape().ToString();
+  d["name"] = Str(i.name());
+  d["opcode"] = Str(OpcodeName(i.opcode()));
+  d["shape"] = Str(i.shape().ToString());
   py::list operands;
-  for (const Instruction* o : i.operands()) operands.append(std::string(o->name()));
+  for (const Instruction* o : i.operands()) operands.append(Str(o->name()));
   d["operands"] = operands;
   const Metadata* md = i.metadata();
-  d["op_name"] = md != nullptr ? std::string(md->op_name) : std::string();
-  d["source_file"] = md != nullptr ? std::string(md->source_file) : std::string();
+  d["op_name"] = Str(md != nullptr ? md->op_name : std::string_view());
+  d["source_file"] = Str(md != nullptr ? md->source_file : std::string_view());
   d["source_line"] = md != nullptr && md->source_line >= 0 ? py::object(py::int_(md->source_line))
                                                            : py::object(py::none());
-  d["text"] = PrintInstruction(i);
+  d["text"] = Str(PrintInstruction(i));
   return d;
 }
 
@@ -147,7 +155,7 @@ py::list Computations(const PyModule& m) {
   py::list out;
   for (const Computation* c : m.module->computations()) {
     py::dict d;
-    d["name"] = std::string(c->name());
+    d["name"] = Str(c->name());
     d["is_entry"] = c == m.module->entry();
     py::list instructions;
     for (const Instruction* i : c->instructions()) instructions.append(InstructionToPython(*i));
@@ -407,13 +415,12 @@ PYBIND11_MODULE(_hloscope, m) {
         return h.Html();
       });
   py::class_<PyModule, std::shared_ptr<PyModule>>(m, "_Module")
-      .def_property_readonly("name",
-                             [](const PyModule& p) { return std::string(p.module->name()); })
-      .def_property_readonly("label", [](const PyModule& p) { return p.label; })
+      .def_property_readonly("name", [](const PyModule& p) { return Str(p.module->name()); })
+      .def_property_readonly("label", [](const PyModule& p) { return Str(p.label); })
       .def_property_readonly("from_proto", [](const PyModule& p) { return !p.proto.empty(); })
       .def("computations", &Computations)
       .def("verify", &Verify)
-      .def("print", [](const PyModule& p) { return PrintModule(*p.module); })
+      .def("print", [](const PyModule& p) { return Str(PrintModule(*p.module)); })
       .def(
           "memory_report",
           [](const std::shared_ptr<PyModule>& p, const std::vector<std::string>& args,

@@ -32,14 +32,14 @@ def hlo_opt():
 
 def run_cli(hlo_opt, *args):
     """hlo-opt's output as parsed JSON (the tests compare the Python objects with it)."""
-    done = subprocess.run([str(hlo_opt), *map(str, args)], capture_output=True, text=True)
+    done = subprocess.run([str(hlo_opt), *map(str, args)], capture_output=True, text=True, errors="replace")
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
 
 def cli_error(hlo_opt, *args):
     """The first line hlo-opt prints on stderr for a failing command."""
-    done = subprocess.run([str(hlo_opt), *map(str, args)], capture_output=True, text=True)
+    done = subprocess.run([str(hlo_opt), *map(str, args)], capture_output=True, text=True, errors="replace")
     assert done.returncode != 0
     return done.stderr.splitlines()[0]
 

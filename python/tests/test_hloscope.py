@@ -310,3 +310,33 @@ def test_load_dump_errors(tmp_path):
     (tmp_path / "module_0001.m.before_optimizations.txt").write_text(SMALL)
     with pytest.raises(hloscope.HloError, match="no after_optimizations"):
         hloscope.load_dump(tmp_path).modules[0].load("after")
+
+
+# --- more error paths ---------------------------------------------------------------------
+
+def test_xla_assignment_of_another_module_is_the_clis_error(corpus, hlo_opt):
+    m = hloscope.load(corpus / DUS)
+    with pytest.raises(hloscope.HloError) as e:
+        m.memory_report(xla_buffer_assignment=corpus / DUMP_PB)
+    assert e.value.kind == "memory_report"
+    assert cli_error(hlo_opt, corpus / DUS, "--memory-report",
+                     f"--xla-buffer-assignment={corpus / DUMP_PB}") == e.value.message
+    assert "does not match module 'bitcast_fusion'" in e.value.message
+
+
+def test_xla_assignment_file_missing(corpus, hlo_opt):
+    m = hloscope.load(corpus / DUS)
+    with pytest.raises(hloscope.HloError) as e:
+        m.memory_report(xla_buffer_assignment="/nonexistent/assignment.txt")
+    assert e.value.kind == "read"
+    assert cli_error(hlo_opt, corpus / DUS, "--memory-report",
+                     "--xla-buffer-assignment=/nonexistent/assignment.txt") == \
+        f"hlo-opt: error: {e.value.message}"
+
+
+def test_forced_input_format_reads_a_proto_as_text(corpus, hlo_opt):
+    with pytest.raises(hloscope.HloError) as e:
+        hloscope.load(corpus / DUMP_PB, input_format="hlo")
+    assert e.value.kind == "parse" and e.value.line == 2 and e.value.column == 1
+    assert str(e.value).splitlines()[0] == cli_error(hlo_opt, corpus / DUMP_PB,
+                                                     "--input-format=hlo")
