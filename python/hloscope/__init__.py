@@ -19,7 +19,7 @@ from . import _hloscope
 __all__ = [
     "HloError", "UsageError", "load", "load_dump", "memory_report", "Module", "Computation",
     "Instruction", "MemoryReport", "PassResult", "DumpDirectory", "DumpModule", "Record",
-    "Table",
+    "Table", "simulate_pipeline", "PipelineSimulation", "write_schedule_csv",
 ]
 
 
@@ -303,3 +303,35 @@ class DumpDirectory(Record):
 def load_dump(path):
     """Scans an XLA dump directory; raises HloError when it holds no module file."""
     return DumpDirectory(_hloscope.scan_dump(os.fspath(path)))
+
+
+class PipelineSimulation(Record):
+    """hlo-pipeline --schedule=NAME --json as a Record (schedule, ranks, microbatches,
+    makespan, bubble, per-rank figures ...: the JSON's fields), with the simulated schedule as
+    PyTorch's CSV (what --dump-csv writes)."""
+
+    __slots__ = ("csv",)
+
+    def __init__(self, data, csv):
+        Record.__init__(self, data)
+        object.__setattr__(self, "csv", csv)
+
+
+def simulate_pipeline(schedule, **flags):
+    """Simulates one pipeline schedule as hlo-pipeline --schedule=SCHEDULE --json does.
+
+    schedule: a generator name ("1f1b", "interleaved:2", "zbv" ...) or "csv:PATH" (PyTorch's
+    CSV, compute-only or with comms). Each keyword is one of hlo-pipeline's flags, spelled with
+    "_": ranks=4, microbatches=8, forward_time=[1000, 1200], activation_bytes=..., no_comms=True.
+    A bad flag raises UsageError with hlo-pipeline's message; a schedule that cannot run
+    (deadlock, a CSV that does not match) raises HloError.
+    """
+    summary, csv = _hloscope.simulate_pipeline([f"--schedule={schedule}"] + _flag_args(flags)
+                                               + ["--json"])
+    return PipelineSimulation(json.loads(summary), csv)
+
+
+def write_schedule_csv(simulation, path):
+    """Writes the simulated schedule as PyTorch's CSV (hlo-pipeline --dump-csv=PATH)."""
+    with open(path, "w") as f:
+        f.write(simulation.csv)

@@ -31,11 +31,16 @@
 #include "passes/pass_pipeline.h"
 #include "passes/pass_registry.h"
 #include "passes/pass_report.h"
+#include "pipeline/report.h"
+#include "pipeline/schedule.h"
+#include "pipeline/schedule_csv.h"
 #include "python/src/proto_to_python.h"
 #include "tools/file_io.h"
 #include "tools/flag_table.h"
 #include "tools/hlo_opt_analysis.h"
 #include "tools/hlo_opt_memory.h"
+#include "tools/hlo_pipeline_flags.h"
+#include "tools/hlo_pipeline_run.h"
 #include "tools/load_input.h"
 #include "tools/load_module.h"
 #include "tools/xla_dump_files.h"
@@ -405,6 +410,41 @@ py::dict ScanDump(const std::string& dir) {
   return out;
 }
 
+// hlo-pipeline --schedule=NAME --json with the flags in `args`: the summary JSON it prints and
+// the CSV --dump-csv writes. Flags that print or write something else are refused.
+py::tuple SimulatePipeline(const std::vector<std::string>& args) {
+  std::vector<const char*> argv = {"hloscope"};
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  absl::StatusOr<pipeline::PipelineFlags> parsed =
+      pipeline::ParsePipelineFlags(static_cast<int>(argv.size()), argv.data());
+  if (!parsed.ok()) RaiseUsage(MessageOf(parsed.status()));
+  const pipeline::PipelineFlags& f = *parsed;
+  if (f.schedule.empty() || !f.compare.empty() || f.grid || f.grid_pytorch || f.help ||
+      !f.trace_path.empty() || !f.dump_csv_path.empty() || !f.from_hlo.empty() ||
+      !f.stage_costs_path.empty()) {
+    RaiseUsage(
+        "simulate_pipeline takes one schedule and hlo-pipeline's cost and memory flags (not "
+        "compare, grid, grid_pytorch, trace, dump_csv, from_hlo or stage_costs)");
+  }
+  if (std::optional<std::string> bad = pipeline::CheckScheduleNames(f, {f.schedule})) {
+    RaiseUsage(*bad);
+  }
+  absl::Status error;
+  std::string summary, csv;
+  {
+    py::gil_scoped_release release;
+    absl::StatusOr<pipeline::ScheduleRun> run = pipeline::SimulateSchedule(f, {}, f.schedule);
+    if (run.ok()) {
+      summary =
+          pipeline::SummaryJson(run->schedule, run->sim, pipeline::PipelineReportOptions(f, false));
+      csv = pipeline::DumpScheduleCsv(pipeline::DropIdle(run->schedule));
+    }
+    error = run.status();
+  }
+  if (!error.ok()) Raise(error, "pipeline");
+  return py::make_tuple(summary, csv);
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_hloscope, m) {
@@ -461,6 +501,7 @@ PYBIND11_MODULE(_hloscope, m) {
       py::arg("data"), py::arg("label"), py::arg("input_format") = py::none());
   m.def("load_file", &LoadFile, py::arg("path"), py::arg("input_format") = py::none());
   m.def("scan_dump", &ScanDump);
+  m.def("simulate_pipeline", &SimulatePipeline);
   // A dump's module file, text or .hlo.pb, read by content like any other file (a compressed
   // .hlo.pb.gz is not read from Python yet: docs/python.md).
   m.def("load_dump_file", [](const std::string& path) { return LoadFile(path, std::nullopt); });

@@ -69,3 +69,12 @@ def same_as_cli(python_value, cli_value, where="report"):
         assert python_value == pytest.approx(float(cli_value)), where
     else:
         assert python_value == cli_value, f"{where}: {python_value!r} != {cli_value!r}"
+
+
+@pytest.fixture(scope="session")
+def hlo_pipeline(hlo_opt):
+    """hlo-pipeline beside hlo-opt (HLOSCOPE_HLO_PIPELINE to override)."""
+    path = pathlib.Path(os.environ.get("HLOSCOPE_HLO_PIPELINE", hlo_opt.parent / "hlo-pipeline"))
+    if not path.is_file():
+        pytest.fail(f"hlo-pipeline is not at {path}: build it, or set HLOSCOPE_HLO_PIPELINE")
+    return path

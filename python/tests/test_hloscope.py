@@ -340,3 +340,54 @@ def test_forced_input_format_reads_a_proto_as_text(corpus, hlo_opt):
     assert e.value.kind == "parse" and e.value.line == 2 and e.value.column == 1
     assert str(e.value).splitlines()[0] == cli_error(hlo_opt, corpus / DUMP_PB,
                                                      "--input-format=hlo")
+
+
+# --- pipeline schedules: the same figures as hlo-pipeline ---------------------------------
+
+@pytest.mark.parametrize("schedule,flags", [
+    ("1f1b", {"ranks": 4, "microbatches": 8}),
+    ("interleaved:2", {"ranks": 2, "microbatches": 4, "forward_time": [1000, 1500],
+                       "activation_bytes": 1048576}),
+    ("gpipe", {"ranks": 3, "microbatches": 6, "no_comms": True, "static_bytes": 10,
+               "memory_limit": 12}),
+])
+def test_simulate_pipeline_equals_hlo_pipeline(hlo_pipeline, schedule, flags):
+    import subprocess
+    sim = hloscope.simulate_pipeline(schedule, **flags)
+    args = [f"--schedule={schedule}"] + hloscope._flag_args(flags) + ["--json"]
+    done = subprocess.run([str(hlo_pipeline), *args], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert sim.to_dict() == json.loads(done.stdout)
+    assert type(sim.ranks) is int and sim.makespan > 0
+
+
+def test_pipeline_csv_round_trip(tmp_path, hlo_pipeline):
+    import subprocess
+    sim = hloscope.simulate_pipeline("1f1b", ranks=2, microbatches=4)
+    cli_csv = tmp_path / "cli.csv"
+    done = subprocess.run([str(hlo_pipeline), "--schedule=1f1b", "--ranks=2", "--microbatches=4",
+                           f"--dump-csv={cli_csv}"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert sim.csv == cli_csv.read_text()
+    path = tmp_path / "ours.csv"
+    hloscope.write_schedule_csv(sim, path)
+    again = hloscope.simulate_pipeline(f"csv:{path}")
+    assert again.makespan == sim.makespan and again.per_rank == sim.per_rank
+
+
+def test_pipeline_errors(tmp_path, hlo_pipeline):
+    with pytest.raises(hloscope.UsageError, match="--ranks is required"):
+        hloscope.simulate_pipeline("1f1b", microbatches=4)
+    with pytest.raises(hloscope.UsageError) as e:
+        hloscope.simulate_pipeline("no-such-schedule", ranks=2, microbatches=4)
+    import subprocess
+    done = subprocess.run([str(hlo_pipeline), "--schedule=no-such-schedule", "--ranks=2",
+                           "--microbatches=4"], capture_output=True, text=True)
+    assert done.stderr.splitlines()[0] == f"hlo-pipeline: error: {e.value.message}"
+    with pytest.raises(hloscope.UsageError, match="not compare, grid"):
+        hloscope.simulate_pipeline("1f1b", ranks=2, microbatches=4, grid=True)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("0F0,1F0\nnot a schedule\n")
+    with pytest.raises(hloscope.HloError) as e:
+        hloscope.simulate_pipeline(f"csv:{bad}")
+    assert e.value.kind == "pipeline"
