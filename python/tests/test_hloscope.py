@@ -185,6 +185,16 @@ def test_memory_report_options_equal_cli(corpus, hlo_opt, options, flags):
     same_as_cli(m.memory_report(**options).to_dict(), cli)
 
 
+def test_memory_report_stages_and_pipeline_schedule_equal_cli(corpus, hlo_opt):
+    m = hloscope.load(corpus / PIPELINED)
+    r = m.memory_report(stage_by="module", pipeline_schedule="1f1b", microbatches=4)
+    cli = run_cli(hlo_opt, corpus / PIPELINED, "--memory-report", "--format=json",
+                  "--stage-by=module", "--pipeline-schedule=1f1b", "--microbatches=4")
+    same_as_cli(r.to_dict(), cli)
+    assert r.pipeline.schedule == "1f1b" and r.pipeline.microbatches == 4
+    assert len(r.stages) >= 1 and type(r.stages[0].peak_bytes) is int
+
+
 def test_memory_report_with_passes_equals_cli(corpus, hlo_opt):
     m = hloscope.load(corpus / DUS)
     r = m.memory_report(passes="copy-insertion,copy-elision")
