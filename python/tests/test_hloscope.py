@@ -228,12 +228,8 @@ def test_memory_report_fields_and_html(corpus):
 
 def test_to_pandas_with_and_without_pandas(corpus, monkeypatch):
     r = hloscope.load(corpus / DUS).memory_report()
-    try:
-        import pandas  # noqa: F401
-        have_pandas = True
-    except ImportError:
-        have_pandas = False
-    if have_pandas:
+    import importlib.util
+    if importlib.util.find_spec("pandas") is not None:
         df = r.top_buffers.to_pandas()
         assert list(df["bytes"]) == [b.bytes for b in r.top_buffers]
     # Without pandas (as on a machine without python3-pandas): a clear ImportError.
