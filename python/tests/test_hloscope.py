@@ -251,6 +251,33 @@ def test_analyses_release_the_gil_and_agree(corpus):
     assert results == [expected] * 3
 
 
+def test_parse_and_memory_report_let_other_threads_run(corpus):
+    # A thread counting in Python only advances while the extension has released the GIL: the
+    # main thread is inside one C++ call the whole time.
+    largest = max(corpus.glob("*.hlo"), key=lambda p: p.stat().st_size)
+    text = largest.read_bytes()
+    counted = [0]
+    stop = threading.Event()
+
+    def count():
+        while not stop.is_set():
+            counted[0] += 1
+
+    counter = threading.Thread(target=count)
+    counter.start()
+    try:
+        before = counted[0]
+        m = hloscope._hloscope.load_bytes(text, "largest")
+        during_parse = counted[0] - before
+        before = counted[0]
+        m.memory_report_json([], "")
+        during_report = counted[0] - before
+    finally:
+        stop.set()
+        counter.join()
+    assert during_parse > 1000 and during_report > 1000, (during_parse, during_report)
+
+
 # --- passes, dataflow, buffers ------------------------------------------------------------
 
 def test_run_passes_copy_report_equals_cli(corpus, hlo_opt, tmp_path):
