@@ -25,7 +25,7 @@
 #include "tools/file_io.h"
 #include "tools/hlo_pipeline_flags.h"
 #include "tools/hlo_pipeline_hlo_opt.h"
-#include "tools/hlo_pipeline_run.h"
+#include "tools/hlo_pipeline_run.h"  // the simulation of one schedule
 
 namespace hloscope::pipeline {
 namespace {
@@ -48,13 +48,16 @@ int Fail(const Failure& f) {
   return f.code;
 }
 
+// One schedule, simulated (tools/hlo_pipeline_run.h).
+using Run = ScheduleRun;
+
 std::optional<Failure> WriteFile(const std::string& path, const std::string& text) {
   std::string error;
   if (!WriteOutput(path, text, &error)) return Failure{kBadInput, error};
   return std::nullopt;
 }
 
-std::optional<Failure> PrintGrid(const PipelineFlags& f, const ScheduleRun& run) {
+std::optional<Failure> PrintGrid(const PipelineFlags& f, const Run& run) {
   if (f.grid_pytorch) {
     absl::StatusOr<Schedule> grid =
         run.schedule.HasComms() ? LockstepGrid(run.schedule) : run.pytorch_order;
@@ -121,7 +124,7 @@ int Main(int argc, char** argv) {
   const ReportOptions report = PipelineReportOptions(f, !hlo.empty());
 
   if (f.compare.empty()) {
-    absl::StatusOr<ScheduleRun> run = SimulateSchedule(f, hlo, f.schedule);
+    absl::StatusOr<Run> run = SimulateSchedule(f, hlo, f.schedule);
     if (!run.ok()) return Fail({kBadInput, std::string(StdView(run.status().message()))});
     if (f.grid) {
       if (std::optional<Failure> bad = PrintGrid(f, *run)) return Fail(*bad);
@@ -145,12 +148,12 @@ int Main(int argc, char** argv) {
     return kOk;
   }
 
-  std::vector<std::optional<ScheduleRun>> runs;
+  std::vector<std::optional<Run>> runs;
   std::vector<CompareEntry> entries;
   runs.reserve(names.size());
   bool any_failed = false;
   for (const std::string& name : names) {
-    absl::StatusOr<ScheduleRun> run = SimulateSchedule(f, hlo, name);
+    absl::StatusOr<Run> run = SimulateSchedule(f, hlo, name);
     CompareEntry e;
     e.name = name;
     if (run.ok()) {
