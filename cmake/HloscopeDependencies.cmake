@@ -20,7 +20,7 @@ hloscope_require_pkgconfig(re2::re2 re2 libre2-dev)
 
 # --- test tools: lit, FileCheck and not from llvm-14-tools --------------------------------
 # Debian's python3 (which llvm-14-tools depends on) first, not a pyenv or virtualenv shim.
-hloscope_require_program(HLOSCOPE_PYTHON python3 "Python 3 (runs lit)"
+hloscope_require_program(HLOSCOPE_PYTHON3_EXECUTABLE python3 "Python 3 (runs lit)"
                          NAMES python3 PATHS /usr/bin)
 set(HLOSCOPE_LLVM_BIN_DIR /usr/lib/llvm-14/bin)
 set(HLOSCOPE_LIT /usr/lib/llvm-14/build/utils/lit/lit.py CACHE FILEPATH

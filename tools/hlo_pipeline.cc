@@ -29,6 +29,7 @@
 #include "tools/hlo_pipeline_flags.h"
 #include "tools/hlo_pipeline_hlo_opt.h"
 #include "tools/output_paths.h"
+#include "tools/hlo_pipeline_run.h"  // the simulation of one schedule
 
 namespace hloscope::pipeline {
 namespace {
@@ -51,158 +52,8 @@ int Fail(const Failure& f) {
   return f.code;
 }
 
-// One schedule, ready to report.
-struct Run {
-  std::string name;
-  Schedule schedule;  // as simulated (lowered unless --no-comms)
-  Simulation sim;
-  Schedule pytorch_order;  // the compute-only schedule in PyTorch's pipeline_order layout
-};
-
-// Generator names are checked before anything runs, so that a typo is a usage error even when
-// another schedule in --compare would fail for a different reason.
-std::optional<Failure> CheckNames(const PipelineFlags& f, const std::vector<std::string>& names) {
-  bool generated = false;
-  for (const std::string& name : names) {
-    if (name.rfind("csv:", 0) == 0) {
-      if (name.size() == 4) return Failure{kBadUsage, "csv: needs a path (csv:PATH)"};
-      continue;
-    }
-    generated = true;
-    if (absl::StatusOr<ScheduleSpec> spec = ParseScheduleSpec(name); !spec.ok()) {
-      return Failure{kBadUsage, std::string(StdView(spec.status().message()))};
-    }
-  }
-  if (generated && !f.ranks)
-    return Failure{kBadUsage, "--ranks is required to generate a schedule"};
-  if (generated && !f.microbatches && f.microbatch_tokens.empty()) {
-    return Failure{kBadUsage, "--microbatches is required to generate a schedule"};
-  }
-  return std::nullopt;
-}
-
-absl::StatusOr<Schedule> LoadOrGenerate(const PipelineFlags& f, const std::string& name) {
-  if (name.rfind("csv:", 0) == 0) {
-    absl::StatusOr<Schedule> s = ReadScheduleCsvFile(name.substr(4));
-    if (!s.ok()) return s.status();
-    if (f.ranks && *f.ranks != s->num_ranks()) {
-      return absl::InvalidArgumentError(
-          StrCat(name, " has ", s->num_ranks(), " ranks, but --ranks=", *f.ranks));
-    }
-    if (f.microbatches && *f.microbatches != s->num_microbatches) {
-      return absl::InvalidArgumentError(
-          StrCat(name, " has ", s->num_microbatches,
-                 " microbatches, but --microbatches=", *f.microbatches));
-    }
-    return s;
-  }
-  const int32_t m =
-      f.microbatches ? *f.microbatches : static_cast<int32_t>(f.microbatch_tokens.size());
-  return GeneratePytorchOrder(*ParseScheduleSpec(name), *f.ranks, m);
-}
-
-// PyTorch's single-stage schedules end each rank's pipeline_order with REDUCE_GRAD.
-Schedule PytorchOrder(const std::string& name, const Schedule& loaded) {
-  if (name.rfind("csv:", 0) == 0) return loaded;
-  const ScheduleFamily family = ParseScheduleSpec(name)->family;
-  if (family == ScheduleFamily::kGPipe || family == ScheduleFamily::kOneFOneB) {
-    return AddReduceGrad(loaded);
-  }
-  return loaded;
-}
-
-// Flags given on the command line win over what --from-hlo or --stage-costs measured.
-CostInputs Costs(const PipelineFlags& f, const std::vector<StageCost>& hlo) {
-  CostInputs in;
-  if (!hlo.empty()) {
-    in.forward_time.clear();
-    in.backward_input_time.clear();
-    in.backward_weight_time.clear();
-    in.activation_bytes.clear();
-    for (const StageCost& s : hlo) {
-      in.forward_time.push_back(s.forward_us);
-      in.backward_input_time.push_back(s.backward_input_us);
-      in.backward_weight_time.push_back(s.backward_weight_us);
-      in.activation_bytes.push_back(s.activation_bytes);
-    }
-  }
-  if (f.forward_time) in.forward_time = *f.forward_time;
-  if (f.backward_time) in.backward_time = *f.backward_time;
-  if (f.backward_input_time) in.backward_input_time = *f.backward_input_time;
-  if (f.backward_weight_time) in.backward_weight_time = *f.backward_weight_time;
-  if (f.activation_bytes) in.activation_bytes = *f.activation_bytes;
-  in.microbatch_tokens = f.microbatch_tokens;
-  in.comm_time = f.comm_time;
-  in.unshard_time = f.unshard_time;
-  in.reshard_time = f.reshard_time;
-  in.reduce_grad_time = f.reduce_grad_time;
-  return in;
-}
-
-// Costs near the largest double (--forward-time=1e308,...) add up to inf, and inf - inf to
-// nan: a report of "makespan inf us, bubble -nan%" would look like a result. Also checks that
-// --static-bytes gives one value or one per rank of this schedule.
-absl::Status CheckFinite(const PipelineFlags& f, const Schedule& schedule, const Simulation& sim) {
-  const size_t ranks = static_cast<size_t>(schedule.num_ranks());
-  if (f.static_bytes.size() > 1 && f.static_bytes.size() != ranks) {
-    return absl::InvalidArgumentError(StrCat("--static-bytes has ", f.static_bytes.size(),
-                                             " values but ", schedule.name, " has ", ranks,
-                                             " ranks: give one value for all or one per rank"));
-  }
-  auto bad = [&](std::string_view what, double v) {
-    return absl::InvalidArgumentError(fmt::format(
-        "the simulation of {} does not give finite numbers: {} is {} (the costs are too large "
-        "to add up in a double)",
-        schedule.name, what, v));
-  };
-  if (!std::isfinite(sim.makespan)) return bad("the makespan", sim.makespan);
-  if (!std::isfinite(sim.bubble_fraction)) return bad("the bubble", sim.bubble_fraction);
-  for (size_t r = 0; r < sim.ranks.size(); ++r) {
-    const RankStats& st = sim.ranks[r];
-    const double stat = f.static_bytes.empty()       ? 0
-                        : f.static_bytes.size() == 1 ? f.static_bytes[0]
-                                                     : f.static_bytes[r];
-    for (double v : {st.busy_time, st.end_time, st.bubble_fraction, st.peak_time}) {
-      if (!std::isfinite(v)) return bad(StrCat("a time of rank ", r), v);
-    }
-    if (!std::isfinite(st.peak_bytes + stat)) {
-      return bad(StrCat("the peak memory of rank ", r), st.peak_bytes + stat);
-    }
-  }
-  return absl::OkStatus();
-}
-
-absl::StatusOr<Run> Simulated(const PipelineFlags& f, const std::vector<StageCost>& hlo,
-                              const std::string& name) {
-  absl::StatusOr<Schedule> loaded = LoadOrGenerate(f, name);
-  if (!loaded.ok()) return loaded.status();
-  Schedule pytorch_order = PytorchOrder(name, *loaded);
-  // Idle cells of a generated layout or a CSV are a display choice; they do not change what runs.
-  const Schedule compute = DropIdle(*loaded);
-  Schedule schedule = compute;
-  const bool lower = !f.no_comms && !compute.HasComms();
-  if (lower) {
-    Schedule input = compute;
-    if (f.fsdp_actions) input = AddReduceGrad(AddUnshardReshard(input));
-    absl::StatusOr<Schedule> lowered = f.recv_eager ? AddSendRecvEager(input) : AddSendRecv(input);
-    if (!lowered.ok()) return lowered.status();
-    schedule = *std::move(lowered);
-  }
-  absl::StatusOr<CostModel> costs = BuildCostModel(Costs(f, hlo), schedule);
-  if (!costs.ok()) return costs.status();
-  absl::StatusOr<Simulation> sim = Simulate(schedule, *costs);
-  if (!sim.ok()) {
-    // Lowering keeps a deadlock a deadlock; the user's own grid, without the SEND/RECV we
-    // added, shows it more plainly. Only computed on failure, so the common path pays nothing.
-    if (lower) {
-      absl::StatusOr<Simulation> plain = Simulate(compute, CostModel::UnitSteps(compute));
-      if (!plain.ok()) return plain.status();
-    }
-    return sim.status();
-  }
-  if (absl::Status s = CheckFinite(f, schedule, *sim); !s.ok()) return s;
-  return Run{name, std::move(schedule), *std::move(sim), std::move(pytorch_order)};
-}
+// One schedule, simulated (tools/hlo_pipeline_run.h).
+using Run = ScheduleRun;
 
 // The files of --trace and --dump-csv: each is written to its temporary first, and none
 // replaces its target until all are complete (a failed second file leaves the first's target
@@ -288,7 +139,9 @@ int Main(int argc, char** argv) {
   }
   const std::vector<std::string> names =
       f.compare.empty() ? std::vector<std::string>{f.schedule} : f.compare;
-  if (std::optional<Failure> bad = CheckNames(f, names)) return Fail(*bad);
+  if (std::optional<std::string> bad = CheckScheduleNames(f, names)) {
+    return Fail({kBadUsage, *bad});
+  }
 
   if (!f.stage_costs_path.empty() && !f.from_hlo.empty()) {
     return Fail({kBadUsage, "give one of --from-hlo and --stage-costs"});
@@ -309,13 +162,10 @@ int Main(int argc, char** argv) {
     hlo = std::move(costs->stages);
   }
 
-  ReportOptions report;
-  report.sizes_in_bytes = f.activation_bytes.has_value() || !hlo.empty();
-  report.static_bytes = f.static_bytes;
-  report.memory_limit = f.memory_limit;
+  const ReportOptions report = PipelineReportOptions(f, !hlo.empty());
 
   if (f.compare.empty()) {
-    absl::StatusOr<Run> run = Simulated(f, hlo, f.schedule);
+    absl::StatusOr<Run> run = SimulateSchedule(f, hlo, f.schedule);
     if (!run.ok()) return Fail({kBadInput, std::string(StdView(run.status().message()))});
     if (f.grid) {
       if (std::optional<Failure> bad = PrintGrid(f, *run)) return Fail(*bad);
@@ -342,7 +192,7 @@ int Main(int argc, char** argv) {
   runs.reserve(names.size());
   bool any_failed = false;
   for (const std::string& name : names) {
-    absl::StatusOr<Run> run = Simulated(f, hlo, name);
+    absl::StatusOr<Run> run = SimulateSchedule(f, hlo, name);
     CompareEntry e;
     e.name = name;
     if (run.ok()) {

@@ -17,10 +17,14 @@ HLOSCOPE_PACKAGES=(
   libgtest-dev libbenchmark-dev
   llvm-14-tools  # lit, FileCheck, not
   chromium       # headless browser for the memory report's HTML page test (never skipped)
+  # The Python package (python/, HLOSCOPE_PYTHON; docs/python.md): the extension, its pytest
+  # suite, and `pip install --no-build-isolation .` with no download.
+  python3-dev pybind11-dev python3-pybind11 python3-pytest python3-setuptools python3-wheel
+  python3-pip
 )
 # Wanted by some tests, which skip (saying why) without them: a failed install is a warning.
-# None today.
-HLOSCOPE_OPTIONAL_PACKAGES=()
+# python3-pandas: the Python package's .to_pandas() (its tests check the error without it too).
+HLOSCOPE_OPTIONAL_PACKAGES=(python3-pandas)
 # Extra ones for scripts/fuzz (libFuzzer ships with clang's runtime libraries).
 HLOSCOPE_FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev)
 

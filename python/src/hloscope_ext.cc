@@ -1,0 +1,510 @@
+// hloscope._hloscope: the C++ libraries as Python objects (docs/python.md). This file keeps to
+// what Python needs that the libraries do not do: owning a module with the text it points into,
+// turning statuses into hloscope.HloError, releasing the GIL around parsing and analyses, and
+// the tools' flag tables for options (so options and their errors are the CLI's). The Python
+// side (python/hloscope/__init__.py) wraps the dicts in objects.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "analysis/dataflow_report.h"
+#include "analysis/dataflow_report.pb.h"
+#include "analysis/memory/memory_comparison.h"
+#include "analysis/memory/memory_report.pb.h"
+#include "analysis/memory/memory_report_printers.h"
+#include "analysis/memory/xla_buffer_assignment.h"
+#include "hlo/computation.h"
+#include "hlo/instruction.h"
+#include "hlo/module.h"
+#include "hlo/opcode.h"
+#include "hlo/printer.h"
+#include "hlo/proto_reader.h"
+#include "hlo/verifier.h"
+#include "passes/copy_elision_report.pb.h"
+#include "passes/flatten_call_graph.h"
+#include "passes/pass_pipeline.h"
+#include "passes/pass_registry.h"
+#include "passes/pass_report.h"
+#include "pipeline/report.h"
+#include "pipeline/schedule.h"
+#include "pipeline/schedule_csv.h"
+#include "python/src/proto_to_python.h"
+#include "tools/file_io.h"
+#include "tools/flag_table.h"
+#include "tools/hlo_opt_analysis.h"
+#include "tools/hlo_opt_memory.h"
+#include "tools/hlo_pipeline_flags.h"
+#include "tools/hlo_pipeline_run.h"
+#include "tools/load_input.h"
+#include "tools/load_module.h"
+#include "tools/xla_dump_files.h"
+
+namespace py = pybind11;
+
+namespace hloscope::python {
+namespace {
+
+std::string MessageOf(const absl::Status& s) { return std::string(s.message()); }
+
+// Text from the input (names, metadata, an error quoting a line of a binary file) need not be
+// UTF-8: undecodable bytes become U+FFFD rather than failing the call.
+py::str Str(std::string_view text) {
+  PyObject* o = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "replace");
+  if (o == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(o);
+}
+
+// Raises hloscope.HloError(message, kind): the Python class reads file, line and column (or a
+// proto's byte offset) from the message, which is what the CLI prints after its prefix.
+[[noreturn]] void Raise(const absl::Status& s, std::string_view kind) {
+  py::object error_class = py::module_::import("hloscope._errors").attr("HloError");
+  PyErr_SetObject(error_class.ptr(), error_class(Str(MessageOf(s)), Str(kind)).ptr());
+  throw py::error_already_set();
+}
+
+[[noreturn]] void RaiseUsage(const std::string& message) {
+  py::object error_class = py::module_::import("hloscope._errors").attr("UsageError");
+  PyErr_SetObject(error_class.ptr(), error_class(Str(message)).ptr());
+  throw py::error_already_set();
+}
+
+// A parsed and verified module with the HLO text its names point into, and the input's bytes
+// when it was a proto (an HloProto may carry XLA's own buffer assignment).
+struct PyModule {
+  std::string label;  // for messages: a proto's is "NAME (as HLO text)"
+  std::string input;  // the input's name as given (a path, "<bytes>")
+  std::string text;   // HLO text (a proto's converted text)
+  std::string proto;  // the proto's bytes, or empty
+  std::unique_ptr<Module> module;
+};
+
+// Reads `bytes` named `label` the way hlo-opt reads a file (tools/load_input.h), then parses
+// and verifies it with the GIL released.
+std::shared_ptr<PyModule> LoadBytes(std::string bytes, std::string label,
+                                    std::optional<std::string> input_format) {
+  std::optional<InputFormat> forced;
+  if (input_format) {
+    forced = ParseInputFormatName(*input_format);
+    if (!forced) RaiseUsage("unknown input format '" + *input_format + "' (hlo, pb or pbtxt)");
+  }
+  auto m = std::make_shared<PyModule>();
+  m->label = label;
+  m->input = std::move(label);
+  absl::Status error;
+  {
+    py::gil_scoped_release release;
+    std::string converted;
+    absl::StatusOr<HloTextInput> text = InputAsHloText(m->label, bytes, forced, &converted);
+    if (!text.ok()) {
+      error = text.status();
+    } else {
+      std::string filename = text->filename;
+      if (converted.empty()) {
+        m->text = std::move(bytes);
+      } else {
+        m->text = std::move(converted);
+        m->proto = std::move(bytes);
+      }
+      absl::StatusOr<std::unique_ptr<Module>> parsed =
+          ParseAndVerify({.text = m->text, .filename = filename});
+      if (parsed.ok()) {
+        m->module = *std::move(parsed);
+        // The module's name() views the text; label is only for messages.
+        m->label = filename;
+      } else {
+        error = parsed.status();
+      }
+    }
+  }
+  if (!error.ok()) Raise(error, "parse");
+  return m;
+}
+
+std::shared_ptr<PyModule> LoadFile(const std::string& path,
+                                   std::optional<std::string> input_format) {
+  std::string bytes, read_error;
+  if (!ReadInput(path, &bytes, &read_error)) Raise(absl::NotFoundError(read_error), "read");
+  return LoadBytes(std::move(bytes), path, std::move(input_format));
+}
+
+// A fresh copy of the module (the passes and flatten-call-graph change modules in place; the
+// Python Module stays as loaded).
+absl::StatusOr<std::unique_ptr<Module>> Reparse(const PyModule& m) {
+  return ParseAndVerify({.text = m.text, .filename = m.label});
+}
+
+py::dict InstructionToPython(const Instruction& i) {
+  py::dict d;
+  d["name"] = Str(i.name());
+  d["opcode"] = Str(OpcodeName(i.opcode()));
+  d["shape"] = Str(i.shape().ToString());
+  py::list operands;
+  for (const Instruction* o : i.operands()) operands.append(Str(o->name()));
+  d["operands"] = operands;
+  const Metadata* md = i.metadata();
+  d["op_name"] = Str(md != nullptr ? md->op_name : std::string_view());
+  d["source_file"] = Str(md != nullptr ? md->source_file : std::string_view());
+  d["source_line"] = md != nullptr && md->source_line >= 0 ? py::object(py::int_(md->source_line))
+                                                           : py::object(py::none());
+  d["text"] = Str(PrintInstruction(i));
+  return d;
+}
+
+py::list Computations(const PyModule& m) {
+  py::list out;
+  for (const Computation* c : m.module->computations()) {
+    py::dict d;
+    d["name"] = Str(c->name());
+    d["is_entry"] = c == m.module->entry();
+    py::list instructions;
+    for (const Instruction* i : c->instructions()) instructions.append(InstructionToPython(*i));
+    d["instructions"] = instructions;
+    out.append(d);
+  }
+  return out;
+}
+
+void Verify(const PyModule& m) {
+  absl::Status s;
+  {
+    py::gil_scoped_release release;
+    VerifierOptions options;
+    options.source_text = m.text;
+    s = VerifyModule(*m.module, options);
+  }
+  if (!s.ok()) Raise(s, "verify");
+}
+
+// hlo-opt's memory flags parsed from `args` ("--memory-model=xla", ...), checked together as
+// hlo-opt checks them: a bad option is the CLI's usage message.
+struct ParsedMemoryFlags {
+  MemoryFlags memory;
+  AnalysisFlags analysis;
+};
+
+ParsedMemoryFlags ParseMemoryArgs(const std::vector<std::string>& args) {
+  ParsedMemoryFlags f;
+  FlagTable table({
+      .unknown = [](std::string_view arg,
+                    std::string_view) { return "unknown option '" + std::string(arg) + "'"; },
+      .takes_no_value =
+          [](std::string_view name) { return "option '" + std::string(name) + "' takes no value"; },
+  });
+  AddAnalysisFlags(table, f.analysis);
+  AddMemoryFlags(table, f.memory, f.analysis);
+  std::vector<const char*> argv = {"hloscope", "--memory-report", "--format=json"};
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  if (absl::Status s = table.Parse(static_cast<int>(argv.size()), argv.data()); !s.ok()) {
+    RaiseUsage(MessageOf(s));
+  }
+  if (std::string e = CheckMemoryFlags(f.memory, f.analysis, false, 1); !e.empty()) RaiseUsage(e);
+  f.memory.options.dataflow = f.analysis.print.dataflow;
+  return f;
+}
+
+// The comparison behind a report, kept for its HTML page (printed only when asked for).
+struct ReportHandle {
+  // The timeline points at instructions of the profiled modules, whose names view the text.
+  std::shared_ptr<const PyModule> source;
+  std::unique_ptr<Module> before, after;
+  MemoryComparison comparison;
+  std::string Html() const {
+    const MemoryComparison& c = comparison;
+    return MemoryReportHtml(c.before, c.after_or_null(), c.passes,
+                            c.pipeline ? &*c.pipeline : nullptr, &c.xla);
+  }
+};
+
+// What hlo-opt --memory-report --format=json prints (`json`), and the comparison it printed.
+struct MemoryReportResult {
+  std::string json;
+  bool comparison = false;  // with passes: a report::MemoryComparison
+  std::shared_ptr<ReportHandle> handle;
+};
+
+MemoryReportResult MemoryReportOf(const std::shared_ptr<PyModule>& module,
+                                  const std::vector<std::string>& args, const std::string& passes) {
+  const PyModule& m = *module;
+  ParsedMemoryFlags f = ParseMemoryArgs(args);
+  std::unique_ptr<PassPipeline> pipeline;
+  if (!passes.empty()) {
+    PassRegistry registry;
+    if (absl::Status s = RegisterBuiltinPasses(registry); !s.ok()) Raise(s, "passes");
+    absl::StatusOr<std::unique_ptr<PassPipeline>> built = BuildPipeline(passes, registry);
+    if (!built.ok()) RaiseUsage(MessageOf(built.status()));
+    pipeline = *std::move(built);
+  }
+  // XLA's own assignment: --xla-buffer-assignment=FILE, or the one in an HloProto input.
+  std::string xla_contents, xla_filename;
+  bool xla_from_dump = false;
+  if (!f.memory.xla_buffer_assignment.empty()) {
+    std::string error;
+    if (!ReadInput(f.memory.xla_buffer_assignment, &xla_contents, &error)) {
+      Raise(absl::NotFoundError(error), "read");
+    }
+    xla_filename = f.memory.xla_buffer_assignment;
+  } else if (!m.proto.empty() && HasXlaBufferAssignment(m.proto)) {
+    xla_contents = m.proto;
+    xla_filename = m.input;  // as hlo-opt names it: the file, not its HLO text
+    xla_from_dump = true;
+  }
+  absl::Status error;
+  std::string json, warning;
+  auto handle = std::make_shared<ReportHandle>();
+  handle->source = module;
+  {
+    py::gil_scoped_release release;
+    error = [&]() -> absl::Status {
+      // As hlo-opt: the analyses need one call site per control-flow callee.
+      absl::StatusOr<std::unique_ptr<Module>> before = Reparse(m);
+      if (!before.ok()) return before.status();
+      if (absl::Status s = FlattenCallGraph().Run(**before).status(); !s.ok()) return s;
+      std::unique_ptr<Module> after;
+      if (pipeline != nullptr) {
+        absl::StatusOr<std::unique_ptr<Module>> copy = Reparse(m);
+        if (!copy.ok()) return copy.status();
+        after = *std::move(copy);
+        if (absl::Status s = FlattenCallGraph().Run(*after).status(); !s.ok()) return s;
+        if (absl::Status s = pipeline->Run(*after).status(); !s.ok()) return s;
+      }
+      MemoryOptions options = f.memory.options;
+      options.list_allocations = !xla_contents.empty();
+      const std::vector<const Module*> after_modules = {after.get()};
+      absl::StatusOr<MemoryComparison> c =
+          ProfileBeforeAfter({before->get()}, after ? &after_modules : nullptr, passes, options,
+                             f.memory.pipeline_schedule, f.memory.microbatches);
+      if (!c.ok()) return c.status();
+      if (!xla_contents.empty()) {
+        absl::Status s =
+            AddXlaBufferAssignment(*c, **before, xla_contents, xla_filename, options.top_buffers);
+        if (!s.ok() && !xla_from_dump) return s;
+        if (!s.ok()) warning = "XLA's buffer assignment in the dump is not shown: " + MessageOf(s);
+      }
+      absl::StatusOr<std::string> j = PrintMemoryComparison(*c, {.format = MemoryFormat::kJson});
+      if (!j.ok()) return j.status();
+      json = *std::move(j);
+      handle->comparison = *std::move(c);
+      handle->before = *std::move(before);
+      handle->after = std::move(after);
+      return absl::OkStatus();
+    }();
+  }
+  if (!error.ok()) Raise(error, "memory_report");
+  if (!warning.empty()) {
+    PyErr_WarnEx(PyExc_RuntimeWarning, warning.c_str(), 1);
+  }
+  return {std::move(json), pipeline != nullptr, std::move(handle)};
+}
+
+// Runs `passes` on a copy of the module: the module after them (HLO text), whether any changed
+// it, and the copy reports of the passes that write one (passes/copy_elision_report.proto).
+py::tuple RunPasses(const PyModule& m, const std::string& passes) {
+  PassRegistry registry;
+  if (absl::Status s = RegisterBuiltinPasses(registry); !s.ok()) Raise(s, "passes");
+  absl::StatusOr<std::unique_ptr<PassPipeline>> pipeline = BuildPipeline(passes, registry);
+  if (!pipeline.ok()) RaiseUsage(MessageOf(pipeline.status()));
+  absl::Status error;
+  std::string text, summary;
+  bool changed = false, any_report = false;
+  report::CopyElisionReport document;
+  {
+    py::gil_scoped_release release;
+    error = [&]() -> absl::Status {
+      absl::StatusOr<std::unique_ptr<Module>> copy = Reparse(m);
+      if (!copy.ok()) return copy.status();
+      absl::StatusOr<bool> c = (*pipeline)->Run(**copy);
+      if (!c.ok()) return c.status();
+      changed = *c;
+      for (size_t i = 0; i < (*pipeline)->size(); ++i) {
+        if (std::unique_ptr<PassReport> r = (*pipeline)->pass(i)->LastReport()) {
+          r->AddTo((*copy)->name(), document);
+          summary += r->Summary((*copy)->name());
+          any_report = true;
+        }
+      }
+      text = PrintModule(**copy);
+      return absl::OkStatus();
+    }();
+  }
+  if (!error.ok()) Raise(error, "passes");
+  return py::make_tuple(text, changed,
+                        any_report ? py::object(MessageToPython(document)) : py::object(py::none()),
+                        summary);
+}
+
+py::object AnalysisReport(const PyModule& m, bool buffers, bool bitcast_defines_value) {
+  absl::Status error;
+  std::string json;
+  {
+    py::gil_scoped_release release;
+    AnalysisPrintOptions options{.format = ReportFormat::kJson};
+    options.dataflow.bitcast_defines_value = bitcast_defines_value;
+    absl::StatusOr<std::string> j =
+        buffers ? PrintBuffers(*m.module, options) : PrintDataflow(*m.module, options);
+    if (j.ok()) json = *std::move(j);
+    error = j.status();
+  }
+  if (!error.ok()) Raise(error, "analysis");
+  if (buffers) {
+    report::BufferReport message;
+    return JsonReportToPython(json, message);
+  }
+  report::DataflowReport message;
+  return JsonReportToPython(json, message);
+}
+
+py::dict DumpFileToPython(const DumpFile& f) {
+  py::dict d;
+  d["path"] = f.path;
+  d["relative"] = f.relative;
+  d["kind"] = std::string(DumpFileKindName(f.name.kind));
+  d["step"] = f.name.step;
+  d["pipeline"] = f.name.pipeline;
+  d["pass_name"] = f.name.pass;
+  d["next_pass"] = f.name.next_pass;
+  d["platform"] = f.name.platform;
+  return d;
+}
+
+py::dict ScanDump(const std::string& dir) {
+  absl::StatusOr<DumpDirectory> scanned;
+  {
+    py::gil_scoped_release release;
+    scanned = ScanDumpDirectory(dir);
+  }
+  if (!scanned.ok()) Raise(scanned.status(), "dump");
+  auto optional_file = [](const std::optional<DumpFile>& f) {
+    return f ? py::object(DumpFileToPython(*f)) : py::object(py::none());
+  };
+  py::list modules;
+  for (const DumpModule& m : scanned->modules) {
+    py::dict d;
+    d["id"] = m.id;
+    d["name"] = m.name;
+    d["source"] = m.source;
+    d["timestamp"] = m.timestamp;
+    d["origin"] = m.origin;
+    d["before"] = optional_file(m.before);
+    d["after"] = optional_file(m.after);
+    d["buffer_assignment"] = optional_file(m.buffer_assignment);
+    d["memory_usage_report"] = optional_file(m.memory_usage_report);
+    py::list passes;
+    for (const DumpFile& f : m.passes) passes.append(DumpFileToPython(f));
+    d["passes"] = passes;
+    d["other_files"] = m.other_files;
+    modules.append(d);
+  }
+  py::dict out;
+  out["path"] = scanned->path;
+  out["modules"] = modules;
+  out["collisions"] = scanned->collisions;
+  out["recompiled"] = scanned->recompiled;
+  out["other_module_files"] = scanned->other_module_files;
+  out["unrecognized"] = scanned->unrecognized;
+  return out;
+}
+
+// hlo-pipeline --schedule=NAME --json with the flags in `args`: the summary JSON it prints and
+// the CSV --dump-csv writes. Flags that print or write something else are refused.
+py::tuple SimulatePipeline(const std::vector<std::string>& args) {
+  std::vector<const char*> argv = {"hloscope"};
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  absl::StatusOr<pipeline::PipelineFlags> parsed =
+      pipeline::ParsePipelineFlags(static_cast<int>(argv.size()), argv.data());
+  if (!parsed.ok()) RaiseUsage(MessageOf(parsed.status()));
+  const pipeline::PipelineFlags& f = *parsed;
+  if (f.schedule.empty() || !f.compare.empty() || f.grid || f.grid_pytorch || f.help ||
+      !f.trace_path.empty() || !f.dump_csv_path.empty() || !f.from_hlo.empty() ||
+      !f.stage_costs_path.empty()) {
+    RaiseUsage(
+        "simulate_pipeline takes one schedule and hlo-pipeline's cost and memory flags (not "
+        "compare, grid, grid_pytorch, trace, dump_csv, from_hlo or stage_costs)");
+  }
+  if (std::optional<std::string> bad = pipeline::CheckScheduleNames(f, {f.schedule})) {
+    RaiseUsage(*bad);
+  }
+  absl::Status error;
+  std::string summary, csv;
+  {
+    py::gil_scoped_release release;
+    absl::StatusOr<pipeline::ScheduleRun> run = pipeline::SimulateSchedule(f, {}, f.schedule);
+    if (run.ok()) {
+      summary =
+          pipeline::SummaryJson(run->schedule, run->sim, pipeline::PipelineReportOptions(f, false));
+      csv = pipeline::DumpScheduleCsv(pipeline::DropIdle(run->schedule));
+    }
+    error = run.status();
+  }
+  if (!error.ok()) Raise(error, "pipeline");
+  return py::make_tuple(summary, csv);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_hloscope, m) {
+  m.doc() = "hloscope's C++ libraries; use the hloscope package, not this module.";
+  py::class_<ReportHandle, std::shared_ptr<ReportHandle>>(m, "_MemoryComparison")
+      .def("html", [](const ReportHandle& h) {
+        py::gil_scoped_release release;
+        return h.Html();
+      });
+  py::class_<PyModule, std::shared_ptr<PyModule>>(m, "_Module")
+      .def_property_readonly("name", [](const PyModule& p) { return Str(p.module->name()); })
+      .def_property_readonly("label", [](const PyModule& p) { return Str(p.label); })
+      .def_property_readonly("from_proto", [](const PyModule& p) { return !p.proto.empty(); })
+      .def("computations", &Computations)
+      .def("verify", &Verify)
+      .def("print", [](const PyModule& p) { return Str(PrintModule(*p.module)); })
+      .def(
+          "memory_report",
+          [](const std::shared_ptr<PyModule>& p, const std::vector<std::string>& args,
+             const std::string& passes) {
+            MemoryReportResult r = MemoryReportOf(p, args, passes);
+            py::object data;
+            if (r.comparison) {
+              report::MemoryComparison message;
+              data = JsonReportToPython(r.json, message);
+            } else {
+              report::MemoryReport message;
+              data = JsonReportToPython(r.json, message);
+            }
+            return py::make_tuple(data, r.handle);
+          },
+          py::arg("args"), py::arg("passes"))
+      // The same work as memory_report with the JSON text as the CLI writes it and no Python
+      // objects: bench/python_bench.py's in-process C++ reference.
+      .def(
+          "memory_report_json",
+          [](const std::shared_ptr<PyModule>& p, const std::vector<std::string>& args,
+             const std::string& passes) { return MemoryReportOf(p, args, passes).json; },
+          py::arg("args"), py::arg("passes"))
+      .def("run_passes", &RunPasses)
+      .def(
+          "dataflow",
+          [](const PyModule& p, bool bitcast) { return AnalysisReport(p, false, bitcast); },
+          py::arg("bitcast_defines_value"))
+      .def(
+          "buffers",
+          [](const PyModule& p, bool bitcast) { return AnalysisReport(p, true, bitcast); },
+          py::arg("bitcast_defines_value"));
+  m.def(
+      "load_bytes",
+      [](py::bytes data, std::string label, std::optional<std::string> input_format) {
+        return LoadBytes(std::string(data), std::move(label), std::move(input_format));
+      },
+      py::arg("data"), py::arg("label"), py::arg("input_format") = py::none());
+  m.def("load_file", &LoadFile, py::arg("path"), py::arg("input_format") = py::none());
+  m.def("scan_dump", &ScanDump);
+  m.def("simulate_pipeline", &SimulatePipeline);
+  // A dump's module file, text or .hlo.pb, read by content like any other file (a compressed
+  // .hlo.pb.gz is not read from Python yet: docs/python.md).
+  m.def("load_dump_file", [](const std::string& path) { return LoadFile(path, std::nullopt); });
+}
+
+}  // namespace hloscope::python

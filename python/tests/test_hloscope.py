@@ -1,0 +1,426 @@
+"""import hloscope: every function, every error, and the CLI's figures on corpus modules."""
+import json
+import os
+import sys
+import threading
+
+import pytest
+
+import hloscope
+from conftest import cli_error, run_cli, same_as_cli
+
+DUS = "openxla_xla__xla_service_gpu_gpu_copy_insertion_test.cc__DUSBitcastNoCopy.hlo"
+WHILE = "openxla_xla__xla_service_memory_space_assignment_memory_space_assignment_test.cc__WhileInPlaceBuffer.hlo"
+PIPELINED = "openxla_xla__xla_backends_gpu_tests_collective_pipeline_parallelism_test.cc__JaxExampleWithDecomposedCycle.hlo"
+BERT = "wenboqian_GraphHelper__src_HLO_pbtxt_baseline_bert_1.hlo"
+DUMP_PB = "xla_dumps/NVIDIA_JAX-Toolbox__maxtext_fsdp4__module_0003.jit__unnamed_wrapped_function_.sm_9.0_gpu_after_optimizations.hlo.pb"
+
+SMALL = """HloModule small
+
+ENTRY main {
+  p = f32[4,8] parameter(0), metadata={op_name="jit(f)/add" source_file="model.py" source_line=12}
+  q = f32[4,8] parameter(1)
+  ROOT a = f32[4,8] add(p, q), metadata={op_name="jit(f)/add" source_file="model.py" source_line=13}
+}
+"""
+
+
+# --- load ---------------------------------------------------------------------------------
+
+def test_load_text_gives_instructions_with_metadata():
+    m = hloscope.load(SMALL)
+    assert m.name == "small"
+    assert [c.name for c in m.computations] == ["main"]
+    assert m.entry.name == "main"
+    a = m.instruction("a")
+    assert a.opcode == "add"
+    assert a.shape.startswith("f32[4,8]")
+    assert a.operands == ["p", "q"]
+    assert a.op_name == "jit(f)/add"
+    assert a.source_file == "model.py"
+    assert a.source_line == 13 and type(a.source_line) is int
+    assert m.instruction("q").source_line is None
+    assert [i.name for i in m.instructions] == ["p", "q", "a"]
+    with pytest.raises(KeyError):
+        m.instruction("nothing")
+
+
+def test_load_path_str_pathlike_and_bytes_agree(corpus):
+    path = corpus / DUS
+    by_str = hloscope.load(str(path))
+    by_path = hloscope.load(path)
+    by_bytes = hloscope.load(path.read_bytes())
+    assert by_str.label == str(path)
+    assert by_bytes.label == "<bytes>"
+    assert by_str.print() == by_path.print() == by_bytes.print()
+    assert len(by_str.instructions) == len(by_bytes.instructions) > 10
+
+
+def test_load_as_text_object():
+    class Compiled:  # what jax.stages.Compiled offers
+        def as_text(self):
+            return SMALL
+
+    m = hloscope.load(Compiled())
+    assert m.name == "small" and m.label == "<as_text()>"
+
+
+def test_load_proto_file_and_bytes(corpus):
+    path = corpus / DUMP_PB
+    from_file = hloscope.load(path)
+    from_bytes = hloscope.load(path.read_bytes(), name="dump.hlo.pb")
+    assert from_file.name == from_bytes.name
+    assert from_file.print() == from_bytes.print()
+    assert from_bytes.label == "dump.hlo.pb (as HLO text)"
+
+
+def test_print_round_trips():
+    m = hloscope.load(SMALL)
+    again = hloscope.load(m.print())
+    assert again.print() == m.print()
+    assert str(m) == m.print()
+    m.verify()  # a loaded module verifies
+
+
+def test_load_wrong_type():
+    with pytest.raises(TypeError, match="HLO text, a path, bytes"):
+        hloscope.load(42)
+
+
+# --- errors -------------------------------------------------------------------------------
+
+def test_parse_error_has_position_and_cli_message(tmp_path, hlo_opt):
+    bad = tmp_path / "bad.hlo"
+    bad.write_text("HloModule m\nENTRY e {\n  ROOT p = f32[2] parameter(0)\n  x = bogus\n}\n")
+    with pytest.raises(hloscope.HloError) as e:
+        hloscope.load(bad)
+    assert (e.value.file, e.value.line, e.value.column) == (str(bad), 4, 7)
+    assert e.value.kind == "parse"
+    assert str(e.value).splitlines()[0] == cli_error(hlo_opt, bad)
+
+
+def test_parse_error_in_a_string_names_string():
+    with pytest.raises(hloscope.HloError) as e:
+        hloscope.load("HloModule m\nENTRY e {\n  ROOT x = bogus\n}\n")
+    assert e.value.file == "<string>" and e.value.line == 3
+
+
+def test_verifier_error_has_position():
+    text = "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT a = f32[3] add(p, p)\n}\n"
+    with pytest.raises(hloscope.HloError) as e:
+        hloscope.load(text)
+    assert e.value.line == 4 and e.value.file == "<string>"
+
+
+def test_missing_file_is_read_error(tmp_path):
+    with pytest.raises(hloscope.HloError) as e:
+        hloscope.load(tmp_path / "absent.hlo")
+    assert e.value.kind == "read"
+    assert "absent.hlo" in e.value.message
+
+
+def test_truncated_proto_names_byte_offset(corpus):
+    data = (corpus / DUMP_PB).read_bytes()[:5000]
+    with pytest.raises(hloscope.HloError) as e:
+        hloscope.load(data)
+    assert e.value.offset is not None and e.value.offset <= 5000
+    assert "<bytes>" in e.value.message
+
+
+def test_mlir_gets_the_clis_note(tmp_path, hlo_opt):
+    mlir = "module @m {\n func.func @main() { stablehlo.constant }\n}\n"
+    with pytest.raises(hloscope.HloError) as e:
+        hloscope.load(mlir)
+    assert "as_text(dialect=\"hlo\")" in e.value.message
+    assert e.value.line == 1
+
+
+def test_unknown_input_format():
+    with pytest.raises(hloscope.UsageError, match="unknown input format 'xml'"):
+        hloscope.load(SMALL, input_format="xml")
+
+
+def test_bad_memory_option_is_the_clis_usage_error(corpus, hlo_opt):
+    m = hloscope.load(corpus / DUS)
+    with pytest.raises(hloscope.UsageError) as e:
+        m.memory_report(memory_model="bogus")
+    cli = cli_error(hlo_opt, corpus / DUS, "--memory-report", "--memory-model=bogus")
+    assert cli == f"hlo-opt: error: {e.value.message}"
+    with pytest.raises(hloscope.UsageError, match="unknown option '--no-such-flag=1'"):
+        m.memory_report(no_such_flag=1)
+
+
+def test_unknown_pass_is_the_clis_usage_error(corpus, hlo_opt):
+    m = hloscope.load(corpus / DUS)
+    with pytest.raises(hloscope.UsageError) as e:
+        m.run_passes("nope")
+    assert cli_error(hlo_opt, corpus / DUS, "--passes=nope") == f"hlo-opt: error: {e.value.message}"
+    with pytest.raises(hloscope.UsageError):
+        m.memory_report(passes="nope")
+
+
+# --- memory report: the same figures as the CLI -------------------------------------------
+
+@pytest.mark.parametrize("name", [DUS, WHILE, PIPELINED, BERT])
+def test_memory_report_equals_cli_json(corpus, hlo_opt, name):
+    m = hloscope.load(corpus / name)
+    r = m.memory_report()
+    cli = run_cli(hlo_opt, corpus / name, "--memory-report", "--format=json")
+    same_as_cli(r.to_dict(), cli)
+    assert r.peak_bytes == int(cli["peak_bytes"]) and type(r.peak_bytes) is int
+    assert hloscope.memory_report(corpus / name).to_dict() == r.to_dict()
+
+
+@pytest.mark.parametrize("options,flags", [
+    ({"memory_model": "liveness", "schedule": "list", "top": 3},
+     ["--memory-model=liveness", "--schedule=list", "--top=3"]),
+    ({"timeline": "whole-program", "count_tuple_tables": True},
+     ["--timeline=whole-program", "--count-tuple-tables"]),
+    ({"bitcast_defines_value": "true", "memory_model": "xla"},
+     ["--bitcast-defines-value=true", "--memory-model=xla"]),
+])
+def test_memory_report_options_equal_cli(corpus, hlo_opt, options, flags):
+    m = hloscope.load(corpus / WHILE)
+    cli = run_cli(hlo_opt, corpus / WHILE, "--memory-report", "--format=json", *flags)
+    same_as_cli(m.memory_report(**options).to_dict(), cli)
+
+
+def test_memory_report_stages_and_pipeline_schedule_equal_cli(corpus, hlo_opt):
+    m = hloscope.load(corpus / PIPELINED)
+    r = m.memory_report(stage_by="module", pipeline_schedule="1f1b", microbatches=4)
+    cli = run_cli(hlo_opt, corpus / PIPELINED, "--memory-report", "--format=json",
+                  "--stage-by=module", "--pipeline-schedule=1f1b", "--microbatches=4")
+    same_as_cli(r.to_dict(), cli)
+    assert r.pipeline.schedule == "1f1b" and r.pipeline.microbatches == 4
+    assert len(r.stages) >= 1 and type(r.stages[0].peak_bytes) is int
+
+
+def test_memory_report_with_passes_equals_cli(corpus, hlo_opt):
+    m = hloscope.load(corpus / DUS)
+    r = m.memory_report(passes="copy-insertion,copy-elision")
+    cli = run_cli(hlo_opt, corpus / DUS, "--passes=copy-insertion,copy-elision",
+                  "--memory-report", "--format=json")
+    same_as_cli(r.to_dict(), cli)
+    assert r.before.peak_bytes - r.after.peak_bytes == r.saving_bytes
+
+
+def test_memory_report_with_xla_assignment_from_proto(corpus, hlo_opt):
+    m = hloscope.load(corpus / DUMP_PB)
+    r = m.memory_report()
+    cli = run_cli(hlo_opt, corpus / DUMP_PB, "--memory-report", "--format=json")
+    same_as_cli(r.to_dict(), cli)
+    assert r.modules[0].xla_buffer_assignment is not None
+
+
+def test_memory_report_fields_and_html(corpus):
+    r = hloscope.load(corpus / DUS).memory_report(top=4)
+    assert len(r.top_buffers) <= 4
+    b = r.top_buffers[0]
+    assert type(b.bytes) is int and b.bytes > 0
+    assert {"instruction", "shape", "kind", "op_name", "category"} <= set(b.keys())
+    html = r._repr_html_()
+    assert html.lstrip().lower().startswith("<!doctype html")
+    assert r.peak_instruction in html
+    assert json.loads(r.to_json())["peak_bytes"] == r.peak_bytes
+    with pytest.raises(AttributeError, match="no field 'nothing'"):
+        r.nothing
+
+
+def test_to_pandas_with_and_without_pandas(corpus, monkeypatch):
+    r = hloscope.load(corpus / DUS).memory_report()
+    import importlib.util
+    if importlib.util.find_spec("pandas") is not None:
+        df = r.top_buffers.to_pandas()
+        assert list(df["bytes"]) == [b.bytes for b in r.top_buffers]
+    # Without pandas (as on a machine without python3-pandas): a clear ImportError.
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    with pytest.raises(ImportError, match="python3-pandas"):
+        r.top_buffers.to_pandas()
+
+
+def test_analyses_release_the_gil_and_agree(corpus):
+    m = hloscope.load(corpus / BERT)
+    expected = m.memory_report().to_dict()
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(m.memory_report().to_dict()))
+               for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [expected] * 3
+
+
+def test_parse_and_memory_report_let_other_threads_run(corpus):
+    # A thread counting in Python only advances while the extension has released the GIL: the
+    # main thread is inside one C++ call the whole time.
+    largest = max(corpus.glob("*.hlo"), key=lambda p: p.stat().st_size)
+    text = largest.read_bytes()
+    counted = [0]
+    stop = threading.Event()
+
+    def count():
+        while not stop.is_set():
+            counted[0] += 1
+
+    counter = threading.Thread(target=count)
+    counter.start()
+    try:
+        before = counted[0]
+        m = hloscope._hloscope.load_bytes(text, "largest")
+        during_parse = counted[0] - before
+        before = counted[0]
+        m.memory_report_json([], "")
+        during_report = counted[0] - before
+    finally:
+        stop.set()
+        counter.join()
+    assert during_parse > 1000 and during_report > 1000, (during_parse, during_report)
+
+
+# --- passes, dataflow, buffers ------------------------------------------------------------
+
+def test_run_passes_copy_report_equals_cli(corpus, hlo_opt, tmp_path):
+    m = hloscope.load(corpus / DUS)
+    result = m.run_passes("copy-insertion,copy-elision")
+    out = tmp_path / "report.json"
+    run_cli_text = tmp_path / "after.hlo"
+    import subprocess
+    done = subprocess.run([str(hlo_opt), str(corpus / DUS), "--passes=copy-insertion,copy-elision",
+                           f"--report={out}", "-o", str(run_cli_text)], capture_output=True)
+    assert done.returncode == 0, done.stderr
+    same_as_cli(result.copy_report.to_dict(), json.loads(out.read_text()))
+    assert result.module.print() == run_cli_text.read_text()
+    assert result.changed is True
+    copies = result.copy_report.copies
+    assert copies and all(type(c.bytes) is int for c in copies)
+    assert "copy-insertion on" in result.summary
+    # The module itself is left as loaded.
+    assert m.print() == hloscope.load(corpus / DUS).print()
+
+
+def test_run_passes_without_report():
+    result = hloscope.load(SMALL).run_passes("dce")
+    assert result.copy_report is None and result.changed is False
+
+
+def test_dataflow_and_buffers_equal_cli(corpus, hlo_opt):
+    m = hloscope.load(corpus / DUS)
+    same_as_cli(m.dataflow().to_dict(),
+                run_cli(hlo_opt, corpus / DUS, "--print-dataflow", "--format=json"))
+    same_as_cli(m.buffers().to_dict(),
+                run_cli(hlo_opt, corpus / DUS, "--print-buffers", "--format=json"))
+    same_as_cli(m.dataflow(bitcast_defines_value=True).to_dict(),
+                run_cli(hlo_opt, corpus / DUS, "--print-dataflow", "--format=json",
+                        "--bitcast-defines-value=true"))
+
+
+# --- dump directories ---------------------------------------------------------------------
+
+def test_load_dump(tmp_path, corpus):
+    name = "module_0003.jit__unnamed_wrapped_function_.sm_9.0_gpu_after_optimizations.hlo.pb"
+    os.symlink(corpus / DUMP_PB, tmp_path / name)
+    (tmp_path / "module_0003.jit__unnamed_wrapped_function_.before_optimizations.txt").write_text(
+        SMALL)
+    d = hloscope.load_dump(tmp_path)
+    assert len(d.modules) == 1
+    mod = d.module("jit__unnamed_wrapped_function_")
+    assert mod.id == 3 and mod.after.kind == "after_optimizations"
+    assert mod.load("before").name == "small"
+    assert mod.load("after").name == hloscope.load(corpus / DUMP_PB).name
+    with pytest.raises(KeyError):
+        d.module("absent")
+    with pytest.raises(ValueError):
+        mod.load("during")
+
+
+def test_load_dump_errors(tmp_path):
+    with pytest.raises(hloscope.HloError) as e:
+        hloscope.load_dump(tmp_path)
+    assert e.value.kind == "dump"
+    with pytest.raises(hloscope.HloError):
+        hloscope.load_dump(tmp_path / "absent")
+    (tmp_path / "module_0001.m.before_optimizations.txt").write_text(SMALL)
+    with pytest.raises(hloscope.HloError, match="no after_optimizations"):
+        hloscope.load_dump(tmp_path).modules[0].load("after")
+
+
+# --- more error paths ---------------------------------------------------------------------
+
+def test_xla_assignment_of_another_module_is_the_clis_error(corpus, hlo_opt):
+    m = hloscope.load(corpus / DUS)
+    with pytest.raises(hloscope.HloError) as e:
+        m.memory_report(xla_buffer_assignment=corpus / DUMP_PB)
+    assert e.value.kind == "memory_report"
+    assert cli_error(hlo_opt, corpus / DUS, "--memory-report",
+                     f"--xla-buffer-assignment={corpus / DUMP_PB}") == e.value.message
+    assert "does not match module 'bitcast_fusion'" in e.value.message
+
+
+def test_xla_assignment_file_missing(corpus, hlo_opt):
+    m = hloscope.load(corpus / DUS)
+    with pytest.raises(hloscope.HloError) as e:
+        m.memory_report(xla_buffer_assignment="/nonexistent/assignment.txt")
+    assert e.value.kind == "read"
+    assert cli_error(hlo_opt, corpus / DUS, "--memory-report",
+                     "--xla-buffer-assignment=/nonexistent/assignment.txt") == \
+        f"hlo-opt: error: {e.value.message}"
+
+
+def test_forced_input_format_reads_a_proto_as_text(corpus, hlo_opt):
+    with pytest.raises(hloscope.HloError) as e:
+        hloscope.load(corpus / DUMP_PB, input_format="hlo")
+    assert e.value.kind == "parse" and e.value.line == 2 and e.value.column == 1
+    assert str(e.value).splitlines()[0] == cli_error(hlo_opt, corpus / DUMP_PB,
+                                                     "--input-format=hlo")
+
+
+# --- pipeline schedules: the same figures as hlo-pipeline ---------------------------------
+
+@pytest.mark.parametrize("schedule,flags", [
+    ("1f1b", {"ranks": 4, "microbatches": 8}),
+    ("interleaved:2", {"ranks": 2, "microbatches": 4, "forward_time": [1000, 1500],
+                       "activation_bytes": 1048576}),
+    ("gpipe", {"ranks": 3, "microbatches": 6, "no_comms": True, "static_bytes": 10,
+               "memory_limit": 12}),
+])
+def test_simulate_pipeline_equals_hlo_pipeline(hlo_pipeline, schedule, flags):
+    import subprocess
+    sim = hloscope.simulate_pipeline(schedule, **flags)
+    args = [f"--schedule={schedule}"] + hloscope._flag_args(flags) + ["--json"]
+    done = subprocess.run([str(hlo_pipeline), *args], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert sim.to_dict() == json.loads(done.stdout)
+    assert type(sim.ranks) is int and sim.makespan > 0
+
+
+def test_pipeline_csv_round_trip(tmp_path, hlo_pipeline):
+    import subprocess
+    sim = hloscope.simulate_pipeline("1f1b", ranks=2, microbatches=4)
+    cli_csv = tmp_path / "cli.csv"
+    done = subprocess.run([str(hlo_pipeline), "--schedule=1f1b", "--ranks=2", "--microbatches=4",
+                           f"--dump-csv={cli_csv}"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert sim.csv == cli_csv.read_text()
+    path = tmp_path / "ours.csv"
+    hloscope.write_schedule_csv(sim, path)
+    again = hloscope.simulate_pipeline(f"csv:{path}")
+    assert again.makespan == sim.makespan and again.per_rank == sim.per_rank
+
+
+def test_pipeline_errors(tmp_path, hlo_pipeline):
+    with pytest.raises(hloscope.UsageError, match="--ranks is required"):
+        hloscope.simulate_pipeline("1f1b", microbatches=4)
+    with pytest.raises(hloscope.UsageError) as e:
+        hloscope.simulate_pipeline("no-such-schedule", ranks=2, microbatches=4)
+    import subprocess
+    done = subprocess.run([str(hlo_pipeline), "--schedule=no-such-schedule", "--ranks=2",
+                           "--microbatches=4"], capture_output=True, text=True)
+    assert done.stderr.splitlines()[0] == f"hlo-pipeline: error: {e.value.message}"
+    with pytest.raises(hloscope.UsageError, match="not compare, grid"):
+        hloscope.simulate_pipeline("1f1b", ranks=2, microbatches=4, grid=True)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("0F0,1F0\nnot a schedule\n")
+    with pytest.raises(hloscope.HloError) as e:
+        hloscope.simulate_pipeline(f"csv:{bad}")
+    assert e.value.kind == "pipeline"

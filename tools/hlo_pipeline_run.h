@@ -1,0 +1,45 @@
+// hlo-pipeline's work on one schedule, as a library: generate it (or read a PyTorch CSV,
+// `csv:PATH`), lower it to SEND/RECV unless --no-comms, build the costs from the flags and
+// simulate. hlo-pipeline's main prints the result; the Python package (python/) returns it,
+// so both give the same figures for the same flags.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "pipeline/report.h"
+#include "pipeline/schedule.h"
+#include "pipeline/simulator.h"
+#include "pipeline/stage_costs.h"
+#include "tools/hlo_pipeline_flags.h"
+
+namespace hloscope::pipeline {
+
+// One schedule, ready to report.
+struct ScheduleRun {
+  std::string name;
+  Schedule schedule;  // as simulated (lowered unless --no-comms)
+  Simulation sim;
+  Schedule pytorch_order;  // the compute-only schedule in PyTorch's pipeline_order layout
+};
+
+// The usage error of the schedule names (generator names, `csv:` without a path, --ranks or
+// --microbatches missing for a generated schedule), checked before anything runs; nullopt when
+// they are fine.
+std::optional<std::string> CheckScheduleNames(const PipelineFlags& f,
+                                              const std::vector<std::string>& names);
+
+// Generates or reads schedule `name`, lowers and simulates it with the costs of the flags
+// (`hlo`: per-stage costs measured from HLO, or empty; flags given win over them). Errors are
+// bad input: a CSV that cannot be read or does not match --ranks/--microbatches, a deadlock,
+// costs that are not finite, --static-bytes of the wrong length.
+absl::StatusOr<ScheduleRun> SimulateSchedule(const PipelineFlags& f,
+                                             const std::vector<StageCost>& hlo,
+                                             const std::string& name);
+
+// The report's options from the flags; `costs_from_hlo`: sizes are bytes.
+ReportOptions PipelineReportOptions(const PipelineFlags& f, bool costs_from_hlo);
+
+}  // namespace hloscope::pipeline
