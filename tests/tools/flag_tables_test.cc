@@ -167,6 +167,7 @@ const std::map<std::string, std::string, std::less<>> kSamples = {
     {"--backward-regex", "bwd"},
     {"--dim-value", "4"},
     {"--top", "3"},
+    {"--memory-limit", "80GiB"},
     {"--memory-model", "liveness"},
     {"--schedule", "list"},
     {"--timeline", "whole-program"},
