@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "absl/status/status.h"
+#include "analysis/memory/memory_report_internal.h"
 #include "fmt/format.h"
 #include "hlo/str_util.h"
 
@@ -68,6 +69,7 @@ std::string MemoryLimitText(const MemoryReport& report, int64_t limit) {
     out += fmt::format("  module {}: peak {} ({}): {}\n", m.module, m.peak_bytes,
                        HumanBytes(m.peak_bytes), LimitVerdict(m.peak_bytes, limit));
   }
+  if (!memory_report_internal::HasPipelineStages(report)) return out;
   for (const StageMemory& s : report.stages) {
     out += fmt::format("  stage {}: peak {} ({}): {}\n", s.stage, s.peak_bytes,
                        HumanBytes(s.peak_bytes), LimitVerdict(s.peak_bytes, limit));

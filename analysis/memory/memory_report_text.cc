@@ -15,6 +15,7 @@ namespace {
 
 using memory_report_internal::DynamicSizes;
 using memory_report_internal::ForEachStagePair;
+using memory_report_internal::HasPipelineStages;
 using memory_report_internal::SavingPercent;
 
 // Bytes as text; a saturated sum is no size, so it prints as what it is.
@@ -107,7 +108,7 @@ void AppendText(const MemoryReport& r, bool buffer_assignment, std::string& out)
   if (r.has_dynamic_dims) {
     out += fmt::format("dynamic dimensions sized at: {}\n", DynamicSizes(r));
   }
-  if (!r.stages.empty()) {
+  if (HasPipelineStages(r)) {
     out += fmt::format("{:<10} {:>14} {:>16} {:>16} {:>6} {:>7}  {}\n", "stage", "peak_bytes",
                        "act_bytes/mb", "peak_act_bytes", "slots", "source", "peak at");
     for (const StageMemory& s : r.stages) {
