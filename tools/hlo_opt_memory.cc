@@ -16,6 +16,7 @@
 #include "re2/re2.h"
 #include "tools/error_line.h"
 #include "tools/file_io.h"
+#include "tools/hlo_opt_memory_opportunities.h"
 #include "tools/parallel_modules.h"
 
 namespace hloscope {
@@ -173,6 +174,16 @@ void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysi
                                                                size.status().message().size())));
                }
                flags.memory_limit = *size;
+               return absl::OkStatus();
+             }});
+  table.Add({.names = {"--opportunities"},
+             .help = "With the memory report (text, no --passes; implies\n"
+                     "--memory-report): end with what could lower the peak - copies kept\n"
+                     "only because entry parameters are not donated (and how to donate\n"
+                     "them), and the largest temporaries with the op that made them.",
+             .handler = [&flags](std::optional<std::string_view>) {
+               flags.enabled = true;
+               flags.opportunities = true;
                return absl::OkStatus();
              }});
   table.Add(SwitchFlag({"--count-tuple-tables"}, &o.count_tuple_tables,
@@ -440,6 +451,16 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
   if (!text.ok()) {
     PrintStatus(text.status());
     return 1;
+  }
+  // The text report ends with what the user could change (a fresh copy: copy-elision changes
+  // the module it runs on).
+  if (flags.opportunities && flags.format == MemoryFormat::kText && pipeline == nullptr) {
+    ParsedModules scratch = ParseAll(inputs, split_input_file);
+    std::string opportunities;
+    for (size_t i = 0; i < scratch.modules.size() && i < comparison->before.modules.size(); ++i) {
+      opportunities += MemoryOpportunitiesText(*scratch.modules[i], comparison->before.modules[i]);
+    }
+    *text += opportunities;
   }
   std::string error;
   if (!WriteOutput(flags.output, *text, &error)) {

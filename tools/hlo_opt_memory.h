@@ -39,6 +39,9 @@ struct MemoryFlags {
   std::string xla_buffer_assignment;
   // --memory-limit=SIZE: the device's memory, held against each module's and stage's peak.
   std::optional<int64_t> memory_limit;
+  // --opportunities: the text report ends with what could lower the peak
+  // (tools/hlo_opt_memory_opportunities.h).
+  bool opportunities = false;
   MemoryOptions options;
 };
 
@@ -47,7 +50,7 @@ struct MemoryFlags {
 // --forward-regex=RE, --backward-regex=RE, --dim-value=N, --top=N, --count-tuple-tables,
 // --memory-model=liveness|xla, --schedule=text|dfs|list|post-order|min,
 // --timeline=entry|whole-program, --buffer-assignment, --pipeline-schedule=NAME,
-// --microbatches=M and --memory-limit=SIZE to hlo-opt's table.
+// --microbatches=M, --memory-limit=SIZE and --opportunities to hlo-opt's table.
 void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysis);
 
 // Checks the flags together once all are parsed: an empty string, or the usage error.
