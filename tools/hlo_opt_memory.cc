@@ -162,7 +162,7 @@ void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysi
   table.Add({.names = {"--memory-limit"},
              .value = FlagValue::kRequired,
              .placeholder = "SIZE",
-             .help = "With the memory report (text): the device's memory, e.g. 80GiB,\n"
+             .help = "With the memory report (text, html): the device's memory, e.g. 80GiB,\n"
                      "1.5GB or 4096 (bytes); per module and per stage the peak is\n"
                      "\"over by X\" or \"fits with X to spare\".",
              .handler = [&flags](std::optional<std::string_view> value) {

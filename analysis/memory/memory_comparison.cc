@@ -69,7 +69,8 @@ absl::StatusOr<std::string> PrintMemoryComparison(const MemoryComparison& c,
     case MemoryFormat::kCsv:
       return MemoryReportCsv(c.before, after, &c.xla);
     case MemoryFormat::kHtml:
-      return MemoryReportHtml(c.before, after, c.passes, figures, &c.xla);
+      return MemoryReportHtml(c.before, after, c.passes, figures, &c.xla, options.memory_limit,
+                              options.warnings);
   }
   return absl::InternalError("unknown memory report format");
 }
