@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <memory>
 
+#include "analysis/memory/memory_context.h"
+#include "analysis/memory/memory_limit.h"
 #include "analysis/memory/xla_assignment_model.h"
 #include "fmt/format.h"
 #include "hlo/parser.h"
@@ -17,6 +19,7 @@
 #include "re2/re2.h"
 #include "tools/error_line.h"
 #include "tools/file_io.h"
+#include "tools/hlo_opt_memory_opportunities.h"
 #include "tools/parallel_modules.h"
 
 namespace hloscope {
@@ -161,6 +164,33 @@ void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysi
                o.top_buffers = static_cast<int>(std::min<int64_t>(n, 1 << 20));
                return absl::OkStatus();
              }});
+  table.Add({.names = {"--memory-limit"},
+             .value = FlagValue::kRequired,
+             .placeholder = "SIZE",
+             .help = "With the memory report (text, html): the device's memory, e.g. 80GiB,\n"
+                     "1.5GB or 4096 (bytes); per module and per stage the peak is\n"
+                     "\"over by X\" or \"fits with X to spare\".",
+             .handler = [&flags](std::optional<std::string_view> value) {
+               if (!value || value->empty()) return NeedsValue("--memory-limit");
+               absl::StatusOr<int64_t> size = ParseMemorySize(*value);
+               if (!size.ok()) {
+                 return FlagError(fmt::format("option '--memory-limit': {}",
+                                              std::string_view(size.status().message().data(),
+                                                               size.status().message().size())));
+               }
+               flags.memory_limit = *size;
+               return absl::OkStatus();
+             }});
+  table.Add({.names = {"--opportunities"},
+             .help = "With the memory report (text, no --passes; implies\n"
+                     "--memory-report): end with what could lower the peak - copies kept\n"
+                     "only because entry parameters are not donated (and how to donate\n"
+                     "them), and the largest temporaries with the op that made them.",
+             .handler = [&flags](std::optional<std::string_view>) {
+               flags.enabled = true;
+               flags.opportunities = true;
+               return absl::OkStatus();
+             }});
   table.Add(SwitchFlag({"--count-tuple-tables"}, &o.count_tuple_tables,
                        "Count tuples' pointer tables (8 bytes per element) as memory."));
   table.Add({.names = {"--memory-model"},
@@ -300,6 +330,7 @@ std::string CheckMemoryFlags(const MemoryFlags& flags, const AnalysisFlags& anal
   if (!flags.pipeline_schedule.empty() && (!flags.enabled || flags.format == MemoryFormat::kCsv)) {
     return "--pipeline-schedule needs --memory-report with --format=text, json or html";
   }
+  if (flags.memory_limit && !flags.enabled) return "--memory-limit needs --memory-report";
   if (!flags.xla_buffer_assignment.empty() && input_files > 1) {
     return "--xla-buffer-assignment compares one module: give one input file";
   }
@@ -440,8 +471,15 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
                  std::string_view(s.message().data(), s.message().size()));
     }
   }
-  absl::StatusOr<std::string> text = PrintMemoryComparison(
-      *comparison, {.format = flags.format, .buffer_assignment = flags.buffer_assignment});
+  std::vector<std::string> warnings;
+  for (const auto& m : before.modules) {
+    for (std::string& w : MemoryContextWarnings(*m)) warnings.push_back(std::move(w));
+  }
+  absl::StatusOr<std::string> text =
+      PrintMemoryComparison(*comparison, {.format = flags.format,
+                                          .buffer_assignment = flags.buffer_assignment,
+                                          .memory_limit = flags.memory_limit,
+                                          .warnings = std::move(warnings)});
   if (!text.ok()) {
     PrintStatus(text.status());
     return 1;
@@ -459,6 +497,16 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
                              XlaAssignmentToString(*xla));
       }
     }
+  }
+  // The text report ends with what the user could change (a fresh copy: copy-elision changes
+  // the module it runs on).
+  if (flags.opportunities && flags.format == MemoryFormat::kText && pipeline == nullptr) {
+    ParsedModules scratch = ParseAll(inputs, split_input_file);
+    std::string opportunities;
+    for (size_t i = 0; i < scratch.modules.size() && i < comparison->before.modules.size(); ++i) {
+      opportunities += MemoryOpportunitiesText(*scratch.modules[i], comparison->before.modules[i]);
+    }
+    *text += opportunities;
   }
   // The report says which numbers saturated, so it is written, but it is no success: a file
   // goes to a name that says so (PartialMemoryReportPath) and FILE stays as it was.

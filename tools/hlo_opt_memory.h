@@ -10,6 +10,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,11 @@ struct MemoryFlags {
   int32_t microbatches = 0;
   // --xla-buffer-assignment=FILE: XLA's own assignment of the module, shown beside ours.
   std::string xla_buffer_assignment;
+  // --memory-limit=SIZE: the device's memory, held against each module's and stage's peak.
+  std::optional<int64_t> memory_limit;
+  // --opportunities: the text report ends with what could lower the peak
+  // (tools/hlo_opt_memory_opportunities.h).
+  bool opportunities = false;
   MemoryOptions options;
 };
 
@@ -46,8 +52,8 @@ struct MemoryFlags {
 // printers' format, which --format shares), --stage-by=module|attr:NAME, --stage-regex=RE,
 // --forward-regex=RE, --backward-regex=RE, --dim-value=N, --top=N, --count-tuple-tables,
 // --memory-model=liveness|xla, --schedule=text|dfs|list|post-order|min,
-// --timeline=entry|whole-program, --buffer-assignment, --alignment=N, --pipeline-schedule=NAME and
-// --microbatches=M to hlo-opt's table.
+// --timeline=entry|whole-program, --buffer-assignment, --alignment=N, --pipeline-schedule=NAME,
+// --microbatches=M, --memory-limit=SIZE and --opportunities to hlo-opt's table.
 void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysis);
 
 // Checks the flags together once all are parsed: an empty string, or the usage error.

@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "analysis/memory/memory_comparison.h"
+#include "analysis/memory/memory_context.h"
 #include "analysis/memory/memory_profile.h"
 #include "analysis/memory/xla_buffer_assignment.h"
 #include "fmt/format.h"
@@ -814,8 +815,11 @@ int RunOneModule(const DumpDirectory& dir, const DumpModule& m, const MemoryFlag
   }
   const MemoryFormat format =
       memory.format == MemoryFormat::kJson ? MemoryFormat::kJson : MemoryFormat::kText;
-  absl::StatusOr<std::string> report = PrintMemoryComparison(
-      *comparison, {.format = format, .buffer_assignment = memory.buffer_assignment});
+  absl::StatusOr<std::string> report =
+      PrintMemoryComparison(*comparison, {.format = format,
+                                          .buffer_assignment = memory.buffer_assignment,
+                                          .memory_limit = memory.memory_limit,
+                                          .warnings = MemoryContextWarnings(module)});
   if (!report.ok()) {
     PrintError(report.status());
     return 1;

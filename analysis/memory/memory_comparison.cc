@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "analysis/memory/memory_limit.h"
 #include "analysis/memory/memory_report_printers.h"
 #include "fmt/format.h"
 
@@ -53,9 +54,14 @@ absl::StatusOr<std::string> PrintMemoryComparison(const MemoryComparison& c,
   const PipelineFigures* figures = c.pipeline ? &*c.pipeline : nullptr;
   switch (options.format) {
     case MemoryFormat::kText: {
-      std::string text =
-          MemoryReportText(c.before, after, c.passes, options.buffer_assignment, &c.xla);
+      // The caveats come first: they say how far to trust every number after them.
+      std::string text;
+      for (const std::string& w : options.warnings) text += fmt::format("warning: {}\n", w);
+      text += MemoryReportText(c.before, after, c.passes, options.buffer_assignment, &c.xla);
       if (figures != nullptr) text += PipelineFiguresText(*figures);
+      if (options.memory_limit) {
+        text += MemoryLimitText(after != nullptr ? *after : c.before, *options.memory_limit);
+      }
       return text;
     }
     case MemoryFormat::kJson:
@@ -63,7 +69,8 @@ absl::StatusOr<std::string> PrintMemoryComparison(const MemoryComparison& c,
     case MemoryFormat::kCsv:
       return MemoryReportCsv(c.before, after, &c.xla);
     case MemoryFormat::kHtml:
-      return MemoryReportHtml(c.before, after, c.passes, figures, &c.xla);
+      return MemoryReportHtml(c.before, after, c.passes, figures, &c.xla, options.memory_limit,
+                              options.warnings);
   }
   return absl::InternalError("unknown memory report format");
 }

@@ -8,6 +8,7 @@
 #include "analysis/memory/memory_diff_internal.h"
 #include "analysis/memory/memory_report_internal.h"
 #include "analysis/report_json.h"
+#include "hlo/str_util.h"
 
 namespace hloscope::memory_diff_internal {
 namespace {
@@ -20,6 +21,9 @@ void FillBuffer(const LiveBuffer& b, report::MemoryLiveBuffer* o) {
   o->set_stage(b.stage);
   o->set_kind(std::string(LiveBufferKindName(b.kind)));
   o->set_category(b.category);
+  o->set_opcode(b.opcode);
+  o->set_source(b.source);
+  o->set_human_bytes(HumanBytes(b.bytes));
 }
 
 void FillSide(std::string_view label, const MemoryReport& r, int64_t peak_buffers, int64_t copies,

@@ -92,6 +92,14 @@ std::string_view OpNameOf(const Instruction* in) {
   return in != nullptr && in->metadata() != nullptr ? in->metadata()->op_name : std::string_view();
 }
 
+// "source_file:source_line" of the metadata ("" without a source_file), for attribution.
+std::string SourceOf(const Instruction* in) {
+  if (in == nullptr || in->metadata() == nullptr || in->metadata()->source_file.empty()) return {};
+  const Metadata& m = *in->metadata();
+  return m.source_line >= 0 ? fmt::format("{}:{}", m.source_file, m.source_line)
+                            : std::string(m.source_file);
+}
+
 // a + b, saturated at INT64_MAX (the operands are sizes, never negative).
 int64_t SaturatingAdd(int64_t a, int64_t b, bool* saturated) {
   int64_t sum = 0;
@@ -527,18 +535,22 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
         lb.kind = mp.stashes.empty() ? LiveBufferKind::kActivation : LiveBufferKind::kStash;
       }
       lb.category = kCategoryNames[mp.buffer_category[s.buffer]];
+      lb.opcode = std::string(OpcodeName(def->instruction->opcode()));
+      lb.source = SourceOf(def->instruction);
       live.push_back(std::move(lb));
     }
     const int at_stage = mp.roles.stage[at->unique_id()];
     if (entry.copy_bytes[entry.peak_step] > 0) {
       live.push_back({entry.copy_bytes[entry.peak_step], std::string(at->name()),
                       std::string(OpNameOf(at)), at->shape().ToString(), stage_name(at_stage),
-                      LiveBufferKind::kCopy, kCategoryNames[kTemporaries]});
+                      LiveBufferKind::kCopy, kCategoryNames[kTemporaries],
+                      std::string(OpcodeName(at->opcode())), SourceOf(at)});
     }
     if (entry.callee_bytes[entry.peak_step] > 0) {
       live.push_back({entry.callee_bytes[entry.peak_step], std::string(at->name()),
                       std::string(OpNameOf(at)), "", stage_name(at_stage), LiveBufferKind::kCallee,
-                      kCategoryNames[kTemporaries]});
+                      kCategoryNames[kTemporaries], std::string(OpcodeName(at->opcode())),
+                      SourceOf(at)});
     }
     std::stable_sort(live.begin(), live.end(),
                      [](const LiveBuffer& a, const LiveBuffer& b) { return a.bytes > b.bytes; });

@@ -121,6 +121,10 @@ struct LiveBuffer {
   // As in CategorySeries: "parameters", "stashed activations", "other activations",
   // "temporaries" (copies and callee peaks too) or "outputs".
   std::string category;
+  // The defining instruction's opcode (groups buffers without an op_name: peak_groups.h) and
+  // its metadata's "source_file:source_line" ("" when the metadata has no source_file).
+  std::string opcode = {};
+  std::string source = {};
 };
 
 struct TimelinePoint {

@@ -10,6 +10,7 @@
 #include <limits>
 #include <string>
 
+#include "analysis/memory/memory_limit.h"
 #include "analysis/memory/memory_report_internal.h"
 #include "analysis/memory/memory_report_printers.h"
 #include "analysis/memory/xla_comparison_printers_internal.h"
@@ -49,9 +50,10 @@ std::vector<std::pair<size_t, int64_t>> Downsample(const std::vector<int64_t>& v
   return out;
 }
 
-void AppendPlot(const std::string& title, const std::vector<Series>& series, std::string& out) {
+void AppendPlot(const std::string& title, const std::vector<Series>& series,
+                std::optional<int64_t> limit, std::string& out) {
   size_t steps = 1;
-  int64_t max_bytes = 1;
+  int64_t max_bytes = std::max<int64_t>(1, limit.value_or(1));
   for (const Series& s : series) {
     steps = std::max(steps, s.values.size());
     for (int64_t b : s.values) max_bytes = std::max(max_bytes, b);
@@ -85,6 +87,14 @@ void AppendPlot(const std::string& title, const std::vector<Series>& series, std
       "<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\">entry "
       "instruction (schedule order, {} steps)</text>\n",
       kLeft + plot_w / 2, kHeight - 10, steps);
+  if (limit) {
+    // The device's memory: what the series must stay under.
+    out += fmt::format(
+        "<line class=\"memory-limit\" x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" "
+        "stroke=\"#d62728\" stroke-width=\"2\" stroke-dasharray=\"8 4\"><title>memory limit "
+        "{} bytes ({})</title></line>\n",
+        kLeft, kWidth - kRight, y(*limit), y(*limit), *limit, Escape(HumanBytes(*limit)));
+  }
   for (const Series& s : series) {
     if (s.values.empty()) continue;
     out += fmt::format(
@@ -402,7 +412,8 @@ void AppendStageActivations(const MemoryReport& r, const PipelineFigures* pipeli
 
 std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* after,
                              std::string_view passes, const PipelineFigures* pipeline,
-                             const XlaComparisons* xla) {
+                             const XlaComparisons* xla, std::optional<int64_t> memory_limit,
+                             std::span<const std::string> warnings) {
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
       "<title>hloscope memory report</title>\n<style>\n"
@@ -414,6 +425,9 @@ std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* aft
       ".share{display:inline-block;width:200px;background:#eee;vertical-align:middle}\n"
       ".bar{display:inline-block;height:10px;background:#6a51a3}\n</style></"
       "head><body>\n<h1>Memory report</h1>\n";
+  for (const std::string& w : warnings) {
+    out += fmt::format("<p class=\"warning\"><b>warning:</b> {}</p>\n", Escape(w));
+  }
   out += fmt::format("<p id=\"summary\">peak {} bytes ({}) in {} at {}", report.peak_bytes,
                      Escape(HumanBytes(report.peak_bytes)), Escape(report.peak_module),
                      Escape(report.peak_instruction));
@@ -424,6 +438,15 @@ std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* aft
                        report.peak_bytes == 0 ? 0.0 : 100.0 * saving / report.peak_bytes);
   }
   out += "</p>\n";
+  if (memory_limit) {
+    out += fmt::format("<p id=\"memory-limit\">memory limit {} bytes ({})", *memory_limit,
+                       Escape(HumanBytes(*memory_limit)));
+    for (const ModuleMemory& m : (after != nullptr ? *after : report).modules) {
+      out += fmt::format("; {}: {}", Escape(m.module),
+                         Escape(LimitVerdict(m.peak_bytes, *memory_limit)));
+    }
+    out += "</p>\n";
+  }
   // The stages first: what a pipeline user compares across stages and schedules.
   AppendStageTable(report, after ? "stages before" : "stages", out);
   AppendStageActivations(report, pipeline, out);
@@ -450,7 +473,7 @@ std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* aft
         break;
       }
     }
-    AppendPlot(title, series, out);
+    AppendPlot(title, series, memory_limit, out);
     AppendTopBuffers(m, out);
     AppendPeakGroups(m, out);
     AppendCategories(m, out);

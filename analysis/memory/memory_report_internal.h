@@ -48,6 +48,17 @@ inline std::string HtmlEscape(std::string_view s) {
   return out;
 }
 
+// Whether the report has pipeline stages worth a row each: several stages, named ones, or one
+// stage that holds activations. A module without any gets a single stage "0"
+// with no activations, which the text report does not print (a row of zeros reads as a
+// measurement; issue 33).
+inline bool HasPipelineStages(const MemoryReport& r) {
+  if (r.stages.size() != 1) return !r.stages.empty();
+  const StageMemory& s = r.stages.front();
+  return !r.stage_names.empty() || s.activation_source != "none" ||
+         s.activation_bytes_per_microbatch != 0;
+}
+
 // The stage saving rows: stages matched by name (modules by position).
 template <typename Fn>
 void ForEachStagePair(const MemoryReport& before, const MemoryReport& after, Fn fn) {

@@ -9,6 +9,7 @@
 #include "analysis/memory/memory_report_printers.h"
 #include "analysis/memory/xla_comparison_printers_internal.h"
 #include "analysis/report_json.h"
+#include "hlo/str_util.h"
 
 namespace hloscope {
 
@@ -46,6 +47,9 @@ void FillMemoryReportProto(const MemoryReport& r, report::MemoryReport* p) {
     o->set_stage(b.stage);
     o->set_kind(std::string(LiveBufferKindName(b.kind)));
     o->set_category(b.category);
+    o->set_opcode(b.opcode);
+    o->set_source(b.source);
+    o->set_human_bytes(HumanBytes(b.bytes));
   };
   p->set_peak_bytes(r.peak_bytes);
   p->set_peak_instruction(r.peak_instruction);
@@ -101,6 +105,9 @@ void FillMemoryReportProto(const MemoryReport& r, report::MemoryReport* p) {
       q->set_scope(g.scope);
       q->set_bytes(g.bytes);
       q->set_buffers(g.buffers);
+      q->set_opcode(g.opcode);
+      q->set_shape(g.shape);
+      q->set_human_bytes(HumanBytes(g.bytes));
       for (const LiveBuffer& b : g.largest) fill_buffer(b, q->add_largest());
     }
   }

@@ -7,6 +7,9 @@
 //   absl::StatusOr<std::string> json = MemoryReportJson(before, &after, "copy-elision");
 #pragma once
 
+#include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -36,9 +39,13 @@ std::string MemoryReportCsv(const MemoryReport& report, const MemoryReport* afte
                             const XlaComparisons* xla = nullptr);
 // `pipeline` (when set) draws per stage the activations per microbatch and each rank's peak
 // under the schedule.
+// `memory_limit` (--memory-limit) draws a line in each module's plot and says per module
+// "over by X" / "fits with X to spare"; `warnings` (memory_context.h) open the page.
 std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* after = nullptr,
                              std::string_view passes = {},
                              const PipelineFigures* pipeline = nullptr,
-                             const XlaComparisons* xla = nullptr);
+                             const XlaComparisons* xla = nullptr,
+                             std::optional<int64_t> memory_limit = std::nullopt,
+                             std::span<const std::string> warnings = {});
 
 }  // namespace hloscope

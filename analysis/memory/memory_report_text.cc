@@ -15,12 +15,47 @@ namespace {
 
 using memory_report_internal::DynamicSizes;
 using memory_report_internal::ForEachStagePair;
+using memory_report_internal::HasPipelineStages;
 using memory_report_internal::SavingPercent;
 
 // Bytes as text; a saturated sum is no size, so it prints as what it is.
 std::string BytesText(int64_t bytes) {
   if (bytes == std::numeric_limits<int64_t>::max()) return "overflow (past int64)";
   return fmt::format("{} bytes ({})", bytes, HumanBytes(bytes));
+}
+
+// What holds the peak, grouped (peak_groups.h): one line per group, largest categories first,
+// each with its bytes in human units and the source line of its largest buffer. Buffers
+// without an op_name read "N x OPCODE SHAPE", which is what one can look for in the module.
+void AppendPeakGroupsText(const ModuleMemory& m, std::string& out) {
+  if (m.peak_groups.empty()) return;
+  // The text is read by a person: the largest groups only; JSON and HTML keep every group.
+  constexpr size_t kShown = 12;
+  out += "  what holds the peak (by category, then op_name scope or opcode x shape):\n";
+  for (size_t i = 0; i < m.peak_groups.size() && i < kShown; ++i) {
+    const PeakGroup& g = m.peak_groups[i];
+    std::string what;
+    if (!g.scope.empty()) {
+      what = fmt::format("{} ({} buffers)", g.scope, g.buffers);
+    } else if (!g.largest.empty() && g.largest.front().kind == LiveBufferKind::kCallee) {
+      what = fmt::format("{} x callee peak of {}", g.buffers, g.largest.front().instruction);
+    } else {
+      what = fmt::format("{} x {}{}", g.buffers, g.opcode.empty() ? "(no opcode)" : g.opcode,
+                         g.shape.empty() ? "" : " " + g.shape);
+    }
+    std::string source;
+    for (const LiveBuffer& b : g.largest) {
+      if (!b.source.empty()) {
+        source = " at " + b.source;
+        break;
+      }
+    }
+    out += fmt::format("    {:<20} {} = {}{}\n", g.category, what, BytesText(g.bytes), source);
+  }
+  if (m.peak_groups.size() > kShown) {
+    out += fmt::format("    and {} smaller groups (json and html list every group)\n",
+                       m.peak_groups.size() - kShown);
+  }
 }
 
 void AppendText(const MemoryReport& r, bool buffer_assignment, std::string& out) {
@@ -37,14 +72,17 @@ void AppendText(const MemoryReport& r, bool buffer_assignment, std::string& out)
     }
     if (!m.top_buffers.empty()) out += "  live at the peak:\n";
     for (const LiveBuffer& b : m.top_buffers) {
-      out += fmt::format("    {:>14} {:<10} {}{}{}{}\n", b.bytes, LiveBufferKindName(b.kind),
+      out += fmt::format("    {:>14} {:<10} {}{}{}{} [{}]{}\n", b.bytes, LiveBufferKindName(b.kind),
                          b.instruction, b.shape.empty() ? "" : " " + b.shape,
                          b.stage.empty() ? "" : " stage=" + b.stage,
-                         b.op_name.empty() ? "" : " (" + b.op_name + ")");
+                         b.op_name.empty() ? "" : " (" + b.op_name + ")", HumanBytes(b.bytes),
+                         b.source.empty() ? "" : " at " + b.source);
     }
+    AppendPeakGroupsText(m, out);
     if (!m.peak_layout.empty()) out += "  heap layout at the peak (offset, bytes, buffer):\n";
     for (const HeapSlot& h : m.peak_layout) {
-      out += fmt::format("    {:>14} {:>14} {}\n", h.offset, h.bytes, h.name);
+      out += fmt::format("    {:>14} {:>14} {} [{}]\n", h.offset, h.bytes, h.name,
+                         HumanBytes(h.bytes));
     }
     if (buffer_assignment) {
       // XLA's words, so the numbers can be held against an out-of-memory message.
@@ -70,7 +108,7 @@ void AppendText(const MemoryReport& r, bool buffer_assignment, std::string& out)
   if (r.has_dynamic_dims) {
     out += fmt::format("dynamic dimensions sized at: {}\n", DynamicSizes(r));
   }
-  if (!r.stages.empty()) {
+  if (HasPipelineStages(r)) {
     out += fmt::format("{:<10} {:>14} {:>16} {:>16} {:>6} {:>7}  {}\n", "stage", "peak_bytes",
                        "act_bytes/mb", "peak_act_bytes", "slots", "source", "peak at");
     for (const StageMemory& s : r.stages) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <tuple>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -31,18 +32,25 @@ std::vector<PeakGroup> GroupPeakBuffers(std::span<const LiveBuffer> live, int ke
   std::vector<PeakGroup> groups;
   // Keys view the strings of `live`, which outlives both maps (the groups' own strings move
   // while they are sorted).
-  absl::flat_hash_map<std::pair<std::string_view, std::string_view>, size_t> index;
+  using Key = std::tuple<std::string_view, std::string_view, std::string_view, std::string_view>;
+  absl::flat_hash_map<Key, size_t> index;
   absl::flat_hash_map<std::string_view, int64_t> category_bytes;
   auto add = [](int64_t& total, int64_t bytes) {
     if (__builtin_add_overflow(total, bytes, &total)) total = std::numeric_limits<int64_t>::max();
   };
   for (const LiveBuffer& b : live) {
     const std::string_view scope = OpNameScope(b.op_name);
-    auto [it, inserted] = index.try_emplace({b.category, scope}, groups.size());
+    // Without an op_name, what made the buffer and its shape are what a reader can act on.
+    const bool by_opcode = b.op_name.empty();
+    const std::string_view opcode = by_opcode ? std::string_view(b.opcode) : std::string_view();
+    const std::string_view shape = by_opcode ? std::string_view(b.shape) : std::string_view();
+    auto [it, inserted] = index.try_emplace(Key{b.category, scope, opcode, shape}, groups.size());
     if (inserted) {
       PeakGroup g;
       g.category = b.category;
       g.scope = std::string(scope);
+      g.opcode = std::string(opcode);
+      g.shape = std::string(shape);
       groups.push_back(std::move(g));
     }
     PeakGroup& g = groups[it->second];
@@ -63,7 +71,9 @@ std::vector<PeakGroup> GroupPeakBuffers(std::span<const LiveBuffer> live, int ke
     if (ca != cb) return ca > cb;
     if (a.category != b.category) return a.category < b.category;
     if (a.bytes != b.bytes) return a.bytes > b.bytes;
-    return a.scope < b.scope;
+    if (a.scope != b.scope) return a.scope < b.scope;
+    if (a.opcode != b.opcode) return a.opcode < b.opcode;
+    return a.shape < b.shape;
   });
   return groups;
 }

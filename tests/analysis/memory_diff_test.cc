@@ -490,7 +490,9 @@ LiveBuffer EveryFieldBuffer(int64_t bytes, std::string name) {
           .shape = "f32[16]",
           .stage = "1",
           .kind = LiveBufferKind::kStash,
-          .category = "stashed activations"};
+          .category = "stashed activations",
+          .opcode = "fusion",
+          .source = "model.py:7"};
 }
 
 MemoryReport EveryFieldSide(int64_t peak, std::string module) {

@@ -119,5 +119,71 @@ ENTRY e {
   EXPECT_EQ(mm.peak_groups[2].buffers, 1);
 }
 
+// Buffers without an op_name group by defining opcode and shape (issue 33): two copies of one
+// shape are one group, a copy of another shape and a multiply of the same shape are their own;
+// buffers with an op_name keep grouping by scope whatever their opcode.
+TEST(GroupPeakBuffers, WithoutOpNameGroupsByOpcodeAndShape) {
+  auto buffer = [](int64_t bytes, std::string name, std::string op_name, std::string opcode,
+                   std::string shape) {
+    LiveBuffer b = Buffer(bytes, std::move(name), std::move(op_name), "temporaries");
+    b.opcode = std::move(opcode);
+    b.shape = std::move(shape);
+    return b;
+  };
+  const std::vector<LiveBuffer> live = {
+      buffer(100, "c1", "", "copy", "bf16[8,16]"),
+      buffer(100, "c2", "", "copy", "bf16[8,16]"),
+      buffer(50, "c3", "", "copy", "bf16[4,16]"),
+      buffer(100, "m1", "", "multiply", "bf16[8,16]"),
+      buffer(10, "n1", "f/s/neg", "negate", "f32[2]"),
+      buffer(10, "n2", "f/s/add", "add", "f32[4]"),
+  };
+  const std::vector<PeakGroup> groups = GroupPeakBuffers(live, /*keep=*/5);
+  ASSERT_EQ(groups.size(), 4u);
+  EXPECT_EQ(groups[0].scope, "");
+  EXPECT_EQ(groups[0].opcode, "copy");
+  EXPECT_EQ(groups[0].shape, "bf16[8,16]");
+  EXPECT_EQ(groups[0].buffers, 2);
+  EXPECT_EQ(groups[0].bytes, 200);
+  EXPECT_EQ(groups[1].opcode, "multiply");
+  EXPECT_EQ(groups[1].bytes, 100);
+  EXPECT_EQ(groups[2].opcode, "copy");
+  EXPECT_EQ(groups[2].shape, "bf16[4,16]");
+  EXPECT_EQ(groups[3].scope, "f/s");  // negate and add: one scope, no opcode split
+  EXPECT_EQ(groups[3].opcode, "");
+  EXPECT_EQ(groups[3].buffers, 2);
+}
+
+// The profiler fills each live buffer's opcode and metadata source line.
+TEST(GroupPeakBuffers, ProfilerNamesOpcodeAndSourceLine) {
+  auto m = Parse(R"(
+HloModule src, is_scheduled=true
+ENTRY e {
+  p = f32[256] parameter(0)
+  a = f32[256] negate(p), metadata={op_name="jit(f)/neg" source_file="model.py" source_line=12}
+  b = f32[256] exponential(p)
+  ROOT r = f32[256] add(a, b)
+})");
+  ASSERT_NE(m, nullptr);
+  MemoryOptions options;
+  options.model = MemoryOptions::Model::kLiveness;
+  absl::StatusOr<MemoryReport> r = ProfileModule(*m, options);
+  ASSERT_TRUE(r.ok()) << MessageOf(r.status());
+  bool saw_a = false, saw_b = false;
+  for (const LiveBuffer& b : r->modules.at(0).top_buffers) {
+    if (b.instruction == "a") {
+      saw_a = true;
+      EXPECT_EQ(b.opcode, "negate");
+      EXPECT_EQ(b.source, "model.py:12");
+    } else if (b.instruction == "b") {
+      saw_b = true;
+      EXPECT_EQ(b.opcode, "exponential");
+      EXPECT_EQ(b.source, "");
+    }
+  }
+  EXPECT_TRUE(saw_a);
+  EXPECT_TRUE(saw_b);
+}
+
 }  // namespace
 }  // namespace hloscope

@@ -213,7 +213,9 @@ LiveBuffer AnyBuffer(std::string name) {
           .shape = "f32[16]",
           .stage = "1",
           .kind = LiveBufferKind::kStash,
-          .category = "stashed activations"};
+          .category = "stashed activations",
+          .opcode = "fusion",
+          .source = "model.py:7"};
 }
 
 // A report with every field the schema has away from its default, as no one module gives.
@@ -233,6 +235,8 @@ MemoryReport EveryFieldReport(int64_t peak) {
   m.top_buffers = {AnyBuffer("b")};
   m.peak_groups = {{.category = "stashed activations",
                     .scope = "jit(f)",
+                    .opcode = "fusion",
+                    .shape = "f32[16]",
                     .bytes = 64,
                     .buffers = 1,
                     .largest = {AnyBuffer("b")}}};

@@ -170,6 +170,7 @@ const std::map<std::string, std::string, std::less<>> kSamples = {
     {"--dim-value", "4"},
     {"--top", "3"},
     {"--alignment", "128"},
+    {"--memory-limit", "80GiB"},
     {"--memory-model", "liveness"},
     {"--schedule", "list"},
     {"--timeline", "whole-program"},

@@ -1,0 +1,59 @@
+#include "tools/hlo_opt_memory_opportunities.h"
+
+#include <cstdint>
+#include <limits>
+#include <set>
+#include <vector>
+
+#include "fmt/format.h"
+#include "hlo/str_util.h"
+#include "passes/copy_elision.h"
+#include "re2/re2.h"
+
+namespace hloscope {
+
+std::string MemoryOpportunitiesText(Module& module, const ModuleMemory& memory) {
+  std::string out;
+  CopyElision elision;
+  if (elision.Run(module).ok() && elision.report().buffer_safe) {
+    // copy-elision's reason for such a copy names the parameter (passes/copy_elision.cc).
+    static const RE2 kNotDonated(R"(entry parameter (\d+), not donated)");
+    std::set<int64_t> parameters;
+    int64_t copies = 0, bytes = 0;
+    bool known = true;
+    for (const CopyDecision& d : elision.report().copies) {
+      int64_t parameter = 0;
+      if (d.removed || !RE2::PartialMatch(d.reason, kNotDonated, &parameter)) continue;
+      parameters.insert(parameter);
+      ++copies;
+      known = known && d.executions_known;
+      __int128 traffic = static_cast<__int128>(d.bytes) * d.executions_per_step + bytes;
+      bytes = traffic > std::numeric_limits<int64_t>::max() ? std::numeric_limits<int64_t>::max()
+                                                            : static_cast<int64_t>(traffic);
+    }
+    if (copies > 0) {
+      std::vector<std::string> numbers;
+      for (int64_t p : parameters) numbers.push_back(std::to_string(p));
+      const std::string list = fmt::format("{}", fmt::join(numbers, ","));
+      out += fmt::format(
+          "  {} copies kept because entry parameters {} are not donated: {}{} bytes ({}) of "
+          "copies per step; donating them (JAX: donate_argnums / donate_argnames for the "
+          "arguments they come from; PyTorch/XLA: buffer donation) lets copy-elision remove "
+          "them (--passes=copy-elision --report lists each)\n",
+          copies, list, known ? "" : "at least ", bytes, HumanBytes(bytes));
+    }
+  }
+  // The largest temporaries at the peak: what to rematerialize, shard or fuse first.
+  int shown = 0;
+  for (const LiveBuffer& b : memory.top_buffers) {
+    if (b.kind != LiveBufferKind::kBuffer || b.category != "temporaries") continue;
+    if (shown++ == 3) break;
+    out += fmt::format("  large temporary at the peak: {} {} = {} bytes ({}), made by {}{}{}\n",
+                       b.instruction, b.shape, b.bytes, HumanBytes(b.bytes), b.opcode,
+                       b.op_name.empty() ? "" : " (" + b.op_name + ")",
+                       b.source.empty() ? "" : " at " + b.source);
+  }
+  return out.empty() ? out : fmt::format("opportunities in {}:\n{}", memory.module, out);
+}
+
+}  // namespace hloscope
