@@ -85,45 +85,16 @@ absl::Status EntryLayoutToProto(std::string_view value, xla_proto::ProgramShapeP
   return ShapeToProto(**s, out->mutable_result());
 }
 
-// `{0}: (0, {}, may-alias)` entries of input_output_alias.
-absl::Status InputOutputAliasToProto(std::string_view value,
-                                     xla_proto::HloInputOutputAliasProto* out) {
-  absl::StatusOr<std::string_view> body = BraceBody(value);
-  if (!body.ok()) return body.status();
-  for (std::string_view entry : SplitTopLevel(*body, ',')) {
-    size_t colon = entry.find("}:");
-    if (entry.empty() || entry.front() != '{' || colon == std::string_view::npos) {
-      return absl::InvalidArgumentError(
-          StrCat("expected '{output index}: (parameter, {index}[, kind])', found '", entry, "'"));
-    }
-    absl::StatusOr<std::vector<int64_t>> output_index = IntList(entry.substr(0, colon + 1));
-    if (!output_index.ok()) return output_index.status();
-    std::string_view rest = StripWhitespace(entry.substr(colon + 2));
-    if (rest.size() < 2 || rest.front() != '(' || rest.back() != ')') {
-      return absl::InvalidArgumentError(StrCat("expected '(parameter, {index})' in '", entry, "'"));
-    }
-    std::vector<std::string_view> parts = SplitTopLevel(rest.substr(1, rest.size() - 2), ',');
-    if (parts.size() < 2 || parts.size() > 3) {
-      return absl::InvalidArgumentError(StrCat("expected '(parameter, {index})' in '", entry, "'"));
-    }
+// The module's input_output_alias, decoded once by the parser (hlo/input_output_alias.h).
+void InputOutputAliasToProto(absl::Span<const InputOutputAlias> aliases,
+                             xla_proto::HloInputOutputAliasProto* out) {
+  for (const InputOutputAlias& a : aliases) {
     auto* e = out->add_entries();
-    for (int64_t i : *output_index) e->add_output_shape_index(i);
-    absl::StatusOr<int64_t> param = OneInt(parts[0]);
-    if (!param.ok()) return param.status();
-    e->set_parameter_number(*param);
-    absl::StatusOr<std::vector<int64_t>> param_index = IntList(parts[1]);
-    if (!param_index.ok()) return param_index.status();
-    for (int64_t i : *param_index) e->add_parameter_shape_index(i);
-    if (parts.size() == 3 && parts[2] == "must-alias") {
-      e->set_kind(xla_proto::MUST_ALIAS);
-    } else if (parts.size() == 2 || parts[2] == "may-alias") {
-      e->set_kind(xla_proto::MAY_ALIAS);
-    } else {
-      return absl::InvalidArgumentError(
-          StrCat("unknown alias kind '", parts[2], "' (expected may-alias or must-alias)"));
-    }
+    for (int64_t i : a.output_index) e->add_output_shape_index(i);
+    e->set_parameter_number(a.parameter);
+    for (int64_t i : a.parameter_index) e->add_parameter_shape_index(i);
+    e->set_kind(a.must_alias ? xla_proto::MUST_ALIAS : xla_proto::MAY_ALIAS);
   }
-  return absl::OkStatus();
 }
 
 // `{(0, {}), (1, {0})}` entries of buffer_donor.
@@ -575,7 +546,8 @@ class Writer {
       } else if (a.key == "entry_computation_layout") {
         s = EntryLayoutToProto(a.value, proto->mutable_host_program_shape());
       } else if (a.key == "input_output_alias") {
-        s = InputOutputAliasToProto(a.value, proto->mutable_input_output_alias());
+        InputOutputAliasToProto(module_.input_output_aliases(),
+                                proto->mutable_input_output_alias());
       } else if (a.key == "buffer_donor") {
         s = BufferDonorToProto(a.value, proto->mutable_buffer_donor());
       } else if (a.key == "frontend_attributes") {
