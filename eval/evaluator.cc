@@ -71,6 +71,43 @@ bool IsForwarding(Opcode op) {
   }
 }
 
+// Collectives, async pairs, channels, replica/partition ids and custom-calls: the opcodes
+// EvalAsyncOrCollective runs (evaluator_async.inc), listed once for the dispatch and for
+// IsSupportedOpcode.
+bool IsAsyncOrCollective(Opcode op) {
+  switch (op) {
+    case Opcode::kCollectivePermute:
+    case Opcode::kCollectivePermuteStart:
+    case Opcode::kCollectivePermuteDone:
+    case Opcode::kAllReduce:
+    case Opcode::kAllReduceStart:
+    case Opcode::kAllReduceDone:
+    case Opcode::kAllGather:
+    case Opcode::kAllGatherStart:
+    case Opcode::kAllGatherDone:
+    case Opcode::kReduceScatter:
+    case Opcode::kAllToAll:
+    case Opcode::kCollectiveBroadcast:
+    case Opcode::kReplicaId:
+    case Opcode::kPartitionId:
+    case Opcode::kAfterAll:
+    case Opcode::kAddDependency:
+    case Opcode::kAsyncStart:
+    case Opcode::kAsyncUpdate:
+    case Opcode::kAsyncDone:
+    case Opcode::kCopyStart:
+    case Opcode::kCopyDone:
+    case Opcode::kSend:
+    case Opcode::kSendDone:
+    case Opcode::kRecv:
+    case Opcode::kRecvDone:
+    case Opcode::kCustomCall:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // Saturates at kInt64Max (a sum that does not fit is more than any --max-bytes).
 int64_t LeafBytes(const Shape& shape) {
   if (shape.IsArray()) return DenseBytes(shape);
@@ -467,6 +504,7 @@ class Evaluator {
     for (const Value& o : ops)
       arrays.push_back(ArrayRef{o.shape, o.bytes ? o.bytes->data() : nullptr});
     Opcode op = instr.opcode();
+    if (IsAsyncOrCollective(op)) return EvalAsyncOrCollective(instr, ops, buffered);
     switch (op) {
       case Opcode::kConstant: {
         auto [it, inserted] = constants_.try_emplace(&instr);
@@ -499,34 +537,6 @@ class Evaluator {
       case Opcode::kCopy:
         if (instr.shape().IsTuple()) return Value{instr.shape_ptr(), nullptr, ops[0].elements};
         break;
-      // Collectives, async pairs, channels and custom-calls: see EvalAsyncOrCollective.
-      case Opcode::kCollectivePermute:
-      case Opcode::kCollectivePermuteStart:
-      case Opcode::kCollectivePermuteDone:
-      case Opcode::kAllReduce:
-      case Opcode::kAllReduceStart:
-      case Opcode::kAllReduceDone:
-      case Opcode::kAllGather:
-      case Opcode::kAllGatherStart:
-      case Opcode::kAllGatherDone:
-      case Opcode::kReduceScatter:
-      case Opcode::kAllToAll:
-      case Opcode::kCollectiveBroadcast:
-      case Opcode::kReplicaId:
-      case Opcode::kPartitionId:
-      case Opcode::kAfterAll:
-      case Opcode::kAddDependency:
-      case Opcode::kAsyncStart:
-      case Opcode::kAsyncUpdate:
-      case Opcode::kAsyncDone:
-      case Opcode::kCopyStart:
-      case Opcode::kCopyDone:
-      case Opcode::kSend:
-      case Opcode::kSendDone:
-      case Opcode::kRecv:
-      case Opcode::kRecvDone:
-      case Opcode::kCustomCall:
-        return EvalAsyncOrCollective(instr, ops, buffered);
       case Opcode::kCall:
         return RunComputation(*instr.to_apply(), ops, buffered);
       case Opcode::kFusion:
@@ -636,7 +646,7 @@ class Evaluator {
 
 bool IsSupportedOpcode(Opcode op) {
   if (IsSupportedElementwise(op) || IsSupportedDataMovement(op)) return true;
-  if (IsSupportedArrayOp(op)) return true;
+  if (IsSupportedArrayOp(op) || IsAsyncOrCollective(op)) return true;
   switch (op) {
     case Opcode::kConstant:
     case Opcode::kParameter:
@@ -656,32 +666,6 @@ bool IsSupportedOpcode(Opcode op) {
     case Opcode::kSort:
     case Opcode::kTopk:
     case Opcode::kRngBitGenerator:
-    case Opcode::kCollectivePermute:
-    case Opcode::kCollectivePermuteStart:
-    case Opcode::kCollectivePermuteDone:
-    case Opcode::kAllReduce:
-    case Opcode::kAllReduceStart:
-    case Opcode::kAllReduceDone:
-    case Opcode::kAllGather:
-    case Opcode::kAllGatherStart:
-    case Opcode::kAllGatherDone:
-    case Opcode::kReduceScatter:
-    case Opcode::kAllToAll:
-    case Opcode::kCollectiveBroadcast:
-    case Opcode::kReplicaId:
-    case Opcode::kPartitionId:
-    case Opcode::kAfterAll:
-    case Opcode::kAddDependency:
-    case Opcode::kAsyncStart:
-    case Opcode::kAsyncUpdate:
-    case Opcode::kAsyncDone:
-    case Opcode::kCopyStart:
-    case Opcode::kCopyDone:
-    case Opcode::kSend:
-    case Opcode::kSendDone:
-    case Opcode::kRecv:
-    case Opcode::kRecvDone:
-    case Opcode::kCustomCall:
       return true;
     default:
       return false;
