@@ -1,7 +1,10 @@
 """Builds hloscope._hloscope with CMake for pip (pyproject.toml): `pip install
 --no-build-isolation .` configures build-python/ (or $HLOSCOPE_PYTHON_BUILD_DIR: an existing
 build tree keeps its configuration), builds the extension target only and puts it in the
-package. No download: CMake finds Debian's packages."""
+package. No download: CMake finds Debian's packages.
+
+HLOSCOPE_PYTHON_EXTENSION=PATH packages an extension built already (the CMake target
+_hloscope) instead of building one: the wheel test (python/wheel_test.py) uses it."""
 import os
 import pathlib
 import shutil
@@ -16,6 +19,12 @@ ROOT = pathlib.Path(__file__).resolve().parent
 
 class CMakeBuild(build_ext):
     def build_extension(self, ext):
+        target = pathlib.Path(self.get_ext_fullpath(ext.name))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        prebuilt = os.environ.get("HLOSCOPE_PYTHON_EXTENSION")
+        if prebuilt:
+            shutil.copy2(prebuilt, target)
+            return
         build_dir = pathlib.Path(os.environ.get("HLOSCOPE_PYTHON_BUILD_DIR", ROOT / "build-python"))
         jobs = os.environ.get("HLOSCOPE_JOBS", str(os.cpu_count() or 1))
         configure = [
@@ -33,8 +42,6 @@ class CMakeBuild(build_ext):
         subprocess.run(["cmake", "--build", str(build_dir), "-j", jobs, "--target", "_hloscope"],
                        check=True)
         built = next((build_dir / "python" / "hloscope").glob("_hloscope*.so"))
-        target = pathlib.Path(self.get_ext_fullpath(ext.name))
-        target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(built, target)
 
 

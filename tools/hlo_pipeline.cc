@@ -15,9 +15,7 @@
 #include "hlo/str_util.h"
 #include "pipeline/cost_model.h"
 #include "pipeline/generators.h"
-#include "pipeline/grid_text.h"
 #include "pipeline/lowering.h"
-#include "pipeline/pytorch_lowering.h"
 #include "pipeline/report.h"
 #include "pipeline/schedule_csv.h"
 #include "pipeline/simulator.h"
@@ -28,8 +26,8 @@
 #include "tools/file_io.h"
 #include "tools/hlo_pipeline_flags.h"
 #include "tools/hlo_pipeline_hlo_opt.h"
-#include "tools/output_paths.h"
 #include "tools/hlo_pipeline_run.h"  // the simulation of one schedule
+#include "tools/output_paths.h"
 
 namespace hloscope::pipeline {
 namespace {
@@ -92,18 +90,9 @@ std::vector<OutputPath> OutputsOf(const PipelineFlags& f) {
 }
 
 std::optional<Failure> PrintGrid(const PipelineFlags& f, const Run& run) {
-  if (f.grid_pytorch) {
-    absl::StatusOr<Schedule> grid =
-        run.schedule.HasComms() ? LockstepGrid(run.schedule) : run.pytorch_order;
-    if (!grid.ok()) return Failure{kBadInput, std::string(StdView(grid.status().message()))};
-    std::vector<std::vector<std::string>> cells;
-    for (const auto& row : grid->rows) cells.push_back(RowCells(row));
-    fmt::print("{}", FormatCellGrid(cells));
-    return std::nullopt;
-  }
-  absl::StatusOr<Schedule> aligned = AlignToSteps(run.schedule);
-  if (!aligned.ok()) return Failure{kBadInput, std::string(StdView(aligned.status().message()))};
-  fmt::print("{}", FormatStepGrid(*aligned));
+  absl::StatusOr<std::string> grid = ScheduleGridText(run, f.grid_pytorch);
+  if (!grid.ok()) return Failure{kBadInput, std::string(StdView(grid.status().message()))};
+  fmt::print("{}", *grid);
   return std::nullopt;
 }
 
@@ -187,35 +176,15 @@ int Main(int argc, char** argv) {
     return kOk;
   }
 
-  std::vector<std::optional<Run>> runs;
-  std::vector<CompareEntry> entries;
-  runs.reserve(names.size());
-  bool any_failed = false;
-  for (const std::string& name : names) {
-    absl::StatusOr<Run> run = SimulateSchedule(f, hlo, name);
-    CompareEntry e;
-    e.name = name;
-    if (run.ok()) {
-      runs.emplace_back(*std::move(run));
-      if (name.rfind("csv:", 0) != 0) e.name = runs.back()->schedule.name;  // canonical spelling
-      e.schedule = &runs.back()->schedule;
-      e.sim = &runs.back()->sim;
-      if (f.grid) {
-        fmt::print("{}:\n", e.name);
-        if (std::optional<Failure> bad = PrintGrid(f, *runs.back())) return Fail(*bad);
-        fmt::print("\n");
-      }
-    } else {
-      runs.emplace_back(std::nullopt);
-      any_failed = true;
-      // The first line; a deadlock's grid would not fit in a table cell.
-      std::string_view message = StdView(run.status().message());
-      e.error = std::string(message.substr(0, message.find('\n')));
-    }
-    entries.push_back(std::move(e));
+  const ScheduleComparison c = CompareSchedules(f, hlo, names);
+  for (size_t i = 0; i < c.entries.size(); ++i) {
+    if (!f.grid || !c.runs[i]) continue;
+    fmt::print("{}:\n", c.entries[i].name);
+    if (std::optional<Failure> bad = PrintGrid(f, *c.runs[i])) return Fail(*bad);
+    fmt::print("\n");
   }
-  fmt::print("{}", f.json ? CompareJson(entries, report) : FormatCompare(entries, report));
-  return any_failed ? kBadInput : kOk;
+  fmt::print("{}", f.json ? CompareJson(c.entries, report) : FormatCompare(c.entries, report));
+  return c.any_failed ? kBadInput : kOk;
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "hlo/str_util.h"
 #include "pipeline/cost_model.h"
 #include "pipeline/generators.h"
+#include "pipeline/grid_text.h"
 #include "pipeline/lowering.h"
 #include "pipeline/pytorch_lowering.h"
 #include "pipeline/schedule_csv.h"
@@ -175,6 +176,46 @@ ReportOptions PipelineReportOptions(const PipelineFlags& f, bool costs_from_hlo)
   report.static_bytes = f.static_bytes;
   report.memory_limit = f.memory_limit;
   return report;
+}
+
+absl::StatusOr<std::string> ScheduleGridText(const ScheduleRun& run, bool pytorch_layout) {
+  if (pytorch_layout) {
+    absl::StatusOr<Schedule> grid =
+        run.schedule.HasComms() ? LockstepGrid(run.schedule) : run.pytorch_order;
+    if (!grid.ok()) return grid.status();
+    std::vector<std::vector<std::string>> cells;
+    for (const auto& row : grid->rows) cells.push_back(RowCells(row));
+    return FormatCellGrid(cells);
+  }
+  absl::StatusOr<Schedule> aligned = AlignToSteps(run.schedule);
+  if (!aligned.ok()) return aligned.status();
+  return FormatStepGrid(*aligned);
+}
+
+ScheduleComparison CompareSchedules(const PipelineFlags& f, const std::vector<StageCost>& hlo,
+                                    const std::vector<std::string>& names) {
+  ScheduleComparison c;
+  // Entries point into runs: no reallocation once the first points in.
+  c.runs.reserve(names.size());
+  for (const std::string& name : names) {
+    absl::StatusOr<ScheduleRun> run = SimulateSchedule(f, hlo, name);
+    CompareEntry e;
+    e.name = name;
+    if (run.ok()) {
+      c.runs.emplace_back(*std::move(run));
+      if (name.rfind("csv:", 0) != 0) e.name = c.runs.back()->schedule.name;  // canonical spelling
+      e.schedule = &c.runs.back()->schedule;
+      e.sim = &c.runs.back()->sim;
+    } else {
+      c.runs.emplace_back(std::nullopt);
+      c.any_failed = true;
+      // The first line; a deadlock's grid would not fit in a table cell.
+      std::string_view message = StdView(run.status().message());
+      e.error = std::string(message.substr(0, message.find('\n')));
+    }
+    c.entries.push_back(std::move(e));
+  }
+  return c;
 }
 
 }  // namespace hloscope::pipeline

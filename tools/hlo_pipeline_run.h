@@ -42,4 +42,19 @@ absl::StatusOr<ScheduleRun> SimulateSchedule(const PipelineFlags& f,
 // The report's options from the flags; `costs_from_hlo`: sizes are bytes.
 ReportOptions PipelineReportOptions(const PipelineFlags& f, bool costs_from_hlo);
 
+// What --grid prints for a run: the simulated schedule aligned to steps, or with
+// `pytorch_layout` (--grid --grid-style=pytorch) the compute-only order in PyTorch's pipeline_order
+// layout. Errors: a schedule that cannot be aligned (bad input).
+absl::StatusOr<std::string> ScheduleGridText(const ScheduleRun& run, bool pytorch_layout);
+
+// --compare: every schedule of `names` simulated with the same flags and costs. A schedule
+// that cannot run keeps the first line of its error in its entry (the others still run).
+struct ScheduleComparison {
+  std::vector<std::optional<ScheduleRun>> runs;  // one per name, nullopt where it failed
+  std::vector<CompareEntry> entries;             // one per name; schedule and sim point into `runs`
+  bool any_failed = false;
+};
+ScheduleComparison CompareSchedules(const PipelineFlags& f, const std::vector<StageCost>& hlo,
+                                    const std::vector<std::string>& names);
+
 }  // namespace hloscope::pipeline

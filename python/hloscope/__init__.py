@@ -20,6 +20,7 @@ __all__ = [
     "HloError", "UsageError", "load", "load_dump", "memory_report", "Module", "Computation",
     "Instruction", "MemoryReport", "PassResult", "DumpDirectory", "DumpModule", "Record",
     "Table", "simulate_pipeline", "PipelineSimulation", "write_schedule_csv",
+    "compare_pipelines", "PipelineComparison", "memory_diff", "MemoryDiff",
 ]
 
 
@@ -269,6 +270,42 @@ def memory_report(module, passes=None, **options):
     return module.memory_report(passes=passes, **options)
 
 
+class MemoryDiff(Record):
+    """hlo-opt --memory-diff BEFORE AFTER --format=json as objects (before, after,
+    peak_delta_bytes, peak_buffers, copies, opcodes ...: analysis/memory/memory_diff.proto);
+    shows the same HTML page as --format=html in Jupyter."""
+
+    __slots__ = ("_html",)
+
+    def __init__(self, data, html):
+        Record.__init__(self, data)
+        object.__setattr__(self, "_html", html)
+
+    def _repr_html_(self):
+        return self._html
+
+    def html(self):
+        """The self-contained HTML page hlo-opt --memory-diff --format=html writes."""
+        return self._html
+
+    def to_json(self):
+        """The diff as JSON with integers as numbers (the CLI writes int64 as strings)."""
+        return json.dumps(self._data, indent=2)
+
+
+def memory_diff(before, after, **options):
+    """hlo-opt --memory-diff BEFORE AFTER: what changed in memory between two modules (Modules
+    or anything load() reads). Each keyword is a memory-report flag applied to both, as for
+    Module.memory_report (memory_model="liveness", top=5 ...). A figure that saturates at the
+    int64 maximum gives a RuntimeWarning (the CLI exits 1) and saturated=True."""
+    if not isinstance(before, Module):
+        before = load(before)
+    if not isinstance(after, Module):
+        after = load(after)
+    data, html = _hloscope.memory_diff(before._impl, after._impl, _flag_args(options))
+    return MemoryDiff(data, html)
+
+
 class DumpModule(Record):
     """One compiled module of a dump: id, name, source, timestamp, origin, before, after,
     buffer_assignment, memory_usage_report (files: path, relative, kind ...), passes,
@@ -299,6 +336,20 @@ class DumpDirectory(Record):
             raise KeyError(name)
         return found[-1]
 
+    def find(self, key):
+        """The module with id `key` (or, failing that, the last compiled one named `key`), as
+        hlo-opt --xla-dump=DIR --module=KEY picks it; KeyError if none."""
+        for m in self.modules:
+            if str(m.id) == str(key):
+                return m
+        return self.module(key)
+
+    def memory_diff(self, before, after, which="after", **options):
+        """hlo-opt --xla-dump=DIR --memory-diff=BEFORE,AFTER: the memory diff of two modules of
+        the dump (by id or name), each "after" (or which="before") optimizations."""
+        return memory_diff(self.find(before).load(which), self.find(after).load(which),
+                           **options)
+
 
 def load_dump(path):
     """Scans an XLA dump directory; raises HloError when it holds no module file."""
@@ -307,14 +358,26 @@ def load_dump(path):
 
 class PipelineSimulation(Record):
     """hlo-pipeline --schedule=NAME --json as a Record (schedule, ranks, microbatches,
-    makespan, bubble, per-rank figures ...: the JSON's fields), with the simulated schedule as
-    PyTorch's CSV (what --dump-csv writes)."""
+    makespan, bubble, per-rank figures ...: the JSON's fields), with what hlo-pipeline's other
+    outputs hold for the same run: csv (--dump-csv: PyTorch's CSV), trace (--trace: a Chrome
+    trace, JSON text), grid (--grid) and grid_pytorch (--grid --grid-style=pytorch)."""
 
-    __slots__ = ("csv",)
+    __slots__ = ("csv", "trace", "_grids")
 
-    def __init__(self, data, csv):
-        Record.__init__(self, data)
-        object.__setattr__(self, "csv", csv)
+    def __init__(self, run):
+        Record.__init__(self, json.loads(run["summary"]))
+        object.__setattr__(self, "csv", run["csv"])
+        object.__setattr__(self, "trace", run["trace"])
+        object.__setattr__(self, "_grids", run)
+
+    def grid(self, pytorch=False):
+        """The step grid --grid prints, or with pytorch=True the compute-only order in
+        PyTorch's pipeline_order layout (--grid --grid-style=pytorch). HloError when the schedule cannot be
+        drawn as one."""
+        key = "grid_pytorch" if pytorch else "grid"
+        if self._grids[key + "_error"]:
+            raise HloError(self._grids[key + "_error"], "pipeline")
+        return self._grids[key]
 
 
 def simulate_pipeline(schedule, **flags):
@@ -326,9 +389,32 @@ def simulate_pipeline(schedule, **flags):
     A bad flag raises UsageError with hlo-pipeline's message; a schedule that cannot run
     (deadlock, a CSV that does not match) raises HloError.
     """
-    summary, csv = _hloscope.simulate_pipeline([f"--schedule={schedule}"] + _flag_args(flags)
-                                               + ["--json"])
-    return PipelineSimulation(json.loads(summary), csv)
+    return PipelineSimulation(
+        _hloscope.simulate_pipeline([f"--schedule={schedule}"] + _flag_args(flags)))
+
+
+class PipelineComparison(Record):
+    """hlo-pipeline --compare=NAMES --json as a Record (its schedules table, the JSON's
+    fields), with each schedule that ran as a PipelineSimulation (None where it failed; its row
+    says why)."""
+
+    __slots__ = ("simulations",)
+
+    def __init__(self, data, runs):
+        Record.__init__(self, data)
+        object.__setattr__(self, "simulations",
+                           [PipelineSimulation(r) if r is not None else None for r in runs])
+
+
+def compare_pipelines(schedules, **flags):
+    """Simulates several schedules with the same flags, as hlo-pipeline --compare=A,B,... --json
+    does. schedules: a list of names (or csv:PATH). A schedule that cannot run keeps its error
+    in its row; the others still run."""
+    if isinstance(schedules, str):
+        schedules = [schedules]
+    summary, runs = _hloscope.compare_pipelines(
+        [f"--compare={','.join(schedules)}"] + _flag_args(flags))
+    return PipelineComparison(json.loads(summary), runs)
 
 
 def write_schedule_csv(simulation, path):

@@ -16,6 +16,8 @@
 #include "analysis/dataflow_report.h"
 #include "analysis/dataflow_report.pb.h"
 #include "analysis/memory/memory_comparison.h"
+#include "analysis/memory/memory_diff.h"
+#include "analysis/memory/memory_diff.pb.h"
 #include "analysis/memory/memory_report.pb.h"
 #include "analysis/memory/memory_report_printers.h"
 #include "analysis/memory/xla_buffer_assignment.h"
@@ -34,6 +36,7 @@
 #include "pipeline/report.h"
 #include "pipeline/schedule.h"
 #include "pipeline/schedule_csv.h"
+#include "pipeline/trace_json.h"
 #include "python/src/proto_to_python.h"
 #include "tools/file_io.h"
 #include "tools/flag_table.h"
@@ -302,6 +305,48 @@ MemoryReportResult MemoryReportOf(const std::shared_ptr<PyModule>& module,
   return {std::move(json), pipeline != nullptr, std::move(handle)};
 }
 
+// hlo-opt --memory-diff BEFORE AFTER --format=json with the memory flags in `args`: the JSON
+// (analysis/memory/memory_diff.proto) and the HTML page of the same diff.
+py::tuple MemoryDiffOf(const PyModule& before, const PyModule& after,
+                       const std::vector<std::string>& args) {
+  ParsedMemoryFlags f = ParseMemoryArgs(args);
+  absl::Status error;
+  std::string json, html;
+  bool saturated = false;
+  {
+    py::gil_scoped_release release;
+    error = [&]() -> absl::Status {
+      // As hlo-opt: the profiler needs one call site per control-flow callee.
+      absl::StatusOr<std::unique_ptr<Module>> b = Reparse(before);
+      if (!b.ok()) return b.status();
+      absl::StatusOr<std::unique_ptr<Module>> a = Reparse(after);
+      if (!a.ok()) return a.status();
+      for (Module* m : {b->get(), a->get()}) {
+        if (absl::Status s = FlattenCallGraph().Run(*m).status(); !s.ok()) return s;
+      }
+      absl::StatusOr<MemoryDiff> diff =
+          DiffModules(**b, **a, f.memory.options, before.label, after.label);
+      if (!diff.ok()) return diff.status();
+      saturated = diff->saturated();
+      for (const MemoryFormat format : {MemoryFormat::kJson, MemoryFormat::kHtml}) {
+        absl::StatusOr<std::string> text = PrintMemoryDiff(
+            *diff, {.format = format, .before_label = before.label, .after_label = after.label});
+        if (!text.ok()) return text.status();
+        (format == MemoryFormat::kJson ? json : html) = *std::move(text);
+      }
+      return absl::OkStatus();
+    }();
+  }
+  if (!error.ok()) Raise(error, "memory_diff");
+  if (saturated) {
+    // As hlo-opt, which writes the diff but does not succeed: the JSON says which saturated.
+    PyErr_WarnEx(PyExc_RuntimeWarning,
+                 "a figure of the memory diff saturated at the int64 maximum (see saturated)", 1);
+  }
+  report::MemoryDiff message;
+  return py::make_tuple(JsonReportToPython(json, message), html);
+}
+
 // Runs `passes` on a copy of the module: the module after them (HLO text), whether any changed
 // it, and the copy reports of the passes that write one (passes/copy_elision_report.proto).
 py::tuple RunPasses(const PyModule& m, const std::string& passes) {
@@ -410,39 +455,85 @@ py::dict ScanDump(const std::string& dir) {
   return out;
 }
 
-// hlo-pipeline --schedule=NAME --json with the flags in `args`: the summary JSON it prints and
-// the CSV --dump-csv writes. Flags that print or write something else are refused.
-py::tuple SimulatePipeline(const std::vector<std::string>& args) {
+// hlo-pipeline's flags in `args`, parsed by its flag table; flags that print or write
+// something the Python side returns instead (grid, trace, dump_csv), or that read other
+// inputs, are refused. `what` names the call in the message.
+pipeline::PipelineFlags ParsePipelineArgs(const std::vector<std::string>& args,
+                                          std::string_view what) {
   std::vector<const char*> argv = {"hloscope"};
   for (const std::string& a : args) argv.push_back(a.c_str());
   absl::StatusOr<pipeline::PipelineFlags> parsed =
       pipeline::ParsePipelineFlags(static_cast<int>(argv.size()), argv.data());
   if (!parsed.ok()) RaiseUsage(MessageOf(parsed.status()));
   const pipeline::PipelineFlags& f = *parsed;
-  if (f.schedule.empty() || !f.compare.empty() || f.grid || f.grid_pytorch || f.help ||
-      !f.trace_path.empty() || !f.dump_csv_path.empty() || !f.from_hlo.empty() ||
-      !f.stage_costs_path.empty()) {
-    RaiseUsage(
-        "simulate_pipeline takes one schedule and hlo-pipeline's cost and memory flags (not "
-        "compare, grid, grid_pytorch, trace, dump_csv, from_hlo or stage_costs)");
+  if (f.grid || f.grid_pytorch || f.help || !f.trace_path.empty() || !f.dump_csv_path.empty() ||
+      !f.from_hlo.empty() || !f.stage_costs_path.empty()) {
+    RaiseUsage(std::string(what) +
+               " takes hlo-pipeline's schedule, cost and memory flags (not grid, grid_pytorch, "
+               "trace, dump_csv, from_hlo or stage_costs: the result has the grid, the trace "
+               "and the CSV)");
+  }
+  return *parsed;
+}
+
+// One simulated schedule as the Python side sees it: what --json prints, the CSV --dump-csv
+// writes, the Chrome trace --trace writes, and the two grids (or why a grid cannot be drawn).
+py::dict RunToPython(const pipeline::PipelineFlags& f, const pipeline::ScheduleRun& run) {
+  const pipeline::ReportOptions report = pipeline::PipelineReportOptions(f, false);
+  py::dict d;
+  d["summary"] = pipeline::SummaryJson(run.schedule, run.sim, report);
+  d["csv"] = pipeline::DumpScheduleCsv(pipeline::DropIdle(run.schedule));
+  pipeline::TraceOptions trace;
+  trace.size_unit = report.sizes_in_bytes ? "bytes" : "stage-equivalents";
+  d["trace"] = pipeline::ChromeTraceJson(run.schedule, run.sim, trace);
+  for (const bool pytorch : {false, true}) {
+    absl::StatusOr<std::string> grid = pipeline::ScheduleGridText(run, pytorch);
+    d[pytorch ? "grid_pytorch" : "grid"] = grid.ok() ? *grid : std::string();
+    d[pytorch ? "grid_pytorch_error" : "grid_error"] =
+        grid.ok() ? std::string() : MessageOf(grid.status());
+  }
+  return d;
+}
+
+// hlo-pipeline --schedule=NAME --json with the flags in `args` (RunToPython's dict).
+py::dict SimulatePipeline(const std::vector<std::string>& args) {
+  const pipeline::PipelineFlags f = ParsePipelineArgs(args, "simulate_pipeline");
+  if (f.schedule.empty() || !f.compare.empty()) {
+    RaiseUsage("simulate_pipeline takes one schedule (compare_pipelines takes several)");
   }
   if (std::optional<std::string> bad = pipeline::CheckScheduleNames(f, {f.schedule})) {
     RaiseUsage(*bad);
   }
-  absl::Status error;
-  std::string summary, csv;
+  absl::StatusOr<pipeline::ScheduleRun> run;
   {
     py::gil_scoped_release release;
-    absl::StatusOr<pipeline::ScheduleRun> run = pipeline::SimulateSchedule(f, {}, f.schedule);
-    if (run.ok()) {
-      summary =
-          pipeline::SummaryJson(run->schedule, run->sim, pipeline::PipelineReportOptions(f, false));
-      csv = pipeline::DumpScheduleCsv(pipeline::DropIdle(run->schedule));
-    }
-    error = run.status();
+    run = pipeline::SimulateSchedule(f, {}, f.schedule);
   }
-  if (!error.ok()) Raise(error, "pipeline");
-  return py::make_tuple(summary, csv);
+  if (!run.ok()) Raise(run.status(), "pipeline");
+  return RunToPython(f, *run);
+}
+
+// hlo-pipeline --compare=NAMES --json: the comparison's JSON, and each schedule that ran as
+// RunToPython's dict (None where it failed; the JSON says why).
+py::tuple ComparePipelines(const std::vector<std::string>& args) {
+  const pipeline::PipelineFlags f = ParsePipelineArgs(args, "compare_pipelines");
+  if (f.compare.empty() || !f.schedule.empty()) {
+    RaiseUsage("compare_pipelines takes a list of schedules (simulate_pipeline takes one)");
+  }
+  if (std::optional<std::string> bad = pipeline::CheckScheduleNames(f, f.compare)) {
+    RaiseUsage(*bad);
+  }
+  pipeline::ScheduleComparison c;
+  {
+    py::gil_scoped_release release;
+    c = pipeline::CompareSchedules(f, {}, f.compare);
+  }
+  py::list runs;
+  for (const std::optional<pipeline::ScheduleRun>& run : c.runs) {
+    runs.append(run ? py::object(RunToPython(f, *run)) : py::object(py::none()));
+  }
+  return py::make_tuple(pipeline::CompareJson(c.entries, pipeline::PipelineReportOptions(f, false)),
+                        runs);
 }
 
 }  // namespace
@@ -502,6 +593,8 @@ PYBIND11_MODULE(_hloscope, m) {
   m.def("load_file", &LoadFile, py::arg("path"), py::arg("input_format") = py::none());
   m.def("scan_dump", &ScanDump);
   m.def("simulate_pipeline", &SimulatePipeline);
+  m.def("compare_pipelines", &ComparePipelines);
+  m.def("memory_diff", &MemoryDiffOf);
   // A dump's module file, text or .hlo.pb, read by content like any other file (a compressed
   // .hlo.pb.gz is not read from Python yet: docs/python.md).
   m.def("load_dump_file", [](const std::string& path) { return LoadFile(path, std::nullopt); });

@@ -417,10 +417,99 @@ def test_pipeline_errors(tmp_path, hlo_pipeline):
     done = subprocess.run([str(hlo_pipeline), "--schedule=no-such-schedule", "--ranks=2",
                            "--microbatches=4"], capture_output=True, text=True)
     assert done.stderr.splitlines()[0] == f"hlo-pipeline: error: {e.value.message}"
-    with pytest.raises(hloscope.UsageError, match="not compare, grid"):
+    with pytest.raises(hloscope.UsageError, match="not grid, grid_pytorch, trace"):
         hloscope.simulate_pipeline("1f1b", ranks=2, microbatches=4, grid=True)
+    with pytest.raises(hloscope.UsageError, match="compare_pipelines takes several"):
+        hloscope.simulate_pipeline("1f1b", ranks=2, microbatches=4, compare="gpipe")
+    with pytest.raises(hloscope.UsageError, match="simulate_pipeline takes one"):
+        hloscope.compare_pipelines(["gpipe"], schedule="1f1b", ranks=2, microbatches=4)
     bad = tmp_path / "bad.csv"
     bad.write_text("0F0,1F0\nnot a schedule\n")
     with pytest.raises(hloscope.HloError) as e:
         hloscope.simulate_pipeline(f"csv:{bad}")
     assert e.value.kind == "pipeline"
+
+
+def run_pipeline_cli(hlo_pipeline, *args, expect=0):
+    import subprocess
+    done = subprocess.run([str(hlo_pipeline), *map(str, args)], capture_output=True, text=True)
+    assert done.returncode == expect, done.stderr
+    return done.stdout
+
+
+@pytest.mark.parametrize("schedule,flags", [
+    ("1f1b", {"ranks": 4, "microbatches": 8}),
+    ("interleaved:2", {"ranks": 2, "microbatches": 4}),
+    ("zbv", {"ranks": 2, "microbatches": 4}),
+])
+def test_pipeline_grids_and_trace_equal_hlo_pipeline(tmp_path, hlo_pipeline, schedule, flags):
+    sim = hloscope.simulate_pipeline(schedule, **flags)
+    args = [f"--schedule={schedule}"] + hloscope._flag_args(flags) + ["--json"]
+    out = run_pipeline_cli(hlo_pipeline, *args, "--grid")
+    assert sim.grid() and out == sim.grid() + run_pipeline_cli(hlo_pipeline, *args)
+    out = run_pipeline_cli(hlo_pipeline, *args, "--grid", "--grid-style=pytorch")
+    assert sim.grid(pytorch=True) and out.startswith(sim.grid(pytorch=True))
+    trace = tmp_path / "trace.json"
+    run_pipeline_cli(hlo_pipeline, *args, f"--trace={trace}")
+    assert sim.trace == trace.read_text()
+    assert json.loads(sim.trace)["traceEvents"]
+
+
+def test_compare_pipelines_equals_hlo_pipeline(tmp_path, hlo_pipeline):
+    flags = {"ranks": 2, "microbatches": 4, "forward_time": [1000, 1500]}
+    c = hloscope.compare_pipelines(["1f1b", "gpipe", "interleaved:2"], **flags)
+    cli = json.loads(run_pipeline_cli(hlo_pipeline, "--compare=1f1b,gpipe,interleaved:2",
+                                      *hloscope._flag_args(flags), "--json"))
+    assert c.to_dict() == cli
+    assert [s.makespan for s in c.simulations] == [
+        hloscope.simulate_pipeline(n, **flags).makespan for n in ("1f1b", "gpipe", "interleaved:2")]
+    # A schedule that cannot run keeps its error in its row; the others still run (exit 1).
+    bad = tmp_path / "bad.csv"
+    bad.write_text("0F0,1F0\nnot a schedule\n")
+    c = hloscope.compare_pipelines(["1f1b", f"csv:{bad}"], **flags)
+    cli = json.loads(run_pipeline_cli(hlo_pipeline, f"--compare=1f1b,csv:{bad}",
+                                      *hloscope._flag_args(flags), "--json", expect=1))
+    assert c.to_dict() == cli
+    assert c.simulations[0] is not None and c.simulations[1] is None
+
+
+# --- memory diff: the same figures as hlo-opt --memory-diff -------------------------------
+
+def test_memory_diff_equals_cli(tmp_path, corpus, hlo_opt):
+    before = corpus / DUS
+    after = tmp_path / "after.hlo"
+    after.write_text(hloscope.load(before).run_passes("copy-elision").module.print())
+    d = hloscope.memory_diff(before, after, top=5)
+    same_as_cli(d.to_dict(), run_cli(hlo_opt, "--memory-diff", before, after, "--top=5",
+                                     "--format=json"), "memory_diff")
+    assert type(d.before.peak_bytes) is int
+    assert d.html().startswith("<!DOCTYPE html>") and d._repr_html_() == d.html()
+    # Modules and paths alike; options as the memory report's.
+    again = hloscope.memory_diff(hloscope.load(before), hloscope.load(after), top=5)
+    assert again.to_dict() == d.to_dict()
+    liveness = hloscope.memory_diff(before, after, memory_model="liveness")
+    same_as_cli(liveness.to_dict(), run_cli(hlo_opt, "--memory-diff", before, after,
+                                            "--memory-model=liveness", "--format=json"))
+
+
+def test_memory_diff_errors(corpus, hlo_opt):
+    with pytest.raises(hloscope.UsageError) as e:
+        hloscope.memory_diff(corpus / DUS, corpus / DUS, memory_model="best")
+    assert cli_error(hlo_opt, "--memory-diff", corpus / DUS, corpus / DUS,
+                     "--memory-model=best") == f"hlo-opt: error: {e.value.message}"
+    with pytest.raises(hloscope.HloError) as e:
+        hloscope.memory_diff(corpus / DUS, "/nonexistent/after.hlo")
+    assert e.value.kind == "read"
+
+
+def test_dump_directory_memory_diff_equals_cli(tmp_path, corpus, hlo_opt):
+    for i, name in ((1, DUS), (2, WHILE)):
+        (tmp_path / f"module_000{i}.m{i}.sm_9.0_gpu_after_optimizations.txt").write_text(
+            (corpus / name).read_text())
+    d = hloscope.load_dump(tmp_path)
+    assert d.find(1).name == "m1" and d.find("2").name == "m2" and d.find("m2").id == 2
+    with pytest.raises(KeyError):
+        d.find(7)
+    diff = d.memory_diff(1, "m2", top=3)
+    same_as_cli(diff.to_dict(), run_cli(hlo_opt, f"--xla-dump={tmp_path}", "--memory-diff=1,m2",
+                                        "--top=3", "--format=json"), "dump memory_diff")

@@ -20,7 +20,7 @@ HLOSCOPE_PACKAGES=(
   # The Python package (python/, HLOSCOPE_PYTHON; docs/python.md): the extension, its pytest
   # suite, and `pip install --no-build-isolation .` with no download.
   python3-dev pybind11-dev python3-pybind11 python3-pytest python3-setuptools python3-wheel
-  python3-pip
+  python3-pip python3-venv  # python3-venv: the wheel test installs into a fresh venv
 )
 # Wanted by some tests, which skip (saying why) without them: a failed install is a warning.
 # python3-pandas: the Python package's .to_pandas() (its tests check the error without it too).
