@@ -1,6 +1,7 @@
 // Instruction attributes (`key=value` as the IR keeps them) → HloInstructionProto fields, and
 // the small text readers the writer's files share.
 #include <cctype>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -487,10 +488,61 @@ class OriginParser {
   size_t pos_ = 0;
 };
 
-}  // namespace
+// `visualizing_index=1,stat-0=55.5,stat-1=44.4` (inside the braces): XLA's StatisticsViz.
+absl::Status StatisticsToProto(std::string_view body, xla_proto::StatisticsViz* viz) {
+  absl::StatusOr<std::vector<std::pair<std::string_view, std::string_view>>> kvs = KeyValues(body);
+  if (!kvs.ok()) return kvs.status();
+  for (const auto& [k, v] : *kvs) {
+    if (k == "visualizing_index") {
+      absl::Status st = SetInt(v, [&](int64_t i) { viz->set_stat_index_to_visualize(i); });
+      if (!st.ok()) return st;
+      continue;
+    }
+    std::string text(v);
+    char* end = nullptr;
+    double d = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size()) {
+      return Err(StrCat("expected a number for statistic '", k, "', found '", v, "'"));
+    }
+    auto* stat = viz->add_statistics();
+    stat->set_stat_name(std::string(k));
+    stat->set_stat_val(d);
+  }
+  return absl::OkStatus();
+}
 
-absl::Status AttributeToProto(const Instruction& instr, Opcode op, std::string_view key,
-                              std::string_view value, xla_proto::HloInstructionProto* out) {
+// `kind="sharding", entry={...}, exit={...}` (inside the braces): a domain's shardings.
+absl::Status DomainToProto(std::string_view body, xla_proto::HloInstructionProto* out) {
+  absl::StatusOr<std::vector<std::pair<std::string_view, std::string_view>>> kvs = KeyValues(body);
+  if (!kvs.ok()) return kvs.status();
+  for (const auto& [k, v] : *kvs) {
+    absl::Status s;
+    if (k == "kind") {
+      absl::StatusOr<std::string> kind = Unquoted(v);
+      s = kind.ok() && *kind == "sharding"
+              ? absl::OkStatus()
+              : Err(StrCat("only domain kind \"sharding\" has proto fields, found ", v));
+    } else if (k == "entry" || k == "exit") {
+      absl::StatusOr<std::string_view> inner = BraceBody(v);
+      s = inner.status();
+      // `{}`: no sharding on that side (XLA prints a missing one so).
+      if (inner.ok() && !inner->empty()) {
+        s = ShardingToProto(*inner, k == "entry" ? out->mutable_domain_entry_sharding()
+                                                 : out->mutable_domain_exit_sharding());
+      }
+    } else {
+      s = Err(StrCat("unknown domain part '", k, "'"));
+    }
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+// Attributes of many opcodes: shapes of slices, names, configs, metadata, sharding, aliasing.
+// nullopt: `key` is not one of them.
+std::optional<absl::Status> GeneralAttributeToProto(const Instruction& instr, Opcode op,
+                                                    std::string_view key, std::string_view value,
+                                                    xla_proto::HloInstructionProto* out) {
   using P = xla_proto::HloInstructionProto;
   auto str = [&](void (P::*set)(const std::string&)) {
     absl::StatusOr<std::string> v = Unquoted(value);
@@ -498,13 +550,6 @@ absl::Status AttributeToProto(const Instruction& instr, Opcode op, std::string_v
     (out->*set)(*v);
     return absl::OkStatus();
   };
-  auto dots = [&]() -> xla_proto::DotDimensionNumbers* {
-    if (op == Opcode::kRaggedDot) {
-      return out->mutable_ragged_dot_dimension_numbers()->mutable_dot_dimension_numbers();
-    }
-    return out->mutable_dot_dimension_numbers();
-  };
-
   if (key == "index") return SetInt(value, [&](int64_t v) { out->set_tuple_index(v); });
   // reshape's inferred_dimension is kept in `dimensions`, as XLA does.
   if (key == "dimensions" || key == "iota_dimension" || key == "dimension" ||
@@ -566,6 +611,21 @@ absl::Status AttributeToProto(const Instruction& instr, Opcode op, std::string_v
     }
     return absl::OkStatus();
   }
+  return std::nullopt;
+}
+
+// Windows, convolution and dot dimension numbers, precision, algorithms, padding.
+// nullopt: `key` is not one of them.
+std::optional<absl::Status> DotAndConvolutionAttributeToProto(const Instruction& /*instr*/,
+                                                              Opcode op, std::string_view key,
+                                                              std::string_view value,
+                                                              xla_proto::HloInstructionProto* out) {
+  auto dots = [&]() -> xla_proto::DotDimensionNumbers* {
+    if (op == Opcode::kRaggedDot) {
+      return out->mutable_ragged_dot_dimension_numbers()->mutable_dot_dimension_numbers();
+    }
+    return out->mutable_dot_dimension_numbers();
+  };
   if (key == "window") return WindowToProto(value, out->mutable_window());
   if (key == "dim_labels") {
     return DimLabelsToProto(value, out->mutable_convolution_dimension_numbers());
@@ -626,6 +686,15 @@ absl::Status AttributeToProto(const Instruction& instr, Opcode op, std::string_v
   if (key == "padding" && op == Opcode::kPad) {
     return PaddingToProto(value, out->mutable_padding_config());
   }
+  return std::nullopt;
+}
+
+// Collectives (channels, groups, pairs) and the boolean flags of several opcodes.
+// nullopt: `key` is not one of them.
+std::optional<absl::Status> CollectiveAndFlagAttributeToProto(const Instruction& /*instr*/,
+                                                              Opcode /*op*/, std::string_view key,
+                                                              std::string_view value,
+                                                              xla_proto::HloInstructionProto* out) {
   if (key == "channel_id") return SetInt(value, [&](int64_t v) { out->set_channel_id(v); });
   if (key == "replica_groups") return ReplicaGroupsToProto(value, out);
   if (key == "source_target_pairs") return SourceTargetPairsToProto(value, out);
@@ -657,7 +726,15 @@ absl::Status AttributeToProto(const Instruction& instr, Opcode op, std::string_v
     return SetInt(
         value, [&](int64_t v) { out->set_cross_program_prefetch_index(static_cast<int32_t>(v)); });
   }
-  // Gather and scatter dimension numbers.
+  return std::nullopt;
+}
+
+// Gather and scatter dimension numbers (and in-place collective-permute slice sizes).
+// nullopt: `key` is not one of them.
+std::optional<absl::Status> GatherScatterAttributeToProto(const Instruction& /*instr*/, Opcode op,
+                                                          std::string_view key,
+                                                          std::string_view value,
+                                                          xla_proto::HloInstructionProto* out) {
   auto gather = [&] { return out->mutable_gather_dimension_numbers(); };
   auto scatter = [&] { return out->mutable_scatter_dimension_numbers(); };
   if (key == "offset_dims") return AddInts(value, [&](int64_t v) { gather()->add_offset_dims(v); });
@@ -712,7 +789,14 @@ absl::Status AttributeToProto(const Instruction& instr, Opcode op, std::string_v
   if (key == "scatter_indices_batching_dims") {
     return AddInts(value, [&](int64_t v) { scatter()->add_scatter_indices_batching_dims(v); });
   }
-  // Custom calls.
+  return std::nullopt;
+}
+
+// Custom-call API version, schedule and operand layout constraints.
+// nullopt: `key` is not one of them.
+std::optional<absl::Status> CustomCallAttributeToProto(const Instruction& /*instr*/, Opcode /*op*/,
+                                                       std::string_view key, std::string_view value,
+                                                       xla_proto::HloInstructionProto* out) {
   if (key == "api_version") {
     return SetEnum<xla_proto::CustomCallApiVersion>(
         value, "", xla_proto::CustomCallApiVersion_Parse,
@@ -737,7 +821,21 @@ absl::Status AttributeToProto(const Instruction& instr, Opcode op, std::string_v
     }
     return absl::OkStatus();
   }
-  // Less common ops.
+  return std::nullopt;
+}
+
+// Attributes of less common ops: rng, reduce-precision, batch-norm, fft, infeed/outfeed, linear
+// algebra, replication, accuracy, statistics, origin, domain. nullopt: `key` is not one of them.
+std::optional<absl::Status> LessCommonAttributeToProto(const Instruction& /*instr*/, Opcode op,
+                                                       std::string_view key, std::string_view value,
+                                                       xla_proto::HloInstructionProto* out) {
+  using P = xla_proto::HloInstructionProto;
+  auto str = [&](void (P::*set)(const std::string&)) {
+    absl::StatusOr<std::string> v = Unquoted(value);
+    if (!v.ok()) return v.status();
+    (out->*set)(*v);
+    return absl::OkStatus();
+  };
   if (key == "distribution") {
     return SetEnum<xla_proto::RandomDistribution>(
         value, "", xla_proto::RandomDistribution_Parse,
@@ -827,30 +925,9 @@ absl::Status AttributeToProto(const Instruction& instr, Opcode op, std::string_v
     return ResultAccuracyToProto(value, out->mutable_result_accuracy());
   }
   if (key == "statistics") {
-    // `{visualizing_index=1,stat-0=55.5,stat-1=44.4}`: XLA's StatisticsViz.
     absl::StatusOr<std::string_view> body = BraceBody(value);
     if (!body.ok()) return body.status();
-    absl::StatusOr<std::vector<std::pair<std::string_view, std::string_view>>> kvs =
-        KeyValues(*body);
-    if (!kvs.ok()) return kvs.status();
-    auto* viz = out->mutable_statistics_viz();
-    for (const auto& [k, v] : *kvs) {
-      if (k == "visualizing_index") {
-        absl::Status st = SetInt(v, [&](int64_t i) { viz->set_stat_index_to_visualize(i); });
-        if (!st.ok()) return st;
-        continue;
-      }
-      std::string text(v);
-      char* end = nullptr;
-      double d = std::strtod(text.c_str(), &end);
-      if (text.empty() || end != text.c_str() + text.size()) {
-        return Err(StrCat("expected a number for statistic '", k, "', found '", v, "'"));
-      }
-      auto* stat = viz->add_statistics();
-      stat->set_stat_name(std::string(k));
-      stat->set_stat_val(d);
-    }
-    return absl::OkStatus();
+    return StatisticsToProto(*body, out->mutable_statistics_viz());
   }
   if (key == "origin") {
     absl::StatusOr<std::string_view> body = BraceBody(value);
@@ -860,30 +937,20 @@ absl::Status AttributeToProto(const Instruction& instr, Opcode op, std::string_v
   if (key == "domain") {
     absl::StatusOr<std::string_view> body = BraceBody(value);
     if (!body.ok()) return body.status();
-    absl::StatusOr<std::vector<std::pair<std::string_view, std::string_view>>> kvs =
-        KeyValues(*body);
-    if (!kvs.ok()) return kvs.status();
-    for (const auto& [k, v] : *kvs) {
-      absl::Status s;
-      if (k == "kind") {
-        absl::StatusOr<std::string> kind = Unquoted(v);
-        s = kind.ok() && *kind == "sharding"
-                ? absl::OkStatus()
-                : Err(StrCat("only domain kind \"sharding\" has proto fields, found ", v));
-      } else if (k == "entry" || k == "exit") {
-        absl::StatusOr<std::string_view> inner = BraceBody(v);
-        s = inner.status();
-        // `{}`: no sharding on that side (XLA prints a missing one so).
-        if (inner.ok() && !inner->empty()) {
-          s = ShardingToProto(*inner, k == "entry" ? out->mutable_domain_entry_sharding()
-                                                   : out->mutable_domain_exit_sharding());
-        }
-      } else {
-        s = Err(StrCat("unknown domain part '", k, "'"));
-      }
-      if (!s.ok()) return s;
-    }
-    return absl::OkStatus();
+    return DomainToProto(*body, out);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+absl::Status AttributeToProto(const Instruction& instr, Opcode op, std::string_view key,
+                              std::string_view value, xla_proto::HloInstructionProto* out) {
+  // Each group knows its keys; the first that does sets the fields.
+  for (auto group : {GeneralAttributeToProto, DotAndConvolutionAttributeToProto,
+                     CollectiveAndFlagAttributeToProto, GatherScatterAttributeToProto,
+                     CustomCallAttributeToProto, LessCommonAttributeToProto}) {
+    if (std::optional<absl::Status> s = group(instr, op, key, value, out)) return *s;
   }
   return absl::UnimplementedError(StrCat("HloInstructionProto has no field this writer maps '", key,
                                          "' of ", OpcodeName(op), " to"));

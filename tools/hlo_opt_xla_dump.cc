@@ -738,6 +738,149 @@ std::string IntroducedText(const CopyOrigin& o) {
   return fmt::format("introduced by {} (step {:04d}, pipeline {})", n.pass, n.step, n.pipeline);
 }
 
+// What RunOneModule found for one module, for its printers.
+struct ModuleFindings {
+  const DumpModule& module;
+  const DumpFile& final_file;
+  std::string memory_report;  // as printed in the chosen format
+  int64_t ours = 0;           // our peak after optimizations
+  std::optional<int64_t> xla_total;
+  const DumpFile* xla_total_file = nullptr;  // where xla_total was read; set with it
+  const std::vector<PassPoint>& points;
+  const std::vector<CopyInfo>& final_copies;
+  const std::vector<CopyOrigin>& origins;
+};
+
+std::string FindingsJson(const ModuleFindings& f) {
+  const DumpModule& m = f.module;
+  const DumpFile* final_file = &f.final_file;
+  const std::vector<PassPoint>& points = f.points;
+  const std::vector<CopyOrigin>& origins = f.origins;
+  const std::optional<int64_t>& xla_total = f.xla_total;
+  const int64_t ours = f.ours;
+  std::string out;
+  out = "{\n";
+  out += fmt::format("  \"module\": {{\"id\": {}, \"name\": {}, \"origin\": {}, \"file\": {}}},\n",
+                     m.id, Json(m.name), Json(m.origin), Json(final_file->path));
+  std::string trimmed = f.memory_report;
+  while (!trimmed.empty() && (trimmed.back() == '\n' || trimmed.back() == ' ')) trimmed.pop_back();
+  out += fmt::format("  \"memory_report\": {},\n", trimmed);
+  out += fmt::format(
+      "  \"xla\": {{\"total_bytes_used\": {}, \"file\": {}, \"ours_peak_bytes\": {}, "
+      "\"difference_bytes\": {}}},\n",
+      JsonOr(xla_total), xla_total ? Json(f.xla_total_file->path) : "null", ours,
+      xla_total ? std::to_string(ours - *xla_total) : "null");
+  out += "  \"timeline\": [";
+  for (size_t k = 0; k < points.size(); ++k) {
+    const PassPoint& p = points[k];
+    const DumpFileName& n = p.file->name;
+    out += fmt::format(
+        "{}\n    {{\"step\": {}, \"pipeline\": {}, \"pass\": {}, \"next_pass\": {}, "
+        "\"file\": {}, ",
+        k ? "," : "", n.step, Json(n.pipeline), Json(n.pass), Json(n.next_pass),
+        Json(p.file->path));
+    if (p.note.empty()) {
+      out += fmt::format("\"instructions\": {}, \"copies\": {}, \"peak_bytes\": {}}}",
+                         p.instructions, p.copies.size(), p.peak);
+    } else {
+      out += fmt::format("\"note\": {}}}", Json(p.note));
+    }
+  }
+  out += points.empty() ? "],\n" : "\n  ],\n";
+  out += "  \"copies\": [";
+  for (size_t k = 0; k < origins.size(); ++k) {
+    const CopyOrigin& o = origins[k];
+    out += fmt::format(
+        "{}\n    {{\"name\": {}, \"computation\": {}, \"bytes\": {}, "
+        "\"executions_per_step\": {}, \"executions_known\": {}, ",
+        k ? "," : "", Json(o.copy.name), Json(o.copy.computation), o.copy.bytes,
+        JsonOr(o.copy.executions_per_step), o.copy.executions_known ? "true" : "false");
+    if (o.introduced_by != nullptr) {
+      const DumpFileName& n = o.introduced_by->name;
+      out += fmt::format(
+          "\"introduced_by\": {{\"pass\": {}, \"pipeline\": {}, \"step\": {}, \"file\": {}}}}}",
+          Json(n.pass), Json(n.pipeline), n.step, Json(o.introduced_by->path));
+    } else {
+      out += fmt::format("\"introduced_by\": null, \"note\": {}}}", Json(o.where));
+    }
+  }
+  out += origins.empty() ? "]\n" : "\n  ]\n";
+  out += "}\n";
+  return out;
+}
+
+std::string FindingsText(const ModuleFindings& f) {
+  const DumpModule& m = f.module;
+  const DumpFile* final_file = &f.final_file;
+  const std::vector<PassPoint>& points = f.points;
+  const std::vector<CopyOrigin>& origins = f.origins;
+  const std::optional<int64_t>& xla_total = f.xla_total;
+  const int64_t ours = f.ours;
+  std::string out;
+  out += fmt::format("module {} {}{} ({})\n", m.id, DisplayName(m),
+                     m.origin.empty() ? "" : " [" + m.origin + "]", final_file->relative);
+  out += f.memory_report;
+  if (xla_total) {
+    const int64_t d = ours - *xla_total;
+    out += fmt::format(
+        "XLA's total ({}): {} ({}); ours, peak after optimizations: {} ({}); "
+        "ours - XLA: {}",
+        f.xla_total_file->relative, *xla_total, HumanBytes(*xla_total), ours, HumanBytes(ours),
+        SignedBytes(d));
+    if (*xla_total != 0) {
+      out += fmt::format(" ({:+.1f}%)",
+                         100.0 * static_cast<double>(d) / static_cast<double>(*xla_total));
+    }
+    out += "\n";
+  } else {
+    out +=
+        "XLA's total: none in the dump (no -memory-usage-report.txt or "
+        "-buffer-assignment.txt for this module)\n";
+  }
+  if (!points.empty()) {
+    out += fmt::format("per-pass timeline ({} dump{}):\n", points.size(),
+                       points.size() == 1 ? "" : "s");
+    std::vector<std::vector<std::string>> cells = {
+        {"step", "pipeline", "after pass", "instructions", "copies", "peak"}};
+    size_t prev_copies = 0;
+    for (size_t k = 0; k < points.size(); ++k) {
+      const PassPoint& p = points[k];
+      const DumpFileName& n = p.file->name;
+      if (!p.note.empty()) {
+        cells.push_back({fmt::format("{:04d}", n.step), n.pipeline, n.pass, p.note, "", ""});
+        continue;
+      }
+      std::string copies = std::to_string(p.copies.size());
+      if (k > 0 && p.copies.size() != prev_copies) {
+        copies += fmt::format(
+            " ({:+d})", static_cast<int64_t>(p.copies.size()) - static_cast<int64_t>(prev_copies));
+      }
+      prev_copies = p.copies.size();
+      cells.push_back({fmt::format("{:04d}", n.step), n.pipeline, n.pass,
+                       std::to_string(p.instructions), copies, HumanBytes(p.peak)});
+    }
+    std::vector<size_t> width(cells.front().size(), 0);
+    for (const auto& row : cells) {
+      for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+    }
+    for (const auto& row : cells) {
+      std::string l = " ";
+      for (size_t c = 0; c < row.size(); ++c) {
+        l += " " + (c < 3 ? fmt::format("{:<{}}", row[c], width[c])
+                          : fmt::format("{:>{}}", row[c], width[c]));
+      }
+      while (!l.empty() && l.back() == ' ') l.pop_back();
+      out += l + "\n";
+    }
+  }
+  out += fmt::format("copies of the final module: {}\n", f.final_copies.size());
+  for (const CopyOrigin& o : origins) {
+    out += fmt::format("  {} in {}: {}{}, {}\n", o.copy.name, o.copy.computation,
+                       HumanBytes(o.copy.bytes), ExecutionsText(o.copy), IntroducedText(o));
+  }
+  return out;
+}
+
 int RunOneModule(const DumpDirectory& dir, const DumpModule& m, const MemoryFlags& memory,
                  const std::string& output) {
   const DumpFile* final_file = FinalModuleFile(m);
@@ -768,15 +911,13 @@ int RunOneModule(const DumpDirectory& dir, const DumpModule& m, const MemoryFlag
                          : loaded.status());
   }
   std::optional<int64_t> xla_total;
-  std::string xla_total_file;
-  std::string xla_total_relative;
+  const DumpFile* xla_total_file = nullptr;
   absl::StatusOr<std::optional<XlaTotal>> total = FindXlaTotal(m);
   if (!total.ok()) {
     errors.push_back(total.status());
   } else if (*total) {
     xla_total = (*total)->bytes;
-    xla_total_file = (*total)->file->path;
-    xla_total_relative = (*total)->file->relative;
+    xla_total_file = (*total)->file;
   }
   if (!errors.empty()) {
     int code = 1;
@@ -828,120 +969,17 @@ int RunOneModule(const DumpDirectory& dir, const DumpModule& m, const MemoryFlag
   const std::vector<CopyOrigin> origins = TraceCopies(
       final_copies, points, final_file == (m.passes.empty() ? nullptr : &m.passes.back()));
 
-  std::string out;
-  if (format == MemoryFormat::kJson) {
-    out = "{\n";
-    out +=
-        fmt::format("  \"module\": {{\"id\": {}, \"name\": {}, \"origin\": {}, \"file\": {}}},\n",
-                    m.id, Json(m.name), Json(m.origin), Json(final_file->path));
-    std::string trimmed = *report;
-    while (!trimmed.empty() && (trimmed.back() == '\n' || trimmed.back() == ' '))
-      trimmed.pop_back();
-    out += fmt::format("  \"memory_report\": {},\n", trimmed);
-    out += fmt::format(
-        "  \"xla\": {{\"total_bytes_used\": {}, \"file\": {}, \"ours_peak_bytes\": {}, "
-        "\"difference_bytes\": {}}},\n",
-        JsonOr(xla_total), xla_total ? Json(xla_total_file) : "null", ours,
-        xla_total ? std::to_string(ours - *xla_total) : "null");
-    out += "  \"timeline\": [";
-    for (size_t k = 0; k < points.size(); ++k) {
-      const PassPoint& p = points[k];
-      const DumpFileName& n = p.file->name;
-      out += fmt::format(
-          "{}\n    {{\"step\": {}, \"pipeline\": {}, \"pass\": {}, \"next_pass\": {}, "
-          "\"file\": {}, ",
-          k ? "," : "", n.step, Json(n.pipeline), Json(n.pass), Json(n.next_pass),
-          Json(p.file->path));
-      if (p.note.empty()) {
-        out += fmt::format("\"instructions\": {}, \"copies\": {}, \"peak_bytes\": {}}}",
-                           p.instructions, p.copies.size(), p.peak);
-      } else {
-        out += fmt::format("\"note\": {}}}", Json(p.note));
-      }
-    }
-    out += points.empty() ? "],\n" : "\n  ],\n";
-    out += "  \"copies\": [";
-    for (size_t k = 0; k < origins.size(); ++k) {
-      const CopyOrigin& o = origins[k];
-      out += fmt::format(
-          "{}\n    {{\"name\": {}, \"computation\": {}, \"bytes\": {}, "
-          "\"executions_per_step\": {}, \"executions_known\": {}, ",
-          k ? "," : "", Json(o.copy.name), Json(o.copy.computation), o.copy.bytes,
-          JsonOr(o.copy.executions_per_step), o.copy.executions_known ? "true" : "false");
-      if (o.introduced_by != nullptr) {
-        const DumpFileName& n = o.introduced_by->name;
-        out += fmt::format(
-            "\"introduced_by\": {{\"pass\": {}, \"pipeline\": {}, \"step\": {}, \"file\": {}}}}}",
-            Json(n.pass), Json(n.pipeline), n.step, Json(o.introduced_by->path));
-      } else {
-        out += fmt::format("\"introduced_by\": null, \"note\": {}}}", Json(o.where));
-      }
-    }
-    out += origins.empty() ? "]\n" : "\n  ]\n";
-    out += "}\n";
-  } else {
-    out += fmt::format("module {} {}{} ({})\n", m.id, DisplayName(m),
-                       m.origin.empty() ? "" : " [" + m.origin + "]", final_file->relative);
-    out += *report;
-    if (xla_total) {
-      const int64_t d = ours - *xla_total;
-      out += fmt::format(
-          "XLA's total ({}): {} ({}); ours, peak after optimizations: {} ({}); "
-          "ours - XLA: {}",
-          xla_total_relative, *xla_total, HumanBytes(*xla_total), ours, HumanBytes(ours),
-          SignedBytes(d));
-      if (*xla_total != 0) {
-        out += fmt::format(" ({:+.1f}%)",
-                           100.0 * static_cast<double>(d) / static_cast<double>(*xla_total));
-      }
-      out += "\n";
-    } else {
-      out +=
-          "XLA's total: none in the dump (no -memory-usage-report.txt or "
-          "-buffer-assignment.txt for this module)\n";
-    }
-    if (!points.empty()) {
-      out += fmt::format("per-pass timeline ({} dump{}):\n", points.size(),
-                         points.size() == 1 ? "" : "s");
-      std::vector<std::vector<std::string>> cells = {
-          {"step", "pipeline", "after pass", "instructions", "copies", "peak"}};
-      size_t prev_copies = 0;
-      for (size_t k = 0; k < points.size(); ++k) {
-        const PassPoint& p = points[k];
-        const DumpFileName& n = p.file->name;
-        if (!p.note.empty()) {
-          cells.push_back({fmt::format("{:04d}", n.step), n.pipeline, n.pass, p.note, "", ""});
-          continue;
-        }
-        std::string copies = std::to_string(p.copies.size());
-        if (k > 0 && p.copies.size() != prev_copies) {
-          copies += fmt::format(" ({:+d})", static_cast<int64_t>(p.copies.size()) -
-                                                static_cast<int64_t>(prev_copies));
-        }
-        prev_copies = p.copies.size();
-        cells.push_back({fmt::format("{:04d}", n.step), n.pipeline, n.pass,
-                         std::to_string(p.instructions), copies, HumanBytes(p.peak)});
-      }
-      std::vector<size_t> width(cells.front().size(), 0);
-      for (const auto& row : cells) {
-        for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
-      }
-      for (const auto& row : cells) {
-        std::string l = " ";
-        for (size_t c = 0; c < row.size(); ++c) {
-          l += " " + (c < 3 ? fmt::format("{:<{}}", row[c], width[c])
-                            : fmt::format("{:>{}}", row[c], width[c]));
-        }
-        while (!l.empty() && l.back() == ' ') l.pop_back();
-        out += l + "\n";
-      }
-    }
-    out += fmt::format("copies of the final module: {}\n", final_copies.size());
-    for (const CopyOrigin& o : origins) {
-      out += fmt::format("  {} in {}: {}{}, {}\n", o.copy.name, o.copy.computation,
-                         HumanBytes(o.copy.bytes), ExecutionsText(o.copy), IntroducedText(o));
-    }
-  }
+  const ModuleFindings findings{.module = m,
+                                .final_file = *final_file,
+                                .memory_report = *std::move(report),
+                                .ours = ours,
+                                .xla_total = xla_total,
+                                .xla_total_file = xla_total_file,
+                                .points = points,
+                                .final_copies = final_copies,
+                                .origins = origins};
+  const std::string out =
+      format == MemoryFormat::kJson ? FindingsJson(findings) : FindingsText(findings);
   std::string error;
   if (!WriteOutput(output, out, &error)) {
     fmt::print(stderr, "hlo-opt: error: {}\n", error);

@@ -145,6 +145,116 @@ std::optional<DumpFileName> ClassifyDumpFileName(std::string_view name) {
   return other();
 }
 
+namespace {
+
+// The entries of `path`, sorted so that the scan, and every message after it, is the same on
+// every file system.
+absl::StatusOr<std::vector<std::filesystem::directory_entry>> SortedEntries(
+    const std::filesystem::path& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::vector<fs::directory_entry> entries;
+  fs::directory_iterator it(path, ec);
+  for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec) break;
+    entries.push_back(*it);
+  }
+  if (ec) {
+    return absl::FailedPreconditionError(
+        fmt::format("cannot list directory '{}': {}", path.string(), ec.message()));
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const auto& a, const auto& b) { return a.path() < b.path(); });
+  return entries;
+}
+
+// Files `f` (a module file, not kOtherModuleFile) into its module's slot. Text is read where
+// XLA wrote both forms; a proto stands in where it is alone.
+void AddToModule(const DumpFile& f, DumpModule& m) {
+  auto keep = [&](std::optional<DumpFile>& slot) {
+    if (!slot || (slot->name.format != DumpFormat::kText && f.name.format == DumpFormat::kText)) {
+      slot = f;
+    }
+  };
+  switch (f.name.kind) {
+    case DumpFileKind::kBeforeOptimizations:
+      keep(m.before);
+      break;
+    case DumpFileKind::kAfterOptimizations:
+      keep(m.after);
+      break;
+    case DumpFileKind::kBufferAssignment:
+      keep(m.buffer_assignment);
+      break;
+    case DumpFileKind::kMemoryUsageReport:
+      keep(m.memory_usage_report);
+      break;
+    case DumpFileKind::kPassDump: {
+      auto same_step = std::find_if(m.passes.begin(), m.passes.end(),
+                                    [&](const DumpFile& p) { return p.name.step == f.name.step; });
+      if (same_step == m.passes.end()) {
+        m.passes.push_back(f);
+      } else if (same_step->name.format != DumpFormat::kText &&
+                 f.name.format == DumpFormat::kText) {
+        *same_step = f;
+      }
+      break;
+    }
+    case DumpFileKind::kOtherModuleFile:
+      break;
+  }
+}
+
+// Notes in `out` the modules with one id and name dumped more than once (several processes,
+// or one at several timestamps: each gets an origin) and the names compiled under several
+// ids; sorts each module's pass dumps by step.
+void NoteRepeats(std::vector<DumpModule*>& modules, DumpDirectory& out) {
+  std::map<std::pair<int64_t, std::string>, std::vector<DumpModule*>> by_id_name;
+  std::map<std::string, std::set<int64_t>> ids_by_name;
+  for (DumpModule* m : modules) {
+    std::sort(m->passes.begin(), m->passes.end(),
+              [](const DumpFile& a, const DumpFile& b) { return a.name.step < b.name.step; });
+    by_id_name[{m->id, m->name}].push_back(m);
+    if (!m->name.empty()) ids_by_name[m->name].insert(m->id);
+  }
+  for (auto& [id_name, list] : by_id_name) {
+    if (list.size() < 2) continue;
+    std::string joined;
+    for (DumpModule* m : list) {
+      m->origin = m->source;
+      if (!m->timestamp.empty()) m->origin += "@" + m->timestamp;
+      joined += (joined.empty() ? "" : ", ") + m->origin;
+    }
+    out.collisions.push_back(fmt::format("module {} {} was dumped {} times ({})", id_name.first,
+                                         id_name.second.empty() ? "(no name)" : id_name.second,
+                                         list.size(), joined));
+  }
+  for (const auto& [name, ids] : ids_by_name) {
+    if (ids.size() < 2) continue;
+    std::string joined;
+    for (int64_t id : ids) joined += (joined.empty() ? "" : ", ") + std::to_string(id);
+    out.recompiled.push_back(
+        fmt::format("{} was compiled {} times (ids {})", name, ids.size(), joined));
+  }
+}
+
+// The error for a directory that holds no module: what it does hold.
+absl::Status NoModuleError(const std::string& dir, const DumpDirectory& out) {
+  const size_t files = out.unrecognized.size() + static_cast<size_t>(out.other_module_files);
+  const std::string found =
+      files == 0 ? "it is empty"
+                 : fmt::format(
+                       "it has {} file{} not named as XLA names its dumps and {} XLA "
+                       "file{} that hold{} no module (LLVM IR, PTX, ...)",
+                       out.unrecognized.size(), out.unrecognized.size() == 1 ? "" : "s",
+                       out.other_module_files, out.other_module_files == 1 ? "" : "s",
+                       out.other_module_files == 1 ? "s" : "");
+  return absl::InvalidArgumentError(fmt::format(
+      "'{}' holds no XLA dump of a module: {}; looked for {}", dir, found, kDumpNamesLookedFor));
+}
+
+}  // namespace
+
 absl::StatusOr<DumpDirectory> ScanDumpDirectory(const std::string& dir) {
   namespace fs = std::filesystem;
   DumpDirectory out;
@@ -170,24 +280,9 @@ absl::StatusOr<DumpDirectory> ScanDumpDirectory(const std::string& dir) {
   while (!dirs.empty()) {
     Pending d = dirs.back();
     dirs.pop_back();
-    std::vector<fs::directory_entry> entries;
-    fs::directory_iterator it(d.path, ec);
-    if (ec) {
-      return absl::FailedPreconditionError(
-          fmt::format("cannot list directory '{}': {}", d.path.string(), ec.message()));
-    }
-    for (; it != fs::directory_iterator(); it.increment(ec)) {
-      if (ec) break;
-      entries.push_back(*it);
-    }
-    if (ec) {
-      return absl::FailedPreconditionError(
-          fmt::format("cannot list directory '{}': {}", d.path.string(), ec.message()));
-    }
-    // Sorted so that the scan, and every message after it, is the same on every file system.
-    std::sort(entries.begin(), entries.end(),
-              [](const auto& a, const auto& b) { return a.path() < b.path(); });
-    for (const fs::directory_entry& e : entries) {
+    absl::StatusOr<std::vector<fs::directory_entry>> entries = SortedEntries(d.path);
+    if (!entries.ok()) return entries.status();
+    for (const fs::directory_entry& e : *entries) {
       const std::string name = e.path().filename().string();
       const std::string relative = d.relative.empty() ? name : d.relative + "/" + name;
       std::optional<DumpFileName> file = ClassifyDumpFileName(name);
@@ -212,76 +307,14 @@ absl::StatusOr<DumpDirectory> ScanDumpDirectory(const std::string& dir) {
       m.timestamp = file->timestamp;
       m.id = file->module_id;
       m.name = file->module_name;
-      DumpFile f{e.path().string(), relative, *file};
-      // Text is read where XLA wrote both forms; a proto stands in where it is alone.
-      auto keep = [&](std::optional<DumpFile>& slot) {
-        if (!slot ||
-            (slot->name.format != DumpFormat::kText && f.name.format == DumpFormat::kText)) {
-          slot = f;
-        }
-      };
-      switch (file->kind) {
-        case DumpFileKind::kBeforeOptimizations:
-          keep(m.before);
-          break;
-        case DumpFileKind::kAfterOptimizations:
-          keep(m.after);
-          break;
-        case DumpFileKind::kBufferAssignment:
-          keep(m.buffer_assignment);
-          break;
-        case DumpFileKind::kMemoryUsageReport:
-          keep(m.memory_usage_report);
-          break;
-        case DumpFileKind::kPassDump: {
-          auto same_step = std::find_if(m.passes.begin(), m.passes.end(), [&](const DumpFile& p) {
-            return p.name.step == f.name.step;
-          });
-          if (same_step == m.passes.end()) {
-            m.passes.push_back(f);
-          } else if (same_step->name.format != DumpFormat::kText &&
-                     f.name.format == DumpFormat::kText) {
-            *same_step = f;
-          }
-          break;
-        }
-        case DumpFileKind::kOtherModuleFile:
-          break;
-      }
+      AddToModule(DumpFile{e.path().string(), relative, *file}, m);
     }
   }
   std::sort(out.unrecognized.begin(), out.unrecognized.end());
 
-  // Same id and name more than once: several processes (or one, at several timestamps).
-  std::map<std::pair<int64_t, std::string>, std::vector<DumpModule*>> by_id_name;
-  std::map<std::string, std::set<int64_t>> ids_by_name;
-  for (auto& [key, m] : modules) {
-    std::sort(m.passes.begin(), m.passes.end(),
-              [](const DumpFile& a, const DumpFile& b) { return a.name.step < b.name.step; });
-    by_id_name[{m.id, m.name}].push_back(&m);
-    if (!m.name.empty()) ids_by_name[m.name].insert(m.id);
-  }
-  for (auto& [id_name, list] : by_id_name) {
-    if (list.size() < 2) continue;
-    std::vector<std::string> origins;
-    for (DumpModule* m : list) {
-      m->origin = m->source;
-      if (!m->timestamp.empty()) m->origin += "@" + m->timestamp;
-      origins.push_back(m->origin);
-    }
-    std::string joined;
-    for (const std::string& o : origins) joined += (joined.empty() ? "" : ", ") + o;
-    out.collisions.push_back(fmt::format("module {} {} was dumped {} times ({})", id_name.first,
-                                         id_name.second.empty() ? "(no name)" : id_name.second,
-                                         list.size(), joined));
-  }
-  for (const auto& [name, ids] : ids_by_name) {
-    if (ids.size() < 2) continue;
-    std::string joined;
-    for (int64_t id : ids) joined += (joined.empty() ? "" : ", ") + std::to_string(id);
-    out.recompiled.push_back(
-        fmt::format("{} was compiled {} times (ids {})", name, ids.size(), joined));
-  }
+  std::vector<DumpModule*> in_key_order;
+  for (auto& [key, m] : modules) in_key_order.push_back(&m);
+  NoteRepeats(in_key_order, out);
   for (auto& [key, m] : modules) {
     if (auto it = other_files.find({m.source, m.timestamp, m.id}); it != other_files.end()) {
       m.other_files = it->second;
@@ -292,19 +325,7 @@ absl::StatusOr<DumpDirectory> ScanDumpDirectory(const std::string& dir) {
     return std::tie(a.id, a.name, a.source, a.timestamp) <
            std::tie(b.id, b.name, b.source, b.timestamp);
   });
-  if (out.modules.empty()) {
-    const size_t files = out.unrecognized.size() + static_cast<size_t>(out.other_module_files);
-    const std::string found =
-        files == 0 ? "it is empty"
-                   : fmt::format(
-                         "it has {} file{} not named as XLA names its dumps and {} XLA "
-                         "file{} that hold{} no module (LLVM IR, PTX, ...)",
-                         out.unrecognized.size(), out.unrecognized.size() == 1 ? "" : "s",
-                         out.other_module_files, out.other_module_files == 1 ? "" : "s",
-                         out.other_module_files == 1 ? "s" : "");
-    return absl::InvalidArgumentError(fmt::format(
-        "'{}' holds no XLA dump of a module: {}; looked for {}", dir, found, kDumpNamesLookedFor));
-  }
+  if (out.modules.empty()) return NoModuleError(dir, out);
   return out;
 }
 
