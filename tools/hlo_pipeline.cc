@@ -28,8 +28,8 @@
 #include "tools/file_io.h"
 #include "tools/hlo_pipeline_flags.h"
 #include "tools/hlo_pipeline_hlo_opt.h"
-#include "tools/output_paths.h"
 #include "tools/hlo_pipeline_run.h"  // the simulation of one schedule
+#include "tools/output_paths.h"
 
 namespace hloscope::pipeline {
 namespace {
@@ -167,11 +167,12 @@ int Main(int argc, char** argv) {
   if (f.compare.empty()) {
     absl::StatusOr<Run> run = SimulateSchedule(f, hlo, f.schedule);
     if (!run.ok()) return Fail({kBadInput, std::string(StdView(run.status().message()))});
+    const ReportOptions own = ScheduleReportOptions(f, hlo, run->schedule);
     if (f.grid) {
       if (std::optional<Failure> bad = PrintGrid(f, *run)) return Fail(*bad);
     }
-    fmt::print("{}", f.json ? SummaryJson(run->schedule, run->sim, report)
-                            : FormatSummary(run->schedule, run->sim, report));
+    fmt::print("{}", f.json ? SummaryJson(run->schedule, run->sim, own)
+                            : FormatSummary(run->schedule, run->sim, own));
     std::vector<std::pair<std::string, std::string>> files;
     if (!f.trace_path.empty()) {
       TraceOptions trace;
@@ -189,7 +190,9 @@ int Main(int argc, char** argv) {
 
   std::vector<std::optional<Run>> runs;
   std::vector<CompareEntry> entries;
+  std::vector<ReportOptions> options;  // one per run, which entries point into
   runs.reserve(names.size());
+  options.reserve(names.size());
   bool any_failed = false;
   for (const std::string& name : names) {
     absl::StatusOr<Run> run = SimulateSchedule(f, hlo, name);
@@ -200,6 +203,8 @@ int Main(int argc, char** argv) {
       if (name.rfind("csv:", 0) != 0) e.name = runs.back()->schedule.name;  // canonical spelling
       e.schedule = &runs.back()->schedule;
       e.sim = &runs.back()->sim;
+      options.push_back(ScheduleReportOptions(f, hlo, runs.back()->schedule));
+      e.options = &options.back();
       if (f.grid) {
         fmt::print("{}:\n", e.name);
         if (std::optional<Failure> bad = PrintGrid(f, *runs.back())) return Fail(*bad);

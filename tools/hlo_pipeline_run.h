@@ -39,7 +39,15 @@ absl::StatusOr<ScheduleRun> SimulateSchedule(const PipelineFlags& f,
                                              const std::vector<StageCost>& hlo,
                                              const std::string& name);
 
-// The report's options from the flags; `costs_from_hlo`: sizes are bytes.
+// The report's options from the flags; `costs_from_hlo`: sizes are bytes. Without
+// --static-bytes, static memory is not known (and said so).
 ReportOptions PipelineReportOptions(const PipelineFlags& f, bool costs_from_hlo);
+
+// The report's options for one schedule: PipelineReportOptions, and without --static-bytes each
+// rank's static memory from the stage costs `hlo` (--from-hlo, --stage-costs: each stage
+// module's entry parameters), spread over the schedule's stages as the other costs are and
+// summed over the stages of the rank; not known where a module's bytes are not given.
+ReportOptions ScheduleReportOptions(const PipelineFlags& f, const std::vector<StageCost>& hlo,
+                                    const Schedule& schedule);
 
 }  // namespace hloscope::pipeline
