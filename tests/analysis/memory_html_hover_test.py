@@ -350,6 +350,9 @@ def main():
     check(os.access(chromedriver, os.X_OK),
           f"no chromedriver at {chromedriver}: install Debian's 'chromium-driver'")
     os.makedirs(work_dir, exist_ok=True)
+    for module in (PIPELINED, PLAIN, XLA_DUMP):
+        check(os.path.isfile(os.path.join(corpus, module)),
+              f"no {module} in the corpus at {corpus} (HLOSCOPE_CORPUS_DIR; ../shared/corpus)")
     pages = []
     for module, expect, extra in [(PIPELINED, "stages", []), (PLAIN, "plain", []),
                                   (XLA_DUMP, "xla", [])]:
