@@ -4,11 +4,11 @@
 #include <cmath>
 #include <string_view>
 
+#include "fmt/format.h"
+#include "hlo/str_util.h"
 #include "pipeline/pipeline_report.pb.h"
 #include "pipeline/proto_json.h"
 #include "pipeline/units.h"
-#include "fmt/format.h"
-#include "hlo/str_util.h"
 
 namespace hloscope::pipeline {
 namespace {
@@ -67,14 +67,72 @@ int64_t CountComms(const Schedule& s) {
   return n;
 }
 
+std::string FitName(Fit fit) {
+  switch (fit) {
+    case Fit::kYes:
+      return "yes";
+    case Fit::kNo:
+      return "no";
+    case Fit::kNotKnown:
+      break;
+  }
+  return "not known";
+}
+
 std::string FitText(const Simulation& sim, const ReportOptions& o) {
   if (!o.memory_limit) return "";
-  return AllFit(sim, o) ? "yes" : "no";
+  return FitName(ScheduleFit(sim, o));
+}
+
+// "static memory: not known (WHY)", one line for all ranks or one per rank that is not known;
+// or where the known figures came from. "" when there is nothing to say.
+std::string StaticLines(const ReportOptions& o, int32_t ranks) {
+  std::vector<std::pair<int32_t, std::string>> unknown;
+  for (int32_t r = 0; r < ranks; ++r) {
+    if (std::string why = StaticUnknown(o, r); !why.empty()) unknown.emplace_back(r, why);
+  }
+  std::string out;
+  if (!unknown.empty() && static_cast<int32_t>(unknown.size()) == ranks &&
+      std::all_of(unknown.begin(), unknown.end(),
+                  [&](const auto& u) { return u.second == unknown.front().second; })) {
+    return StrCat("static memory: not known (", unknown.front().second,
+                  "): the fit counts activations only\n");
+  }
+  if (!o.static_source.empty()) StrAppend(&out, "static memory: ", o.static_source, "\n");
+  for (const auto& [rank, why] : unknown) {
+    StrAppend(&out, "static memory of rank ", rank, ": not known (", why,
+              "): its fit counts activations only\n");
+  }
+  return out;
 }
 
 }  // namespace
 
+std::string StaticUnknown(const ReportOptions& o, int32_t rank) {
+  if (o.static_unknown.empty()) return "";
+  if (o.static_unknown.size() == 1) return o.static_unknown[0];
+  return rank >= 0 && rank < static_cast<int32_t>(o.static_unknown.size()) ? o.static_unknown[rank]
+                                                                           : "";
+}
+
+Fit RankFit(const Simulation& sim, const ReportOptions& o, int32_t rank) {
+  if (!o.memory_limit) return Fit::kYes;  // nothing to exceed
+  if (!Fits(sim, o, rank)) return Fit::kNo;
+  return StaticUnknown(o, rank).empty() ? Fit::kYes : Fit::kNotKnown;
+}
+
+Fit ScheduleFit(const Simulation& sim, const ReportOptions& o) {
+  Fit fit = Fit::kYes;
+  for (int32_t r = 0; r < static_cast<int32_t>(sim.ranks.size()); ++r) {
+    const Fit f = RankFit(sim, o, r);
+    if (f == Fit::kNo) return Fit::kNo;
+    if (f == Fit::kNotKnown) fit = Fit::kNotKnown;
+  }
+  return fit;
+}
+
 double StaticBytes(const ReportOptions& o, int32_t rank) {
+  if (!StaticUnknown(o, rank).empty()) return 0;
   if (o.static_bytes.empty()) return 0;
   if (o.static_bytes.size() == 1) return o.static_bytes[0];
   return rank < static_cast<int32_t>(o.static_bytes.size()) ? o.static_bytes[rank] : 0;
@@ -112,8 +170,12 @@ std::string FormatSummary(const Schedule& s, const Simulation& sim, const Report
   StrAppend(&out, "makespan ", Time(sim.makespan), " us, bubble ", Percent(sim.bubble_fraction),
             " (idle share of ranks x makespan)\n");
   if (o.memory_limit) {
-    StrAppend(&out, "memory limit ", Size(*o.memory_limit, o),
-              " per rank: ", AllFit(sim, o) ? "fits" : "does NOT fit", "\n");
+    const Fit fit = ScheduleFit(sim, o);
+    StrAppend(&out, "memory limit ", Size(*o.memory_limit, o), " per rank: ",
+              fit == Fit::kYes  ? "fits"
+              : fit == Fit::kNo ? "does NOT fit"
+                                : "fit not known (static memory not known)",
+              "\n", StaticLines(o, s.num_ranks()));
   }
   std::vector<std::string> header = {"rank",    "stages",
                                      "busy us", "idle us",
@@ -136,8 +198,10 @@ std::string FormatSummary(const Schedule& s, const Simulation& sim, const Report
                                     Time(st.peak_time)};
     if (o.memory_limit) {
       const double extra = StaticBytes(o, r);
-      row.insert(row.end(),
-                 {Size(extra, o), Size(st.peak_bytes + extra, o), Fits(sim, o, r) ? "yes" : "no"});
+      const bool known = StaticUnknown(o, r).empty();
+      row.insert(row.end(), {known ? Size(extra, o) : "not known",
+                             known ? Size(st.peak_bytes + extra, o) : "not known",
+                             FitName(RankFit(sim, o, r))});
     }
     rows.push_back(std::move(row));
   }
@@ -165,7 +229,7 @@ std::string SummaryJson(const Schedule& s, const Simulation& sim, const ReportOp
   } else {
     out.mutable_memory_limit()->set_null_value(google::protobuf::NULL_VALUE);
   }
-  out.set_fits(AllFit(sim, o));
+  if (ScheduleFit(sim, o) != Fit::kNotKnown) out.set_fits(AllFit(sim, o));
   for (int32_t r = 0; r < s.num_ranks(); ++r) {
     const RankStats& st = sim.ranks[r];
     report::RankSummary* rank = out.add_per_rank();
@@ -177,8 +241,12 @@ std::string SummaryJson(const Schedule& s, const Simulation& sim, const ReportOp
     rank->set_peak_activation(st.peak_bytes);
     rank->set_peak_live(static_cast<double>(st.peak_live));
     rank->set_peak_time(st.peak_time);
-    rank->set_static_(StaticBytes(o, r));
-    rank->set_fits(Fits(sim, o, r));
+    if (std::string why = StaticUnknown(o, r); !why.empty()) {
+      rank->set_static_unknown(why);
+    } else {
+      rank->set_static_(StaticBytes(o, r));
+    }
+    if (RankFit(sim, o, r) != Fit::kNotKnown) rank->set_fits(Fits(sim, o, r));
   }
   return ProtoJsonLine(out);
 }
@@ -189,7 +257,7 @@ std::string FormatCompare(std::span<const CompareEntry> entries, const ReportOpt
       "max"};
   if (o.memory_limit) header.push_back(StrCat("fits ", Size(*o.memory_limit, o)));
   std::vector<std::vector<std::string>> rows = {header};
-  std::string errors;
+  std::string errors, statics;
   for (const CompareEntry& e : entries) {
     if (e.sim == nullptr) {
       // Dashes keep the table's columns; the reason goes below, where its length harms nothing.
@@ -211,10 +279,23 @@ std::string FormatCompare(std::span<const CompareEntry> entries, const ReportOpt
                                     Percent(e.sim->bubble_fraction),
                                     StrJoin(peaks, " "),
                                     Size(max_peak, o)};
-    if (o.memory_limit) row.push_back(FitText(*e.sim, o));
+    const ReportOptions& eo = e.options != nullptr ? *e.options : o;
+    if (o.memory_limit) {
+      row.push_back(FitText(*e.sim, eo));
+      if (std::string lines = StaticLines(eo, e.schedule->num_ranks()); !lines.empty()) {
+        // Each line once: what all ranks share is said once for every schedule; a line of one
+        // rank names its schedule.
+        for (size_t at = 0, end = 0; at < lines.size(); at = end + 1) {
+          end = lines.find('\n', at);
+          std::string line = lines.substr(at, end - at);
+          if (line.starts_with("static memory of rank")) line = StrCat(e.name, ": ", line);
+          if (statics.find(line) == std::string::npos) StrAppend(&statics, line, "\n");
+        }
+      }
+    }
     rows.push_back(std::move(row));
   }
-  return Table(rows) + errors;
+  return Table(rows) + statics + errors;
 }
 
 std::string CompareJson(std::span<const CompareEntry> entries, const ReportOptions& o) {
@@ -241,8 +322,17 @@ std::string CompareJson(std::span<const CompareEntry> entries, const ReportOptio
       max_peak = std::max(max_peak, st.peak_bytes);
     }
     row->set_max_peak(max_peak);
-    if (o.memory_limit) {
-      row->mutable_fits()->set_bool_value(AllFit(*e.sim, o));
+    const ReportOptions& eo = e.options != nullptr ? *e.options : o;
+    for (int32_t r = 0; o.memory_limit && r < e.schedule->num_ranks(); ++r) {
+      // What the fit counted besides activations (without a limit nothing is counted).
+      std::string why = StaticUnknown(eo, r);
+      row->add_static_per_rank(why.empty() ? StaticBytes(eo, r) : 0);
+      if (!why.empty() && !row->has_static_unknown()) row->set_static_unknown(why);
+    }
+    if (o.memory_limit && ScheduleFit(*e.sim, eo) == Fit::kNotKnown) {
+      row->mutable_fits()->set_null_value(google::protobuf::NULL_VALUE);
+    } else if (o.memory_limit) {
+      row->mutable_fits()->set_bool_value(AllFit(*e.sim, eo));
     } else {
       row->mutable_fits()->set_null_value(google::protobuf::NULL_VALUE);
     }

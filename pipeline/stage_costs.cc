@@ -65,6 +65,14 @@ absl::StatusOr<StageCost> StageFromProto(std::string_view source, size_t index,
       return st;
     }
   }
+  if (p.has_static_bytes()) {
+    double bytes = 0;
+    if (absl::Status st = Number(source, where, "static_bytes", true, p.static_bytes(), &bytes);
+        !st.ok()) {
+      return st;
+    }
+    s.static_bytes = bytes;
+  }
   return s;
 }
 
@@ -87,6 +95,7 @@ std::string StageCostsJson(const StageCosts& costs) {
     p->set_backward_weight_us(s.backward_weight_us);
     p->set_activation_bytes(s.activation_bytes);
     p->set_activation_source(s.activation_source);
+    if (s.static_bytes) p->set_static_bytes(*s.static_bytes);
   }
   return ProtoJsonLine(out);
 }
@@ -124,16 +133,16 @@ absl::StatusOr<StageCosts> ParseStageCostsJson(std::string_view json, std::strin
 std::string FormatStageCosts(const StageCosts& costs) {
   std::string out = fmt::format(
       "per-stage costs from HLO ({} TFLOP/s; one microbatch):\n"
-      "  {:<5} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}  {:<8} {}\n",
+      "  {:<5} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}  {:<8} {:>12}  {}\n",
       costs.device_tflops, "stage", "F GFLOP", "I GFLOP", "W GFLOP", "F us", "I+W us", "act/mb",
-      "act from", "file");
+      "act from", "static", "file");
   for (size_t i = 0; i < costs.stages.size(); ++i) {
     const StageCost& s = costs.stages[i];
     out += fmt::format(
-        "  {:<5} {:>12.3f} {:>12.3f} {:>12.3f} {:>12.2f} {:>12.2f} {:>12}  {:<8} {}\n", i,
+        "  {:<5} {:>12.3f} {:>12.3f} {:>12.3f} {:>12.2f} {:>12.2f} {:>12}  {:<8} {:>12}  {}\n", i,
         s.forward_flops / 1e9, s.backward_input_flops / 1e9, s.backward_weight_flops / 1e9,
         s.forward_us, s.backward_input_us + s.backward_weight_us, FormatBytes(s.activation_bytes),
-        s.activation_source, s.path);
+        s.activation_source, s.static_bytes ? FormatBytes(*s.static_bytes) : "not known", s.path);
   }
   return out;
 }

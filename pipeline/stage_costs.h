@@ -8,6 +8,7 @@
 //   fmt::print("{}", FormatStageCosts(*costs));
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,9 @@ struct StageCost {
   double backward_weight_us = 0;
   double activation_bytes = 0;    // one microbatch's, live until its backward
   std::string activation_source;  // how the profiler found them: "stash", "op_name", "none"
+  // The module's entry parameters' bytes (weights, optimizer state, inputs), held all step;
+  // nullopt when a costs file does not give them.
+  std::optional<double> static_bytes = std::nullopt;
 };
 
 struct StageCosts {
@@ -42,7 +46,8 @@ std::string StageCostsJson(const StageCosts& costs);
 // Reads what StageCostsJson wrote. Errors start with `source` and say what is wrong: not JSON
 // of this schema (an unknown field included), no stages, a field left out ("stage 1:
 // \"forward_us\" is missing"), a number that is negative or not finite, or device_tflops <= 0.
-// The optional fields are backward_regex, dots and unknown_trip_counts.
+// The optional fields are backward_regex, dots, unknown_trip_counts and static_bytes (absent:
+// not known).
 absl::StatusOr<StageCosts> ParseStageCostsJson(std::string_view json, std::string_view source);
 
 // The table hlo-pipeline prints before its report: "per-stage costs from HLO (400 TFLOP/s; one

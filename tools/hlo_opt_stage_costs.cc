@@ -24,7 +24,8 @@ void AddStageCostsFlags(FlagTable& table, StageCostsFlags& flags) {
                      "one FILE per stage in pipeline order (files only, not the parts\n"
                      "of --split-input-file): forward, input- and weight-backward FLOPs\n"
                      "of the dots and convolutions and their time at --tflops, and the\n"
-                     "activation bytes one microbatch leaves alive (memory profiler).\n"
+                     "activation bytes one microbatch leaves alive and the bytes of\n"
+                     "the entry parameters, held all step (memory profiler).\n"
                      "--backward-regex marks the backward. hlo-pipeline reads it with\n"
                      "--stage-costs=FILE; its --from-hlo runs this.",
              .handler = [&flags](std::optional<std::string_view> value) {
@@ -108,6 +109,10 @@ absl::StatusOr<std::string> StageCostsJsonOf(std::vector<StageCostsInput>& input
     s.backward_weight_us = flops->backward_weight / flops_per_us;
     s.activation_bytes = static_cast<double>(report->stages[i].activation_bytes_per_microbatch);
     s.activation_source = report->stages[i].activation_source;
+    // What the stage holds all step besides activations: its entry parameters (weights,
+    // optimizer state, inputs), as the memory report counts them.
+    const ModuleMemory& module = report->modules.at(report->stages[i].module_index);
+    s.static_bytes = static_cast<double>(module.allocations.parameter_bytes);
   }
   return pipeline::StageCostsJson(costs);
 }

@@ -156,11 +156,12 @@ int Main(int argc, char** argv) {
   if (f.compare.empty()) {
     absl::StatusOr<Run> run = SimulateSchedule(f, hlo, f.schedule);
     if (!run.ok()) return Fail({kBadInput, std::string(StdView(run.status().message()))});
+    const ReportOptions own = ScheduleReportOptions(f, hlo, run->schedule);
     if (f.grid) {
       if (std::optional<Failure> bad = PrintGrid(f, *run)) return Fail(*bad);
     }
-    fmt::print("{}", f.json ? SummaryJson(run->schedule, run->sim, report)
-                            : FormatSummary(run->schedule, run->sim, report));
+    fmt::print("{}", f.json ? SummaryJson(run->schedule, run->sim, own)
+                            : FormatSummary(run->schedule, run->sim, own));
     std::vector<std::pair<std::string, std::string>> files;
     if (!f.trace_path.empty()) {
       TraceOptions trace;

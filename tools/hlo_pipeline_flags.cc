@@ -210,7 +210,9 @@ FlagTable PipelineFlagTable(PipelineFlags& f) {
                   "pipelining compiles them): forward, input- and weight-backward\n"
                   "times from the FLOPs of their dots and convolutions, and the\n"
                   "activation bytes one microbatch leaves alive from the memory\n"
-                  "profiler; the flags above override what they give.\n"
+                  "profiler, and each stage's static memory (its module's entry\n"
+                  "parameters: weights, optimizer state, inputs); the flags above\n"
+                  "and --static-bytes override what they give.\n"
                   "hlo-pipeline reads no HLO itself: this runs hlo-opt\n"
                   "--stage-costs (the hlo-opt beside hlo-pipeline, or\n"
                   "$HLOSCOPE_HLO_OPT)",
@@ -251,7 +253,8 @@ FlagTable PipelineFlagTable(PipelineFlags& f) {
                    }));
   table.Add(Valued("static-bytes", "B[,B]",
                    "memory a rank holds besides activations (weights, optimizer), per rank\n"
-                   "or one value for all; added to the peak for the fit check",
+                   "or one value for all; added to the peak for the fit check. Without\n"
+                   "it: --from-hlo's stage modules' entry parameters, or 'not known'",
                    [&f](std::string_view flag, std::string_view value) -> absl::Status {
                      absl::StatusOr<std::vector<double>> v = List<double>(flag, value, Bytes);
                      if (!v.ok()) return v.status();

@@ -175,6 +175,55 @@ ReportOptions PipelineReportOptions(const PipelineFlags& f, bool costs_from_hlo)
   report.sizes_in_bytes = f.activation_bytes.has_value() || costs_from_hlo;
   report.static_bytes = f.static_bytes;
   report.memory_limit = f.memory_limit;
+  if (f.static_bytes.empty()) {
+    report.static_unknown = {"no --static-bytes, and no --from-hlo module to measure it in"};
+  }
+  return report;
+}
+
+ReportOptions ScheduleReportOptions(const PipelineFlags& f, const std::vector<StageCost>& hlo,
+                                    const Schedule& schedule) {
+  ReportOptions report = PipelineReportOptions(f, !hlo.empty());
+  if (!f.static_bytes.empty() || hlo.empty()) return report;
+  // Spread as the other per-part costs are (cost_model.h); a module whose bytes are not known
+  // is spread as 1s alone, marking the stages that take something from it.
+  std::vector<double> bytes;
+  for (const StageCost& s : hlo) bytes.push_back(s.static_bytes.value_or(0));
+  const int32_t ranks = schedule.num_ranks();
+  absl::StatusOr<std::vector<double>> per_stage =
+      SpreadOverStages(bytes, ranks, schedule.num_stages);
+  if (!per_stage.ok()) {
+    report.static_unknown = {
+        fmt::format("{} stage modules do not spread over the {} stages of {}: {}", hlo.size(),
+                    schedule.num_stages, schedule.name, StdView(per_stage.status().message()))};
+    return report;
+  }
+  report.static_bytes.assign(static_cast<size_t>(ranks), 0);
+  report.static_unknown.assign(static_cast<size_t>(ranks), "");
+  for (int32_t stage = 0; stage < schedule.num_stages; ++stage) {
+    const int32_t r = schedule.stage_rank[stage];
+    if (r >= 0 && r < ranks) report.static_bytes[r] += (*per_stage)[stage];
+  }
+  for (size_t part = 0; part < hlo.size(); ++part) {
+    if (hlo[part].static_bytes) continue;
+    std::vector<double> mark(hlo.size(), 0);
+    mark[part] = 1;
+    absl::StatusOr<std::vector<double>> marked = SpreadOverStages(mark, ranks, schedule.num_stages);
+    if (!marked.ok()) return report;  // spreads as `bytes` did: cannot fail
+    for (int32_t stage = 0; stage < schedule.num_stages; ++stage) {
+      const int32_t r = schedule.stage_rank[stage];
+      if (r < 0 || r >= ranks || (*marked)[stage] <= 0 || !report.static_unknown[r].empty()) {
+        continue;
+      }
+      report.static_unknown[r] = fmt::format(
+          "the stage costs give no static_bytes for stage {} ({}); hlo-opt --stage-costs "
+          "measures it",
+          part, hlo[part].path);
+    }
+  }
+  report.static_source =
+      "the stage modules' entry parameters (weights, optimizer state, inputs), measured by "
+      "hlo-opt --stage-costs";
   return report;
 }
 
@@ -197,6 +246,7 @@ ScheduleComparison CompareSchedules(const PipelineFlags& f, const std::vector<St
   ScheduleComparison c;
   // Entries point into runs: no reallocation once the first points in.
   c.runs.reserve(names.size());
+  c.options.reserve(names.size());
   for (const std::string& name : names) {
     absl::StatusOr<ScheduleRun> run = SimulateSchedule(f, hlo, name);
     CompareEntry e;
@@ -206,6 +256,8 @@ ScheduleComparison CompareSchedules(const PipelineFlags& f, const std::vector<St
       if (name.rfind("csv:", 0) != 0) e.name = c.runs.back()->schedule.name;  // canonical spelling
       e.schedule = &c.runs.back()->schedule;
       e.sim = &c.runs.back()->sim;
+      c.options.push_back(ScheduleReportOptions(f, hlo, c.runs.back()->schedule));
+      e.options = &c.options.back();
     } else {
       c.runs.emplace_back(std::nullopt);
       c.any_failed = true;

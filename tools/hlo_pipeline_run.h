@@ -39,8 +39,16 @@ absl::StatusOr<ScheduleRun> SimulateSchedule(const PipelineFlags& f,
                                              const std::vector<StageCost>& hlo,
                                              const std::string& name);
 
-// The report's options from the flags; `costs_from_hlo`: sizes are bytes.
+// The report's options from the flags; `costs_from_hlo`: sizes are bytes. Without
+// --static-bytes, static memory is not known (and said so).
 ReportOptions PipelineReportOptions(const PipelineFlags& f, bool costs_from_hlo);
+
+// The report's options for one schedule: PipelineReportOptions, and without --static-bytes each
+// rank's static memory from the stage costs `hlo` (--from-hlo, --stage-costs: each stage
+// module's entry parameters), spread over the schedule's stages as the other costs are and
+// summed over the stages of the rank; not known where a module's bytes are not given.
+ReportOptions ScheduleReportOptions(const PipelineFlags& f, const std::vector<StageCost>& hlo,
+                                    const Schedule& schedule);
 
 // What --grid prints for a run: the simulated schedule aligned to steps, or with
 // `pytorch_layout` (--grid --grid-style=pytorch) the compute-only order in PyTorch's pipeline_order
@@ -51,7 +59,9 @@ absl::StatusOr<std::string> ScheduleGridText(const ScheduleRun& run, bool pytorc
 // that cannot run keeps the first line of its error in its entry (the others still run).
 struct ScheduleComparison {
   std::vector<std::optional<ScheduleRun>> runs;  // one per name, nullopt where it failed
-  std::vector<CompareEntry> entries;             // one per name; schedule and sim point into `runs`
+  std::vector<CompareEntry> entries;   // one per name; schedule, sim and options point into
+                                       // `runs` and `options`
+  std::vector<ReportOptions> options;  // one per run that succeeded (ScheduleReportOptions)
   bool any_failed = false;
 };
 ScheduleComparison CompareSchedules(const PipelineFlags& f, const std::vector<StageCost>& hlo,

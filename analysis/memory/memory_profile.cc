@@ -110,8 +110,9 @@ int64_t SaturatingAdd(int64_t a, int64_t b, bool* saturated) {
   return sum;
 }
 
-// The name of a buffer: its defining value, the first non-phi one `def` defines if any.
-std::string BufferName(const AliasAnalysis& alias, BufferId buffer, const Instruction* def_in) {
+// The value that names a buffer: the first non-phi one `def_in` defines if any.
+const HloValue& NamingValue(const AliasAnalysis& alias, BufferId buffer,
+                            const Instruction* def_in) {
   const DataflowAnalysis& flow = alias.dataflow();
   const HloBuffer& b = alias.buffers()[buffer];
   const HloValue* def = &flow.value(b.values.front());
@@ -119,8 +120,14 @@ std::string BufferName(const AliasAnalysis& alias, BufferId buffer, const Instru
     const HloValue& hv = flow.value(v);
     if (!hv.is_phi && (def->is_phi || hv.instruction == def_in)) def = &hv;
   }
-  std::string name(def->instruction->name());
-  if (!def->index.empty()) name += ShapeIndexToString(def->index);
+  return *def;
+}
+
+// The name of a buffer: its naming value's instruction (and shape index).
+std::string BufferName(const AliasAnalysis& alias, BufferId buffer, const Instruction* def_in) {
+  const HloValue& def = NamingValue(alias, buffer, def_in);
+  std::string name(def.instruction->name());
+  if (!def.index.empty()) name += ShapeIndexToString(def.index);
   return name;
 }
 
@@ -141,6 +148,7 @@ struct ModuleProfile {
   ModuleMemory memory;
   ComputationLiveness entry;
   std::vector<int64_t> buffer_bytes;
+  std::vector<int64_t> unpadded_bytes;    // by buffer: buffer_bytes without tiled padding
   std::vector<int64_t> buffer_space;      // by buffer: its memory space S(n)
   std::vector<int64_t> constant_bytes;    // by buffer: a constant's size (the model may count 0)
   std::vector<uint8_t> buffer_category;   // by buffer: an index into kCategoryNames
@@ -281,8 +289,18 @@ void FillHeap(const AliasAnalysis& alias, const ComputationLiveness& entry, Modu
     std::sort(order.begin(), order.end());
     for (size_t i : order) {
       const BufferSpan& s = entry.spans[i];
-      mm.heap_boxes.push_back({s.first, s.last, offset[i], mp.buffer_bytes[s.buffer],
-                               BufferName(alias, s.buffer, defining(s))});
+      const HloValue& def = NamingValue(alias, s.buffer, defining(s));
+      mm.heap_boxes.push_back({.first = s.first,
+                               .last = s.last,
+                               .offset = offset[i],
+                               .bytes = mp.buffer_bytes[s.buffer],
+                               .name = BufferName(alias, s.buffer, defining(s)),
+                               .shape = def.shape->ToString(),
+                               .opcode = std::string(OpcodeName(def.instruction->opcode())),
+                               .op_name = std::string(OpNameOf(def.instruction)),
+                               .source = SourceOf(def.instruction),
+                               .category = kCategoryNames[mp.buffer_category[s.buffer]],
+                               .unpadded_bytes = mp.unpadded_bytes[s.buffer]});
     }
   }
   if (entry.peak_step < 0) return;
@@ -325,9 +343,11 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
   const size_t nb = alias.buffers().size();
   mp.buffer_bytes.assign(nb, 0);
   mp.buffer_space.assign(nb, 0);
+  mp.unpadded_bytes.assign(nb, 0);
   for (const HloBuffer& b : alias.buffers()) {
     int64_t bytes = 0;
-    int64_t space = 0;  // S(n) of its arrays (the largest when they differ)
+    int64_t unpadded = 0;  // the same without tile padding, for the HTML page to say both
+    int64_t space = 0;     // S(n) of its arrays (the largest when they differ)
     for (ValueId v : b.values) {
       const Shape& s = *flow.value(v).shape;
       const int64_t vb =
@@ -343,9 +363,18 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
             module.name(), value.instruction->name(), s.ToString()));
       }
       bytes = std::max(bytes, vb);
+      int64_t ub = vb;
+      if (s.IsArray() && (!s.layout.tiles.empty() || s.layout.tail_padding_alignment > 1)) {
+        Shape untiled = s;
+        untiled.layout.tiles.clear();
+        untiled.layout.tail_padding_alignment = 1;
+        ub = ArrayBytes(untiled, options.dim_value, &notes);
+      }
+      unpadded = std::max(unpadded, ub);
       if (s.IsArray()) space = std::max(space, s.layout.memory_space);
     }
     mp.buffer_bytes[b.id] = bytes;
+    mp.unpadded_bytes[b.id] = unpadded;
     mp.buffer_space[b.id] = space;
   }
   if (notes.dynamic) *dynamic = true;

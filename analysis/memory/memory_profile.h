@@ -162,6 +162,15 @@ struct HeapBox {
   int64_t offset = 0;
   int64_t bytes = 0;
   std::string name;
+  // What the HTML page's tooltips and buffer table say of it (as LiveBuffer's fields).
+  std::string shape = {};  // the defining value's
+  std::string opcode = {};
+  std::string op_name = {};
+  std::string source = {};  // "source_file:source_line", "" without
+  std::string category = {};
+  // Its bytes without the padding of tiled layouts (`{1,0:T(8,128)}`, L(n)): equal to `bytes`
+  // unless a tile rounds a dimension up.
+  int64_t unpadded_bytes = 0;
 };
 
 // Live bytes of one category of buffers after each entry instruction: "parameters",

@@ -1,16 +1,20 @@
 // The memory report as HTML (`hlo-opt --memory-report --format=html`): one self-contained page
-// (inline SVG and CSS, no scripts, fonts or links) plotting live bytes over each module's entry
-// schedule, one line per stage when stages are named inside the module, before and after when
-// passes ran; the live bytes stacked by category; the buffers live at the peak grouped by category
-// and op_name scope (collapsible); the simulated heap, each buffer a box over the steps it lives at
-// its offset, with the layout at the peak; and per stage the activations per microbatch, with each
-// rank's peak under a pipeline schedule when one is given.
+// (inline SVG, CSS and one small script; no fonts, links or anything fetched) plotting live bytes
+// over each module's entry schedule, one line per stage when stages are named inside the module,
+// before and after when passes ran; the live bytes stacked by category; the buffers live at the
+// peak grouped by category and op_name scope (collapsible); the simulated heap, each buffer a box
+// over the steps it lives at its offset, with the layout at the peak and a table of its buffers
+// (sortable, hover for a tooltip and the box highlighted: memory_report_html_buffers.h); and, for
+// pipelined modules only, per stage the activations per microbatch, with each rank's peak under a
+// pipeline schedule when one is given.
 #include <algorithm>
 #include <iterator>
 #include <limits>
 #include <string>
+#include <unordered_map>
 
 #include "analysis/memory/memory_limit.h"
+#include "analysis/memory/memory_report_html_buffers.h"
 #include "analysis/memory/memory_report_internal.h"
 #include "analysis/memory/memory_report_printers.h"
 #include "analysis/memory/xla_comparison_printers_internal.h"
@@ -144,7 +148,15 @@ void AppendStageTable(const MemoryReport& r, std::string_view caption, std::stri
   out += "</table>\n";
 }
 
-void AppendTopBuffers(const ModuleMemory& m, std::string& out) {
+// ` data-buffer="ID"` when `name` is a box of the heap drawing (hovering the row highlights it).
+std::string BufferRef(const std::unordered_map<std::string, std::string>& ids,
+                      const std::string& name) {
+  auto it = ids.find(name);
+  return it == ids.end() ? std::string() : fmt::format(" data-buffer=\"{}\"", it->second);
+}
+
+void AppendTopBuffers(const ModuleMemory& m,
+                      const std::unordered_map<std::string, std::string>& ids, std::string& out) {
   out += fmt::format(
       "<table><caption>live at the peak of {} ({} bytes at {})</caption>\n"
       "<tr><th>bytes</th><th>kind</th><th>instruction</th><th>shape</th>"
@@ -152,8 +164,11 @@ void AppendTopBuffers(const ModuleMemory& m, std::string& out) {
       Escape(m.module), m.peak_bytes, Escape(m.peak_instruction));
   for (const LiveBuffer& b : m.top_buffers) {
     out += fmt::format(
-        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "</tr>\n",
+        b.kind == LiveBufferKind::kCopy || b.kind == LiveBufferKind::kCallee
+            ? std::string()
+            : BufferRef(ids, b.instruction),
         b.bytes, Escape(LiveBufferKindName(b.kind)), Escape(b.instruction), Escape(b.shape),
         Escape(b.stage), Escape(b.op_name));
   }
@@ -281,11 +296,14 @@ void AppendCategories(const ModuleMemory& m, std::string& out) {
 
 // The simulated heap: each buffer a box over the steps it lives (x) at its offset (y), its
 // height its size; a line marks the live peak's step.
-void AppendHeap(const ModuleMemory& m, std::string& out) {
+// With a memory limit the scale reaches it, and a line marks it.
+void AppendHeap(const ModuleMemory& m, size_t module_index, std::optional<int64_t> limit,
+                std::string& out) {
   if (m.heap_boxes.empty() || m.heap_bytes <= 0 || m.instructions <= 0) return;
   const double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
   const double steps = static_cast<double>(m.instructions);
-  const double heap = static_cast<double>(m.heap_bytes);
+  const int64_t scale = std::max(m.heap_bytes, limit.value_or(0));
+  const double heap = static_cast<double>(scale);
   out += fmt::format(
       "<h2>heap of {} ({} model): {} bytes for {} bytes live at the peak</h2>\n"
       "<svg class=\"heap\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
@@ -294,23 +312,32 @@ void AppendHeap(const ModuleMemory& m, std::string& out) {
       "stroke=\"#bbb\"/>\n",
       Escape(m.module), Escape(m.model), m.heap_bytes, m.peak_bytes, kWidth, kHeight, kWidth,
       kHeight, kLeft, kTop, plot_w, plot_h);
-  size_t color = 0;
-  for (const HeapBox& b : m.heap_boxes) {
+  for (size_t k = 0; k < m.heap_boxes.size(); ++k) {
+    const HeapBox& b = m.heap_boxes[k];
     const double x = kLeft + plot_w * b.first / steps;
     const double w = std::max(1.0, plot_w * (b.last - b.first + 1) / steps);
     const double h = std::max(1.0, plot_h * static_cast<double>(b.bytes) / heap);
     const double y = kTop + plot_h - plot_h * static_cast<double>(b.offset) / heap - h;
     out += fmt::format(
-        "<rect class=\"buffer\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" "
-        "height=\"{:.1f}\" fill=\"{}\" fill-opacity=\"0.7\" stroke=\"#333\" "
-        "stroke-width=\"0.3\"><title>{} {} bytes at offset {}</title></rect>\n",
-        x, y, w, h, kPalette[color++ % 8], Escape(b.name), b.bytes, b.offset);
+        "<rect class=\"buffer\" data-buffer=\"{}\" x=\"{:.1f}\" y=\"{:.1f}\" "
+        "width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\" fill-opacity=\"0.7\" "
+        "stroke=\"#333\" stroke-width=\"0.3\"><title>{}</title></rect>\n",
+        memory_report_internal::HeapBoxId(module_index, k), x, y, w, h, kPalette[k % 8],
+        Escape(memory_report_internal::HeapBoxTooltipText(b)));
+  }
+  if (limit) {
+    const double y = kTop + plot_h - plot_h * static_cast<double>(*limit) / heap;
+    out += fmt::format(
+        "<line class=\"memory-limit\" x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" "
+        "stroke=\"#d62728\" stroke-width=\"2\" stroke-dasharray=\"8 4\"><title>memory limit "
+        "{} bytes ({})</title></line>\n",
+        kLeft, kWidth - kRight, y, y, *limit, Escape(HumanBytes(*limit)));
   }
   out += fmt::format(
       "<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"end\">{}</text>\n"
       "<text x=\"{}\" y=\"{}\" font-size=\"12\">program order (entry steps) &#8594;</text>\n"
       "</svg>\n",
-      kLeft - 6, kTop + 10, Escape(HumanBytes(m.heap_bytes)), kLeft, kHeight - 12);
+      kLeft - 6, kTop + 10, Escape(HumanBytes(scale)), kLeft, kHeight - 12);
   out += fmt::format(
       "<table class=\"layout\"><caption>heap layout at the peak of {}</caption>\n"
       "<tr><th>offset</th><th>bytes</th><th>buffer</th></tr>\n",
@@ -320,6 +347,7 @@ void AppendHeap(const ModuleMemory& m, std::string& out) {
                        Escape(h.name));
   }
   out += "</table>\n";
+  memory_report_internal::AppendBufferTable(m, module_index, out);
 }
 
 // Per stage, horizontal bars on one scale: the activation bytes one microbatch leaves alive,
@@ -423,8 +451,9 @@ std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* aft
       ".legend{font-size:13px}\n"
       "details{margin:4px 0 4px 16px}summary{cursor:pointer;text-align:left}\n"
       ".share{display:inline-block;width:200px;background:#eee;vertical-align:middle}\n"
-      ".bar{display:inline-block;height:10px;background:#6a51a3}\n</style></"
-      "head><body>\n<h1>Memory report</h1>\n";
+      ".bar{display:inline-block;height:10px;background:#6a51a3}\n" +
+      std::string(memory_report_internal::kBufferCss) +
+      "</style></head><body>\n<h1>Memory report</h1>\n";
   for (const std::string& w : warnings) {
     out += fmt::format("<p class=\"warning\"><b>warning:</b> {}</p>\n", Escape(w));
   }
@@ -447,9 +476,13 @@ std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* aft
     }
     out += "</p>\n";
   }
-  // The stages first: what a pipeline user compares across stages and schedules.
-  AppendStageTable(report, after ? "stages before" : "stages", out);
-  AppendStageActivations(report, pipeline, out);
+  // The stages first: what a pipeline user compares across stages and schedules. A module
+  // without pipeline stages has one stage "0" with no activations: no stage sections then.
+  const bool staged = memory_report_internal::HasPipelineStages(report) || pipeline != nullptr;
+  if (staged) {
+    AppendStageTable(report, after ? "stages before" : "stages", out);
+    AppendStageActivations(report, pipeline, out);
+  }
   for (size_t i = 0; i < report.modules.size(); ++i) {
     const ModuleMemory& m = report.modules[i];
     std::vector<Series> series;
@@ -468,18 +501,19 @@ std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* aft
     }
     std::string title = fmt::format("module {}", m.module);
     for (const StageMemory& s : report.stages) {
-      if (report.stage_names.empty() && s.module_index == static_cast<int>(i)) {
+      if (staged && report.stage_names.empty() && s.module_index == static_cast<int>(i)) {
         title += fmt::format(" (stage {})", s.stage);
         break;
       }
     }
+    const auto ids = memory_report_internal::HeapBoxIdsByName(m, i);
     AppendPlot(title, series, memory_limit, out);
-    AppendTopBuffers(m, out);
+    AppendTopBuffers(m, ids, out);
     AppendPeakGroups(m, out);
     AppendCategories(m, out);
-    AppendHeap(m, out);
+    AppendHeap(m, i, memory_limit, out);
   }
-  if (after != nullptr) AppendStageTable(*after, "stages after", out);
+  if (after != nullptr && staged) AppendStageTable(*after, "stages after", out);
   for (const XlaAssignmentComparison& c : xla ? *xla : XlaComparisons()) {
     const ModuleMemory* ours = nullptr;
     for (const ModuleMemory& m : report.modules) {
@@ -487,6 +521,7 @@ std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* aft
     }
     AppendXlaComparisonHtml(c, ours, out);
   }
+  memory_report_internal::AppendBufferScript(out);
   out += "</body></html>\n";
   return out;
 }

@@ -17,6 +17,7 @@ HLOSCOPE_PACKAGES=(
   libgtest-dev libbenchmark-dev
   llvm-14-tools  # lit, FileCheck, not
   chromium       # headless browser for the memory report's HTML page test (never skipped)
+  chromium-driver  # chromedriver: the HTML page's hover and sort test drives Chromium with it
   # The Python package (python/, HLOSCOPE_PYTHON; docs/python.md): the extension, its pytest
   # suite, and `pip install --no-build-isolation .` with no download.
   python3-dev pybind11-dev python3-pybind11 python3-pytest python3-setuptools python3-wheel

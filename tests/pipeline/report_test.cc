@@ -4,9 +4,9 @@
 #include <limits>
 #include <string>
 
-#include "pipeline/proto_json.h"
 #include "google/protobuf/struct.pb.h"
 #include "gtest/gtest.h"
+#include "pipeline/proto_json.h"
 #include "tests/pipeline/pipeline_test_util.h"
 
 namespace hloscope::pipeline {
@@ -32,6 +32,44 @@ TEST(Report, FitsAddsStaticMemoryToThePeak) {
   const std::string text = FormatSummary(s, sim, o);
   EXPECT_NE(text.find("does NOT fit"), std::string::npos) << text;
   EXPECT_NE(text.find("40.00 GiB"), std::string::npos) << text;
+}
+
+// Static memory nothing gave is said to be unknown, never counted as 0: a rank whose
+// activations fit has fit "not known"; one whose activations alone exceed the limit does not fit.
+TEST(Report, UnknownStaticMemoryIsSaidNotCountedAsZero) {
+  const Schedule s = Generate("1f1b", 4, 8);
+  const Simulation sim = Sim(s, Costs(s, 1, 1, 1, {10 * kGiB}));
+  ReportOptions o;
+  o.sizes_in_bytes = true;
+  o.memory_limit = 35 * kGiB;  // peaks 40, 30, 20, 10 GiB
+  o.static_unknown = {"", "no module for stage 1", "", ""};
+  o.static_bytes = {1 * kGiB};
+  EXPECT_EQ(RankFit(sim, o, 0), Fit::kNo);  // 40 GiB of activations alone
+  EXPECT_EQ(RankFit(sim, o, 1), Fit::kNotKnown);
+  EXPECT_EQ(RankFit(sim, o, 2), Fit::kYes);
+  EXPECT_EQ(StaticBytes(o, 1), 0);
+  EXPECT_EQ(StaticUnknown(o, 1), "no module for stage 1");
+  const std::string text = FormatSummary(s, sim, o);
+  EXPECT_NE(text.find("static memory of rank 1: not known (no module for stage 1)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("not known  not known  not known\n"), std::string::npos) << text;
+  const std::string json = SummaryJson(s, sim, o);
+  EXPECT_NE(json.find("\"static_unknown\":\"no module for stage 1\"}"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"fits\":false,\"per_rank\""), std::string::npos) << json;  // rank 0 over
+  o.memory_limit = 45 * kGiB;  // all activations fit; rank 1's total is not known
+  EXPECT_EQ(ScheduleFit(sim, o), Fit::kNotKnown);
+  const CompareEntry entries[] = {{"1f1b", &s, &sim, "", &o}};
+  ReportOptions shared;
+  shared.memory_limit = o.memory_limit;
+  const std::string table = FormatCompare(entries, shared);
+  EXPECT_NE(table.find("not known\n"), std::string::npos) << table;
+  EXPECT_NE(table.find("1f1b: static memory of rank 1: not known"), std::string::npos) << table;
+  const std::string cj = CompareJson(entries, shared);
+  EXPECT_NE(cj.find("\"fits\":null,\"static_per_rank\":[1073741824,0,1073741824,1073741824],"
+                    "\"static_unknown\":\"no module for stage 1\""),
+            std::string::npos)
+      << cj;
 }
 
 TEST(Report, CompareHasOneRowPerScheduleAndKeepsErrors) {

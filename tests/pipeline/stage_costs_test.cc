@@ -26,7 +26,9 @@ StageCosts TwoStages() {
   a.backward_weight_us = a.backward_weight_flops / (c.device_tflops * 1e6);
   a.activation_bytes = 10240;
   a.activation_source = "stash";
+  a.static_bytes = 4211712;
   StageCost b = a;
+  b.static_bytes = std::nullopt;  // a file written before static_bytes was measured
   b.path = "dir with space/s1 \"q\".hlo";
   b.forward_us = 0.1 + 0.2;  // not exact in decimal: the round trip must keep every bit
   b.activation_bytes = 0;
@@ -80,6 +82,7 @@ TEST(StageCosts, JsonRoundTripKeepsEveryField) {
     EXPECT_EQ(b.backward_weight_flops, a.backward_weight_flops);
     EXPECT_EQ(b.dots, a.dots);
     EXPECT_EQ(b.unknown_trip_counts, a.unknown_trip_counts);
+    EXPECT_EQ(b.static_bytes, a.static_bytes);
     // Bit for bit: --from-hlo through hlo-opt must simulate exactly what it did in-process.
     EXPECT_EQ(b.forward_us, a.forward_us);
     EXPECT_EQ(b.backward_input_us, a.backward_input_us);
@@ -179,15 +182,17 @@ TEST(StageCosts, TableHasOneRowPerStage) {
   EXPECT_EQ(table.rfind("per-stage costs from HLO (312.5 TFLOP/s; one microbatch):\n", 0), 0u)
       << table;
   EXPECT_NE(table.find("  stage      F GFLOP      I GFLOP      W GFLOP         F us       I+W us"
-                       "       act/mb  act from file\n"),
+                       "       act/mb  act from       static  file\n"),
             std::string::npos)
       << table;
   // Stage 0: 1638400 FLOP = 0.002 GFLOP; I+W = (2293760 + 525860864) / 312.5e6 us = 1.69 us.
   EXPECT_NE(table.find("  0            0.002        0.002        0.526         0.01         1.69"
-                       "    10.00 KiB  stash    s0.hlo\n"),
+                       "    10.00 KiB  stash        4.02 MiB  s0.hlo\n"),
             std::string::npos)
       << table;
-  EXPECT_NE(table.find("          0 B  none     dir with space/s1 \"q\".hlo\n"), std::string::npos)
+  // Static memory a file does not give is said to be unknown, not printed as 0.
+  EXPECT_NE(table.find("          0 B  none        not known  dir with space/s1 \"q\".hlo\n"),
+            std::string::npos)
       << table;
 }
 
