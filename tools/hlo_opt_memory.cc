@@ -562,7 +562,8 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
     ParsedModules scratch = ParseAll(inputs, split_input_file);
     std::string opportunities;
     for (size_t i = 0; i < scratch.modules.size() && i < comparison->before.modules.size(); ++i) {
-      opportunities += MemoryOpportunitiesText(*scratch.modules[i], comparison->before.modules[i]);
+      opportunities +=
+          MemoryOpportunitiesText(*scratch.modules[i], comparison->before.modules[i], options);
     }
     *text += opportunities;
   }

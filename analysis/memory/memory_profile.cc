@@ -14,6 +14,7 @@
 #include "analysis/memory/buffer_live_ranges.h"
 #include "analysis/memory/call_graph.h"
 #include "analysis/memory/heap_simulation.h"
+#include "analysis/memory/host_placement.h"
 #include "analysis/memory/memory_schedulers.h"
 #include "analysis/memory/stage_assignment.h"
 #include "analysis/memory/stash_buffers.h"
@@ -348,6 +349,13 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
     mp.buffer_bytes[b.id] = bytes;
     mp.buffer_space[b.id] = space;
   }
+  // Values a before-offloading module places on the host are host memory as S(5) is.
+  {
+    const std::vector<bool> host = HostOffloadedBuffers(alias);
+    for (size_t b = 0; b < nb; ++b) {
+      if (host[b] && mp.buffer_space[b] == 0) mp.buffer_space[b] = kHostMemorySpace;
+    }
+  }
   if (notes.dynamic) *dynamic = true;
   // Constants: XLA gives each its own allocation, outside the heap.
   std::vector<uint8_t> is_constant(nb, 0);
@@ -402,7 +410,8 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
       } else {
         ComputationLiveness callee =
             builder.Run(*c, false, none, /*root_is_callers=*/!conditions.contains(c));
-        if (options.whole_program_timeline) callee_liveness[c] = std::move(callee);
+        // Kept for the whole-program timeline and for the breakdown of a peak inside a callee.
+        callee_liveness[c] = std::move(callee);
       }
     }
     return entry_liveness;
@@ -512,15 +521,14 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
     mm.peak_op_name = std::string(OpNameOf(at));
     std::vector<LiveBuffer> live;
     const auto stage_name = [&](int s) { return s >= 0 ? names.names[s] : std::string(); };
-    for (const BufferSpan& s : entry.spans) {
-      if (s.first > entry.peak_step || s.last < entry.peak_step) continue;
-      if (mp.buffer_bytes[s.buffer] == 0) continue;
+    // A buffer live at a peak, as listed; `starts` is the instruction that defines it there.
+    const auto describe = [&](const BufferSpan& s, const Instruction* starts) {
       const HloBuffer& b = alias.buffers()[s.buffer];
       // The defining value: the first non-phi one of the largest size.
       const HloValue* def = &flow.value(b.values.front());
       for (ValueId v : b.values) {
         const HloValue& hv = flow.value(v);
-        if (!hv.is_phi && (def->is_phi || hv.instruction == defining(s))) {
+        if (!hv.is_phi && (def->is_phi || hv.instruction == starts)) {
           def = &hv;
         }
       }
@@ -537,7 +545,12 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
       lb.category = kCategoryNames[mp.buffer_category[s.buffer]];
       lb.opcode = std::string(OpcodeName(def->instruction->opcode()));
       lb.source = SourceOf(def->instruction);
-      live.push_back(std::move(lb));
+      return lb;
+    };
+    for (const BufferSpan& s : entry.spans) {
+      if (s.first > entry.peak_step || s.last < entry.peak_step) continue;
+      if (mp.buffer_bytes[s.buffer] == 0) continue;
+      live.push_back(describe(s, defining(s)));
     }
     const int at_stage = mp.roles.stage[at->unique_id()];
     if (entry.copy_bytes[entry.peak_step] > 0) {
@@ -559,6 +572,65 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
       live.resize(static_cast<size_t>(std::max(options.top_buffers, 0)));
     }
     mm.top_buffers = std::move(live);
+
+    // A peak inside a callee (a call, a while body, a branch, a command buffer): what the
+    // callee holds at its own peak, and so on down the nested callees that peak is in. The
+    // caller's step counts the largest peak of its callees (buffer_live_ranges.h).
+    const Instruction* caller = at;
+    int64_t inside = entry.callee_bytes[entry.peak_step];
+    while (inside > 0 && caller != nullptr && mm.callee_peaks.size() < 16) {
+      std::vector<const Computation*> callees;
+      if (caller->opcode() == Opcode::kWhile) {
+        callees = {caller->while_condition(), caller->while_body()};
+      } else {
+        callees.assign(caller->called_computations().begin(), caller->called_computations().end());
+      }
+      const Computation* callee = nullptr;
+      const ComputationLiveness* cl = nullptr;
+      for (const Computation* c : callees) {
+        auto it = c == nullptr ? callee_liveness.end() : callee_liveness.find(c);
+        if (it == callee_liveness.end() || it->second.peak_step < 0) continue;
+        if (cl == nullptr || it->second.peak > cl->peak) {
+          callee = c;
+          cl = &it->second;
+        }
+      }
+      if (cl == nullptr) break;
+      const Instruction* there = cl->schedule[cl->peak_step];
+      CalleePeak cp;
+      cp.computation = std::string(callee->name());
+      cp.caller = std::string(caller->name());
+      cp.peak_bytes = cl->peak;
+      cp.peak_instruction = std::string(there->name());
+      for (const BufferSpan& s : cl->spans) {
+        if (s.first > cl->peak_step || s.last < cl->peak_step) continue;
+        if (mp.buffer_bytes[s.buffer] == 0) continue;
+        cp.top_buffers.push_back(describe(s, cl->schedule[s.first]));
+        cp.top_buffers.back().category = kCategoryNames[kTemporaries];
+      }
+      const int there_stage = mp.roles.stage[there->unique_id()];
+      if (cl->copy_bytes[cl->peak_step] > 0) {
+        cp.top_buffers.push_back({cl->copy_bytes[cl->peak_step], std::string(there->name()),
+                                  std::string(OpNameOf(there)), there->shape().ToString(),
+                                  stage_name(there_stage), LiveBufferKind::kCopy,
+                                  kCategoryNames[kTemporaries],
+                                  std::string(OpcodeName(there->opcode())), SourceOf(there)});
+      }
+      if (cl->callee_bytes[cl->peak_step] > 0) {
+        cp.top_buffers.push_back({cl->callee_bytes[cl->peak_step], std::string(there->name()),
+                                  std::string(OpNameOf(there)), "", stage_name(there_stage),
+                                  LiveBufferKind::kCallee, kCategoryNames[kTemporaries],
+                                  std::string(OpcodeName(there->opcode())), SourceOf(there)});
+      }
+      std::stable_sort(cp.top_buffers.begin(), cp.top_buffers.end(),
+                       [](const LiveBuffer& a, const LiveBuffer& b) { return a.bytes > b.bytes; });
+      if (cp.top_buffers.size() > static_cast<size_t>(std::max(options.top_buffers, 0))) {
+        cp.top_buffers.resize(static_cast<size_t>(std::max(options.top_buffers, 0)));
+      }
+      inside = cl->callee_bytes[cl->peak_step];
+      caller = there;
+      mm.callee_peaks.push_back(std::move(cp));
+    }
   }
   mm.model = options.model == MemoryOptions::Model::kXla ? "xla" : "liveness";
   if (options.heap) {
@@ -729,6 +801,29 @@ absl::StatusOr<MemoryReport> ProfileModules(std::vector<const Module*> modules,
       }
       mp.memory.memory_spaces.push_back(std::move(peak));
     }
+  }
+  // The device and the host apart: a host-offloaded stash is not device memory.
+  for (ModuleProfile& mp : profiles) {
+    mp.memory.device_peak_bytes = mp.memory.peak_bytes;
+    mp.memory.device_peak_instruction = mp.memory.peak_instruction;
+    if (std::find(mp.buffer_space.begin(), mp.buffer_space.end(), kHostMemorySpace) ==
+        mp.buffer_space.end()) {
+      continue;
+    }
+    auto peak_of = [&](bool host, bool with_step_extras, int64_t* bytes, std::string* at) {
+      const std::vector<int64_t> live = Series(
+          mp,
+          [&](BufferId b) {
+            return (mp.buffer_space[b] == kHostMemorySpace) == host ? mp.buffer_bytes[b] : 0;
+          },
+          [&](size_t) { return with_step_extras; }, &report.saturated);
+      auto it = std::max_element(live.begin(), live.end());
+      *bytes = it == live.end() ? 0 : *it;
+      *at = it == live.end() ? "" : std::string(mp.entry.schedule[it - live.begin()]->name());
+    };
+    // Copies and callee peaks are device memory (what runs on the device).
+    peak_of(false, true, &mp.memory.device_peak_bytes, &mp.memory.device_peak_instruction);
+    peak_of(true, false, &mp.memory.host_peak_bytes, &mp.memory.host_peak_instruction);
   }
 
   using StageBy = MemoryOptions::StageBy;

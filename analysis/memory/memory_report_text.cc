@@ -70,13 +70,27 @@ void AppendText(const MemoryReport& r, bool buffer_assignment, std::string& out)
       out += fmt::format("  memory space S({}): peak {} at {}\n", sp.space,
                          BytesText(sp.peak_bytes), sp.peak_instruction);
     }
-    if (!m.top_buffers.empty()) out += "  live at the peak:\n";
-    for (const LiveBuffer& b : m.top_buffers) {
-      out += fmt::format("    {:>14} {:<10} {}{}{}{} [{}]{}\n", b.bytes, LiveBufferKindName(b.kind),
-                         b.instruction, b.shape.empty() ? "" : " " + b.shape,
+    if (m.host_peak_bytes > 0) {  // host_placement.h
+      out += fmt::format("  device peak: {} at {}\n", BytesText(m.device_peak_bytes),
+                         m.device_peak_instruction);
+      out += fmt::format("  host peak (offloaded, S(5)): {} at {}\n", BytesText(m.host_peak_bytes),
+                         m.host_peak_instruction);
+    }
+    const auto append_buffer = [&](const LiveBuffer& b, std::string_view indent) {
+      out += fmt::format("{}{:>14} {:<10} {}{}{}{} [{}]{}\n", indent, b.bytes,
+                         LiveBufferKindName(b.kind), b.instruction,
+                         b.shape.empty() ? "" : " " + b.shape,
                          b.stage.empty() ? "" : " stage=" + b.stage,
                          b.op_name.empty() ? "" : " (" + b.op_name + ")", HumanBytes(b.bytes),
                          b.source.empty() ? "" : " at " + b.source);
+    };
+    if (!m.top_buffers.empty()) out += "  live at the peak:\n";
+    for (const LiveBuffer& b : m.top_buffers) append_buffer(b, "    ");
+    // The peak is inside a callee: what the callee holds then (memory_profile.h CalleePeak).
+    for (const CalleePeak& c : m.callee_peaks) {
+      out += fmt::format("  inside {} (called by {}) at its peak, {} at {}:\n", c.computation,
+                         c.caller, BytesText(c.peak_bytes), c.peak_instruction);
+      for (const LiveBuffer& b : c.top_buffers) append_buffer(b, "      ");
     }
     AppendPeakGroupsText(m, out);
     if (!m.peak_layout.empty()) out += "  heap layout at the peak (offset, bytes, buffer):\n";
