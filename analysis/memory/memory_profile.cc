@@ -637,19 +637,37 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
     FillHeap(alias, entry, mp, parameter_of, is_constant, options.top_buffers,
              options.list_allocations, defining);
   }
+  // Host bytes after each entry step (host_placement.h), for the timeline's points.
+  std::vector<int64_t> host_at(entry.schedule.size(), 0);
+  {
+    std::vector<__int128> diff(entry.schedule.size() + 1, 0);
+    for (const BufferSpan& s : entry.spans) {
+      if (mp.buffer_space[s.buffer] != kHostMemorySpace) continue;
+      diff[s.first] += mp.buffer_bytes[s.buffer];
+      diff[s.last + 1] -= mp.buffer_bytes[s.buffer];
+    }
+    __int128 running = 0;
+    constexpr __int128 kMax = std::numeric_limits<int64_t>::max();
+    for (size_t t = 0; t < host_at.size(); ++t) {
+      running += diff[t];
+      host_at[t] = static_cast<int64_t>(std::min(running, kMax));
+    }
+  }
   if (options.timeline && !options.whole_program_timeline) {
     mm.timeline.reserve(entry.schedule.size());
     for (size_t t = 0; t < entry.schedule.size(); ++t) {
       const Instruction* in = entry.schedule[t];
-      mm.timeline.push_back({in, mp.roles.stage[in->unique_id()], entry.live[t]});
+      mm.timeline.push_back({in, mp.roles.stage[in->unique_id()], entry.live[t], host_at[t]});
     }
   } else if (options.timeline) {
-    // `outside`: bytes of the callers around this computation at the current call.
-    std::function<void(const ComputationLiveness&, int64_t)> expand =
-        [&](const ComputationLiveness& l, int64_t outside) {
+    // `outside`: bytes of the callers around this computation at the current call; `host`:
+    // the host bytes of the entry step that calls it.
+    std::function<void(const ComputationLiveness&, int64_t, int64_t)> expand =
+        [&](const ComputationLiveness& l, int64_t outside, int64_t host) {
           for (size_t t = 0; t < l.schedule.size(); ++t) {
             const Instruction* in = l.schedule[t];
             const int64_t here = SaturatingAdd(outside, l.live[t], &mp.saturated);
+            const int64_t host_here = &l == &entry ? host_at[t] : host;
             std::vector<const Computation*> callees;
             if (in->opcode() == Opcode::kWhile) {
               callees = {in->while_condition(), in->while_body()};
@@ -658,12 +676,14 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
             }
             for (const Computation* c : callees) {
               auto it = c == nullptr ? callee_liveness.end() : callee_liveness.find(c);
-              if (it != callee_liveness.end()) expand(it->second, here - l.callee_bytes[t]);
+              if (it != callee_liveness.end()) {
+                expand(it->second, here - l.callee_bytes[t], host_here);
+              }
             }
-            mm.timeline.push_back({in, mp.roles.stage[in->unique_id()], here});
+            mm.timeline.push_back({in, mp.roles.stage[in->unique_id()], here, host_here});
           }
         };
-    expand(entry, 0);
+    expand(entry, 0, 0);
   }
   return mp;
 }

@@ -140,6 +140,8 @@ struct TimelinePoint {
   const Instruction* instruction = nullptr;  // points into the profiled module
   int stage = -1;  // index into MemoryReport::stage_names (regex / attribute stages), -1: none
   int64_t live_bytes = 0;
+  // Of live_bytes, host memory (host_placement.h); in a callee, its caller's entry step's.
+  int64_t host_bytes = 0;
 };
 
 struct StageMemory {
