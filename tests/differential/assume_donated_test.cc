@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "hlo/parser.h"
 #include "hlo/printer.h"
+#include "hlo/verifier.h"
 #include "passes/assumed_donation.h"
 #include "passes/copy_elision.h"
 #include "passes/copy_insertion.h"
@@ -176,6 +177,39 @@ TEST(AssumeDonated, PairsEachDonatedParameterWithTheFirstOutputOfItsShape) {
             "{ {0}: (0, {}, may-alias), {1}: (1, {}, may-alias), {2}: (2, {}, may-alias) }");
   EXPECT_EQ(r->unused, (std::vector<std::string>{"parameter 3{} f32[1,8]", "parameter 4{} s32[]"}));
   EXPECT_EQ((*module)->FindAttribute("input_output_alias"),
+            InputOutputAliasText((*module)->input_output_aliases()));
+}
+
+// A tuple parameter donated by element, beside an alias the module already declares: the
+// declared pair stays, the named element takes the first free output of its shape, and an
+// element no output can take is reported.
+TEST(AssumeDonated, TupleElementsAndDeclaredAliases) {
+  constexpr char kText[] = R"(
+HloModule tuple_donor, input_output_alias={ {1}: (1, {}, may-alias) }
+ENTRY e {
+  t = (f32[4], (f32[4], s32[2])) parameter(0)
+  q = f32[4] parameter(1)
+  a = f32[4] get-tuple-element(t), index=0
+  n = f32[4] negate(a)
+  m = f32[4] negate(q)
+  ROOT r = (f32[4], f32[4]) tuple(n, m)
+}
+)";
+  auto module = ParseModule(kText);
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<DonationAssumption> a = ParseDonationAssumption("0{1},1");
+  ASSERT_TRUE(a.ok()) << a.status();
+  absl::StatusOr<DonationResult> r = AssumeDonated(**module, *a);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(InputOutputAliasText((*module)->input_output_aliases()),
+            "{ {1}: (1, {}, may-alias), {0}: (0, {1,0}, may-alias) }");
+  EXPECT_EQ(r->unused, (std::vector<std::string>{"parameter 0{1,1} s32[2]"}));
+  // What the verifier holds input_output_alias to, the result meets.
+  EXPECT_TRUE(VerifyModule(**module).ok()) << VerifyModule(**module);
+  // Parsed back from its printed text, the module has the same aliases.
+  auto again = ParseModule(PrintModule(**module));
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(InputOutputAliasText((*again)->input_output_aliases()),
             InputOutputAliasText((*module)->input_output_aliases()));
 }
 
