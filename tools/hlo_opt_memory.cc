@@ -434,8 +434,6 @@ void PrintUnusedDonations(const DonationAssumption& assumption, const DonationRe
   }
 }
 
-namespace {}  // namespace
-
 std::string PartialMemoryReportPath(const std::string& output) { return output + ".partial"; }
 
 namespace {
