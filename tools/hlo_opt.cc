@@ -27,6 +27,7 @@
 #include "hlo/parser.h"
 #include "hlo/printer.h"
 #include "hlo/str_util.h"
+#include "passes/assumed_donation.h"
 #include "passes/pass_pipeline.h"
 #include "passes/pass_registry.h"
 #include "tools/error_line.h"
@@ -128,6 +129,17 @@ absl::Status ProcessModule(const InputChunk& chunk, std::string_view filename, c
   absl::StatusOr<std::unique_ptr<Module>> module =
       ParseAndVerify({chunk.text, chunk.first_line, filename}, &timings);
   if (!module.ok()) return module.status();
+  // --assume-donated: the caller's donation, declared before the passes judge any copy; the
+  // printed module carries it in its input_output_alias.
+  if (flags.memory.assume_donated) {
+    absl::StatusOr<DonationResult> donated = AssumeDonated(**module, *flags.memory.assume_donated);
+    if (!donated.ok()) {
+      return absl::InvalidArgumentError(fmt::format(
+          "option '--assume-donated': {}",
+          std::string_view(donated.status().message().data(), donated.status().message().size())));
+    }
+    PrintUnusedDonations(*flags.memory.assume_donated, *donated);
+  }
   // One set of analyses for the passes and the reports after them: a report whose options
   // match what the last passes used, on a module they left unchanged, builds nothing again.
   AnalysisCache analyses(**module);

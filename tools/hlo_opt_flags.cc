@@ -206,6 +206,9 @@ MemoryDiffContext MemoryDiffContextOf(const HloOptFlags& f, bool input_seen) {
 absl::Status ParseHloOptFlags(int argc, char** argv, HloOptFlags* flags) {
   if (absl::Status s = HloOptFlagTable(*flags).Parse(argc, argv); !s.ok()) return s;
   if (flags->memory_diff.enabled) {  // its own checks: two files, the memory flags
+    if (flags->memory.assume_donated) {
+      return FlagError("--assume-donated cannot be combined with --memory-diff");
+    }
     const std::string error = CheckMemoryDiffFlags(flags->memory_diff, flags->memory,
                                                    MemoryDiffContextOf(*flags, flags->input_seen));
     return error.empty() ? absl::OkStatus() : FlagError(error);
@@ -228,7 +231,13 @@ absl::Status ParseHloOptFlags(int argc, char** argv, HloOptFlags* flags) {
       !error.empty()) {
     return FlagError(error);
   }
+  if (flags->memory.assume_donated && flags->xla_dump.enabled()) {
+    return FlagError("--assume-donated reads one module: not with an XLA dump directory");
+  }
   if (flags->xla_dump.enabled()) return absl::OkStatus();
+  if (flags->memory.assume_donated && flags->passes.empty() && !flags->memory.enabled) {
+    return FlagError("--assume-donated needs --passes or --memory-report");
+  }
   if (ChooseOutputFormat(flags->output_format, flags->output) != OutputFormat::kHloText) {
     const char* other = flags->split_input_file                  ? "--split-input-file"
                         : flags->stats                           ? "--stats"

@@ -167,9 +167,10 @@ void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysi
   table.Add({.names = {"--memory-limit"},
              .value = FlagValue::kRequired,
              .placeholder = "SIZE",
-             .help = "With the memory report (text, html): the device's memory, e.g. 80GiB,\n"
-                     "1.5GB or 4096 (bytes); per module and per stage the peak is\n"
-                     "\"over by X\" or \"fits with X to spare\".",
+             .help = "With the memory report (text, json, html): the device's memory, e.g.\n"
+                     "80GiB, 1.5GB or 4096 (bytes); per module and per stage the peak is\n"
+                     "\"over by X\" or \"fits with X to spare\" (a module's device peak:\n"
+                     "host-offloaded buffers aside; json: memory_limit).",
              .handler = [&flags](std::optional<std::string_view> value) {
                if (!value || value->empty()) return NeedsValue("--memory-limit");
                absl::StatusOr<int64_t> size = ParseMemorySize(*value);
@@ -189,6 +190,29 @@ void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysi
              .handler = [&flags](std::optional<std::string_view>) {
                flags.enabled = true;
                flags.opportunities = true;
+               return absl::OkStatus();
+             }});
+  table.Add({.names = {"--assume-donated"},
+             .value = FlagValue::kRequired,
+             .placeholder = "all|LIST",
+             .help = "With --passes or the memory report: take these entry parameters as\n"
+                     "donated by the caller (JAX donate_argnums, PyTorch/XLA buffer\n"
+                     "donation): all, or numbers such as 3,8 (3{0,1}: one element of a\n"
+                     "tuple parameter). Each donated array takes the first output of its\n"
+                     "shape that no input_output_alias names yet, as a may-alias entry;\n"
+                     "the module printed after --passes carries them in its header. The\n"
+                     "memory report compares the module as given (before) with the\n"
+                     "donated one after any passes (after).",
+             .handler = [&flags](std::optional<std::string_view> value) {
+               if (!value || value->empty()) return NeedsValue("--assume-donated");
+               absl::StatusOr<DonationAssumption> parsed = ParseDonationAssumption(*value);
+               if (!parsed.ok()) {
+                 return FlagError(fmt::format("option '--assume-donated': {}",
+                                              std::string_view(parsed.status().message().data(),
+                                                               parsed.status().message().size())));
+               }
+               flags.assume_donated = *std::move(parsed);
+               flags.assume_donated_text = std::string(*value);
                return absl::OkStatus();
              }});
   table.Add(SwitchFlag({"--count-tuple-tables"}, &o.count_tuple_tables,
@@ -398,6 +422,18 @@ void PrintStatus(const absl::Status& s) {
 
 }  // namespace
 
+void PrintUnusedDonations(const DonationAssumption& assumption, const DonationResult& result) {
+  // `all` donates every parameter, most of which no output could take: only a parameter the
+  // user named is worth a warning (JAX warns about unusable donated buffers the same way).
+  if (assumption.all) return;
+  for (const std::string& unused : result.unused) {
+    fmt::print(stderr,
+               "hlo-opt: warning: --assume-donated: {} has no output of its shape left to "
+               "take it; donating it frees nothing\n",
+               unused);
+  }
+}
+
 std::string PartialMemoryReportPath(const std::string& output) { return output + ".partial"; }
 
 namespace {
@@ -438,11 +474,26 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
   }
   MemoryOptions options = flags.options;
   options.list_allocations = xla != nullptr;
-  // The passes change modules in place and the report points into them: a second copy.
+  // The passes change modules in place and the report points into them: a second copy. With
+  // --assume-donated the second copy is the what-if (donated, then the passes), and the first
+  // stays the module as given, so the comparison shows what donating would save.
   ParsedModules after;
-  if (pipeline != nullptr) {
+  const bool donating = flags.assume_donated.has_value();
+  if (pipeline != nullptr || donating) {
     after = ParseAll(inputs, split_input_file);
     for (const auto& m : after.modules) {
+      if (donating) {
+        absl::StatusOr<DonationResult> donated = AssumeDonated(*m, *flags.assume_donated);
+        if (!donated.ok()) {
+          PrintStatus(absl::InvalidArgumentError(
+              fmt::format("option '--assume-donated': {}",
+                          std::string_view(donated.status().message().data(),
+                                           donated.status().message().size()))));
+          return 1;
+        }
+        PrintUnusedDonations(*flags.assume_donated, *donated);
+      }
+      if (pipeline == nullptr) continue;
       absl::StatusOr<bool> changed = pipeline->Run(*m);
       if (!changed.ok()) {
         PrintStatus(changed.status());
@@ -452,9 +503,15 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
     }
   }
   const std::vector<const Module*> after_modules = Pointers(after.modules);
-  absl::StatusOr<MemoryComparison> comparison =
-      ProfileBeforeAfter(Pointers(before.modules), pipeline != nullptr ? &after_modules : nullptr,
-                         passes, options, flags.pipeline_schedule, flags.microbatches);
+  // The title names the assumption beside the passes ("memory before and after ...").
+  const std::string label =
+      !donating ? std::string(passes)
+                : fmt::format("{}--assume-donated={}",
+                              passes.empty() ? "" : fmt::format("--passes={} ", passes),
+                              flags.assume_donated_text);
+  absl::StatusOr<MemoryComparison> comparison = ProfileBeforeAfter(
+      Pointers(before.modules), pipeline != nullptr || donating ? &after_modules : nullptr, label,
+      options, flags.pipeline_schedule, flags.microbatches);
   if (!comparison.ok()) {
     PrintStatus(comparison.status());
     return 1;
@@ -504,7 +561,8 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
     ParsedModules scratch = ParseAll(inputs, split_input_file);
     std::string opportunities;
     for (size_t i = 0; i < scratch.modules.size() && i < comparison->before.modules.size(); ++i) {
-      opportunities += MemoryOpportunitiesText(*scratch.modules[i], comparison->before.modules[i]);
+      opportunities +=
+          MemoryOpportunitiesText(*scratch.modules[i], comparison->before.modules[i], options);
     }
     *text += opportunities;
   }

@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "analysis/memory/memory_comparison.h"
 #include "analysis/memory/memory_profile.h"
+#include "passes/assumed_donation.h"
 #include "tools/flag_table.h"
 #include "tools/hlo_opt_analysis.h"
 
@@ -45,6 +46,10 @@ struct MemoryFlags {
   // --opportunities: the text report ends with what could lower the peak
   // (tools/hlo_opt_memory_opportunities.h).
   bool opportunities = false;
+  // --assume-donated=all|LIST: entry parameters taken as donated by the caller, for the passes
+  // and the memory report (passes/assumed_donation.h); the value as given, for the report.
+  std::optional<DonationAssumption> assume_donated;
+  std::string assume_donated_text;
   MemoryOptions options;
 };
 
@@ -53,8 +58,12 @@ struct MemoryFlags {
 // --forward-regex=RE, --backward-regex=RE, --dim-value=N, --top=N, --count-tuple-tables,
 // --memory-model=liveness|xla, --schedule=text|dfs|list|post-order|min,
 // --timeline=entry|whole-program, --buffer-assignment, --alignment=N, --pipeline-schedule=NAME,
-// --microbatches=M, --memory-limit=SIZE and --opportunities to hlo-opt's table.
+// --microbatches=M, --memory-limit=SIZE, --opportunities and --assume-donated=all|LIST to
+// hlo-opt's table.
 void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysis);
+
+// The warnings for donated elements that no output could take (none for `all`), to stderr.
+void PrintUnusedDonations(const DonationAssumption& assumption, const DonationResult& result);
 
 // Checks the flags together once all are parsed: an empty string, or the usage error.
 std::string CheckMemoryFlags(const MemoryFlags& flags, const AnalysisFlags& analysis, bool stats,

@@ -2,17 +2,40 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <set>
 #include <vector>
 
+#include "analysis/memory/memory_comparison.h"
 #include "fmt/format.h"
 #include "hlo/str_util.h"
+#include "passes/assumed_donation.h"
 #include "passes/copy_elision.h"
 #include "re2/re2.h"
 
 namespace hloscope {
 
-std::string MemoryOpportunitiesText(Module& module, const ModuleMemory& memory) {
+namespace {
+
+// The module's peak with `parameters` donated and copy-elision run again on it (it ran once
+// already); nullopt when the pairing leaves the module not buffer-safe (a donated parameter
+// paired with an output it does not become: XLA's pairing is by shape and order).
+std::optional<int64_t> PeakIfDonated(Module& module, const std::set<int64_t>& parameters,
+                                     const MemoryOptions& options) {
+  DonationAssumption assumption;
+  for (int64_t p : parameters) assumption.parameters.push_back({p, std::nullopt});
+  if (!AssumeDonated(module, assumption).ok()) return std::nullopt;
+  CopyElision elision;
+  if (!elision.Run(module).ok() || !elision.report().buffer_safe) return std::nullopt;
+  absl::StatusOr<MemoryComparison> profile = ProfileBeforeAfter({&module}, nullptr, "", options);
+  if (!profile.ok() || profile->before.modules.empty()) return std::nullopt;
+  return profile->before.modules.front().peak_bytes;
+}
+
+}  // namespace
+
+std::string MemoryOpportunitiesText(Module& module, const ModuleMemory& memory,
+                                    const MemoryOptions& options) {
   std::string out;
   CopyElision elision;
   if (elision.Run(module).ok() && elision.report().buffer_safe) {
@@ -41,6 +64,16 @@ std::string MemoryOpportunitiesText(Module& module, const ModuleMemory& memory) 
           "arguments they come from; PyTorch/XLA: buffer donation) lets copy-elision remove "
           "them (--passes=copy-elision --report lists each)\n",
           copies, list, known ? "" : "at least ", bytes, HumanBytes(bytes));
+      const std::optional<int64_t> peak = PeakIfDonated(module, parameters, options);
+      out += peak ? fmt::format(
+                        "  with them donated the peak is {} bytes ({}) instead of {} bytes ({}): "
+                        "rerun with --assume-donated={} --passes=copy-elision to see it\n",
+                        *peak, HumanBytes(*peak), memory.peak_bytes, HumanBytes(memory.peak_bytes),
+                        list)
+                  : fmt::format(
+                        "  rerun with --assume-donated={} --passes=copy-elision to see what "
+                        "donating them saves\n",
+                        list);
     }
   }
   // The largest temporaries at the peak: what to rematerialize, shard or fuse first.

@@ -18,6 +18,7 @@
 #include "hlo/computation.h"
 #include "hlo/module.h"
 #include "hlo/parser.h"
+#include "passes/assumed_donation.h"
 #include "tools/error_line.h"
 #include "tools/file_io.h"
 #include "tools/hlo_run_flags.h"
@@ -46,12 +47,28 @@ int CannotRun(const absl::Status& s) {
   return kRunCannotRun;
 }
 
+// --assume-donated: the caller donates those parameters (passes/assumed_donation.h), so buffer
+// mode gives each one's storage to the output it is paired with.
+absl::Status Donate(const RunFlags& flags, Module& module) {
+  if (!flags.assume_donated) return absl::OkStatus();
+  absl::StatusOr<DonationResult> donated = AssumeDonated(module, *flags.assume_donated);
+  if (!donated.ok()) {
+    return absl::InvalidArgumentError(
+        fmt::format("option '--assume-donated': {}", MessageOf(donated.status())));
+  }
+  return absl::OkStatus();
+}
+
 // Reads, parses and verifies one module; on failure returns the exit code in *code.
-std::unique_ptr<LoadedModule> Load(const std::string& path, int* code) {
+std::unique_ptr<LoadedModule> Load(const RunFlags& flags, const std::string& path, int* code) {
   absl::StatusOr<LoadedModule> loaded = LoadModule(path);
   if (!loaded.ok()) {
     *code = IsReadError(loaded.status()) ? UsageError(MessageOf(loaded.status()))
                                          : CannotRun(loaded.status());
+    return nullptr;
+  }
+  if (absl::Status s = Donate(flags, *loaded->module); !s.ok()) {
+    *code = CannotRun(s);
     return nullptr;
   }
   return std::make_unique<LoadedModule>(*std::move(loaded));
@@ -106,7 +123,7 @@ int RunReplicas(const RunFlags& flags, const Module& module) {
 
 int RunOne(const RunFlags& flags) {
   int code = 0;
-  std::unique_ptr<LoadedModule> a = Load(flags.file, &code);
+  std::unique_ptr<LoadedModule> a = Load(flags, flags.file, &code);
   if (a == nullptr) return code;
   if (absl::Status s = eval::CheckRunnable(*a->module, Options(flags, flags.mode)); !s.ok())
     return CannotRun(s);
@@ -191,9 +208,9 @@ int Print(const PairResult& r) {
 
 int Compare(const RunFlags& flags) {
   int code = 0;
-  std::unique_ptr<LoadedModule> a = Load(flags.file, &code);
+  std::unique_ptr<LoadedModule> a = Load(flags, flags.file, &code);
   if (a == nullptr) return code;
-  std::unique_ptr<LoadedModule> b = Load(flags.file_b, &code);
+  std::unique_ptr<LoadedModule> b = Load(flags, flags.file_b, &code);
   if (b == nullptr) return code;
   return Print(ComparePair(flags, *a->module, *b->module, ""));
 }
@@ -242,6 +259,12 @@ int CompareParts(const RunFlags& flags) {
         if (!b.ok()) {
           results[k] = CannotRunResult(context, b.status());
           return;
+        }
+        for (Module* m : {a->get(), b->get()}) {
+          if (absl::Status s = Donate(flags, *m); !s.ok()) {
+            results[k] = CannotRunResult(context, s);
+            return;
+          }
         }
         results[k] = ComparePair(flags, **a, **b, context);
       },

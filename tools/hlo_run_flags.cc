@@ -186,6 +186,21 @@ FlagTable RunFlagTable(RunFlags& flags) {
                      flags.dataflow.bitcast_defines_value = value == "true";
                      return absl::OkStatus();
                    }));
+  table.Add(Valued("--assume-donated", "all|LIST",
+                   "Run as if the caller donated these entry parameters (as hlo-opt's\n"
+                   "--assume-donated: all, or numbers such as 3,8): buffer mode gives\n"
+                   "each one's storage to the output of its shape it is paired with.",
+                   [&flags](std::string_view name, std::string_view value) {
+                     absl::StatusOr<DonationAssumption> parsed = ParseDonationAssumption(value);
+                     if (!parsed.ok()) {
+                       return FlagError(
+                           fmt::format("option '{}': {}", name,
+                                       std::string_view(parsed.status().message().data(),
+                                                        parsed.status().message().size())));
+                     }
+                     flags.assume_donated = *std::move(parsed);
+                     return absl::OkStatus();
+                   }));
   table.Add(SwitchFlag({"-h", "--help"}, &flags.help, "Show this help, then exit."));
   table.Positional([&flags](std::string_view arg) {
     flags.files.emplace_back(arg);

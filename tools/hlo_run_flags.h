@@ -9,6 +9,7 @@
 
 #include "analysis/dataflow_options.h"
 #include "eval/evaluator.h"
+#include "passes/assumed_donation.h"
 #include "tools/flag_table.h"
 
 namespace hloscope {
@@ -31,6 +32,8 @@ struct RunFlags {
   int64_t max_steps = 100'000'000;
   int64_t replicas = 0;           // --replicas=N: N replicas in lockstep; 0: one, as replica 0
   DataflowOptions dataflow = {};  // --bitcast-defines-value: buffer mode's analyses
+  // --assume-donated=all|LIST: entry parameters the caller donates (passes/assumed_donation.h).
+  std::optional<DonationAssumption> assume_donated;
   bool help = false;
   std::vector<std::string> files;  // the positional arguments, before ParseRunFlags checks them
 };

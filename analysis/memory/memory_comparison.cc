@@ -65,7 +65,8 @@ absl::StatusOr<std::string> PrintMemoryComparison(const MemoryComparison& c,
       return text;
     }
     case MemoryFormat::kJson:
-      return MemoryReportJson(c.before, after, c.passes, figures, &c.xla);
+      return MemoryReportJson(c.before, after, c.passes, figures, &c.xla, options.memory_limit,
+                              options.warnings);
     case MemoryFormat::kCsv:
       return MemoryReportCsv(c.before, after, &c.xla);
     case MemoryFormat::kHtml:

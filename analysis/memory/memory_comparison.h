@@ -58,10 +58,10 @@ enum class MemoryFormat { kText, kJson, kCsv, kHtml };
 struct MemoryPrintOptions {
   MemoryFormat format = MemoryFormat::kText;
   bool buffer_assignment = false;  // text: XLA's BufferAssignment stats per module
-  // text and html: the device's memory (--memory-limit): "over by X" / "fits with X to spare"
-  // per module and stage (memory_limit.h).
+  // text, json and html: the device's memory (--memory-limit): "over by X" / "fits with X to
+  // spare" per module and stage (memory_limit.h); json: each report's `memory_limit`.
   std::optional<int64_t> memory_limit = std::nullopt;
-  // text and html: one line each before the numbers (memory_context.h).
+  // text and html: one line each before the numbers (memory_context.h); json: `warnings`.
   std::vector<std::string> warnings = {};
 };
 

@@ -63,11 +63,18 @@ std::string LimitVerdict(int64_t peak_bytes, int64_t limit) {
                      HumanBytes(limit - peak_bytes));
 }
 
+int64_t DevicePeakBytes(const ModuleMemory& m) {
+  return m.host_peak_bytes > 0 ? m.device_peak_bytes : m.peak_bytes;
+}
+
 std::string MemoryLimitText(const MemoryReport& report, int64_t limit) {
   std::string out = fmt::format("memory limit: {} bytes ({})\n", limit, HumanBytes(limit));
   for (const ModuleMemory& m : report.modules) {
-    out += fmt::format("  module {}: peak {} ({}): {}\n", m.module, m.peak_bytes,
-                       HumanBytes(m.peak_bytes), LimitVerdict(m.peak_bytes, limit));
+    // Host-offloaded buffers are not in the device's memory (host_placement.h).
+    const int64_t peak = DevicePeakBytes(m);
+    out += fmt::format("  module {}: {}peak {} ({}): {}\n", m.module,
+                       m.host_peak_bytes > 0 ? "device " : "", peak, HumanBytes(peak),
+                       LimitVerdict(peak, limit));
   }
   if (!memory_report_internal::HasPipelineStages(report)) return out;
   for (const StageMemory& s : report.stages) {

@@ -22,6 +22,10 @@ absl::StatusOr<int64_t> ParseMemorySize(std::string_view text);
 // "fits with X to spare" or "over by X", X in bytes and human units.
 std::string LimitVerdict(int64_t peak_bytes, int64_t limit);
 
+// What the limit is held against: the device's peak, without host-offloaded buffers
+// (host_placement.h); the module's peak when it has none.
+int64_t DevicePeakBytes(const ModuleMemory& m);
+
 // The text report's limit block: the limit, then one line per module and per stage.
 std::string MemoryLimitText(const MemoryReport& report, int64_t limit);
 

@@ -14,6 +14,7 @@
 #include "analysis/memory/buffer_live_ranges.h"
 #include "analysis/memory/call_graph.h"
 #include "analysis/memory/heap_simulation.h"
+#include "analysis/memory/host_placement.h"
 #include "analysis/memory/memory_schedulers.h"
 #include "analysis/memory/stage_assignment.h"
 #include "analysis/memory/stash_buffers.h"
@@ -377,6 +378,13 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
     mp.unpadded_bytes[b.id] = unpadded;
     mp.buffer_space[b.id] = space;
   }
+  // Values a before-offloading module places on the host are host memory as S(5) is.
+  {
+    const std::vector<bool> host = HostOffloadedBuffers(alias);
+    for (size_t b = 0; b < nb; ++b) {
+      if (host[b] && mp.buffer_space[b] == 0) mp.buffer_space[b] = kHostMemorySpace;
+    }
+  }
   if (notes.dynamic) *dynamic = true;
   // Constants: XLA gives each its own allocation, outside the heap.
   std::vector<uint8_t> is_constant(nb, 0);
@@ -431,7 +439,8 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
       } else {
         ComputationLiveness callee =
             builder.Run(*c, false, none, /*root_is_callers=*/!conditions.contains(c));
-        if (options.whole_program_timeline) callee_liveness[c] = std::move(callee);
+        // Kept for the whole-program timeline and for the breakdown of a peak inside a callee.
+        callee_liveness[c] = std::move(callee);
       }
     }
     return entry_liveness;
@@ -541,15 +550,14 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
     mm.peak_op_name = std::string(OpNameOf(at));
     std::vector<LiveBuffer> live;
     const auto stage_name = [&](int s) { return s >= 0 ? names.names[s] : std::string(); };
-    for (const BufferSpan& s : entry.spans) {
-      if (s.first > entry.peak_step || s.last < entry.peak_step) continue;
-      if (mp.buffer_bytes[s.buffer] == 0) continue;
+    // A buffer live at a peak, as listed; `starts` is the instruction that defines it there.
+    const auto describe = [&](const BufferSpan& s, const Instruction* starts) {
       const HloBuffer& b = alias.buffers()[s.buffer];
       // The defining value: the first non-phi one of the largest size.
       const HloValue* def = &flow.value(b.values.front());
       for (ValueId v : b.values) {
         const HloValue& hv = flow.value(v);
-        if (!hv.is_phi && (def->is_phi || hv.instruction == defining(s))) {
+        if (!hv.is_phi && (def->is_phi || hv.instruction == starts)) {
           def = &hv;
         }
       }
@@ -566,7 +574,12 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
       lb.category = kCategoryNames[mp.buffer_category[s.buffer]];
       lb.opcode = std::string(OpcodeName(def->instruction->opcode()));
       lb.source = SourceOf(def->instruction);
-      live.push_back(std::move(lb));
+      return lb;
+    };
+    for (const BufferSpan& s : entry.spans) {
+      if (s.first > entry.peak_step || s.last < entry.peak_step) continue;
+      if (mp.buffer_bytes[s.buffer] == 0) continue;
+      live.push_back(describe(s, defining(s)));
     }
     const int at_stage = mp.roles.stage[at->unique_id()];
     if (entry.copy_bytes[entry.peak_step] > 0) {
@@ -588,25 +601,102 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
       live.resize(static_cast<size_t>(std::max(options.top_buffers, 0)));
     }
     mm.top_buffers = std::move(live);
+
+    // A peak inside a callee (a call, a while body, a branch, a command buffer): what the
+    // callee holds at its own peak, and so on down the nested callees that peak is in. The
+    // caller's step counts the largest peak of its callees (buffer_live_ranges.h).
+    const Instruction* caller = at;
+    int64_t inside = entry.callee_bytes[entry.peak_step];
+    while (inside > 0 && caller != nullptr && mm.callee_peaks.size() < 16) {
+      std::vector<const Computation*> callees;
+      if (caller->opcode() == Opcode::kWhile) {
+        callees = {caller->while_condition(), caller->while_body()};
+      } else {
+        callees.assign(caller->called_computations().begin(), caller->called_computations().end());
+      }
+      const Computation* callee = nullptr;
+      const ComputationLiveness* cl = nullptr;
+      for (const Computation* c : callees) {
+        auto it = c == nullptr ? callee_liveness.end() : callee_liveness.find(c);
+        if (it == callee_liveness.end() || it->second.peak_step < 0) continue;
+        if (cl == nullptr || it->second.peak > cl->peak) {
+          callee = c;
+          cl = &it->second;
+        }
+      }
+      if (cl == nullptr) break;
+      const Instruction* there = cl->schedule[cl->peak_step];
+      CalleePeak cp;
+      cp.computation = std::string(callee->name());
+      cp.caller = std::string(caller->name());
+      cp.peak_bytes = cl->peak;
+      cp.peak_instruction = std::string(there->name());
+      for (const BufferSpan& s : cl->spans) {
+        if (s.first > cl->peak_step || s.last < cl->peak_step) continue;
+        if (mp.buffer_bytes[s.buffer] == 0) continue;
+        cp.top_buffers.push_back(describe(s, cl->schedule[s.first]));
+        cp.top_buffers.back().category = kCategoryNames[kTemporaries];
+      }
+      const int there_stage = mp.roles.stage[there->unique_id()];
+      if (cl->copy_bytes[cl->peak_step] > 0) {
+        cp.top_buffers.push_back({cl->copy_bytes[cl->peak_step], std::string(there->name()),
+                                  std::string(OpNameOf(there)), there->shape().ToString(),
+                                  stage_name(there_stage), LiveBufferKind::kCopy,
+                                  kCategoryNames[kTemporaries],
+                                  std::string(OpcodeName(there->opcode())), SourceOf(there)});
+      }
+      if (cl->callee_bytes[cl->peak_step] > 0) {
+        cp.top_buffers.push_back({cl->callee_bytes[cl->peak_step], std::string(there->name()),
+                                  std::string(OpNameOf(there)), "", stage_name(there_stage),
+                                  LiveBufferKind::kCallee, kCategoryNames[kTemporaries],
+                                  std::string(OpcodeName(there->opcode())), SourceOf(there)});
+      }
+      std::stable_sort(cp.top_buffers.begin(), cp.top_buffers.end(),
+                       [](const LiveBuffer& a, const LiveBuffer& b) { return a.bytes > b.bytes; });
+      if (cp.top_buffers.size() > static_cast<size_t>(std::max(options.top_buffers, 0))) {
+        cp.top_buffers.resize(static_cast<size_t>(std::max(options.top_buffers, 0)));
+      }
+      inside = cl->callee_bytes[cl->peak_step];
+      caller = there;
+      mm.callee_peaks.push_back(std::move(cp));
+    }
   }
   mm.model = options.model == MemoryOptions::Model::kXla ? "xla" : "liveness";
   if (options.heap) {
     FillHeap(alias, entry, mp, parameter_of, is_constant, options.top_buffers,
              options.list_allocations, defining);
   }
+  // Host bytes after each entry step (host_placement.h), for the timeline's points.
+  std::vector<int64_t> host_at(entry.schedule.size(), 0);
+  {
+    std::vector<__int128> diff(entry.schedule.size() + 1, 0);
+    for (const BufferSpan& s : entry.spans) {
+      if (mp.buffer_space[s.buffer] != kHostMemorySpace) continue;
+      diff[s.first] += mp.buffer_bytes[s.buffer];
+      diff[s.last + 1] -= mp.buffer_bytes[s.buffer];
+    }
+    __int128 running = 0;
+    constexpr __int128 kMax = std::numeric_limits<int64_t>::max();
+    for (size_t t = 0; t < host_at.size(); ++t) {
+      running += diff[t];
+      host_at[t] = static_cast<int64_t>(std::min(running, kMax));
+    }
+  }
   if (options.timeline && !options.whole_program_timeline) {
     mm.timeline.reserve(entry.schedule.size());
     for (size_t t = 0; t < entry.schedule.size(); ++t) {
       const Instruction* in = entry.schedule[t];
-      mm.timeline.push_back({in, mp.roles.stage[in->unique_id()], entry.live[t]});
+      mm.timeline.push_back({in, mp.roles.stage[in->unique_id()], entry.live[t], host_at[t]});
     }
   } else if (options.timeline) {
-    // `outside`: bytes of the callers around this computation at the current call.
-    std::function<void(const ComputationLiveness&, int64_t)> expand =
-        [&](const ComputationLiveness& l, int64_t outside) {
+    // `outside`: bytes of the callers around this computation at the current call; `host`:
+    // the host bytes of the entry step that calls it.
+    std::function<void(const ComputationLiveness&, int64_t, int64_t)> expand =
+        [&](const ComputationLiveness& l, int64_t outside, int64_t host) {
           for (size_t t = 0; t < l.schedule.size(); ++t) {
             const Instruction* in = l.schedule[t];
             const int64_t here = SaturatingAdd(outside, l.live[t], &mp.saturated);
+            const int64_t host_here = &l == &entry ? host_at[t] : host;
             std::vector<const Computation*> callees;
             if (in->opcode() == Opcode::kWhile) {
               callees = {in->while_condition(), in->while_body()};
@@ -615,12 +705,14 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
             }
             for (const Computation* c : callees) {
               auto it = c == nullptr ? callee_liveness.end() : callee_liveness.find(c);
-              if (it != callee_liveness.end()) expand(it->second, here - l.callee_bytes[t]);
+              if (it != callee_liveness.end()) {
+                expand(it->second, here - l.callee_bytes[t], host_here);
+              }
             }
-            mm.timeline.push_back({in, mp.roles.stage[in->unique_id()], here});
+            mm.timeline.push_back({in, mp.roles.stage[in->unique_id()], here, host_here});
           }
         };
-    expand(entry, 0);
+    expand(entry, 0, 0);
   }
   return mp;
 }
@@ -758,6 +850,29 @@ absl::StatusOr<MemoryReport> ProfileModules(std::vector<const Module*> modules,
       }
       mp.memory.memory_spaces.push_back(std::move(peak));
     }
+  }
+  // The device and the host apart: a host-offloaded stash is not device memory.
+  for (ModuleProfile& mp : profiles) {
+    mp.memory.device_peak_bytes = mp.memory.peak_bytes;
+    mp.memory.device_peak_instruction = mp.memory.peak_instruction;
+    if (std::find(mp.buffer_space.begin(), mp.buffer_space.end(), kHostMemorySpace) ==
+        mp.buffer_space.end()) {
+      continue;
+    }
+    auto peak_of = [&](bool host, bool with_step_extras, int64_t* bytes, std::string* at) {
+      const std::vector<int64_t> live = Series(
+          mp,
+          [&](BufferId b) {
+            return (mp.buffer_space[b] == kHostMemorySpace) == host ? mp.buffer_bytes[b] : 0;
+          },
+          [&](size_t) { return with_step_extras; }, &report.saturated);
+      auto it = std::max_element(live.begin(), live.end());
+      *bytes = it == live.end() ? 0 : *it;
+      *at = it == live.end() ? "" : std::string(mp.entry.schedule[it - live.begin()]->name());
+    };
+    // Copies and callee peaks are device memory (what runs on the device).
+    peak_of(false, true, &mp.memory.device_peak_bytes, &mp.memory.device_peak_instruction);
+    peak_of(true, false, &mp.memory.host_peak_bytes, &mp.memory.host_peak_instruction);
   }
 
   using StageBy = MemoryOptions::StageBy;

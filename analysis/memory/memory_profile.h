@@ -127,10 +127,21 @@ struct LiveBuffer {
   std::string source = {};
 };
 
+// What a callee holds at its own peak, when the caller's peak is inside it (issue 33).
+struct CalleePeak {
+  std::string computation;       // the callee
+  std::string caller;            // the instruction that calls it (call, while, conditional)
+  int64_t peak_bytes = 0;        // the callee's own peak (its buffers, copies, nested callees)
+  std::string peak_instruction;  // where in the callee
+  std::vector<LiveBuffer> top_buffers;  // live there, largest first (--top)
+};
+
 struct TimelinePoint {
   const Instruction* instruction = nullptr;  // points into the profiled module
   int stage = -1;  // index into MemoryReport::stage_names (regex / attribute stages), -1: none
   int64_t live_bytes = 0;
+  // Of live_bytes, host memory (host_placement.h); in a callee, its caller's entry step's.
+  int64_t host_bytes = 0;
 };
 
 struct StageMemory {
@@ -232,6 +243,9 @@ struct ModuleMemory {
   std::string peak_instruction;
   std::string peak_op_name;
   std::vector<LiveBuffer> top_buffers;
+  // When the peak is inside a callee: what it holds at its own peak, outermost first, down
+  // through nested callees (top_buffers above are the caller's, the callee's peak one entry).
+  std::vector<CalleePeak> callee_peaks;
   // Every buffer live at the peak, grouped by category and op_name scope (peak_groups.h),
   // each group with its --top largest.
   std::vector<PeakGroup> peak_groups;
@@ -254,6 +268,14 @@ struct ModuleMemory {
   // One per memory space present, when some buffer is outside the default space (copies and
   // callee peaks are not split by space).
   std::vector<MemorySpacePeak> memory_spaces;
+  // When some buffer is host memory (S(5), or placed there by MoveToHost /
+  // annotate_device_placement: host_placement.h): the device's peak (every other buffer, with
+  // the steps' copies and callee peaks) and the host's, each with where it is. Without host
+  // buffers host_peak_bytes is 0 and the device peak is peak_bytes.
+  int64_t device_peak_bytes = 0;
+  std::string device_peak_instruction;
+  int64_t host_peak_bytes = 0;
+  std::string host_peak_instruction;
   // With MemoryOptions::list_allocations: parameters, constants and live-out buffers in entry
   // order of their first step, then the temp allocation.
   std::vector<SimulatedAllocation> simulated_allocations;

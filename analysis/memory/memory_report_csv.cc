@@ -27,8 +27,15 @@ std::string CsvField(std::string_view text) {
 
 std::string MemoryReportCsv(const MemoryReport& report, const MemoryReport* after,
                             const XlaComparisons* xla) {
-  std::string out = after == nullptr ? "module,step,instruction,stage,live_bytes\n"
-                                     : "phase,module,step,instruction,stage,live_bytes\n";
+  // With host memory (host_placement.h) in some module, a last column: the host's part.
+  bool host = false;
+  for (const MemoryReport* r : {&report, after}) {
+    if (r == nullptr) continue;
+    for (const ModuleMemory& m : r->modules) host = host || m.host_peak_bytes > 0;
+  }
+  std::string out = after == nullptr ? "module,step,instruction,stage,live_bytes"
+                                     : "phase,module,step,instruction,stage,live_bytes";
+  out += host ? ",host_bytes\n" : "\n";
   auto rows = [&](const MemoryReport& r, std::string_view phase) {
     for (const ModuleMemory& m : r.modules) {
       for (size_t t = 0; t < m.timeline.size(); ++t) {
@@ -37,8 +44,10 @@ std::string MemoryReportCsv(const MemoryReport& report, const MemoryReport* afte
                                      ? std::string_view(r.stage_names[p.stage])
                                      : std::string_view();
         if (!phase.empty()) fmt::format_to(std::back_inserter(out), "{},", phase);
-        fmt::format_to(std::back_inserter(out), "{},{},{},{},{}\n", CsvField(m.module), t,
+        fmt::format_to(std::back_inserter(out), "{},{},{},{},{}", CsvField(m.module), t,
                        CsvField(p.instruction->name()), CsvField(stage), p.live_bytes);
+        if (host) fmt::format_to(std::back_inserter(out), ",{}", p.host_bytes);
+        out += '\n';
       }
     }
   };

@@ -4,6 +4,7 @@
 // fails while some schema field is left at its default for a report that has them all.
 #include <string>
 
+#include "analysis/memory/memory_limit.h"
 #include "analysis/memory/memory_report.pb.h"
 #include "analysis/memory/memory_report_internal.h"
 #include "analysis/memory/memory_report_printers.h"
@@ -85,6 +86,19 @@ void FillMemoryReportProto(const MemoryReport& r, report::MemoryReport* p) {
       q->set_peak_bytes(sp.peak_bytes);
       q->set_peak_instruction(sp.peak_instruction);
     }
+    for (const CalleePeak& c : m.callee_peaks) {
+      report::CalleePeak* q = o->add_callee_peaks();
+      q->set_computation(c.computation);
+      q->set_caller(c.caller);
+      q->set_peak_bytes(c.peak_bytes);
+      q->set_human_bytes(HumanBytes(c.peak_bytes));
+      q->set_peak_instruction(c.peak_instruction);
+      for (const LiveBuffer& b : c.top_buffers) fill_buffer(b, q->add_top_buffers());
+    }
+    o->set_device_peak_bytes(m.device_peak_bytes);
+    o->set_device_peak_instruction(m.device_peak_instruction);
+    o->set_host_peak_bytes(m.host_peak_bytes);
+    o->set_host_peak_instruction(m.host_peak_instruction);
     o->set_heap_bytes(m.heap_bytes);
     for (const HeapSlot& h : m.peak_layout) {
       report::HeapSlot* slot = o->add_peak_layout();
@@ -118,12 +132,46 @@ void FillMemoryReportProto(const MemoryReport& r, report::MemoryReport* p) {
 
 }  // namespace
 
+namespace {
+
+report::MemoryLimitVerdict* FillLimitVerdict(int64_t peak, int64_t limit,
+                                             report::MemoryLimitVerdict* v) {
+  v->set_peak_bytes(peak);
+  // Both are non-negative int64, so either difference fits.
+  const int64_t margin = peak > limit ? peak - limit : limit - peak;
+  v->set_verdict(peak > limit ? "over" : "fits");
+  v->set_margin_bytes(margin);
+  v->set_human_margin(HumanBytes(margin));
+  v->set_text(LimitVerdict(peak, limit));
+  return v;
+}
+
+// The --memory-limit block of the text report (memory_limit.h), as fields.
+void FillMemoryLimitProto(const MemoryReport& r, int64_t limit, report::MemoryLimit* p) {
+  p->set_bytes(limit);
+  p->set_human_bytes(HumanBytes(limit));
+  for (const ModuleMemory& m : r.modules) {
+    FillLimitVerdict(DevicePeakBytes(m), limit, p->add_modules())->set_module(m.module);
+  }
+  if (!memory_report_internal::HasPipelineStages(r)) return;
+  for (const StageMemory& s : r.stages) {
+    FillLimitVerdict(s.peak_bytes, limit, p->add_stages())->set_stage(s.stage);
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<std::string> MemoryReportJson(const MemoryReport& report, const MemoryReport* after,
                                              std::string_view passes,
                                              const PipelineFigures* pipeline,
-                                             const XlaComparisons* xla) {
+                                             const XlaComparisons* xla,
+                                             std::optional<int64_t> memory_limit,
+                                             std::span<const std::string> warnings) {
   report::MemoryReport before_proto;
   FillMemoryReportProto(report, &before_proto);
+  if (memory_limit)
+    FillMemoryLimitProto(report, *memory_limit, before_proto.mutable_memory_limit());
+  for (const std::string& w : warnings) before_proto.add_warnings(w);
   // XLA's assignment is of the modules as given: beside each of them by name.
   for (const XlaAssignmentComparison& c : xla ? *xla : XlaComparisons()) {
     for (report::ModuleMemory& m : *before_proto.mutable_modules()) {
@@ -140,6 +188,10 @@ absl::StatusOr<std::string> MemoryReportJson(const MemoryReport& report, const M
     c.set_passes(std::string(passes));
     *c.mutable_before() = before_proto;
     FillMemoryReportProto(*after, c.mutable_after());
+    if (memory_limit) {
+      FillMemoryLimitProto(*after, *memory_limit, c.mutable_after()->mutable_memory_limit());
+    }
+    for (const std::string& w : warnings) c.add_warnings(w);
     c.set_saving_bytes(report.peak_bytes - after->peak_bytes);
     c.set_saving_percent(SavingPercent(report.peak_bytes - after->peak_bytes, report.peak_bytes));
     ForEachStagePair(report, *after, [&](const StageMemory& b, const StageMemory& a) {

@@ -27,12 +27,13 @@ using XlaComparisons = std::vector<XlaAssignmentComparison>;
 std::string MemoryReportText(const MemoryReport& report, const MemoryReport* after = nullptr,
                              std::string_view passes = {}, bool buffer_assignment = false,
                              const XlaComparisons* xla = nullptr);
-// Fails only if protobuf's printer does.
-absl::StatusOr<std::string> MemoryReportJson(const MemoryReport& report,
-                                             const MemoryReport* after = nullptr,
-                                             std::string_view passes = {},
-                                             const PipelineFigures* pipeline = nullptr,
-                                             const XlaComparisons* xla = nullptr);
+// Fails only if protobuf's printer does. `memory_limit` (--memory-limit): the verdicts per
+// module and stage of each report (`memory_limit`); `warnings` (memory_context.h): the
+// report's `warnings` (with `after`: the comparison's and its `before`'s).
+absl::StatusOr<std::string> MemoryReportJson(
+    const MemoryReport& report, const MemoryReport* after = nullptr, std::string_view passes = {},
+    const PipelineFigures* pipeline = nullptr, const XlaComparisons* xla = nullptr,
+    std::optional<int64_t> memory_limit = std::nullopt, std::span<const std::string> warnings = {});
 // With `xla`, the comparison's three tables follow the timeline, each after a blank line with
 // its own header row.
 std::string MemoryReportCsv(const MemoryReport& report, const MemoryReport* after = nullptr,

@@ -70,13 +70,27 @@ void AppendText(const MemoryReport& r, bool buffer_assignment, std::string& out)
       out += fmt::format("  memory space S({}): peak {} at {}\n", sp.space,
                          BytesText(sp.peak_bytes), sp.peak_instruction);
     }
-    if (!m.top_buffers.empty()) out += "  live at the peak:\n";
-    for (const LiveBuffer& b : m.top_buffers) {
-      out += fmt::format("    {:>14} {:<10} {}{}{}{} [{}]{}\n", b.bytes, LiveBufferKindName(b.kind),
-                         b.instruction, b.shape.empty() ? "" : " " + b.shape,
+    if (m.host_peak_bytes > 0) {  // host_placement.h
+      out += fmt::format("  device peak: {} at {}\n", BytesText(m.device_peak_bytes),
+                         m.device_peak_instruction);
+      out += fmt::format("  host peak (offloaded, S(5)): {} at {}\n", BytesText(m.host_peak_bytes),
+                         m.host_peak_instruction);
+    }
+    const auto append_buffer = [&](const LiveBuffer& b, std::string_view indent) {
+      out += fmt::format("{}{:>14} {:<10} {}{}{}{} [{}]{}\n", indent, b.bytes,
+                         LiveBufferKindName(b.kind), b.instruction,
+                         b.shape.empty() ? "" : " " + b.shape,
                          b.stage.empty() ? "" : " stage=" + b.stage,
                          b.op_name.empty() ? "" : " (" + b.op_name + ")", HumanBytes(b.bytes),
                          b.source.empty() ? "" : " at " + b.source);
+    };
+    if (!m.top_buffers.empty()) out += "  live at the peak:\n";
+    for (const LiveBuffer& b : m.top_buffers) append_buffer(b, "    ");
+    // The peak is inside a callee: what the callee holds then (memory_profile.h CalleePeak).
+    for (const CalleePeak& c : m.callee_peaks) {
+      out += fmt::format("  inside {} (called by {}) at its peak, {} at {}:\n", c.computation,
+                         c.caller, BytesText(c.peak_bytes), c.peak_instruction);
+      for (const LiveBuffer& b : c.top_buffers) append_buffer(b, "      ");
     }
     AppendPeakGroupsText(m, out);
     if (!m.peak_layout.empty()) out += "  heap layout at the peak (offset, bytes, buffer):\n";
@@ -135,7 +149,9 @@ std::string MemoryReportText(const MemoryReport& report, const MemoryReport* aft
     return out;
   }
   const int64_t saving = report.peak_bytes - after->peak_bytes;
-  out += fmt::format("memory before and after --passes={}\n", passes);
+  // A title that is flags already (--assume-donated=..., tools/hlo_opt_memory.cc) reads as is.
+  out += passes.starts_with("--") ? fmt::format("memory before and after {}\n", passes)
+                                  : fmt::format("memory before and after --passes={}\n", passes);
   out += fmt::format("{:<28} {:>14} {:>14} {:>14} {:>8}\n", "", "before", "after", "saving", "%");
   out += fmt::format("{:<28} {:>14} {:>14} {:>14} {:>7.2f}%\n", "peak bytes", report.peak_bytes,
                      after->peak_bytes, saving, SavingPercent(saving, report.peak_bytes));

@@ -43,6 +43,10 @@ class Computation:
     instructions: list[Instruction]
 
 class MemoryReport(Record):
+    # With memory_limit="SIZE": the verdicts per module and stage (None without it).
+    memory_limit: Optional[Record]
+    # The honest-context warnings, as the text report's first lines.
+    warnings: list[str]
     def _repr_html_(self) -> str: ...
     def html(self) -> str: ...
     def to_json(self) -> str: ...

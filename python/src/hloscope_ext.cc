@@ -18,6 +18,7 @@
 #include "analysis/memory/memory_comparison.h"
 #include "analysis/memory/memory_diff.h"
 #include "analysis/memory/memory_diff.pb.h"
+#include "analysis/memory/memory_context.h"
 #include "analysis/memory/memory_report.pb.h"
 #include "analysis/memory/memory_report_printers.h"
 #include "analysis/memory/xla_buffer_assignment.h"
@@ -28,6 +29,7 @@
 #include "hlo/printer.h"
 #include "hlo/proto_reader.h"
 #include "hlo/verifier.h"
+#include "passes/assumed_donation.h"
 #include "passes/copy_elision_report.pb.h"
 #include "passes/flatten_call_graph.h"
 #include "passes/pass_pipeline.h"
@@ -269,18 +271,32 @@ MemoryReportResult MemoryReportOf(const std::shared_ptr<PyModule>& module,
       if (!before.ok()) return before.status();
       if (absl::Status s = FlattenCallGraph().Run(**before).status(); !s.ok()) return s;
       std::unique_ptr<Module> after;
-      if (pipeline != nullptr) {
+      // As hlo-opt: with assume_donated, `after` is the donated module (then the passes).
+      if (pipeline != nullptr || f.memory.assume_donated) {
         absl::StatusOr<std::unique_ptr<Module>> copy = Reparse(m);
         if (!copy.ok()) return copy.status();
         after = *std::move(copy);
         if (absl::Status s = FlattenCallGraph().Run(*after).status(); !s.ok()) return s;
-        if (absl::Status s = pipeline->Run(*after).status(); !s.ok()) return s;
+        if (f.memory.assume_donated) {
+          absl::StatusOr<DonationResult> d = AssumeDonated(*after, *f.memory.assume_donated);
+          if (!d.ok()) {
+            return absl::InvalidArgumentError("option '--assume-donated': " +
+                                              MessageOf(d.status()));
+          }
+        }
+        if (pipeline != nullptr) {
+          if (absl::Status s = pipeline->Run(*after).status(); !s.ok()) return s;
+        }
       }
       MemoryOptions options = f.memory.options;
       options.list_allocations = !xla_contents.empty();
       const std::vector<const Module*> after_modules = {after.get()};
+      const std::string label = !f.memory.assume_donated
+                                    ? passes
+                                    : (passes.empty() ? "" : "--passes=" + passes + " ") +
+                                          "--assume-donated=" + f.memory.assume_donated_text;
       absl::StatusOr<MemoryComparison> c =
-          ProfileBeforeAfter({before->get()}, after ? &after_modules : nullptr, passes, options,
+          ProfileBeforeAfter({before->get()}, after ? &after_modules : nullptr, label, options,
                              f.memory.pipeline_schedule, f.memory.microbatches);
       if (!c.ok()) return c.status();
       if (!xla_contents.empty()) {
@@ -289,7 +305,11 @@ MemoryReportResult MemoryReportOf(const std::shared_ptr<PyModule>& module,
         if (!s.ok() && !xla_from_dump) return s;
         if (!s.ok()) warning = "XLA's buffer assignment in the dump is not shown: " + MessageOf(s);
       }
-      absl::StatusOr<std::string> j = PrintMemoryComparison(*c, {.format = MemoryFormat::kJson});
+      absl::StatusOr<std::string> j =
+          PrintMemoryComparison(*c, {.format = MemoryFormat::kJson,
+                                     .buffer_assignment = false,
+                                     .memory_limit = f.memory.memory_limit,
+                                     .warnings = MemoryContextWarnings(**before)});
       if (!j.ok()) return j.status();
       json = *std::move(j);
       handle->comparison = *std::move(c);

@@ -171,6 +171,25 @@ def test_memory_report_equals_cli_json(corpus, hlo_opt, name):
     assert hloscope.memory_report(corpus / name).to_dict() == r.to_dict()
 
 
+def test_memory_report_limit_warnings_and_donation_equal_cli(corpus, hlo_opt):
+    # Issue 33: memory_limit and warnings as fields, and assume_donated's comparison.
+    m = hloscope.load(corpus / BERT)
+    r = m.memory_report(memory_limit="1GiB")
+    cli = run_cli(hlo_opt, corpus / BERT, "--memory-report", "--format=json", "--memory-limit=1GiB")
+    same_as_cli(r.to_dict(), cli)
+    assert r.memory_limit.bytes == 1 << 30
+    row = r.memory_limit.modules[0]
+    assert row.verdict in ("over", "fits") and type(row.margin_bytes) is int
+    assert row.text.startswith("over by" if row.verdict == "over" else "fits with")
+    assert r.warnings == cli["warnings"] and all(isinstance(w, str) for w in r.warnings)
+    assert m.memory_report().memory_limit is None
+    d = hloscope.load(corpus / DUS).memory_report(assume_donated="all", passes="copy-elision")
+    cli = run_cli(hlo_opt, corpus / DUS, "--memory-report", "--format=json", "--assume-donated=all",
+                  "--passes=copy-elision")
+    same_as_cli(d.to_dict(), cli)
+    assert d.passes == "--passes=copy-elision --assume-donated=all"
+
+
 @pytest.mark.parametrize("options,flags", [
     ({"memory_model": "liveness", "schedule": "list", "top": 3},
      ["--memory-model=liveness", "--schedule=list", "--top=3"]),

@@ -255,6 +255,15 @@ MemoryReport EveryFieldReport(int64_t peak) {
                    .temp_bytes = 4,
                    .total_bytes = 10};
   m.memory_spaces = {{.space = 1, .peak_bytes = 32, .peak_instruction = "c"}};
+  m.device_peak_bytes = peak - 16;
+  m.device_peak_instruction = "c";
+  m.host_peak_bytes = 16;
+  m.host_peak_instruction = "b";
+  m.callee_peaks = {{.computation = "body",
+                     .caller = "w",
+                     .peak_bytes = 48,
+                     .peak_instruction = "d",
+                     .top_buffers = {AnyBuffer("d")}}};
   r.modules = {m};
   r.stages = {{.stage = "1",
                .module = "m",
@@ -318,21 +327,40 @@ TEST(MemoryReportJson, SetsEverySchemaField) {
       .hlo_pipeline_command = "hlo-pipeline --schedule=1f1b"};
   const MemoryReport before = EveryFieldReport(1000);
   const std::vector<XlaAssignmentComparison> xla = EveryFieldXlaComparison();
-  absl::StatusOr<std::string> json = MemoryReportJson(before, nullptr, "", &figures, &xla);
+  // The limit is held against the device's peak (the report's 16 host bytes aside): 984 is over
+  // a limit of 900 by 84, and the after device peak of 734 fits with 166 to spare.
+  const std::vector<std::string> warnings = {"m is not scheduled"};
+  absl::StatusOr<std::string> json =
+      MemoryReportJson(before, nullptr, "", &figures, &xla, 900, warnings);
   ASSERT_TRUE(json.ok());
   report::MemoryReport alone;
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(*json, &alone).ok()) << *json;
-  ExpectEveryFieldSet(alone, "", {});
+  // A verdict row is a module's or a stage's, never both.
+  ExpectEveryFieldSet(alone, "",
+                      {"memory_limit.modules[0].stage", "memory_limit.stages[0].module"});
   EXPECT_EQ(alone.dynamic_sizes(), "dim_value=7");
+  EXPECT_EQ(alone.memory_limit().bytes(), 900);
+  EXPECT_EQ(alone.memory_limit().modules(0).verdict(), "over");
+  EXPECT_EQ(alone.memory_limit().modules(0).margin_bytes(), 84);
+  EXPECT_EQ(alone.memory_limit().modules(0).text(), "over by 84 bytes (84 B)");
+  EXPECT_EQ(alone.warnings(0), "m is not scheduled");
 
   // The comparison: every field too, but `after` has no pipeline (the schedule runs on the
   // modules as given).
   const MemoryReport after = EveryFieldReport(750);
-  json = MemoryReportJson(before, &after, "dce", &figures, &xla);
+  json = MemoryReportJson(before, &after, "dce", &figures, &xla, 900, warnings);
   ASSERT_TRUE(json.ok());
   const report::MemoryComparison c = ParseComparison(*json);
-  // XLA's assignment is of the modules as given, so it is beside `before` only.
-  ExpectEveryFieldSet(c, "", {"after.pipeline", "after.modules[0].xla_buffer_assignment"});
+  // XLA's assignment is of the modules as given, so it is beside `before` only; so are the
+  // warnings (and at the top).
+  ExpectEveryFieldSet(
+      c, "",
+      {"after.pipeline", "after.modules[0].xla_buffer_assignment", "after.warnings",
+       "before.memory_limit.modules[0].stage", "before.memory_limit.stages[0].module",
+       "after.memory_limit.modules[0].stage", "after.memory_limit.stages[0].module"});
+  EXPECT_EQ(c.after().memory_limit().modules(0).verdict(), "fits");
+  EXPECT_EQ(c.after().memory_limit().modules(0).margin_bytes(), 166);
+  EXPECT_EQ(c.warnings(0), "m is not scheduled");
   EXPECT_EQ(c.saving_bytes(), 250);
   EXPECT_DOUBLE_EQ(c.saving_percent(), 25.0);
 }

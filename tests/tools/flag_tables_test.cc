@@ -171,6 +171,7 @@ const std::map<std::string, std::string, std::less<>> kSamples = {
     {"--top", "3"},
     {"--alignment", "128"},
     {"--memory-limit", "80GiB"},
+    {"--assume-donated", "3,8"},
     {"--replicas", "2"},
     {"--memory-model", "liveness"},
     {"--schedule", "list"},
