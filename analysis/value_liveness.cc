@@ -113,11 +113,13 @@ bool ValueLiveness::UseBefore(const HloValue& a, const ValueUse& use, const HloV
   // chain's wrapped op defines (in the wrapped computation, or the result of the short
   // `<op>-start` form, which the start defines itself). Such a use only keeps the operands
   // alive while the op runs; an op that writes its result into one of them
-  // (output_to_operand_aliasing) does so itself, as its start's in-place pair says.
+  // (output_to_operand_aliasing) does so itself, as its start's in-place pair says. The same
+  // holds for the context elements the start defines ({2}, ...): one aliased to an operand
+  // (a barrier's context handed through) is that op's own write too.
   if (u.opcode() == Opcode::kAsyncUpdate || u.opcode() == Opcode::kAsyncDone) {
     const Computation* wrapped = AsyncChainComputation(u);
     if (wrapped != nullptr && ordering_.IsNestedIn(d, *wrapped)) return true;
-    if (d.opcode() == Opcode::kAsyncStart && !b.index.empty() && b.index[0] == 1 &&
+    if (d.opcode() == Opcode::kAsyncStart && !b.index.empty() && b.index[0] >= 1 &&
         AsyncChainStart(u) == &d) {
       return true;
     }

@@ -413,8 +413,7 @@ absl::Status Inserter::AddInterferenceCopies() {
 
   for (const InFlightPlan& p : in_flight) {
     for (const auto& [done, start] : p.edges) {
-      const auto preds = start->control_predecessors();
-      if (std::find(preds.begin(), preds.end(), done) != preds.end()) continue;
+      if (RunsBefore(done, start)) continue;  // already ordered
       AddPrintedControlEdge(done, start);
       ++control_edges_added_;
       report_->control_edges.push_back(
