@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
+#include "analysis/dataflow_call_sites.h"
 #include "fmt/format.h"
 #include "hlo/computation.h"
 
@@ -35,11 +37,39 @@ bool DefinedBefore(const HloValue& a, const HloValue& b, const ExecutionOrdering
   return ordering.ExecutesBefore(*a.instruction, d);
 }
 
+// The computations whose values are storage: the entry and what it runs as control flow
+// (while, conditional, call, async wrapped computations), transitively. A fusion's or a
+// reducer's instructions run inside one instruction: XLA assigns them no buffers and its copy
+// insertion adds no copies there, and the interpreter runs them by value. Whether a fusion may
+// write an output into an operand it also reads elsewhere is its emitter's question
+// (`hlo-opt --check-in-place`), not one of the module's buffers.
+absl::flat_hash_set<const Computation*> StorageComputations(const Module& module) {
+  absl::flat_hash_set<const Computation*> out;
+  if (module.entry() == nullptr) return out;
+  std::vector<const Computation*> work = {module.entry()};
+  out.insert(module.entry());
+  while (!work.empty()) {
+    const Computation* c = work.back();
+    work.pop_back();
+    for (const Instruction* i : c->instructions()) {
+      for (const Computation* callee : i->called_computations()) {
+        if (CallContextOf(*i, *callee) == CallContext::kControlFlow && out.insert(callee).second) {
+          work.push_back(callee);
+        }
+      }
+    }
+  }
+  return out;
+}
+
 class ConflictFinder {
  public:
   ConflictFinder(const AliasAnalysis& alias, const ValueLiveness& live,
                  absl::Span<const InputOutputAlias> donated)
-      : flow_(alias.dataflow()), live_(live), donated_(donated) {
+      : flow_(alias.dataflow()),
+        live_(live),
+        donated_(donated),
+        storage_(StorageComputations(flow_.module())) {
     // Text positions, for reads that dependencies leave unordered with a write.
     uint32_t max_id = 0;
     for (const Computation* c : flow_.module().computations()) {
@@ -56,6 +86,10 @@ class ConflictFinder {
 
   bool ReadOnly(ValueId v) const {
     return IsReadOnlyValue(flow_.value(v), flow_.module(), donated_);
+  }
+  // Defined where instructions get no storage of their own (StorageComputations).
+  bool Embedded(ValueId v) const {
+    return !storage_.contains(flow_.value(v).instruction->parent());
   }
 
  private:
@@ -82,6 +116,7 @@ class ConflictFinder {
   absl::Span<const InputOutputAlias> donated_;
   std::vector<int64_t> text_index_;      // by unique id: position in its computation's text
   std::vector<int64_t> definition_key_;  // by unique id, built for the first large buffer
+  absl::flat_hash_set<const Computation*> storage_;
 };
 
 BufferConflict ConflictFinder::Explain(ValueId live, ValueId overwrite,
@@ -232,10 +267,11 @@ std::optional<BufferConflict> ConflictFinder::InBuffer(const HloBuffer& buffer) 
   if (buffer.values.size() < 2) return std::nullopt;
   const Shape& shape = *flow_.value(buffer.values.front()).shape;
   if (shape.IsToken() || shape.IsTuple()) return std::nullopt;
-  // Read-only values keep their bytes (the header comment): they conflict with nothing.
+  // Read-only values keep their bytes (the header comment): they conflict with nothing; nor
+  // do values inside a fusion or reducer (StorageComputations).
   std::vector<ValueId> values;
   for (ValueId v : buffer.values) {
-    if (!ReadOnly(v)) values.push_back(v);
+    if (!ReadOnly(v) && !Embedded(v)) values.push_back(v);
   }
   if (values.size() <= kPairwiseLimit) {
     for (size_t i = 0; i < values.size(); ++i) {

@@ -25,6 +25,10 @@
 // copy insertion copies them where they meet a written buffer as a matter of course, the
 // interpreter's buffer mode keeps their bytes as if it had, and copy-elision never removes a
 // copy that would add such a write.
+// Values defined inside a fusion or a reducer (computations the entry does not reach as
+// control flow) take part in no conflict either: they run inside one instruction, XLA assigns
+// them no buffers and adds no copies there, and whether a fusion may write in place into an
+// operand it also reads elsewhere is its emitter's question (`hlo-opt --check-in-place`).
 // Buffers of tokens hold nothing, and those of tuples only a table of pointers to element
 // buffers that are checked themselves: both are skipped. As in XLA's own check, the values of a
 // large buffer (more than kPairwiseLimit) are sorted by definition and only neighbours are
@@ -38,8 +42,8 @@
 
 #include "absl/types/span.h"
 #include "analysis/alias.h"
-#include "hlo/input_output_alias.h"
 #include "analysis/value_liveness.h"
+#include "hlo/input_output_alias.h"
 
 namespace hloscope {
 

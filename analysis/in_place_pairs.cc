@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "hlo/attribute_values.h"
 #include "hlo/computation.h"
 
 namespace hloscope {
@@ -110,6 +111,13 @@ std::vector<InPlacePair> PairsOf(const Instruction& instr, const DataflowOptions
     case Opcode::kCollectivePermuteStart: {
       if (n != 4) break;  // only the 4-operand form writes into operand 1
       const bool start = instr.opcode() == Opcode::kCollectivePermuteStart;
+      // As in XLA, a collective-permute-start is in place only in the form with slice_sizes
+      // (input, output, input offsets, output offsets); four operands without them are a
+      // combined permute of four arrays, each received into a new buffer.
+      if (start && !RawAttribute(instr, "slice_sizes").has_value() &&
+          instr.dynamic_slice_sizes().empty()) {
+        break;
+      }
       ShapeIndex base = start ? ShapeIndex{1} : ShapeIndex{};
       out.push_back({{1, {}}, base});
       const Shape& buffer = instr.operand(1)->shape();
@@ -125,9 +133,25 @@ std::vector<InPlacePair> PairsOf(const Instruction& instr, const DataflowOptions
       if (n > 1) out.push_back({{1, {}}, {}});
       break;
     case Opcode::kCustomCall:
-    case Opcode::kAsyncStart:
       AppendAliasing(instr, out);
       break;
+    case Opcode::kAsyncStart: {
+      // In the short form of a wrapped custom-call or fusion (`custom-call-start`), the
+      // attribute is the wrapped op's, as XLA's parser hands it over: its output indices are
+      // of the wrapped op's result, element {1} of the start. Elsewhere (an async-start with
+      // calls=, a call-start) they are of the start's own shape.
+      const Opcode wrapped = instr.async_wrapped_opcode();
+      if (wrapped != Opcode::kCustomCall && wrapped != Opcode::kFusion) {
+        AppendAliasing(instr, out);
+        break;
+      }
+      for (const OperandAlias& a : instr.output_to_operand_aliasing()) {
+        ShapeIndex output = {1};
+        output.insert(output.end(), a.output_index.begin(), a.output_index.end());
+        out.push_back({{a.operand, a.operand_index}, std::move(output)});
+      }
+      break;
+    }
     case Opcode::kFusion:
       FusionPairs(instr, options, depth, out);
       AppendAliasing(instr, out);

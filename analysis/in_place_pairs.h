@@ -8,9 +8,11 @@
 //  - dynamic-update-slice: operand 0 ↔ {}.
 //  - scatter with N operands: operand i ↔ {i} ({} when N == 1).
 //  - all-reduce-start: operand i ↔ {i} ({} with one operand).
-//  - collective-permute / collective-permute-start with 4 operands (the in-place form): the
+//  - collective-permute / collective-permute-start with 4 operands (the in-place form; a start
+//    only with slice_sizes, as in XLA, else it is a combined permute of four arrays): the
 //    output buffer operand 1 ↔ {} / {1} (and its elements, when it is a tuple).
-//  - custom-call, async-start and fusion: their output_to_operand_aliasing attribute.
+//  - custom-call, async-start and fusion: their output_to_operand_aliasing attribute (on the
+//    short `custom-call-start` / `fusion-start` form it is the wrapped op's: output {1, ...}).
 //  - fusion: also every output whose fused root reaches, through tuple / get-tuple-element
 //    (and bitcast, when bitcasts are aliases), an in-place instruction (a DUS, a scatter, a
 //    nested fusion with such pairs) whose in-place operand reaches a fused parameter the same

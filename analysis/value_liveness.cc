@@ -3,9 +3,27 @@
 #include <algorithm>
 #include <utility>
 
+#include "hlo/async_chain.h"
 #include "hlo/computation.h"
 
 namespace hloscope {
+
+namespace {
+
+// The async-start an async-update or async-done reads through its chain of updates; nullptr
+// when the chain does not reach one (a value carried through a loop).
+const Instruction* AsyncChainStart(const Instruction& op) {
+  const Instruction* at = &op;
+  for (int steps = 0; at != nullptr && steps < 1 << 20; ++steps) {
+    if (at->opcode() == Opcode::kAsyncStart) return at;
+    if (at->opcode() != Opcode::kAsyncUpdate && at->opcode() != Opcode::kAsyncDone) return nullptr;
+    if (at->operand_count() == 0) return nullptr;
+    at = at->operand(0);
+  }
+  return nullptr;
+}
+
+}  // namespace
 
 ValueLiveness::ValueLiveness(const DataflowAnalysis& flow, const ExecutionOrdering& ordering)
     : flow_(flow), ordering_(ordering), in_place_(flow.options()) {
@@ -88,6 +106,21 @@ bool ValueLiveness::UseBefore(const HloValue& a, const ValueUse& use, const HloV
           }
         }
       }
+      return true;
+    }
+  }
+  // XLA's ordering: a use at an async-update or async-done comes before every value the
+  // chain's wrapped op defines (in the wrapped computation, or the result of the short
+  // `<op>-start` form, which the start defines itself). Such a use only keeps the operands
+  // alive while the op runs; an op that writes its result into one of them
+  // (output_to_operand_aliasing) does so itself, as its start's in-place pair says. The same
+  // holds for the context elements the start defines ({2}, ...): one aliased to an operand
+  // (a barrier's context handed through) is that op's own write too.
+  if (u.opcode() == Opcode::kAsyncUpdate || u.opcode() == Opcode::kAsyncDone) {
+    const Computation* wrapped = AsyncChainComputation(u);
+    if (wrapped != nullptr && ordering_.IsNestedIn(d, *wrapped)) return true;
+    if (d.opcode() == Opcode::kAsyncStart && !b.index.empty() && b.index[0] >= 1 &&
+        AsyncChainStart(u) == &d) {
       return true;
     }
   }

@@ -19,6 +19,9 @@
 //  - a while (conditional, call) reading a as its operand hands a to its callee: that use is
 //    before everything defined inside the callee, except that a loop state element the body
 //    passes through unchanged (a itself in the body's parameter) is read on every iteration;
+//  - a use at an async-update or async-done is before every value its chain's wrapped op
+//    defines (XLA's rule: it keeps the op's operands alive, and an op writing its result into
+//    one of them does so itself);
 //  - a use inside a while body or condition of a value defined outside that loop is read on
 //    every iteration: it is not before anything the loop defines;
 //  - a phi at a while or conditional result is defined when the loop or branch ends: uses

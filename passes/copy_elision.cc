@@ -751,6 +751,8 @@ absl::StatusOr<bool> CopyElision::RunOnModule(Module& module, AnalysisCache& ana
                         "analysis), instead of %{} and %{}",
                         reader->name(), writer->name(), body->name(), caller->name(),
                         writer->name(), param_copy->name(), root_copy->name()));
+        report_.added_edge_names.push_back(
+            {std::string(body->name()), std::string(reader->name()), std::string(writer->name())});
       }
       OrderLoopReaders(param_copy, root_copy, readers);
       for (size_t k : {i, j}) {

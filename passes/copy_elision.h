@@ -98,6 +98,13 @@ struct CopyElisionReport {
   int64_t sweeps = 0;
   // Control edges added to remove copies (order_loop_readers): "%reader -> %writer in body".
   std::vector<std::string> added_edges;
+  // The same edges by name, in the same order, for the JSON report.
+  struct AddedEdge {
+    std::string computation;
+    std::string predecessor;  // runs first (the reader)
+    std::string successor;    // the writer
+  };
+  std::vector<AddedEdge> added_edge_names;
 };
 
 class CopyElision : public Pass {

@@ -57,8 +57,8 @@ std::string CopyInsertionSummary(const CopyInsertionReport& r, std::string_view 
                        HumanBytes(c.bytes), CopyRuleName(c.rule), c.detail);
   }
   for (const AddedControlEdge& e : r.control_edges) {
-    out += fmt::format("  control edge %{} -> %{} in {}: {}\n",
-                       e.predecessor, e.successor, e.computation, e.detail);
+    out += fmt::format("  control edge %{} -> %{} in {}: {}\n", e.predecessor, e.successor,
+                       e.computation, e.detail);
   }
   return out;
 }
@@ -92,6 +92,15 @@ void CopyElisionPassReport::AddTo(std::string_view module,
     out->set_executions_known(d.executions_known);
     out->set_bytes_per_step(SaturatingMul(d.bytes, d.executions_per_step));
   }
+  for (size_t i = 0; i < r.added_edge_names.size(); ++i) {
+    report::ControlEdge* e = document.add_control_edges();
+    e->set_module(std::string(module));
+    e->set_pass("copy-elision");
+    e->set_computation(r.added_edge_names[i].computation);
+    e->set_predecessor(r.added_edge_names[i].predecessor);
+    e->set_successor(r.added_edge_names[i].successor);
+    if (i < r.added_edges.size()) e->set_detail(r.added_edges[i]);
+  }
   document.set_removed(document.removed() + r.removed);
   document.set_kept(document.kept() + r.kept);
   document.set_bytes_saved_per_step(
@@ -115,6 +124,15 @@ void CopyInsertionPassReport::AddTo(std::string_view module,
     out->set_rule(std::string(CopyRuleName(c.rule)));
     out->set_reason(c.detail);
     out->set_bytes(c.bytes);
+  }
+  for (const AddedControlEdge& edge : report_.control_edges) {
+    report::ControlEdge* e = document.add_control_edges();
+    e->set_module(std::string(module));
+    e->set_pass("copy-insertion");
+    e->set_computation(edge.computation);
+    e->set_predecessor(edge.predecessor);
+    e->set_successor(edge.successor);
+    e->set_detail(edge.detail);
   }
   document.set_inserted(document.inserted() + static_cast<int64_t>(report_.copies.size()));
 }

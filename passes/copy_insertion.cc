@@ -250,8 +250,8 @@ bool IsAsync(Opcode op) {
 }
 
 // Computations whose instructions own buffers: the entry and the callees of while,
-// conditional and call. Fusions, reducers and the computations async ops wrap run as part of
-// one instruction (XLA's embedded context: it adds no copies in them).
+// conditional and call (a `call-start`'s callee too). Fusions, reducers and the computations
+// async ops wrap (calls=) run as part of one instruction (XLA adds no copies in them).
 // Fails when such a computation has several call sites (the copies one caller needs would be
 // made for all of them); Run flattens the call graph first, so this is a guard.
 absl::StatusOr<std::vector<Computation*>> ControlFlowComputations(const Module& module,
@@ -261,7 +261,15 @@ absl::StatusOr<std::vector<Computation*>> ControlFlowComputations(const Module& 
     if (sites.embedded_count.contains(c)) continue;
     if (c != module.entry()) {
       absl::Span<const CallSite> callers = sites.ControlFlowSites(c);
-      if (callers.empty() || IsAsync(callers[0].caller->opcode())) continue;
+      if (callers.empty()) continue;
+      // XLA skips async computations (the wrapper holding the one wrapped op). The short
+      // `call-start(...), to_apply=f` form has no wrapper here: f is the wrapped call's callee,
+      // an ordinary computation to XLA, whose conditionals and loops get their copies.
+      const Instruction* caller = callers[0].caller;
+      if (IsAsync(caller->opcode()) && !(caller->opcode() == Opcode::kAsyncStart &&
+                                         caller->async_wrapped_opcode() == Opcode::kCall)) {
+        continue;
+      }
       if (callers.size() > 1) {
         return absl::FailedPreconditionError(fmt::format(
             "copy-insertion needs a flat call graph, but computation {} is called from {} "
@@ -270,6 +278,27 @@ absl::StatusOr<std::vector<Computation*>> ControlFlowComputations(const Module& 
       }
     }
     out.push_back(c);
+  }
+  return out;
+}
+
+// The operands of an async-start (calls=) that its wrapped op updates in place. XLA's copy
+// insertion asks the wrapped instruction (the async computation's root) for its in-place pairs
+// and copies the start's operand for each: the wrapped op writes into the buffer the start
+// hands it. A wrapped operand that is not one of the parameters the start binds (a late-bound
+// one) is copied where it is bound, not here.
+std::vector<int64_t> WrappedInPlaceOperands(const Instruction& start) {
+  std::vector<int64_t> out;
+  if (start.opcode() != Opcode::kAsyncStart) return out;
+  const Computation* wrapped = start.fused_computation();
+  if (wrapped == nullptr || wrapped->root() == nullptr) return out;
+  const Instruction& op = *wrapped->root();
+  for (const InPlacePair& p : GetInPlaceInputOutputPairs(op)) {
+    if (p.input.operand_number < 0 || p.input.operand_number >= op.operand_count()) continue;
+    const Instruction* operand = op.operand(p.input.operand_number);
+    if (operand->opcode() != Opcode::kParameter) continue;
+    const int64_t k = operand->parameter_number();
+    if (k < start.operand_count()) out.push_back(k);
   }
   return out;
 }
@@ -407,14 +436,18 @@ absl::Status Inserter::AddInterferenceCopies() {
           done.push_back(k);
           in_place.push_back({instr, k});
         }
+        for (int64_t k : WrappedInPlaceOperands(*instr)) {
+          if (std::find(done.begin(), done.end(), k) != done.end()) continue;
+          done.push_back(k);
+          in_place.push_back({instr, k});
+        }
       }
     }
   }
 
   for (const InFlightPlan& p : in_flight) {
     for (const auto& [done, start] : p.edges) {
-      const auto preds = start->control_predecessors();
-      if (std::find(preds.begin(), preds.end(), done) != preds.end()) continue;
+      if (RunsBefore(done, start)) continue;  // already ordered
       AddPrintedControlEdge(done, start);
       ++control_edges_added_;
       report_->control_edges.push_back(

@@ -80,7 +80,7 @@ std::vector<std::pair<Instruction*, Instruction*>> DoneBeforeStartEdges(
     });
     if (!reads_pending) continue;
     for (Instruction* start : starts) {
-      if (start == done || Precedes(done, start) || Precedes(start, done)) continue;
+      if (start == done || Precedes(start, done)) continue;
       edges.emplace_back(done, start);
     }
   }

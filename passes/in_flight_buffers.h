@@ -30,10 +30,11 @@ bool RunsBefore(const Instruction* first, const Instruction* second);
 // merge of it).
 bool HoldsInFlightBuffer(const DataflowAnalysis& flow, absl::Span<const ValueId> values);
 
-// The control edges that order each *-done reading the loop state element at `index` of
-// `xla_while`'s body before the *-start that writes the body's result at `index`. Returns the
-// edges as (done, start) pairs not yet present and not already implied by the dependencies;
-// an edge that would close a cycle (the start feeds the done) is left out.
+// The (done, start) pairs of the loop state element at `index` of `xla_while`'s body: each
+// *-done reading it, with each *-start that writes the body's result at `index`; the done
+// must run first. Pairs the dependencies already order are included (the start may still
+// need a transition copy of the done's data, read later); a pair whose start feeds its done
+// (an edge would close a cycle) is left out.
 std::vector<std::pair<Instruction*, Instruction*>> DoneBeforeStartEdges(
     const DataflowAnalysis& flow, const Instruction& xla_while, const ShapeIndex& index);
 

@@ -25,7 +25,8 @@ void AddCopyReportFlags(FlagTable& table, CopyReportFlags& flags) {
                      "writes each copy's decision, reason, bytes and executions per\n"
                      "step (schema passes/copy_elision_report.proto). copy-elision\n"
                      "reads --bitcast-defines-value too. With copy-insertion: the\n"
-                     "copies it added, each with its rule (decision 'inserted').",
+                     "copies it added, each with its rule (decision 'inserted').\n"
+                     "Both list the control edges they add (control_edges).",
              .handler = [&flags](std::optional<std::string_view> value) {
                if (value && value->empty()) {
                  return FlagError(

@@ -6,13 +6,15 @@
 // accepts must
 //   1. run DataflowAnalysis (SSA form) and AliasAnalysis without error, and
 //   2. run `copy-insertion,copy-elision` without error, the result accepted by the verifier
-//      (skipped, with a note, while the registry has no copy-insertion pass), and
+//      (skipped, with a note, while the registry has no copy-insertion pass), copy-insertion's
+//      output buffer-safe (analysis/buffer_consistency.h: the stage `safety`, issue 30), and
 //   3. where the interpreter can run the module (supported opcodes, at most 1 MiB of storage,
 //      at most 10^5 steps: a test of thousands of modules), compute after those passes, with
 //      storage shared as the alias analysis says (buffer mode), what the module as given computes
 //      by value, on seeded random arguments, and write into no read-only value,
 // unless tests/corpus/analysis_exceptions.tsv lists it:
-//   <file relative to the corpus or bulk dir> TAB <chunk> TAB <stage: analysis|passes|judge>
+//   <file relative to the corpus or bulk dir> TAB <chunk> TAB
+//   <stage: analysis|passes|safety|judge>
 //   TAB <first line of the error> TAB <what XLA does with the module>
 // A listed module that now passes, or fails differently, fails the test (stale row). Modules
 // that do not parse or verify are the round-trip test's business (bulk_expectations.tsv,
@@ -23,12 +25,17 @@
 // of why the others were not (the interpreter's refusal, instruction names dropped, or the
 // earlier stage that stopped them), and fails when the judged count drops below its floor in
 // tests/corpus/judged_floor.tsv (`<test> TAB <floor>`): raise a floor when coverage grows.
+//
+// The default suite runs CorpusAnalysisSample: a fixed list of bulk modules on which
+// copy-insertion's output was once not buffer-safe (async ops with aliasing, in-place
+// fusions, pipelined send/recv), with the same exceptions; the whole corpus is labelled corpus.
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -39,7 +46,11 @@
 #include <vector>
 
 #include "analysis/alias.h"
+#include "analysis/analysis_cache.h"
+#include "analysis/buffer_consistency.h"
 #include "analysis/dataflow.h"
+#include "analysis/ordering.h"
+#include "analysis/value_liveness.h"
 #include "eval/evaluator.h"
 #include "eval/literal.h"
 #include "fmt/core.h"
@@ -174,8 +185,10 @@ class CorpusChecker {
         ++refusals_["(analysis failed)"];
         continue;
       }
-      if (Check(name, chunk, "passes", RunPasses(**m))) {
+      absl::Status safety;
+      if (Check(name, chunk, "passes", RunPasses(**m, safety))) {
         ++counts_.passes_run;
+        Check(name, chunk, "safety", safety);
         Judge(name, chunk, chunks[k].text, **m);
       } else {
         ++refusals_["(copy-insertion,copy-elision failed)"];
@@ -210,7 +223,24 @@ class CorpusChecker {
     return aa.ok() ? absl::OkStatus() : aa.status();
   }
 
-  static absl::Status RunPasses(Module& m) {
+  // Copy-insertion's output must be buffer-safe: the first conflict, as an error.
+  static absl::Status BufferSafety(const Module& m) {
+    AnalysisCache analyses(m);
+    absl::StatusOr<const AliasAnalysis*> alias = analyses.Alias(DataflowOptions{});
+    if (!alias.ok()) return alias.status();
+    absl::StatusOr<const ExecutionOrdering*> ordering = analyses.Ordering();
+    if (!ordering.ok()) return ordering.status();
+    ValueLiveness live((*alias)->dataflow(), **ordering);
+    const std::vector<InputOutputAlias> donated(m.input_output_aliases().begin(),
+                                                m.input_output_aliases().end());
+    if (std::optional<BufferConflict> c = FindBufferConflict(**alias, live, donated)) {
+      return absl::InternalError("after copy-insertion, not buffer-safe: " + c->message);
+    }
+    return absl::OkStatus();
+  }
+
+  // `safety`: BufferSafety after copy-insertion (when it ran).
+  static absl::Status RunPasses(Module& m, absl::Status& safety) {
     for (const char* name : {"copy-insertion", "copy-elision"}) {
       absl::StatusOr<std::unique_ptr<Pass>> pass = PassRegistry::Global().Create(name);
       if (!pass.ok()) return pass.status();
@@ -219,6 +249,7 @@ class CorpusChecker {
       if (absl::Status s = VerifyModule(m); !s.ok()) {
         return absl::InternalError(fmt::format("after {}: {}", name, MessageOf(s)));
       }
+      if (std::string_view(name) == "copy-insertion") safety = BufferSafety(m);
     }
     return absl::OkStatus();
   }
@@ -364,6 +395,54 @@ TEST_P(CorpusAnalysisBulk, Archive) {
   Summarize(GetParam(), checker,
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   ReportCoverage(GetParam(), checker);
+}
+
+// The bulk modules on which copy-insertion's output was not buffer-safe before issue 30 (and
+// the six still listed in analysis_exceptions.tsv, which must fail as listed), and the one
+// the interpreter judged unsafe.
+TEST(CorpusAnalysisSample, FormerlyUnsafeAfterCopyInsertion) {
+  const fs::path bulk(HLOSCOPE_BULK_DIR);
+  if (!fs::is_directory(bulk / "cc_hlo")) GTEST_SKIP() << "no bulk archive at " << bulk;
+  constexpr const char* kModules[] = {
+      "backends_gpu_tests_collective_pipeline_parallelism_test__"
+      "PartiallyPipelinedAsyncSendRecvLoop2Devices",
+      "backends_gpu_tests_dynamic_slice_fusion_v2_test__AsyncSingleOutputOneDUS",
+      "backends_gpu_tests_dynamic_slice_fusion_v2_test__AsyncTupleOutputOneDUS",
+      "backends_gpu_tests_dynamic_slice_fusion_v2_test__AsyncTupleOutputTwoDUS",
+      "codegen_ir_emission_utils_test__CanEmitFusedDynamicUpdateSliceInPlace_"
+      "HandlesMultiOutputFusionSharedParameter",
+      "hlo_analysis_alias_info_test__AsyncStartForwardedOperand",
+      // Not unsafe after copy-insertion but judged: the conditional in a call-start's callee
+      // wrote into a read-only entry parameter before its branch-root copies.
+      "hlo_analysis_hlo_dataflow_analysis_test__AsyncCallWithConditional",
+      "hlo_analysis_alias_info_test__CollectivePermuteStartNotInplace",
+      "hlo_analysis_alias_info_test__CombinedCollectivePermute",
+      "hlo_analysis_hlo_ordering_test__"
+      "UsesBeforeValueDefinitionValueIsAnAliasedAsyncWrappedCallInstruction",
+      "hlo_parser_hlo_parser_test__global__73",
+      "hlo_transforms_host_offloader_test__BasicAsyncCustomCallWithAliasing",
+      "service_buffer_assignment_test__AsyncCustomCallWithAliasing",
+      "service_gpu_alias_info_test__BufferCannotBeSharedDynamicUpdateSliceAndOtherUser",
+      "service_gpu_custom_call_test__CustomCallConcurrentUpdateTwoBuffers",
+      "service_hlo_verifier_test__VerifyBuffersAsyncCallExpandedStreamAnnotated",
+      "service_hlo_verifier_test__VerifyBuffersAsyncCallWithAlias",
+      "service_hlo_verifier_test__VerifyBuffersBufferInResultMultipleTimes",
+      "service_hlo_verifier_test__VerifyBuffersBufferWithTwoWritesStraightLine",
+      "service_latency_hiding_scheduler_test__AnnotatedNoOp",
+      "service_memory_space_assignment_memory_space_assignment_test__"
+      "AsyncOpCustomFusionLongLiveRange",
+      "service_memory_space_assignment_memory_space_assignment_test__"
+      "AsyncOpCustomFusionMultipleUsers",
+      "service_memory_space_assignment_memory_space_assignment_test__"
+      "AsyncOpCustomFusionShortLiveRange",
+  };
+  CorpusChecker checker;
+  for (const char* m : kModules) {
+    const std::string name = fmt::format("cc_hlo/xla__xla_{}.hlo", m);
+    ASSERT_TRUE(fs::is_regular_file(bulk / name)) << name;
+    checker.CheckFile(bulk / name, name);
+  }
+  EXPECT_EQ(checker.counts().passes_run, static_cast<int>(std::size(kModules)));
 }
 
 INSTANTIATE_TEST_SUITE_P(Archives, CorpusAnalysisBulk,
