@@ -253,12 +253,14 @@ void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysi
              .value = FlagValue::kRequired,
              .placeholder = "N",
              .help = "With --buffer-assignment: chunks of the modeled temp allocation\n"
-                     "start at multiples of N bytes (default 1; XLA:GPU uses 128).",
+                     "start at multiples of N bytes (default 1; XLA:GPU uses 128). Beside\n"
+                     "XLA's assignment the default is the alignment XLA's offsets show.",
              .handler = [&flags](std::optional<std::string_view> value) {
                int64_t n = 0;
                if (absl::Status s = NonNegative("--alignment", value, &n); !s.ok()) return s;
                if (n == 0) return FlagError("option '--alignment' needs a positive number");
                flags.alignment = n;
+               flags.alignment_given = true;
                return absl::OkStatus();
              }});
   table.Add(
@@ -300,8 +302,10 @@ void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysi
              .help = "With the memory report (implies --memory-report; one module):\n"
                      "XLA's own buffer assignment of the same module beside ours, from\n"
                      "XLA's dump: its -buffer-assignment.txt or its .hlo.pb (an\n"
-                     "HloProto). Per kind the bytes, ours and XLA's, with the\n"
-                     "difference; the allocations side by side; the values that differ\n"
+                     "HloProto). Ours is our model of XLA's assignment (the\n"
+                     "--buffer-assignment listing) under --memory-model=xla, the profile's\n"
+                     "allocations under liveness. Per kind the bytes, ours and XLA's, with\n"
+                     "the difference; the allocations side by side; the values that differ\n"
                      "(missing, placed elsewhere, size, living longer or shorter),\n"
                      "largest first (--top); html draws XLA's heap beside ours. An\n"
                      "assignment of another module is refused (exit 1). A module read\n"
@@ -350,8 +354,9 @@ struct ParsedModules {
 };
 
 // Every module of every input (every part with split_input_file), parsed, verified and
-// flattened; errors are printed and the module left out.
-ParsedModules ParseAll(const std::vector<MemoryInput>& inputs, bool split_input_file) {
+// (unless `flatten` is false) flattened; errors are printed and the module left out.
+ParsedModules ParseAll(const std::vector<MemoryInput>& inputs, bool split_input_file,
+                       bool flatten = true) {
   ParsedModules out;
   std::vector<ModuleSource> sources;
   for (const MemoryInput& input : inputs) {
@@ -370,7 +375,9 @@ ParsedModules ParseAll(const std::vector<MemoryInput>& inputs, bool split_input_
       sources, ProcessJobs(),
       // The analyses need one call site per control-flow callee; cloning shared callees
       // changes no buffer's size or lifetime.
-      [](Module& m) { return FlattenCallGraph().Run(m).status(); },
+      [flatten](Module& m) {
+        return flatten ? FlattenCallGraph().Run(m).status() : absl::OkStatus();
+      },
       [&](size_t, absl::StatusOr<std::unique_ptr<Module>> m) {
         if (!m.ok()) {
           const absl::Status& s = m.status();
@@ -460,8 +467,21 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
     return 1;
   }
   if (xla != nullptr) {
-    if (absl::Status s = AddXlaBufferAssignment(*comparison, *before.modules.front(), xla->contents,
-                                                xla->filename, options.top_buffers);
+    // Under the xla model XLA's assignment is held against our model of it (AssignLikeXla);
+    // under liveness against the profile's own simulated allocations. The model runs on the
+    // module as given: XLA assigned it after its own call-graph flattening, which leaves the
+    // computations of reduce, sort and the like shared; ours would clone those inside a cloned
+    // callee and give each clone its own thread-local allocations.
+    const bool with_model = options.model == MemoryOptions::Model::kXla;
+    ParsedModules unflattened;
+    if (with_model) {
+      unflattened = ParseAll(inputs, split_input_file, /*flatten=*/false);
+      if (!unflattened.all_ok || unflattened.modules.size() != 1) return 1;
+    }
+    if (absl::Status s = AddXlaBufferAssignment(
+            *comparison, with_model ? *unflattened.modules.front() : *before.modules.front(),
+            xla->contents, xla->filename, options.top_buffers, with_model,
+            flags.alignment_given ? flags.alignment : 0);
         !s.ok()) {
       if (!xla->from_module_dump) {
         PrintStatus(s);
@@ -495,6 +515,7 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
         *text += fmt::format("\nXLA's buffer assignment of module {}{} (modeled):\n{}", m->name(),
                              list == &after.modules ? " after the passes" : "",
                              XlaAssignmentToString(*xla));
+        *text += XlaPeakBuffersString(*xla) + XlaAssignmentStatsString(xla->totals);
       }
     }
   }

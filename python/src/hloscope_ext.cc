@@ -282,7 +282,9 @@ MemoryReportResult MemoryReportOf(const std::shared_ptr<PyModule>& module,
       if (!c.ok()) return c.status();
       if (!xla_contents.empty()) {
         absl::Status s =
-            AddXlaBufferAssignment(*c, **before, xla_contents, xla_filename, options.top_buffers);
+            AddXlaBufferAssignment(*c, **before, xla_contents, xla_filename, options.top_buffers,
+                                   options.model == MemoryOptions::Model::kXla,
+                                   f.memory.alignment_given ? f.memory.alignment : 0);
         if (!s.ok() && !xla_from_dump) return s;
         if (!s.ok()) warning = "XLA's buffer assignment in the dump is not shown: " + MessageOf(s);
       }
