@@ -483,7 +483,8 @@ class Assigner {
       raw_peak = std::max(raw_peak, raw_live);
     }
     out_.totals.temp_fragmentation_bytes =
-        std::max<int64_t>(out_.totals.temp_fragmentation_bytes, 0) + layout.heap_bytes - raw_peak;
+        (heap_simulated_ ? out_.totals.temp_fragmentation_bytes : 0) + layout.heap_bytes - raw_peak;
+    heap_simulated_ = true;
     if (peak_time < 0) return;
     // One value per chunk: of values sharing one (a buffer's, or a result that took over its
     // operand's), the first live at the peak stands for it, as XLA counts a SHARE_WITH
@@ -589,6 +590,7 @@ class Assigner {
   absl::flat_hash_map<BufferId, size_t> allocation_of_;
   std::vector<int64_t> allocation_of_value_;  // by ValueId; -1: none (yet)
   std::vector<const HloBuffer*> temporaries_;
+  bool heap_simulated_ = false;  // temp_fragmentation_bytes holds a sum
   XlaModelAssignment out_;
 };
 
