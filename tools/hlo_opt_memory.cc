@@ -243,7 +243,9 @@ void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysi
              .help = "With the memory report (implies --memory-report): the entry's\n"
                      "memory in XLA's BufferAssignment stats categories; in text, then\n"
                      "XLA's buffer assignment as modeled (xla_assignment_model.h), in the\n"
-                     "layout of XLA's -buffer-assignment.txt dumps.",
+                     "layout of XLA's -buffer-assignment.txt dumps, each allocation's peak\n"
+                     "buffers and XLA's stats with its fragmentation lines; in json, the\n"
+                     "same in each module's xla_model_assignment.",
              .handler = [&flags](std::optional<std::string_view>) {
                flags.enabled = true;
                flags.buffer_assignment = true;
@@ -491,6 +493,21 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
                  std::string_view(s.message().data(), s.message().size()));
     }
   }
+  // XLA's assignment as modeled, listed after the text report and carried in the JSON one.
+  if (flags.buffer_assignment &&
+      (flags.format == MemoryFormat::kText || flags.format == MemoryFormat::kJson)) {
+    for (const auto* list : {&before.modules, &after.modules}) {
+      for (const auto& m : *list) {
+        absl::StatusOr<XlaModelAssignment> xla = AssignLikeXla(*m, {.alignment = flags.alignment});
+        if (!xla.ok()) {
+          PrintStatus(xla.status());
+          return 1;
+        }
+        (list == &after.modules ? comparison->xla_models_after : comparison->xla_models)
+            .push_back({std::string(m->name()), *std::move(xla), flags.alignment});
+      }
+    }
+  }
   std::vector<std::string> warnings;
   for (const auto& m : before.modules) {
     for (std::string& w : MemoryContextWarnings(*m)) warnings.push_back(std::move(w));
@@ -504,18 +521,13 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
     PrintStatus(text.status());
     return 1;
   }
-  if (flags.buffer_assignment && flags.format == MemoryFormat::kText) {
-    for (const auto* list : {&before.modules, &after.modules}) {
-      for (const auto& m : *list) {
-        absl::StatusOr<XlaModelAssignment> xla = AssignLikeXla(*m, {.alignment = flags.alignment});
-        if (!xla.ok()) {
-          PrintStatus(xla.status());
-          return 1;
-        }
-        *text += fmt::format("\nXLA's buffer assignment of module {}{} (modeled):\n{}", m->name(),
-                             list == &after.modules ? " after the passes" : "",
-                             XlaAssignmentToString(*xla));
-        *text += XlaPeakBuffersString(*xla) + XlaAssignmentStatsString(xla->totals);
+  if (flags.format == MemoryFormat::kText) {
+    for (const auto* list : {&comparison->xla_models, &comparison->xla_models_after}) {
+      for (const XlaModelListing& l : *list) {
+        *text += fmt::format("\nXLA's buffer assignment of module {}{} (modeled):\n{}", l.module,
+                             list == &comparison->xla_models_after ? " after the passes" : "",
+                             XlaAssignmentToString(l.assignment));
+        *text += XlaPeakBuffersString(l.assignment) + XlaAssignmentStatsString(l.assignment.totals);
       }
     }
   }

@@ -86,8 +86,12 @@ absl::StatusOr<std::string> PrintMemoryComparison(const MemoryComparison& c,
       }
       return text;
     }
-    case MemoryFormat::kJson:
-      return MemoryReportJson(c.before, after, c.passes, figures, &c.xla);
+    case MemoryFormat::kJson: {
+      absl::StatusOr<std::string> json =
+          MemoryReportJson(c.before, after, c.passes, figures, &c.xla);
+      if (!json.ok() || (c.xla_models.empty() && c.xla_models_after.empty())) return json;
+      return AddXlaModelsToJson(*json, after != nullptr, c.xla_models, c.xla_models_after);
+    }
     case MemoryFormat::kCsv:
       return MemoryReportCsv(c.before, after, &c.xla);
     case MemoryFormat::kHtml:

@@ -15,6 +15,7 @@
 #include "analysis/memory/memory_profile.h"
 #include "analysis/memory/memory_report_pipeline.h"
 #include "analysis/memory/xla_assignment_comparison.h"
+#include "analysis/memory/xla_model_json.h"
 #include "hlo/module.h"
 
 namespace hloscope {
@@ -27,6 +28,11 @@ struct MemoryComparison {
   std::optional<PipelineFigures> pipeline;
   // XLA's own buffer assignment beside ours, for modules (as given) that come with one.
   std::vector<XlaAssignmentComparison> xla;
+  // --buffer-assignment: XLA's assignment as modeled, of the modules as given and after the
+  // passes; JSON carries them in each module's xla_model_assignment (the text listing is
+  // printed by the caller).
+  std::vector<XlaModelListing> xla_models;
+  std::vector<XlaModelListing> xla_models_after;
 
   const MemoryReport* after_or_null() const { return after ? &*after : nullptr; }
   // Some sum passed int64 bytes, before or after: the report's numbers are lower bounds.

@@ -15,6 +15,7 @@
 
 #include "analysis/dataflow.h"
 #include "analysis/memory/xla_assignment_model.h"
+#include "analysis/memory/xla_model_json.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 #include "gtest/gtest.h"
@@ -1114,6 +1115,46 @@ TEST(XlaBufferAssignmentModel, BadAlignmentIsAnError) {
   absl::StatusOr<XlaModelAssignment> a = AssignLikeXla(*m, {.alignment = 0});
   ASSERT_FALSE(a.ok());
   EXPECT_EQ(MessageOf(a.status()), "alignment 0 is not a positive number of bytes");
+}
+
+}  // namespace
+}  // namespace hloscope
+
+namespace hloscope {
+namespace {
+
+// The listing in the memory report's JSON (xla_model_json.h): into the module of its name, in
+// a report and in a before/after comparison; JSON that is no report is an error.
+TEST(XlaModelJson, ListingsGoIntoTheirModules) {
+  const XlaModelAssignment a = Assign(kOneTemp);
+  const std::vector<XlaModelListing> listings = {{"OneTempAllocation", a, 1}};
+  absl::StatusOr<std::string> json =
+      AddXlaModelsToJson(R"({"modules": [{"module": "other"}, {"module": "OneTempAllocation"}]})",
+                         false, listings, {});
+  ASSERT_TRUE(json.ok()) << MessageOf(json.status());
+  const size_t other = json->find("\"module\": \"other\"");
+  const size_t mine = json->find("\"module\": \"OneTempAllocation\"");
+  const size_t listing = json->find("\"xla_model_assignment\"");
+  ASSERT_NE(listing, std::string::npos) << *json;
+  EXPECT_LT(other, mine);
+  EXPECT_LT(mine, listing);
+  EXPECT_EQ(json->find("\"xla_model_assignment\"", listing + 1), std::string::npos);
+  EXPECT_NE(json->find("\"total_bytes\": \"" + std::to_string(a.totals.total_bytes) + "\""),
+            std::string::npos);
+
+  json = AddXlaModelsToJson(
+      R"({"before": {"modules": [{"module": "OneTempAllocation"}]},
+          "after": {"modules": [{"module": "OneTempAllocation"}]}})",
+      true, {}, listings);
+  ASSERT_TRUE(json.ok()) << MessageOf(json.status());
+  const size_t after = json->find("\"after\"");
+  ASSERT_NE(after, std::string::npos);
+  EXPECT_GT(json->find("\"xla_model_assignment\""), after) << *json;
+
+  absl::StatusOr<std::string> bad = AddXlaModelsToJson("[1, 2", false, listings, {});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(MessageOf(bad.status()).starts_with("the memory report's JSON does not read back: "))
+      << MessageOf(bad.status());
 }
 
 }  // namespace
