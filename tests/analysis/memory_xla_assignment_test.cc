@@ -14,10 +14,12 @@
 #include <vector>
 
 #include "analysis/dataflow.h"
+#include "analysis/memory/memory_report.pb.h"
 #include "analysis/memory/xla_assignment_model.h"
 #include "analysis/memory/xla_model_json.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
+#include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
 #include "hlo/computation.h"
 #include "passes/pass_registry.h"
@@ -1155,6 +1157,76 @@ TEST(XlaModelJson, ListingsGoIntoTheirModules) {
   ASSERT_FALSE(bad.ok());
   EXPECT_TRUE(MessageOf(bad.status()).starts_with("the memory report's JSON does not read back: "))
       << MessageOf(bad.status());
+}
+
+}  // namespace
+}  // namespace hloscope
+
+namespace hloscope {
+namespace {
+
+// Every field of `message` (recursively) is set: the listing's mapping forgot nothing.
+void ExpectEveryFieldSet(const google::protobuf::Message& message, const std::string& path) {
+  const google::protobuf::Descriptor* d = message.GetDescriptor();
+  const google::protobuf::Reflection* r = message.GetReflection();
+  for (int i = 0; i < d->field_count(); ++i) {
+    const google::protobuf::FieldDescriptor* f = d->field(i);
+    const std::string name = path + f->name();
+    if (f->is_repeated()) {
+      ASSERT_GT(r->FieldSize(message, f), 0) << name << " is empty";
+      if (f->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE) {
+        ExpectEveryFieldSet(r->GetRepeatedMessage(message, f, 0), name + "[0].");
+      }
+      continue;
+    }
+    EXPECT_TRUE(r->HasField(message, f)) << name << " is left at its default";
+    if (f->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE &&
+        r->HasField(message, f)) {
+      ExpectEveryFieldSet(r->GetMessage(message, f), name + ".");
+    }
+  }
+}
+
+TEST(XlaModelJson, SetsEverySchemaField) {
+  XlaModelAssignment a;
+  XlaModelAllocation x{.index = 3,
+                       .size = 64,
+                       .parameter = true,
+                       .parameter_number = 1,
+                       .parameter_index = {0},
+                       .parameter_aliased = true,
+                       .maybe_live_out = true,
+                       .constant = true,
+                       .thread_local_ = true,
+                       .tuple = true,
+                       .preallocated_temp = true,
+                       .memory_space = 1};
+  x.values = {{.name = "v", .offset = 8, .size = 16, .id = 2, .shape = "f32[4]", .phi = true}};
+  x.parameter_shape = "(f32[4])";
+  x.output_shape = "f32[4]";
+  x.peak_bytes = 16;
+  x.peak_values = {"v"};
+  x.peak_instruction = "v";
+  x.peak_computation = "callee";
+  a.allocations = {x};
+  a.totals = {.parameter_bytes = 1,
+              .constant_bytes = 2,
+              .maybe_live_out_bytes = 3,
+              .thread_local_bytes = 4,
+              .preallocated_temp_bytes = 5,
+              .total_bytes = 6,
+              .ideal_temp_bytes = 7,
+              .temp_fragmentation_bytes = 8,
+              .total_fragmentation_bytes = 9};
+  absl::StatusOr<std::string> json =
+      AddXlaModelsToJson(R"({"modules": [{"module": "m"}]})", false, {{"m", a, 128}}, {});
+  ASSERT_TRUE(json.ok()) << MessageOf(json.status());
+  report::MemoryReport r;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(*json, &r).ok()) << *json;
+  ASSERT_EQ(r.modules_size(), 1);
+  ExpectEveryFieldSet(r.modules(0).xla_model_assignment(), "xla_model_assignment.");
+  EXPECT_EQ(r.modules(0).xla_model_assignment().alignment(), 128);
+  EXPECT_EQ(r.modules(0).xla_model_assignment().allocations(0).parameter_index(), "{0}");
 }
 
 }  // namespace
