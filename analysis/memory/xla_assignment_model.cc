@@ -496,6 +496,7 @@ class Assigner {
         m.peak_values.push_back(ValueName(flow_.value(value_of[i])));
       }
     }
+    m.heap_peak_values = m.peak_values;
     if (peak_time < ranges_.end_time()) {
       const Instruction* at = ranges_.sequence[peak_time];
       m.peak_instruction = std::string(at->name());
@@ -558,6 +559,7 @@ class Assigner {
       c.peak_values.insert(c.peak_values.end(), a.peak_values.begin(), a.peak_values.end());
       if (!a.peak_instruction.empty() || a.peak_bytes > 0) {
         c.peak_bytes = a.peak_bytes;
+        c.heap_peak_values = std::move(a.heap_peak_values);
         c.peak_instruction = std::move(a.peak_instruction);
         c.peak_computation = std::move(a.peak_computation);
       }

@@ -97,6 +97,7 @@ struct XlaModelAllocation {
   // allocations without a heap.
   int64_t peak_bytes = 0;
   std::vector<std::string> peak_values = {};
+  std::vector<std::string> heap_peak_values = {};  // the heap's part of peak_values
   std::string peak_instruction = {};
   std::string peak_computation = {};
 };

@@ -96,7 +96,7 @@ std::string XlaAssignmentToString(const XlaModelAssignment& assignment) {
     if (a.peak_instruction.empty()) continue;
     out += fmt::format("\nPeak of allocation {}: {} bytes at {} in computation {}: {}\n", a.index,
                        a.peak_bytes, a.peak_instruction, a.peak_computation,
-                       fmt::join(a.peak_values, ", "));
+                       fmt::join(a.heap_peak_values, ", "));
   }
   return out;
 }
