@@ -6,9 +6,11 @@
 #include <cstdio>
 #include <memory>
 
+#include "analysis/memory/memory_comparison.h"
 #include "analysis/memory/memory_context.h"
 #include "analysis/memory/memory_limit.h"
 #include "analysis/memory/xla_assignment_model.h"
+#include "analysis/memory/xla_buffer_assignment.h"
 #include "fmt/format.h"
 #include "hlo/parser.h"
 #include "hlo/str_util.h"
@@ -468,20 +470,22 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
     PrintStatus(comparison.status());
     return 1;
   }
+  // A module that comes with XLA's assignment was assigned by XLA as it is: the model runs on
+  // it as given. Our flatten-call-graph would clone the reducer of each asynchronous
+  // collective (reduce-scatter-start's to_apply) per call site and so add thread-local
+  // allocations XLA never made.
+  ParsedModules given;
+  int64_t listing_alignment = flags.alignment;
   if (xla != nullptr) {
-    // Under the xla model XLA's assignment is held against our model of it (AssignLikeXla);
-    // under liveness against the profile's own simulated allocations. The model runs on the
-    // module as given: XLA assigned it after its own call-graph flattening, which leaves the
-    // computations of reduce, sort and the like shared; ours would clone those inside a cloned
-    // callee and give each clone its own thread-local allocations.
     const bool with_model = options.model == MemoryOptions::Model::kXla;
-    ParsedModules unflattened;
-    if (with_model) {
-      unflattened = ParseAll(inputs, split_input_file, /*flatten=*/false);
-      if (!unflattened.all_ok || unflattened.modules.size() != 1) return 1;
+    if (with_model || flags.buffer_assignment) {
+      given = ParseAll(inputs, split_input_file, /*flatten=*/false);
+      if (!given.all_ok || given.modules.size() != 1) return 1;
     }
+    // Under the xla model XLA's assignment is held against our model of it (AssignLikeXla);
+    // under liveness against the profile's own simulated allocations.
     if (absl::Status s = AddXlaBufferAssignment(
-            *comparison, with_model ? *unflattened.modules.front() : *before.modules.front(),
+            *comparison, with_model ? *given.modules.front() : *before.modules.front(),
             xla->contents, xla->filename, options.top_buffers, with_model,
             flags.alignment_given ? flags.alignment : 0);
         !s.ok()) {
@@ -492,19 +496,29 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
       fmt::print(stderr, "hlo-opt: warning: XLA's buffer assignment in the dump is not shown: {}\n",
                  std::string_view(s.message().data(), s.message().size()));
     }
+    // The listing at the alignment XLA used, as the comparison beside it.
+    if (flags.buffer_assignment && !flags.alignment_given) {
+      absl::StatusOr<XlaBufferAssignment> parsed =
+          ParseXlaBufferAssignment(xla->contents, xla->filename);
+      if (parsed.ok()) listing_alignment = XlaAlignmentOf(*parsed);
+    }
   }
   // XLA's assignment as modeled, listed after the text report and carried in the JSON one.
   if (flags.buffer_assignment &&
       (flags.format == MemoryFormat::kText || flags.format == MemoryFormat::kJson)) {
-    for (const auto* list : {&before.modules, &after.modules}) {
+    using Modules = std::vector<std::unique_ptr<Module>>;
+    const Modules* as_given = given.modules.empty() ? &before.modules : &given.modules;
+    const Modules* after_passes = &after.modules;
+    for (const Modules* list : {as_given, after_passes}) {
+      const int64_t alignment = list == as_given ? listing_alignment : flags.alignment;
       for (const auto& m : *list) {
-        absl::StatusOr<XlaModelAssignment> xla = AssignLikeXla(*m, {.alignment = flags.alignment});
+        absl::StatusOr<XlaModelAssignment> xla = AssignLikeXla(*m, {.alignment = alignment});
         if (!xla.ok()) {
           PrintStatus(xla.status());
           return 1;
         }
-        (list == &after.modules ? comparison->xla_models_after : comparison->xla_models)
-            .push_back({std::string(m->name()), *std::move(xla), flags.alignment});
+        (list == after_passes ? comparison->xla_models_after : comparison->xla_models)
+            .push_back({std::string(m->name()), *std::move(xla), alignment});
       }
     }
   }
