@@ -6,9 +6,11 @@
 #include <cstdio>
 #include <memory>
 
+#include "analysis/memory/memory_comparison.h"
 #include "analysis/memory/memory_context.h"
 #include "analysis/memory/memory_limit.h"
 #include "analysis/memory/xla_assignment_model.h"
+#include "analysis/memory/xla_buffer_assignment.h"
 #include "fmt/format.h"
 #include "hlo/parser.h"
 #include "hlo/str_util.h"
@@ -267,7 +269,9 @@ void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysi
              .help = "With the memory report (implies --memory-report): the entry's\n"
                      "memory in XLA's BufferAssignment stats categories; in text, then\n"
                      "XLA's buffer assignment as modeled (xla_assignment_model.h), in the\n"
-                     "layout of XLA's -buffer-assignment.txt dumps.",
+                     "layout of XLA's -buffer-assignment.txt dumps, each allocation's peak\n"
+                     "buffers and XLA's stats with its fragmentation lines; in json, the\n"
+                     "same in each module's xla_model_assignment.",
              .handler = [&flags](std::optional<std::string_view>) {
                flags.enabled = true;
                flags.buffer_assignment = true;
@@ -277,12 +281,14 @@ void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysi
              .value = FlagValue::kRequired,
              .placeholder = "N",
              .help = "With --buffer-assignment: chunks of the modeled temp allocation\n"
-                     "start at multiples of N bytes (default 1; XLA:GPU uses 128).",
+                     "start at multiples of N bytes (default 1; XLA:GPU uses 128). Beside\n"
+                     "XLA's assignment the default is the alignment XLA's offsets show.",
              .handler = [&flags](std::optional<std::string_view> value) {
                int64_t n = 0;
                if (absl::Status s = NonNegative("--alignment", value, &n); !s.ok()) return s;
                if (n == 0) return FlagError("option '--alignment' needs a positive number");
                flags.alignment = n;
+               flags.alignment_given = true;
                return absl::OkStatus();
              }});
   table.Add(
@@ -324,8 +330,10 @@ void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysi
              .help = "With the memory report (implies --memory-report; one module):\n"
                      "XLA's own buffer assignment of the same module beside ours, from\n"
                      "XLA's dump: its -buffer-assignment.txt or its .hlo.pb (an\n"
-                     "HloProto). Per kind the bytes, ours and XLA's, with the\n"
-                     "difference; the allocations side by side; the values that differ\n"
+                     "HloProto). Ours is our model of XLA's assignment (the\n"
+                     "--buffer-assignment listing) under --memory-model=xla, the profile's\n"
+                     "allocations under liveness. Per kind the bytes, ours and XLA's, with\n"
+                     "the difference; the allocations side by side; the values that differ\n"
                      "(missing, placed elsewhere, size, living longer or shorter),\n"
                      "largest first (--top); html draws XLA's heap beside ours. An\n"
                      "assignment of another module is refused (exit 1). A module read\n"
@@ -374,8 +382,9 @@ struct ParsedModules {
 };
 
 // Every module of every input (every part with split_input_file), parsed, verified and
-// flattened; errors are printed and the module left out.
-ParsedModules ParseAll(const std::vector<MemoryInput>& inputs, bool split_input_file) {
+// (unless `flatten` is false) flattened; errors are printed and the module left out.
+ParsedModules ParseAll(const std::vector<MemoryInput>& inputs, bool split_input_file,
+                       bool flatten = true) {
   ParsedModules out;
   std::vector<ModuleSource> sources;
   for (const MemoryInput& input : inputs) {
@@ -394,7 +403,9 @@ ParsedModules ParseAll(const std::vector<MemoryInput>& inputs, bool split_input_
       sources, ProcessJobs(),
       // The analyses need one call site per control-flow callee; cloning shared callees
       // changes no buffer's size or lifetime.
-      [](Module& m) { return FlattenCallGraph().Run(m).status(); },
+      [flatten](Module& m) {
+        return flatten ? FlattenCallGraph().Run(m).status() : absl::OkStatus();
+      },
       [&](size_t, absl::StatusOr<std::unique_ptr<Module>> m) {
         if (!m.ok()) {
           const absl::Status& s = m.status();
@@ -516,9 +527,24 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
     PrintStatus(comparison.status());
     return 1;
   }
+  // A module that comes with XLA's assignment was assigned by XLA as it is: the model runs on
+  // it as given. Our flatten-call-graph would clone the reducer of each asynchronous
+  // collective (reduce-scatter-start's to_apply) per call site and so add thread-local
+  // allocations XLA never made.
+  ParsedModules given;
+  int64_t listing_alignment = flags.alignment;
   if (xla != nullptr) {
-    if (absl::Status s = AddXlaBufferAssignment(*comparison, *before.modules.front(), xla->contents,
-                                                xla->filename, options.top_buffers);
+    const bool with_model = options.model == MemoryOptions::Model::kXla;
+    if (with_model || flags.buffer_assignment) {
+      given = ParseAll(inputs, split_input_file, /*flatten=*/false);
+      if (!given.all_ok || given.modules.size() != 1) return 1;
+    }
+    // Under the xla model XLA's assignment is held against our model of it (AssignLikeXla);
+    // under liveness against the profile's own simulated allocations.
+    if (absl::Status s = AddXlaBufferAssignment(
+            *comparison, with_model ? *given.modules.front() : *before.modules.front(),
+            xla->contents, xla->filename, options.top_buffers, with_model,
+            flags.alignment_given ? flags.alignment : 0);
         !s.ok()) {
       if (!xla->from_module_dump) {
         PrintStatus(s);
@@ -526,6 +552,31 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
       }
       fmt::print(stderr, "hlo-opt: warning: XLA's buffer assignment in the dump is not shown: {}\n",
                  std::string_view(s.message().data(), s.message().size()));
+    }
+    // The listing at the alignment XLA used, as the comparison beside it.
+    if (flags.buffer_assignment && !flags.alignment_given) {
+      absl::StatusOr<XlaBufferAssignment> parsed =
+          ParseXlaBufferAssignment(xla->contents, xla->filename);
+      if (parsed.ok()) listing_alignment = XlaAlignmentOf(*parsed);
+    }
+  }
+  // XLA's assignment as modeled, listed after the text report and carried in the JSON one.
+  if (flags.buffer_assignment &&
+      (flags.format == MemoryFormat::kText || flags.format == MemoryFormat::kJson)) {
+    using Modules = std::vector<std::unique_ptr<Module>>;
+    const Modules* as_given = given.modules.empty() ? &before.modules : &given.modules;
+    const Modules* after_passes = &after.modules;
+    for (const Modules* list : {as_given, after_passes}) {
+      const int64_t alignment = list == as_given ? listing_alignment : flags.alignment;
+      for (const auto& m : *list) {
+        absl::StatusOr<XlaModelAssignment> xla = AssignLikeXla(*m, {.alignment = alignment});
+        if (!xla.ok()) {
+          PrintStatus(xla.status());
+          return 1;
+        }
+        (list == after_passes ? comparison->xla_models_after : comparison->xla_models)
+            .push_back({std::string(m->name()), *std::move(xla), alignment});
+      }
     }
   }
   std::vector<std::string> warnings;
@@ -541,17 +592,13 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
     PrintStatus(text.status());
     return 1;
   }
-  if (flags.buffer_assignment && flags.format == MemoryFormat::kText) {
-    for (const auto* list : {&before.modules, &after.modules}) {
-      for (const auto& m : *list) {
-        absl::StatusOr<XlaModelAssignment> xla = AssignLikeXla(*m, {.alignment = flags.alignment});
-        if (!xla.ok()) {
-          PrintStatus(xla.status());
-          return 1;
-        }
-        *text += fmt::format("\nXLA's buffer assignment of module {}{} (modeled):\n{}", m->name(),
-                             list == &after.modules ? " after the passes" : "",
-                             XlaAssignmentToString(*xla));
+  if (flags.format == MemoryFormat::kText) {
+    for (const auto* list : {&comparison->xla_models, &comparison->xla_models_after}) {
+      for (const XlaModelListing& l : *list) {
+        *text += fmt::format("\nXLA's buffer assignment of module {}{} (modeled):\n{}", l.module,
+                             list == &comparison->xla_models_after ? " after the passes" : "",
+                             XlaAssignmentToString(l.assignment));
+        *text += XlaPeakBuffersString(l.assignment) + XlaAssignmentStatsString(l.assignment.totals);
       }
     }
   }

@@ -35,6 +35,7 @@ struct MemoryFlags {
   // --alignment=N: chunk alignment of the modeled XLA assignment's temp allocation, which
   // --buffer-assignment lists after the report (text format).
   int64_t alignment = 1;
+  bool alignment_given = false;  // else XLA's assignment beside ours uses the alignment it shows
   // --pipeline-schedule=NAME --microbatches=M: per stage, what the schedule makes of the
   // activations (analysis/memory/memory_report_pipeline.h); empty: none.
   std::string pipeline_schedule;

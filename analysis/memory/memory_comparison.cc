@@ -33,13 +33,35 @@ absl::StatusOr<MemoryComparison> ProfileBeforeAfter(const std::vector<const Modu
   return out;
 }
 
+int64_t XlaAlignmentOf(const XlaBufferAssignment& xla) {
+  int64_t alignment = 128;
+  bool any = false;
+  for (const XlaAllocation& a : xla.allocations) {
+    if (!a.is_preallocated_temp()) continue;
+    for (const XlaAssignedValue& v : a.values) {
+      any = true;
+      while (alignment > 1 && v.offset % alignment != 0) alignment /= 2;
+    }
+  }
+  return any ? alignment : 1;
+}
+
 absl::Status AddXlaBufferAssignment(MemoryComparison& c, const Module& module,
-                                    std::string_view contents, std::string_view filename, int top) {
+                                    std::string_view contents, std::string_view filename, int top,
+                                    bool with_model, int64_t alignment) {
   absl::StatusOr<XlaBufferAssignment> xla = ParseXlaBufferAssignment(contents, filename);
   if (!xla.ok()) return xla.status();
   for (const ModuleMemory& m : c.before.modules) {
     if (m.module != module.name()) continue;
-    absl::StatusOr<XlaAssignmentComparison> compared = CompareWithXla(module, m, *xla, top);
+    absl::StatusOr<XlaAssignmentComparison> compared;
+    if (with_model) {
+      absl::StatusOr<XlaModelAssignment> model =
+          AssignLikeXla(module, {.alignment = alignment > 0 ? alignment : XlaAlignmentOf(*xla)});
+      if (!model.ok()) return model.status();
+      compared = CompareModelWithXla(module, *model, *xla, top);
+    } else {
+      compared = CompareWithXla(module, m, *xla, top);
+    }
     if (!compared.ok()) return compared.status();
     c.xla.push_back(*std::move(compared));
     return absl::OkStatus();
@@ -64,9 +86,13 @@ absl::StatusOr<std::string> PrintMemoryComparison(const MemoryComparison& c,
       }
       return text;
     }
-    case MemoryFormat::kJson:
-      return MemoryReportJson(c.before, after, c.passes, figures, &c.xla, options.memory_limit,
-                              options.warnings);
+    case MemoryFormat::kJson: {
+      absl::StatusOr<std::string> json =
+          MemoryReportJson(c.before, after, c.passes, figures, &c.xla, options.memory_limit,
+                           options.warnings);
+      if (!json.ok() || (c.xla_models.empty() && c.xla_models_after.empty())) return json;
+      return AddXlaModelsToJson(*json, after != nullptr, c.xla_models, c.xla_models_after);
+    }
     case MemoryFormat::kCsv:
       return MemoryReportCsv(c.before, after, &c.xla);
     case MemoryFormat::kHtml:

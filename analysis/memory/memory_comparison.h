@@ -15,6 +15,7 @@
 #include "analysis/memory/memory_profile.h"
 #include "analysis/memory/memory_report_pipeline.h"
 #include "analysis/memory/xla_assignment_comparison.h"
+#include "analysis/memory/xla_model_json.h"
 #include "hlo/module.h"
 
 namespace hloscope {
@@ -27,6 +28,11 @@ struct MemoryComparison {
   std::optional<PipelineFigures> pipeline;
   // XLA's own buffer assignment beside ours, for modules (as given) that come with one.
   std::vector<XlaAssignmentComparison> xla;
+  // --buffer-assignment: XLA's assignment as modeled, of the modules as given and after the
+  // passes; JSON carries them in each module's xla_model_assignment (the text listing is
+  // printed by the caller).
+  std::vector<XlaModelListing> xla_models;
+  std::vector<XlaModelListing> xla_models_after;
 
   const MemoryReport* after_or_null() const { return after ? &*after : nullptr; }
   // Some sum passed int64 bytes, before or after: the report's numbers are lower bounds.
@@ -50,8 +56,17 @@ absl::StatusOr<MemoryComparison> ProfileBeforeAfter(const std::vector<const Modu
 // same name) must have been made with MemoryOptions::list_allocations. Errors: the reader's
 // (file:line:col or byte offset), an assignment of another module (the first instruction it
 // names that `module` lacks), a module not in the profile. `top`: differences listed.
+// `with_model`: our side is our model of XLA's assignment (CompareModelWithXla: AssignLikeXla of
+// `module` at `alignment`, or, at 0, at XlaAlignmentOf(XLA's assignment)) instead of the
+// profile's simulated allocations (CompareWithXla). hlo-opt sets it under --memory-model=xla.
 absl::Status AddXlaBufferAssignment(MemoryComparison& c, const Module& module,
-                                    std::string_view contents, std::string_view filename, int top);
+                                    std::string_view contents, std::string_view filename, int top,
+                                    bool with_model = false, int64_t alignment = 0);
+
+// The chunk alignment XLA used, read from its own assignment: the largest power of two up to
+// 128 (XLA:GPU's) that divides the offset of every value in its temp allocations (1 when
+// there are none).
+int64_t XlaAlignmentOf(const XlaBufferAssignment& xla);
 
 enum class MemoryFormat { kText, kJson, kCsv, kHtml };
 

@@ -51,6 +51,27 @@ std::string XlaPlaceKind(const XlaAllocation& a) {
   return "temp";
 }
 
+std::string ModelPlaceKind(const XlaModelAllocation& a) {
+  if (a.parameter) return fmt::format("parameter {}", a.parameter_number);
+  if (a.constant) return "constant";
+  if (a.thread_local_) return "thread-local";
+  if (a.maybe_live_out) return "maybe-live-out";
+  return "temp";
+}
+
+// XLA's words for a modeled allocation's kinds (XlaAllocation::KindText).
+std::string ModelKindText(const XlaModelAllocation& a) {
+  XlaAllocation x;
+  x.is_entry_parameter = a.parameter;
+  x.parameter_number = a.parameter_number;
+  x.parameter_index.assign(a.parameter_index.begin(), a.parameter_index.end());
+  x.is_constant = a.constant;
+  x.maybe_live_out = a.maybe_live_out;
+  x.is_thread_local = a.thread_local_;
+  x.is_tuple = a.tuple;
+  return x.KindText();
+}
+
 std::string OurPlaceKind(const SimulatedAllocation& a) {
   switch (a.kind) {
     case SimulatedAllocation::Kind::kParameter:
@@ -93,7 +114,8 @@ struct StepMap {
   }
 };
 
-StepMap MapSteps(const Module& module, const ModuleMemory& ours) {
+// `sequence`: our timeline; its entry instructions, in order, are the steps.
+StepMap MapSteps(const Module& module, const std::vector<const Instruction*>& sequence) {
   StepMap map;
   if (module.entry() == nullptr) return map;
   map.entry = module.entry()->name();
@@ -104,15 +126,41 @@ StepMap MapSteps(const Module& module, const ModuleMemory& ours) {
     }
   };
   int32_t step = 0;
-  for (const TimelinePoint& p : ours.timeline) {
-    if (p.instruction == nullptr || p.instruction->parent() != module.entry()) continue;
-    map.entry_step.try_emplace(p.instruction->name(), step);
-    for (const Computation* callee : p.instruction->called_computations()) mark(callee, step);
+  for (const Instruction* in : sequence) {
+    if (in == nullptr || in->parent() != module.entry()) continue;
+    map.entry_step.try_emplace(in->name(), step);
+    for (const Computation* callee : in->called_computations()) mark(callee, step);
     ++step;
   }
   map.steps = step;
   return map;
 }
+
+// Our side of the comparison, whichever model made it: its allocations with the values in
+// each (named as XLA names them), its per-kind totals and the timeline its steps are on.
+struct OurValue {
+  std::string key;  // "name" or "name{1}"
+  int64_t offset = 0;
+  int64_t bytes = 0;
+  std::optional<Place::Steps> steps = std::nullopt;  // entry steps; a buffer's value: the buffer's
+  int64_t buffer = -1;
+};
+struct OurAllocation {
+  std::string kind_text;   // XLA's words
+  std::string place_kind;  // Place::kind's words
+  int64_t bytes = 0;
+  bool temp = false;
+  std::vector<OurValue> values = {};
+};
+struct OurSide {
+  std::vector<OurAllocation> allocations;
+  int64_t parameter = 0, constant = 0, maybe_live_out = 0, thread_local_bytes = 0, temp = 0,
+          total = 0;
+  std::vector<const Instruction*> sequence;
+  // The liveness profile counts a control-flow callee's buffers as one block at its call and
+  // has no thread-local allocations: why it lacks a callee's values.
+  bool callee_blocks = false;
+};
 
 // XLA's live range of each value (by id) in its trace, on our entry steps; and the boxes of
 // XLA's temp heap over its own event time.
@@ -228,9 +276,10 @@ std::string_view XlaValueDifferenceName(XlaValueDifferenceKind kind) {
   return "";
 }
 
-absl::StatusOr<XlaAssignmentComparison> CompareWithXla(const Module& module,
-                                                       const ModuleMemory& ours,
-                                                       const XlaBufferAssignment& dumped, int top) {
+namespace {
+
+absl::StatusOr<XlaAssignmentComparison> Compare(const Module& module, const OurSide& ours,
+                                                const XlaBufferAssignment& dumped, int top) {
   absl::StatusOr<XlaBufferAssignment> mapped = MapXlaBufferAssignmentOntoModule(dumped, module);
   if (!mapped.ok()) return mapped.status();
   const XlaBufferAssignment& xla = *mapped;
@@ -240,15 +289,14 @@ absl::StatusOr<XlaAssignmentComparison> CompareWithXla(const Module& module,
   out.has_heap_trace = !xla.heap_traces.empty();
 
   const XlaAllocationTotals t = xla.Totals();
-  const AllocationSummary& a = ours.allocations;
-  out.totals = {{"parameter", a.parameter_bytes, t.parameter_bytes},
-                {"constant", a.constant_bytes, t.constant_bytes},
-                {"maybe-live-out", a.maybe_live_out_bytes, t.maybe_live_out_bytes},
-                {"thread-local", 0, t.thread_local_bytes},
-                {"preallocated-temp", a.temp_bytes, t.preallocated_temp_bytes},
-                {"total", a.total_bytes, t.total_bytes}};
+  out.totals = {{"parameter", ours.parameter, t.parameter_bytes},
+                {"constant", ours.constant, t.constant_bytes},
+                {"maybe-live-out", ours.maybe_live_out, t.maybe_live_out_bytes},
+                {"thread-local", ours.thread_local_bytes, t.thread_local_bytes},
+                {"preallocated-temp", ours.temp, t.preallocated_temp_bytes},
+                {"total", ours.total, t.total_bytes}};
 
-  const StepMap steps = MapSteps(module, ours);
+  const StepMap steps = MapSteps(module, ours.sequence);
   absl::flat_hash_map<int64_t, Place::Steps> xla_range;
   ReadTrace(xla, steps, xla_range, out);
 
@@ -268,23 +316,22 @@ absl::StatusOr<XlaAssignmentComparison> CompareWithXla(const Module& module,
       if (xla_place.try_emplace(key, std::move(p)).second) xla_order.push_back(std::move(key));
     }
   }
-  for (size_t i = 0; i < ours.simulated_allocations.size(); ++i) {
-    const SimulatedAllocation& s = ours.simulated_allocations[i];
-    for (const SimulatedValue& v : s.values) {
+  for (size_t i = 0; i < ours.allocations.size(); ++i) {
+    const OurAllocation& s = ours.allocations[i];
+    for (const OurValue& v : s.values) {
       Place p{.allocation = static_cast<int64_t>(i),
-              .kind = OurPlaceKind(s),
+              .kind = s.place_kind,
               .offset = v.offset,
               .bytes = v.bytes,
-              .steps = Place::Steps{v.first, v.last, v.last},
-              .temp = s.kind == SimulatedAllocation::Kind::kTemp,
+              .steps = v.steps,
+              .temp = s.temp,
               .buffer = v.buffer};
-      std::string key = Key(v.instruction, v.index);
-      if (our_place.try_emplace(key, std::move(p)).second) our_order.push_back(std::move(key));
+      if (our_place.try_emplace(v.key, std::move(p)).second) our_order.push_back(v.key);
     }
   }
 
   // The allocations side by side: each of XLA's beside ours holding most of its bytes.
-  std::vector<bool> matched(ours.simulated_allocations.size(), false);
+  std::vector<bool> matched(ours.allocations.size(), false);
   for (const XlaAllocation& x : xla.allocations) {
     XlaAllocationPair row;
     row.xla_index = x.index;
@@ -306,10 +353,10 @@ absl::StatusOr<XlaAssignmentComparison> CompareWithXla(const Module& module,
       }
     }
     if (best >= 0) {
-      const SimulatedAllocation& s = ours.simulated_allocations[best];
+      const OurAllocation& s = ours.allocations[best];
       matched[best] = true;
       row.ours_index = best;
-      row.ours_kind = s.KindText();
+      row.ours_kind = s.kind_text;
       row.ours_bytes = s.bytes;
       row.ours_values = static_cast<int64_t>(s.values.size());
       for (const XlaAssignedValue& v : x.values) {
@@ -324,19 +371,19 @@ absl::StatusOr<XlaAssignmentComparison> CompareWithXla(const Module& module,
     }
     out.allocations.push_back(std::move(row));
   }
-  for (size_t i = 0; i < ours.simulated_allocations.size(); ++i) {
+  for (size_t i = 0; i < ours.allocations.size(); ++i) {
     if (matched[i]) continue;
-    const SimulatedAllocation& s = ours.simulated_allocations[i];
+    const OurAllocation& s = ours.allocations[i];
     XlaAllocationPair row;
     row.ours_index = static_cast<int64_t>(i);
-    row.ours_kind = s.KindText();
+    row.ours_kind = s.kind_text;
     row.ours_bytes = s.bytes;
     row.ours_values = static_cast<int64_t>(s.values.size());
-    const SimulatedValue* largest = nullptr;
-    for (const SimulatedValue& v : s.values) {
+    const OurValue* largest = nullptr;
+    for (const OurValue& v : s.values) {
       if (largest == nullptr || v.bytes > largest->bytes) largest = &v;
     }
-    if (largest != nullptr) row.example_value = Key(largest->instruction, largest->index);
+    if (largest != nullptr) row.example_value = largest->key;
     out.allocations.push_back(std::move(row));
   }
 
@@ -350,8 +397,7 @@ absl::StatusOr<XlaAssignmentComparison> CompareWithXla(const Module& module,
                        xla.allocations[p.allocation].KindText(), p.offset, Steps(p));
   };
   auto our_where = [&](const Place& p) {
-    return fmt::format("{} at {}{}", ours.simulated_allocations[p.allocation].KindText(), p.offset,
-                       Steps(p));
+    return fmt::format("{} at {}{}", ours.allocations[p.allocation].kind_text, p.offset, Steps(p));
   };
   std::vector<XlaValueDifference> all;
   // Values in the temp allocations of both, by our buffer, in XLA's order; std::map keeps
@@ -365,7 +411,7 @@ absl::StatusOr<XlaAssignmentComparison> CompareWithXla(const Module& module,
       std::string why = "not placed";
       const std::string_view name = std::string_view(key).substr(0, key.find('{'));
       auto c = computation_of.find(name);
-      if (c != computation_of.end() && c->second != module.entry()) {
+      if (c != computation_of.end() && c->second != module.entry() && ours.callee_blocks) {
         why = x.kind == "thread-local"
                   ? fmt::format("not placed (in '{}': no thread-local allocations here)",
                                 c->second->name())
@@ -431,6 +477,99 @@ absl::StatusOr<XlaAssignmentComparison> CompareWithXla(const Module& module,
   if (all.size() > static_cast<size_t>(std::max(top, 0))) all.resize(std::max(top, 0));
   out.differences = std::move(all);
   return out;
+}
+
+}  // namespace
+
+absl::StatusOr<XlaAssignmentComparison> CompareWithXla(const Module& module,
+                                                       const ModuleMemory& ours,
+                                                       const XlaBufferAssignment& xla, int top) {
+  OurSide side;
+  side.callee_blocks = true;
+  const AllocationSummary& a = ours.allocations;
+  side.parameter = a.parameter_bytes;
+  side.constant = a.constant_bytes;
+  side.maybe_live_out = a.maybe_live_out_bytes;
+  side.temp = a.temp_bytes;
+  side.total = a.total_bytes;
+  for (const TimelinePoint& p : ours.timeline) side.sequence.push_back(p.instruction);
+  for (const SimulatedAllocation& s : ours.simulated_allocations) {
+    OurAllocation o{.kind_text = s.KindText(),
+                    .place_kind = OurPlaceKind(s),
+                    .bytes = s.bytes,
+                    .temp = s.kind == SimulatedAllocation::Kind::kTemp};
+    for (const SimulatedValue& v : s.values) {
+      o.values.push_back({.key = Key(v.instruction, v.index),
+                          .offset = v.offset,
+                          .bytes = v.bytes,
+                          .steps = Place::Steps{v.first, v.last, v.last},
+                          .buffer = v.buffer});
+    }
+    side.allocations.push_back(std::move(o));
+  }
+  return Compare(module, side, xla, top);
+}
+
+absl::StatusOr<XlaAssignmentComparison> CompareModelWithXla(const Module& module,
+                                                            const XlaModelAssignment& ours,
+                                                            const XlaBufferAssignment& xla,
+                                                            int top) {
+  OurSide side;
+  const XlaModelTotals& t = ours.totals;
+  side.parameter = t.parameter_bytes;
+  side.constant = t.constant_bytes;
+  side.maybe_live_out = t.maybe_live_out_bytes;
+  side.thread_local_bytes = t.thread_local_bytes;
+  side.temp = t.preallocated_temp_bytes;
+  side.total = t.total_bytes;
+  side.sequence = ours.timeline;
+  // The model's times are on the whole-module timeline, where a callee's instructions come
+  // just before its calling instruction: each time maps to the entry step at or after it.
+  std::vector<int32_t> step_at(ours.timeline.size() + 1, 0);
+  {
+    int32_t entry_steps = 0;
+    for (const Instruction* in : ours.timeline) {
+      if (in != nullptr && in->parent() == module.entry()) ++entry_steps;
+    }
+    int32_t next = std::max(entry_steps - 1, 0);
+    step_at[ours.timeline.size()] = next;
+    for (size_t t = ours.timeline.size(); t-- > 0;) {
+      const Instruction* in = ours.timeline[t];
+      if (in != nullptr && in->parent() == module.entry()) next = --entry_steps;
+      step_at[t] = std::max(next, 0);
+    }
+  }
+  auto step = [&](int64_t time) {
+    return step_at[std::clamp<int64_t>(time, 0, static_cast<int64_t>(ours.timeline.size()))];
+  };
+  // A buffer's span: the union of its values' ranges, as the comparison holds each buffer
+  // against the union of XLA's ranges of the same values.
+  absl::flat_hash_map<int64_t, std::pair<int64_t, int64_t>> span;
+  for (const XlaModelAllocation& a : ours.allocations) {
+    for (const XlaModelValue& v : a.values) {
+      auto [it, first] = span.try_emplace(v.buffer, v.start, v.end);
+      if (!first) {
+        it->second.first = std::min(it->second.first, v.start);
+        it->second.second = std::max(it->second.second, v.end);
+      }
+    }
+  }
+  for (const XlaModelAllocation& a : ours.allocations) {
+    OurAllocation o{.kind_text = ModelKindText(a),
+                    .place_kind = ModelPlaceKind(a),
+                    .bytes = a.size,
+                    .temp = a.preallocated_temp};
+    for (const XlaModelValue& v : a.values) {
+      const auto& [first, last] = span.at(v.buffer);
+      o.values.push_back({.key = v.name,
+                          .offset = v.offset,
+                          .bytes = v.size,
+                          .steps = Place::Steps{step(first), step(last), step(last)},
+                          .buffer = v.buffer});
+    }
+    side.allocations.push_back(std::move(o));
+  }
+  return Compare(module, side, xla, top);
 }
 
 }  // namespace hloscope

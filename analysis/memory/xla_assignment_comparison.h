@@ -1,7 +1,9 @@
 // Our simulated buffer assignment held against the one XLA really made for the same module
 // (xla_buffer_assignment.h): per-kind totals with the difference, the allocations side by side
 // (matched by the values they hold), the values that account for the difference, largest first,
-// and both heaps for drawing. What `hlo-opt --memory-report --xla-buffer-assignment=FILE` prints.
+// and both heaps for drawing. What `hlo-opt --memory-report --xla-buffer-assignment=FILE` prints:
+// under --memory-model=xla (the default) our side is AssignLikeXla's allocations
+// (CompareModelWithXla), under --memory-model=liveness the profiler's (CompareWithXla).
 //
 //   MemoryOptions options;
 //   options.list_allocations = true;  // the per-value placement the comparison needs
@@ -31,6 +33,7 @@
 
 #include "absl/status/statusor.h"
 #include "analysis/memory/memory_profile.h"
+#include "analysis/memory/xla_assignment_model.h"
 #include "analysis/memory/xla_buffer_assignment.h"
 #include "hlo/module.h"
 
@@ -109,5 +112,15 @@ struct XlaAssignmentComparison {
 absl::StatusOr<XlaAssignmentComparison> CompareWithXla(const Module& module,
                                                        const ModuleMemory& ours,
                                                        const XlaBufferAssignment& xla, int top);
+
+// The same comparison with our model of XLA's own assignment (AssignLikeXla of `module`, made
+// with the alignment XLA used) as our side: its allocations, kinds (thread-local ones too) and
+// offsets; live ranges from its whole-module timeline, each time counted at the entry step at
+// or after it (a callee's instructions run just before its calling instruction). What
+// `--memory-report` compares under --memory-model=xla.
+absl::StatusOr<XlaAssignmentComparison> CompareModelWithXla(const Module& module,
+                                                            const XlaModelAssignment& ours,
+                                                            const XlaBufferAssignment& xla,
+                                                            int top);
 
 }  // namespace hloscope

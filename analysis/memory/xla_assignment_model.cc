@@ -124,6 +124,7 @@ class Assigner {
     PackTemporaries();
     CombineTemporaries();
     out_.value_allocation = allocation_of_value_;
+    out_.timeline = ranges_.sequence;
     for (XlaModelAllocation& a : out_.allocations) {
       XlaModelTotals& t = out_.totals;
       if (a.parameter) t.parameter_bytes += a.size;
@@ -133,6 +134,7 @@ class Assigner {
       if (a.preallocated_temp) t.preallocated_temp_bytes += a.size;
       t.total_bytes += a.size;
     }
+    out_.totals.total_fragmentation_bytes = out_.totals.total_bytes - MinimumMemoryForModule();
     return std::move(out_);
   }
 
@@ -239,6 +241,9 @@ class Assigner {
     out_.allocations.push_back(std::move(m));
     allocations_.emplace_back();
     Add(out_.allocations.size() - 1, b);
+    // XLA's NewAllocation names the buffer's first value as the allocation's peak buffer; the
+    // buffers that later reuse the allocation leave it as it is.
+    out_.allocations.back().peak_values.push_back(ValueName(flow_.value(b.values.front())));
     return out_.allocations.size() - 1;
   }
 
@@ -273,7 +278,13 @@ class Assigner {
 
   XlaModelValue ModelValue(ValueId v, int64_t offset, int64_t size) const {
     const HloValue& hv = flow_.value(v);
-    return {ValueName(hv), offset, size, static_cast<int64_t>(v), hv.shape->ToString(), hv.is_phi};
+    XlaModelValue out{ValueName(hv),        offset,   size, static_cast<int64_t>(v),
+                      hv.shape->ToString(), hv.is_phi};
+    const XlaLiveRange r = RangeOf(v);
+    out.start = r.start;
+    out.end = r.end;
+    out.buffer = alias_.BufferOf(v).id;
+    return out;
   }
 
   void AssignOne(const HloBuffer& b, bool thread_local_buffer) {
@@ -424,7 +435,7 @@ class Assigner {
   // instruction of the flattened timeline and its computation, a callee's when the peak is
   // inside one).
   void FindPeak(const std::vector<HeapBuffer>& heap, const HeapLayout& layout,
-                const std::vector<ValueId>& value_of, XlaModelAllocation& m) const {
+                const std::vector<ValueId>& value_of, XlaModelAllocation& m) {
     const int32_t n = static_cast<int32_t>(heap.size());
     std::vector<int32_t> root(n);
     for (int32_t i = 0; i < n; ++i) root[i] = i;
@@ -457,17 +468,60 @@ class Assigner {
         peak_time = t;
       }
     }
-    if (peak_time < 0) return;
+    // XLA's fragmentation: the heap's size less the most bytes its values ever hold, each
+    // value counted whole while it lives (its NoFragmentationStatsHeap counts a shared value
+    // as an allocation of its own).
+    std::vector<int64_t> raw(static_cast<size_t>(steps) + 1, 0);
     for (int32_t i = 0; i < n; ++i) {
-      if (heap[i].first <= peak_time && peak_time <= heap[i].last) {
+      if (heap[i].last < 0) continue;
+      raw[std::clamp<int64_t>(heap[i].first, 0, steps)] += heap[i].bytes;
+      raw[std::clamp<int64_t>(int64_t{heap[i].last} + 1, 0, steps)] -= heap[i].bytes;
+    }
+    int64_t raw_live = 0, raw_peak = 0;
+    for (int64_t t = 0; t < steps; ++t) {
+      raw_live += raw[t];
+      raw_peak = std::max(raw_peak, raw_live);
+    }
+    out_.totals.temp_fragmentation_bytes =
+        (heap_simulated_ ? out_.totals.temp_fragmentation_bytes : 0) + layout.heap_bytes - raw_peak;
+    heap_simulated_ = true;
+    if (peak_time < 0) return;
+    // One value per chunk: of values sharing one (a buffer's, or a result that took over its
+    // operand's), the first live at the peak stands for it, as XLA counts a SHARE_WITH
+    // of a chunk already live as no bytes and leaves it out of the peak buffers.
+    absl::flat_hash_set<int32_t> counted;
+    for (int32_t i = 0; i < n; ++i) {
+      if (heap[i].first <= peak_time && peak_time <= heap[i].last &&
+          counted.insert(find(i)).second) {
         m.peak_values.push_back(ValueName(flow_.value(value_of[i])));
       }
     }
+    m.heap_peak_values = m.peak_values;
     if (peak_time < ranges_.end_time()) {
       const Instruction* at = ranges_.sequence[peak_time];
       m.peak_instruction = std::string(at->name());
       m.peak_computation = std::string(at->parent()->name());
     }
+  }
+
+  // XLA's MinimumMemoryForModule: the no-fragmentation heap over every value but constants
+  // (and thread-local ones, which are off the timeline), on the whole-module timeline.
+  int64_t MinimumMemoryForModule() const {
+    const int64_t steps = ranges_.end_time() + 2;
+    std::vector<int64_t> diff(static_cast<size_t>(steps) + 1, 0);
+    for (const XlaModelAllocation& a : out_.allocations) {
+      if (a.constant || a.thread_local_) continue;
+      for (const XlaModelValue& v : a.values) {
+        diff[std::clamp<int64_t>(v.start, 0, steps)] += v.size;
+        diff[std::clamp<int64_t>(v.end + 1, 0, steps)] -= v.size;
+      }
+    }
+    int64_t live = 0, peak = 0;
+    for (int64_t t = 0; t < steps; ++t) {
+      live += diff[t];
+      peak = std::max(peak, live);
+    }
+    return peak;
   }
 
   // XLA's CombineTempAllocations: per memory space, every temp allocation (each temporary
@@ -501,9 +555,11 @@ class Assigner {
       }
       c.size = base + a.size;
       c.tuple = c.tuple || a.tuple;
-      if (!a.peak_values.empty()) {
+      // XLA's CombineTempAllocations appends each part's peak buffers.
+      c.peak_values.insert(c.peak_values.end(), a.peak_values.begin(), a.peak_values.end());
+      if (!a.peak_instruction.empty() || a.peak_bytes > 0) {
         c.peak_bytes = a.peak_bytes;
-        c.peak_values = std::move(a.peak_values);
+        c.heap_peak_values = std::move(a.heap_peak_values);
         c.peak_instruction = std::move(a.peak_instruction);
         c.peak_computation = std::move(a.peak_computation);
       }
@@ -536,6 +592,7 @@ class Assigner {
   absl::flat_hash_map<BufferId, size_t> allocation_of_;
   std::vector<int64_t> allocation_of_value_;  // by ValueId; -1: none (yet)
   std::vector<const HloBuffer*> temporaries_;
+  bool heap_simulated_ = false;  // temp_fragmentation_bytes holds a sum
   XlaModelAssignment out_;
 };
 

@@ -63,6 +63,12 @@ struct XlaModelValue {
   int64_t id = 0;          // our dataflow value id (XLA numbers its values its own way)
   std::string shape = {};  // the value's shape, with layout
   bool phi = false;
+  // Its live range on the whole-module timeline (XlaModelAssignment::timeline; inclusive
+  // logical times) and the alias analysis buffer it belongs to (values of one buffer share
+  // their place).
+  int64_t start = 0;
+  int64_t end = 0;
+  int64_t buffer = -1;
 };
 
 struct XlaModelAllocation {
@@ -81,11 +87,17 @@ struct XlaModelAllocation {
   std::vector<XlaModelValue> values = {};
   std::string parameter_shape = {};  // the entry parameter's whole shape, without layout
   std::string output_shape = {};     // holding the entry root's top level: the root's shape
-  // The temp allocation's heap at its peak (XLA's PeakMemoryLogicalBuffers): its bytes, the
-  // values live then, and where on the whole-module timeline (inside a callee: the callee's
-  // instruction and computation). Empty for other allocations.
+  // XLA's PeakMemoryLogicalBuffers. An allocation made for one buffer (a parameter, a
+  // constant, an output, a thread-local value, a tuple table) names that buffer's first value,
+  // whatever later reuses it; the temp heap names the values live at its peak, one per chunk
+  // (values that share a chunk are counted once, as XLA's SHARE_WITH), and the combined temp
+  // allocation lists its parts' in order. peak_bytes, peak_instruction and peak_computation
+  // are the heap's peak: its bytes in chunks (unaligned sizes) and where on the whole-module
+  // timeline (inside a callee: the callee's instruction and computation); 0 and empty for
+  // allocations without a heap.
   int64_t peak_bytes = 0;
   std::vector<std::string> peak_values = {};
+  std::vector<std::string> heap_peak_values = {};  // the heap's part of peak_values
   std::string peak_instruction = {};
   std::string peak_computation = {};
 };
@@ -98,6 +110,14 @@ struct XlaModelTotals {
   int64_t preallocated_temp_bytes = 0;
   int64_t total_bytes = 0;
   int64_t ideal_temp_bytes = 0;  // the temporaries packed by our own order
+  // XLA's "preallocated temp fragmentation" (HeapSimulator's fragmentation_size, summed over
+  // the temp heaps): each heap's size less its peak of live bytes in chunks; -1 when no heap
+  // was simulated (no temporaries), where XLA prints no line.
+  int64_t temp_fragmentation_bytes = -1;
+  // XLA's "total fragmentation": total_bytes less HeapSimulator::MinimumMemoryForModule, the
+  // most bytes the module's values (constants and thread-local ones aside) hold at once on
+  // the whole-module timeline, each value counted whole while it lives.
+  int64_t total_fragmentation_bytes = 0;
 };
 
 struct XlaModelAssignment {
@@ -108,6 +128,9 @@ struct XlaModelAssignment {
   // By ValueId of the module's DataflowAnalysis with default options (the one the model
   // runs): the allocation index of each value, -1 for values without one (inside fusions).
   std::vector<int64_t> value_allocation = {};
+  // The whole-module timeline the live ranges are on (XlaLiveRanges::sequence): pointers into
+  // the module, valid while it lives.
+  std::vector<const Instruction*> timeline = {};
 };
 
 absl::StatusOr<XlaModelAssignment> AssignLikeXla(const Module& module,
@@ -117,5 +140,16 @@ absl::StatusOr<XlaModelAssignment> AssignLikeXla(const Module& module,
 // per allocation, values by id, then "Total bytes used"), so that `diff` against XLA's dump
 // lines up; value ids are ours, not XLA's (xla_assignment_text.cc).
 std::string XlaAssignmentToString(const XlaModelAssignment& assignment);
+
+// Each allocation's peak buffers (XlaModelAllocation::peak_values; XLA's
+// PeakMemoryLogicalBuffers, which its memory usage report ranks), one line per allocation:
+//   " allocation 2: x, y"
+// after a blank line and "Peak buffers:".
+std::string XlaPeakBuffersString(const XlaModelAssignment& assignment);
+
+// XLA's BufferAssignment::StatsString of the modeled assignment (the head of XLA's memory usage
+// report): bytes per kind in XLA's human units and its two fragmentation lines (each printed
+// as XLA does: the temp one only when a heap was simulated, the total one when not negative).
+std::string XlaAssignmentStatsString(const XlaModelTotals& totals);
 
 }  // namespace hloscope

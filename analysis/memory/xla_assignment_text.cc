@@ -31,6 +31,39 @@ std::string HumanBytes(int64_t bytes) {
 
 }  // namespace
 
+std::string XlaPeakBuffersString(const XlaModelAssignment& assignment) {
+  std::string out = "\nPeak buffers:\n";
+  for (const XlaModelAllocation& a : assignment.allocations) {
+    out += fmt::format(" allocation {}: {}\n", a.index, fmt::join(a.peak_values, ", "));
+  }
+  return out;
+}
+
+std::string XlaAssignmentStatsString(const XlaModelTotals& t) {
+  auto percent = [](int64_t part, int64_t whole) {
+    return whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole);
+  };
+  std::string out = "\nBufferAssignment stats:\n";
+  out += fmt::format("             parameter allocation: {:>10}\n", HumanBytes(t.parameter_bytes));
+  out += fmt::format("              constant allocation: {:>10}\n", HumanBytes(t.constant_bytes));
+  out += fmt::format("        maybe_live_out allocation: {:>10}\n",
+                     HumanBytes(t.maybe_live_out_bytes));
+  out += fmt::format("     preallocated temp allocation: {:>10}\n",
+                     HumanBytes(t.preallocated_temp_bytes));
+  if (t.temp_fragmentation_bytes >= 0) {
+    out += fmt::format("  preallocated temp fragmentation: {:>10} ({:.2f}%)\n",
+                       HumanBytes(t.temp_fragmentation_bytes),
+                       percent(t.temp_fragmentation_bytes, t.preallocated_temp_bytes));
+  }
+  out += fmt::format("                 total allocation: {:>10}\n", HumanBytes(t.total_bytes));
+  if (t.total_fragmentation_bytes >= 0) {
+    out += fmt::format("              total fragmentation: {:>10} ({:.2f}%)\n",
+                       HumanBytes(t.total_fragmentation_bytes),
+                       percent(t.total_fragmentation_bytes, t.total_bytes));
+  }
+  return out;
+}
+
 std::string XlaAssignmentToString(const XlaModelAssignment& assignment) {
   std::string out;
   for (const XlaModelAllocation& a : assignment.allocations) {
@@ -60,10 +93,10 @@ std::string XlaAssignmentToString(const XlaModelAssignment& assignment) {
   // Not in XLA's file (after it, so a diff of the allocations stays aligned): where each temp
   // allocation's heap peaks.
   for (const XlaModelAllocation& a : assignment.allocations) {
-    if (a.peak_values.empty()) continue;
+    if (a.peak_instruction.empty()) continue;
     out += fmt::format("\nPeak of allocation {}: {} bytes at {} in computation {}: {}\n", a.index,
                        a.peak_bytes, a.peak_instruction, a.peak_computation,
-                       fmt::join(a.peak_values, ", "));
+                       fmt::join(a.heap_peak_values, ", "));
   }
   return out;
 }

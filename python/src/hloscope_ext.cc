@@ -300,8 +300,18 @@ MemoryReportResult MemoryReportOf(const std::shared_ptr<PyModule>& module,
                              f.memory.pipeline_schedule, f.memory.microbatches);
       if (!c.ok()) return c.status();
       if (!xla_contents.empty()) {
-        absl::Status s =
-            AddXlaBufferAssignment(*c, **before, xla_contents, xla_filename, options.top_buffers);
+        // As hlo-opt: under the xla model ours is the modeled assignment, of the module as
+        // given (unflattened, as XLA assigned it).
+        const bool with_model = options.model == MemoryOptions::Model::kXla;
+        std::unique_ptr<Module> given;
+        if (with_model) {
+          absl::StatusOr<std::unique_ptr<Module>> g = Reparse(m);
+          if (!g.ok()) return g.status();
+          given = *std::move(g);
+        }
+        absl::Status s = AddXlaBufferAssignment(*c, with_model ? *given : **before, xla_contents,
+                                                xla_filename, options.top_buffers, with_model,
+                                                f.memory.alignment_given ? f.memory.alignment : 0);
         if (!s.ok() && !xla_from_dump) return s;
         if (!s.ok()) warning = "XLA's buffer assignment in the dump is not shown: " + MessageOf(s);
       }

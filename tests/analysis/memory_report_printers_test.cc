@@ -335,9 +335,12 @@ TEST(MemoryReportJson, SetsEverySchemaField) {
   ASSERT_TRUE(json.ok());
   report::MemoryReport alone;
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(*json, &alone).ok()) << *json;
-  // A verdict row is a module's or a stage's, never both.
+  // A verdict row is a module's or a stage's, never both. The modeled XLA listing is added
+  // after this printer (xla_model_json.h; its every-field test is
+  // XlaModelJson.SetsEverySchemaField).
   ExpectEveryFieldSet(alone, "",
-                      {"memory_limit.modules[0].stage", "memory_limit.stages[0].module"});
+                      {"memory_limit.modules[0].stage", "memory_limit.stages[0].module",
+                       "modules[0].xla_model_assignment"});
   EXPECT_EQ(alone.dynamic_sizes(), "dim_value=7");
   EXPECT_EQ(alone.memory_limit().bytes(), 900);
   EXPECT_EQ(alone.memory_limit().modules(0).verdict(), "over");
@@ -357,7 +360,8 @@ TEST(MemoryReportJson, SetsEverySchemaField) {
       c, "",
       {"after.pipeline", "after.modules[0].xla_buffer_assignment", "after.warnings",
        "before.memory_limit.modules[0].stage", "before.memory_limit.stages[0].module",
-       "after.memory_limit.modules[0].stage", "after.memory_limit.stages[0].module"});
+       "after.memory_limit.modules[0].stage", "after.memory_limit.stages[0].module",
+       "before.modules[0].xla_model_assignment", "after.modules[0].xla_model_assignment"});
   EXPECT_EQ(c.after().memory_limit().modules(0).verdict(), "fits");
   EXPECT_EQ(c.after().memory_limit().modules(0).margin_bytes(), 166);
   EXPECT_EQ(c.warnings(0), "m is not scheduled");

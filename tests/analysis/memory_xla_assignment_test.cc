@@ -14,7 +14,12 @@
 #include <vector>
 
 #include "analysis/dataflow.h"
+#include "analysis/memory/memory_report.pb.h"
 #include "analysis/memory/xla_assignment_model.h"
+#include "analysis/memory/xla_model_json.h"
+#include "fmt/format.h"
+#include "fmt/ranges.h"
+#include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
 #include "hlo/computation.h"
 #include "passes/pass_registry.h"
@@ -377,6 +382,97 @@ ENTRY e {
   // The peak live set is concat and its inputs, at concat.
   EXPECT_EQ(temp.peak_values, (std::vector<std::string>{"rev", "neg", "concat"}));
   EXPECT_EQ(temp.peak_instruction, "concat");
+}
+
+// BufferAssignmentTest.TrivialPeakBuffers (the Basic module): sub, the output, is the largest
+// buffer and live out, so it comes first and gets a new allocation, whose peak buffer XLA's
+// NewAllocation sets to sub; mul and add reuse that allocation later and leave its peak buffers
+// as they are. XLA asserts mul's allocation has exactly one peak buffer, sub's.
+TEST(XlaBufferAssignmentModel, TrivialPeakBuffers) {
+  const XlaModelAssignment a = Assign(kBasic);
+  const XlaModelAllocation& m = Alloc(a, "mul");
+  EXPECT_EQ(m.index, Alloc(a, "sub").index);
+  EXPECT_EQ(m.peak_values, (std::vector<std::string>{"sub"}));
+  // Every allocation made for one buffer names that buffer's first value.
+  EXPECT_EQ(Alloc(a, "p1").peak_values, (std::vector<std::string>{"p1"}));
+  EXPECT_EQ(Alloc(a, "p").peak_values, (std::vector<std::string>{"p"}));
+}
+
+// BufferAssignmentTest.AliasedBuffersShouldntCoexistInPeakBuffers: copy, both elements of the
+// tuple that feeds the while, the loop state's elements and the body's add are one buffer
+// (tuple(copy, copy), tuple(add, add)). No range of it meets negate's (the loop's result dies
+// at the get-tuple-element negate reads), so it joins negate's output allocation, which was
+// made for negate: however many aliased values the allocation holds, one array value is among
+// its peak buffers, as XLA asserts. (The heap's own rule, one value per shared chunk, is
+// RulePeakBuffersCountASharedChunkOnce.)
+TEST(XlaBufferAssignmentModel, AliasedBuffersShouldntCoexistInPeakBuffers) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule test_module, is_scheduled=true
+
+cond {
+  param = (s32[], s32[]) parameter(0)
+  ROOT constant = pred[] constant(true)
+}
+
+body {
+  param.0 = (s32[], s32[]) parameter(0)
+  gte = s32[] get-tuple-element(param.0), index=0
+  add = s32[] add(gte, gte)
+  ROOT tuple = (s32[], s32[]) tuple(add, add)
+}
+
+ENTRY test_module {
+  param.3 = s32[] parameter(0)
+  copy = s32[] copy(param.3)
+  tuple = (s32[], s32[]) tuple(copy, copy)
+  while = (s32[], s32[]) while(tuple), condition=cond, body=body
+  gte = s32[] get-tuple-element(while), index=0
+  ROOT negate = s32[] negate(gte)
+})");
+  const XlaModelAllocation& c = Alloc(a, "copy");
+  ASSERT_FALSE(c.peak_values.empty());
+  int arrays = 0;
+  for (const std::string& name : c.peak_values) {
+    for (const XlaModelValue& v : c.values) {
+      if (v.name == name && !v.shape.starts_with("(")) ++arrays;
+    }
+  }
+  EXPECT_EQ(arrays, 1) << fmt::format("{}", fmt::join(c.peak_values, ", "));
+}
+
+// XLA's ComputePeakMemoryLogicalBuffers counts a SHARE_WITH of a chunk already live as no
+// bytes and leaves the sharing value out of the peak buffers. Timeline p 0, x 1, z 2, z0 3,
+// z1 4, r 5 (f32[4] = 16 bytes): z{0} takes over x's chunk as x dies at z, z{1} has its own;
+// the heap (32 bytes) peaks at z holding x's chunk and z{1}: its peak buffers are x and z{1},
+// not z{0}. The temp allocation also holds z's tuple table (a temporary allocation of its own,
+// made for z, concatenated first), so its peak buffers are z, x, z{1}.
+TEST(XlaBufferAssignmentModel, RulePeakBuffersCountASharedChunkOnce) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule share, is_scheduled=true
+fused {
+  a = f32[4] parameter(0)
+  n = f32[4] negate(a)
+  e = f32[4] exponential(a)
+  ROOT t = (f32[4], f32[4]) tuple(n, e)
+}
+ENTRY e {
+  p = f32[4] parameter(0)
+  x = f32[4] negate(p)
+  z = (f32[4], f32[4]) fusion(x), kind=kLoop, calls=fused
+  z0 = f32[4] get-tuple-element(z), index=0
+  z1 = f32[4] get-tuple-element(z), index=1
+  ROOT r = pred[4] compare(z0, z1), direction=GT
+})");
+  const XlaModelAllocation& temp = Alloc(a, "x");
+  ASSERT_TRUE(temp.preallocated_temp);
+  EXPECT_EQ(Alloc(a, "z{0}").index, temp.index);
+  EXPECT_EQ(temp.peak_bytes, 32);
+  EXPECT_EQ(temp.peak_instruction, "z");
+  EXPECT_EQ(temp.peak_values, (std::vector<std::string>{"z", "x", "z{1}"}));
+  EXPECT_EQ(a.totals.preallocated_temp_bytes, 48);
+  // The heap's values hold 48 bytes at z (x, z{0}, z{1}, each whole) in 32: XLA's
+  // fragmentation figure is negative there.
+  EXPECT_EQ(a.totals.temp_fragmentation_bytes, -16);
 }
 
 // The peak is reported where XLA's timeline has it: inside a callee, naming it. Timeline: a 0,
@@ -1021,6 +1117,116 @@ TEST(XlaBufferAssignmentModel, BadAlignmentIsAnError) {
   absl::StatusOr<XlaModelAssignment> a = AssignLikeXla(*m, {.alignment = 0});
   ASSERT_FALSE(a.ok());
   EXPECT_EQ(MessageOf(a.status()), "alignment 0 is not a positive number of bytes");
+}
+
+}  // namespace
+}  // namespace hloscope
+
+namespace hloscope {
+namespace {
+
+// The listing in the memory report's JSON (xla_model_json.h): into the module of its name, in
+// a report and in a before/after comparison; JSON that is no report is an error.
+TEST(XlaModelJson, ListingsGoIntoTheirModules) {
+  const XlaModelAssignment a = Assign(kOneTemp);
+  const std::vector<XlaModelListing> listings = {{"OneTempAllocation", a, 1}};
+  absl::StatusOr<std::string> json =
+      AddXlaModelsToJson(R"({"modules": [{"module": "other"}, {"module": "OneTempAllocation"}]})",
+                         false, listings, {});
+  ASSERT_TRUE(json.ok()) << MessageOf(json.status());
+  const size_t other = json->find("\"module\": \"other\"");
+  const size_t mine = json->find("\"module\": \"OneTempAllocation\"");
+  const size_t listing = json->find("\"xla_model_assignment\"");
+  ASSERT_NE(listing, std::string::npos) << *json;
+  EXPECT_LT(other, mine);
+  EXPECT_LT(mine, listing);
+  EXPECT_EQ(json->find("\"xla_model_assignment\"", listing + 1), std::string::npos);
+  EXPECT_NE(json->find("\"total_bytes\": \"" + std::to_string(a.totals.total_bytes) + "\""),
+            std::string::npos);
+
+  json = AddXlaModelsToJson(
+      R"({"before": {"modules": [{"module": "OneTempAllocation"}]},
+          "after": {"modules": [{"module": "OneTempAllocation"}]}})",
+      true, {}, listings);
+  ASSERT_TRUE(json.ok()) << MessageOf(json.status());
+  const size_t after = json->find("\"after\"");
+  ASSERT_NE(after, std::string::npos);
+  EXPECT_GT(json->find("\"xla_model_assignment\""), after) << *json;
+
+  absl::StatusOr<std::string> bad = AddXlaModelsToJson("[1, 2", false, listings, {});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(MessageOf(bad.status()).starts_with("the memory report's JSON does not read back: "))
+      << MessageOf(bad.status());
+}
+
+}  // namespace
+}  // namespace hloscope
+
+namespace hloscope {
+namespace {
+
+// Every field of `message` (recursively) is set: the listing's mapping forgot nothing.
+void ExpectEveryFieldSet(const google::protobuf::Message& message, const std::string& path) {
+  const google::protobuf::Descriptor* d = message.GetDescriptor();
+  const google::protobuf::Reflection* r = message.GetReflection();
+  for (int i = 0; i < d->field_count(); ++i) {
+    const google::protobuf::FieldDescriptor* f = d->field(i);
+    const std::string name = path + f->name();
+    if (f->is_repeated()) {
+      ASSERT_GT(r->FieldSize(message, f), 0) << name << " is empty";
+      if (f->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE) {
+        ExpectEveryFieldSet(r->GetRepeatedMessage(message, f, 0), name + "[0].");
+      }
+      continue;
+    }
+    EXPECT_TRUE(r->HasField(message, f)) << name << " is left at its default";
+    if (f->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE &&
+        r->HasField(message, f)) {
+      ExpectEveryFieldSet(r->GetMessage(message, f), name + ".");
+    }
+  }
+}
+
+TEST(XlaModelJson, SetsEverySchemaField) {
+  XlaModelAssignment a;
+  XlaModelAllocation x{.index = 3,
+                       .size = 64,
+                       .parameter = true,
+                       .parameter_number = 1,
+                       .parameter_index = {0},
+                       .parameter_aliased = true,
+                       .maybe_live_out = true,
+                       .constant = true,
+                       .thread_local_ = true,
+                       .tuple = true,
+                       .preallocated_temp = true,
+                       .memory_space = 1};
+  x.values = {{.name = "v", .offset = 8, .size = 16, .id = 2, .shape = "f32[4]", .phi = true}};
+  x.parameter_shape = "(f32[4])";
+  x.output_shape = "f32[4]";
+  x.peak_bytes = 16;
+  x.peak_values = {"v"};
+  x.peak_instruction = "v";
+  x.peak_computation = "callee";
+  a.allocations = {x};
+  a.totals = {.parameter_bytes = 1,
+              .constant_bytes = 2,
+              .maybe_live_out_bytes = 3,
+              .thread_local_bytes = 4,
+              .preallocated_temp_bytes = 5,
+              .total_bytes = 6,
+              .ideal_temp_bytes = 7,
+              .temp_fragmentation_bytes = 8,
+              .total_fragmentation_bytes = 9};
+  absl::StatusOr<std::string> json =
+      AddXlaModelsToJson(R"({"modules": [{"module": "m"}]})", false, {{"m", a, 128}}, {});
+  ASSERT_TRUE(json.ok()) << MessageOf(json.status());
+  report::MemoryReport r;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(*json, &r).ok()) << *json;
+  ASSERT_EQ(r.modules_size(), 1);
+  ExpectEveryFieldSet(r.modules(0).xla_model_assignment(), "xla_model_assignment.");
+  EXPECT_EQ(r.modules(0).xla_model_assignment().alignment(), 128);
+  EXPECT_EQ(r.modules(0).xla_model_assignment().allocations(0).parameter_index(), "{0}");
 }
 
 }  // namespace

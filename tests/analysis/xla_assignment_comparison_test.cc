@@ -215,3 +215,69 @@ TEST_F(XlaAssignmentComparisonTest, AddedToTheReportAndPrintedInEveryFormat) {
 
 }  // namespace
 }  // namespace hloscope
+
+namespace hloscope {
+namespace {
+
+// XlaAlignmentOf: the largest power of two up to 128 dividing every offset in XLA's temp
+// allocations; 1 without any.
+TEST(XlaAlignmentOf, ReadsTheAlignmentFromXlasTempOffsets) {
+  auto at = [](int64_t offset) {
+    XlaAssignedValue v;
+    v.offset = offset;
+    return v;
+  };
+  XlaBufferAssignment xla;
+  EXPECT_EQ(XlaAlignmentOf(xla), 1);
+  XlaAllocation temp;
+  temp.values = {at(0), at(1024)};
+  xla.allocations = {temp};
+  EXPECT_EQ(XlaAlignmentOf(xla), 128);
+  xla.allocations[0].values.push_back(at(192));
+  EXPECT_EQ(XlaAlignmentOf(xla), 64);
+  xla.allocations[0].values.push_back(at(4));
+  EXPECT_EQ(XlaAlignmentOf(xla), 4);
+  // Offsets in other kinds of allocation say nothing about the heap's alignment.
+  XlaAllocation out;
+  out.maybe_live_out = true;
+  out.values = {at(3)};
+  xla.allocations.push_back(out);
+  EXPECT_EQ(XlaAlignmentOf(xla), 4);
+}
+
+// The side-by-side with the model (what --memory-model=xla compares): small.hlo's model puts b,
+// a, m and n into n's output allocation (XLA's rule 2), so against XLA's text dump b and m are
+// placed elsewhere, and our allocations are the model's (the output first).
+TEST_F(XlaAssignmentComparisonTest, TheModelAsOurSide) {
+  const XlaBufferAssignment xla = Read("small.after_optimizations-buffer-assignment.txt");
+  absl::StatusOr<XlaModelAssignment> model = AssignLikeXla(*module_, {.alignment = 128});
+  ASSERT_TRUE(model.ok()) << model.status();
+  absl::StatusOr<XlaAssignmentComparison> c = CompareModelWithXla(*module_, *model, xla, 10);
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_EQ(c->totals.size(), 6u);
+  EXPECT_EQ(c->totals[4].ours, 0);  // no temp allocation
+  EXPECT_EQ(c->totals[5].ours, 3076);
+  ASSERT_EQ(c->allocations.size(), 5u);
+  EXPECT_EQ(c->allocations[3].ours_index, 0);
+  EXPECT_EQ(c->allocations[3].ours_kind, "maybe-live-out");
+  EXPECT_EQ(c->allocations[3].ours_values, 4);
+  ASSERT_EQ(c->differences.size(), 2u);
+  EXPECT_EQ(c->differences[0].value, "b");
+  EXPECT_EQ(c->differences[0].ours, "maybe-live-out at 0, steps 3-4");
+  EXPECT_EQ(c->differences[1].value, "m");
+  // Through the report: with_model, the alignment read from XLA's offsets (0 and 1024: 128).
+  MemoryOptions options;
+  options.list_allocations = true;
+  absl::StatusOr<MemoryComparison> mc = ProfileBeforeAfter({module_.get()}, nullptr, "", options);
+  ASSERT_TRUE(mc.ok());
+  ASSERT_TRUE(AddXlaBufferAssignment(*mc, *module_,
+                                     ReadFile(kFixtures + "small.after_optimizations-buffer-"
+                                                          "assignment.txt"),
+                                     "small.txt", 10, /*with_model=*/true)
+                  .ok());
+  ASSERT_EQ(mc->xla.size(), 1u);
+  EXPECT_EQ(mc->xla[0].differing_values, 2);
+}
+
+}  // namespace
+}  // namespace hloscope
