@@ -467,6 +467,11 @@ class Evaluator {
     switch (instr.opcode()) {
       case Opcode::kScatter:
         return EvalScatter(instr, arrays, scalar_fn(instr.to_apply()));
+      case Opcode::kMap: {
+        absl::StatusOr<Bytes> r = EvalMap(instr, arrays, scalar_fn(instr.to_apply()));
+        if (!r.ok()) return r.status();
+        return std::vector<Bytes>{std::move(*r)};
+      }
       case Opcode::kTopk:
         return EvalTopK(instr, arrays);
       case Opcode::kRngBitGenerator:
@@ -577,6 +582,7 @@ class Evaluator {
       }
       case Opcode::kReduce:
       case Opcode::kScatter:
+      case Opcode::kMap:
       case Opcode::kReduceWindow:
       case Opcode::kSelectAndScatter:
       case Opcode::kSort:
@@ -661,6 +667,7 @@ bool IsSupportedOpcode(Opcode op) {
     case Opcode::kDot:
     case Opcode::kReduce:
     case Opcode::kScatter:
+    case Opcode::kMap:
     case Opcode::kReduceWindow:
     case Opcode::kSelectAndScatter:
     case Opcode::kSort:

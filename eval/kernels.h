@@ -54,6 +54,11 @@ absl::StatusOr<std::vector<Bytes>> EvalReduce(const Instruction& instr,
                                               absl::Span<const ArrayRef> operands,
                                               const ScalarComputation& apply);
 
+// map: `apply` is to_apply on the N operands' elements at one index; returns the result's
+// element (map.cc).
+absl::StatusOr<Bytes> EvalMap(const Instruction& instr, absl::Span<const ArrayRef> operands,
+                              const ScalarComputation& apply);
+
 // scatter (operands, indices, updates): `apply` is update_computation on (current, update)
 // scalars. Returns one result per operand.
 absl::StatusOr<std::vector<Bytes>> EvalScatter(const Instruction& instr,

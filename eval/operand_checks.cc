@@ -39,7 +39,9 @@ absl::Status CheckElementwise(const Instruction& instr, absl::Span<const Shape* 
        ops[2]->element_type != out.element_type)) {
     return Bad(instr, "select needs a pred and two operands of the result type");
   }
-  if (ops.size() >= 2 && op != Opcode::kSelect && ops[0]->element_type != ops[1]->element_type) {
+  // map's operands are f's parameters, each of its own type.
+  if (ops.size() >= 2 && op != Opcode::kSelect && op != Opcode::kMap &&
+      ops[0]->element_type != ops[1]->element_type) {
     return Bad(instr, "operands have different element types");
   }
   return absl::OkStatus();
