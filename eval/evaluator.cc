@@ -61,6 +61,7 @@ bool IsForwarding(Opcode op) {
     case Opcode::kGetTupleElement:
     case Opcode::kBitcast:
     case Opcode::kOptBarrier:
+    case Opcode::kDomain:
     case Opcode::kAddDependency:
     case Opcode::kCall:
     case Opcode::kWhile:
@@ -538,7 +539,23 @@ class Evaluator {
         // The same bytes read under the new shape and layout.
         return Value{instr.shape_ptr(), ops[0].bytes, nullptr};
       case Opcode::kOptBarrier:
+      case Opcode::kDomain:  // a sharding-domain marker: its operand, unchanged
         return ops[0];
+      case Opcode::kGetDimensionSize: {
+        // Shapes here are static (dynamic ones are refused): the dimension's size.
+        const Shape& in = *ops[0].shape;
+        const int64_t d = instr.dimensions().empty() ? -1 : instr.dimensions()[0];
+        if (!in.IsArray() || d < 0 || d >= in.rank() || !instr.shape().IsArray() ||
+            instr.shape().rank() != 0) {
+          return absl::InvalidArgumentError(
+              StrCat("cannot run %", instr.name(),
+                     ": get-dimension-size needs an array operand and "
+                     "one of its dimensions, and gives a scalar"));
+        }
+        Bytes size(static_cast<size_t>(ElementBytes(instr.shape().element_type)));
+        StoreInt(instr.shape().element_type, size.data(), in.dims[static_cast<size_t>(d)]);
+        return ArrayValue(instr, std::move(size));
+      }
       case Opcode::kCopy:
         if (instr.shape().IsTuple()) return Value{instr.shape_ptr(), nullptr, ops[0].elements};
         break;
@@ -660,6 +677,8 @@ bool IsSupportedOpcode(Opcode op) {
     case Opcode::kGetTupleElement:
     case Opcode::kBitcast:
     case Opcode::kOptBarrier:
+    case Opcode::kDomain:
+    case Opcode::kGetDimensionSize:
     case Opcode::kCall:
     case Opcode::kFusion:
     case Opcode::kWhile:
