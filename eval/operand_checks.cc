@@ -200,13 +200,17 @@ absl::Status CheckOperands(const Instruction& instr, absl::Span<const Shape* con
       std::vector<int64_t> offset_dims = IntListAttribute(instr, "offset_dims");
       std::vector<int64_t> start_map = IntListAttribute(instr, "start_index_map");
       std::vector<int64_t> collapsed = IntListAttribute(instr, "collapsed_slice_dims");
+      // Operand batching dims are not part of the slice's window, as collapsed dims.
+      std::vector<int64_t> batching = IntListAttribute(instr, "operand_batching_dims");
+      std::vector<int64_t> index_batching = IntListAttribute(instr, "start_indices_batching_dims");
       std::vector<int64_t> ivd = IntListAttribute(instr, "index_vector_dim");
       const Shape& idx = *ops[1];
       int64_t index_vector_dim = ivd.empty() ? idx.rank() : ivd[0];
       bool ok = static_cast<int64_t>(sizes.size()) == ops[0]->rank() &&
                 ValidDims(start_map, ops[0]->rank()) && ValidDims(collapsed, ops[0]->rank()) &&
-                ValidDims(offset_dims, out.rank()) && index_vector_dim >= 0 &&
-                index_vector_dim <= idx.rank() &&
+                ValidDims(batching, ops[0]->rank()) && ValidDims(index_batching, idx.rank()) &&
+                batching.size() == index_batching.size() && ValidDims(offset_dims, out.rank()) &&
+                index_vector_dim >= 0 && index_vector_dim <= idx.rank() &&
                 out.rank() == static_cast<int64_t>(offset_dims.size()) + idx.rank() -
                                   (index_vector_dim < idx.rank() ? 1 : 0) &&
                 (index_vector_dim == idx.rank() ? start_map.size() == 1
@@ -218,6 +222,7 @@ absl::Status CheckOperands(const Instruction& instr, absl::Span<const Shape* con
       size_t w = 0;
       for (int64_t d = 0; ok && d < ops[0]->rank(); ++d) {
         if (std::find(collapsed.begin(), collapsed.end(), d) != collapsed.end()) continue;
+        if (std::find(batching.begin(), batching.end(), d) != batching.end()) continue;
         ok = w < offset_dims.size() &&
              out.dims[static_cast<size_t>(offset_dims[w])] <= sizes[static_cast<size_t>(d)];
         ++w;
