@@ -54,6 +54,11 @@ absl::StatusOr<std::vector<Bytes>> EvalReduce(const Instruction& instr,
                                               absl::Span<const ArrayRef> operands,
                                               const ScalarComputation& apply);
 
+// bitcast-convert between element types of different widths (bitcast_convert.cc), and the
+// width bitcast-convert gives a type (pred: 8 bits, as XLA stores it).
+int BitcastConvertBits(PrimitiveType type);
+absl::StatusOr<Bytes> EvalBitcastConvertWidths(const Instruction& instr, const ArrayRef& operand);
+
 // map: `apply` is to_apply on the N operands' elements at one index; returns the result's
 // element (map.cc).
 absl::StatusOr<Bytes> EvalMap(const Instruction& instr, absl::Span<const ArrayRef> operands,
