@@ -591,9 +591,11 @@ class Evaluator {
         return RunComputation(*branches[static_cast<size_t>(b)], {ops[static_cast<size_t>(b + 1)]},
                               buffered);
       }
+      case Opcode::kRaggedDot:
       case Opcode::kDot: {
         if (absl::Status s = CheckArrayOperands(instr, ops); !s.ok()) return s;
-        absl::StatusOr<Bytes> r = EvalDot(instr, arrays);
+        absl::StatusOr<Bytes> r =
+            op == Opcode::kDot ? EvalDot(instr, arrays) : EvalRaggedDot(instr, arrays);
         if (!r.ok()) return r.status();
         return ArrayValue(instr, std::move(*r));
       }
@@ -684,6 +686,7 @@ bool IsSupportedOpcode(Opcode op) {
     case Opcode::kWhile:
     case Opcode::kConditional:
     case Opcode::kDot:
+    case Opcode::kRaggedDot:
     case Opcode::kReduce:
     case Opcode::kScatter:
     case Opcode::kMap:

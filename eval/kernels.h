@@ -45,6 +45,8 @@ absl::StatusOr<Bytes> EvalDataMovement(const Instruction& instr,
 bool IsSupportedDataMovement(Opcode op);
 
 absl::StatusOr<Bytes> EvalDot(const Instruction& instr, absl::Span<const ArrayRef> operands);
+// ragged-dot (lhs, rhs, group_sizes) (ragged_dot.cc).
+absl::StatusOr<Bytes> EvalRaggedDot(const Instruction& instr, absl::Span<const ArrayRef> operands);
 
 // reduce: `apply` evaluates to_apply on 2N scalars (accumulators first) and returns N scalars.
 // Returns one result per output (N arrays).
