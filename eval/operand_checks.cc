@@ -218,6 +218,13 @@ absl::Status CheckOperands(const Instruction& instr, absl::Span<const Shape* con
                                                       static_cast<int64_t>(start_map.size()));
       for (size_t d = 0; ok && d < sizes.size(); ++d)
         ok = sizes[d] >= 0 && sizes[d] <= ops[0]->dims[d];
+      // A batching dim pairs an operand dim with an index dim of the same size (the batch
+      // coordinate indexes the operand directly).
+      for (size_t i = 0; ok && i < batching.size(); ++i) {
+        ok = index_batching[i] != index_vector_dim &&
+             ops[0]->dims[static_cast<size_t>(batching[i])] ==
+                 idx.dims[static_cast<size_t>(index_batching[i])];
+      }
       // Offset dims of the result take the sizes of the slice's uncollapsed dims, in order.
       size_t w = 0;
       for (int64_t d = 0; ok && d < ops[0]->rank(); ++d) {

@@ -54,6 +54,11 @@ absl::StatusOr<std::vector<Bytes>> EvalScatter(const Instruction& instr,
   for (int64_t d : inserted) ok = ok && d >= 0 && d < os.rank();
   for (int64_t d : batching) ok = ok && d >= 0 && d < os.rank();
   for (int64_t d : index_batching) ok = ok && d >= 0 && d < is.rank() && d != index_vector_dim;
+  // A batching dim pairs an operand dim with an index dim of the same size.
+  for (size_t i = 0; ok && i < batching.size(); ++i) {
+    ok = os.dims[static_cast<size_t>(batching[i])] ==
+         is.dims[static_cast<size_t>(index_batching[i])];
+  }
   for (int64_t d : window_dims) ok = ok && d >= 0 && d < us.rank();
   for (size_t k = 0; ok && k < n; ++k) {
     ok = operands[k].shape->dims == os.dims && operands[n + 1 + k].shape->dims == us.dims;
