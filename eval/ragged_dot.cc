@@ -7,9 +7,10 @@
 //   - contracting: the contraction is split by group; result [G, batch, lhs free, rhs free],
 //     entry g summing only over the contracted positions in group g.
 //   - batch: the groups change nothing; a plain dot.
-// group_sizes is [G], or [lhs batch dims..., G] (a set of groups per batch). A group's
-// extent is clipped to the ragged dimension. Products are summed in the accumulator type dot
-// uses (f64 for f64, float for narrower floats, 64-bit wrapping for integers).
+// group_sizes is [G], or [the lhs batch dims..., the lhs free dims before the ragged one...,
+// G] (a set of groups for each index of those dims), as XLA's verifier requires. A group's extent
+// is clipped to the ragged dimension. Products are summed in the accumulator type dot uses (f64 for
+// f64, float for narrower floats, 64-bit wrapping for integers).
 #include <algorithm>
 #include <vector>
 
@@ -68,10 +69,21 @@ absl::StatusOr<Bytes> RaggedDotWith(const Instruction& instr, absl::Span<const A
   for (int64_t d = 0; d < rs.rank(); ++d)
     if (!Has(dn.rhs_batch, d) && !Has(dn.rhs_contracting, d) && d != group_dim) rf.push_back(d);
   const int64_t G = gs.dims.back();
-  // Group sizes are per batch when group_sizes has the lhs batch dims in front.
-  const bool per_batch = gs.rank() > 1;
-  if (per_batch && (static_cast<size_t>(gs.rank() - 1) != dn.lhs_batch.size())) {
-    return refuse("group_sizes must be [G] or [lhs batch dims..., G]");
+  // With more than one dimension, group_sizes has a set of groups for each index of the lhs
+  // batch dims and of the free dims before the ragged one.
+  std::vector<int64_t> prefix;
+  if (gs.rank() > 1) {
+    prefix.assign(dn.lhs_batch.begin(), dn.lhs_batch.end());
+    for (int64_t d = 0; d < ragged; ++d)
+      if (!Has(dn.lhs_contracting, d) && !Has(dn.lhs_batch, d)) prefix.push_back(d);
+    bool fits = static_cast<size_t>(gs.rank() - 1) == prefix.size();
+    for (size_t i = 0; fits && i < prefix.size(); ++i)
+      fits = gs.dims[i] == ls.dims[static_cast<size_t>(prefix[i])];
+    if (!fits) {
+      return refuse(
+          "group_sizes must be [G] or [lhs batch dims..., lhs free dims before the ragged "
+          "one..., G]");
+    }
   }
   std::vector<int64_t> want;
   if (mode == kContracting) want.push_back(G);
@@ -82,7 +94,6 @@ absl::StatusOr<Bytes> RaggedDotWith(const Instruction& instr, absl::Span<const A
   for (size_t i = 0; ok && i < dn.lhs_batch.size(); ++i) {
     ok = ls.dims[static_cast<size_t>(dn.lhs_batch[i])] ==
          rs.dims[static_cast<size_t>(dn.rhs_batch[i])];
-    if (ok && per_batch) ok = gs.dims[i] == ls.dims[static_cast<size_t>(dn.lhs_batch[i])];
   }
   for (size_t i = 0; ok && i < dn.lhs_contracting.size(); ++i) {
     ok = ls.dims[static_cast<size_t>(dn.lhs_contracting[i])] ==
@@ -97,12 +108,12 @@ absl::StatusOr<Bytes> RaggedDotWith(const Instruction& instr, absl::Span<const A
             geb = ElementBytes(gs.element_type), oeb = ElementBytes(out.element_type);
   std::vector<int64_t> kdims;
   for (int64_t d : dn.lhs_contracting) kdims.push_back(ls.dims[static_cast<size_t>(d)]);
-  // The [start, end) of each group along the ragged dimension, for the given batch index.
+  // The [start, end) of each group along the ragged dimension, for the lhs index `at`.
   const int64_t extent = ls.dims[static_cast<size_t>(ragged)];
-  auto groups = [&](const std::vector<int64_t>& batch) {
+  auto groups = [&](const std::vector<int64_t>& at) {
     std::vector<std::pair<int64_t, int64_t>> r;
     int64_t off = 0;
-    for (size_t i = 0; per_batch && i < batch.size(); ++i) off += batch[i] * gstr[i];
+    for (size_t i = 0; i < prefix.size(); ++i) off += at[static_cast<size_t>(prefix[i])] * gstr[i];
     int64_t start = 0;
     for (int64_t g = 0; g < G; ++g) {
       int64_t size = LoadInt(gs.element_type, ops[2].data + (off + g * gstr.back()) * geb);
@@ -114,20 +125,18 @@ absl::StatusOr<Bytes> RaggedDotWith(const Instruction& instr, absl::Span<const A
   };
   Bytes result(static_cast<size_t>(out.ElementCount() * oeb));
   std::vector<int64_t> lidx(static_cast<size_t>(ls.rank())), ridx(static_cast<size_t>(rs.rank()));
-  std::vector<int64_t> batch(dn.lhs_batch.size());
   int64_t linear = 0;
   ForEachIndex(want, [&](const std::vector<int64_t>& o) {
     size_t p = 0;
     int64_t g = -1;
     if (mode == kContracting) g = o[p++];
     for (size_t i = 0; i < dn.lhs_batch.size(); ++i, ++p) {
-      batch[i] = o[p];
       lidx[static_cast<size_t>(dn.lhs_batch[i])] = o[p];
       ridx[static_cast<size_t>(dn.rhs_batch[i])] = o[p];
     }
     for (int64_t d : lf) lidx[static_cast<size_t>(d)] = o[p++];
     for (int64_t d : rf) ridx[static_cast<size_t>(d)] = o[p++];
-    const std::vector<std::pair<int64_t, int64_t>> bounds = groups(batch);
+    const std::vector<std::pair<int64_t, int64_t>> bounds = groups(lidx);
     bool zero = false;
     if (mode == kNonContracting) {
       const int64_t m = lidx[static_cast<size_t>(ragged)];
