@@ -1,4 +1,5 @@
-// custom-call __cublas$gemm, as XLA:GPU's GemmRewriter writes it: result = alpha * dot(a, b)
+// custom-calls __cublas$gemm and __cublas$lt$matmul (cuBLASLt, the same product with
+// optional epilogues), as XLA:GPU's GemmRewriter writes them: result = alpha * dot(a, b)
 // (+ beta * c, with c a third operand when beta is not 0), the dot's dimension numbers,
 // alpha and beta in backend_config's gemm_backend_config. The result is the output array, or
 // a tuple of it and a u8/s8 workspace (its contents are cuBLAS's scratch: zeros here).
@@ -155,8 +156,8 @@ absl::StatusOr<std::vector<Bytes>> EvalCublasGemm(const Instruction& instr,
                                                   absl::Span<const ArrayRef> operands,
                                                   absl::Span<const Shape* const> results) {
   auto refuse = [&](std::string_view why) {
-    return absl::UnimplementedError(StrCat("hlo-run runs custom-call __cublas$gemm only ", why,
-                                           " (instruction %", instr.name(), ")"));
+    return absl::UnimplementedError(StrCat("hlo-run runs custom-call ", instr.custom_call_target(),
+                                           " only ", why, " (instruction %", instr.name(), ")"));
   };
   // The config is JSON, written bare or as a quoted string with escaped quotes.
   std::string config(RawAttribute(instr, "backend_config").value_or(""));

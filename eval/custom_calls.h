@@ -37,7 +37,8 @@ absl::StatusOr<std::vector<Bytes>> EvalCustomCall(const Instruction& instr,
                                                   absl::Span<const Shape* const> results,
                                                   const ScalarPredicate& less);
 
-// custom-call __cublas$gemm: alpha * dot(a, b) (+ beta * c) by its gemm_backend_config
+// custom-calls __cublas$gemm and __cublas$lt$matmul (without an epilogue): alpha * dot(a, b)
+// (+ beta * c) by their gemm_backend_config
 // (cublas_gemm.cc).
 absl::StatusOr<std::vector<Bytes>> EvalCublasGemm(const Instruction& instr,
                                                   absl::Span<const ArrayRef> operands,
