@@ -9,6 +9,7 @@
 // features are split into G equal groups and output group g sees only input group g. With
 // batch_group_count B the lhs batch is split into B groups and output feature group g (of
 // out_features / B) sees only batch group g; the result has batch / B rows.
+#include <algorithm>
 #include <cstring>
 
 #include "absl/status/status.h"
@@ -75,9 +76,13 @@ Bytes ConvolveWith(const Shape& out, const Shape& ls, const uint8_t* ldata, cons
   const int64_t ri_stride = rstr[static_cast<size_t>(dn.rhs_input_feature)];
   std::vector<int64_t> wsizes;
   for (const WindowDim& w : attrs.window) wsizes.push_back(w.size);
+  const bool empty_window =
+      std::any_of(wsizes.begin(), wsizes.end(), [](int64_t n) { return n <= 0; });
   const int eb = ElementBytes(out.element_type);
   Bytes result(static_cast<size_t>(DenseBytes(out)));
   int64_t linear = 0;
+  // The window position, reused for every output element (no allocation per element).
+  std::vector<int64_t> widx(ns, 0);
   ForEachIndex(out.dims, [&](const std::vector<int64_t>& o) {
     const int64_t oz = o[static_cast<size_t>(dn.out_feature)];
     const int64_t fgroup = oz / out_per_fgroup;
@@ -112,10 +117,15 @@ Bytes ConvolveWith(const Shape& out, const Shape& ls, const uint8_t* ldata, cons
         }
       }
     };
-    if (ns == 0) {
-      accumulate({});
-    } else {
-      ForEachIndex(wsizes, accumulate);
+    if (!empty_window) {
+      // Every window position in row-major order, as ForEachIndex would visit them.
+      std::fill(widx.begin(), widx.end(), 0);
+      while (true) {
+        accumulate(widx);
+        size_t k = ns;
+        while (k > 0 && ++widx[k - 1] == wsizes[k - 1]) widx[--k] = 0;
+        if (k == 0) break;
+      }
     }
     uint8_t* dst = result.data() + linear++ * eb;
     if constexpr (std::is_same_v<Acc, int64_t>) {

@@ -108,7 +108,8 @@ bool IsKnownCustomCallTarget(std::string_view target) {
   return std::find(std::begin(kIdentityTargets), std::end(kIdentityTargets), target) !=
              std::end(kIdentityTargets) ||
          target == "SPMDFullToShardShape" || target == "SPMDShardToFullShape" ||
-         target == "AllocateBuffer" || target == "TopK";
+         target == "AllocateBuffer" || target == "TopK" || target == "__cublas$gemm" ||
+         target == "__cublas$lt$matmul";
 }
 
 absl::StatusOr<std::vector<Bytes>> EvalCustomCall(const Instruction& instr,
@@ -121,6 +122,9 @@ absl::StatusOr<std::vector<Bytes>> EvalCustomCall(const Instruction& instr,
   }
   for (const Shape* r : results) {
     if (!r->IsArray()) return Refuse(instr, "needs array results");
+  }
+  if (target == "__cublas$gemm" || target == "__cublas$lt$matmul") {
+    return EvalCublasGemm(instr, operands, results);
   }
   if (target == "AllocateBuffer") {
     std::vector<Bytes> out;

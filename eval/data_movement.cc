@@ -41,11 +41,12 @@ int64_t ClampStart(int64_t start, int64_t dim, int64_t size) {
 
 absl::StatusOr<Bytes> Gather(const Instruction& instr, const RowMajor& operand,
                              const RowMajor& indices) {
-  if (RawAttribute(instr, "operand_batching_dims") &&
-      !IntListAttribute(instr, "operand_batching_dims").empty()) {
-    return Unsupported(instr, "gather with batching dims");
-  }
   const Shape& out = instr.shape();
+  // Batching dims: operand dim operand_batching_dims[i] is indexed by the start index's
+  // coordinate in dim start_indices_batching_dims[i] (like a collapsed dim of size 1).
+  std::vector<int64_t> batching = IntListAttribute(instr, "operand_batching_dims");
+  std::vector<int64_t> index_batching = IntListAttribute(instr, "start_indices_batching_dims");
+  if (batching.size() != index_batching.size()) return Unsupported(instr, "this gather form");
   std::vector<int64_t> offset_dims = IntListAttribute(instr, "offset_dims");
   std::vector<int64_t> collapsed = IntListAttribute(instr, "collapsed_slice_dims");
   std::vector<int64_t> start_map = IntListAttribute(instr, "start_index_map");
@@ -62,7 +63,8 @@ absl::StatusOr<Bytes> Gather(const Instruction& instr, const RowMajor& operand,
   }
   std::vector<int64_t> window_dims;  // operand dims that are not collapsed, in order
   for (int64_t d = 0; d < os.rank(); ++d) {
-    if (std::find(collapsed.begin(), collapsed.end(), d) == collapsed.end())
+    if (std::find(collapsed.begin(), collapsed.end(), d) == collapsed.end() &&
+        std::find(batching.begin(), batching.end(), d) == batching.end())
       window_dims.push_back(d);
   }
   if (window_dims.size() != offset_dims.size()) return Unsupported(instr, "this gather form");
@@ -94,6 +96,10 @@ absl::StatusOr<Bytes> Gather(const Instruction& instr, const RowMajor& operand,
       in_index[static_cast<size_t>(dim)] =
           ClampStart(LoadInt(it, indices.data + off * ib), os.dims[static_cast<size_t>(dim)],
                      slice_sizes[static_cast<size_t>(dim)]);
+    }
+    for (size_t k = 0; k < batching.size(); ++k) {
+      in_index[static_cast<size_t>(batching[k])] =
+          idx_index[static_cast<size_t>(index_batching[k])];
     }
     for (size_t w = 0; w < window_dims.size(); ++w) {
       in_index[static_cast<size_t>(window_dims[w])] += o[static_cast<size_t>(offset_dims[w])];

@@ -141,10 +141,33 @@ absl::StatusOr<Bytes> EvalDot(const Instruction& instr, absl::Span<const ArrayRe
   return DotWith<int64_t>(instr, operands[0], operands[1], lb, lc, rb, rc);
 }
 
+namespace {
+
+// Whether `c` is add(parameter, parameter) on scalars: the reduction XLA's evaluator sums in
+// double precision (see EvalReduce).
+bool IsScalarAdd(const Computation* c) {
+  if (c == nullptr || c->parameter_count() != 2) return false;
+  const Instruction* root = c->root();
+  if (root->opcode() != Opcode::kAdd || root->operand_count() != 2) return false;
+  const Instruction* a = root->operand(0);
+  const Instruction* b = root->operand(1);
+  return a != b && a->opcode() == Opcode::kParameter && b->opcode() == Opcode::kParameter &&
+         a->shape().IsArray() && a->shape().rank() == 0 && b->shape().IsArray() &&
+         b->shape().rank() == 0;
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<Bytes>> EvalReduce(const Instruction& instr,
                                               absl::Span<const ArrayRef> operands,
                                               const ScalarComputation& apply) {
   size_t n = operands.size() / 2;
+  // XLA's evaluator sums a single floating-point reduce whose to_apply is a scalar add in a
+  // double, from the init value in the operand's row-major order, and rounds once at the end
+  // (HloEvaluatorPreciseReduceTest: 2^25 ones in f32 give 2^25, not 2^24). The same here, so
+  // that results agree bit for bit.
+  const bool sum_in_double =
+      n == 1 && IsFloatType(operands[1].shape->element_type) && IsScalarAdd(instr.to_apply());
   auto reduced = instr.dimensions();
   const Shape& in = *operands[0].shape;
   std::vector<int64_t> kept;
@@ -184,21 +207,32 @@ absl::StatusOr<std::vector<Bytes>> EvalReduce(const Instruction& instr,
     for (size_t k = 0; k < n; ++k) args[k] = LoadScalar(types[k], operands[n + k].data);
     for (size_t i = 0; i < kept.size(); ++i) full[static_cast<size_t>(kept[i])] = o[i];
     // Reduced elements in row-major order of the operand (dimensions sorted).
-    ForEachIndex(rd, [&](const std::vector<int64_t>& r) {
-      if (!status.ok()) return;
-      for (size_t i = 0; i < sorted.size(); ++i) full[static_cast<size_t>(sorted[i])] = r[i];
-      for (size_t k = 0; k < n; ++k) {
+    if (sum_in_double) {
+      double sum = args[0].f;
+      ForEachIndex(rd, [&](const std::vector<int64_t>& r) {
+        for (size_t i = 0; i < sorted.size(); ++i) full[static_cast<size_t>(sorted[i])] = r[i];
         int64_t off = 0;
-        for (size_t d = 0; d < full.size(); ++d) off += full[d] * strides[k][d];
-        args[n + k] = LoadScalar(types[k], operands[k].data + off * ElementBytes(types[k]));
-      }
-      absl::StatusOr<std::vector<Scalar>> r2 = apply(args);
-      if (!r2.ok()) {
-        status = r2.status();
-        return;
-      }
-      for (size_t k = 0; k < n; ++k) args[k] = (*r2)[k];
-    });
+        for (size_t d = 0; d < full.size(); ++d) off += full[d] * strides[0][d];
+        sum += LoadScalar(types[0], operands[0].data + off * ElementBytes(types[0])).f;
+      });
+      args[0].f = sum;
+    }
+    if (!sum_in_double)
+      ForEachIndex(rd, [&](const std::vector<int64_t>& r) {
+        if (!status.ok()) return;
+        for (size_t i = 0; i < sorted.size(); ++i) full[static_cast<size_t>(sorted[i])] = r[i];
+        for (size_t k = 0; k < n; ++k) {
+          int64_t off = 0;
+          for (size_t d = 0; d < full.size(); ++d) off += full[d] * strides[k][d];
+          args[n + k] = LoadScalar(types[k], operands[k].data + off * ElementBytes(types[k]));
+        }
+        absl::StatusOr<std::vector<Scalar>> r2 = apply(args);
+        if (!r2.ok()) {
+          status = r2.status();
+          return;
+        }
+        for (size_t k = 0; k < n; ++k) args[k] = (*r2)[k];
+      });
     for (size_t k = 0; k < n; ++k) {
       PrimitiveType ot = out_shapes[k]->element_type;
       StoreScalar(ot, results[k].data() + linear * ElementBytes(ot), args[k]);

@@ -3,6 +3,9 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <optional>
+
+#include "eval/small_types.h"
 
 namespace hloscope::eval {
 
@@ -26,23 +29,30 @@ int ElementBytes(PrimitiveType type) {
     case PrimitiveType::kF64:
       return 8;
     default:
-      return 0;
+      // Sub-byte integers and small floats: one byte per element (small_types.h).
+      return SubByteIntBits(type) || IsSmallFloat(type) ? 1 : 0;
   }
 }
 
 bool IsFloatType(PrimitiveType t) {
   return t == PrimitiveType::kF16 || t == PrimitiveType::kBF16 || t == PrimitiveType::kF32 ||
-         t == PrimitiveType::kF64;
+         t == PrimitiveType::kF64 || IsSmallFloat(t);
 }
 bool IsSignedType(PrimitiveType t) {
   return t == PrimitiveType::kS8 || t == PrimitiveType::kS16 || t == PrimitiveType::kS32 ||
-         t == PrimitiveType::kS64;
+         t == PrimitiveType::kS64 || IsSubByteSigned(t);
 }
 bool IsUnsignedType(PrimitiveType t) {
   return t == PrimitiveType::kU8 || t == PrimitiveType::kU16 || t == PrimitiveType::kU32 ||
-         t == PrimitiveType::kU64;
+         t == PrimitiveType::kU64 || (SubByteIntBits(t) && !IsSubByteSigned(t));
 }
-int BitWidth(PrimitiveType t) { return t == PrimitiveType::kPred ? 1 : ElementBytes(t) * 8; }
+int BitWidth(PrimitiveType t) {
+  if (t == PrimitiveType::kPred) return 1;
+  if (std::optional<int> bits = SubByteIntBits(t)) return *bits;
+  if (t == PrimitiveType::kF4E2M1FN) return 4;
+  if (t == PrimitiveType::kF6E2M3FN || t == PrimitiveType::kF6E3M2FN) return 6;
+  return ElementBytes(t) * 8;
+}
 
 uint16_t FloatToBF16(float f) {
   uint32_t x = std::bit_cast<uint32_t>(f);
@@ -142,6 +152,8 @@ double LoadDouble(PrimitiveType type, const uint8_t* p) {
     case PrimitiveType::kF64:
       return Read<double>(p);
     default:
+      if (IsSmallFloat(type)) return SmallFloatToDouble(type, p[0]);
+      if (SubByteIntBits(type)) return static_cast<double>(LoadInt(type, p));
       return 0;
   }
 }
@@ -167,6 +179,12 @@ int64_t LoadInt(PrimitiveType type, const uint8_t* p) {
     case PrimitiveType::kU64:
       return static_cast<int64_t>(Read<uint64_t>(p));
     default:
+      if (std::optional<int> bits = SubByteIntBits(type)) {
+        // The low bits, sign- or zero-extended.
+        const int64_t v = p[0] & ((1 << *bits) - 1);
+        const bool negative = IsSubByteSigned(type) && ((v >> (*bits - 1)) & 1) != 0;
+        return negative ? v - (int64_t{1} << *bits) : v;
+      }
       return SaturateSigned(LoadDouble(type, p), 64);
   }
 }
@@ -189,6 +207,10 @@ void StoreDouble(PrimitiveType type, uint8_t* p, double v) {
       Write<double>(p, v);
       return;
     default:
+      if (IsSmallFloat(type)) {
+        p[0] = DoubleToSmallFloat(type, v);
+        return;
+      }
       break;
   }
   if (IsSignedType(type)) {
@@ -220,6 +242,12 @@ void StoreInt(PrimitiveType type, uint8_t* p, int64_t v, bool is_unsigned) {
       Write<uint64_t>(p, static_cast<uint64_t>(v));
       return;
     default:
+      if (std::optional<int> bits = SubByteIntBits(type)) {
+        // Wrapped to the type's width; the byte holds it sign- or zero-extended.
+        p[0] = static_cast<uint8_t>(static_cast<uint64_t>(v) & ((1u << *bits) - 1));
+        p[0] = static_cast<uint8_t>(LoadInt(type, p));
+        return;
+      }
       break;
   }
   if (type == PrimitiveType::kF64) {
@@ -242,6 +270,7 @@ double RoundToType(PrimitiveType type, double v) {
     case PrimitiveType::kF32:
       return static_cast<float>(v);
     default:
+      if (IsSmallFloat(type)) return SmallFloatToDouble(type, DoubleToSmallFloat(type, v));
       return v;
   }
 }

@@ -14,14 +14,14 @@
 
 namespace hloscope::eval {
 
-// Bytes of one element in a literal; 0 for types the interpreter does not support (sub-byte
-// integers, f8/f6/f4, complex, token, tuple).
+// Bytes of one element in a literal; 0 for types the interpreter does not support (complex,
+// token, tuple). Sub-byte integers and f8/f6/f4 take one byte each (small_types.h).
 int ElementBytes(PrimitiveType type);
 inline bool IsSupportedElementType(PrimitiveType type) { return ElementBytes(type) > 0; }
-bool IsFloatType(PrimitiveType type);     // f16, bf16, f32, f64
-bool IsSignedType(PrimitiveType type);    // s8..s64
-bool IsUnsignedType(PrimitiveType type);  // u8..u64 (not pred)
-int BitWidth(PrimitiveType type);         // pred: 1
+bool IsFloatType(PrimitiveType type);     // f16, bf16, f32, f64, f8/f6/f4
+bool IsSignedType(PrimitiveType type);    // s1..s64
+bool IsUnsignedType(PrimitiveType type);  // u1..u64 (not pred)
+int BitWidth(PrimitiveType type);         // pred: 1, s4: 4, f4e2m1fn: 4
 
 uint16_t FloatToBF16(float f);
 float BF16ToFloat(uint16_t b);

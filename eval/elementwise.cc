@@ -411,10 +411,13 @@ absl::StatusOr<Bytes> EvalElementwise(const Instruction& instr,
 
   if (op == Opcode::kBitcastConvert) {
     const Shape& in = *operands[0].shape;
-    if (ElementBytes(in.element_type) != ElementBytes(out_type) || in.dims != out.dims) {
-      return absl::UnimplementedError(
-          StrCat("hlo-run supports bitcast-convert only between types of one width (instruction %",
-                 instr.name(), ")"));
+    if (BitcastConvertBits(in.element_type) != BitcastConvertBits(out_type)) {
+      return EvalBitcastConvertWidths(instr, operands[0]);
+    }
+    if (in.dims != out.dims) {
+      return absl::InvalidArgumentError(
+          StrCat("cannot run %", instr.name(),
+                 ": bitcast-convert between types of one width keeps the dimensions"));
     }
     Shape relabeled = in;
     relabeled.element_type = out_type;

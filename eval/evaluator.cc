@@ -61,6 +61,7 @@ bool IsForwarding(Opcode op) {
     case Opcode::kGetTupleElement:
     case Opcode::kBitcast:
     case Opcode::kOptBarrier:
+    case Opcode::kDomain:
     case Opcode::kAddDependency:
     case Opcode::kCall:
     case Opcode::kWhile:
@@ -467,6 +468,11 @@ class Evaluator {
     switch (instr.opcode()) {
       case Opcode::kScatter:
         return EvalScatter(instr, arrays, scalar_fn(instr.to_apply()));
+      case Opcode::kMap: {
+        absl::StatusOr<Bytes> r = EvalMap(instr, arrays, scalar_fn(instr.to_apply()));
+        if (!r.ok()) return r.status();
+        return std::vector<Bytes>{std::move(*r)};
+      }
       case Opcode::kTopk:
         return EvalTopK(instr, arrays);
       case Opcode::kRngBitGenerator:
@@ -533,7 +539,23 @@ class Evaluator {
         // The same bytes read under the new shape and layout.
         return Value{instr.shape_ptr(), ops[0].bytes, nullptr};
       case Opcode::kOptBarrier:
+      case Opcode::kDomain:  // a sharding-domain marker: its operand, unchanged
         return ops[0];
+      case Opcode::kGetDimensionSize: {
+        // Shapes here are static (dynamic ones are refused): the dimension's size.
+        const Shape& in = *ops[0].shape;
+        const int64_t d = instr.dimensions().empty() ? -1 : instr.dimensions()[0];
+        if (!in.IsArray() || d < 0 || d >= in.rank() || !instr.shape().IsArray() ||
+            instr.shape().rank() != 0) {
+          return absl::InvalidArgumentError(
+              StrCat("cannot run %", instr.name(),
+                     ": get-dimension-size needs an array operand and "
+                     "one of its dimensions, and gives a scalar"));
+        }
+        Bytes size(static_cast<size_t>(ElementBytes(instr.shape().element_type)));
+        StoreInt(instr.shape().element_type, size.data(), in.dims[static_cast<size_t>(d)]);
+        return ArrayValue(instr, std::move(size));
+      }
       case Opcode::kCopy:
         if (instr.shape().IsTuple()) return Value{instr.shape_ptr(), nullptr, ops[0].elements};
         break;
@@ -569,14 +591,17 @@ class Evaluator {
         return RunComputation(*branches[static_cast<size_t>(b)], {ops[static_cast<size_t>(b + 1)]},
                               buffered);
       }
+      case Opcode::kRaggedDot:
       case Opcode::kDot: {
         if (absl::Status s = CheckArrayOperands(instr, ops); !s.ok()) return s;
-        absl::StatusOr<Bytes> r = EvalDot(instr, arrays);
+        absl::StatusOr<Bytes> r =
+            op == Opcode::kDot ? EvalDot(instr, arrays) : EvalRaggedDot(instr, arrays);
         if (!r.ok()) return r.status();
         return ArrayValue(instr, std::move(*r));
       }
       case Opcode::kReduce:
       case Opcode::kScatter:
+      case Opcode::kMap:
       case Opcode::kReduceWindow:
       case Opcode::kSelectAndScatter:
       case Opcode::kSort:
@@ -654,13 +679,17 @@ bool IsSupportedOpcode(Opcode op) {
     case Opcode::kGetTupleElement:
     case Opcode::kBitcast:
     case Opcode::kOptBarrier:
+    case Opcode::kDomain:
+    case Opcode::kGetDimensionSize:
     case Opcode::kCall:
     case Opcode::kFusion:
     case Opcode::kWhile:
     case Opcode::kConditional:
     case Opcode::kDot:
+    case Opcode::kRaggedDot:
     case Opcode::kReduce:
     case Opcode::kScatter:
+    case Opcode::kMap:
     case Opcode::kReduceWindow:
     case Opcode::kSelectAndScatter:
     case Opcode::kSort:

@@ -45,6 +45,8 @@ absl::StatusOr<Bytes> EvalDataMovement(const Instruction& instr,
 bool IsSupportedDataMovement(Opcode op);
 
 absl::StatusOr<Bytes> EvalDot(const Instruction& instr, absl::Span<const ArrayRef> operands);
+// ragged-dot (lhs, rhs, group_sizes) (ragged_dot.cc).
+absl::StatusOr<Bytes> EvalRaggedDot(const Instruction& instr, absl::Span<const ArrayRef> operands);
 
 // reduce: `apply` evaluates to_apply on 2N scalars (accumulators first) and returns N scalars.
 // Returns one result per output (N arrays).
@@ -53,6 +55,16 @@ using ScalarComputation =
 absl::StatusOr<std::vector<Bytes>> EvalReduce(const Instruction& instr,
                                               absl::Span<const ArrayRef> operands,
                                               const ScalarComputation& apply);
+
+// bitcast-convert between element types of different widths (bitcast_convert.cc), and the
+// width bitcast-convert gives a type (pred: 8 bits, as XLA stores it).
+int BitcastConvertBits(PrimitiveType type);
+absl::StatusOr<Bytes> EvalBitcastConvertWidths(const Instruction& instr, const ArrayRef& operand);
+
+// map: `apply` is to_apply on the N operands' elements at one index; returns the result's
+// element (map.cc).
+absl::StatusOr<Bytes> EvalMap(const Instruction& instr, absl::Span<const ArrayRef> operands,
+                              const ScalarComputation& apply);
 
 // scatter (operands, indices, updates): `apply` is update_computation on (current, update)
 // scalars. Returns one result per operand.

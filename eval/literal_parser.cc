@@ -1,4 +1,5 @@
 // ParseLiteral: HLO literal text (what constant(...) holds) into a Literal of a given shape.
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -64,6 +65,16 @@ class LiteralTextParser {
       bool braced = Consume('{');
       if (absl::Status s = ParseElement(); !s.ok()) return s;
       if (braced && !Consume('}')) return Error("expected '}'");
+    } else if (cur_.SkipSpace(), !cur_.AtEnd() && cur_.Peek() != '{') {
+      // One value for the whole array, as XLA's parser takes it (f32[9] constant(0)): every
+      // element is that value.
+      if (absl::Status s = ParseElement(); !s.ok()) return s;
+      const size_t one = bytes_.size();
+      const int64_t n = shape.ElementCount();
+      bytes_.resize(one * static_cast<size_t>(n));
+      for (int64_t i = 1; i < n; ++i)
+        std::copy(bytes_.begin(), bytes_.begin() + static_cast<std::ptrdiff_t>(one),
+                  bytes_.begin() + static_cast<std::ptrdiff_t>(one * static_cast<size_t>(i)));
     } else if (absl::Status s = ParseDim(shape, 0); !s.ok()) {
       return s;
     }

@@ -39,7 +39,9 @@ absl::Status CheckElementwise(const Instruction& instr, absl::Span<const Shape* 
        ops[2]->element_type != out.element_type)) {
     return Bad(instr, "select needs a pred and two operands of the result type");
   }
-  if (ops.size() >= 2 && op != Opcode::kSelect && ops[0]->element_type != ops[1]->element_type) {
+  // map's operands are f's parameters, each of its own type.
+  if (ops.size() >= 2 && op != Opcode::kSelect && op != Opcode::kMap &&
+      ops[0]->element_type != ops[1]->element_type) {
     return Bad(instr, "operands have different element types");
   }
   return absl::OkStatus();
@@ -198,13 +200,17 @@ absl::Status CheckOperands(const Instruction& instr, absl::Span<const Shape* con
       std::vector<int64_t> offset_dims = IntListAttribute(instr, "offset_dims");
       std::vector<int64_t> start_map = IntListAttribute(instr, "start_index_map");
       std::vector<int64_t> collapsed = IntListAttribute(instr, "collapsed_slice_dims");
+      // Operand batching dims are not part of the slice's window, as collapsed dims.
+      std::vector<int64_t> batching = IntListAttribute(instr, "operand_batching_dims");
+      std::vector<int64_t> index_batching = IntListAttribute(instr, "start_indices_batching_dims");
       std::vector<int64_t> ivd = IntListAttribute(instr, "index_vector_dim");
       const Shape& idx = *ops[1];
       int64_t index_vector_dim = ivd.empty() ? idx.rank() : ivd[0];
       bool ok = static_cast<int64_t>(sizes.size()) == ops[0]->rank() &&
                 ValidDims(start_map, ops[0]->rank()) && ValidDims(collapsed, ops[0]->rank()) &&
-                ValidDims(offset_dims, out.rank()) && index_vector_dim >= 0 &&
-                index_vector_dim <= idx.rank() &&
+                ValidDims(batching, ops[0]->rank()) && ValidDims(index_batching, idx.rank()) &&
+                batching.size() == index_batching.size() && ValidDims(offset_dims, out.rank()) &&
+                index_vector_dim >= 0 && index_vector_dim <= idx.rank() &&
                 out.rank() == static_cast<int64_t>(offset_dims.size()) + idx.rank() -
                                   (index_vector_dim < idx.rank() ? 1 : 0) &&
                 (index_vector_dim == idx.rank() ? start_map.size() == 1
@@ -212,10 +218,18 @@ absl::Status CheckOperands(const Instruction& instr, absl::Span<const Shape* con
                                                       static_cast<int64_t>(start_map.size()));
       for (size_t d = 0; ok && d < sizes.size(); ++d)
         ok = sizes[d] >= 0 && sizes[d] <= ops[0]->dims[d];
+      // A batching dim pairs an operand dim with an index dim of the same size (the batch
+      // coordinate indexes the operand directly).
+      for (size_t i = 0; ok && i < batching.size(); ++i) {
+        ok = index_batching[i] != index_vector_dim &&
+             ops[0]->dims[static_cast<size_t>(batching[i])] ==
+                 idx.dims[static_cast<size_t>(index_batching[i])];
+      }
       // Offset dims of the result take the sizes of the slice's uncollapsed dims, in order.
       size_t w = 0;
       for (int64_t d = 0; ok && d < ops[0]->rank(); ++d) {
         if (std::find(collapsed.begin(), collapsed.end(), d) != collapsed.end()) continue;
+        if (std::find(batching.begin(), batching.end(), d) != batching.end()) continue;
         ok = w < offset_dims.size() &&
              out.dims[static_cast<size_t>(offset_dims[w])] <= sizes[static_cast<size_t>(d)];
         ++w;

@@ -4,10 +4,10 @@
 #include <cstring>
 
 #include "absl/status/status.h"
-#include "hlo/attribute_values.h"
 #include "eval/element_io.h"
 #include "eval/kernels.h"
 #include "eval/layout_util.h"
+#include "hlo/attribute_values.h"
 #include "hlo/str_util.h"
 
 namespace hloscope::eval {
@@ -33,23 +33,32 @@ absl::StatusOr<std::vector<Bytes>> EvalScatter(const Instruction& instr,
   const Shape& os = *operands[0].shape;
   const Shape& us = *operands[n + 1].shape;
   const Shape& is = *indices.shape;
-  if (!IntListAttribute(instr, "input_batching_dims").empty()) {
-    return absl::UnimplementedError(StrCat(
-        "hlo-run does not support scatter with batching dims (instruction %", instr.name(), ")"));
-  }
   std::vector<int64_t> window_dims = IntListAttribute(instr, "update_window_dims");
   std::vector<int64_t> inserted = IntListAttribute(instr, "inserted_window_dims");
+  // Batching dims: operand dim input_batching_dims[i] is indexed by the scatter index's
+  // coordinate in dim scatter_indices_batching_dims[i] (like an inserted dim of size 1).
+  std::vector<int64_t> batching = IntListAttribute(instr, "input_batching_dims");
+  std::vector<int64_t> index_batching = IntListAttribute(instr, "scatter_indices_batching_dims");
   std::vector<int64_t> to_operand = IntListAttribute(instr, "scatter_dims_to_operand_dims");
   std::vector<int64_t> ivd = IntListAttribute(instr, "index_vector_dim");
   int64_t index_vector_dim = ivd.empty() ? is.rank() : ivd[0];
   // Checks that keep every access in bounds.
-  bool ok = index_vector_dim >= 0 && index_vector_dim <= is.rank() &&
-            static_cast<int64_t>(window_dims.size() + inserted.size()) == os.rank() &&
-            (index_vector_dim == is.rank() ? to_operand.size() == 1
-                                           : is.dims[static_cast<size_t>(index_vector_dim)] ==
-                                                 static_cast<int64_t>(to_operand.size()));
+  bool ok =
+      index_vector_dim >= 0 && index_vector_dim <= is.rank() &&
+      static_cast<int64_t>(window_dims.size() + inserted.size() + batching.size()) == os.rank() &&
+      batching.size() == index_batching.size() &&
+      (index_vector_dim == is.rank() ? to_operand.size() == 1
+                                     : is.dims[static_cast<size_t>(index_vector_dim)] ==
+                                           static_cast<int64_t>(to_operand.size()));
   for (int64_t d : to_operand) ok = ok && d >= 0 && d < os.rank();
   for (int64_t d : inserted) ok = ok && d >= 0 && d < os.rank();
+  for (int64_t d : batching) ok = ok && d >= 0 && d < os.rank();
+  for (int64_t d : index_batching) ok = ok && d >= 0 && d < is.rank() && d != index_vector_dim;
+  // A batching dim pairs an operand dim with an index dim of the same size.
+  for (size_t i = 0; ok && i < batching.size(); ++i) {
+    ok = os.dims[static_cast<size_t>(batching[i])] ==
+         is.dims[static_cast<size_t>(index_batching[i])];
+  }
   for (int64_t d : window_dims) ok = ok && d >= 0 && d < us.rank();
   for (size_t k = 0; ok && k < n; ++k) {
     ok = operands[k].shape->dims == os.dims && operands[n + 1 + k].shape->dims == us.dims;
@@ -66,7 +75,7 @@ absl::StatusOr<std::vector<Bytes>> EvalScatter(const Instruction& instr,
   }
   std::vector<int64_t> operand_window;  // operand dims that a window dim of the update walks
   for (int64_t d = 0; d < os.rank(); ++d) {
-    if (!Contains(inserted, d)) operand_window.push_back(d);
+    if (!Contains(inserted, d) && !Contains(batching, d)) operand_window.push_back(d);
   }
   for (size_t w = 0; ok && w < window_dims.size(); ++w) {
     ok = us.dims[static_cast<size_t>(window_dims[w])] <=
@@ -108,6 +117,9 @@ absl::StatusOr<std::vector<Bytes>> EvalScatter(const Instruction& instr,
       int64_t off = 0;
       for (size_t d = 0; d < idx_index.size(); ++d) off += idx_index[d] * istrides[d];
       start[static_cast<size_t>(to_operand[k])] = LoadInt(is.element_type, idx + off * ib);
+    }
+    for (size_t k = 0; k < batching.size(); ++k) {
+      start[static_cast<size_t>(batching[k])] = idx_index[static_cast<size_t>(index_batching[k])];
     }
     // The whole window must fit, else the update is skipped.
     for (size_t d = 0; d < start.size(); ++d) {

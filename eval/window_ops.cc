@@ -13,6 +13,7 @@
 #include "eval/kernels.h"
 #include "eval/layout_util.h"
 #include "hlo/attribute_values.h"
+#include "hlo/computation.h"
 #include "hlo/str_util.h"
 #include "hlo/window_attribute.h"
 
@@ -87,6 +88,30 @@ class WindowWalker {
   std::vector<int64_t> base_dims_, strides_, sizes_;
 };
 
+// The opcode when `c` is one elementwise binary op on its two scalar parameters, of one element
+// type (add, maximum, ...): reduce-window then applies it directly, without calling the
+// computation through the evaluator (a std::function and a result vector per window element).
+// ApplyBinary is what the evaluator itself uses for such a computation, so results are the same.
+std::optional<Opcode> DirectBinaryOp(const Computation* c, PrimitiveType type) {
+  if (c == nullptr || c->parameter_count() != 2) return std::nullopt;
+  const Instruction* root = c->root();
+  if (root->operand_count() != 2 || !IsSupportedElementwise(root->opcode()) ||
+      root->opcode() == Opcode::kCompare || root->opcode() == Opcode::kSelect) {
+    return std::nullopt;
+  }
+  const Instruction* a = root->operand(0);
+  const Instruction* b = root->operand(1);
+  if (a->opcode() != Opcode::kParameter || b->opcode() != Opcode::kParameter ||
+      a->parameter_number() != 0 || b->parameter_number() != 1) {
+    return std::nullopt;
+  }
+  for (const Instruction* i : {root, a, b}) {
+    if (!i->shape().IsArray() || i->shape().rank() != 0 || i->shape().element_type != type)
+      return std::nullopt;
+  }
+  return root->opcode();
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<Bytes>> EvalReduceWindow(const Instruction& instr,
@@ -128,6 +153,24 @@ absl::StatusOr<std::vector<Bytes>> EvalReduceWindow(const Instruction& instr,
   std::vector<Scalar> args(2 * n);
   absl::Status status;
   int64_t linear = 0;
+  const std::optional<Opcode> direct = n == 1 && types[0] == out_shapes[0]->element_type &&
+                                               operands[1].shape->element_type == types[0]
+                                           ? DirectBinaryOp(instr.to_apply(), types[0])
+                                           : std::nullopt;
+  if (direct) {
+    const PrimitiveType t = types[0];
+    const int eb = ElementBytes(t);
+    const Scalar init = LoadScalar(t, operands[1].data);
+    ForEachIndex(out_shapes[0]->dims, [&](const std::vector<int64_t>& o) {
+      Scalar acc = init;
+      walker.ForEach(o, [&](int64_t off) {
+        acc = ApplyBinary(*direct, t, acc, LoadScalar(t, data[0] + off * eb));
+      });
+      StoreScalar(t, results[0].data() + linear++ * eb, acc);
+    });
+    results[0] = ToPhysical(*out_shapes[0], std::move(results[0]));
+    return results;
+  }
   ForEachIndex(out_shapes[0]->dims, [&](const std::vector<int64_t>& o) {
     if (!status.ok()) return;
     for (size_t k = 0; k < n; ++k) args[k] = LoadScalar(types[k], operands[n + k].data);

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <cstring>
 
-#include "gtest/gtest.h"
 #include "eval/element_io.h"
 #include "eval/evaluator.h"
+#include "gtest/gtest.h"
 #include "tests/eval/eval_test_util.h"
 
 namespace hloscope::eval {
@@ -153,6 +153,20 @@ TEST(LiteralTest, ParseLiteralReportsWhatWasExpected) {
   EXPECT_EQ(err("{1, 256}", 5), "literal column 5: '256' is out of range for u8");
   EXPECT_EQ(err("(1 {1,2,3,4})", 2), "literal column 4: expected ',' between tuple elements");
   EXPECT_EQ(err("{1, /*index=1*/ 2}", 5), "ok");
+}
+
+// XLA's parser takes one value for a whole array (`f32[9] constant(0)`): every element is it.
+TEST(LiteralTest, OneValueForAWholeArray) {
+  Shapes s;
+  absl::StatusOr<Literal> l = ParseLiteral("2.5", s[0]);
+  ASSERT_TRUE(l.ok()) << MessageOf(l.status());
+  EXPECT_EQ(FormatLiteral(*l, false), "f32[2,3] {{2.5, 2.5, 2.5}, {2.5, 2.5, 2.5}}\n");
+  absl::StatusOr<Literal> bad = ParseLiteral("x", s[0]);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(MessageOf(bad.status()), "literal column 1: 'x' is not a f32 value");
+  absl::StatusOr<Literal> none = ParseLiteral("", s[0]);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(MessageOf(none.status()), "literal column 1: expected '{' for dimension 0 of f32[2,3]");
 }
 
 TEST(LiteralTest, Bf16AndF16RoundToNearestEven) {

@@ -1,0 +1,227 @@
+// custom-calls __cublas$gemm and __cublas$lt$matmul (cuBLASLt, the same product with
+// optional epilogues), as XLA:GPU's GemmRewriter writes them: result = alpha * dot(a, b)
+// (+ beta * c, with c a third operand when beta is not 0), the dot's dimension numbers,
+// alpha and beta in backend_config's gemm_backend_config. The result is the output array, or
+// a tuple of it and a u8/s8 workspace (its contents are cuBLAS's scratch: zeros here).
+//
+// Only what that config states is run: a real alpha (alpha_imag 0) and no epilogue (absent or
+// "DEFAULT"); other forms are refused naming what is missing. Products are summed as dot does
+// (f64 for f64, float for narrower floats, wrapping 64-bit integers) in row-major order of the
+// contracted dimensions, then scaled and rounded once.
+#include <algorithm>
+#include <charconv>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "eval/custom_calls.h"
+#include "eval/element_io.h"
+#include "eval/kernels.h"
+#include "eval/layout_util.h"
+#include "hlo/attribute_values.h"
+#include "hlo/str_util.h"
+
+namespace hloscope::eval {
+namespace {
+
+// The text after `"key":` in a JSON object written without nesting tricks (XLA's printer).
+std::optional<std::string_view> After(std::string_view json, std::string_view key) {
+  const std::string quoted = StrCat("\"", key, "\"");
+  size_t at = json.find(quoted);
+  if (at == std::string_view::npos) return std::nullopt;
+  at += quoted.size();
+  while (at < json.size() && (json[at] == ' ' || json[at] == '\n' || json[at] == ':')) ++at;
+  return json.substr(at);
+}
+
+std::optional<double> Number(std::string_view json, std::string_view key) {
+  std::optional<std::string_view> v = After(json, key);
+  if (!v) return std::nullopt;
+  size_t end = 0;
+  while (end < v->size() && (std::isdigit(static_cast<unsigned char>((*v)[end])) ||
+                             std::string_view("+-.eE").find((*v)[end]) != std::string_view::npos))
+    ++end;
+  double d = 0;
+  auto [p, ec] = std::from_chars(v->data(), v->data() + end, d);
+  if (ec != std::errc() || p != v->data() + end) return std::nullopt;
+  return d;
+}
+
+// A list of dimension numbers written as strings: ["1","0"].
+std::optional<std::vector<int64_t>> Dims(std::string_view json, std::string_view key) {
+  std::optional<std::string_view> v = After(json, key);
+  if (!v || v->empty() || (*v)[0] != '[') return std::nullopt;
+  const size_t close = v->find(']');
+  if (close == std::string_view::npos) return std::nullopt;
+  std::vector<int64_t> out;
+  std::string_view list = v->substr(1, close - 1);
+  for (size_t i = 0; i < list.size();) {
+    if (!std::isdigit(static_cast<unsigned char>(list[i]))) {
+      ++i;
+      continue;
+    }
+    int64_t n = 0;
+    auto [p, ec] = std::from_chars(list.data() + i, list.data() + list.size(), n);
+    if (ec != std::errc()) return std::nullopt;
+    out.push_back(n);
+    i = static_cast<size_t>(p - list.data());
+  }
+  return out;
+}
+
+template <typename Acc>
+Acc Load(PrimitiveType t, const uint8_t* p) {
+  if constexpr (std::is_same_v<Acc, int64_t>) {
+    return LoadInt(t, p);
+  } else {
+    return static_cast<Acc>(LoadDouble(t, p));
+  }
+}
+
+template <typename Acc>
+Bytes Gemm(const Shape& out, const ArrayRef& a, const ArrayRef& b, const ArrayRef* c,
+           const std::vector<int64_t>& lb, const std::vector<int64_t>& lc,
+           const std::vector<int64_t>& rb, const std::vector<int64_t>& rc, double alpha,
+           double beta) {
+  const Shape& as = *a.shape;
+  const Shape& bs = *b.shape;
+  auto has = [](const std::vector<int64_t>& v, int64_t d) {
+    return std::find(v.begin(), v.end(), d) != v.end();
+  };
+  std::vector<int64_t> af, bf;
+  for (int64_t d = 0; d < as.rank(); ++d)
+    if (!has(lb, d) && !has(lc, d)) af.push_back(d);
+  for (int64_t d = 0; d < bs.rank(); ++d)
+    if (!has(rb, d) && !has(rc, d)) bf.push_back(d);
+  const std::vector<int64_t> astr = PhysicalStrides(as), bstr = PhysicalStrides(bs);
+  std::vector<int64_t> kdims;
+  for (int64_t d : lc) kdims.push_back(as.dims[static_cast<size_t>(d)]);
+  const int aeb = ElementBytes(as.element_type), beb = ElementBytes(bs.element_type),
+            oeb = ElementBytes(out.element_type);
+  Bytes scratch;
+  const uint8_t* cdata = c != nullptr ? RowMajorData(*c->shape, c->data, scratch) : nullptr;
+  Bytes result(static_cast<size_t>(out.ElementCount() * oeb));
+  std::vector<int64_t> ai(static_cast<size_t>(as.rank())), bi(static_cast<size_t>(bs.rank()));
+  int64_t linear = 0;
+  ForEachIndex(out.dims, [&](const std::vector<int64_t>& o) {
+    size_t p = 0;
+    for (size_t i = 0; i < lb.size(); ++i, ++p) {
+      ai[static_cast<size_t>(lb[i])] = o[p];
+      bi[static_cast<size_t>(rb[i])] = o[p];
+    }
+    for (int64_t d : af) ai[static_cast<size_t>(d)] = o[p++];
+    for (int64_t d : bf) bi[static_cast<size_t>(d)] = o[p++];
+    Acc acc{0};
+    ForEachIndex(kdims, [&](const std::vector<int64_t>& k) {
+      for (size_t i = 0; i < k.size(); ++i) {
+        ai[static_cast<size_t>(lc[i])] = k[i];
+        bi[static_cast<size_t>(rc[i])] = k[i];
+      }
+      int64_t ao = 0, bo = 0;
+      for (size_t d = 0; d < ai.size(); ++d) ao += ai[d] * astr[d];
+      for (size_t d = 0; d < bi.size(); ++d) bo += bi[d] * bstr[d];
+      const Acc x = Load<Acc>(as.element_type, a.data + ao * aeb);
+      const Acc y = Load<Acc>(bs.element_type, b.data + bo * beb);
+      if constexpr (std::is_same_v<Acc, int64_t>) {
+        acc = static_cast<int64_t>(static_cast<uint64_t>(acc) +
+                                   static_cast<uint64_t>(x) * static_cast<uint64_t>(y));
+      } else {
+        acc += x * y;
+      }
+    });
+    uint8_t* dst = result.data() + linear * oeb;
+    if constexpr (std::is_same_v<Acc, int64_t>) {
+      int64_t v = static_cast<int64_t>(alpha) * acc;
+      if (cdata != nullptr) {
+        v += static_cast<int64_t>(beta) * LoadInt(c->shape->element_type, cdata + linear * oeb);
+      }
+      StoreInt(out.element_type, dst, v);
+    } else {
+      Acc v = static_cast<Acc>(alpha) * acc;
+      if (cdata != nullptr) {
+        v += static_cast<Acc>(beta) *
+             static_cast<Acc>(LoadDouble(c->shape->element_type, cdata + linear * oeb));
+      }
+      StoreDouble(out.element_type, dst, static_cast<double>(v));
+    }
+    ++linear;
+  });
+  return ToPhysical(out, std::move(result));
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<Bytes>> EvalCublasGemm(const Instruction& instr,
+                                                  absl::Span<const ArrayRef> operands,
+                                                  absl::Span<const Shape* const> results) {
+  auto refuse = [&](std::string_view why) {
+    return absl::UnimplementedError(StrCat("hlo-run runs custom-call ", instr.custom_call_target(),
+                                           " only ", why, " (instruction %", instr.name(), ")"));
+  };
+  // The config is JSON, written bare or as a quoted string with escaped quotes.
+  std::string config(RawAttribute(instr, "backend_config").value_or(""));
+  for (size_t at = config.find("\\\""); at != std::string::npos; at = config.find("\\\"", at))
+    config.erase(at, 1);
+  const std::optional<double> alpha = Number(config, "alpha_real");
+  const double beta = Number(config, "beta").value_or(0);
+  const double alpha_imag = Number(config, "alpha_imag").value_or(0);
+  std::optional<std::string_view> epilogue = After(config, "epilogue");
+  std::optional<std::vector<int64_t>> lc = Dims(config, "lhs_contracting_dimensions"),
+                                      rc = Dims(config, "rhs_contracting_dimensions"),
+                                      lb = Dims(config, "lhs_batch_dimensions"),
+                                      rb = Dims(config, "rhs_batch_dimensions");
+  if (!alpha || !lc || !rc || !lb || !rb) {
+    return refuse("with alpha_real and the dot dimension numbers in its gemm_backend_config");
+  }
+  if (alpha_imag != 0) return refuse("with a real alpha (alpha_imag 0)");
+  if (epilogue && !epilogue->starts_with("\"DEFAULT\"")) return refuse("without an epilogue");
+  const size_t want_operands = beta != 0 ? 3 : 2;
+  if (operands.size() != want_operands || results.empty() || results.size() > 2) {
+    return refuse(
+        "on (a, b), or (a, b, c) when beta is not 0, giving the result or (result, workspace)");
+  }
+  const Shape& out = *results[0];
+  const Shape& as = *operands[0].shape;
+  const Shape& bs = *operands[1].shape;
+  auto valid = [](const std::vector<int64_t>& v, const Shape& s) {
+    return std::all_of(v.begin(), v.end(), [&](int64_t d) { return d >= 0 && d < s.rank(); });
+  };
+  bool ok = lb->size() == rb->size() && lc->size() == rc->size() && valid(*lb, as) &&
+            valid(*lc, as) && valid(*rb, bs) && valid(*rc, bs);
+  for (size_t i = 0; ok && i < lb->size(); ++i)
+    ok = as.dims[static_cast<size_t>((*lb)[i])] == bs.dims[static_cast<size_t>((*rb)[i])];
+  for (size_t i = 0; ok && i < lc->size(); ++i)
+    ok = as.dims[static_cast<size_t>((*lc)[i])] == bs.dims[static_cast<size_t>((*rc)[i])];
+  // The result: batch dims, then a's free dims, then b's free dims.
+  std::vector<int64_t> want;
+  for (int64_t d : *lb) want.push_back(ok ? as.dims[static_cast<size_t>(d)] : 0);
+  for (int64_t d = 0; ok && d < as.rank(); ++d)
+    if (std::find(lb->begin(), lb->end(), d) == lb->end() &&
+        std::find(lc->begin(), lc->end(), d) == lc->end())
+      want.push_back(as.dims[static_cast<size_t>(d)]);
+  for (int64_t d = 0; ok && d < bs.rank(); ++d)
+    if (std::find(rb->begin(), rb->end(), d) == rb->end() &&
+        std::find(rc->begin(), rc->end(), d) == rc->end())
+      want.push_back(bs.dims[static_cast<size_t>(d)]);
+  ok = ok && std::vector<int64_t>(out.dims.begin(), out.dims.end()) == want;
+  if (ok && want_operands == 3) {
+    ok = operands[2].shape->dims == out.dims && operands[2].shape->element_type == out.element_type;
+  }
+  if (!ok) return refuse("when its shapes fit the dot dimension numbers of its config");
+  const ArrayRef* c = want_operands == 3 ? &operands[2] : nullptr;
+  Bytes r;
+  if (out.element_type == PrimitiveType::kF64) {
+    r = Gemm<double>(out, operands[0], operands[1], c, *lb, *lc, *rb, *rc, *alpha, beta);
+  } else if (IsFloatType(out.element_type)) {
+    r = Gemm<float>(out, operands[0], operands[1], c, *lb, *lc, *rb, *rc, *alpha, beta);
+  } else {
+    r = Gemm<int64_t>(out, operands[0], operands[1], c, *lb, *lc, *rb, *rc, *alpha, beta);
+  }
+  std::vector<Bytes> outs;
+  outs.push_back(std::move(r));
+  if (results.size() == 2) outs.emplace_back(static_cast<size_t>(DenseBytes(*results[1])), 0);
+  return outs;
+}
+
+}  // namespace hloscope::eval
