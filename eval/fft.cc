@@ -51,6 +51,12 @@ void TransformLine(Complex* line, int64_t stride, int64_t n, bool inverse,
 std::vector<Complex> Twiddles(int64_t n) {
   std::vector<Complex> w(static_cast<size_t>(n));
   for (int64_t m = 0; m < n; ++m) {
+    // Quarter turns are exact, so transforms of lengths 1, 2 and 4 add no rounding noise.
+    if ((4 * m) % n == 0) {
+      static constexpr Complex kQuarter[4] = {{1, 0}, {0, -1}, {-1, 0}, {0, 1}};
+      w[static_cast<size_t>(m)] = kQuarter[(4 * m) / n];
+      continue;
+    }
     double angle = -2.0 * std::numbers::pi * static_cast<double>(m) / static_cast<double>(n);
     w[static_cast<size_t>(m)] = Complex(std::cos(angle), std::sin(angle));
   }
