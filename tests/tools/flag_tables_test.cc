@@ -172,6 +172,7 @@ const std::map<std::string, std::string, std::less<>> kSamples = {
     {"--alignment", "128"},
     {"--memory-limit", "80GiB"},
     {"--replicas", "2"},
+    {"--rng-seed", "7"},
     {"--memory-model", "liveness"},
     {"--schedule", "list"},
     {"--timeline", "whole-program"},
