@@ -214,6 +214,13 @@ TEST(ComplexArrayOpsTest, DataMovementCopiesWholeElements) {
             "c64[2] {(1, 1), (4, 4)}");
 }
 
+TEST(ComplexArrayOpsTest, PadC128WritesTheWholeSixteenBytePaddingValue) {
+  EXPECT_EQ(RunBoth(ModuleText("  a = c128[1] parameter(0)\n  z = c128[] constant((0.5, -0.25))",
+                               "c128[3] pad(a, z), padding=1_1"),
+                    {"{(1, 2)}"}),
+            "c128[3] {(0.5, -0.25), (1, 2), (0.5, -0.25)}");
+}
+
 TEST(ComplexArrayOpsTest, SortByComparatorOnRealParts) {
   std::string text = R"(HloModule m
 lt {
