@@ -221,6 +221,17 @@ TEST(ComplexArrayOpsTest, PadC128WritesTheWholeSixteenBytePaddingValue) {
             "c128[3] {(0.5, -0.25), (1, 2), (0.5, -0.25)}");
 }
 
+TEST(ComplexArrayOpsTest, TopKIsRefused) {
+  std::unique_ptr<Module> m =
+      testing::Parse(ModuleText("  a = c64[3] parameter(0)", "(c64[2], s32[2]) topk(a), k=2"));
+  ASSERT_NE(m, nullptr);
+  Literal arg = *ParseLiteral("{(1, 0), (2, 0), (3, 0)}", m->entry()->parameter(0)->shape());
+  absl::StatusOr<Literal> out = Evaluate(*m, {arg}, {});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(MessageOf(out.status()),
+            "cannot run %r: topk orders its operand, and c64 values have no order");
+}
+
 TEST(ComplexArrayOpsTest, SortByComparatorOnRealParts) {
   std::string text = R"(HloModule m
 lt {
