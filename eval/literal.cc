@@ -293,8 +293,11 @@ void FormatArraySummary(const Literal& lit, std::string& out) {
   const Shape& s = lit.shape();
   double lo = INFINITY, hi = -INFINITY, sum = 0;
   int64_t n = s.ElementCount(), nan = 0;
+  // Complex numbers have no order: their summary is of the magnitudes |x|.
+  const bool complex = IsComplexType(s.element_type);
   for (int64_t i = 0; i < n; ++i) {
-    double v = LoadDouble(s.element_type, lit.data().data() + i * ElementBytes(s.element_type));
+    const uint8_t* p = lit.data().data() + i * ElementBytes(s.element_type);
+    double v = complex ? std::abs(LoadComplex(s.element_type, p)) : LoadDouble(s.element_type, p);
     if (std::isnan(v)) {
       ++nan;
       continue;
@@ -303,13 +306,22 @@ void FormatArraySummary(const Literal& lit, std::string& out) {
     hi = std::max(hi, v);
     sum += v;
   }
-  out += fmt::format("min={} max={} mean={:.6g}", lo, hi,
+  out += fmt::format("{}min={} max={} mean={:.6g}", complex ? "|x| " : "", lo, hi,
                      n > nan ? sum / static_cast<double>(n - nan) : 0.0);
   if (nan > 0) out += fmt::format(" nan={}", nan);
   out += " first={";
   for (int64_t i = 0; i < std::min<int64_t>(n, 8); ++i) {
     if (i > 0) out += ", ";
-    out += fmt::format("{}", lit.GetLinear(i));
+    if (complex) {
+      std::vector<int64_t> index(s.dims.size());
+      for (int64_t k = s.rank() - 1, rest = i; k >= 0; --k) {
+        index[static_cast<size_t>(k)] = rest % s.dims[static_cast<size_t>(k)];
+        rest /= s.dims[static_cast<size_t>(k)];
+      }
+      out += FormatElement(s.element_type, lit.data().data() + lit.PhysicalOffset(index));
+    } else {
+      out += fmt::format("{}", lit.GetLinear(i));
+    }
   }
   out += ", ...}";
 }

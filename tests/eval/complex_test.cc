@@ -57,6 +57,15 @@ TEST(ComplexLiteralTest, BadTextIsAnErrorWithItsColumn) {
             "literal column 3: '1e39' is out of range for f32");
 }
 
+TEST(ComplexLiteralTest, SummaryIsOfMagnitudes) {
+  Literal lit = Literal::Zeros(ArrayShape(PrimitiveType::kC64, {100}));
+  StoreComplex(PrimitiveType::kC64, lit.mutable_data().data(), {3, -4});
+  StoreComplex(PrimitiveType::kC64, lit.mutable_data().data() + 8, {0, 0.5});
+  EXPECT_EQ(FormatLiteral(lit, /*print_all=*/false),
+            "c64[100] |x| min=0 max=5 mean=0.055 first={(3, -4), (0, 0.5), (0, 0), (0, 0), (0, 0), "
+            "(0, 0), (0, 0), (0, 0), ...}\n");
+}
+
 TEST(ComplexLiteralTest, RandomLiteralFillsBothParts) {
   Literal lit = RandomLiteral(ArrayShape(PrimitiveType::kC64, {64}), 3);
   bool nonzero_imag = false;
