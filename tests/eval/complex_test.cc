@@ -169,6 +169,16 @@ TEST(ComplexArrayOpsTest, DotMultipliesAndAccumulatesComplex) {
       "c64[2] {(2, 2), (-1, 0)}");
 }
 
+TEST(ComplexArrayOpsTest, ConvolutionMultipliesAndAccumulatesComplex) {
+  std::string p = "  a = c64[1,1,3] parameter(0)\n  k = c64[1,1,2] parameter(1)";
+  // {1+i, 2, i} * {1, i}: (1+i) + 2i = 1+3i, then 2 + i*i = 1.
+  EXPECT_EQ(RunBoth(ModuleText(p,
+                               "c64[1,1,2] convolution(a, k), window={size=2}, "
+                               "dim_labels=bf0_oi0->bf0"),
+                    {"{{{(1, 1), (2, 0), (0, 1)}}}", "{{{(1, 0), (0, 1)}}}"}),
+            "c64[1,1,2] {{{(1, 3), (1, 0)}}}");
+}
+
 TEST(ComplexArrayOpsTest, ReduceAddsComplex) {
   std::string text = R"(HloModule m
 add {
