@@ -141,8 +141,8 @@ FlagTable RunFlagTable(RunFlags& flags) {
   table.Add(Valued("--inputs", "FILE",
                    "Arguments from FILE instead of random ones: one line per entry\n"
                    "parameter, in HLO literal syntax as in constant(...), e.g.\n"
-                   "'{{1, 2}, {3, 4}}' or '(1, {2, 3})' for a tuple. Blank lines and\n"
-                   "lines starting with '//' are skipped.",
+                   "'{{1, 2}, {3, 4}}' or '(1, {2, 3})' for a tuple; c64/c128 elements\n"
+                   "as (re, im). Blank lines and lines starting with '//' are skipped.",
                    [&flags](std::string_view, std::string_view value) {
                      flags.inputs = std::string(value);
                      return absl::OkStatus();
