@@ -1,13 +1,13 @@
 // Dispatch for the array kernels that call no computation and have a file of their own
-// (convolution.cc, reduce_precision.cc, linalg.cc): one place for the evaluator to ask, so that
-// adding a kernel does not touch the evaluator's switch.
+// (convolution.cc, reduce_precision.cc, linalg.cc, fft.cc): one place for the evaluator to ask, so
+// that adding a kernel does not touch the evaluator's switch.
 #include "eval/kernels.h"
 
 namespace hloscope::eval {
 
 bool IsSupportedArrayOp(Opcode op) {
   return op == Opcode::kConvolution || op == Opcode::kReducePrecision || op == Opcode::kCholesky ||
-         op == Opcode::kTriangularSolve;
+         op == Opcode::kTriangularSolve || op == Opcode::kFft;
 }
 
 absl::StatusOr<Bytes> EvalArrayOp(const Instruction& instr, absl::Span<const ArrayRef> operands) {
@@ -20,6 +20,8 @@ absl::StatusOr<Bytes> EvalArrayOp(const Instruction& instr, absl::Span<const Arr
       return EvalCholesky(instr, operands);
     case Opcode::kTriangularSolve:
       return EvalTriangularSolve(instr, operands);
+    case Opcode::kFft:
+      return EvalFft(instr, operands);
     default:
       return absl::UnimplementedError("not an array kernel of array_ops.cc");
   }

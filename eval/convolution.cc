@@ -10,7 +10,9 @@
 // batch_group_count B the lhs batch is split into B groups and output feature group g (of
 // out_features / B) sees only batch group g; the result has batch / B rows.
 #include <algorithm>
+#include <complex>
 #include <cstring>
+#include <type_traits>
 
 #include "absl/status/status.h"
 #include "eval/element_io.h"
@@ -42,6 +44,11 @@ absl::StatusOr<ConvolutionAttributes> ReadConvolution(const Instruction& instr) 
   return attrs;
 }
 
+template <typename T>
+struct IsComplexAcc : std::false_type {};
+template <typename T>
+struct IsComplexAcc<std::complex<T>> : std::true_type {};
+
 template <typename Acc>
 std::vector<Acc> LoadAll(const Shape& s, const uint8_t* data) {
   std::vector<uint8_t> scratch;
@@ -51,6 +58,10 @@ std::vector<Acc> LoadAll(const Shape& s, const uint8_t* data) {
   for (size_t i = 0; i < out.size(); ++i) {
     if constexpr (std::is_same_v<Acc, int64_t>) {
       out[i] = LoadInt(s.element_type, p + static_cast<int64_t>(i) * eb);
+    } else if constexpr (IsComplexAcc<Acc>::value) {
+      std::complex<double> c = LoadComplex(s.element_type, p + static_cast<int64_t>(i) * eb);
+      out[i] = Acc(static_cast<typename Acc::value_type>(c.real()),
+                   static_cast<typename Acc::value_type>(c.imag()));
     } else {
       out[i] = static_cast<Acc>(LoadDouble(s.element_type, p + static_cast<int64_t>(i) * eb));
     }
@@ -130,6 +141,8 @@ Bytes ConvolveWith(const Shape& out, const Shape& ls, const uint8_t* ldata, cons
     uint8_t* dst = result.data() + linear++ * eb;
     if constexpr (std::is_same_v<Acc, int64_t>) {
       StoreInt(out.element_type, dst, acc);
+    } else if constexpr (IsComplexAcc<Acc>::value) {
+      StoreComplex(out.element_type, dst, {acc.real(), acc.imag()});
     } else {
       StoreDouble(out.element_type, dst, static_cast<double>(acc));
     }
@@ -159,6 +172,15 @@ absl::StatusOr<Bytes> EvalConvolution(const Instruction& instr,
   PrimitiveType t = out.element_type;
   if (t == PrimitiveType::kF64)
     return ConvolveWith<double>(out, ls, operands[0].data, rs, operands[1].data, *attrs);
+  // Complex convolutions accumulate in std::complex of the component type, as dot does.
+  if (t == PrimitiveType::kC64) {
+    return ConvolveWith<std::complex<float>>(out, ls, operands[0].data, rs, operands[1].data,
+                                             *attrs);
+  }
+  if (t == PrimitiveType::kC128) {
+    return ConvolveWith<std::complex<double>>(out, ls, operands[0].data, rs, operands[1].data,
+                                              *attrs);
+  }
   if (IsFloatType(t))
     return ConvolveWith<float>(out, ls, operands[0].data, rs, operands[1].data, *attrs);
   return ConvolveWith<int64_t>(out, ls, operands[0].data, rs, operands[1].data, *attrs);

@@ -239,7 +239,7 @@ absl::StatusOr<Bytes> EvalDataMovement(const Instruction& instr,
       }
       // The padding value in the result's type (an f32 value padding a bf16 array is
       // converted, not cut to its first two bytes).
-      uint8_t value[8];
+      uint8_t value[16];  // the widest element: c128
       StoreDouble(out.element_type, value, LoadDouble(in[1].shape->element_type, in[1].data));
       const uint8_t* pad_value = in[1].shape->element_type == out.element_type ? in[1].data : value;
       for (int64_t i = 0; i < out.ElementCount(); ++i)

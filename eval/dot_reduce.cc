@@ -6,7 +6,9 @@
 // from the init value, and rounds after every step (as each to_apply result is a value of its
 // type).
 #include <algorithm>
+#include <complex>
 #include <cstring>
+#include <type_traits>
 
 #include "absl/status/status.h"
 #include "eval/attributes.h"
@@ -18,6 +20,12 @@
 
 namespace hloscope::eval {
 namespace {
+
+// c64 and c128 dots accumulate in std::complex of their component type.
+template <typename T>
+struct IsComplexAcc : std::false_type {};
+template <typename T>
+struct IsComplexAcc<std::complex<T>> : std::true_type {};
 
 // Gathers a dot operand into a [batch, rows, contracted] (lhs) or [batch, contracted, cols]
 // (rhs) matrix of accumulator values.
@@ -50,6 +58,10 @@ std::vector<Acc> Arrange(const ArrayRef& a, absl::Span<const int64_t> batch,
     const uint8_t* p = a.data + off * eb;
     if constexpr (std::is_same_v<Acc, int64_t>) {
       out[static_cast<size_t>(linear++)] = LoadInt(s.element_type, p);
+    } else if constexpr (IsComplexAcc<Acc>::value) {
+      using T = typename Acc::value_type;
+      std::complex<double> c = LoadComplex(s.element_type, p);
+      out[static_cast<size_t>(linear++)] = Acc(static_cast<T>(c.real()), static_cast<T>(c.imag()));
     } else {
       out[static_cast<size_t>(linear++)] = static_cast<Acc>(LoadDouble(s.element_type, p));
     }
@@ -107,6 +119,9 @@ Bytes DotWith(const Instruction& instr, const ArrayRef& lhs, const ArrayRef& rhs
       for (int64_t n = 0; n < N; ++n) {
         if constexpr (std::is_same_v<Acc, int64_t>) {
           StoreInt(out.element_type, dst + n * eb, acc[static_cast<size_t>(n)]);
+        } else if constexpr (IsComplexAcc<Acc>::value) {
+          const Acc& c = acc[static_cast<size_t>(n)];
+          StoreComplex(out.element_type, dst + n * eb, {c.real(), c.imag()});
         } else {
           StoreDouble(out.element_type, dst + n * eb,
                       static_cast<double>(acc[static_cast<size_t>(n)]));
@@ -137,6 +152,12 @@ absl::StatusOr<Bytes> EvalDot(const Instruction& instr, absl::Span<const ArrayRe
   PrimitiveType t = instr.shape().element_type;
   if (t == PrimitiveType::kF64)
     return DotWith<double>(instr, operands[0], operands[1], lb, lc, rb, rc);
+  if (t == PrimitiveType::kC64) {
+    return DotWith<std::complex<float>>(instr, operands[0], operands[1], lb, lc, rb, rc);
+  }
+  if (t == PrimitiveType::kC128) {
+    return DotWith<std::complex<double>>(instr, operands[0], operands[1], lb, lc, rb, rc);
+  }
   if (IsFloatType(t)) return DotWith<float>(instr, operands[0], operands[1], lb, lc, rb, rc);
   return DotWith<int64_t>(instr, operands[0], operands[1], lb, lc, rb, rc);
 }

@@ -27,7 +27,10 @@ int ElementBytes(PrimitiveType type) {
     case PrimitiveType::kS64:
     case PrimitiveType::kU64:
     case PrimitiveType::kF64:
+    case PrimitiveType::kC64:
       return 8;
+    case PrimitiveType::kC128:
+      return 16;
     default:
       // Sub-byte integers and small floats: one byte per element (small_types.h).
       return SubByteIntBits(type) || IsSmallFloat(type) ? 1 : 0;
@@ -37,6 +40,9 @@ int ElementBytes(PrimitiveType type) {
 bool IsFloatType(PrimitiveType t) {
   return t == PrimitiveType::kF16 || t == PrimitiveType::kBF16 || t == PrimitiveType::kF32 ||
          t == PrimitiveType::kF64 || IsSmallFloat(t);
+}
+bool IsComplexType(PrimitiveType t) {
+  return t == PrimitiveType::kC64 || t == PrimitiveType::kC128;
 }
 bool IsSignedType(PrimitiveType t) {
   return t == PrimitiveType::kS8 || t == PrimitiveType::kS16 || t == PrimitiveType::kS32 ||
@@ -150,11 +156,32 @@ double LoadDouble(PrimitiveType type, const uint8_t* p) {
     case PrimitiveType::kF32:
       return Read<float>(p);
     case PrimitiveType::kF64:
+    case PrimitiveType::kC128:
       return Read<double>(p);
+    case PrimitiveType::kC64:
+      return Read<float>(p);
     default:
       if (IsSmallFloat(type)) return SmallFloatToDouble(type, p[0]);
       if (SubByteIntBits(type)) return static_cast<double>(LoadInt(type, p));
       return 0;
+  }
+}
+
+std::complex<double> LoadComplex(PrimitiveType type, const uint8_t* p) {
+  if (type == PrimitiveType::kC64) return {Read<float>(p), Read<float>(p + 4)};
+  if (type == PrimitiveType::kC128) return {Read<double>(p), Read<double>(p + 8)};
+  return {LoadDouble(type, p), 0.0};
+}
+
+void StoreComplex(PrimitiveType type, uint8_t* p, std::complex<double> v) {
+  if (type == PrimitiveType::kC64) {
+    Write<float>(p, static_cast<float>(v.real()));
+    Write<float>(p + 4, static_cast<float>(v.imag()));
+  } else if (type == PrimitiveType::kC128) {
+    Write<double>(p, v.real());
+    Write<double>(p + 8, v.imag());
+  } else {
+    StoreDouble(type, p, v.real());
   }
 }
 
@@ -206,6 +233,10 @@ void StoreDouble(PrimitiveType type, uint8_t* p, double v) {
     case PrimitiveType::kF64:
       Write<double>(p, v);
       return;
+    case PrimitiveType::kC64:
+    case PrimitiveType::kC128:
+      StoreComplex(type, p, {v, 0.0});
+      return;
     default:
       if (IsSmallFloat(type)) {
         p[0] = DoubleToSmallFloat(type, v);
@@ -250,7 +281,7 @@ void StoreInt(PrimitiveType type, uint8_t* p, int64_t v, bool is_unsigned) {
       }
       break;
   }
-  if (type == PrimitiveType::kF64) {
+  if (type == PrimitiveType::kF64 || type == PrimitiveType::kC128) {
     StoreDouble(
         type, p,
         is_unsigned ? static_cast<double>(static_cast<uint64_t>(v)) : static_cast<double>(v));

@@ -21,7 +21,11 @@ int64_t DenseBytes(const Shape& shape) {
 
 Scalar LoadScalar(PrimitiveType type, const uint8_t* p) {
   Scalar s;
-  if (IsFloatType(type)) {
+  if (IsComplexType(type)) {
+    std::complex<double> c = LoadComplex(type, p);
+    s.f = c.real();
+    s.im = c.imag();
+  } else if (IsFloatType(type)) {
     s.f = LoadDouble(type, p);
   } else {
     s.i = LoadInt(type, p);
@@ -30,7 +34,9 @@ Scalar LoadScalar(PrimitiveType type, const uint8_t* p) {
 }
 
 void StoreScalar(PrimitiveType type, uint8_t* p, const Scalar& s) {
-  if (IsFloatType(type)) {
+  if (IsComplexType(type)) {
+    StoreComplex(type, p, {s.f, s.im});
+  } else if (IsFloatType(type)) {
     StoreDouble(type, p, s.f);
   } else {
     StoreInt(type, p, s.i);
@@ -217,6 +223,7 @@ bool Compare(ComparisonDirection dir, PrimitiveType type, bool total_order, cons
 }  // namespace
 
 Scalar ApplyBinary(Opcode op, PrimitiveType type, const Scalar& a, const Scalar& b) {
+  if (IsComplexType(type)) return ApplyComplexBinary(op, type, a, b);
   Scalar r;
   if (IsFloatType(type)) {
     double x = a.f, y = b.f;
@@ -395,6 +402,9 @@ bool IsSupportedElementwise(Opcode op) {
     case Opcode::kClamp:
     case Opcode::kConvert:
     case Opcode::kBitcastConvert:
+    case Opcode::kComplex:
+    case Opcode::kReal:
+    case Opcode::kImag:
       return true;
     default:
       return false;
@@ -408,6 +418,7 @@ absl::StatusOr<Bytes> EvalElementwise(const Instruction& instr,
   int64_t n = out.ElementCount();
   Bytes result(static_cast<size_t>(DenseBytes(out)));
   Opcode op = instr.opcode();
+  if (NeedsComplexElementwise(instr, operands)) return EvalComplexElementwise(instr, operands);
 
   if (op == Opcode::kBitcastConvert) {
     const Shape& in = *operands[0].shape;

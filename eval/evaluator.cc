@@ -22,6 +22,7 @@
 #include "eval/layout_util.h"
 #include "eval/operand_checks.h"
 #include "eval/replicas.h"
+#include "eval/rng.h"
 #include "hlo/attribute_values.h"
 #include "hlo/checked_int.h"
 #include "hlo/computation.h"
@@ -142,7 +143,7 @@ bool IsRunnableWrapped(const Instruction& instr) {
   }
 }
 
-absl::Status CheckSupported(const Module& module) {
+absl::Status CheckSupported(const Module& module, const EvalOptions& options) {
   for (const Computation* c : module.computations()) {
     for (const Instruction* instr : c->instructions()) {
       if (!IsSupportedOpcode(instr->opcode()) || !IsRunnableWrapped(*instr)) {
@@ -165,6 +166,12 @@ absl::Status CheckSupported(const Module& module) {
           instr->operand_count() != 1) {
         return absl::UnimplementedError(
             StrCat("hlo-run supports collective-permute only with one operand (instruction %",
+                   instr->name(), ")"));
+      }
+      if (instr->opcode() == Opcode::kRng && !options.rng_seed.has_value()) {
+        return absl::UnimplementedError(
+            StrCat("hlo-run runs rng only with a seed (--rng-seed=N): XLA draws it from an engine "
+                   "seeded with the module's seed, and from a random one without (instruction %",
                    instr->name(), ")"));
       }
       absl::Status bad_type;
@@ -206,8 +213,9 @@ namespace {
 
 class Evaluator {
  public:
-  Evaluator(const Module& module, const EvalOptions& options)
-      : module_(module), options_(options) {}
+  Evaluator(const Module& module, const EvalOptions& options) : module_(module), options_(options) {
+    if (options.rng_seed) rng_engine_.seed(*options.rng_seed);
+  }
 
   // Runs as replica `replica` of `count`, meeting the others' collectives at `rendezvous`.
   void SetReplica(int64_t replica, int64_t count, Rendezvous* rendezvous) {
@@ -591,6 +599,11 @@ class Evaluator {
         return RunComputation(*branches[static_cast<size_t>(b)], {ops[static_cast<size_t>(b + 1)]},
                               buffered);
       }
+      case Opcode::kRng: {
+        absl::StatusOr<Bytes> r = EvalRng(instr, arrays, rng_engine_);
+        if (!r.ok()) return r.status();
+        return ArrayValue(instr, std::move(*r));
+      }
       case Opcode::kRaggedDot:
       case Opcode::kDot: {
         if (absl::Status s = CheckArrayOperands(instr, ops); !s.ok()) return s;
@@ -663,8 +676,9 @@ class Evaluator {
   absl::flat_hash_map<const Instruction*, int64_t> collective_runs_;
   // send -> recv within the module: the values sent on each channel_id, not yet received.
   absl::flat_hash_map<int64_t, std::deque<Value>> channels_;
-  int64_t depth_ = 0;  // computations running inside each other now
-  int64_t steps_ = 0;  // instructions evaluated so far in this run
+  std::minstd_rand0 rng_engine_;  // rng's engine, seeded with options_.rng_seed
+  int64_t depth_ = 0;             // computations running inside each other now
+  int64_t steps_ = 0;             // instructions evaluated so far in this run
 };
 
 }  // namespace
@@ -695,6 +709,7 @@ bool IsSupportedOpcode(Opcode op) {
     case Opcode::kSort:
     case Opcode::kTopk:
     case Opcode::kRngBitGenerator:
+    case Opcode::kRng:
       return true;
     default:
       return false;
@@ -704,7 +719,7 @@ bool IsSupportedOpcode(Opcode op) {
 absl::Status CheckRunnable(const Module& module, const EvalOptions& options) {
   if (module.entry() == nullptr)
     return absl::InvalidArgumentError("the module has no entry computation");
-  if (absl::Status s = CheckSupported(module); !s.ok()) return s;
+  if (absl::Status s = CheckSupported(module, options); !s.ok()) return s;
   int64_t need = RequiredBytes(module);
   if (need > options.max_bytes) {
     return absl::ResourceExhaustedError(StrCat("the module needs about ", need,

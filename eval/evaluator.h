@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,10 @@ struct EvalOptions {
   // is how a caller sees it. A pass that adds a name here made the module write into
   // read-only data, which a device would not copy for it.
   std::vector<std::string>* read_only_overwrites = nullptr;
+  // The seed of rng's engine (XLA's module seed): a std::minstd_rand0 seeded with it at the start
+  // of the run, drawn from by every rng in evaluation order. Without one, modules with rng are
+  // refused (XLA then seeds from a true random source: the results are not defined).
+  std::optional<uint64_t> rng_seed = std::nullopt;
 };
 
 // Runs the entry computation on `arguments` (one per entry parameter, shapes compatible with the

@@ -22,10 +22,11 @@ struct ArrayRef {
 using Bytes = std::vector<uint8_t>;
 
 // Scalars of every supported type: floats in `f` (already rounded to their type), integers and
-// pred in `i` (sign- or zero-extended bit pattern).
+// pred in `i` (sign- or zero-extended bit pattern), complex numbers as `f` + `im` i.
 struct Scalar {
   double f = 0;
   int64_t i = 0;
+  double im = 0;
 };
 Scalar LoadScalar(PrimitiveType type, const uint8_t* p);
 void StoreScalar(PrimitiveType type, uint8_t* p, const Scalar& s);
@@ -37,6 +38,14 @@ absl::StatusOr<Bytes> EvalElementwise(const Instruction& instr,
 // One binary elementwise opcode on two scalars of `type` (reduce's fast path).
 Scalar ApplyBinary(Opcode op, PrimitiveType type, const Scalar& a, const Scalar& b);
 bool IsSupportedElementwise(Opcode op);
+// The elementwise ops with a complex operand or result, and complex/real/imag on any float
+// type (complex_elementwise.cc; EvalElementwise and ApplyBinary hand them over).
+bool NeedsComplexElementwise(const Instruction& instr, absl::Span<const ArrayRef> operands);
+absl::StatusOr<Bytes> EvalComplexElementwise(const Instruction& instr,
+                                             absl::Span<const ArrayRef> operands);
+Scalar ApplyComplexBinary(Opcode op, PrimitiveType type, const Scalar& a, const Scalar& b);
+// fft: FFT, IFFT, RFFT, IRFFT over the innermost fft_length dimensions (fft.cc).
+absl::StatusOr<Bytes> EvalFft(const Instruction& instr, absl::Span<const ArrayRef> operands);
 
 // Shape and data movement: broadcast, transpose, reshape, slice, dynamic-slice,
 // dynamic-update-slice, concatenate, pad, reverse, iota, gather, copy, constant is not here.

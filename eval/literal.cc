@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <limits>
 
@@ -129,6 +130,10 @@ Literal RandomLiteral(const Shape& shape, uint64_t seed) {
     uint8_t* p = row_major.data() + i * bytes;
     if (IsFloatType(t)) {
       StoreDouble(t, p, (static_cast<double>(r % 32) - 16.0) / 8.0);
+    } else if (IsComplexType(t)) {
+      StoreComplex(t, p,
+                   {(static_cast<double>(r % 32) - 16.0) / 8.0,
+                    (static_cast<double>((r >> 5) % 32) - 16.0) / 8.0});
     } else if (IsSignedType(t)) {
       StoreInt(t, p, static_cast<int64_t>(r % 16) - 8);
     } else if (IsUnsignedType(t)) {
@@ -154,15 +159,24 @@ std::vector<Literal> RandomArguments(const Module& module, uint64_t seed) {
 // --- comparison and printing --------------------------------------------------------------
 
 namespace {
-std::string FormatElement(PrimitiveType t, const uint8_t* p) {
-  if (t == PrimitiveType::kPred) return p[0] ? "true" : "false";
-  if (IsSignedType(t)) return fmt::format("{}", LoadInt(t, p));
-  if (IsUnsignedType(t)) return fmt::format("{}", static_cast<uint64_t>(LoadInt(t, p)));
-  double v = LoadDouble(t, p);
+std::string FormatFloat(PrimitiveType t, double v) {
   if (std::isnan(v)) return "nan";  // sign and payload show in FirstDifference's bits
   if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
   if (t == PrimitiveType::kF64) return fmt::format("{}", v);
   return fmt::format("{}", static_cast<float>(v));
+}
+
+std::string FormatElement(PrimitiveType t, const uint8_t* p) {
+  if (t == PrimitiveType::kPred) return p[0] ? "true" : "false";
+  if (IsComplexType(t)) {
+    // As XLA prints complex literals: (real, imag).
+    std::complex<double> c = LoadComplex(t, p);
+    return StrCat("(", FormatFloat(ComponentType(t), c.real()), ", ",
+                  FormatFloat(ComponentType(t), c.imag()), ")");
+  }
+  if (IsSignedType(t)) return fmt::format("{}", LoadInt(t, p));
+  if (IsUnsignedType(t)) return fmt::format("{}", static_cast<uint64_t>(LoadInt(t, p)));
+  return FormatFloat(t, LoadDouble(t, p));
 }
 
 std::string IndexText(const std::vector<int64_t>& index) {
@@ -279,8 +293,11 @@ void FormatArraySummary(const Literal& lit, std::string& out) {
   const Shape& s = lit.shape();
   double lo = INFINITY, hi = -INFINITY, sum = 0;
   int64_t n = s.ElementCount(), nan = 0;
+  // Complex numbers have no order: their summary is of the magnitudes |x|.
+  const bool complex = IsComplexType(s.element_type);
   for (int64_t i = 0; i < n; ++i) {
-    double v = LoadDouble(s.element_type, lit.data().data() + i * ElementBytes(s.element_type));
+    const uint8_t* p = lit.data().data() + i * ElementBytes(s.element_type);
+    double v = complex ? std::abs(LoadComplex(s.element_type, p)) : LoadDouble(s.element_type, p);
     if (std::isnan(v)) {
       ++nan;
       continue;
@@ -289,13 +306,22 @@ void FormatArraySummary(const Literal& lit, std::string& out) {
     hi = std::max(hi, v);
     sum += v;
   }
-  out += fmt::format("min={} max={} mean={:.6g}", lo, hi,
+  out += fmt::format("{}min={} max={} mean={:.6g}", complex ? "|x| " : "", lo, hi,
                      n > nan ? sum / static_cast<double>(n - nan) : 0.0);
   if (nan > 0) out += fmt::format(" nan={}", nan);
   out += " first={";
   for (int64_t i = 0; i < std::min<int64_t>(n, 8); ++i) {
     if (i > 0) out += ", ";
-    out += fmt::format("{}", lit.GetLinear(i));
+    if (complex) {
+      std::vector<int64_t> index(s.dims.size());
+      for (int64_t k = s.rank() - 1, rest = i; k >= 0; --k) {
+        index[static_cast<size_t>(k)] = rest % s.dims[static_cast<size_t>(k)];
+        rest /= s.dims[static_cast<size_t>(k)];
+      }
+      out += FormatElement(s.element_type, lit.data().data() + lit.PhysicalOffset(index));
+    } else {
+      out += fmt::format("{}", lit.GetLinear(i));
+    }
   }
   out += ", ...}";
 }

@@ -107,7 +107,59 @@ class LiteralTextParser {
     return absl::OkStatus();
   }
 
+  // A complex element as XLA prints it: `(real, imag)`, each part a float of the component
+  // type (f32 for c64, f64 for c128).
+  absl::Status ParseComplexElement() {
+    cur_.SkipSpace();
+    if (!Consume('(')) {
+      return Error(StrCat("expected '(' to start a ", PrimitiveTypeName(type_),
+                          " value written (real, imag)"));
+    }
+    const PrimitiveType part = ComponentType(type_);
+    double parts[2] = {0, 0};
+    for (int k = 0; k < 2; ++k) {
+      if (k == 1 && !Consume(',')) return Error("expected ',' between the real and imaginary part");
+      cur_.SkipSpace();
+      const size_t start = cur_.pos();
+      std::string token(cur_.Word());
+      if (token.empty()) return Error(StrCat("expected a ", PrimitiveTypeName(part), " value"));
+      absl::StatusOr<double> v = ReadFloat(token, part, start);
+      if (!v.ok()) return v.status();
+      parts[k] = *v;
+    }
+    if (!Consume(')')) return Error("expected ')' after the imaginary part");
+    size_t at = bytes_.size();
+    bytes_.resize(at + static_cast<size_t>(ElementBytes(type_)));
+    StoreComplex(type_, bytes_.data() + at, {parts[0], parts[1]});
+    return absl::OkStatus();
+  }
+
+  // A float token (number, nan, inf) as a value of float type `type`; `start` is its column.
+  absl::StatusOr<double> ReadFloat(const std::string& token, PrimitiveType type, size_t start) {
+    std::string t = token;
+    for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (t == "nan" || t == "+nan") return std::nan("");
+    if (t == "-nan") return -std::nan("");
+    if (t == "inf" || t == "+inf") return static_cast<double>(INFINITY);
+    if (t == "-inf") return -static_cast<double>(INFINITY);
+    char* end = nullptr;
+    double v = std::strtod(t.c_str(), &end);
+    if (t.empty() || end != t.c_str() + t.size()) {
+      cur_.set_pos(start);
+      return Error(StrCat("'", token, "' is not a ", PrimitiveTypeName(type), " value"));
+    }
+    // A number past the type's range is an error, as in a constant (hlo/float_range.h), not an
+    // infinity.
+    if (std::optional<std::string> why = FloatRangeProblem(v, type)) {
+      cur_.set_pos(start);
+      return Error(
+          StrCat("'", token, "' is out of range for ", PrimitiveTypeName(type), ": ", *why));
+    }
+    return v;
+  }
+
   absl::Status ParseElement() {
+    if (IsComplexType(type_)) return ParseComplexElement();
     cur_.SkipSpace();
     const size_t start = cur_.pos();
     std::string token(cur_.Word());
@@ -132,30 +184,9 @@ class LiteralTextParser {
       return absl::OkStatus();
     }
     if (IsFloatType(type_)) {
-      std::string t = token;
-      for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      double v;
-      if (t == "nan" || t == "+nan") {
-        v = std::nan("");
-      } else if (t == "-nan") {
-        v = -std::nan("");
-      } else if (t == "inf" || t == "+inf") {
-        v = INFINITY;
-      } else if (t == "-inf") {
-        v = -INFINITY;
-      } else {
-        char* end = nullptr;
-        v = std::strtod(t.c_str(), &end);
-        if (end != t.c_str() + t.size()) return bad();
-        // A number past the type's range is an error, as in a constant (hlo/float_range.h),
-        // not an infinity.
-        if (std::optional<std::string> why = FloatRangeProblem(v, type_)) {
-          cur_.set_pos(start);
-          return Error(
-              StrCat("'", token, "' is out of range for ", PrimitiveTypeName(type_), ": ", *why));
-        }
-      }
-      StoreDouble(type_, p, v);
+      absl::StatusOr<double> v = ReadFloat(token, type_, start);
+      if (!v.ok()) return v.status();
+      StoreDouble(type_, p, *v);
       return absl::OkStatus();
     }
     const char* b = token.data();

@@ -60,6 +60,11 @@ absl::StatusOr<std::vector<Bytes>> EvalTopK(const Instruction& instr,
     return fail(StrCat("its result must be (", PrimitiveTypeName(in.element_type),
                        "[..., k], s32[..., k]) for the operand ", in.ToString(false)));
   }
+  if (IsComplexType(in.element_type)) {
+    // Complex numbers have no order; XLA's shape inference refuses topk on them too.
+    return fail(StrCat("topk orders its operand, and ", PrimitiveTypeName(in.element_type),
+                       " values have no order"));
+  }
   const bool largest = RawAttribute(instr, "largest").value_or("true") != "false";
   std::vector<uint8_t> scratch;
   const uint8_t* data = RowMajorData(in, operands[0].data, scratch);

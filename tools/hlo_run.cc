@@ -93,6 +93,7 @@ eval::EvalOptions Options(const RunFlags& flags, eval::EvalMode mode) {
   options.dataflow = flags.dataflow;
   options.max_bytes = flags.max_bytes;
   options.max_steps = flags.max_steps;
+  options.rng_seed = flags.rng_seed;
   return options;
 }
 

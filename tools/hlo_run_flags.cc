@@ -121,6 +121,16 @@ FlagTable RunFlagTable(RunFlags& flags) {
                      if (!ParseInteger(value, &flags.seed)) return BadValue(name, value);
                      return absl::OkStatus();
                    }));
+  table.Add(Valued("--rng-seed", "N",
+                   "Run rng instructions, drawing from a std::minstd_rand0 seeded with N\n"
+                   "(XLA's evaluator with module seed N, on libstdc++). Without it a module\n"
+                   "with rng is refused: XLA then seeds from a random source.",
+                   [&flags](std::string_view name, std::string_view value) {
+                     uint64_t n = 0;
+                     if (!ParseInteger(value, &n)) return BadValue(name, value);
+                     flags.rng_seed = n;
+                     return absl::OkStatus();
+                   }));
   table.Add(Mode("--mode", "value|buffer", "How to run FILE (default value).", &flags.mode));
   Flag mode_a =
       Mode("--mode-a", "M", "With --compare: the modes of A and B (defaults value and buffer).",
@@ -131,8 +141,8 @@ FlagTable RunFlagTable(RunFlags& flags) {
   table.Add(Valued("--inputs", "FILE",
                    "Arguments from FILE instead of random ones: one line per entry\n"
                    "parameter, in HLO literal syntax as in constant(...), e.g.\n"
-                   "'{{1, 2}, {3, 4}}' or '(1, {2, 3})' for a tuple. Blank lines and\n"
-                   "lines starting with '//' are skipped.",
+                   "'{{1, 2}, {3, 4}}' or '(1, {2, 3})' for a tuple; c64/c128 elements\n"
+                   "as (re, im). Blank lines and lines starting with '//' are skipped.",
                    [&flags](std::string_view, std::string_view value) {
                      flags.inputs = std::string(value);
                      return absl::OkStatus();

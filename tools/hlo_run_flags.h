@@ -23,6 +23,7 @@ struct RunFlags {
   bool split_input_file = false;  // --compare part k of A with part k of B
   int jobs = 0;                   // pairs compared at once; 0: one per core
   uint64_t seed = 0;
+  std::optional<uint64_t> rng_seed = std::nullopt;  // --rng-seed=N: the seed of rng's engine
   eval::EvalMode mode = eval::EvalMode::kValue;
   eval::EvalMode mode_a = eval::EvalMode::kValue;
   eval::EvalMode mode_b = eval::EvalMode::kBuffer;

@@ -44,10 +44,9 @@ ENTRY e {
 }
 
 TEST(EvalErrorsTest, UnsupportedElementType) {
-  EXPECT_EQ(
-      RunText(
-          "HloModule m\nENTRY e {\n  a = c64[2] parameter(0)\n  ROOT n = c64[2] negate(a)\n}\n"),
-      "error: hlo-run does not support element type 'c64' (instruction %a)");
+  EXPECT_EQ(RunText("HloModule m\nENTRY e {\n  a = f8e5m2[2] parameter(0)\n  ROOT n = f8e5m2[2] "
+                    "negate(a)\n}\n"),
+            "error: hlo-run does not support element type 'f8e5m2' (instruction %a)");
 }
 
 TEST(EvalErrorsTest, MaxBytesRefusesLargeModules) {

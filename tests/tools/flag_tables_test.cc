@@ -173,6 +173,7 @@ const std::map<std::string, std::string, std::less<>> kSamples = {
     {"--memory-limit", "80GiB"},
     {"--assume-donated", "3,8"},
     {"--replicas", "2"},
+    {"--rng-seed", "7"},
     {"--memory-model", "liveness"},
     {"--schedule", "list"},
     {"--timeline", "whole-program"},
