@@ -93,6 +93,34 @@ bool Follows(const CallSite& site, CallGraph::Follow follow) {
   return false;
 }
 
+// Appends, callees first, the computations `start` reaches through the sites `follow` allows
+// that `seen` does not hold yet (indices into the module's computations; `calls_begin` gives
+// each one's range of `sites`, `callee_index` each site's callee or -1).
+void WalkCalleesFirst(int32_t start, CallGraph::Follow follow, const Module& module,
+                      absl::Span<const CallSite> sites, absl::Span<const int32_t> callee_index,
+                      absl::Span<const int32_t> calls_begin, std::vector<bool>& seen,
+                      std::vector<const Computation*>& order) {
+  if (seen[start]) return;
+  seen[start] = true;
+  // (computation, next site of it to look at): a depth-first walk without recursion, so a deep
+  // call chain cannot exhaust the stack.
+  std::vector<std::pair<int32_t, int32_t>> stack = {{start, calls_begin[start]}};
+  while (!stack.empty()) {
+    auto& [k, next] = stack.back();
+    if (next < calls_begin[k + 1]) {
+      const int32_t to = callee_index[next];
+      const CallSite& site = sites[next++];
+      if (to >= 0 && !seen[to] && Follows(site, follow)) {
+        seen[to] = true;
+        stack.push_back({to, calls_begin[to]});
+      }
+      continue;
+    }
+    order.push_back(module.computations()[k]);
+    stack.pop_back();
+  }
+}
+
 }  // namespace
 
 std::unique_ptr<CallGraph> CallGraph::Build(const Module& module) {
@@ -281,49 +309,27 @@ bool CallGraph::ReachableFromEntry(const Computation& c) const {
 
 std::vector<const Computation*> CallGraph::CalleesFirst(const Computation& root,
                                                         Follow follow) const {
-  std::vector<const Computation*> order;
   const int32_t start = IndexOf(&root);
   if (start < 0) return {&root};
+  std::vector<const Computation*> order;
   std::vector<bool> seen(index_.size(), false);
-  seen[start] = true;
-  // (computation, next site of it to look at): a depth-first walk without recursion, so a deep
-  // call chain cannot exhaust the stack.
-  std::vector<std::pair<int32_t, int32_t>> stack = {{start, calls_begin_[start]}};
-  while (!stack.empty()) {
-    auto& [k, next] = stack.back();
-    if (next < calls_begin_[k + 1]) {
-      const int32_t to = callee_index_[next];
-      const CallSite& site = sites_[next++];
-      if (to >= 0 && !seen[to] && Follows(site, follow)) {
-        seen[to] = true;
-        stack.push_back({to, calls_begin_[to]});
-      }
-      continue;
-    }
-    order.push_back(module_.computations()[k]);
-    stack.pop_back();
-  }
+  WalkCalleesFirst(start, follow, module_, sites_, callee_index_, calls_begin_, seen, order);
   return order;
 }
 
 std::vector<const Computation*> CallGraph::PostOrder() const {
+  const auto n = static_cast<int32_t>(index_.size());
   std::vector<const Computation*> order;
-  const auto computations = module_.computations();
-  std::vector<bool> seen(computations.size(), false);
-  auto visit_from = [&](const Computation* root) {
-    for (const Computation* c : CalleesFirst(*root, kAllCalls)) {
-      const int32_t k = IndexOf(c);
-      if (seen[k]) continue;
-      seen[k] = true;
-      order.push_back(c);
+  std::vector<bool> seen(n, false);
+  // One walk over every computation: from each root in module order, and then from whatever a
+  // call cycle (which the verifier rejects) left unreached.
+  for (int32_t k = 0; k < n; ++k) {
+    if (callers_begin_[k] == callers_begin_[k + 1]) {
+      WalkCalleesFirst(k, kAllCalls, module_, sites_, callee_index_, calls_begin_, seen, order);
     }
-  };
-  for (size_t k = 0; k < computations.size(); ++k) {
-    if (callers_begin_[k] == callers_begin_[k + 1]) visit_from(computations[k]);
   }
-  // Only a call cycle (which the verifier rejects) leaves computations that no root reaches.
-  for (size_t k = 0; k < computations.size(); ++k) {
-    if (!seen[k]) visit_from(computations[k]);
+  for (int32_t k = 0; k < n; ++k) {
+    WalkCalleesFirst(k, kAllCalls, module_, sites_, callee_index_, calls_begin_, seen, order);
   }
   return order;
 }
