@@ -209,12 +209,20 @@ int64_t AliasAnalysis::ValueBytes(const HloValue& value) {
 
 absl::StatusOr<std::unique_ptr<AliasAnalysis>> AliasAnalysis::Run(
     const Module& module, const DataflowAnalysis::Options& options) {
+  return Run(module, options, nullptr);
+}
+
+absl::StatusOr<std::unique_ptr<AliasAnalysis>> AliasAnalysis::Run(
+    const Module& module, const DataflowAnalysis::Options& options,
+    std::shared_ptr<const CallGraph> calls) {
   DataflowAnalysis::Options df_options = options;
   df_options.ssa_form = true;
   // Noted during the dataflow analysis's walk of the module rather than in a second one.
   JoinCollector collector(module, options);
-  absl::StatusOr<std::unique_ptr<DataflowAnalysis>> df = DataflowAnalysis::Run(
-      module, df_options, [&collector](const Instruction& i) { collector.Visit(i); });
+  auto note = [&collector](const Instruction& i) { collector.Visit(i); };
+  const DataflowAnalysis::InstructionVisitor visit = note;
+  absl::StatusOr<std::unique_ptr<DataflowAnalysis>> df =
+      DataflowAnalysis::Run(module, df_options, std::move(calls), &visit);
   if (!df.ok()) return df.status();
   std::unique_ptr<AliasAnalysis> aa(new AliasAnalysis());
   aa->dataflow_ = *std::move(df);

@@ -45,6 +45,10 @@ class AliasAnalysis {
   // `options.ssa_form` is ignored: buffers are built from the SSA form.
   static absl::StatusOr<std::unique_ptr<AliasAnalysis>> Run(
       const Module& module, const DataflowAnalysis::Options& options);
+  // With the module's call graph already built (null: the dataflow builds it in its walk).
+  static absl::StatusOr<std::unique_ptr<AliasAnalysis>> Run(
+      const Module& module, const DataflowAnalysis::Options& options,
+      std::shared_ptr<const CallGraph> calls);
   static absl::StatusOr<std::unique_ptr<AliasAnalysis>> Run(const Module& module) {
     return Run(module, DataflowAnalysis::Options{});
   }

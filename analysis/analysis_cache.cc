@@ -12,9 +12,11 @@ absl::StatusOr<const DataflowAnalysis*> AnalysisCache::Dataflow(const DataflowOp
       if (bitcast_defines_value == options.bitcast_defines_value) return &alias->dataflow();
     }
   }
-  absl::StatusOr<std::unique_ptr<DataflowAnalysis>> built = DataflowAnalysis::Run(module_, options);
+  absl::StatusOr<std::unique_ptr<DataflowAnalysis>> built =
+      DataflowAnalysis::Run(module_, options, call_graph_);
   if (!built.ok()) return built.status();
   ++builds_.dataflow;
+  if (call_graph_ == nullptr) call_graph_ = (*built)->shared_call_graph();
   dataflows_.emplace_back(options, *std::move(built));
   return dataflows_.back().second.get();
 }
@@ -23,9 +25,11 @@ absl::StatusOr<const AliasAnalysis*> AnalysisCache::Alias(const DataflowOptions&
   for (const auto& [bitcast_defines_value, alias] : aliases_) {
     if (bitcast_defines_value == options.bitcast_defines_value) return alias.get();
   }
-  absl::StatusOr<std::unique_ptr<AliasAnalysis>> built = AliasAnalysis::Run(module_, options);
+  absl::StatusOr<std::unique_ptr<AliasAnalysis>> built =
+      AliasAnalysis::Run(module_, options, call_graph_);
   if (!built.ok()) return built.status();
   ++builds_.alias;
+  if (call_graph_ == nullptr) call_graph_ = (*built)->dataflow().shared_call_graph();
   aliases_.emplace_back(options.bitcast_defines_value, *std::move(built));
   return aliases_.back().second.get();
 }
@@ -40,10 +44,19 @@ absl::StatusOr<const ExecutionOrdering*> AnalysisCache::Ordering() {
   return ordering_.get();
 }
 
+const CallGraph& AnalysisCache::Calls() {
+  if (call_graph_ == nullptr) {
+    call_graph_ = CallGraph::Build(module_);
+    ++builds_.call_graph;
+  }
+  return *call_graph_;
+}
+
 void AnalysisCache::Invalidate() {
   dataflows_.clear();
   aliases_.clear();
   ordering_.reset();
+  call_graph_.reset();
 }
 
 }  // namespace hloscope

@@ -12,6 +12,8 @@
 //    anyone asks again (Pass::Run does that for every pass that reports a change, or fails).
 //    A pass takes its analyses before its own edits; an analysis it keeps using while editing
 //    is its own business, as before (copy-elision tracks its removals on top of it).
+//  - One call graph (Calls()), which every dataflow and alias analysis of the cache shares:
+//    built by the first of them in its own walk, or on its own when asked for first.
 //  - Keyed by the options: Dataflow() by the whole DataflowOptions, Alias() by
 //    bitcast_defines_value only (the alias analysis always uses the SSA form). A dataflow
 //    asked for in SSA form is the alias analysis's own when that one exists already.
@@ -28,6 +30,7 @@
 
 #include "absl/status/statusor.h"
 #include "analysis/alias.h"
+#include "analysis/call_graph.h"
 #include "analysis/dataflow.h"
 #include "analysis/dataflow_options.h"
 #include "analysis/ordering.h"
@@ -46,6 +49,7 @@ class AnalysisCache {
   absl::StatusOr<const DataflowAnalysis*> Dataflow(const DataflowOptions& options);
   absl::StatusOr<const AliasAnalysis*> Alias(const DataflowOptions& options);
   absl::StatusOr<const ExecutionOrdering*> Ordering();
+  const CallGraph& Calls();
 
   // Drops every analysis: the module changed.
   void Invalidate();
@@ -56,6 +60,7 @@ class AnalysisCache {
     int64_t dataflow = 0;  // standalone dataflows (an alias analysis's own is not counted)
     int64_t alias = 0;
     int64_t ordering = 0;
+    int64_t call_graph = 0;  // standalone call graphs (one a dataflow built is not counted)
   };
   const BuildCounts& builds() const { return builds_; }
 
@@ -65,6 +70,7 @@ class AnalysisCache {
   std::vector<std::pair<DataflowOptions, std::unique_ptr<DataflowAnalysis>>> dataflows_;
   std::vector<std::pair<bool, std::unique_ptr<AliasAnalysis>>> aliases_;  // by bitcast option
   std::unique_ptr<ExecutionOrdering> ordering_;
+  std::shared_ptr<const CallGraph> call_graph_;
   BuildCounts builds_;
 };
 

@@ -104,7 +104,8 @@ class DataflowBuilder {
  public:
   using Visitor = DataflowAnalysis::InstructionVisitor;
 
-  DataflowBuilder(DataflowAnalysis& df, const Visitor* visit) : df_(df), visit_(visit) {}
+  DataflowBuilder(DataflowAnalysis& df, const Visitor* visit)
+      : df_(df), visit_(visit), collect_calls_(df.call_graph_ == nullptr) {}
 
   absl::Status Build() {
     if (absl::Status s = Walk(); !s.ok()) return s;
@@ -176,8 +177,8 @@ class DataflowBuilder {
         if (instr->unique_id() >= df_.base_.size())
           df_.base_.resize(instr->unique_id() + 1, kNoBase);
         df_.base_[instr->unique_id()] = static_cast<uint32_t>(base);
-        for (const Computation* callee : instr->called_computations()) {
-          if (callee != nullptr) calls_.push_back({instr, callee, CallContextOf(*instr)});
+        if (collect_calls_ && !instr->called_computations().empty()) {
+          CallGraph::AppendCallsOf(*instr, calls_);
         }
         if (instr->opcode() == Opcode::kParameter || !rule_error_.ok()) {
           Define(*instr, 0, count, /*phi=*/false);
@@ -185,7 +186,7 @@ class DataflowBuilder {
         }
         rule_.Clear();
         if (absl::Status s =
-                BuildRule(*instr, df_.call_sites_, df_.options_, df_.positions_, rule_);
+                BuildRule(*instr, df_.call_graph_.get(), df_.options_, df_.positions_, rule_);
             !s.ok()) {
           // Reported after the call sites (see Build).
           RuleError(base, std::move(s));
@@ -196,10 +197,8 @@ class DataflowBuilder {
       }
     }
     computation_first_position_.push_back(static_cast<uint32_t>(df_.sets_.size()));
-    absl::StatusOr<CallSites> sites = CallSitesOf(calls_);
-    if (!sites.ok()) return sites.status();
-    df_.call_sites_ = *std::move(sites);
-    return absl::OkStatus();
+    if (collect_calls_) df_.call_graph_ = CallGraph::FromCalls(module, std::move(calls_));
+    return df_.call_graph_->CheckNoMixedContext();
   }
 
   // Keeps the error of the instruction with the first position.
@@ -285,11 +284,13 @@ class DataflowBuilder {
   // --- 2. parameters of control-flow callees ------------------------------------------------
 
   void CalleeParameters() {
-    if (df_.call_sites_.control_flow.empty()) return;
+    const CallGraph& graph = *df_.call_graph_;
+    if (!graph.HasControlFlowSites()) return;
     // In the order of the callees' first positions, so errors and rules do not depend on the
-    // hash map's order.
+    // order the call graph lists them in.
     std::vector<std::pair<uint32_t, const Computation*>> callees;
-    for (const auto& [callee, unused_sites] : df_.call_sites_.control_flow) {
+    for (const Computation* callee : df_.module_.computations()) {
+      if (graph.ControlFlowSites(callee).empty()) continue;
       uint32_t first = kNoBase;
       for (const Instruction* param : callee->parameters()) {
         if (param != nullptr) first = std::min(first, df_.base_[param->unique_id()]);
@@ -304,7 +305,7 @@ class DataflowBuilder {
         if (base == kNoBase) continue;  // not in the computation's list: never walked
         rule_.Clear();
         if (absl::Status s =
-                BuildRule(*param, df_.call_sites_, df_.options_, df_.positions_, rule_);
+                BuildRule(*param, df_.call_graph_.get(), df_.options_, df_.positions_, rule_);
             !s.ok()) {
           RuleError(base, std::move(s));
           continue;
@@ -501,7 +502,7 @@ class DataflowBuilder {
         if (!it->phi && !it->settled) order.push_back(static_cast<uint32_t>(it - rules_.begin()));
       }
     };
-    if (df_.call_sites_.control_flow.empty()) {
+    if (!df_.call_graph_->HasControlFlowSites()) {
       add_range(0, static_cast<uint32_t>(df_.sets_.size()));
       return order;
     }
@@ -522,10 +523,10 @@ class DataflowBuilder {
     // (caller computation, caller position, callee computation), sorted: callees in the
     // order their callers appear.
     std::vector<std::tuple<uint32_t, uint32_t, uint32_t>> edges;
-    for (const auto& [callee, sites] : df_.call_sites_.control_flow) {
+    for (const Computation* callee : computations) {
       auto to = index.find(callee);
       if (to == index.end()) continue;
-      for (const CallSite& site : sites) {
+      for (const CallSite& site : df_.call_graph_->ControlFlowSites(callee)) {
         auto from = index.find(site.caller->parent());
         if (from == index.end()) continue;
         edges.emplace_back(from->second, df_.base_[site.caller->unique_id()], to->second);
@@ -813,11 +814,12 @@ class DataflowBuilder {
 
   DataflowAnalysis& df_;
   const Visitor* visit_;
+  bool collect_calls_;       // no call graph was given: the walk collects the calls
   InstructionRule rule_;     // the rule of the instruction being walked
   absl::Status rule_error_;  // the first rule error (by position)
   size_t rule_error_base_ = 0;
   std::vector<bool> covered_;                         // its positions that a range covers
-  std::vector<CallEdge> calls_;                       // every (instruction, computation it calls)
+  std::vector<CallSite> calls_;                       // every call site, in module order
   std::vector<uint32_t> computation_first_position_;  // by computation index, and the end
   std::vector<Rule> rules_;                           // sorted by base (after ResolveSources)
   std::vector<uint32_t> unsettled_rules_;  // rules_ indices for the fixed point, in order
@@ -851,19 +853,22 @@ class DataflowBuilder {
 
 absl::StatusOr<std::unique_ptr<DataflowAnalysis>> DataflowAnalysis::Run(const Module& module,
                                                                         const Options& options) {
-  if (module.entry() == nullptr) return absl::InvalidArgumentError("module has no entry");
-  std::unique_ptr<DataflowAnalysis> df(new DataflowAnalysis(module, options));
-  DataflowBuilder builder(*df, nullptr);
-  if (absl::Status s = builder.Build(); !s.ok()) return s;
-  return df;
+  return Run(module, options, nullptr, nullptr);
 }
 
 absl::StatusOr<std::unique_ptr<DataflowAnalysis>> DataflowAnalysis::Run(const Module& module,
                                                                         const Options& options,
                                                                         InstructionVisitor visit) {
+  return Run(module, options, nullptr, &visit);
+}
+
+absl::StatusOr<std::unique_ptr<DataflowAnalysis>> DataflowAnalysis::Run(
+    const Module& module, const Options& options, std::shared_ptr<const CallGraph> calls,
+    const InstructionVisitor* visit) {
   if (module.entry() == nullptr) return absl::InvalidArgumentError("module has no entry");
   std::unique_ptr<DataflowAnalysis> df(new DataflowAnalysis(module, options));
-  DataflowBuilder builder(*df, &visit);
+  df->call_graph_ = std::move(calls);
+  DataflowBuilder builder(*df, visit);
   if (absl::Status s = builder.Build(); !s.ok()) return s;
   return df;
 }

@@ -26,12 +26,12 @@
 // holds its operand's values, so a buffer seen through bitcasts is still the same buffer (XLA's
 // GPU and TPU backends treat bitcasts this way). With true, a bitcast defines a new value.
 //
-// Call sites. Parameters of the entry, of uncalled computations and of embedded computations
-// (fusion, reduce's to_apply, ...) define their values. Parameters of control-flow callees
-// (while body/condition, conditional branch, call, async-start's computation) hold the
-// caller's values; a callee with several call sites (two loops sharing a body, a computation
-// called twice) holds the union over its sites, a phi where a loop or conditional is among
-// them, as in XLA. Run fails only for a computation called both as control flow and embedded,
+// Call sites (analysis/call_graph.h). Parameters of the entry, of uncalled computations and of
+// embedded computations (fusion, reduce's to_apply, ...) define their values. Parameters of
+// control-flow callees (while body/condition, conditional branch, call, async-start's computation)
+// hold the caller's values; a callee with several call sites (two loops sharing a body, a
+// computation called twice) holds the union over its sites, a phi where a loop or conditional is
+// among them, as in XLA. Run fails only for a computation called both as control flow and embedded,
 // naming it and suggesting `--passes=flatten-call-graph` (XLA rejects it too).
 //
 // Cost: one walk over the module (the only time the analysis reads every instruction; it
@@ -53,7 +53,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "analysis/dataflow_call_sites.h"
+#include "analysis/call_graph.h"
 #include "analysis/dataflow_options.h"
 #include "analysis/dataflow_positions.h"
 #include "analysis/hlo_value.h"
@@ -87,10 +87,18 @@ class DataflowAnalysis {
   static absl::StatusOr<std::unique_ptr<DataflowAnalysis>> Run(const Module& module) {
     return Run(module, Options{});
   }
+  // With the module's call graph already built (AnalysisCache's): the walk does not collect
+  // the calls again. Null: as above.
+  static absl::StatusOr<std::unique_ptr<DataflowAnalysis>> Run(
+      const Module& module, const Options& options, std::shared_ptr<const CallGraph> calls,
+      const InstructionVisitor* visit = nullptr);
 
   const Module& module() const { return module_; }
   const Options& options() const { return options_; }
-  const CallSites& call_sites() const { return call_sites_; }
+  // The call graph the analysis used (built from its walk unless one was given): who calls each
+  // computation, and how.
+  const CallGraph& call_graph() const { return *call_graph_; }
+  const std::shared_ptr<const CallGraph>& shared_call_graph() const { return call_graph_; }
 
   absl::Span<const HloValue> values() const { return values_; }
   const HloValue& value(ValueId id) const { return values_[id]; }
@@ -133,7 +141,7 @@ class DataflowAnalysis {
 
   const Module& module_;
   Options options_;
-  CallSites call_sites_;
+  std::shared_ptr<const CallGraph> call_graph_;
   std::vector<HloValue> values_;
   // Per instruction (by unique_id): its first position, or kNoBase.
   std::vector<uint32_t> base_;

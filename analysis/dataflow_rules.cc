@@ -104,11 +104,12 @@ class RuleBuilder {
 
 const Instruction* RootOf(const Computation* c) { return c == nullptr ? nullptr : c->root(); }
 
-absl::Status ParameterRule(const Instruction& instr, const CallSites& sites,
+absl::Status ParameterRule(const Instruction& instr, const CallGraph* calls,
                            const DataflowAnalysis::Options& options, RuleBuilder& b,
                            InstructionRule& rule) {
+  if (calls == nullptr) return absl::OkStatus();
   const Computation* comp = instr.parent();
-  const absl::Span<const CallSite> callers = sites.ControlFlowSites(comp);
+  const absl::Span<const CallSite> callers = calls->ControlFlowSites(comp);
   // Entry, uncalled and embedded computations: the parameter defines its values.
   if (callers.empty() || comp->is_entry()) return absl::OkStatus();
   const int64_t n = instr.parameter_number();
@@ -223,7 +224,7 @@ absl::Status LateBoundUpdateRule(const Instruction& instr, RuleBuilder& b) {
 }
 
 // The table. Every opcode not listed defines a value at each index of its output.
-absl::Status BuildRule(const Instruction& instr, const CallSites& sites,
+absl::Status BuildRule(const Instruction& instr, const CallGraph* calls,
                        const DataflowAnalysis::Options& options, ShapePositions& positions,
                        InstructionRule& rule) {
   RuleBuilder b(instr, positions, rule);
@@ -231,7 +232,7 @@ absl::Status BuildRule(const Instruction& instr, const CallSites& sites,
   const auto i64 = [](size_t v) { return static_cast<int64_t>(v); };
   switch (instr.opcode()) {
     case Opcode::kParameter:
-      return ParameterRule(instr, sites, options, b, rule);
+      return ParameterRule(instr, calls, options, b, rule);
     case Opcode::kTuple:  // defines {}, element i is operand i
       for (int64_t i = 0; i < n; ++i) {
         if (absl::Status s = b.ForwardOperand({i}, i, {}); !s.ok()) return s;

@@ -34,8 +34,9 @@ struct InstructionRule {
 
 // Fills `rule` (cleared before) for `instr`. Fails (naming the instruction) when the shapes do
 // not have the structure the opcode implies, e.g. a get-tuple-element index past its operand's
-// elements. `sites` is read for parameters only (their rule depends on the caller).
-absl::Status BuildRule(const Instruction& instr, const CallSites& sites,
+// elements. `calls` is read for parameters only (their rule depends on the caller); null means
+// no call graph yet (the walk's instructions other than parameters).
+absl::Status BuildRule(const Instruction& instr, const CallGraph* calls,
                        const DataflowAnalysis::Options& options, ShapePositions& positions,
                        InstructionRule& rule);
 

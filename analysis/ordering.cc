@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "absl/container/inlined_vector.h"
-#include "analysis/dataflow_call_sites.h"
+#include "analysis/call_graph.h"
 #include "fmt/format.h"
 #include "hlo/computation.h"
 

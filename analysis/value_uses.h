@@ -24,7 +24,7 @@
 // opt-barrier and add-dependency's operand 0 (they pass the value on: its readers are theirs);
 // kBufferTouch counts tuple and get-tuple-element at {} and domain and opt-barrier everywhere
 // (the profiler keeps the buffer live through them). Unifying the two would move reported
-// peaks or copy-elision's decisions; they stay as they are (docs/architecture.md).
+// peaks or copy-elision's decisions; they stay as they are (docs/analyses.md).
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 // One HLO instruction: opcode, result shape, operands, users, called computations and
 // attributes.
 //
-// Memory layout (see docs/architecture.md): instructions live in a per-module ObjectPool
+// Memory layout (see docs/ir.md): instructions live in a per-module ObjectPool
 // (blocks of 256, never moved, so pointers stay valid for the module's lifetime), hold
 // interned shapes (`const Shape*`), names and attribute text as string_views into the module's
 // StringArena, and operands/users in small inline vectors. Attributes that analyses read are

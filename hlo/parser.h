@@ -1,5 +1,5 @@
 // Text → Module. Accepts the HLO text that XLA prints, old and new styles (see
-// docs/architecture.md for the grammar notes), and reports errors as
+// docs/parser.md for the grammar notes), and reports errors as
 //   file:line:col: error: message
 //   <the source line>
 //        ^

@@ -6,7 +6,7 @@
 // A proto is turned into the HLO text XLA's printer writes for the same module, and that text
 // goes through ParseModule: one parser, one verifier and one set of typed attributes for every
 // input form, so a module read from a proto is indistinguishable from one read from its text
-// dump (docs/architecture.md, "Input formats").
+// dump (docs/formats.md, "Input formats").
 //
 //   InputFormat format = DetectInputFormat(path, bytes);
 //   if (format != InputFormat::kHloText) {

@@ -1,6 +1,6 @@
 // The list of passes hloscope ships. Adding a pass: its two files (passes/CMakeLists.txt
 // compiles every .cc here), one line below, and one lit file under testdata/passes/; the tests
-// read the list from the registry (docs/architecture.md, "Adding a pass").
+// read the list from the registry (docs/passes.md, "Adding a pass").
 #include "passes/copy_elision.h"
 #include "passes/copy_insertion.h"
 #include "passes/dce.h"

@@ -607,7 +607,7 @@ absl::StatusOr<bool> CopyElision::RunOnModule(Module& module, AnalysisCache& ana
   const absl::flat_hash_set<const Computation*> runs = ReachableComputations(module);
   std::vector<Instruction*> copies;
   for (Computation* c : module.computations()) {
-    if (flow.call_sites().embedded_count.contains(c) || !runs.contains(c)) continue;
+    if (flow.call_graph().IsEmbedded(c) || !runs.contains(c)) continue;
     for (Instruction* i : c->instructions()) {
       if (i->opcode() == Opcode::kCopy) copies.push_back(i);
     }

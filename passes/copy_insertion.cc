@@ -13,6 +13,7 @@
 #include "analysis/alias.h"
 #include "analysis/analysis_cache.h"
 #include "analysis/buffer_consistency.h"
+#include "analysis/call_graph.h"
 #include "analysis/in_place_pairs.h"
 #include "analysis/ordering.h"
 #include "analysis/value_liveness.h"
@@ -245,29 +246,27 @@ Instruction* Next(const Instruction* instr) {
   return *it;
 }
 
-bool IsAsync(Opcode op) {
-  return op == Opcode::kAsyncStart || op == Opcode::kAsyncUpdate || op == Opcode::kAsyncDone;
-}
-
 // Computations whose instructions own buffers: the entry and the callees of while,
-// conditional and call (a `call-start`'s callee too). Fusions, reducers and the computations
-// async ops wrap (calls=) run as part of one instruction (XLA adds no copies in them).
+// conditional and call (analysis/call_graph.h; a `call-start`'s callee too). Fusions and
+// reducers run as part of one instruction (embedded), and the computation an async-start wraps,
+// control flow that runs beside its caller, holds only the start's operands and result: no
+// copies go in them.
 // Fails when such a computation has several call sites (the copies one caller needs would be
 // made for all of them); Run flattens the call graph first, so this is a guard.
 absl::StatusOr<std::vector<Computation*>> ControlFlowComputations(const Module& module,
-                                                                  const CallSites& sites) {
+                                                                  const CallGraph& calls) {
   std::vector<Computation*> out;
   for (Computation* c : module.computations()) {
-    if (sites.embedded_count.contains(c)) continue;
+    if (calls.IsEmbedded(c)) continue;
     if (c != module.entry()) {
-      absl::Span<const CallSite> callers = sites.ControlFlowSites(c);
+      absl::Span<const CallSite> callers = calls.ControlFlowSites(c);
       if (callers.empty()) continue;
       // XLA skips async computations (the wrapper holding the one wrapped op). The short
       // `call-start(...), to_apply=f` form has no wrapper here: f is the wrapped call's callee,
       // an ordinary computation to XLA, whose conditionals and loops get their copies.
       const Instruction* caller = callers[0].caller;
-      if (IsAsync(caller->opcode()) && !(caller->opcode() == Opcode::kAsyncStart &&
-                                         caller->async_wrapped_opcode() == Opcode::kCall)) {
+      if (callers[0].async && !(caller->opcode() == Opcode::kAsyncStart &&
+                                caller->async_wrapped_opcode() == Opcode::kCall)) {
         continue;
       }
       if (callers.size() > 1) {
@@ -371,7 +370,7 @@ absl::Status Inserter::AddInterferenceCopies() {
   std::vector<InPlacePlan> in_place;
   std::vector<InFlightPlan> in_flight;
   absl::StatusOr<std::vector<Computation*>> computations =
-      ControlFlowComputations(module_, flow.call_sites());
+      ControlFlowComputations(module_, flow.call_graph());
   if (!computations.ok()) return computations.status();
   for (Computation* c : *computations) {
     for (Instruction* instr : c->instructions()) {
@@ -627,7 +626,7 @@ absl::Status Inserter::AddRootCopies(const std::vector<InputOutputAlias>& aliase
   const DataflowAnalysis& flow = (*alias)->dataflow();
   std::vector<std::pair<Computation*, Selection>> plans;
   absl::StatusOr<std::vector<Computation*>> computations =
-      ControlFlowComputations(module_, flow.call_sites());
+      ControlFlowComputations(module_, flow.call_graph());
   if (!computations.ok()) return computations.status();
   for (Computation* c : *computations) {
     const bool is_entry = c == module_.entry();

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "analysis/call_graph.h"
 #include "fmt/format.h"
 #include "hlo/checked_int.h"
 #include "hlo/computation.h"
@@ -11,18 +12,6 @@
 namespace hloscope {
 
 namespace {
-
-bool IsControlFlowSite(const Instruction& caller) {
-  switch (caller.opcode()) {
-    case Opcode::kWhile:
-    case Opcode::kConditional:
-    case Opcode::kCall:
-    case Opcode::kAsyncStart:
-      return true;
-    default:
-      return false;
-  }
-}
 
 std::string UniqueComputationName(const Module& module, std::string_view base) {
   std::string name = fmt::format("{}.clone", base);
@@ -83,14 +72,10 @@ struct FlattenedSize {
   int64_t widest_copies = 0;
 };
 
-FlattenedSize CountFlattened(const Module& module) {
+FlattenedSize CountFlattened(const Module& module, const CallGraph& calls) {
   absl::flat_hash_map<const Computation*, int64_t> callers_left;  // Kahn's in-degree
-  for (const Computation* c : module.computations()) {
-    callers_left.try_emplace(c, 0);
-    for (const Instruction* i : c->instructions()) {
-      for (const Computation* callee : i->called_computations()) ++callers_left[callee];
-    }
-  }
+  for (const Computation* c : module.computations()) callers_left.try_emplace(c, 0);
+  for (const CallSite& site : calls.sites()) ++callers_left[site.callee];
   absl::flat_hash_map<const Computation*, int64_t> sites;  // control-flow sites reaching it
   std::vector<const Computation*> ready;
   for (const auto& [c, n] : callers_left) {
@@ -109,11 +94,11 @@ FlattenedSize CountFlattened(const Module& module) {
       size.widest = c;
       size.widest_copies = copies;
     }
-    for (const Instruction* i : c->instructions()) {
-      for (const Computation* callee : i->called_computations()) {
-        if (IsControlFlowSite(*i)) sites[callee] = SaturatingAdd(sites[callee], copies);
-        if (--callers_left[callee] == 0) ready.push_back(callee);
+    for (const CallSite& site : calls.CallsIn(*c)) {
+      if (site.context == CallContext::kControlFlow) {
+        sites[site.callee] = SaturatingAdd(sites[site.callee], copies);
       }
+      if (--callers_left[site.callee] == 0) ready.push_back(site.callee);
     }
   }
   size.acyclic = done == callers_left.size();
@@ -127,7 +112,7 @@ std::string CountText(int64_t n) {
 }  // namespace
 
 absl::StatusOr<bool> FlattenCallGraph::RunOnModule(Module& module, AnalysisCache& /*analyses*/) {
-  if (FlattenedSize size = CountFlattened(module);
+  if (FlattenedSize size = CountFlattened(module, *CallGraph::Build(module));
       size.acyclic && size.instructions > kMaxFlattenedInstructions) {
     return absl::ResourceExhaustedError(fmt::format(
         "flatten-call-graph: the flattened module would hold {} instructions, more than the "
@@ -141,26 +126,20 @@ absl::StatusOr<bool> FlattenCallGraph::RunOnModule(Module& module, AnalysisCache
   // shared from then on and handled in the next round. The verifier guarantees the call
   // graph has no cycle, so the rounds end; the bound catches a module that skipped it.
   for (int round = 0; round < 1000; ++round) {
+    const std::unique_ptr<CallGraph> calls = CallGraph::Build(module);
     absl::flat_hash_map<const Computation*, int64_t> sites;
-    struct Slot {
-      Instruction* caller;
-      size_t slot;
-    };
-    std::vector<Slot> to_clone;
-    for (Computation* c : module.computations()) {
-      for (Instruction* i : c->instructions()) {
-        if (!IsControlFlowSite(*i)) continue;
-        const auto called = i->called_computations();
-        for (size_t k = 0; k < called.size(); ++k) {
-          // The first site keeps the original.
-          if (sites[called[k]]++ > 0) to_clone.push_back({i, k});
-        }
-      }
+    std::vector<CallSite> to_clone;
+    for (const CallSite& site : calls->sites()) {
+      if (site.context != CallContext::kControlFlow) continue;
+      // The first site keeps the original.
+      if (sites[site.callee]++ > 0) to_clone.push_back(site);
     }
     if (to_clone.empty()) return changed;
-    for (const Slot& s : to_clone) {
-      const Computation* original = s.caller->called_computations()[s.slot];
-      InstructionBuilder(s.caller).SetCalledComputation(s.slot, Clone(module, *original));
+    for (const CallSite& s : to_clone) {
+      // The pass holds the module, so the call graph's read-only view of its caller may be
+      // written through.
+      Instruction* caller = const_cast<Instruction*>(s.caller);
+      InstructionBuilder(caller).SetCalledComputation(s.slot, Clone(module, *s.callee));
     }
     changed = true;
   }

@@ -1,6 +1,7 @@
 // Flatten the call graph (`flatten-call-graph`): give every control-flow call site (while
-// body/condition, conditional branch, call, async-start) its own copy of the computation it
-// calls, so each such computation has exactly one caller. The dataflow analysis needs that to
+// body/condition, conditional branch, call, async-start's wrapped computation: the contexts of
+// analysis/call_graph.h) its own copy of the computation it calls, so each such computation
+// has exactly one caller. The dataflow analysis needs that to
 // attribute a callee's parameters to one caller (see analysis/dataflow.h).
 //
 // The first call site keeps the original; every other site gets a clone named

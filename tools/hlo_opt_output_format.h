@@ -5,7 +5,7 @@
 //   hlo-opt model.hlo --passes=dce -o model.hlo.pb      # binary HloModuleProto
 //   hlo-opt model.hlo --output-format=pbtxt             # text format on standard output
 //
-// The proto is hlo/proto_writer's (docs/architecture.md, "Output formats"); it holds one
+// The proto is hlo/proto_writer's (docs/formats.md, "Output formats"); it holds one
 // module, so it does not combine with --split-input-file, and it is the module itself, so not
 // with the reports that replace the printed module (--stats, --check-in-place, analyses).
 #pragma once

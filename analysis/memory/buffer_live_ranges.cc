@@ -30,28 +30,20 @@ LiveRangeBuilder::LiveRangeBuilder(const AliasAnalysis& alias,
   read_by_backward.assign(alias.buffers().size(), 0);
 }
 
-int64_t LiveRangeBuilder::CalleeBytes(const Instruction& in) const {
-  auto peak_of = [&](const Computation* c) -> int64_t {
-    if (c == nullptr) return 0;
-    auto it = callee_peak.find(c);
-    return it == callee_peak.end() ? 0 : it->second;
-  };
-  switch (in.opcode()) {
-    case Opcode::kWhile:
-      return std::max(peak_of(in.while_body()), peak_of(in.while_condition()));
-    case Opcode::kConditional: {
-      int64_t m = 0;
-      for (const Computation* c : in.called_computations()) m = std::max(m, peak_of(c));
-      return m;
-    }
-    case Opcode::kCall:
-      return peak_of(
-          in.to_apply() != nullptr
-              ? in.to_apply()
-              : (in.called_computations().empty() ? nullptr : in.called_computations()[0]));
-    default:
-      return 0;
+absl::flat_hash_map<const Instruction*, int64_t> LiveRangeBuilder::CalleeBytes(
+    const Computation& computation) const {
+  // The callees that run within their calling instruction (analysis/call_graph.h: synchronous
+  // control flow: a while's body and condition, a conditional's branches, a call's target) add
+  // the largest of their own peaks at its step. An async-start's computation runs beside its
+  // caller; what it holds is the start's tuple, counted in this computation.
+  absl::flat_hash_map<const Instruction*, int64_t> bytes;
+  for (const CallSite& site : flow_.call_graph().CallsIn(computation)) {
+    if (site.context != CallContext::kControlFlow || site.async) continue;
+    auto it = callee_peak.find(site.callee);
+    int64_t& at_caller = bytes[site.caller];
+    at_caller = std::max(at_caller, it == callee_peak.end() ? 0 : it->second);
   }
+  return bytes;
 }
 
 void LiveRangeBuilder::AddShareCandidates(const Instruction& in, int32_t position, BufferId result,
@@ -94,6 +86,7 @@ ComputationLiveness LiveRangeBuilder::Run(const Computation& computation, bool i
   };
   absl::InlinedVector<BufferId, 8> operand_buffers;
   std::vector<ShareCandidate> share_candidates;
+  const absl::flat_hash_map<const Instruction*, int64_t> callee_bytes = CalleeBytes(computation);
   for (int32_t t = 0; t < n; ++t) {
     const Instruction& in = *out.schedule[t];
     const bool backward =
@@ -158,7 +151,11 @@ ComputationLiveness LiveRangeBuilder::Run(const Computation& computation, bool i
         for (ValueId v : flow_.ValuesAtPosition(in, p)) touch(alias_.BufferOf(v).id, t);
       }
     }
-    out.callee_bytes[t] = CalleeBytes(in);
+    if (!in.called_computations().empty()) {
+      if (auto it = callee_bytes.find(&in); it != callee_bytes.end()) {
+        out.callee_bytes[t] = it->second;
+      }
+    }
   }
   // The result lives to the end; so do entry parameters the caller keeps.
   absl::flat_hash_set<BufferId> interface;

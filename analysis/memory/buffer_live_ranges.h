@@ -5,9 +5,10 @@
 //   LiveRangeBuilder builder(alias, sizes, scheduled);
 //   ComputationLiveness entry = builder.Run(*module.entry(), /*is_entry=*/true, donated);
 //
-// Run a computation's control-flow callees before it (callee peaks are read from
-// `callee_peak`); each Run reuses the builder's per-buffer scratch, so a run is linear in the
-// computation's instructions and positions, not in the module's buffers.
+// Run a computation's synchronous control-flow callees (analysis/call_graph.h) before it
+// (callee peaks are read from `callee_peak`); each Run reuses the builder's per-buffer scratch,
+// so a run is linear in the computation's instructions and positions, not in the module's
+// buffers.
 #pragma once
 
 #include <cstdint>
@@ -73,7 +74,9 @@ class LiveRangeBuilder {
     BufferId operand;
     int32_t step;
   };
-  int64_t CalleeBytes(const Instruction& in) const;
+  // Per calling instruction of `computation`: the callee peak added at its step.
+  absl::flat_hash_map<const Instruction*, int64_t> CalleeBytes(
+      const Computation& computation) const;
   // Operand buffers `in`'s result at `position` (in buffer `result`) could take over.
   void AddShareCandidates(const Instruction& in, int32_t position, BufferId result, int32_t step,
                           std::vector<ShareCandidate>& out) const;

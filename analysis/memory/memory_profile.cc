@@ -11,8 +11,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "analysis/alias.h"
+#include "analysis/call_graph.h"
 #include "analysis/memory/buffer_live_ranges.h"
-#include "analysis/memory/call_graph.h"
 #include "analysis/memory/heap_simulation.h"
 #include "analysis/memory/host_placement.h"
 #include "analysis/memory/memory_schedulers.h"
@@ -325,6 +325,30 @@ void FillHeap(const AliasAnalysis& alias, const ComputationLiveness& entry, Modu
                    [](const HeapSlot& x, const HeapSlot& y) { return x.offset < y.offset; });
 }
 
+// A control-flow callee with two call sites is one set of buffers for both callers: the
+// dataflow accepts that (its parameters hold the union) but the profile would not be XLA's.
+// The profiler runs the synchronous callees (while, conditional, call) before their caller and
+// adds each one's own peak at its calling instruction; an async-start's computation runs beside
+// its caller and what it holds is the start's tuple, so it is not walked, but shared by two
+// starts it would still make their results one buffer. An error names the first control-flow
+// callee with two sites, async ones included (as analysis/call_graph.h classifies them);
+// flatten-call-graph gives each site its own copy.
+absl::Status CheckOneCallSitePerCallee(const Module& module, const CallGraph& calls) {
+  absl::flat_hash_map<const Computation*, int> sites;
+  for (const Computation* c : calls.CalleesFirst(*module.entry(), CallGraph::kControlFlow)) {
+    for (const CallSite& site : calls.CallsIn(*c)) {
+      if (site.context != CallContext::kControlFlow) continue;
+      if (++sites[site.callee] == 2) {
+        return absl::InvalidArgumentError(fmt::format(
+            "module '{}': computation '{}' has more than one call site; the memory profiler "
+            "needs one per control-flow callee: run --passes=flatten-call-graph first",
+            module.name(), site.callee->name()));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptions& options,
                                          StageNames& names, bool* dynamic) {
   SizeNotes notes;
@@ -332,11 +356,13 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
   if (module.entry() == nullptr) {
     return absl::InvalidArgumentError(fmt::format("module '{}' has no entry", module.name()));
   }
-  if (absl::Status s = CheckOneCallSitePerCallee(module); !s.ok()) return s;
-  absl::StatusOr<InstructionRoles> roles = AssignRoles(module, options, names);
+  const std::shared_ptr<const CallGraph> calls = CallGraph::Build(module);
+  if (absl::Status s = CheckOneCallSitePerCallee(module, *calls); !s.ok()) return s;
+  absl::StatusOr<InstructionRoles> roles = AssignRoles(module, *calls, options, names);
   if (!roles.ok()) return roles.status();
   mp.roles = *std::move(roles);
-  absl::StatusOr<std::unique_ptr<AliasAnalysis>> aa = AliasAnalysis::Run(module, options.dataflow);
+  absl::StatusOr<std::unique_ptr<AliasAnalysis>> aa =
+      AliasAnalysis::Run(module, options.dataflow, calls);
   if (!aa.ok()) return aa.status();
   const AliasAnalysis& alias = **aa;
   const DataflowAnalysis& flow = alias.dataflow();
@@ -422,7 +448,8 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
       }
     }
   }
-  const std::vector<const Computation*> callees_first = CalleesFirst(*module.entry());
+  const std::vector<const Computation*> callees_first =
+      calls->CalleesFirst(*module.entry(), CallGraph::kSynchronous);
   absl::flat_hash_map<const Computation*, ComputationLiveness> callee_liveness;
   // Runs every computation, callees first, with one schedule kind; returns the entry's.
   auto run = [&](LiveRangeBuilder& builder, ScheduleKind kind) {

@@ -46,24 +46,10 @@ std::string_view OpName(const Instruction& in) {
   return in.metadata() != nullptr ? in.metadata()->op_name : std::string_view();
 }
 
-// Control-flow callees, whose instructions inherit the caller's stage and direction.
-void ControlFlowCallees(const Instruction& in, std::vector<const Computation*>& out) {
-  switch (in.opcode()) {
-    case Opcode::kWhile:
-    case Opcode::kConditional:
-    case Opcode::kCall:
-    case Opcode::kAsyncStart:
-      for (const Computation* c : in.called_computations()) out.push_back(c);
-      break;
-    default:
-      break;
-  }
-}
-
 }  // namespace
 
-absl::StatusOr<InstructionRoles> AssignRoles(const Module& module, const MemoryOptions& options,
-                                             StageNames& names) {
+absl::StatusOr<InstructionRoles> AssignRoles(const Module& module, const CallGraph& calls,
+                                             const MemoryOptions& options, StageNames& names) {
   std::unique_ptr<RE2> stage_re;
   if (options.stage_by == MemoryOptions::StageBy::kOpNameRegex) {
     absl::StatusOr<std::unique_ptr<RE2>> re = Compile(options.stage_regex, "--stage-regex");
@@ -116,7 +102,6 @@ absl::StatusOr<InstructionRoles> AssignRoles(const Module& module, const MemoryO
     Direction direction;
   };
   std::vector<Item> work = {{module.entry(), -1, Direction::kNone}};
-  std::vector<const Computation*> callees;
   absl::flat_hash_map<const Computation*, bool> seen;
   while (!work.empty()) {
     Item item = work.back();
@@ -138,9 +123,12 @@ absl::StatusOr<InstructionRoles> AssignRoles(const Module& module, const MemoryO
       }
       roles.stage[in->unique_id()] = stage;
       roles.direction[in->unique_id()] = dir;
-      callees.clear();
-      ControlFlowCallees(*in, callees);
-      for (const Computation* c : callees) work.push_back({c, stage, dir});
+    }
+    // Control-flow callees inherit their calling instruction's stage and direction.
+    for (const CallSite& site : calls.CallsIn(*item.computation)) {
+      if (site.context != CallContext::kControlFlow) continue;
+      const uint32_t id = site.caller->unique_id();
+      work.push_back({site.callee, roles.stage[id], roles.direction[id]});
     }
   }
   return roles;

@@ -2,14 +2,15 @@
 // the memory profiler.
 //
 //   StageNames names;
-//   absl::StatusOr<InstructionRoles> roles = AssignRoles(module, options, names);
+//   absl::StatusOr<InstructionRoles> roles = AssignRoles(module, *call_graph, options, names);
 //   int s = roles->stage[instr->unique_id()];   // index into names, -1: none
 //
 // An instruction's stage comes from its metadata op_name (the one capture group of
 // `options.stage_regex`) or from a frontend attribute (`options.stage_attr`); its direction
 // from op_name (`backward_regex` first, then `forward_regex`). An instruction without either
-// takes its calling instruction's (while body and condition, conditional branches, call and
-// async computations), so a loop body's bookkeeping belongs to the loop's stage. Regular
+// takes its calling instruction's (control-flow callees, analysis/call_graph.h: while body and
+// condition, conditional branches, call and async computations), so a loop body's bookkeeping
+// belongs to the loop's stage. Regular
 // expressions are matched once per distinct op_name.
 #pragma once
 
@@ -21,6 +22,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "analysis/call_graph.h"
 #include "analysis/memory/memory_profile.h"
 #include "hlo/module.h"
 #include "hlo/string_hash.h"
@@ -47,7 +49,7 @@ struct InstructionRoles {
 
 // Fails when a regular expression does not compile or the stage regex has no single capture
 // group.
-absl::StatusOr<InstructionRoles> AssignRoles(const Module& module, const MemoryOptions& options,
-                                             StageNames& names);
+absl::StatusOr<InstructionRoles> AssignRoles(const Module& module, const CallGraph& calls,
+                                             const MemoryOptions& options, StageNames& names);
 
 }  // namespace hloscope

@@ -12,9 +12,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "analysis/alias.h"
-#include "analysis/dataflow_call_sites.h"
+#include "analysis/call_graph.h"
 #include "analysis/in_place_pairs.h"
-#include "analysis/memory/call_graph.h"
 #include "analysis/memory/instruction_sequence.h"
 #include "fmt/format.h"
 #include "hlo/computation.h"
@@ -92,7 +91,8 @@ class Assigner {
     }
     // Post order: callers' computations first, each in operand-first order.
     {
-      std::vector<const Computation*> order = CalleesFirst(*module_.entry());
+      std::vector<const Computation*> order =
+          flow_.call_graph().CalleesFirst(*module_.entry(), CallGraph::kSynchronous);
       std::reverse(order.begin(), order.end());
       for (const Computation* c : module_.computations()) {
         if (std::find(order.begin(), order.end(), c) == order.end()) order.push_back(c);

@@ -157,7 +157,7 @@ ENTRY e {
   EXPECT_EQ(ValuesAt(*df, "add", "a"), "a{}");
   EXPECT_EQ(ValuesAt(*df, "e", "st", {0, 0}), "x{}");
   EXPECT_EQ(ValuesAt(*df, "e", "dn"), "st{1}");
-  EXPECT_EQ(df->call_sites().ControlFlowSites(m->FindComputation("add")).size(), 0u);
+  EXPECT_EQ(df->call_graph().ControlFlowSites(m->FindComputation("add")).size(), 0u);
 }
 
 // call-start runs its callee as control flow (XLA's AsyncCall): the callee's parameters hold

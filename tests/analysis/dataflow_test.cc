@@ -367,7 +367,7 @@ ENTRY e {
     EXPECT_EQ(ValuesAt(**df, "e", "c1"), "n{}");
     EXPECT_EQ(ValuesAt(**df, "e", "c2"), "n{}");
     EXPECT_EQ((*df)->values().size(), 2u);
-    EXPECT_EQ((*df)->call_sites().ControlFlowSites(m->FindComputation("callee")).size(), 2u);
+    EXPECT_EQ((*df)->call_graph().ControlFlowSites(m->FindComputation("callee")).size(), 2u);
   }
 }
 
