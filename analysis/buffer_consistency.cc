@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
-#include "analysis/dataflow_call_sites.h"
+#include "analysis/call_graph.h"
 #include "fmt/format.h"
 #include "hlo/computation.h"
 
