@@ -272,7 +272,9 @@ def main():
           f"XLA's heap should show 3 boxes with an area: {m['xla_heap']}")
     check(len(m["our_heap"]) == 3 and all(w > 0 and h > 0 for w, h in m["our_heap"]),
           f"our temp heap should show 3 boxes with an area: {m['our_heap']}")
-    check(m["xla_differences"] == 3, f"expected 2 differing values, {m['xla_differences']} rows")
+    # Ours is the model of XLA's assignment (--memory-model=xla): it puts b, a and m into the
+    # output's allocation, where this hand-made fixture has them in a temp allocation.
+    check(m["xla_differences"] == 4, f"expected 3 differing values, {m['xla_differences']} rows")
     print("PASS")
     return 0
 
