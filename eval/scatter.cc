@@ -4,11 +4,11 @@
 #include <cstring>
 
 #include "absl/status/status.h"
-#include "hlo/attribute_values.h"
 #include "eval/element_io.h"
 #include "eval/kernels.h"
 #include "eval/layout_util.h"
-#include "hlo/str_util.h"
+#include "hlo/attribute_values.h"
+#include "support/str_util.h"
 
 namespace hloscope::eval {
 namespace {

@@ -1,9 +1,10 @@
 #include "passes/copy_elision_report.h"
 
 #include "fmt/format.h"
-#include "hlo/checked_int.h"
-#include "hlo/str_util.h"
 #include "passes/copy_elision_report.pb.h"
+#include "support/bytes.h"
+#include "support/checked_int.h"
+#include "support/str_util.h"
 
 namespace hloscope {
 
@@ -57,8 +58,8 @@ std::string CopyInsertionSummary(const CopyInsertionReport& r, std::string_view 
                        HumanBytes(c.bytes), CopyRuleName(c.rule), c.detail);
   }
   for (const AddedControlEdge& e : r.control_edges) {
-    out += fmt::format("  control edge %{} -> %{} in {}: {}\n",
-                       e.predecessor, e.successor, e.computation, e.detail);
+    out += fmt::format("  control edge %{} -> %{} in {}: {}\n", e.predecessor, e.successor,
+                       e.computation, e.detail);
   }
   return out;
 }

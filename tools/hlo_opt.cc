@@ -22,13 +22,15 @@
 #include "analysis/in_place_hazards.h"
 #include "analysis/memory/xla_buffer_assignment.h"
 #include "fmt/core.h"
-#include "hlo/checked_int.h"
 #include "hlo/module.h"
 #include "hlo/parser.h"
 #include "hlo/printer.h"
-#include "hlo/str_util.h"
 #include "passes/pass_pipeline.h"
 #include "passes/pass_registry.h"
+#include "support/bytes.h"
+#include "support/checked_int.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 #include "tools/error_line.h"
 #include "tools/file_io.h"
 #include "tools/hlo_opt_flags.h"
@@ -44,10 +46,6 @@ namespace {
 enum ExitCode { kExitOk = 0, kExitBadInput = 1, kExitBadUsage = 2 };
 
 using Flags = HloOptFlags;
-
-std::string_view MessageOf(const absl::Status& s) {
-  return std::string_view(s.message().data(), s.message().size());
-}
 
 // Reports a usage error and returns the exit code for it.
 int UsageError(std::string_view message) {
@@ -261,7 +259,7 @@ class ModuleOutput {
 };
 
 void PrintError(const absl::Status& status) {
-  fmt::print(stderr, "{}", ErrorLine("hlo-opt", MessageOf(status)));
+  fmt::print(stderr, "{}", ErrorLine("hlo-opt", StatusText(status)));
 }
 
 bool IsBlank(std::string_view text) {
@@ -271,7 +269,7 @@ bool IsBlank(std::string_view text) {
 int Main(int argc, char** argv) {
   Flags flags;
   if (absl::Status s = ParseHloOptFlags(argc, argv, &flags); !s.ok()) {
-    return UsageError(MessageOf(s));
+    return UsageError(StatusText(s));
   }
   if (flags.jobs > 0) SetProcessJobs(flags.jobs);  // also for the reports' parallel parsing
   if (flags.help) {
@@ -305,7 +303,7 @@ int Main(int argc, char** argv) {
 
   // Unknown passes are usage errors: report them before reading any input.
   absl::StatusOr<std::unique_ptr<PassPipeline>> made = MakePipeline(flags);
-  if (!made.ok()) return UsageError(MessageOf(made.status()));
+  if (!made.ok()) return UsageError(StatusText(made.status()));
   std::unique_ptr<PassPipeline> pipeline = *std::move(made);
   CopyReportCollector copy_reports(flags.copy_report);
 
@@ -384,7 +382,7 @@ int Main(int argc, char** argv) {
         from_dump ? &*from_dump : nullptr);
     // A failed run writes no report: an existing --report=FILE stays as it was.
     if (code != kExitOk) return code;
-    if (absl::Status s = copy_reports.Finish(); !s.ok()) return UsageError(MessageOf(s));
+    if (absl::Status s = copy_reports.Finish(); !s.ok()) return UsageError(StatusText(s));
     return code;
   }
   InputFile input;  // mapped, not copied (tools/file_io.h)
@@ -451,7 +449,7 @@ int Main(int argc, char** argv) {
   // output behind; standard output still shows the modules that worked. The same for
   // --report=FILE: written only when every module succeeded.
   if (all_ok) {
-    if (absl::Status s = copy_reports.Finish(); !s.ok()) return UsageError(MessageOf(s));
+    if (absl::Status s = copy_reports.Finish(); !s.ok()) return UsageError(StatusText(s));
   }
   if (!output.Finish(all_ok, &error)) return UsageError(error);
   return all_ok ? kExitOk : kExitBadInput;

@@ -4,10 +4,10 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/report_json.h"
 #include "fmt/format.h"
 #include "passes/copy_elision_report.pb.h"
 #include "passes/pass_report.h"
+#include "support/proto_json.h"
 #include "tools/file_io.h"
 
 namespace hloscope {

@@ -6,7 +6,7 @@
 #include <system_error>
 
 #include "fmt/format.h"
-#include "hlo/str_util.h"
+#include "support/str_util.h"
 #include "tools/output_paths.h"
 
 namespace hloscope {

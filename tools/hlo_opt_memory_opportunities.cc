@@ -6,9 +6,10 @@
 #include <vector>
 
 #include "fmt/format.h"
-#include "hlo/str_util.h"
 #include "passes/copy_elision.h"
 #include "re2/re2.h"
+#include "support/bytes.h"
+#include "support/str_util.h"
 
 namespace hloscope {
 

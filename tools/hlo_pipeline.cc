@@ -12,7 +12,6 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "fmt/format.h"
-#include "hlo/str_util.h"
 #include "pipeline/cost_model.h"
 #include "pipeline/generators.h"
 #include "pipeline/grid_text.h"
@@ -22,14 +21,15 @@
 #include "pipeline/schedule_csv.h"
 #include "pipeline/simulator.h"
 #include "pipeline/stage_costs.h"
-#include "pipeline/string_pieces.h"
 #include "pipeline/trace_json.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 #include "tools/error_line.h"
 #include "tools/file_io.h"
 #include "tools/hlo_pipeline_flags.h"
 #include "tools/hlo_pipeline_hlo_opt.h"
-#include "tools/output_paths.h"
 #include "tools/hlo_pipeline_run.h"  // the simulation of one schedule
+#include "tools/output_paths.h"
 
 namespace hloscope::pipeline {
 namespace {
@@ -95,14 +95,14 @@ std::optional<Failure> PrintGrid(const PipelineFlags& f, const Run& run) {
   if (f.grid_pytorch) {
     absl::StatusOr<Schedule> grid =
         run.schedule.HasComms() ? LockstepGrid(run.schedule) : run.pytorch_order;
-    if (!grid.ok()) return Failure{kBadInput, std::string(StdView(grid.status().message()))};
+    if (!grid.ok()) return Failure{kBadInput, StatusText(grid.status())};
     std::vector<std::vector<std::string>> cells;
     for (const auto& row : grid->rows) cells.push_back(RowCells(row));
     fmt::print("{}", FormatCellGrid(cells));
     return std::nullopt;
   }
   absl::StatusOr<Schedule> aligned = AlignToSteps(run.schedule);
-  if (!aligned.ok()) return Failure{kBadInput, std::string(StdView(aligned.status().message()))};
+  if (!aligned.ok()) return Failure{kBadInput, StatusText(aligned.status())};
   fmt::print("{}", FormatStepGrid(*aligned));
   return std::nullopt;
 }
@@ -118,7 +118,7 @@ absl::StatusOr<StageCosts> ReadStageCosts(const std::string& path) {
 
 int Main(int argc, char** argv) {
   absl::StatusOr<PipelineFlags> parsed = ParsePipelineFlags(argc, argv);
-  if (!parsed.ok()) return Fail({kBadUsage, std::string(StdView(parsed.status().message()))});
+  if (!parsed.ok()) return Fail({kBadUsage, StatusText(parsed.status())});
   const PipelineFlags& f = *parsed;
   if (f.help) {
     // Said here, not in PipelineHelp's exit codes, which list what the flags decide.
@@ -157,7 +157,7 @@ int Main(int argc, char** argv) {
     absl::StatusOr<StageCosts> costs =
         !f.from_hlo.empty() ? StageCostsFromHlo(f.from_hlo, f.device_tflops, f.backward_regex)
                             : ReadStageCosts(f.stage_costs_path);
-    if (!costs.ok()) return Fail({kBadInput, std::string(StdView(costs.status().message()))});
+    if (!costs.ok()) return Fail({kBadInput, StatusText(costs.status())});
     if (!f.json) fmt::print("{}\n", FormatStageCosts(*costs));
     hlo = std::move(costs->stages);
   }
@@ -166,7 +166,7 @@ int Main(int argc, char** argv) {
 
   if (f.compare.empty()) {
     absl::StatusOr<Run> run = SimulateSchedule(f, hlo, f.schedule);
-    if (!run.ok()) return Fail({kBadInput, std::string(StdView(run.status().message()))});
+    if (!run.ok()) return Fail({kBadInput, StatusText(run.status())});
     if (f.grid) {
       if (std::optional<Failure> bad = PrintGrid(f, *run)) return Fail(*bad);
     }
@@ -209,7 +209,7 @@ int Main(int argc, char** argv) {
       runs.emplace_back(std::nullopt);
       any_failed = true;
       // The first line; a deadlock's grid would not fit in a table cell.
-      std::string_view message = StdView(run.status().message());
+      const std::string message = StatusText(run.status());
       e.error = std::string(message.substr(0, message.find('\n')));
     }
     entries.push_back(std::move(e));

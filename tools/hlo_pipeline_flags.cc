@@ -10,10 +10,10 @@
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
-#include "hlo/str_util.h"
 #include "pipeline/generators.h"
-#include "pipeline/string_pieces.h"
 #include "pipeline/units.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 
 namespace hloscope::pipeline {
 namespace {
@@ -46,7 +46,7 @@ absl::StatusOr<double> Time(std::string_view flag, std::string_view text) {
 
 absl::StatusOr<double> Bytes(std::string_view flag, std::string_view text) {
   absl::StatusOr<double> v = ParseBytes(text);
-  if (!v.ok()) return Bad(flag, StdView(v.status().message()));
+  if (!v.ok()) return Bad(flag, StatusText(v.status()));
   return v;
 }
 

@@ -10,14 +10,14 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "fmt/format.h"
-#include "hlo/str_util.h"
 #include "pipeline/cost_model.h"
 #include "pipeline/generators.h"
 #include "pipeline/lowering.h"
 #include "pipeline/pytorch_lowering.h"
 #include "pipeline/schedule_csv.h"
 #include "pipeline/simulator.h"
-#include "pipeline/string_pieces.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 
 namespace hloscope::pipeline {
 namespace {
@@ -126,7 +126,7 @@ std::optional<std::string> CheckScheduleNames(const PipelineFlags& f,
     }
     generated = true;
     if (absl::StatusOr<ScheduleSpec> spec = ParseScheduleSpec(name); !spec.ok()) {
-      return std::string(StdView(spec.status().message()));
+      return StatusText(spec.status());
     }
   }
   if (generated && !f.ranks) return "--ranks is required to generate a schedule";

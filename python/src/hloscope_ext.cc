@@ -35,6 +35,7 @@
 #include "pipeline/schedule.h"
 #include "pipeline/schedule_csv.h"
 #include "python/src/proto_to_python.h"
+#include "support/status_text.h"
 #include "tools/file_io.h"
 #include "tools/flag_table.h"
 #include "tools/hlo_opt_analysis.h"
@@ -50,8 +51,6 @@ namespace py = pybind11;
 namespace hloscope::python {
 namespace {
 
-std::string MessageOf(const absl::Status& s) { return std::string(s.message()); }
-
 // Text from the input (names, metadata, an error quoting a line of a binary file) need not be
 // UTF-8: undecodable bytes become U+FFFD rather than failing the call.
 py::str Str(std::string_view text) {
@@ -64,7 +63,7 @@ py::str Str(std::string_view text) {
 // proto's byte offset) from the message, which is what the CLI prints after its prefix.
 [[noreturn]] void Raise(const absl::Status& s, std::string_view kind) {
   py::object error_class = py::module_::import("hloscope._errors").attr("HloError");
-  PyErr_SetObject(error_class.ptr(), error_class(Str(MessageOf(s)), Str(kind)).ptr());
+  PyErr_SetObject(error_class.ptr(), error_class(Str(StatusText(s)), Str(kind)).ptr());
   throw py::error_already_set();
 }
 
@@ -201,7 +200,7 @@ ParsedMemoryFlags ParseMemoryArgs(const std::vector<std::string>& args) {
   std::vector<const char*> argv = {"hloscope", "--memory-report", "--format=json"};
   for (const std::string& a : args) argv.push_back(a.c_str());
   if (absl::Status s = table.Parse(static_cast<int>(argv.size()), argv.data()); !s.ok()) {
-    RaiseUsage(MessageOf(s));
+    RaiseUsage(StatusText(s));
   }
   if (std::string e = CheckMemoryFlags(f.memory, f.analysis, false, 1); !e.empty()) RaiseUsage(e);
   f.memory.options.dataflow = f.analysis.print.dataflow;
@@ -237,7 +236,7 @@ MemoryReportResult MemoryReportOf(const std::shared_ptr<PyModule>& module,
     PassRegistry registry;
     if (absl::Status s = RegisterBuiltinPasses(registry); !s.ok()) Raise(s, "passes");
     absl::StatusOr<std::unique_ptr<PassPipeline>> built = BuildPipeline(passes, registry);
-    if (!built.ok()) RaiseUsage(MessageOf(built.status()));
+    if (!built.ok()) RaiseUsage(StatusText(built.status()));
     pipeline = *std::move(built);
   }
   // XLA's own assignment: --xla-buffer-assignment=FILE, or the one in an HloProto input.
@@ -284,7 +283,7 @@ MemoryReportResult MemoryReportOf(const std::shared_ptr<PyModule>& module,
         absl::Status s =
             AddXlaBufferAssignment(*c, **before, xla_contents, xla_filename, options.top_buffers);
         if (!s.ok() && !xla_from_dump) return s;
-        if (!s.ok()) warning = "XLA's buffer assignment in the dump is not shown: " + MessageOf(s);
+        if (!s.ok()) warning = "XLA's buffer assignment in the dump is not shown: " + StatusText(s);
       }
       absl::StatusOr<std::string> j = PrintMemoryComparison(*c, {.format = MemoryFormat::kJson});
       if (!j.ok()) return j.status();
@@ -308,7 +307,7 @@ py::tuple RunPasses(const PyModule& m, const std::string& passes) {
   PassRegistry registry;
   if (absl::Status s = RegisterBuiltinPasses(registry); !s.ok()) Raise(s, "passes");
   absl::StatusOr<std::unique_ptr<PassPipeline>> pipeline = BuildPipeline(passes, registry);
-  if (!pipeline.ok()) RaiseUsage(MessageOf(pipeline.status()));
+  if (!pipeline.ok()) RaiseUsage(StatusText(pipeline.status()));
   absl::Status error;
   std::string text, summary;
   bool changed = false, any_report = false;
@@ -417,7 +416,7 @@ py::tuple SimulatePipeline(const std::vector<std::string>& args) {
   for (const std::string& a : args) argv.push_back(a.c_str());
   absl::StatusOr<pipeline::PipelineFlags> parsed =
       pipeline::ParsePipelineFlags(static_cast<int>(argv.size()), argv.data());
-  if (!parsed.ok()) RaiseUsage(MessageOf(parsed.status()));
+  if (!parsed.ok()) RaiseUsage(StatusText(parsed.status()));
   const pipeline::PipelineFlags& f = *parsed;
   if (f.schedule.empty() || !f.compare.empty() || f.grid || f.grid_pytorch || f.help ||
       !f.trace_path.empty() || !f.dump_csv_path.empty() || !f.from_hlo.empty() ||

@@ -18,12 +18,12 @@
 #include "gtest/gtest.h"
 #include "hlo/computation.h"
 #include "passes/pass_registry.h"
+#include "support/status_text.h"
 #include "tests/test_util.h"
 
 namespace hloscope {
 namespace {
 
-using testing::MessageOf;
 using testing::Parse;
 
 XlaModelAssignment Assign(std::string_view text, XlaModelOptions options = {}) {
@@ -31,7 +31,7 @@ XlaModelAssignment Assign(std::string_view text, XlaModelOptions options = {}) {
   EXPECT_NE(m, nullptr);
   if (m == nullptr) return {};
   absl::StatusOr<XlaModelAssignment> a = AssignLikeXla(*m, options);
-  EXPECT_TRUE(a.ok()) << MessageOf(a.status());
+  EXPECT_TRUE(a.ok()) << StatusText(a.status());
   return a.ok() ? *std::move(a) : XlaModelAssignment{};
 }
 
@@ -576,13 +576,13 @@ XlaModelAssignment AssignAfter(std::string_view passes, std::string_view text) {
   }
   for (const std::string& name : names) {
     absl::StatusOr<std::unique_ptr<Pass>> pass = PassRegistry::Global().Create(name);
-    EXPECT_TRUE(pass.ok()) << MessageOf(pass.status());
+    EXPECT_TRUE(pass.ok()) << StatusText(pass.status());
     if (!pass.ok()) return {};
     absl::StatusOr<bool> changed = (*pass)->Run(*m);
-    EXPECT_TRUE(changed.ok()) << MessageOf(changed.status());
+    EXPECT_TRUE(changed.ok()) << StatusText(changed.status());
   }
   absl::StatusOr<XlaModelAssignment> a = AssignLikeXla(*m, {});
-  EXPECT_TRUE(a.ok()) << MessageOf(a.status());
+  EXPECT_TRUE(a.ok()) << StatusText(a.status());
   if (!a.ok()) return {};
   // Which allocation holds each position's value (XLA's GetUniqueSlice), by name{index}.
   absl::StatusOr<std::unique_ptr<DataflowAnalysis>> flow = DataflowAnalysis::Run(*m);
@@ -1020,7 +1020,7 @@ TEST(XlaBufferAssignmentModel, BadAlignmentIsAnError) {
   ASSERT_NE(m, nullptr);
   absl::StatusOr<XlaModelAssignment> a = AssignLikeXla(*m, {.alignment = 0});
   ASSERT_FALSE(a.ok());
-  EXPECT_EQ(MessageOf(a.status()), "alignment 0 is not a positive number of bytes");
+  EXPECT_EQ(StatusText(a.status()), "alignment 0 is not a positive number of bytes");
 }
 
 }  // namespace

@@ -4,9 +4,9 @@
 #include <limits>
 #include <string>
 
-#include "pipeline/proto_json.h"
 #include "google/protobuf/struct.pb.h"
 #include "gtest/gtest.h"
+#include "support/proto_json.h"
 #include "tests/pipeline/pipeline_test_util.h"
 
 namespace hloscope::pipeline {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "support/status_text.h"
 #include "tests/test_util.h"
 #include "tests/tool_test_util.h"
 #include "tests/tools/flag_test_util.h"
@@ -24,7 +25,6 @@
 namespace hloscope {
 namespace {
 
-using testing::MessageOf;
 using testing::ParseArgs;
 
 // --- the table itself ---
@@ -81,7 +81,7 @@ TEST(FlagTable, ValueAfterEqualsOrAsNextArgument) {
   ASSERT_TRUE(ParseArgs(table, {"--value", "-x", "file"}).ok());
   EXPECT_EQ(seen.value, "-x");  // the next argument, whatever it looks like
   EXPECT_EQ(seen.positional, std::vector<std::string>{"file"});
-  EXPECT_EQ(MessageOf(ParseArgs(table, {"--value"})), "option '--value' needs a value");
+  EXPECT_EQ(StatusText(ParseArgs(table, {"--value"})), "option '--value' needs a value");
 }
 
 TEST(FlagTable, OptionalValueOnlyAfterEquals) {
@@ -100,25 +100,25 @@ TEST(FlagTable, SwitchesAliasesAndTheEndOfOptions) {
   ASSERT_TRUE(ParseArgs(table, {"-s", "-", "--", "--switch", "-s"}).ok());
   EXPECT_TRUE(seen.flag);
   EXPECT_EQ(seen.positional, (std::vector<std::string>{"-", "--switch", "-s"}));
-  EXPECT_EQ(MessageOf(ParseArgs(table, {"--switch=1"})), "option '--switch' takes no value");
+  EXPECT_EQ(StatusText(ParseArgs(table, {"--switch=1"})), "option '--switch' takes no value");
 }
 
 TEST(FlagTable, UnknownFlagsSuggestTheNearestName) {
   Seen seen;
   FlagTable table = SmallTable(seen);
-  EXPECT_EQ(MessageOf(ParseArgs(table, {"--memroy-report"})),
+  EXPECT_EQ(StatusText(ParseArgs(table, {"--memroy-report"})),
             "unknown option '--memroy-report'; did you mean '--memory-report'?");
-  EXPECT_EQ(MessageOf(ParseArgs(table, {"--swich=3"})),
+  EXPECT_EQ(StatusText(ParseArgs(table, {"--swich=3"})),
             "unknown option '--swich=3'; did you mean '--switch'?");
   // Nothing near: no guess. Single letters: no guess either.
-  EXPECT_EQ(MessageOf(ParseArgs(table, {"--frobnicate"})), "unknown option '--frobnicate'");
-  EXPECT_EQ(MessageOf(ParseArgs(table, {"-x"})), "unknown option '-x'");
+  EXPECT_EQ(StatusText(ParseArgs(table, {"--frobnicate"})), "unknown option '--frobnicate'");
+  EXPECT_EQ(StatusText(ParseArgs(table, {"-x"})), "unknown option '-x'");
   EXPECT_EQ(table.Nearest("--vaule"), "--value");
 }
 
 TEST(FlagTable, RefusesPositionalArgumentsWithoutAHandler) {
   FlagTable table = testing::HloOptWordedTable();
-  EXPECT_EQ(MessageOf(ParseArgs(table, {"file"})), "unexpected argument 'file'");
+  EXPECT_EQ(StatusText(ParseArgs(table, {"file"})), "unexpected argument 'file'");
 }
 
 // Rows at the column, at most 60 characters wide here.
@@ -321,7 +321,7 @@ TEST_F(ToolFlagsTest, HelpAndParserComeFromOneTable) {
           std::shared_ptr<void> fresh;
           const FlagTable parser = tool.table(fresh);
           absl::Status s = ParseArgs(parser, args);
-          EXPECT_TRUE(s.ok()) << MessageOf(s);
+          EXPECT_TRUE(s.ok()) << StatusText(s);
         }
       }
     }
@@ -369,17 +369,17 @@ TEST(HloPipelineFlags, TakeValuesAsNextArgument) {
   const char* argv[] = {"hlo-pipeline",   "--schedule", "1f1b",           "--ranks", "4",
                         "--microbatches", "8",          "--forward-time", "1,2"};
   absl::StatusOr<pipeline::PipelineFlags> f = pipeline::ParsePipelineFlags(9, argv);
-  ASSERT_TRUE(f.ok()) << MessageOf(f.status());
+  ASSERT_TRUE(f.ok()) << StatusText(f.status());
   EXPECT_EQ(f->schedule, "1f1b");
   EXPECT_EQ(f->ranks, 4);
   EXPECT_EQ(f->microbatches, 8);
   EXPECT_EQ(f->forward_time, (std::vector<double>{1, 2}));
   // Its own wording is kept: "--NAME: why", a suggestion when a name is near.
   const char* typo[] = {"hlo-pipeline", "--rank=4"};
-  EXPECT_EQ(MessageOf(pipeline::ParsePipelineFlags(2, typo).status()),
+  EXPECT_EQ(StatusText(pipeline::ParsePipelineFlags(2, typo).status()),
             "unknown flag '--rank'; did you mean '--ranks'?");
   const char* missing[] = {"hlo-pipeline", "--ranks"};
-  EXPECT_EQ(MessageOf(pipeline::ParsePipelineFlags(2, missing).status()),
+  EXPECT_EQ(StatusText(pipeline::ParsePipelineFlags(2, missing).status()),
             "--ranks: needs a value (--name=value)");
 }
 

@@ -7,8 +7,9 @@
 
 #include "absl/status/status.h"
 #include "fmt/core.h"
-#include "hlo/checked_int.h"
-#include "hlo/str_util.h"
+#include "support/checked_int.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 
 namespace hloscope::gen {
 
@@ -261,7 +262,7 @@ std::string HelpText() {
 
 std::string ParseOptions(int argc, char** argv, Options* o) {
   if (absl::Status s = OptionsTable(*o).Parse(argc, argv); !s.ok()) {
-    return std::string(s.message().data(), s.message().size());
+    return StatusText(s);
   }
   if (o->help) return {};
   if (o->hidden % o->heads != 0) {
