@@ -20,6 +20,7 @@ void AddCopyReportFlags(FlagTable& table, CopyReportFlags& flags) {
   table.Add({.names = {"--report"},
              .value = FlagValue::kOptional,
              .placeholder = "FILE.json",
+             .output_file = true,
              .help = "With copy-elision in --passes: what happened to every copy.\n"
                      "'--report' prints a summary to stderr; '--report=FILE.json'\n"
                      "writes each copy's decision, reason, bytes and executions per\n"

@@ -63,6 +63,7 @@ void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysi
   table.Add({.names = {"--memory-report"},
              .value = FlagValue::kOptional,
              .placeholder = "FILE",
+             .output_file = true,
              .help = "Print the memory profile instead of the module (to FILE when\n"
                      "given): peak bytes, the instruction at the peak, the buffers live\n"
                      "there, and per pipeline stage the activation bytes per microbatch,\n"

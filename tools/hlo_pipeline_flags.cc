@@ -284,13 +284,14 @@ FlagTable PipelineFlagTable(PipelineFlags& f) {
                      return absl::OkStatus();
                    }));
   table.Add(OnRowBefore(SwitchFlag({"--json"}, &f.json, "")));
-  table.Add(Text("trace", "PATH",
-                 "write a Chrome trace (chrome://tracing, ui.perfetto.dev) of --schedule",
-                 &f.trace_path));
-  table.Add(Text("dump-csv", "PATH",
-                 "write the simulated schedule of --schedule as CSV without idle cells:\n"
-                 "the compute_comms form PyTorch's _PipelineScheduleRuntime loads",
-                 &f.dump_csv_path));
+  table.Add(OutputFileFlag(Text(
+      "trace", "PATH", "write a Chrome trace (chrome://tracing, ui.perfetto.dev) of --schedule",
+      &f.trace_path)));
+  table.Add(
+      OutputFileFlag(Text("dump-csv", "PATH",
+                          "write the simulated schedule of --schedule as CSV without idle cells:\n"
+                          "the compute_comms form PyTorch's _PipelineScheduleRuntime loads",
+                          &f.dump_csv_path)));
   table.Add(SwitchFlag({"--no-comms"}, &f.no_comms,
                        "do not add SEND/RECV; simulate the compute-only schedule, with\n"
                        "--comm-time between stages on different ranks"));

@@ -276,6 +276,62 @@ std::set<std::string> FlagTokens(std::string_view text) {
 
 class ToolFlagsTest : public testing::ToolTest {};
 
+// The flags whose value names a file the tool reads. Every other flag whose placeholder names a
+// file (FILE, PATH, DIR, OUT, a file name) must carry the output mark (Flag::output_file), which
+// the output-path checks and tests/robustness/hostile_cli_test.cc go by: a new flag that writes
+// a file and is not marked fails here.
+const std::map<std::string, std::set<std::string>>& InputFileFlags() {
+  static const auto* flags = new std::map<std::string, std::set<std::string>>{
+      {"hlo-opt", {"--xla-buffer-assignment", "--xla-dump"}},
+      {"hlo-run", {"--inputs"}},
+      {"hlo-gen", {}},
+      {"hlo-pipeline", {"--from-hlo", "--stage-costs"}},
+  };
+  return *flags;
+}
+
+// Whether a help placeholder says that the value is a file name.
+bool NamesAFile(const std::string& placeholder) {
+  static const std::regex kNamesAFile(R"(FILE|PATH|DIR|OUT|\.(hlo|json|csv|pb)\b)");
+  return std::regex_search(placeholder, kNamesAFile);
+}
+
+TEST(ToolFlagTables, EveryFlagNamingAFileIsMarkedOutputOrKnownAsAnInput) {
+  for (const Tool& tool : Tools()) {
+    SCOPED_TRACE(tool.name);
+    std::shared_ptr<void> keep;
+    const FlagTable table = tool.table(keep);
+    const std::set<std::string>& inputs = InputFileFlags().at(tool.name);
+    std::set<std::string> seen_inputs;
+    for (const Flag& flag : table.flags()) {
+      const std::string& name = flag.names.back();
+      SCOPED_TRACE(name + " " + flag.placeholder);
+      const bool names_a_file = NamesAFile(flag.placeholder);
+      if (inputs.contains(name)) {
+        seen_inputs.insert(name);
+        EXPECT_FALSE(flag.output_file) << "an input flag is marked as an output";
+      } else if (flag.output_file) {
+        EXPECT_NE(flag.value, FlagValue::kNone) << "an output flag takes no file";
+        EXPECT_TRUE(names_a_file) << "an output flag's placeholder should say it is a file";
+      } else {
+        EXPECT_FALSE(names_a_file) << "names a file: mark the row output_file, or list it in "
+                                      "InputFileFlags if the tool reads it";
+      }
+    }
+    EXPECT_EQ(seen_inputs, inputs) << "an input flag listed here is not in the table";
+  }
+}
+
+// The rule above on a table of its own: an unmarked flag whose value names a file is caught.
+TEST(ToolFlagTables, AnUnmarkedFileFlagIsCaughtByThePlaceholderRule) {
+  for (const char* placeholder : {"FILE", "PATH", "DIR", "OUT", "FILE.json", "S0.hlo,S1.hlo"}) {
+    EXPECT_TRUE(NamesAFile(placeholder)) << placeholder;
+  }
+  for (const char* placeholder : {"N", "NAME", "A,B,...", "text|json|csv|html", "RE", "FMT"}) {
+    EXPECT_FALSE(NamesAFile(placeholder)) << placeholder;
+  }
+}
+
 TEST_F(ToolFlagsTest, HelpAndParserComeFromOneTable) {
   for (const Tool& tool : Tools()) {
     SCOPED_TRACE(tool.name);

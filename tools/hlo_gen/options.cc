@@ -238,6 +238,7 @@ FlagTable OptionsTable(Options& options) {
   table.Add({.names = {"-o"},
              .value = FlagValue::kRequired,
              .placeholder = "OUT",
+             .output_file = true,
              .help = "Output ('-', the default, is standard output). With --layout=mpmd\n"
                      "and no --stage: if OUT is a directory (or ends in '/') the modules are\n"
                      "written to OUT/stage_K.hlo, otherwise to OUT.stage_K.hlo; on standard\n"
