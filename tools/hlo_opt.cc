@@ -199,6 +199,10 @@ std::vector<OutputPath> OutputsOf(const Flags& flags) {
       outputs.push_back({"--memory-report", PartialMemoryReportPath(flags.memory.output)});
     }
   }
+  // The memory diff's FILE.partial, the same rule (hlo_opt_memory_diff.h).
+  if (flags.memory_diff.enabled && flags.output != "-") {
+    outputs.push_back({"-o", PartialMemoryReportPath(flags.output)});
+  }
   if (flags.stage_costs.enabled) outputs.push_back({"--stage-costs", flags.stage_costs.output});
   return outputs;
 }

@@ -408,6 +408,10 @@ bool IsStream(const std::string& path) {
 
 }  // namespace
 
+std::string ReportPathFor(const std::string& output, bool saturated) {
+  return saturated && !IsStream(output) ? PartialMemoryReportPath(output) : output;
+}
+
 int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_file,
                     PassPipeline* pipeline, std::string_view passes, const MemoryFlags& flags,
                     const std::function<void(const Module&)>& after_passes,
@@ -508,8 +512,7 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
   // The report says which numbers saturated, so it is written, but it is no success: a file
   // goes to a name that says so (PartialMemoryReportPath) and FILE stays as it was.
   const bool saturated = comparison->saturated();
-  const std::string path =
-      saturated && !IsStream(flags.output) ? PartialMemoryReportPath(flags.output) : flags.output;
+  const std::string path = ReportPathFor(flags.output, saturated);
   std::string error;
   if (!WriteOutput(path, *text, &error)) {
     fmt::print(stderr, "{}", ErrorLine("hlo-opt", error));

@@ -25,7 +25,8 @@ void AddMemoryDiffFlags(FlagTable& table, MemoryDiffFlags& flags) {
                      "--memory-model, --schedule, --top (rows per list), --dim-value,\n"
                      "--count-tuple-tables apply to both. Written to -o FILE or\n"
                      "--memory-report=FILE, and only when both modules were read and\n"
-                     "profiled.",
+                     "profiled; when sizes pass int64 bytes (exit 1), FILE is left as it\n"
+                     "was and the diff goes to FILE.partial.",
              .handler =
                  [&flags](std::optional<std::string_view> value) {
                    flags.enabled = true;
@@ -135,6 +136,10 @@ int WriteMemoryDiff(const DiffInput& before, const DiffInput& after, const Memor
     fmt::print(stderr, "{}", ErrorLine("hlo-opt", StatusText(text.status())));
     return 1;
   }
+  // Written (it says which numbers saturated), but no success: as --memory-report, a file goes
+  // to FILE.partial and FILE stays as it was (ReportPathFor).
+  const bool saturated = diff->saturated();
+  const std::string path = ReportPathFor(output, saturated);
   std::string error;
   if (!WriteOutput(path, *text, &error)) {
     fmt::print(stderr, "hlo-opt: error: {}\n", error);

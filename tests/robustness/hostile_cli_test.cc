@@ -287,6 +287,56 @@ TEST_F(HostileCliTest, AFailingRunLeavesExistingOutputsAsTheyWere) {
                                                  "report.json", "s-link.csv", "s.csv", "sub"}));
 }
 
+// A memory diff whose sizes pass int64 bytes is written, saturated numbers and all, but it is
+// no success: as the memory report, -o FILE (or --memory-report=FILE) stays as it was, the diff
+// goes to FILE.partial, and the exit code is 1.
+TEST_F(HostileCliTest, ASaturatedMemoryDiffGoesToFilePartialAndLeavesFileAsItWas) {
+  Write("past_int64.hlo",
+        "HloModule past_int64, is_scheduled=true\n"
+        "ENTRY e {\n"
+        "  a = f32[1152921504606846976] parameter(0)\n"
+        "  b = f32[1152921504606846976] parameter(1)\n"
+        "  ROOT t = (f32[1152921504606846976], f32[1152921504606846976]) tuple(a, b)\n"
+        "}\n");
+  const std::string before_m = ReadFile(dir_ / "m.hlo");
+  const std::string before_past = ReadFile(dir_ / "past_int64.hlo");
+  for (const std::string flag : {"-o ", "--memory-report="}) {
+    SCOPED_TRACE(flag);
+    Write("diff.txt", "old diff\n");
+    std::filesystem::remove(dir_ / "diff.txt.partial");
+    ToolResult r = RunHere(HLO_OPT_PATH, "--memory-diff m.hlo past_int64.hlo " + flag + "diff.txt");
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_EQ(r.err,
+              "hlo-opt: error: memory sizes past int64 bytes; the saturated numbers are lower "
+              "bounds (report written to 'diff.txt.partial')\n");
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_EQ(ReadFile(dir_ / "diff.txt"), "old diff\n");
+    const std::string partial = ReadFile(dir_ / "diff.txt.partial");
+    EXPECT_NE(partial.find("sizes past int64: numbers shown as 9223372036854775807 are lower "
+                           "bounds"),
+              std::string::npos)
+        << partial;
+    EXPECT_EQ(ReadFile(dir_ / "m.hlo"), before_m);
+    EXPECT_EQ(ReadFile(dir_ / "past_int64.hlo"), before_past);
+  }
+  // Standard output is no file to keep: the diff is printed there, with the same exit code.
+  ToolResult r = RunHere(HLO_OPT_PATH, "--memory-diff m.hlo past_int64.hlo");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_EQ(r.err,
+            "hlo-opt: error: memory sizes past int64 bytes; the saturated numbers are lower "
+            "bounds\n");
+  EXPECT_NE(r.out.find("9223372036854775807"), std::string::npos) << r.out;
+  // FILE.partial is an output too: it may not name an input.
+  Write("d.txt.partial", kModule);
+  r = RunHere(HLO_OPT_PATH, "--memory-diff d.txt.partial past_int64.hlo -o d.txt");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(
+      r.err.starts_with("hlo-opt: error: -o d.txt.partial names the input file "
+                        "'d.txt.partial'; an output never replaces an input\n"))
+      << r.err;
+  EXPECT_EQ(ReadFile(dir_ / "d.txt.partial"), kModule);
+}
+
 TEST_F(HostileCliTest, HloGenReplacesNoStageFileUnlessEveryStageIsWritten) {
   // Stage 1's target is a directory, so the run fails there: stage 0's existing file, already
   // generated into its temporary, must stay as it was (it used to be replaced).
