@@ -16,19 +16,14 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <functional>
-#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "tests/tool_test_util.h"
+#include "tests/tools/tool_tables.h"
 #include "tools/flag_table.h"
-#include "tools/hlo_gen/options.h"
-#include "tools/hlo_opt_flags.h"
-#include "tools/hlo_pipeline_flags.h"
-#include "tools/hlo_run_flags.h"
 #include "tools/output_paths.h"
 
 namespace hloscope {
@@ -47,54 +42,33 @@ constexpr std::string_view kModule =
 constexpr std::string_view kScheduleCsv = "0F0,0B0\n";
 
 // How to run one tool on an input, for its output flags: the flags themselves are read from
-// the tool's flag table (Flag::output_file), so that a new output flag is tested here without
-// an edit.
+// the tool's flag table (Flag::output_file, tests/tools/tool_tables.h), so that a new output
+// flag is tested here without an edit.
 struct ToolRun {
-  std::string_view tool;  // for messages: "hlo-opt"
-  std::string_view path;  // the executable
-  // A fresh table over fresh flags: `keep` holds the flags while the table is used.
-  std::function<FlagTable(std::shared_ptr<void>& keep)> table;
-  std::string_view input;       // the input file's name in the scratch directory; empty: none
-  std::string_view args;        // the arguments before the output flag, with {in}
-  std::string_view usage_hint;  // the line a usage error ends with
+  testing::Tool tool;                // name, binary, flag table
+  std::string_view input = {};       // the input file's name in the scratch directory; empty: none
+  std::string_view args = {};        // the arguments before the output flag, with {in}
+  std::string_view usage_hint = {};  // the line a usage error ends with
 };
-
-constexpr std::string_view kOptHint = "Run 'hlo-opt --help' for usage.";
-constexpr std::string_view kPipelineHint = "(see hlo-pipeline --help)";
 
 // hlo-run writes only to standard output, and hlo-gen reads no file, so neither has an output
 // that could name an input; TheToolsWithoutInputsHaveNoOutputThatCouldNameOne holds them to it.
 std::vector<ToolRun> ToolRuns() {
-  return {
-      {"hlo-opt", HLO_OPT_PATH,
-       [](std::shared_ptr<void>& keep) {
-         auto flags = std::make_shared<HloOptFlags>();
-         keep = flags;
-         return HloOptFlagTable(*flags);
-       },
-       "m.hlo", "{in}", kOptHint},
-      {"hlo-pipeline", HLO_PIPELINE_PATH,
-       [](std::shared_ptr<void>& keep) {
-         auto flags = std::make_shared<pipeline::PipelineFlags>();
-         keep = flags;
-         return pipeline::PipelineFlagTable(*flags);
-       },
-       "s.csv", "--schedule=csv:{in}", kPipelineHint},
-      {"hlo-run", HLO_RUN_PATH,
-       [](std::shared_ptr<void>& keep) {
-         auto flags = std::make_shared<RunFlags>();
-         keep = flags;
-         return RunFlagTable(*flags);
-       },
-       "", "", ""},
-      {"hlo-gen", HLO_GEN_PATH,
-       [](std::shared_ptr<void>& keep) {
-         auto options = std::make_shared<gen::Options>();
-         keep = options;
-         return gen::OptionsTable(*options);
-       },
-       "", "", ""},
-  };
+  std::vector<ToolRun> runs;
+  for (testing::Tool& tool : testing::Tools()) {
+    ToolRun run{.tool = std::move(tool)};
+    if (run.tool.name == "hlo-opt") {
+      run.input = "m.hlo";
+      run.args = "{in}";
+      run.usage_hint = "Run 'hlo-opt --help' for usage.";
+    } else if (run.tool.name == "hlo-pipeline") {
+      run.input = "s.csv";
+      run.args = "--schedule=csv:{in}";
+      run.usage_hint = "(see hlo-pipeline --help)";
+    }
+    runs.push_back(std::move(run));
+  }
+  return runs;
 }
 
 // What an output flag needs beside the input for its tool to take it at all.
@@ -154,7 +128,7 @@ TEST_F(HostileCliTest, EveryOutputFlagNamingAnInputIsAUsageErrorAndTheInputStays
   for (const ToolRun& run : ToolRuns()) {
     if (run.input.empty()) continue;  // TheToolsWithoutInputsHaveNoOutputThatCouldNameOne
     std::shared_ptr<void> keep;
-    const FlagTable table = run.table(keep);
+    const FlagTable table = run.tool.table(keep);
     for (const Flag& row : table.flags()) {
       if (!row.output_file) continue;
       const std::string flag = row.names.back();
@@ -162,14 +136,14 @@ TEST_F(HostileCliTest, EveryOutputFlagNamingAnInputIsAUsageErrorAndTheInputStays
       const std::string link = input == "m.hlo" ? "m-link.hlo" : "s-link.csv";
       // The same file spelled as given, from `./`, through `sub/..`, through a symbolic link.
       for (const std::string& out : {input, "./" + input, "sub/../" + input, link}) {
-        SCOPED_TRACE(std::string(run.tool) + " " + flag + " " + out);
+        SCOPED_TRACE(run.tool.name + " " + flag + " " + out);
         const std::vector<std::string> before = Entries();
         const std::string contents = ReadFile(dir_ / input);
         std::string args = Fill(run.args, input);
         if (!CompanionArgs(flag).empty()) args += " " + std::string(CompanionArgs(flag));
-        ToolResult r = RunHere(run.path, args + " " + Spelled(flag, out));
+        ToolResult r = RunHere(run.tool.path, args + " " + Spelled(flag, out));
         EXPECT_EQ(r.code, 2) << r.err;
-        EXPECT_EQ(FirstLines(r.err, 2), std::string(run.tool) + ": error: " + Spelled(flag, out) +
+        EXPECT_EQ(FirstLines(r.err, 2), run.tool.name + ": error: " + Spelled(flag, out) +
                                             " names the input file '" + input +
                                             "'; an output never replaces an input\n" +
                                             std::string(run.usage_hint))
@@ -190,16 +164,16 @@ TEST_F(HostileCliTest, EveryOutputFlagNamingAnInputIsAUsageErrorAndTheInputStays
 TEST(HostileCliTables, TheToolsWithoutInputsHaveNoOutputThatCouldNameOne) {
   for (const ToolRun& run : ToolRuns()) {
     if (!run.input.empty()) continue;
-    SCOPED_TRACE(run.tool);
+    SCOPED_TRACE(run.tool.name);
     std::shared_ptr<void> keep;
-    const FlagTable table = run.table(keep);
+    const FlagTable table = run.tool.table(keep);
     std::vector<std::string> outputs;
     for (const Flag& row : table.flags()) {
       if (row.output_file) outputs.push_back(row.names.back());
     }
     // hlo-run prints to standard output only; hlo-gen's -o is its one file, and it reads none.
-    EXPECT_EQ(outputs,
-              run.tool == "hlo-gen" ? std::vector<std::string>{"-o"} : std::vector<std::string>{});
+    EXPECT_EQ(outputs, run.tool.name == "hlo-gen" ? std::vector<std::string>{"-o"}
+                                                  : std::vector<std::string>{});
   }
 }
 

@@ -16,6 +16,7 @@
 #include "tests/test_util.h"
 #include "tests/tool_test_util.h"
 #include "tests/tools/flag_test_util.h"
+#include "tests/tools/tool_tables.h"
 #include "tools/flag_table.h"
 #include "tools/hlo_gen/options.h"
 #include "tools/hlo_opt_flags.h"
@@ -225,41 +226,8 @@ const std::map<std::string, std::string, std::less<>> kSamples = {
     {"--recv", "eager"},
 };
 
-struct Tool {
-  std::string name;
-  std::string path;  // the binary
-  // A fresh table over fresh flags: `keep` holds the flags while the table is used.
-  std::function<FlagTable(std::shared_ptr<void>& keep)> table;
-};
-
-std::vector<Tool> Tools() {
-  return {
-      {"hlo-opt", HLO_OPT_PATH,
-       [](std::shared_ptr<void>& keep) {
-         auto flags = std::make_shared<HloOptFlags>();
-         keep = flags;
-         return HloOptFlagTable(*flags);
-       }},
-      {"hlo-run", HLO_RUN_PATH,
-       [](std::shared_ptr<void>& keep) {
-         auto flags = std::make_shared<RunFlags>();
-         keep = flags;
-         return RunFlagTable(*flags);
-       }},
-      {"hlo-gen", HLO_GEN_PATH,
-       [](std::shared_ptr<void>& keep) {
-         auto options = std::make_shared<gen::Options>();
-         keep = options;
-         return gen::OptionsTable(*options);
-       }},
-      {"hlo-pipeline", HLO_PIPELINE_PATH,
-       [](std::shared_ptr<void>& keep) {
-         auto flags = std::make_shared<pipeline::PipelineFlags>();
-         keep = flags;
-         return pipeline::PipelineFlagTable(*flags);
-       }},
-  };
-}
+using testing::Tool;
+using testing::Tools;
 
 // The flag names in `text`: '-' or '--' and a letter, at the start or after a space, comma or
 // '[' (so "post-order" and "'-'" are not flags).
