@@ -18,7 +18,7 @@ ENTRY main {
 )";
   auto module = hloscope::ParseModule(kModule);
   if (!module.ok()) {
-    std::fprintf(stderr, "parse failed: %s\n", StatusText(module.status()).c_str());
+    std::fprintf(stderr, "parse failed: %s\n", hloscope::StatusText(module.status()).c_str());
     return 1;
   }
   std::fputs(hloscope::PrintModule(**module).c_str(), stdout);
