@@ -3,9 +3,9 @@
 #include "analysis/alias.h"
 #include "analysis/dataflow.h"
 #include "analysis/dataflow_report.pb.h"
-#include "analysis/report_json.h"
 #include "fmt/format.h"
 #include "hlo/computation.h"
+#include "support/proto_json.h"
 
 namespace hloscope {
 

@@ -12,8 +12,9 @@
 #include "analysis/trip_count.h"
 #include "hlo/attribute_values.h"
 #include "hlo/computation.h"
-#include "hlo/str_util.h"
 #include "re2/re2.h"
+#include "support/checked_int.h"
+#include "support/str_util.h"
 
 namespace hloscope {
 namespace {
@@ -72,11 +73,8 @@ bool IsWeight(const Instruction& instr) {
          passed->tuple_index() == index;
 }
 
-// A number of call paths: a computation called from two sites of a computation called from two
-// sites runs four times, so counts grow as 2^depth; they stop at the largest int64.
-int64_t SaturatingAdd(int64_t a, int64_t b) {
-  return a > std::numeric_limits<int64_t>::max() - b ? std::numeric_limits<int64_t>::max() : a + b;
-}
+// Numbers of call paths grow as 2^depth (a computation called from two sites of a computation
+// called from two sites runs four times); they stop at the largest int64 (SaturatingAdd).
 
 // What one execution of a computation (with its callees) contributes.
 struct Profile {

@@ -4,8 +4,8 @@
 #include <string>
 
 #include "absl/strings/numbers.h"
-#include "hlo/checked_int.h"
 #include "hlo/computation.h"
+#include "support/checked_int.h"
 
 namespace hloscope {
 

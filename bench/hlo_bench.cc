@@ -72,6 +72,7 @@
 #include "hlo/printer.h"
 #include "hlo/verifier.h"
 #include "passes/pass_registry.h"
+#include "support/status_text.h"
 
 namespace hloscope {
 namespace {
@@ -134,7 +135,7 @@ absl::StatusOr<std::unique_ptr<Module>> ParseChunk(const Input& input, const Inp
 }
 
 void Fail(benchmark::State& state, std::string_view what, const absl::Status& status) {
-  std::string message = fmt::format("{}: {}", what, std::string(status.message()));
+  std::string message = fmt::format("{}: {}", what, StatusText(status));
   fmt::print(stderr, "hlo_bench: {}\n", message);
   g_failed = true;
   state.SkipWithError(message.c_str());
@@ -398,7 +399,7 @@ std::unique_ptr<Input> LoadInput(const fs::path& path, std::string label) {
   for (const InputChunk& chunk : input->chunks) {
     auto m = ParseChunk(*input, chunk);
     if (!m.ok()) {
-      fmt::print(stderr, "hlo_bench: {}\n", std::string(m.status().message()));
+      fmt::print(stderr, "hlo_bench: {}\n", StatusText(m.status()));
       return nullptr;
     }
     input->instructions += (*m)->instruction_count();

@@ -8,12 +8,13 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "benchmark/benchmark.h"
 #include "pipeline/cost_model.h"
 #include "pipeline/generators.h"
 #include "pipeline/lowering.h"
 #include "pipeline/pytorch_lowering.h"
 #include "pipeline/simulator.h"
-#include "benchmark/benchmark.h"
+#include "support/status_text.h"
 
 namespace hloscope::pipeline {
 namespace {
@@ -27,20 +28,20 @@ void Run(benchmark::State& state, const std::string& name, bool pytorch_lowering
   for (auto _ : state) {
     absl::StatusOr<Schedule> s = GenerateSchedule(spec, kRanks, kMicrobatches);
     if (!s.ok()) {
-      state.SkipWithError(std::string(s.status().message()).c_str());
+      state.SkipWithError(StatusText(s.status()).c_str());
       return;
     }
     absl::StatusOr<Schedule> low =
         pytorch_lowering ? AddSendRecvEager(AddReduceGrad(AddUnshardReshard(*s))) : AddSendRecv(*s);
     if (!low.ok()) {
-      state.SkipWithError(std::string(low.status().message()).c_str());
+      state.SkipWithError(StatusText(low.status()).c_str());
       return;
     }
     absl::StatusOr<CostModel> costs = BuildCostModel(CostInputs{}, *low);
     absl::StatusOr<Simulation> sim =
         costs.ok() ? Simulate(*low, *costs) : absl::StatusOr<Simulation>(costs.status());
     if (!sim.ok()) {
-      state.SkipWithError(std::string(sim.status().message()).c_str());
+      state.SkipWithError(StatusText(sim.status()).c_str());
       return;
     }
     actions = low->CountActions();

@@ -22,6 +22,7 @@
 #include "hlo/parser.h"
 #include "hlo/proto_reader.h"
 #include "hlo/xla_hlo.pb.h"
+#include "support/status_text.h"
 
 namespace hloscope {
 namespace {
@@ -104,7 +105,7 @@ int main(int argc, char** argv) {
   absl::StatusOr<std::string> text = ProtoToHloText(g_bytes, InputFormat::kBinaryProto, path);
   if (!in || !text.ok()) {
     fmt::print(stderr, "proto_read_bench: cannot read {}: {}\n", path,
-               text.ok() ? "unreadable" : std::string(text.status().message()));
+               text.ok() ? "unreadable" : StatusText(text.status()));
     return 1;
   }
   g_text = *std::move(text);

@@ -8,7 +8,7 @@ set(HLOSCOPE_CMAKE_INSTALL_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/hloscope")
 # One library per folder, each shipping only its own public headers; *_internal.h headers are
 # private to their library's sources.
 set(_hloscope_install_targets)
-foreach(area hlo pipeline analysis eval passes)
+foreach(area support hlo pipeline analysis eval passes)
   if(TARGET hloscope_${area})
     set_target_properties(hloscope_${area} PROPERTIES EXPORT_NAME ${area})
     list(APPEND _hloscope_install_targets hloscope_${area})

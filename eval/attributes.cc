@@ -2,7 +2,7 @@
 
 #include "absl/status/status.h"
 #include "hlo/module.h"
-#include "hlo/str_util.h"
+#include "support/str_util.h"
 
 namespace hloscope::eval {
 

@@ -20,12 +20,11 @@
 #include "eval/layout_util.h"
 #include "hlo/attribute_values.h"
 #include "hlo/convolution_shape.h"
-#include "hlo/str_util.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 
 namespace hloscope::eval {
 namespace {
-
-std::string_view Message(const absl::Status& s) { return {s.message().data(), s.message().size()}; }
 
 absl::StatusOr<ConvolutionAttributes> ReadConvolution(const Instruction& instr) {
   ConvolutionAttributes attrs;
@@ -159,11 +158,11 @@ absl::StatusOr<Bytes> EvalConvolution(const Instruction& instr,
   };
   if (operands.size() != 2) return fail("convolution takes 2 operands");
   absl::StatusOr<ConvolutionAttributes> attrs = ReadConvolution(instr);
-  if (!attrs.ok()) return fail(Message(attrs.status()));
+  if (!attrs.ok()) return fail(StatusText(attrs.status()));
   const Shape& ls = *operands[0].shape;
   const Shape& rs = *operands[1].shape;
   absl::StatusOr<Shape> inferred = InferConvolutionShape(ls, rs, *attrs);
-  if (!inferred.ok()) return fail(Message(inferred.status()));
+  if (!inferred.ok()) return fail(StatusText(inferred.status()));
   const Shape& out = instr.shape();
   if (!out.IsArray() || inferred->dims != out.dims) {
     return fail(

@@ -7,7 +7,7 @@
 #include "absl/status/status.h"
 #include "eval/element_io.h"
 #include "eval/layout_util.h"
-#include "hlo/str_util.h"
+#include "support/str_util.h"
 
 namespace hloscope::eval {
 namespace {

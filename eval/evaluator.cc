@@ -24,10 +24,11 @@
 #include "eval/replicas.h"
 #include "eval/rng.h"
 #include "hlo/attribute_values.h"
-#include "hlo/checked_int.h"
 #include "hlo/computation.h"
 #include "hlo/input_output_alias.h"
-#include "hlo/str_util.h"
+#include "support/checked_int.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 
 namespace hloscope::eval {
 namespace {
@@ -46,10 +47,6 @@ struct Value {
 // the stack. Real modules nest a few dozen levels; 256 levels also fit the 8 MiB stack under
 // ASan, whose frames are several times larger (1000 did not).
 constexpr int64_t kMaxNestingDepth = 256;
-
-std::string_view MessageOf(const absl::Status& s) {
-  return {s.message().data(), s.message().size()};
-}
 
 absl::Status UnsupportedOpcode(const Instruction& instr) {
   return absl::UnimplementedError(StrCat("hlo-run does not support opcode '", instr.PrintedOpcode(),
@@ -246,9 +243,9 @@ class Evaluator {
       absl::StatusOr<std::unique_ptr<AliasAnalysis>> aa =
           AliasAnalysis::Run(module_, options_.dataflow);
       if (!aa.ok()) {
-        return absl::Status(
-            aa.status().code(),
-            StrCat("buffer mode needs the alias analysis, which failed: ", MessageOf(aa.status())));
+        return absl::Status(aa.status().code(),
+                            StrCat("buffer mode needs the alias analysis, which failed: ",
+                                   StatusText(aa.status())));
       }
       alias_ = std::move(*aa);
       donated_.assign(module_.input_output_aliases().begin(), module_.input_output_aliases().end());
@@ -527,7 +524,7 @@ class Evaluator {
           if (!lit.ok()) {
             constants_.erase(&instr);
             return absl::InvalidArgumentError(
-                StrCat("constant %", instr.name(), ": ", MessageOf(lit.status())));
+                StrCat("constant %", instr.name(), ": ", StatusText(lit.status())));
           }
           it->second = ToValue(*lit, instr.shape());
         }
@@ -756,7 +753,7 @@ absl::StatusOr<std::vector<Literal>> EvaluateReplicas(
       results.push_back(*out);
       continue;
     }
-    absl::Status s(out.status().code(), StrCat("replica ", r, ": ", MessageOf(out.status())));
+    absl::Status s(out.status().code(), StrCat("replica ", r, ": ", StatusText(out.status())));
     if (!first.has_value() || (first->code() == absl::StatusCode::kFailedPrecondition &&
                                s.code() != absl::StatusCode::kFailedPrecondition)) {
       first = s;

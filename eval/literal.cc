@@ -9,7 +9,7 @@
 #include "eval/element_io.h"
 #include "eval/layout_util.h"
 #include "fmt/format.h"
-#include "hlo/str_util.h"
+#include "support/str_util.h"
 
 namespace hloscope::eval {
 

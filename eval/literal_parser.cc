@@ -13,7 +13,7 @@
 #include "eval/layout_util.h"
 #include "hlo/float_range.h"
 #include "hlo/literal_text.h"
-#include "hlo/str_util.h"
+#include "support/str_util.h"
 
 namespace hloscope::eval {
 

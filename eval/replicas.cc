@@ -1,7 +1,7 @@
 #include "eval/replicas.h"
 
 #include "absl/status/status.h"
-#include "hlo/str_util.h"
+#include "support/str_util.h"
 
 namespace hloscope::eval {
 

@@ -14,13 +14,13 @@
 #include "eval/layout_util.h"
 #include "hlo/attribute_values.h"
 #include "hlo/computation.h"
-#include "hlo/str_util.h"
+#include "support/str_util.h"
 #include "hlo/window_attribute.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 
 namespace hloscope::eval {
 namespace {
-
-std::string_view Message(const absl::Status& s) { return {s.message().data(), s.message().size()}; }
 
 absl::StatusOr<std::vector<WindowDim>> ReadWindow(const Instruction& instr, const Shape& base,
                                                   absl::Span<const int64_t> out_dims) {
@@ -30,7 +30,7 @@ absl::StatusOr<std::vector<WindowDim>> ReadWindow(const Instruction& instr, cons
     absl::StatusOr<std::vector<WindowDim>> w = ParseWindow(*text);
     if (!w.ok()) {
       return absl::InvalidArgumentError(
-          StrCat("cannot run %", instr.name(), ": window: ", Message(w.status())));
+          StrCat("cannot run %", instr.name(), ": window: ", StatusText(w.status())));
     }
     window = *std::move(w);
   }
@@ -45,7 +45,7 @@ absl::StatusOr<std::vector<WindowDim>> ReadWindow(const Instruction& instr, cons
         WindowedOutputSize(window[static_cast<size_t>(d)], base.dims[static_cast<size_t>(d)], d);
     if (!n.ok()) {
       return absl::InvalidArgumentError(
-          StrCat("cannot run %", instr.name(), ": ", Message(n.status())));
+          StrCat("cannot run %", instr.name(), ": ", StatusText(n.status())));
     }
     if (*n != out_dims[static_cast<size_t>(d)]) {
       return absl::InvalidArgumentError(StrCat("cannot run %", instr.name(), ": the window gives ",

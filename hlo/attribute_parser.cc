@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "hlo/str_util.h"
-#include "hlo/text_escapes.h"
+#include "support/escapes.h"
+#include "support/str_util.h"
 
 namespace hloscope {
 

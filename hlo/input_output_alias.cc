@@ -4,7 +4,7 @@
 #include <string>
 
 #include "fmt/format.h"
-#include "hlo/str_util.h"
+#include "support/str_util.h"
 
 namespace hloscope {
 

@@ -6,7 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "hlo/computation.h"
 #include "hlo/module.h"
-#include "hlo/str_util.h"
+#include "support/str_util.h"
 
 namespace hloscope {
 

@@ -4,7 +4,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
 #include "hlo/reachable_computations.h"
-#include "hlo/str_util.h"
+#include "support/str_util.h"
 
 namespace hloscope {
 

@@ -20,10 +20,11 @@
 #include "hlo/log_prefix.h"
 #include "hlo/shape_inference.h"
 #include "hlo/shape_parser.h"
-#include "hlo/str_util.h"
 #include "hlo/string_hash.h"
 #include "hlo/text_cursor.h"
-#include "hlo/text_escapes.h"
+#include "support/escapes.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 
 namespace hloscope {
 namespace {
@@ -190,9 +191,8 @@ bool Parser::ParseHeader() {
       size_t offset = 0;
       absl::StatusOr<std::vector<InputOutputAlias>> aliases = ParseInputOutputAlias(value, &offset);
       if (!aliases.ok()) {
-        return cur_.Error(
-            value.data() + std::min(offset, value.size()),
-            std::string_view(aliases.status().message().data(), aliases.status().message().size()));
+        return cur_.Error(value.data() + std::min(offset, value.size()),
+                          StatusText(aliases.status()));
       }
       module_->set_input_output_aliases(*std::move(aliases));
     }
@@ -743,10 +743,9 @@ absl::StatusOr<std::unique_ptr<Module>> ParseModule(std::string_view text,
   // A proto or MLIR file fails at its first line; say what it is and what to use instead.
   std::optional<std::string> note = NotHloTextNote(text);
   if (!note) return module;
-  return absl::Status(
-      module.status().code(),
-      StrCat(std::string_view(module.status().message().data(), module.status().message().size()),
-             "\n", EscapeControlBytes(options.filename), ": note: ", *note));
+  return absl::Status(module.status().code(),
+                      StrCat(StatusText(module.status()), "\n",
+                             EscapeControlBytes(options.filename), ": note: ", *note));
 }
 
 namespace {

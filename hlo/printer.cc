@@ -1,6 +1,6 @@
 #include "hlo/printer.h"
 
-#include "hlo/str_util.h"
+#include "support/str_util.h"
 
 namespace hloscope {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "hlo/proto_reader_internal.h"
-#include "hlo/str_util.h"
+#include "support/str_util.h"
 
 namespace hloscope {
 namespace {

@@ -10,8 +10,9 @@
 #include "absl/container/flat_hash_set.h"
 #include "hlo/opcode.h"
 #include "hlo/proto_reader_internal.h"
-#include "hlo/str_util.h"
-#include "hlo/text_escapes.h"
+#include "support/escapes.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 
 namespace hloscope {
 namespace {
@@ -1046,7 +1047,7 @@ class ModuleTextWriter {
     } else if (op == "constant") {
       if (!instr.has_literal()) return Error(comp, instr, "constant has no literal");
       if (absl::Status s = AppendLiteralText(instr.literal(), instr.shape(), out_); !s.ok()) {
-        return Error(comp, instr, std::string(s.message()));
+        return Error(comp, instr, StatusText(s));
       }
     } else {
       for (int i = 0; i < instr.operand_ids_size(); ++i) {
@@ -1268,7 +1269,7 @@ class ModuleTextWriter {
                 instr.literal(),
                 instr.literal().has_shape() ? instr.literal().shape() : instr.shape(), out);
             !s.ok()) {
-          return Error(comp, instr, std::string(s.message()));
+          return Error(comp, instr, StatusText(s));
         }
       }
       if (instr.custom_call_schedule() != xla::SCHEDULE_NONE) {

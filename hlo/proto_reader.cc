@@ -10,8 +10,9 @@
 #include "google/protobuf/text_format.h"
 #include "hlo/parser.h"
 #include "hlo/proto_reader_internal.h"
-#include "hlo/str_util.h"
 #include "hlo/xla_hlo.pb.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 
 namespace hloscope {
 namespace {
@@ -275,7 +276,7 @@ absl::StatusOr<std::string> ProtoToHloText(std::string_view bytes, InputFormat f
                                                           : DecodeBinary(bytes, filename, &arena);
   if (!module.ok()) return module.status();
   absl::StatusOr<std::string> text = HloModuleProtoToText(**module);
-  if (!text.ok()) return FileError(filename, std::string(text.status().message()));
+  if (!text.ok()) return FileError(filename, StatusText(text.status()));
   return text;
 }
 

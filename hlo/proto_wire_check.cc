@@ -1,7 +1,7 @@
 #include <cstdint>
 
 #include "hlo/proto_reader_internal.h"
-#include "hlo/str_util.h"
+#include "support/str_util.h"
 
 namespace hloscope {
 namespace {

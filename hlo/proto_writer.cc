@@ -12,8 +12,9 @@
 #include "hlo/attribute_values.h"
 #include "hlo/proto_writer_internal.h"
 #include "hlo/shape_parser.h"
-#include "hlo/str_util.h"
 #include "hlo/text_cursor.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 
 namespace hloscope {
 namespace {
@@ -27,7 +28,7 @@ using proto_writer::SplitTopLevel;
 
 absl::Status Annotate(const absl::Status& s, std::string_view where) {
   if (s.ok()) return s;
-  return absl::Status(s.code(), StrCat(where, ": ", std::string(s.message())));
+  return absl::Status(s.code(), StrCat(where, ": ", StatusText(s)));
 }
 
 // Shapes written in header attributes (entry_computation_layout) are parsed with the text
@@ -162,7 +163,7 @@ absl::Status StackFramesToProto(std::string_view tables, xla_proto::StackFrameIn
     std::string_view value = StripWhitespace(line.substr(space + 1));
     if (section == Section::kFileNames || section == Section::kFunctionNames) {
       absl::StatusOr<std::string> text = proto_writer::Unquoted(value);
-      if (!text.ok()) return error(std::string(text.status().message()));
+      if (!text.ok()) return error(StatusText(text.status()));
       if (section == Section::kFileNames) {
         out->add_file_names(*text);
       } else {
@@ -174,12 +175,12 @@ absl::Status StackFramesToProto(std::string_view tables, xla_proto::StackFrameIn
     if (!body.ok()) return error("expected '{key=value ...}'");
     absl::StatusOr<std::vector<std::pair<std::string_view, std::string_view>>> kvs =
         proto_writer::KeyValues(*body);
-    if (!kvs.ok()) return error(std::string(kvs.status().message()));
+    if (!kvs.ok()) return error(StatusText(kvs.status()));
     auto* location = section == Section::kFileLocations ? out->add_file_locations() : nullptr;
     auto* frame = section == Section::kStackFrames ? out->add_stack_frames() : nullptr;
     for (const auto& [key, text] : *kvs) {
       absl::StatusOr<int64_t> v = OneInt(text);
-      if (!v.ok()) return error(std::string(v.status().message()));
+      if (!v.ok()) return error(StatusText(v.status()));
       const auto n = static_cast<int32_t>(*v);
       if (location != nullptr && key == "file_name_id") {
         location->set_file_name_id(n);

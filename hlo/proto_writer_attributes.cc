@@ -9,10 +9,11 @@
 #include "hlo/convolution_shape.h"
 #include "hlo/proto_writer_internal.h"
 #include "hlo/shape_parser.h"
-#include "hlo/str_util.h"
 #include "hlo/text_cursor.h"
-#include "hlo/text_escapes.h"
 #include "hlo/window_attribute.h"
+#include "support/escapes.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 
 namespace hloscope::proto_writer {
 
@@ -173,8 +174,7 @@ absl::Status MetadataToProto(std::string_view inner, xla_proto::OpMetadata* out)
     } else {
       s = absl::UnimplementedError("OpMetadata has no field for it");
     }
-    if (!s.ok())
-      return absl::Status(s.code(), StrCat("metadata '", key, "': ", std::string(s.message())));
+    if (!s.ok()) return absl::Status(s.code(), StrCat("metadata '", key, "': ", StatusText(s)));
   }
   return absl::OkStatus();
 }

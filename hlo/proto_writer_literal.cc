@@ -15,7 +15,8 @@
 
 #include "hlo/literal_text.h"
 #include "hlo/proto_writer_internal.h"
-#include "hlo/str_util.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 
 namespace hloscope::proto_writer {
 namespace {
@@ -557,8 +558,7 @@ class LiteralWriter {
       if (payload) p = static_cast<uint32_t>(*payload);
       absl::StatusOr<uint32_t> code = codec.Encode(static_cast<float>(*v), p);
       if (!code.ok()) {
-        return absl::InvalidArgumentError(
-            StrCat("value '", w, "': ", std::string(code.status().message())));
+        return absl::InvalidArgumentError(StrCat("value '", w, "': ", StatusText(code.status())));
       }
       for (int i = 0; i < width; ++i) dst->push_back(static_cast<char>((*code >> (8 * i)) & 0xff));
     }

@@ -2,7 +2,7 @@
 #include <string>
 
 #include "hlo/proto_writer_internal.h"
-#include "hlo/str_util.h"
+#include "support/str_util.h"
 
 namespace hloscope::proto_writer {
 

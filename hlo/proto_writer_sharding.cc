@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "hlo/proto_writer_internal.h"
-#include "hlo/str_util.h"
+#include "support/str_util.h"
 
 namespace hloscope::proto_writer {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <limits>
 
-#include "hlo/checked_int.h"
-#include "hlo/str_util.h"
+#include "support/checked_int.h"
+#include "support/str_util.h"
 
 namespace hloscope {
 

@@ -10,8 +10,9 @@
 #include "hlo/attribute_values.h"
 #include "hlo/computation.h"
 #include "hlo/convolution_shape.h"
-#include "hlo/str_util.h"
 #include "hlo/window_attribute.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 
 namespace hloscope {
 
@@ -57,7 +58,7 @@ bool InRange(absl::Span<const int64_t> dims, int64_t rank) {
 
 const Shape* StatusToError(const Instruction& instr, const absl::Status& status,
                            std::string* error) {
-  *error = CannotInfer(instr, std::string_view(status.message().data(), status.message().size()));
+  *error = CannotInfer(instr, StatusText(status));
   return nullptr;
 }
 

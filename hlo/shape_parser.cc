@@ -4,7 +4,7 @@
 #include <limits>
 #include <vector>
 
-#include "hlo/str_util.h"
+#include "support/str_util.h"
 
 namespace hloscope {
 

@@ -5,8 +5,8 @@
 #include <emmintrin.h>
 #endif
 
-#include "hlo/str_util.h"
-#include "hlo/text_escapes.h"
+#include "support/escapes.h"
+#include "support/str_util.h"
 
 namespace hloscope {
 

@@ -12,10 +12,10 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/cord.h"
 #include "absl/strings/numbers.h"
-#include "hlo/str_util.h"
 #include "hlo/string_hash.h"
 #include "hlo/text_cursor.h"
 #include "hlo/verifier_internal.h"
+#include "support/str_util.h"
 
 namespace hloscope {
 namespace verifier_internal {

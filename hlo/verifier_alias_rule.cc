@@ -2,16 +2,17 @@
 // (HloInputOutputAliasConfig::Verify): each alias names an existing parameter and output
 // element, both arrays, and no parameter element or output element is named twice. XLA compares
 // the two sizes only in its layout-sensitive verifier (the default one sizes every shape 0), and
-// XLA's own tests alias elements of different sizes, so sizes are not compared here either. A parameter index that points at a tuple-shaped element would make analyses give
-// a donated parameter's buffer to a sibling output too.
+// XLA's own tests alias elements of different sizes, so sizes are not compared here either. A
+// parameter index that points at a tuple-shaped element would make analyses give a donated
+// parameter's buffer to a sibling output too.
 #include <set>
 #include <string>
 #include <utility>
 
 #include "hlo/computation.h"
 #include "hlo/input_output_alias.h"
-#include "hlo/str_util.h"
 #include "hlo/verifier_internal.h"
+#include "support/str_util.h"
 
 namespace hloscope::verifier_internal {
 

@@ -22,8 +22,9 @@
 #include "absl/container/inlined_vector.h"
 #include "hlo/attribute_values.h"
 #include "hlo/shape_inference.h"
-#include "hlo/str_util.h"
 #include "hlo/verifier_internal.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 
 namespace hloscope::verifier_internal {
 
@@ -453,9 +454,8 @@ absl::Status CheckReduce(const Instruction& instr, const VerifierOptions& option
 absl::Status CheckInferred(const Instruction& instr, const Shape& out,
                            const absl::StatusOr<Shape>& expected, std::string_view from) {
   if (!expected.ok()) {
-    return InstrError(instr, StrCat(instr.PrintedOpcode(), "'s shape cannot be checked: ",
-                                    std::string_view(expected.status().message().data(),
-                                                     expected.status().message().size())));
+    return InstrError(instr, StrCat(instr.PrintedOpcode(),
+                                    "'s shape cannot be checked: ", StatusText(expected.status())));
   }
   if (!DimsAre(out, expected->dims)) return ResultMismatch(instr, *expected, from);
   return absl::OkStatus();

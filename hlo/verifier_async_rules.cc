@@ -19,8 +19,8 @@
 #include <string>
 
 #include "hlo/async_chain.h"
-#include "hlo/str_util.h"
 #include "hlo/verifier_internal.h"
+#include "support/str_util.h"
 
 namespace hloscope::verifier_internal {
 namespace {

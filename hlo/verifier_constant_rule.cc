@@ -25,8 +25,8 @@
 #include "hlo/float_range.h"
 #include "hlo/literal_text.h"
 #include "hlo/primitive_type.h"
-#include "hlo/str_util.h"
 #include "hlo/verifier_internal.h"
+#include "support/str_util.h"
 
 namespace hloscope::verifier_internal {
 namespace {

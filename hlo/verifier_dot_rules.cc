@@ -20,8 +20,8 @@
 
 #include "hlo/attribute_values.h"
 #include "hlo/shape_inference.h"
-#include "hlo/str_util.h"
 #include "hlo/verifier_internal.h"
+#include "support/str_util.h"
 
 namespace hloscope::verifier_internal {
 namespace {

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <string>
 
-#include "hlo/str_util.h"
 #include "hlo/verifier_internal.h"
+#include "support/str_util.h"
 
 namespace hloscope::verifier_internal {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "hlo/str_util.h"
 #include "hlo/verifier_internal.h"
+#include "support/str_util.h"
 
 namespace hloscope::verifier_internal {
 namespace {

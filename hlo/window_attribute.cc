@@ -4,7 +4,7 @@
 
 #include "absl/status/status.h"
 #include "hlo/attribute_values.h"
-#include "hlo/str_util.h"
+#include "support/str_util.h"
 
 namespace hloscope {
 namespace {

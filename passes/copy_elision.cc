@@ -16,7 +16,6 @@
 #include "analysis/trip_count.h"
 #include "analysis/value_liveness.h"
 #include "fmt/format.h"
-#include "hlo/checked_int.h"
 #include "hlo/computation.h"
 #include "hlo/input_output_alias.h"
 #include "hlo/parser.h"
@@ -24,6 +23,7 @@
 #include "hlo/reachable_computations.h"
 #include "passes/copy_elision_report.h"
 #include "passes/in_flight_buffers.h"
+#include "support/checked_int.h"
 
 namespace hloscope {
 

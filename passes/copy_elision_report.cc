@@ -1,9 +1,10 @@
 #include "passes/copy_elision_report.h"
 
 #include "fmt/format.h"
-#include "hlo/checked_int.h"
-#include "hlo/str_util.h"
 #include "passes/copy_elision_report.pb.h"
+#include "support/bytes.h"
+#include "support/checked_int.h"
+#include "support/str_util.h"
 
 namespace hloscope {
 

@@ -6,8 +6,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "analysis/call_graph.h"
 #include "fmt/format.h"
-#include "hlo/checked_int.h"
 #include "hlo/computation.h"
+#include "support/checked_int.h"
 
 namespace hloscope {
 

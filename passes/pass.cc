@@ -1,8 +1,8 @@
 #include "passes/pass.h"
 
 #include "analysis/analysis_cache.h"
-#include "hlo/str_util.h"
 #include "passes/pass_report.h"
+#include "support/str_util.h"
 
 namespace hloscope {
 

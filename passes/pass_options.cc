@@ -1,6 +1,7 @@
 #include "passes/pass_options.h"
 
-#include "hlo/str_util.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 
 namespace hloscope {
 
@@ -88,8 +89,7 @@ absl::Status PassOptions::Set(std::string_view pass, std::string_view name, std:
   }
   if (absl::Status s = option->parse(text); !s.ok()) {
     return absl::InvalidArgumentError(
-        StrCat("option '", name, "' of pass '", pass,
-               "': ", std::string_view(s.message().data(), s.message().size())));
+        StrCat("option '", name, "' of pass '", pass, "': ", StatusText(s)));
   }
   option->set = true;
   return absl::OkStatus();

@@ -4,17 +4,12 @@
 #include <string>
 #include <utility>
 
-#include "hlo/str_util.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 
 namespace hloscope {
 
-namespace {
-
-std::string_view MessageOf(const absl::Status& s) {
-  return std::string_view(s.message().data(), s.message().size());
-}
-
-}  // namespace
+namespace {}  // namespace
 
 absl::StatusOr<bool> PassPipeline::RunOnModule(Module& module, AnalysisCache& analyses) {
   records_.clear();
@@ -28,14 +23,15 @@ absl::StatusOr<bool> PassPipeline::RunOnModule(Module& module, AnalysisCache& an
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     records_.push_back({pass->name(), result.ok() && *result, seconds});
     if (!result.ok()) {
-      return absl::Status(result.status().code(),
-                          StrCat("pass '", pass->name(), "' failed: ", MessageOf(result.status())));
+      return absl::Status(
+          result.status().code(),
+          StrCat("pass '", pass->name(), "' failed: ", StatusText(result.status())));
     }
     changed |= *result;
     if (options_.verify_each) {
       if (absl::Status s = VerifyModule(module, options_.verifier); !s.ok()) {
         return absl::InternalError(
-            StrCat("pass '", pass->name(), "' left an invalid module: ", MessageOf(s)));
+            StrCat("pass '", pass->name(), "' left an invalid module: ", StatusText(s)));
       }
     }
   }

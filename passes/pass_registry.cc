@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "hlo/str_util.h"
+#include "support/str_util.h"
 
 namespace hloscope {
 

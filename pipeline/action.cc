@@ -5,9 +5,9 @@
 #include <charconv>
 
 #include "absl/status/status.h"
-#include "hlo/str_util.h"
-#include "pipeline/string_pieces.h"
 #include "pipeline/visible_text.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 
 namespace hloscope::pipeline {
 namespace {
@@ -110,7 +110,7 @@ absl::StatusOr<std::vector<Action>> ParseCell(std::string_view text) {
     absl::StatusOr<Action> part = ParseAction(piece);
     if (!part.ok()) {
       return absl::InvalidArgumentError(
-          StrCat("cell '", VisibleText(text), "': ", StdView(part.status().message())));
+          StrCat("cell '", VisibleText(text), "': ", StatusText(part.status())));
     }
     if (!IsCompute(part->kind)) {
       return absl::InvalidArgumentError(StrCat("cell '", VisibleText(text), "': an ", kOverlapToken,

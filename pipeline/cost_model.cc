@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <string_view>
 
-#include "pipeline/string_pieces.h"
-#include "hlo/str_util.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 
 namespace hloscope::pipeline {
 
@@ -139,7 +139,7 @@ absl::StatusOr<CostModel> BuildCostModel(const CostInputs& in, const Schedule& s
     }
     absl::StatusOr<std::vector<double>> spread = SpreadOverStages(*f.in, ranks, stages);
     if (!spread.ok()) {
-      return absl::InvalidArgumentError(StrCat(f.name, ": ", StdView(spread.status().message())));
+      return absl::InvalidArgumentError(StrCat(f.name, ": ", StatusText(spread.status())));
     }
     *f.out = *std::move(spread);
   }

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "pipeline/string_pieces.h"
-#include "hlo/str_util.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 
 namespace hloscope::pipeline {
 namespace {
@@ -505,7 +505,7 @@ absl::StatusOr<Schedule> GeneratePytorchOrder(const ScheduleSpec& spec, int32_t 
   }
   if (spec.family == ScheduleFamily::kInterleavedZeroBubble) {
     if (absl::Status st = AddForwardBubbles(rows, p * v, m); !st.ok()) {
-      return absl::InvalidArgumentError(StrCat(name, ": ", StdView(st.message())));
+      return absl::InvalidArgumentError(StrCat(name, ": ", StatusText(st)));
     }
   }
   return MakeSchedule(name, std::move(rows));

@@ -6,7 +6,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "fmt/format.h"
-#include "hlo/str_util.h"
+#include "support/str_util.h"
 
 namespace hloscope::pipeline {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "absl/status/status.h"
 #include "pipeline/validate.h"
-#include "hlo/str_util.h"
+#include "support/str_util.h"
 
 namespace hloscope::pipeline {
 namespace {

@@ -5,10 +5,11 @@
 #include <string_view>
 
 #include "fmt/format.h"
-#include "hlo/str_util.h"
 #include "pipeline/pipeline_report.pb.h"
-#include "pipeline/proto_json.h"
 #include "pipeline/units.h"
+#include "support/bytes.h"
+#include "support/proto_json.h"
+#include "support/str_util.h"
 
 namespace hloscope::pipeline {
 namespace {

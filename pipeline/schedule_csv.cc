@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "hlo/str_util.h"
-#include "pipeline/string_pieces.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 
 namespace hloscope::pipeline {
 namespace {
@@ -46,7 +46,7 @@ absl::StatusOr<Schedule> ParseScheduleCsv(std::string_view text, std::string nam
       absl::StatusOr<std::vector<Action>> cell_actions = ParseCell(bare);
       if (!cell_actions.ok()) {
         return absl::InvalidArgumentError(StrCat(name, ":", line + 1, ":", column, ": rank ", line,
-                                                 ": ", StdView(cell_actions.status().message())));
+                                                 ": ", StatusText(cell_actions.status())));
       }
       for (const Action& action : *cell_actions) {
         row.push_back(action);

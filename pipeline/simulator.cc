@@ -7,10 +7,10 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "fmt/format.h"
 #include "pipeline/grid_text.h"
 #include "pipeline/validate.h"
-#include "fmt/format.h"
-#include "hlo/str_util.h"
+#include "support/str_util.h"
 
 namespace hloscope::pipeline {
 namespace {

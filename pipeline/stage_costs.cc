@@ -5,9 +5,10 @@
 #include "absl/status/status.h"
 #include "fmt/format.h"
 #include "google/protobuf/util/json_util.h"
-#include "pipeline/proto_json.h"
 #include "pipeline/stage_costs.pb.h"
 #include "pipeline/units.h"
+#include "support/bytes.h"
+#include "support/proto_json.h"
 
 namespace hloscope::pipeline {
 namespace {

@@ -2,8 +2,9 @@
 
 #include <cstdint>
 
-#include "pipeline/units.h"
 #include "fmt/format.h"
+#include "pipeline/units.h"
+#include "support/escapes.h"
 
 namespace hloscope::pipeline {
 namespace {

@@ -6,9 +6,8 @@
 #include <utility>
 
 #include "absl/status/status.h"
-#include "pipeline/string_pieces.h"
 #include "fmt/format.h"
-#include "hlo/str_util.h"
+#include "support/str_util.h"
 
 namespace hloscope::pipeline {
 
@@ -44,53 +43,10 @@ absl::StatusOr<double> ParseBytes(std::string_view text) {
       StrCat("'", text, "': unknown unit '", unit, "' (use B, KB, MB, GB, KiB, MiB, GiB, TiB)"));
 }
 
-std::string FormatBytes(double bytes) {
-  static constexpr std::array<std::string_view, 5> kNames = {"B", "KiB", "MiB", "GiB", "TiB"};
-  size_t i = 0;
-  double v = bytes;
-  while (std::fabs(v) >= 1024 && i + 1 < kNames.size()) {
-    v /= 1024;
-    ++i;
-  }
-  if (i == 0) return fmt::format("{:.0f} B", v);
-  return fmt::format("{:.2f} {}", v, kNames[i]);
-}
-
 std::string JsonNumber(double value) {
   if (!std::isfinite(value)) return "null";
   // Integral values print without ".0"; others as the shortest text that reads back exactly.
   return fmt::format("{}", value);
-}
-
-std::string JsonString(std::string_view text) {
-  std::string out = "\"";
-  for (char ch : text) {
-    switch (ch) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (static_cast<unsigned char>(ch) < 0x20) {
-          out += fmt::format("\\u{:04x}", static_cast<int>(ch));
-        } else {
-          out += ch;
-        }
-    }
-  }
-  out += '"';
-  return out;
 }
 
 }  // namespace hloscope::pipeline

@@ -12,14 +12,7 @@ namespace hloscope::pipeline {
 // KiB/MiB/GiB/TiB (powers of 1024), case-insensitive, spaces allowed before the unit.
 absl::StatusOr<double> ParseBytes(std::string_view text);
 
-// "1.50 GiB", "512.00 MiB", "100 B" (binary units: device memory is sized in them), two
-// decimals, as hlo-pipeline's reports print sizes; hlo-opt's print one ("1.5 GiB",
-// hlo/str_util.h's HumanBytes), and each tool's lit tests pin its own.
-std::string FormatBytes(double bytes);
-
 // A double as JSON wants it: shortest round-trip text, never "nan" or "inf" (those become null).
 std::string JsonNumber(double value);
-// A quoted, escaped JSON string.
-std::string JsonString(std::string_view text);
 
 }  // namespace hloscope::pipeline

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "pipeline/grid_text.h"
-#include "hlo/str_util.h"
+#include "support/str_util.h"
 
 namespace hloscope::pipeline {
 namespace {

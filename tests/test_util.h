@@ -1,5 +1,5 @@
-// Helpers every test folder uses: parse HLO text, read a status message, find instructions by
-// name. Folder-specific helpers (tests/passes/passes_test_util.h,
+// Helpers every test folder uses: parse HLO text, find instructions by name. Folder-specific
+// helpers (tests/passes/passes_test_util.h,
 // tests/analysis/analysis_test_util.h) build on these.
 #pragma once
 
@@ -10,18 +10,18 @@
 #include "gtest/gtest.h"
 #include "hlo/module.h"
 #include "hlo/parser.h"
+#include "support/status_text.h"
 
 namespace hloscope::testing {
 
-inline std::string MessageOf(const absl::Status& s) {
-  return std::string(s.message().data(), s.message().size());
-}
+// The one status-text helper (support/status_text.h), also as testing::StatusText.
+using ::hloscope::StatusText;
 
 // Parses `text` (as "test.hlo") or fails the current test with the parser's message and
 // returns nullptr.
 inline std::unique_ptr<Module> Parse(std::string_view text) {
   auto m = ParseModule(text, {.filename = "test.hlo"});
-  EXPECT_TRUE(m.ok()) << MessageOf(m.status());
+  EXPECT_TRUE(m.ok()) << StatusText(m.status());
   if (!m.ok()) return nullptr;
   return std::move(*m);
 }

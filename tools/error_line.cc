@@ -1,6 +1,7 @@
 #include "tools/error_line.h"
 
 #include "fmt/format.h"
+#include "support/escapes.h"
 
 namespace hloscope {
 
@@ -28,19 +29,7 @@ bool HasErrorPrefix(std::string_view message) {
   return EndsWithLineAndColumn(where) || where.find_first_of(" :") == std::string_view::npos;
 }
 
-std::string TerminalSafe(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    const unsigned char u = static_cast<unsigned char>(c);
-    if ((u < 0x20 && c != '\n' && c != '\t') || u == 0x7f) {
-      out += fmt::format("\\x{:02x}", u);
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
+std::string TerminalSafe(std::string_view text) { return EscapeControlBytes(text, "\n\t"); }
 
 std::string ErrorLine(std::string_view tool, std::string_view message) {
   const std::string safe = TerminalSafe(message);

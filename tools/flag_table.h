@@ -45,6 +45,11 @@ struct Flag {
   // The value's name in the help row: "A,B,..." shows as "--passes=A,B,...", "OUT" as "-o OUT",
   // and an optional "FILE.json" as "--report[=FILE.json]".
   std::string placeholder = {};
+  // The value names a file the tool writes. Such a path may name neither an input nor another
+  // output (tools/output_paths.h); tests/robustness/hostile_cli_test.cc reads this mark to point
+  // every output flag of every tool at an input, and tests/tools/flag_tables_test.cc to check
+  // that every flag whose value names a file is marked or known as an input.
+  bool output_file = false;
   // The help row's text. A '\n' starts a new line; a line too long for the width is wrapped.
   // Empty: the row before documents this flag too (its label should name it).
   std::string help = {};
@@ -55,6 +60,12 @@ struct Flag {
 
 // A usage error of a single flag, for handlers.
 absl::Status FlagError(std::string message);
+
+// `flag` with output_file set: for rows built by a tool's own helpers.
+inline Flag OutputFileFlag(Flag flag) {
+  flag.output_file = true;
+  return flag;
+}
 
 // A switch (no value) that sets *out.
 Flag SwitchFlag(std::vector<std::string> names, bool* out, std::string help);

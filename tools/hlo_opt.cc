@@ -22,14 +22,17 @@
 #include "analysis/in_place_hazards.h"
 #include "analysis/memory/xla_buffer_assignment.h"
 #include "fmt/core.h"
-#include "hlo/checked_int.h"
 #include "hlo/module.h"
 #include "hlo/parser.h"
 #include "hlo/printer.h"
-#include "hlo/str_util.h"
 #include "passes/assumed_donation.h"
+#include "support/str_util.h"
 #include "passes/pass_pipeline.h"
 #include "passes/pass_registry.h"
+#include "support/bytes.h"
+#include "support/checked_int.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 #include "tools/error_line.h"
 #include "tools/file_io.h"
 #include "tools/hlo_opt_flags.h"
@@ -45,10 +48,6 @@ namespace {
 enum ExitCode { kExitOk = 0, kExitBadInput = 1, kExitBadUsage = 2 };
 
 using Flags = HloOptFlags;
-
-std::string_view MessageOf(const absl::Status& s) {
-  return std::string_view(s.message().data(), s.message().size());
-}
 
 // Reports a usage error and returns the exit code for it.
 int UsageError(std::string_view message) {
@@ -213,6 +212,10 @@ std::vector<OutputPath> OutputsOf(const Flags& flags) {
       outputs.push_back({"--memory-report", PartialMemoryReportPath(flags.memory.output)});
     }
   }
+  // The memory diff's FILE.partial, the same rule (hlo_opt_memory_diff.h).
+  if (flags.memory_diff.enabled && flags.output != "-") {
+    outputs.push_back({"-o", PartialMemoryReportPath(flags.output)});
+  }
   if (flags.stage_costs.enabled) outputs.push_back({"--stage-costs", flags.stage_costs.output});
   return outputs;
 }
@@ -273,7 +276,7 @@ class ModuleOutput {
 };
 
 void PrintError(const absl::Status& status) {
-  fmt::print(stderr, "{}", ErrorLine("hlo-opt", MessageOf(status)));
+  fmt::print(stderr, "{}", ErrorLine("hlo-opt", StatusText(status)));
 }
 
 bool IsBlank(std::string_view text) {
@@ -283,7 +286,7 @@ bool IsBlank(std::string_view text) {
 int Main(int argc, char** argv) {
   Flags flags;
   if (absl::Status s = ParseHloOptFlags(argc, argv, &flags); !s.ok()) {
-    return UsageError(MessageOf(s));
+    return UsageError(StatusText(s));
   }
   if (flags.jobs > 0) SetProcessJobs(flags.jobs);  // also for the reports' parallel parsing
   if (flags.help) {
@@ -317,7 +320,7 @@ int Main(int argc, char** argv) {
 
   // Unknown passes are usage errors: report them before reading any input.
   absl::StatusOr<std::unique_ptr<PassPipeline>> made = MakePipeline(flags);
-  if (!made.ok()) return UsageError(MessageOf(made.status()));
+  if (!made.ok()) return UsageError(StatusText(made.status()));
   std::unique_ptr<PassPipeline> pipeline = *std::move(made);
   CopyReportCollector copy_reports(flags.copy_report);
 
@@ -396,7 +399,7 @@ int Main(int argc, char** argv) {
         from_dump ? &*from_dump : nullptr);
     // A failed run writes no report: an existing --report=FILE stays as it was.
     if (code != kExitOk) return code;
-    if (absl::Status s = copy_reports.Finish(); !s.ok()) return UsageError(MessageOf(s));
+    if (absl::Status s = copy_reports.Finish(); !s.ok()) return UsageError(StatusText(s));
     return code;
   }
   InputFile input;  // mapped, not copied (tools/file_io.h)
@@ -463,7 +466,7 @@ int Main(int argc, char** argv) {
   // output behind; standard output still shows the modules that worked. The same for
   // --report=FILE: written only when every module succeeded.
   if (all_ok) {
-    if (absl::Status s = copy_reports.Finish(); !s.ok()) return UsageError(MessageOf(s));
+    if (absl::Status s = copy_reports.Finish(); !s.ok()) return UsageError(StatusText(s));
   }
   if (!output.Finish(all_ok, &error)) return UsageError(error);
   return all_ok ? kExitOk : kExitBadInput;

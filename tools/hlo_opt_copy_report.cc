@@ -4,10 +4,10 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/report_json.h"
 #include "fmt/format.h"
 #include "passes/copy_elision_report.pb.h"
 #include "passes/pass_report.h"
+#include "support/proto_json.h"
 #include "tools/file_io.h"
 
 namespace hloscope {
@@ -20,6 +20,7 @@ void AddCopyReportFlags(FlagTable& table, CopyReportFlags& flags) {
   table.Add({.names = {"--report"},
              .value = FlagValue::kOptional,
              .placeholder = "FILE.json",
+             .output_file = true,
              .help = "With copy-elision in --passes: what happened to every copy.\n"
                      "'--report' prints a summary to stderr; '--report=FILE.json'\n"
                      "writes each copy's decision, reason, bytes and executions per\n"

@@ -6,7 +6,7 @@
 #include <system_error>
 
 #include "fmt/format.h"
-#include "hlo/str_util.h"
+#include "support/str_util.h"
 #include "tools/output_paths.h"
 
 namespace hloscope {
@@ -51,6 +51,7 @@ FlagTable HloOptFlagTable(HloOptFlags& flags) {
   table.Add({.names = {"-o"},
              .value = FlagValue::kRequired,
              .placeholder = "OUT",
+             .output_file = true,
              .help = "Write the output to OUT ('-' is standard output, the default). The\n"
                      "file is only written when every module succeeded. OUT ending in\n"
                      "'.pb' gets XLA's HloModuleProto (see --output-format).",

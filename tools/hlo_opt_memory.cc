@@ -13,12 +13,13 @@
 #include "analysis/memory/xla_buffer_assignment.h"
 #include "fmt/format.h"
 #include "hlo/parser.h"
-#include "hlo/str_util.h"
 #include "hlo/verifier.h"
 #include "passes/flatten_call_graph.h"
 #include "passes/pass_pipeline.h"
 #include "pipeline/generators.h"
 #include "re2/re2.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 #include "tools/error_line.h"
 #include "tools/file_io.h"
 #include "tools/hlo_opt_memory_opportunities.h"
@@ -64,6 +65,7 @@ void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysi
   table.Add({.names = {"--memory-report"},
              .value = FlagValue::kOptional,
              .placeholder = "FILE",
+             .output_file = true,
              .help = "Print the memory profile instead of the module (to FILE when\n"
                      "given): peak bytes, the instruction at the peak, the buffers live\n"
                      "there, and per pipeline stage the activation bytes per microbatch,\n"
@@ -177,9 +179,8 @@ void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysi
                if (!value || value->empty()) return NeedsValue("--memory-limit");
                absl::StatusOr<int64_t> size = ParseMemorySize(*value);
                if (!size.ok()) {
-                 return FlagError(fmt::format("option '--memory-limit': {}",
-                                              std::string_view(size.status().message().data(),
-                                                               size.status().message().size())));
+                 return FlagError(
+                     fmt::format("option '--memory-limit': {}", StatusText(size.status())));
                }
                flags.memory_limit = *size;
                return absl::OkStatus();
@@ -291,28 +292,27 @@ void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysi
                flags.alignment_given = true;
                return absl::OkStatus();
              }});
-  table.Add(
-      {.names = {"--pipeline-schedule"},
-       .value = FlagValue::kRequired,
-       .placeholder = "NAME",
-       .help = "With the memory report (text, json, html): run the report's stages\n"
-               "under hlo-pipeline's schedule NAME (as its --schedule, e.g.\n"
-               "1f1b, interleaved:2) with M microbatches, as many stages per rank\n"
-               "as NAME places: per rank the microbatches in flight at its peak\n"
-               "and their activation bytes.",
-       .handler =
-           [&flags](std::optional<std::string_view> value) {
-             if (!value || value->empty()) return NeedsValue("--pipeline-schedule");
-             absl::StatusOr<pipeline::ScheduleSpec> spec = pipeline::ParseScheduleSpec(*value);
-             if (!spec.ok()) {
-               return FlagError(fmt::format("option '--pipeline-schedule': {}",
-                                            std::string_view(spec.status().message().data(),
-                                                             spec.status().message().size())));
-             }
-             flags.pipeline_schedule = std::string(*value);
-             return absl::OkStatus();
-           },
-       .label = "--pipeline-schedule=NAME --microbatches=M"});
+  table.Add({.names = {"--pipeline-schedule"},
+             .value = FlagValue::kRequired,
+             .placeholder = "NAME",
+             .help = "With the memory report (text, json, html): run the report's stages\n"
+                     "under hlo-pipeline's schedule NAME (as its --schedule, e.g.\n"
+                     "1f1b, interleaved:2) with M microbatches, as many stages per rank\n"
+                     "as NAME places: per rank the microbatches in flight at its peak\n"
+                     "and their activation bytes.",
+             .handler =
+                 [&flags](std::optional<std::string_view> value) {
+                   if (!value || value->empty()) return NeedsValue("--pipeline-schedule");
+                   absl::StatusOr<pipeline::ScheduleSpec> spec =
+                       pipeline::ParseScheduleSpec(*value);
+                   if (!spec.ok()) {
+                     return FlagError(fmt::format("option '--pipeline-schedule': {}",
+                                                  StatusText(spec.status())));
+                   }
+                   flags.pipeline_schedule = std::string(*value);
+                   return absl::OkStatus();
+                 },
+             .label = "--pipeline-schedule=NAME --microbatches=M"});
   table.Add({.names = {"--microbatches"},
              .value = FlagValue::kRequired,
              .placeholder = "M",
@@ -409,9 +409,7 @@ ParsedModules ParseAll(const std::vector<MemoryInput>& inputs, bool split_input_
       [&](size_t, absl::StatusOr<std::unique_ptr<Module>> m) {
         if (!m.ok()) {
           const absl::Status& s = m.status();
-          fmt::print(
-              stderr, "{}",
-              ErrorLine("hlo-opt", std::string_view(s.message().data(), s.message().size())));
+          fmt::print(stderr, "{}", ErrorLine("hlo-opt", StatusText(s)));
           out.all_ok = false;
           return;
         }
@@ -427,8 +425,7 @@ std::vector<const Module*> Pointers(const std::vector<std::unique_ptr<Module>>& 
 }
 
 void PrintStatus(const absl::Status& s) {
-  fmt::print(stderr, "{}",
-             ErrorLine("hlo-opt", std::string_view(s.message().data(), s.message().size())));
+  fmt::print(stderr, "{}", ErrorLine("hlo-opt", StatusText(s)));
 }
 
 }  // namespace
@@ -457,6 +454,10 @@ bool IsStream(const std::string& path) {
 }
 
 }  // namespace
+
+std::string ReportPathFor(const std::string& output, bool saturated) {
+  return saturated && !IsStream(output) ? PartialMemoryReportPath(output) : output;
+}
 
 int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_file,
                     PassPipeline* pipeline, std::string_view passes, const MemoryFlags& flags,
@@ -551,7 +552,7 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
         return 1;
       }
       fmt::print(stderr, "hlo-opt: warning: XLA's buffer assignment in the dump is not shown: {}\n",
-                 std::string_view(s.message().data(), s.message().size()));
+                 StatusText(s));
     }
     // The listing at the alignment XLA used, as the comparison beside it.
     if (flags.buffer_assignment && !flags.alignment_given) {
@@ -616,8 +617,7 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
   // The report says which numbers saturated, so it is written, but it is no success: a file
   // goes to a name that says so (PartialMemoryReportPath) and FILE stays as it was.
   const bool saturated = comparison->saturated();
-  const std::string path =
-      saturated && !IsStream(flags.output) ? PartialMemoryReportPath(flags.output) : flags.output;
+  const std::string path = ReportPathFor(flags.output, saturated);
   std::string error;
   if (!WriteOutput(path, *text, &error)) {
     fmt::print(stderr, "{}", ErrorLine("hlo-opt", error));

@@ -97,6 +97,10 @@ struct XlaAssignmentSource {
 // (AddXlaBufferAssignment); an assignment of another module is refused (exit 1).
 // Where a report whose sizes saturated goes instead of --memory-report=FILE: `FILE.partial`.
 std::string PartialMemoryReportPath(const std::string& output);
+// Where a report goes: `output` itself, or, when its sizes saturated and `output` names a file
+// to keep (not '-', a device, a FIFO), PartialMemoryReportPath(output), so that FILE stays as it
+// was. The memory report and the memory diff (hlo_opt_memory_diff.h) follow this one rule.
+std::string ReportPathFor(const std::string& output, bool saturated);
 
 int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_file,
                     PassPipeline* pipeline, std::string_view passes, const MemoryFlags& flags,

@@ -5,6 +5,7 @@
 
 #include "fmt/format.h"
 #include "passes/flatten_call_graph.h"
+#include "support/status_text.h"
 #include "tools/error_line.h"
 #include "tools/load_module.h"
 
@@ -24,7 +25,8 @@ void AddMemoryDiffFlags(FlagTable& table, MemoryDiffFlags& flags) {
                      "--memory-model, --schedule, --top (rows per list), --dim-value,\n"
                      "--count-tuple-tables apply to both. Written to -o FILE or\n"
                      "--memory-report=FILE, and only when both modules were read and\n"
-                     "profiled.",
+                     "profiled; when sizes pass int64 bytes (exit 1), FILE is left as it\n"
+                     "was and the diff goes to FILE.partial.",
              .handler =
                  [&flags](std::optional<std::string_view> value) {
                    flags.enabled = true;
@@ -108,17 +110,13 @@ absl::StatusOr<DiffInput> LoadModuleFile(const std::string& path) {
 
 namespace {
 
-std::string_view MessageOf(const absl::Status& s) {
-  return std::string_view(s.message().data(), s.message().size());
-}
-
 // A file that cannot be read is a usage error, reported as hlo-opt reports its own.
 int ReportLoadError(const absl::Status& s) {
   if (absl::IsNotFound(s)) {
-    fmt::print(stderr, "hlo-opt: error: {}\nRun 'hlo-opt --help' for usage.\n", MessageOf(s));
+    fmt::print(stderr, "hlo-opt: error: {}\nRun 'hlo-opt --help' for usage.\n", StatusText(s));
     return 2;
   }
-  fmt::print(stderr, "{}", ErrorLine("hlo-opt", MessageOf(s)));
+  fmt::print(stderr, "{}", ErrorLine("hlo-opt", StatusText(s)));
   return 1;
 }
 
@@ -129,25 +127,28 @@ int WriteMemoryDiff(const DiffInput& before, const DiffInput& after, const Memor
   absl::StatusOr<MemoryDiff> diff =
       DiffModules(*before.module, *after.module, memory.options, before.label, after.label);
   if (!diff.ok()) {
-    fmt::print(stderr, "{}", ErrorLine("hlo-opt", MessageOf(diff.status())));
+    fmt::print(stderr, "{}", ErrorLine("hlo-opt", StatusText(diff.status())));
     return 1;
   }
   absl::StatusOr<std::string> text = PrintMemoryDiff(
       *diff, {.format = memory.format, .before_label = before.label, .after_label = after.label});
   if (!text.ok()) {
-    fmt::print(stderr, "{}", ErrorLine("hlo-opt", MessageOf(text.status())));
+    fmt::print(stderr, "{}", ErrorLine("hlo-opt", StatusText(text.status())));
     return 1;
   }
+  // Written (it says which numbers saturated), but no success: as --memory-report, a file goes
+  // to FILE.partial and FILE stays as it was (ReportPathFor).
+  const bool saturated = diff->saturated();
+  const std::string path = ReportPathFor(output, saturated);
   std::string error;
-  if (!WriteOutput(output, *text, &error)) {
+  if (!WriteOutput(path, *text, &error)) {
     fmt::print(stderr, "hlo-opt: error: {}\n", error);
     return 2;
   }
-  // Written (it says which numbers saturated), but no success: as --memory-report.
-  if (diff->saturated()) {
-    fmt::print(stderr,
-               "hlo-opt: error: memory sizes past int64 bytes; the saturated numbers are lower "
-               "bounds\n");
+  if (saturated) {
+    std::string message = "memory sizes past int64 bytes; the saturated numbers are lower bounds";
+    if (path != output) message += fmt::format(" (report written to '{}')", path);
+    fmt::print(stderr, "{}", ErrorLine("hlo-opt", message));
     return 1;
   }
   return 0;

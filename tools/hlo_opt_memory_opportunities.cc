@@ -8,10 +8,12 @@
 
 #include "analysis/memory/memory_comparison.h"
 #include "fmt/format.h"
-#include "hlo/str_util.h"
 #include "passes/assumed_donation.h"
+#include "support/str_util.h"
 #include "passes/copy_elision.h"
 #include "re2/re2.h"
+#include "support/bytes.h"
+#include "support/str_util.h"
 
 namespace hloscope {
 

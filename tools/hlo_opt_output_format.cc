@@ -2,6 +2,7 @@
 
 #include "absl/status/statusor.h"
 #include "hlo/proto_writer.h"
+#include "support/status_text.h"
 
 namespace hloscope {
 
@@ -25,9 +26,9 @@ absl::Status AppendModuleProto(const Module& module, OutputFormat format, std::s
   absl::StatusOr<std::string> bytes = WriteModuleProto(
       module, format == OutputFormat::kTextProto ? ProtoFormat::kText : ProtoFormat::kBinary);
   if (!bytes.ok()) {
-    return absl::Status(bytes.status().code(),
-                        std::string("cannot write the module as HloModuleProto: ") +
-                            std::string(bytes.status().message()));
+    return absl::Status(
+        bytes.status().code(),
+        std::string("cannot write the module as HloModuleProto: ") + StatusText(bytes.status()));
   }
   out += *bytes;
   return absl::OkStatus();

@@ -19,6 +19,7 @@ void AddStageCostsFlags(FlagTable& table, StageCostsFlags& flags) {
   table.Add({.names = {"--stage-costs"},
              .value = FlagValue::kOptional,
              .placeholder = "FILE",
+             .output_file = true,
              .help = "Print per-stage costs of one microbatch as JSON (to FILE when\n"
                      "given; schema pipeline/stage_costs.proto) instead of the module,\n"
                      "one FILE per stage in pipeline order (files only, not the parts\n"

@@ -13,12 +13,15 @@
 #include "analysis/memory/memory_profile.h"
 #include "analysis/memory/xla_buffer_assignment.h"
 #include "fmt/format.h"
-#include "hlo/checked_int.h"
 #include "hlo/parser.h"
-#include "hlo/str_util.h"
 #include "hlo/verifier.h"
 #include "passes/copy_elision.h"
 #include "passes/flatten_call_graph.h"
+#include "support/bytes.h"
+#include "support/checked_int.h"
+#include "support/escapes.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 #include "tools/error_line.h"
 #include "tools/hlo_opt_memory_diff.h"
 #include "tools/parallel_modules.h"
@@ -91,48 +94,7 @@ std::string CheckXlaDumpFlags(const XlaDumpFlags& flags, const MemoryFlags& memo
 
 namespace {
 
-std::string_view MessageOf(const absl::Status& s) {
-  return std::string_view(s.message().data(), s.message().size());
-}
-
-std::string Json(std::string_view text) {
-  std::string out = "\"";
-  for (char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
-
 std::string JsonOr(const std::optional<int64_t>& v) { return v ? std::to_string(*v) : "null"; }
-
-std::string Csv(std::string_view text) {
-  if (text.find_first_of(",\"\n") == std::string_view::npos) return std::string(text);
-  std::string out = "\"";
-  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
 
 std::string Bytes(const std::optional<int64_t>& b) { return b ? HumanBytes(*b) : std::string("-"); }
 
@@ -145,7 +107,7 @@ int ExitCodeOf(const absl::Status& s) {
 }
 
 void PrintError(const absl::Status& s) {
-  fmt::print(stderr, "{}", ErrorLine("hlo-opt", MessageOf(s)));
+  fmt::print(stderr, "{}", ErrorLine("hlo-opt", StatusText(s)));
 }
 
 int64_t CountInstructions(const Module& m) {
@@ -234,7 +196,7 @@ absl::StatusOr<std::optional<LoadedModule>> LoadOrNote(const DumpFile& file, Mod
   absl::StatusOr<LoadedModule> loaded = LoadDumpModule(file);
   if (loaded.ok()) return std::optional<LoadedModule>(*std::move(loaded));
   if (loaded.status().code() == absl::StatusCode::kUnimplemented) {
-    row.notes.push_back(fmt::format("{} {}: {}", what, file.relative, MessageOf(loaded.status())));
+    row.notes.push_back(fmt::format("{} {}: {}", what, file.relative, StatusText(loaded.status())));
     return std::optional<LoadedModule>();
   }
   return loaded.status();
@@ -433,23 +395,23 @@ std::string IndexText(const DumpDirectory& dir, const std::vector<ModuleRow>& ro
   return out;
 }
 
-std::string FileJson(const std::optional<DumpFile>& f) { return f ? Json(f->path) : "null"; }
+std::string FileJson(const std::optional<DumpFile>& f) { return f ? JsonString(f->path) : "null"; }
 
 std::string IndexJson(const DumpDirectory& dir, const std::vector<ModuleRow>& rows) {
   auto list = [](const std::vector<std::string>& items) {
     std::string out = "[";
-    for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + Json(items[i]);
+    for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + JsonString(items[i]);
     return out + "]";
   };
   std::string out = "{\n";
-  out += fmt::format("  \"directory\": {},\n", Json(dir.path));
+  out += fmt::format("  \"directory\": {},\n", JsonString(dir.path));
   out += "  \"modules\": [";
   for (size_t k = 0; k < rows.size(); ++k) {
     const ModuleRow& r = rows[k];
     const DumpModule& m = *r.module;
     out += k ? ",\n    {" : "\n    {";
-    out += fmt::format("\"id\": {}, \"name\": {}, \"origin\": {}, ", m.id, Json(m.name),
-                       Json(m.origin));
+    out += fmt::format("\"id\": {}, \"name\": {}, \"origin\": {}, ", m.id, JsonString(m.name),
+                       JsonString(m.origin));
     out += fmt::format(
         "\"files\": {{\"before_optimizations\": {}, \"after_optimizations\": {}, "
         "\"buffer_assignment\": {}, \"memory_usage_report\": {}, \"pass_dumps\": {}}}, ",
@@ -464,7 +426,7 @@ std::string IndexJson(const DumpDirectory& dir, const std::vector<ModuleRow>& ro
         r.loop_copy_bytes_lower_bound ? "true" : "false");
     if (r.largest_buffer_bytes) {
       out += fmt::format("\"largest_buffer_at_peak\": {{\"name\": {}, \"bytes\": {}}}, ",
-                         Json(r.largest_buffer), *r.largest_buffer_bytes);
+                         JsonString(r.largest_buffer), *r.largest_buffer_bytes);
     } else {
       out += "\"largest_buffer_at_peak\": null, ";
     }
@@ -485,33 +447,11 @@ std::string IndexCsv(const std::vector<ModuleRow>& rows) {
       "largest_buffer_bytes\n";
   auto num = [](const std::optional<int64_t>& v) { return v ? std::to_string(*v) : ""; };
   for (const ModuleRow& r : rows) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", r.module->id, Csv(r.module->name),
-                       Csv(r.module->origin), num(r.instructions), num(r.peak_before),
-                       num(r.peak_after), num(r.xla_total), num(r.difference()), num(r.loop_copies),
-                       num(r.loop_copy_bytes), Csv(r.largest_buffer), num(r.largest_buffer_bytes));
-  }
-  return out;
-}
-
-std::string Html(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", r.module->id,
+                       CsvField(r.module->name), CsvField(r.module->origin), num(r.instructions),
+                       num(r.peak_before), num(r.peak_after), num(r.xla_total), num(r.difference()),
+                       num(r.loop_copies), num(r.loop_copy_bytes), CsvField(r.largest_buffer),
+                       num(r.largest_buffer_bytes));
   }
   return out;
 }
@@ -519,33 +459,34 @@ std::string Html(std::string_view text) {
 // A self-contained page: the index's table (exact bytes in each cell's title) and its notes.
 std::string IndexHtml(const DumpDirectory& dir, const std::vector<ModuleRow>& rows) {
   std::string out =
-      "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>XLA dump " + Html(dir.path) +
+      "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>XLA dump " +
+      HtmlEscape(dir.path) +
       "</title>\n<style>body{font-family:sans-serif}table{border-collapse:collapse}"
       "td,th{border:1px solid #ccc;padding:2px 6px}td.n{text-align:right}</style></head>\n"
       "<body>\n<h1>XLA dump " +
-      Html(dir.path) + "</h1>\n";
+      HtmlEscape(dir.path) + "</h1>\n";
   for (const std::string& c : dir.collisions) {
-    out += "<p>several processes: " + Html(c) + "; one row per origin</p>\n";
+    out += "<p>several processes: " + HtmlEscape(c) + "; one row per origin</p>\n";
   }
-  for (const std::string& r : dir.recompiled) out += "<p>recompiled: " + Html(r) + "</p>\n";
+  for (const std::string& r : dir.recompiled) out += "<p>recompiled: " + HtmlEscape(r) + "</p>\n";
   out +=
       "<table>\n<tr><th>id</th><th>module</th><th>instructions</th><th>peak before</th>"
       "<th>peak after</th><th>XLA total</th><th>ours - XLA</th><th>loop copies</th>"
       "<th>copy traffic/step</th><th>largest buffer at peak</th></tr>\n";
   auto bytes = [](const std::optional<int64_t>& b, const std::string& text) {
     return fmt::format("<td class=\"n\" title=\"{}\">{}</td>", b ? std::to_string(*b) : "",
-                       Html(text));
+                       HtmlEscape(text));
   };
   for (const ModuleRow& r : rows) {
     out += fmt::format("<tr><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td>",
-                       r.module->id, Html(RowLabel(*r.module)),
+                       r.module->id, HtmlEscape(RowLabel(*r.module)),
                        r.instructions ? std::to_string(*r.instructions) : "-");
     out += bytes(r.peak_before, Bytes(r.peak_before)) + bytes(r.peak_after, Bytes(r.peak_after)) +
            bytes(r.xla_total, Bytes(r.xla_total)) + bytes(r.difference(), DifferenceText(r));
     out += fmt::format("<td class=\"n\">{}</td>",
                        r.loop_copies ? std::to_string(*r.loop_copies) : "-");
     out += bytes(r.loop_copy_bytes, LoopTrafficText(r));
-    out += "<td>" + Html(LargestText(r)) + "</td></tr>\n";
+    out += "<td>" + HtmlEscape(LargestText(r)) + "</td></tr>\n";
   }
   out += "</table>\n";
   bool first = true;
@@ -553,8 +494,8 @@ std::string IndexHtml(const DumpDirectory& dir, const std::vector<ModuleRow>& ro
     for (const std::string& n : r.notes) {
       if (first) out += "<h2>notes</h2>\n<ul>\n";
       first = false;
-      out += fmt::format("<li>module {} {}: {}</li>\n", r.module->id, Html(RowLabel(*r.module)),
-                         Html(n));
+      out += fmt::format("<li>module {} {}: {}</li>\n", r.module->id,
+                         HtmlEscape(RowLabel(*r.module)), HtmlEscape(n));
     }
   }
   if (!first) out += "</ul>\n";
@@ -675,7 +616,7 @@ absl::Status FillPassPoint(const DumpFile& file, const MemoryOptions& options, P
   absl::StatusOr<LoadedModule> loaded = LoadDumpModule(file);
   if (!loaded.ok()) {
     if (loaded.status().code() != absl::StatusCode::kUnimplemented) return loaded.status();
-    p.note = std::string(MessageOf(loaded.status()));
+    p.note = std::string(StatusText(loaded.status()));
     return absl::OkStatus();
   }
   p.instructions = CountInstructions(*loaded->module);
@@ -761,14 +702,14 @@ std::string FindingsJson(const ModuleFindings& f) {
   std::string out;
   out = "{\n";
   out += fmt::format("  \"module\": {{\"id\": {}, \"name\": {}, \"origin\": {}, \"file\": {}}},\n",
-                     m.id, Json(m.name), Json(m.origin), Json(final_file->path));
+                     m.id, JsonString(m.name), JsonString(m.origin), JsonString(final_file->path));
   std::string trimmed = f.memory_report;
   while (!trimmed.empty() && (trimmed.back() == '\n' || trimmed.back() == ' ')) trimmed.pop_back();
   out += fmt::format("  \"memory_report\": {},\n", trimmed);
   out += fmt::format(
       "  \"xla\": {{\"total_bytes_used\": {}, \"file\": {}, \"ours_peak_bytes\": {}, "
       "\"difference_bytes\": {}}},\n",
-      JsonOr(xla_total), xla_total ? Json(f.xla_total_file->path) : "null", ours,
+      JsonOr(xla_total), xla_total ? JsonString(f.xla_total_file->path) : "null", ours,
       xla_total ? std::to_string(ours - *xla_total) : "null");
   out += "  \"timeline\": [";
   for (size_t k = 0; k < points.size(); ++k) {
@@ -777,13 +718,13 @@ std::string FindingsJson(const ModuleFindings& f) {
     out += fmt::format(
         "{}\n    {{\"step\": {}, \"pipeline\": {}, \"pass\": {}, \"next_pass\": {}, "
         "\"file\": {}, ",
-        k ? "," : "", n.step, Json(n.pipeline), Json(n.pass), Json(n.next_pass),
-        Json(p.file->path));
+        k ? "," : "", n.step, JsonString(n.pipeline), JsonString(n.pass), JsonString(n.next_pass),
+        JsonString(p.file->path));
     if (p.note.empty()) {
       out += fmt::format("\"instructions\": {}, \"copies\": {}, \"peak_bytes\": {}}}",
                          p.instructions, p.copies.size(), p.peak);
     } else {
-      out += fmt::format("\"note\": {}}}", Json(p.note));
+      out += fmt::format("\"note\": {}}}", JsonString(p.note));
     }
   }
   out += points.empty() ? "],\n" : "\n  ],\n";
@@ -793,15 +734,15 @@ std::string FindingsJson(const ModuleFindings& f) {
     out += fmt::format(
         "{}\n    {{\"name\": {}, \"computation\": {}, \"bytes\": {}, "
         "\"executions_per_step\": {}, \"executions_known\": {}, ",
-        k ? "," : "", Json(o.copy.name), Json(o.copy.computation), o.copy.bytes,
+        k ? "," : "", JsonString(o.copy.name), JsonString(o.copy.computation), o.copy.bytes,
         JsonOr(o.copy.executions_per_step), o.copy.executions_known ? "true" : "false");
     if (o.introduced_by != nullptr) {
       const DumpFileName& n = o.introduced_by->name;
       out += fmt::format(
           "\"introduced_by\": {{\"pass\": {}, \"pipeline\": {}, \"step\": {}, \"file\": {}}}}}",
-          Json(n.pass), Json(n.pipeline), n.step, Json(o.introduced_by->path));
+          JsonString(n.pass), JsonString(n.pipeline), n.step, JsonString(o.introduced_by->path));
     } else {
-      out += fmt::format("\"introduced_by\": null, \"note\": {}}}", Json(o.where));
+      out += fmt::format("\"introduced_by\": null, \"note\": {}}}", JsonString(o.where));
     }
   }
   out += origins.empty() ? "]\n" : "\n  ]\n";
@@ -907,7 +848,7 @@ int RunOneModule(const DumpDirectory& dir, const DumpModule& m, const MemoryFlag
     errors.push_back(loaded.status().code() == absl::StatusCode::kUnimplemented
                          ? absl::UnimplementedError(
                                fmt::format("module {} {}: {}: {}", m.id, DisplayName(m),
-                                           final_file->relative, MessageOf(loaded.status())))
+                                           final_file->relative, StatusText(loaded.status())))
                          : loaded.status());
   }
   std::optional<int64_t> xla_total;
@@ -1093,7 +1034,7 @@ int RunXlaDump(const XlaDumpFlags& flags, const MemoryFlags& memory, const std::
       // A directory given as FILE: what hlo-opt always said of one, and why it was not read
       // as a dump either.
       fmt::print(stderr, "hlo-opt: error: cannot read '{}': Is a directory, and {}\n", flags.dir,
-                 MessageOf(dir.status()));
+                 StatusText(dir.status()));
       return 2;
     }
     PrintError(dir.status());

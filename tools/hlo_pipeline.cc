@@ -12,7 +12,6 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "fmt/format.h"
-#include "hlo/str_util.h"
 #include "pipeline/cost_model.h"
 #include "pipeline/generators.h"
 #include "pipeline/lowering.h"
@@ -20,8 +19,9 @@
 #include "pipeline/schedule_csv.h"
 #include "pipeline/simulator.h"
 #include "pipeline/stage_costs.h"
-#include "pipeline/string_pieces.h"
 #include "pipeline/trace_json.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 #include "tools/error_line.h"
 #include "tools/file_io.h"
 #include "tools/hlo_pipeline_flags.h"
@@ -91,7 +91,7 @@ std::vector<OutputPath> OutputsOf(const PipelineFlags& f) {
 
 std::optional<Failure> PrintGrid(const PipelineFlags& f, const Run& run) {
   absl::StatusOr<std::string> grid = ScheduleGridText(run, f.grid_pytorch);
-  if (!grid.ok()) return Failure{kBadInput, std::string(StdView(grid.status().message()))};
+  if (!grid.ok()) return Failure{kBadInput, StatusText(grid.status())};
   fmt::print("{}", *grid);
   return std::nullopt;
 }
@@ -107,7 +107,7 @@ absl::StatusOr<StageCosts> ReadStageCosts(const std::string& path) {
 
 int Main(int argc, char** argv) {
   absl::StatusOr<PipelineFlags> parsed = ParsePipelineFlags(argc, argv);
-  if (!parsed.ok()) return Fail({kBadUsage, std::string(StdView(parsed.status().message()))});
+  if (!parsed.ok()) return Fail({kBadUsage, StatusText(parsed.status())});
   const PipelineFlags& f = *parsed;
   if (f.help) {
     // Said here, not in PipelineHelp's exit codes, which list what the flags decide.
@@ -146,7 +146,7 @@ int Main(int argc, char** argv) {
     absl::StatusOr<StageCosts> costs =
         !f.from_hlo.empty() ? StageCostsFromHlo(f.from_hlo, f.device_tflops, f.backward_regex)
                             : ReadStageCosts(f.stage_costs_path);
-    if (!costs.ok()) return Fail({kBadInput, std::string(StdView(costs.status().message()))});
+    if (!costs.ok()) return Fail({kBadInput, StatusText(costs.status())});
     if (!f.json) fmt::print("{}\n", FormatStageCosts(*costs));
     hlo = std::move(costs->stages);
   }
@@ -155,7 +155,7 @@ int Main(int argc, char** argv) {
 
   if (f.compare.empty()) {
     absl::StatusOr<Run> run = SimulateSchedule(f, hlo, f.schedule);
-    if (!run.ok()) return Fail({kBadInput, std::string(StdView(run.status().message()))});
+    if (!run.ok()) return Fail({kBadInput, StatusText(run.status())});
     const ReportOptions own = ScheduleReportOptions(f, hlo, run->schedule);
     if (f.grid) {
       if (std::optional<Failure> bad = PrintGrid(f, *run)) return Fail(*bad);

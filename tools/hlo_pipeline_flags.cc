@@ -10,10 +10,10 @@
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
-#include "hlo/str_util.h"
 #include "pipeline/generators.h"
-#include "pipeline/string_pieces.h"
 #include "pipeline/units.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 
 namespace hloscope::pipeline {
 namespace {
@@ -46,7 +46,7 @@ absl::StatusOr<double> Time(std::string_view flag, std::string_view text) {
 
 absl::StatusOr<double> Bytes(std::string_view flag, std::string_view text) {
   absl::StatusOr<double> v = ParseBytes(text);
-  if (!v.ok()) return Bad(flag, StdView(v.status().message()));
+  if (!v.ok()) return Bad(flag, StatusText(v.status()));
   return v;
 }
 
@@ -287,13 +287,14 @@ FlagTable PipelineFlagTable(PipelineFlags& f) {
                      return absl::OkStatus();
                    }));
   table.Add(OnRowBefore(SwitchFlag({"--json"}, &f.json, "")));
-  table.Add(Text("trace", "PATH",
-                 "write a Chrome trace (chrome://tracing, ui.perfetto.dev) of --schedule",
-                 &f.trace_path));
-  table.Add(Text("dump-csv", "PATH",
-                 "write the simulated schedule of --schedule as CSV without idle cells:\n"
-                 "the compute_comms form PyTorch's _PipelineScheduleRuntime loads",
-                 &f.dump_csv_path));
+  table.Add(OutputFileFlag(Text(
+      "trace", "PATH", "write a Chrome trace (chrome://tracing, ui.perfetto.dev) of --schedule",
+      &f.trace_path)));
+  table.Add(
+      OutputFileFlag(Text("dump-csv", "PATH",
+                          "write the simulated schedule of --schedule as CSV without idle cells:\n"
+                          "the compute_comms form PyTorch's _PipelineScheduleRuntime loads",
+                          &f.dump_csv_path)));
   table.Add(SwitchFlag({"--no-comms"}, &f.no_comms,
                        "do not add SEND/RECV; simulate the compute-only schedule, with\n"
                        "--comm-time between stages on different ranks"));

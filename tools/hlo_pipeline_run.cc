@@ -10,7 +10,6 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "fmt/format.h"
-#include "hlo/str_util.h"
 #include "pipeline/cost_model.h"
 #include "pipeline/generators.h"
 #include "pipeline/grid_text.h"
@@ -18,7 +17,8 @@
 #include "pipeline/pytorch_lowering.h"
 #include "pipeline/schedule_csv.h"
 #include "pipeline/simulator.h"
-#include "pipeline/string_pieces.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 
 namespace hloscope::pipeline {
 namespace {
@@ -127,7 +127,7 @@ std::optional<std::string> CheckScheduleNames(const PipelineFlags& f,
     }
     generated = true;
     if (absl::StatusOr<ScheduleSpec> spec = ParseScheduleSpec(name); !spec.ok()) {
-      return std::string(StdView(spec.status().message()));
+      return StatusText(spec.status());
     }
   }
   if (generated && !f.ranks) return "--ranks is required to generate a schedule";
@@ -195,7 +195,7 @@ ReportOptions ScheduleReportOptions(const PipelineFlags& f, const std::vector<St
   if (!per_stage.ok()) {
     report.static_unknown = {
         fmt::format("{} stage modules do not spread over the {} stages of {}: {}", hlo.size(),
-                    schedule.num_stages, schedule.name, StdView(per_stage.status().message()))};
+                    schedule.num_stages, schedule.name, StatusText(per_stage.status()))};
     return report;
   }
   report.static_bytes.assign(static_cast<size_t>(ranks), 0);
@@ -262,7 +262,7 @@ ScheduleComparison CompareSchedules(const PipelineFlags& f, const std::vector<St
       c.runs.emplace_back(std::nullopt);
       c.any_failed = true;
       // The first line; a deadlock's grid would not fit in a table cell.
-      std::string_view message = StdView(run.status().message());
+      const std::string message = StatusText(run.status());
       e.error = std::string(message.substr(0, message.find('\n')));
     }
     c.entries.push_back(std::move(e));

@@ -19,6 +19,7 @@
 #include "hlo/module.h"
 #include "hlo/parser.h"
 #include "passes/assumed_donation.h"
+#include "support/status_text.h"
 #include "tools/error_line.h"
 #include "tools/file_io.h"
 #include "tools/hlo_run_flags.h"
@@ -30,10 +31,6 @@
 namespace hloscope {
 namespace {
 
-std::string_view MessageOf(const absl::Status& s) {
-  return {s.message().data(), s.message().size()};
-}
-
 int UsageError(std::string_view message) {
   fmt::print(stderr, "hlo-run: error: {}\nRun 'hlo-run --help' for usage.\n",
              TerminalSafe(message));
@@ -43,7 +40,7 @@ int UsageError(std::string_view message) {
 // Parse and verifier errors carry their own "file:line:col: error:" prefix; the rest get
 // "hlo-run: error:".
 int CannotRun(const absl::Status& s) {
-  fmt::print(stderr, "{}", ErrorLine("hlo-run", MessageOf(s)));
+  fmt::print(stderr, "{}", ErrorLine("hlo-run", StatusText(s)));
   return kRunCannotRun;
 }
 
@@ -54,7 +51,7 @@ absl::Status Donate(const RunFlags& flags, Module& module) {
   absl::StatusOr<DonationResult> donated = AssumeDonated(module, *flags.assume_donated);
   if (!donated.ok()) {
     return absl::InvalidArgumentError(
-        fmt::format("option '--assume-donated': {}", MessageOf(donated.status())));
+        fmt::format("option '--assume-donated': {}", StatusText(donated.status())));
   }
   return absl::OkStatus();
 }
@@ -63,7 +60,7 @@ absl::Status Donate(const RunFlags& flags, Module& module) {
 std::unique_ptr<LoadedModule> Load(const RunFlags& flags, const std::string& path, int* code) {
   absl::StatusOr<LoadedModule> loaded = LoadModule(path);
   if (!loaded.ok()) {
-    *code = IsReadError(loaded.status()) ? UsageError(MessageOf(loaded.status()))
+    *code = IsReadError(loaded.status()) ? UsageError(StatusText(loaded.status()))
                                          : CannotRun(loaded.status());
     return nullptr;
   }
@@ -110,7 +107,7 @@ int RunReplicas(const RunFlags& flags, const Module& module) {
     mine.seed = flags.seed + static_cast<uint64_t>(r);
     absl::StatusOr<std::vector<eval::Literal>> a = Arguments(mine, module, &code);
     if (!a.ok())
-      return code == kRunBadUsage ? UsageError(MessageOf(a.status())) : CannotRun(a.status());
+      return code == kRunBadUsage ? UsageError(StatusText(a.status())) : CannotRun(a.status());
     args.push_back(*std::move(a));
   }
   absl::StatusOr<std::vector<eval::Literal>> outs =
@@ -131,7 +128,7 @@ int RunOne(const RunFlags& flags) {
   if (flags.replicas > 0) return RunReplicas(flags, *a->module);
   absl::StatusOr<std::vector<eval::Literal>> args = Arguments(flags, *a->module, &code);
   if (!args.ok())
-    return code == kRunBadUsage ? UsageError(MessageOf(args.status())) : CannotRun(args.status());
+    return code == kRunBadUsage ? UsageError(StatusText(args.status())) : CannotRun(args.status());
   absl::StatusOr<eval::Literal> out = eval::Evaluate(*a->module, *args, Options(flags, flags.mode));
   if (!out.ok()) return CannotRun(out.status());
   fmt::print("{}", eval::FormatLiteral(*out, flags.print_all));
@@ -148,8 +145,8 @@ struct PairResult {
 
 PairResult CannotRunResult(std::string_view context, const absl::Status& s) {
   // A located message (FILE:LINE:COL: error:) names its part already.
-  std::string message = HasErrorPrefix(MessageOf(s)) ? std::string(MessageOf(s))
-                                                     : fmt::format("{}{}", context, MessageOf(s));
+  std::string message = HasErrorPrefix(StatusText(s)) ? std::string(StatusText(s))
+                                                      : fmt::format("{}{}", context, StatusText(s));
   return {kRunCannotRun, "", ErrorLine("hlo-run", message)};
 }
 
@@ -184,7 +181,7 @@ PairResult ComparePair(const RunFlags& flags, const Module& a, const Module& b,
     if (code != kRunBadUsage) return CannotRunResult(context, args.status());
     return {kRunBadUsage, "",
             fmt::format("hlo-run: error: {}\nRun 'hlo-run --help' for usage.\n",
-                        MessageOf(args.status()))};
+                        StatusText(args.status()))};
   }
   absl::StatusOr<eval::Literal> out_a = eval::Evaluate(a, *args, Options(flags, flags.mode_a));
   if (!out_a.ok()) return CannotRunResult(context, out_a.status());

@@ -4,7 +4,8 @@
 #include <utility>
 
 #include "fmt/format.h"
-#include "hlo/str_util.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 
 namespace hloscope {
 namespace {
@@ -226,7 +227,7 @@ std::string RunHelp() {
 
 std::optional<std::string> ParseRunFlags(int argc, char** argv, RunFlags* flags) {
   if (absl::Status s = RunFlagTable(*flags).Parse(argc, argv); !s.ok()) {
-    return std::string(s.message().data(), s.message().size());
+    return StatusText(s);
   }
   const std::vector<std::string>& files = flags->files;
   if (flags->help) return std::nullopt;

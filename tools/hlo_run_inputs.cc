@@ -5,9 +5,10 @@
 #include <cstring>
 
 #include "absl/status/status.h"
+#include "eval/evaluator.h"
 #include "fmt/format.h"
 #include "hlo/computation.h"
-#include "eval/evaluator.h"
+#include "support/status_text.h"
 
 namespace hloscope {
 
@@ -34,10 +35,9 @@ absl::StatusOr<std::vector<eval::Literal>> ParseInputs(std::string_view text,
     const Instruction& p = *entry.parameter(static_cast<int64_t>(args.size()));
     absl::StatusOr<eval::Literal> lit = eval::ParseLiteral(line, p.shape());
     if (!lit.ok()) {
-      return absl::InvalidArgumentError(fmt::format(
-          "{}:{}: parameter {} ({}): {}", filename, line_number, args.size(),
-          p.shape().ToString(false),
-          std::string_view(lit.status().message().data(), lit.status().message().size())));
+      return absl::InvalidArgumentError(
+          fmt::format("{}:{}: parameter {} ({}): {}", filename, line_number, args.size(),
+                      p.shape().ToString(false), StatusText(lit.status())));
     }
     args.push_back(std::move(*lit));
   }

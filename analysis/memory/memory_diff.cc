@@ -12,6 +12,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "analysis/memory/memory_diff_internal.h"
 #include "fmt/format.h"
+#include "support/checked_int.h"
+#include "support/status_text.h"
 
 namespace hloscope {
 namespace {
@@ -116,13 +118,6 @@ void Keep(std::vector<PeakBufferDiff>& list, int top) {
   if (list.size() > static_cast<size_t>(std::max(top, 0))) {
     list.resize(static_cast<size_t>(std::max(top, 0)));
   }
-}
-
-// a + b clamped to int64 (a sum of saturated sizes is a bound, as in the profile, not a wrap).
-int64_t ClampedAdd(int64_t a, int64_t b) {
-  int64_t sum = 0;
-  if (!__builtin_add_overflow(a, b, &sum)) return sum;
-  return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
 }
 
 std::string_view OpNameOf(const Instruction& in) {
@@ -302,10 +297,7 @@ absl::StatusOr<MemoryDiff> DiffModules(const Module& before, const Module& after
                                              std::tuple(&after, &diff.after, after_name)}) {
     absl::StatusOr<MemoryReport> r = ProfileModule(*module, all);
     if (!r.ok()) {
-      return absl::Status(
-          r.status().code(),
-          fmt::format("{}: {}", side,
-                      std::string_view(r.status().message().data(), r.status().message().size())));
+      return absl::Status(r.status().code(), fmt::format("{}: {}", side, StatusText(r.status())));
     }
     *report = *std::move(r);
   }

@@ -9,7 +9,9 @@
 #include "analysis/memory/memory_diff_internal.h"
 #include "analysis/memory/memory_report_internal.h"
 #include "fmt/format.h"
-#include "hlo/str_util.h"
+#include "support/bytes.h"
+#include "support/escapes.h"
+#include "support/str_util.h"
 
 namespace hloscope::memory_diff_internal {
 namespace {
@@ -18,7 +20,7 @@ constexpr int kWidth = 960, kHeight = 300;
 constexpr int kLeft = 90, kRight = 20, kTop = 20, kBottom = 40;
 constexpr size_t kMaxPoints = 1500;  // a polyline stays light whatever the module's size
 
-constexpr auto& Escape = memory_report_internal::HtmlEscape;
+constexpr auto& Escape = hloscope::HtmlEscape;
 
 std::vector<int64_t> LiveBytes(const MemoryReport& r) {
   std::vector<int64_t> v;

@@ -7,8 +7,9 @@
 #include "analysis/memory/memory_diff.pb.h"
 #include "analysis/memory/memory_diff_internal.h"
 #include "analysis/memory/memory_report_internal.h"
-#include "analysis/report_json.h"
-#include "hlo/str_util.h"
+#include "support/bytes.h"
+#include "support/proto_json.h"
+#include "support/str_util.h"
 
 namespace hloscope::memory_diff_internal {
 namespace {

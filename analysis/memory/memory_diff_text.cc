@@ -7,7 +7,7 @@
 #include "analysis/memory/memory_diff_internal.h"
 #include "analysis/memory/memory_report_internal.h"
 #include "fmt/format.h"
-#include "hlo/str_util.h"
+#include "support/str_util.h"
 
 namespace hloscope::memory_diff_internal {
 namespace {

@@ -7,7 +7,8 @@
 #include "absl/status/status.h"
 #include "analysis/memory/memory_report_internal.h"
 #include "fmt/format.h"
-#include "hlo/str_util.h"
+#include "support/bytes.h"
+#include "support/str_util.h"
 
 namespace hloscope {
 

@@ -21,6 +21,7 @@
 #include "fmt/format.h"
 #include "hlo/computation.h"
 #include "hlo/input_output_alias.h"
+#include "support/checked_int.h"
 
 namespace hloscope {
 namespace {
@@ -99,16 +100,6 @@ std::string SourceOf(const Instruction* in) {
   const Metadata& m = *in->metadata();
   return m.source_line >= 0 ? fmt::format("{}:{}", m.source_file, m.source_line)
                             : std::string(m.source_file);
-}
-
-// a + b, saturated at INT64_MAX (the operands are sizes, never negative).
-int64_t SaturatingAdd(int64_t a, int64_t b, bool* saturated) {
-  int64_t sum = 0;
-  if (__builtin_add_overflow(a, b, &sum)) {
-    *saturated = true;
-    return std::numeric_limits<int64_t>::max();
-  }
-  return sum;
 }
 
 // The value that names a buffer: the first non-phi one `def_in` defines if any.

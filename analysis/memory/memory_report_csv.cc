@@ -6,24 +6,9 @@
 #include "analysis/memory/memory_report_printers.h"
 #include "analysis/memory/xla_comparison_printers_internal.h"
 #include "fmt/format.h"
+#include "support/escapes.h"
 
 namespace hloscope {
-namespace {
-
-// A CSV field (RFC 4180): quoted, with quotes doubled, when it holds a comma, a quote or a line
-// break. Module, instruction and stage names may hold any of them.
-std::string CsvField(std::string_view text) {
-  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
-  return out;
-}
-
-}  // namespace
 
 std::string MemoryReportCsv(const MemoryReport& report, const MemoryReport* after,
                             const XlaComparisons* xla) {

@@ -19,7 +19,10 @@
 #include "analysis/memory/memory_report_printers.h"
 #include "analysis/memory/xla_comparison_printers_internal.h"
 #include "fmt/format.h"
-#include "hlo/str_util.h"
+#include "support/bytes.h"
+#include "support/checked_int.h"
+#include "support/escapes.h"
+#include "support/str_util.h"
 
 namespace hloscope {
 namespace {
@@ -30,7 +33,7 @@ constexpr size_t kMaxPoints = 1500;  // a polyline stays light whatever the modu
 constexpr const char* kPalette[] = {"#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
                                     "#17becf", "#8c564b", "#e377c2", "#bcbd22"};
 
-constexpr auto& Escape = memory_report_internal::HtmlEscape;
+constexpr auto& Escape = hloscope::HtmlEscape;
 
 struct Series {
   std::string label;
@@ -175,11 +178,6 @@ void AppendTopBuffers(const ModuleMemory& m,
   out += "</table>\n";
 }
 
-int64_t SaturatingSum(int64_t a, int64_t b) {
-  int64_t sum = 0;
-  return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<int64_t>::max() : sum;
-}
-
 // Every buffer live at the peak, grouped: one collapsible block per category (its bytes,
 // buffer count and share of the peak as a bar), inside it one per op_name scope, inside that
 // the scope's largest buffers. <details> folds without a script.
@@ -187,7 +185,7 @@ void AppendPeakGroups(const ModuleMemory& m, std::string& out) {
   if (m.peak_groups.empty()) return;
   int64_t total = 0, buffers = 0;
   for (const PeakGroup& g : m.peak_groups) {
-    total = SaturatingSum(total, g.bytes);
+    total = SaturatingAdd(total, g.bytes);
     buffers += g.buffers;
   }
   auto bar = [&](int64_t bytes) {
@@ -206,7 +204,7 @@ void AppendPeakGroups(const ModuleMemory& m, std::string& out) {
     size_t end = i;
     int64_t bytes = 0, count = 0;
     for (; end < m.peak_groups.size() && m.peak_groups[end].category == category; ++end) {
-      bytes = SaturatingSum(bytes, m.peak_groups[end].bytes);
+      bytes = SaturatingAdd(bytes, m.peak_groups[end].bytes);
       count += m.peak_groups[end].buffers;
     }
     out += fmt::format(

@@ -22,32 +22,6 @@ inline std::string DynamicSizes(const MemoryReport& r) {
   return r.dim_value ? fmt::format("dim_value={}", *r.dim_value) : "bound";
 }
 
-// `s` as HTML text or an attribute value (the HTML pages: memory_report_html.cc,
-// memory_diff_html.cc).
-inline std::string HtmlEscape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 // Whether the report has pipeline stages worth a row each: several stages, named ones, or one
 // stage that holds activations. A module without any gets a single stage "0"
 // with no activations, which the text report does not print (a row of zeros reads as a

@@ -9,8 +9,9 @@
 #include "analysis/memory/memory_report_internal.h"
 #include "analysis/memory/memory_report_printers.h"
 #include "analysis/memory/xla_comparison_printers_internal.h"
-#include "analysis/report_json.h"
-#include "hlo/str_util.h"
+#include "support/bytes.h"
+#include "support/proto_json.h"
+#include "support/str_util.h"
 
 namespace hloscope {
 

@@ -8,6 +8,8 @@
 #include "pipeline/cost_model.h"
 #include "pipeline/generators.h"
 #include "pipeline/simulator.h"
+#include "support/checked_int.h"
+#include "support/status_text.h"
 
 namespace hloscope {
 
@@ -26,11 +28,8 @@ absl::StatusOr<PipelineFigures> SimulateStagePipeline(const MemoryReport& report
       out.stages.push_back({s.stage, 0, 0});
       it = out.stages.end() - 1;
     }
-    if (__builtin_add_overflow(it->activation_bytes_per_microbatch,
-                               s.activation_bytes_per_microbatch,
-                               &it->activation_bytes_per_microbatch)) {
-      it->activation_bytes_per_microbatch = std::numeric_limits<int64_t>::max();
-    }
+    it->activation_bytes_per_microbatch =
+        SaturatingAdd(it->activation_bytes_per_microbatch, s.activation_bytes_per_microbatch);
   }
   const int32_t stages = static_cast<int32_t>(out.stages.size());
   // The stages each rank holds: 1, or v of interleaved / looped-bfs, or zb-v's two.
@@ -44,9 +43,9 @@ absl::StatusOr<PipelineFigures> SimulateStagePipeline(const MemoryReport& report
   out.ranks = stages / per_rank;
   absl::StatusOr<pipeline::Schedule> s = pipeline::GenerateSchedule(*spec, out.ranks, microbatches);
   if (!s.ok()) {
-    return absl::InvalidArgumentError(fmt::format(
-        "--pipeline-schedule={} with {} ranks and {} microbatches: {}", out.schedule, out.ranks,
-        microbatches, std::string_view(s.status().message().data(), s.status().message().size())));
+    return absl::InvalidArgumentError(
+        fmt::format("--pipeline-schedule={} with {} ranks and {} microbatches: {}", out.schedule,
+                    out.ranks, microbatches, StatusText(s.status())));
   }
   pipeline::CostInputs inputs;
   inputs.activation_bytes.clear();

@@ -7,6 +7,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "analysis/memory/memory_profile.h"
+#include "support/checked_int.h"
 
 namespace hloscope {
 
@@ -35,9 +36,7 @@ std::vector<PeakGroup> GroupPeakBuffers(std::span<const LiveBuffer> live, int ke
   using Key = std::tuple<std::string_view, std::string_view, std::string_view, std::string_view>;
   absl::flat_hash_map<Key, size_t> index;
   absl::flat_hash_map<std::string_view, int64_t> category_bytes;
-  auto add = [](int64_t& total, int64_t bytes) {
-    if (__builtin_add_overflow(total, bytes, &total)) total = std::numeric_limits<int64_t>::max();
-  };
+  auto add = [](int64_t& total, int64_t bytes) { total = SaturatingAdd(total, bytes); };
   for (const LiveBuffer& b : live) {
     const std::string_view scope = OpNameScope(b.op_name);
     // Without an op_name, what made the buffer and its shape are what a reader can act on.

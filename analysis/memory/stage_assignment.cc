@@ -7,8 +7,8 @@
 
 #include "fmt/format.h"
 #include "hlo/computation.h"
-#include "hlo/str_util.h"
 #include "re2/re2.h"
+#include "support/str_util.h"
 
 namespace hloscope {
 

@@ -3,7 +3,9 @@
 #include "analysis/memory/memory_report.pb.h"
 #include "analysis/memory/xla_comparison_printers_internal.h"
 #include "fmt/format.h"
-#include "hlo/str_util.h"
+#include "support/bytes.h"
+#include "support/escapes.h"
+#include "support/str_util.h"
 
 namespace hloscope {
 namespace {
@@ -17,39 +19,6 @@ std::string Percent(int64_t difference, int64_t base) {
 std::string Values(int64_t n) { return fmt::format("{} value{}", n, n == 1 ? "" : "s"); }
 
 std::string Index(int64_t i) { return i < 0 ? "-" : std::to_string(i); }
-
-std::string CsvField(std::string_view text) {
-  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + '"';
-}
-
-std::string HtmlEscape(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 }  // namespace
 

@@ -40,6 +40,7 @@
 #include "pipeline/schedule_csv.h"
 #include "pipeline/trace_json.h"
 #include "python/src/proto_to_python.h"
+#include "support/status_text.h"
 #include "tools/file_io.h"
 #include "tools/flag_table.h"
 #include "tools/hlo_opt_analysis.h"
@@ -55,8 +56,6 @@ namespace py = pybind11;
 namespace hloscope::python {
 namespace {
 
-std::string MessageOf(const absl::Status& s) { return std::string(s.message()); }
-
 // Text from the input (names, metadata, an error quoting a line of a binary file) need not be
 // UTF-8: undecodable bytes become U+FFFD rather than failing the call.
 py::str Str(std::string_view text) {
@@ -69,7 +68,7 @@ py::str Str(std::string_view text) {
 // proto's byte offset) from the message, which is what the CLI prints after its prefix.
 [[noreturn]] void Raise(const absl::Status& s, std::string_view kind) {
   py::object error_class = py::module_::import("hloscope._errors").attr("HloError");
-  PyErr_SetObject(error_class.ptr(), error_class(Str(MessageOf(s)), Str(kind)).ptr());
+  PyErr_SetObject(error_class.ptr(), error_class(Str(StatusText(s)), Str(kind)).ptr());
   throw py::error_already_set();
 }
 
@@ -206,7 +205,7 @@ ParsedMemoryFlags ParseMemoryArgs(const std::vector<std::string>& args) {
   std::vector<const char*> argv = {"hloscope", "--memory-report", "--format=json"};
   for (const std::string& a : args) argv.push_back(a.c_str());
   if (absl::Status s = table.Parse(static_cast<int>(argv.size()), argv.data()); !s.ok()) {
-    RaiseUsage(MessageOf(s));
+    RaiseUsage(StatusText(s));
   }
   if (std::string e = CheckMemoryFlags(f.memory, f.analysis, false, 1); !e.empty()) RaiseUsage(e);
   f.memory.options.dataflow = f.analysis.print.dataflow;
@@ -242,7 +241,7 @@ MemoryReportResult MemoryReportOf(const std::shared_ptr<PyModule>& module,
     PassRegistry registry;
     if (absl::Status s = RegisterBuiltinPasses(registry); !s.ok()) Raise(s, "passes");
     absl::StatusOr<std::unique_ptr<PassPipeline>> built = BuildPipeline(passes, registry);
-    if (!built.ok()) RaiseUsage(MessageOf(built.status()));
+    if (!built.ok()) RaiseUsage(StatusText(built.status()));
     pipeline = *std::move(built);
   }
   // XLA's own assignment: --xla-buffer-assignment=FILE, or the one in an HloProto input.
@@ -281,7 +280,7 @@ MemoryReportResult MemoryReportOf(const std::shared_ptr<PyModule>& module,
           absl::StatusOr<DonationResult> d = AssumeDonated(*after, *f.memory.assume_donated);
           if (!d.ok()) {
             return absl::InvalidArgumentError("option '--assume-donated': " +
-                                              MessageOf(d.status()));
+                                              StatusText(d.status()));
           }
         }
         if (pipeline != nullptr) {
@@ -313,7 +312,7 @@ MemoryReportResult MemoryReportOf(const std::shared_ptr<PyModule>& module,
                                                 xla_filename, options.top_buffers, with_model,
                                                 f.memory.alignment_given ? f.memory.alignment : 0);
         if (!s.ok() && !xla_from_dump) return s;
-        if (!s.ok()) warning = "XLA's buffer assignment in the dump is not shown: " + MessageOf(s);
+        if (!s.ok()) warning = "XLA's buffer assignment in the dump is not shown: " + StatusText(s);
       }
       absl::StatusOr<std::string> j =
           PrintMemoryComparison(*c, {.format = MemoryFormat::kJson,
@@ -383,7 +382,7 @@ py::tuple RunPasses(const PyModule& m, const std::string& passes) {
   PassRegistry registry;
   if (absl::Status s = RegisterBuiltinPasses(registry); !s.ok()) Raise(s, "passes");
   absl::StatusOr<std::unique_ptr<PassPipeline>> pipeline = BuildPipeline(passes, registry);
-  if (!pipeline.ok()) RaiseUsage(MessageOf(pipeline.status()));
+  if (!pipeline.ok()) RaiseUsage(StatusText(pipeline.status()));
   absl::Status error;
   std::string text, summary;
   bool changed = false, any_report = false;
@@ -494,7 +493,7 @@ pipeline::PipelineFlags ParsePipelineArgs(const std::vector<std::string>& args,
   for (const std::string& a : args) argv.push_back(a.c_str());
   absl::StatusOr<pipeline::PipelineFlags> parsed =
       pipeline::ParsePipelineFlags(static_cast<int>(argv.size()), argv.data());
-  if (!parsed.ok()) RaiseUsage(MessageOf(parsed.status()));
+  if (!parsed.ok()) RaiseUsage(StatusText(parsed.status()));
   const pipeline::PipelineFlags& f = *parsed;
   if (f.grid || f.grid_pytorch || f.help || !f.trace_path.empty() || !f.dump_csv_path.empty() ||
       !f.from_hlo.empty() || !f.stage_costs_path.empty()) {
@@ -520,7 +519,7 @@ py::dict RunToPython(const pipeline::PipelineFlags& f, const pipeline::ScheduleR
     absl::StatusOr<std::string> grid = pipeline::ScheduleGridText(run, pytorch);
     d[pytorch ? "grid_pytorch" : "grid"] = grid.ok() ? *grid : std::string();
     d[pytorch ? "grid_pytorch_error" : "grid_error"] =
-        grid.ok() ? std::string() : MessageOf(grid.status());
+        grid.ok() ? std::string() : StatusText(grid.status());
   }
   return d;
 }

@@ -1,4 +1,4 @@
-// A report's JSON (printed by analysis/report_json.h from one of the .proto schemas) as Python
+// A report's JSON (printed by support/proto_json.h from one of the .proto schemas) as Python
 // dicts and lists, through the schema itself: the keys are the proto field names, exactly the
 // JSON's, and int64 fields (strings in proto3's JSON mapping) become Python ints. Reading the
 // printed JSON back keeps one mapping from the C++ structs to the schema: the printers'.

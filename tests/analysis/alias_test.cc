@@ -3,16 +3,16 @@
 #include <fstream>
 #include <sstream>
 
-#include "hlo/input_output_alias.h"
 #include "analysis_test_util.h"
+#include "hlo/input_output_alias.h"
 #include "passes/flatten_call_graph.h"
+#include "support/status_text.h"
 
 namespace hloscope {
 namespace {
 
 using analysis_testing::BufferAt;
 using analysis_testing::Find;
-using analysis_testing::MessageOf;
 using analysis_testing::Parse;
 using analysis_testing::RunAlias;
 
@@ -149,7 +149,7 @@ ENTRY e {
 })");
   absl::StatusOr<std::unique_ptr<AliasAnalysis>> aa = AliasAnalysis::Run(*m);
   ASSERT_FALSE(aa.ok());
-  EXPECT_EQ(MessageOf(aa.status()),
+  EXPECT_EQ(StatusText(aa.status()),
             "module 'm': input_output_alias names output {0} and parameter 3 index {}, which the "
             "entry does not have");
 }
@@ -157,7 +157,7 @@ ENTRY e {
 TEST(AliasTest, ParseInputOutputAlias) {
   absl::StatusOr<std::vector<InputOutputAlias>> a =
       ParseInputOutputAlias("{ {0}: (3, {}, must-alias), {1, 2}: (1, {0}) }");
-  ASSERT_TRUE(a.ok()) << MessageOf(a.status());
+  ASSERT_TRUE(a.ok()) << StatusText(a.status());
   ASSERT_EQ(a->size(), 2u);
   EXPECT_EQ((*a)[0].parameter, 3);
   EXPECT_TRUE((*a)[0].must_alias);
@@ -243,7 +243,7 @@ void CheckAnalyses(const std::string& path, Module& m) {
     DataflowAnalysis::Options options;
     options.bitcast_defines_value = bitcast_defines;
     absl::StatusOr<std::unique_ptr<AliasAnalysis>> aa = AliasAnalysis::Run(m, options);
-    EXPECT_TRUE(aa.ok()) << path << ": " << MessageOf(aa.status());
+    EXPECT_TRUE(aa.ok()) << path << ": " << StatusText(aa.status());
     if (!aa.ok()) continue;
     const DataflowAnalysis& df = (*aa)->dataflow();
     for (const Computation* c : m.computations()) {

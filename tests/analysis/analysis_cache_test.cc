@@ -3,12 +3,12 @@
 #include "analysis/analysis_cache.h"
 
 #include "gtest/gtest.h"
+#include "support/status_text.h"
 #include "tests/analysis/analysis_test_util.h"
 
 namespace hloscope {
 namespace {
 
-using analysis_testing::MessageOf;
 using analysis_testing::Parse;
 
 constexpr std::string_view kModule = R"(
@@ -26,7 +26,7 @@ TEST(AnalysisCacheTest, SameOptionsGiveTheSameObjectBuiltOnce) {
   AnalysisCache cache(*m);
   absl::StatusOr<const AliasAnalysis*> a1 = cache.Alias(DataflowOptions{});
   absl::StatusOr<const AliasAnalysis*> a2 = cache.Alias(DataflowOptions{});
-  ASSERT_TRUE(a1.ok()) << MessageOf(a1.status());
+  ASSERT_TRUE(a1.ok()) << StatusText(a1.status());
   ASSERT_TRUE(a2.ok());
   EXPECT_EQ(*a1, *a2);
   EXPECT_EQ(cache.builds().alias, 1);

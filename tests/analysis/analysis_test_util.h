@@ -14,18 +14,18 @@
 #include "gtest/gtest.h"
 #include "hlo/module.h"
 #include "hlo/parser.h"
+#include "support/status_text.h"
 #include "tests/test_util.h"
 
 namespace hloscope::analysis_testing {
 
 using testing::Find;
-using testing::MessageOf;
 using testing::Parse;
 
 inline std::unique_ptr<DataflowAnalysis> RunDataflow(const Module& m,
                                                      DataflowAnalysis::Options options = {}) {
   absl::StatusOr<std::unique_ptr<DataflowAnalysis>> df = DataflowAnalysis::Run(m, options);
-  EXPECT_TRUE(df.ok()) << MessageOf(df.status());
+  EXPECT_TRUE(df.ok()) << StatusText(df.status());
   if (!df.ok()) return nullptr;
   return *std::move(df);
 }
@@ -33,7 +33,7 @@ inline std::unique_ptr<DataflowAnalysis> RunDataflow(const Module& m,
 inline std::unique_ptr<AliasAnalysis> RunAlias(const Module& m,
                                                DataflowAnalysis::Options options = {}) {
   absl::StatusOr<std::unique_ptr<AliasAnalysis>> aa = AliasAnalysis::Run(m, options);
-  EXPECT_TRUE(aa.ok()) << MessageOf(aa.status());
+  EXPECT_TRUE(aa.ok()) << StatusText(aa.status());
   if (!aa.ok()) return nullptr;
   return *std::move(aa);
 }
@@ -84,7 +84,7 @@ int ForEachCorpusModule(const std::string& dir, Fn fn) {
       ParseOptions options;
       options.first_line = chunk.first_line;
       absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(chunk.text, options);
-      EXPECT_TRUE(m.ok()) << entry.path() << ": " << MessageOf(m.status());
+      EXPECT_TRUE(m.ok()) << entry.path() << ": " << StatusText(m.status());
       if (m.ok()) fn(entry.path().string(), **m);
     }
   }

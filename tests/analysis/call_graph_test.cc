@@ -169,7 +169,7 @@ ENTRY e {
   // flatten-call-graph: one computation per start, and the graph is flat after.
   FlattenCallGraph flatten;
   absl::StatusOr<bool> changed = flatten.Run(*m);
-  ASSERT_TRUE(changed.ok()) << MessageOf(changed.status());
+  ASSERT_TRUE(changed.ok()) << StatusText(changed.status());
   EXPECT_TRUE(*changed);
   const std::unique_ptr<CallGraph> flat = CallGraph::Build(*m);
   EXPECT_TRUE(flat->IsFlattened());
@@ -181,11 +181,11 @@ ENTRY e {
   // (the peak the shared module would have reported was 20).
   auto shared = Parse(kShared);
   absl::StatusOr<MemoryReport> before = ProfileModule(*shared, MemoryOptions{});
-  EXPECT_EQ(MessageOf(before.status()),
+  EXPECT_EQ(StatusText(before.status()),
             "module 'm': computation 'wrapped' has more than one call site; the memory profiler "
             "needs one per control-flow callee: run --passes=flatten-call-graph first");
   absl::StatusOr<MemoryReport> after = ProfileModule(*m, MemoryOptions{});
-  ASSERT_TRUE(after.ok()) << MessageOf(after.status());
+  ASSERT_TRUE(after.ok()) << StatusText(after.status());
   EXPECT_EQ(after->peak_bytes, 28);
 }
 
@@ -286,14 +286,14 @@ ENTRY e {
   EXPECT_EQ(graph->CallersOf(add)[0].caller->name(), "k");
   EXPECT_EQ(graph->CallersOf(add)[1].caller->name(), "r");
   const absl::Status mixed = graph->CheckNoMixedContext();
-  EXPECT_EQ(MessageOf(mixed),
+  EXPECT_EQ(StatusText(mixed),
             "computation 'add' is called both as control flow ('k' in 'e') and embedded; its "
             "parameters cannot both receive their caller's values and define their own (XLA's "
             "dataflow rejects this too): run --passes=flatten-call-graph first");
   // The dataflow reports the same.
   absl::StatusOr<std::unique_ptr<DataflowAnalysis>> flow = DataflowAnalysis::Run(*m);
   ASSERT_FALSE(flow.ok());
-  EXPECT_EQ(MessageOf(flow.status()), MessageOf(mixed));
+  EXPECT_EQ(StatusText(flow.status()), StatusText(mixed));
 }
 
 // XLA's propagated context: a control-flow callee of an embedded computation runs embedded, so
@@ -375,11 +375,11 @@ ENTRY e {
     const CallGraph& calls = cache.Calls();
     EXPECT_EQ(cache.builds().call_graph, 1);
     absl::StatusOr<const AliasAnalysis*> alias = cache.Alias(DataflowOptions{});
-    ASSERT_TRUE(alias.ok()) << MessageOf(alias.status());
+    ASSERT_TRUE(alias.ok()) << StatusText(alias.status());
     EXPECT_EQ(&(*alias)->dataflow().call_graph(), &calls);
     absl::StatusOr<const DataflowAnalysis*> flow =
         cache.Dataflow(DataflowOptions{.ssa_form = false});
-    ASSERT_TRUE(flow.ok()) << MessageOf(flow.status());
+    ASSERT_TRUE(flow.ok()) << StatusText(flow.status());
     EXPECT_EQ(&(*flow)->call_graph(), &calls);
     EXPECT_EQ(&cache.Calls(), &calls);
     EXPECT_EQ(cache.builds().call_graph, 1);
@@ -388,7 +388,7 @@ ENTRY e {
     // An analysis first: its walk built the graph, which the cache keeps.
     AnalysisCache cache(*m);
     absl::StatusOr<const DataflowAnalysis*> flow = cache.Dataflow(DataflowOptions{});
-    ASSERT_TRUE(flow.ok()) << MessageOf(flow.status());
+    ASSERT_TRUE(flow.ok()) << StatusText(flow.status());
     EXPECT_EQ(&cache.Calls(), &(*flow)->call_graph());
     EXPECT_EQ(cache.builds().call_graph, 0);
     absl::StatusOr<const AliasAnalysis*> alias = cache.Alias(DataflowOptions{});

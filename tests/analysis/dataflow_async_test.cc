@@ -1,6 +1,7 @@
 // Dataflow through asynchronous pairs: async-start/done, copy-start/done, send/recv,
 // all-reduce-start/done, all-gather-start/done, collective-permute-start/done.
 #include "analysis_test_util.h"
+#include "support/status_text.h"
 
 namespace hloscope {
 namespace {
@@ -115,8 +116,8 @@ ENTRY e {
 })");
   absl::StatusOr<std::unique_ptr<DataflowAnalysis>> df = DataflowAnalysis::Run(*m);
   ASSERT_FALSE(df.ok());
-  EXPECT_NE(analysis_testing::MessageOf(df.status()).find("instruction 'cd'"), std::string::npos)
-      << analysis_testing::MessageOf(df.status());
+  EXPECT_NE(StatusText(df.status()).find("instruction 'cd'"), std::string::npos)
+      << StatusText(df.status());
 }
 
 // The short form `<op>-start` (XLA's hlo_dataflow_analysis_test AsyncOps): the wrapped op

@@ -3,6 +3,7 @@
 #include "analysis/dataflow_report.h"
 
 #include "analysis_test_util.h"
+#include "support/status_text.h"
 
 namespace hloscope {
 namespace {
@@ -80,7 +81,7 @@ ENTRY e {
 })");
   absl::StatusOr<std::string> text = PrintBuffers(*m, {});
   ASSERT_FALSE(text.ok());
-  EXPECT_NE(analysis_testing::MessageOf(text.status()).find("--passes=flatten-call-graph"),
+  EXPECT_NE(StatusText(text.status()).find("--passes=flatten-call-graph"),
             std::string::npos);
 }
 

@@ -2,11 +2,11 @@
 #include <gmock/gmock.h>
 
 #include "analysis_test_util.h"
+#include "support/status_text.h"
 
 namespace hloscope {
 namespace {
 
-using analysis_testing::MessageOf;
 using analysis_testing::Parse;
 using analysis_testing::RunDataflow;
 using analysis_testing::ValuesAt;
@@ -446,7 +446,7 @@ ENTRY e {
 })");
   absl::StatusOr<std::unique_ptr<DataflowAnalysis>> df = DataflowAnalysis::Run(*m);
   ASSERT_FALSE(df.ok());
-  EXPECT_EQ(MessageOf(df.status()),
+  EXPECT_EQ(StatusText(df.status()),
             "computation 'add' is called both as control flow ('c' in 'e') and embedded; its "
             "parameters cannot both receive their caller's values and define their own (XLA's "
             "dataflow rejects this too): run --passes=flatten-call-graph first");

@@ -9,12 +9,12 @@
 
 #include "analysis_test_util.h"
 #include "hlo/computation.h"
+#include "support/status_text.h"
 
 namespace hloscope {
 namespace {
 
 using analysis_testing::Find;
-using analysis_testing::MessageOf;
 using analysis_testing::Parse;
 using analysis_testing::RunDataflow;
 using analysis_testing::ValuesAt;
@@ -33,7 +33,7 @@ ENTRY e {
   std::vector<std::string> seen;
   auto df = DataflowAnalysis::Run(
       *m, {}, [&](const Instruction& i) { seen.push_back(std::string(i.name())); });
-  ASSERT_TRUE(df.ok()) << MessageOf(df.status());
+  ASSERT_TRUE(df.ok()) << StatusText(df.status());
   EXPECT_THAT(seen, ::testing::ElementsAre("fp", "fn", "a", "f", "t"));
   EXPECT_EQ(ValuesAt(**df, "e", "t", {1}), "f{}");
 }
@@ -164,7 +164,7 @@ ENTRY e {
 })");
   auto df = DataflowAnalysis::Run(*m);
   ASSERT_FALSE(df.ok());
-  EXPECT_EQ(MessageOf(df.status()),
+  EXPECT_EQ(StatusText(df.status()),
             "computation 'c2' is called both as control flow ('k2' in 'e') and embedded; its "
             "parameters cannot both receive their caller's values and define their own (XLA's "
             "dataflow rejects this too): run --passes=flatten-call-graph first");
@@ -190,7 +190,7 @@ ENTRY e {
 })");
   auto df = DataflowAnalysis::Run(*m);
   ASSERT_FALSE(df.ok());
-  EXPECT_EQ(MessageOf(df.status()),
+  EXPECT_EQ(StatusText(df.status()),
             "computation 'cond': instruction 'cp': parameter output{} (f32[2], f32[2]) does not "
             "have the structure of 'r'{} (f32[2], f32[2], f32[2])");
 }
@@ -217,7 +217,7 @@ ENTRY o {
   e->AddInstruction(gte);
   auto df = DataflowAnalysis::Run(*m);
   ASSERT_FALSE(df.ok());
-  EXPECT_EQ(MessageOf(df.status()), "instruction 'g' reads 't', which is not in the module");
+  EXPECT_EQ(StatusText(df.status()), "instruction 'g' reads 't', which is not in the module");
 }
 
 // Built through the API: a shape whose positions (1 + every nested subshape) number more
@@ -247,7 +247,7 @@ ENTRY e {
   auto df = DataflowAnalysis::Run(*m);
   InstructionBuilder(m->entry()->root()).set_shape(interned);  // `shapes` goes first
   ASSERT_FALSE(df.ok());
-  EXPECT_EQ(MessageOf(df.status()),
+  EXPECT_EQ(StatusText(df.status()),
             "module 'm' has more than 1073741824 positions (instruction, shape index)");
 }
 

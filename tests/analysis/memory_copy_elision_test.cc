@@ -9,13 +9,13 @@
 #include "analysis/memory/memory_profile.h"
 #include "gtest/gtest.h"
 #include "passes/pass_registry.h"
+#include "support/status_text.h"
 #include "tests/test_util.h"
 
 namespace hloscope {
 namespace {
 
 using testing::Find;
-using testing::MessageOf;
 using testing::Parse;
 
 constexpr char kPaxml[] = R"(
@@ -80,9 +80,9 @@ TEST(MemoryCopyElision, PaxmlStashCopySavingIsTheCopy) {
   ASSERT_NE(before, nullptr);
   ASSERT_NE(after, nullptr);
   absl::StatusOr<std::unique_ptr<Pass>> pass = PassRegistry::Global().Create("copy-elision");
-  ASSERT_TRUE(pass.ok()) << MessageOf(pass.status());
+  ASSERT_TRUE(pass.ok()) << StatusText(pass.status());
   absl::StatusOr<bool> changed = (*pass)->Run(*after);
-  ASSERT_TRUE(changed.ok()) << MessageOf(changed.status());
+  ASSERT_TRUE(changed.ok()) << StatusText(changed.status());
   ASSERT_TRUE(*changed);
   const Instruction* copy = Find(*before, "microbatch_loop_body", "stash_copy");
   ASSERT_NE(copy, nullptr);

@@ -12,12 +12,11 @@
 #include "hlo/computation.h"
 #include "hlo/parser.h"
 #include "passes/flatten_call_graph.h"
+#include "support/status_text.h"
 #include "tests/test_util.h"
 
 namespace hloscope {
 namespace {
-
-using testing::MessageOf;
 
 void CheckReport(const std::string& where, const Module& m, const MemoryReport& r) {
   ASSERT_EQ(r.modules.size(), 1u) << where;
@@ -63,21 +62,21 @@ TEST(MemoryCorpus, ProfilesEveryCuratedFile) {
           fmt::format("{}:{}", entry.path().filename().string(), chunk.first_line);
       absl::StatusOr<std::unique_ptr<Module>> m =
           ParseModule(chunk.text, {.first_line = chunk.first_line});
-      ASSERT_TRUE(m.ok()) << where << ": " << MessageOf(m.status());
+      ASSERT_TRUE(m.ok()) << where << ": " << StatusText(m.status());
       FlattenCallGraph flatten;
       ASSERT_TRUE(flatten.Run(**m).ok()) << where;
       for (bool tables : {false, true}) {
         MemoryOptions options;
         options.count_tuple_tables = tables;
         absl::StatusOr<MemoryReport> r = ProfileModule(**m, options);
-        if (!r.ok() &&
-            MessageOf(r.status()).find("has an unbounded dynamic dimension") != std::string::npos) {
+        if (!r.ok() && StatusText(r.status()).find("has an unbounded dynamic dimension") !=
+                           std::string::npos) {
           // No peak without a size for `?` dimensions (issue 20); --dim-value gives one.
           ++unbounded;
           options.dim_value = 8;
           r = ProfileModule(**m, options);
         }
-        ASSERT_TRUE(r.ok()) << where << ": " << MessageOf(r.status());
+        ASSERT_TRUE(r.ok()) << where << ": " << StatusText(r.status());
         CheckReport(where, **m, *r);
       }
       ++modules;

@@ -13,12 +13,12 @@
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
+#include "support/status_text.h"
 #include "tests/test_util.h"
 
 namespace hloscope {
 namespace {
 
-using testing::MessageOf;
 using testing::Parse;
 
 LiveBuffer Buffer(int64_t bytes, std::string name, std::string op_name, std::string shape,
@@ -173,7 +173,7 @@ TEST(DiffModules, PeaksNewBufferAndOpcodeCounts) {
   auto b = Parse(kSmallPlusBroadcast);
   ASSERT_TRUE(a && b);
   absl::StatusOr<MemoryDiff> d = DiffModules(*a, *b, Liveness());
-  ASSERT_TRUE(d.ok()) << MessageOf(d.status());
+  ASSERT_TRUE(d.ok()) << StatusText(d.status());
   // Before: p, n and t at t's step. After: p, neg.2, w and t at t's step.
   EXPECT_EQ(d->before.peak_bytes, 3072);
   EXPECT_EQ(d->before.peak_instruction, "t");
@@ -204,7 +204,7 @@ TEST(DiffModules, IdenticalModulesHaveNoChanges) {
   auto b = Parse(kSmallPlusBroadcast);
   ASSERT_TRUE(a && b);
   absl::StatusOr<MemoryDiff> d = DiffModules(*a, *b, {});
-  ASSERT_TRUE(d.ok()) << MessageOf(d.status());
+  ASSERT_TRUE(d.ok()) << StatusText(d.status());
   EXPECT_EQ(d->peak_delta_bytes(), 0);
   EXPECT_EQ(d->unchanged_buffers, d->peak_buffers_before);
   EXPECT_EQ(d->new_total.buffers + d->gone_total.buffers + d->grown_total.buffers +
@@ -280,7 +280,7 @@ TEST(DiffModules, CopiesAddedAndRemoved) {
   auto b = Parse(kCopyOutsideLoop);
   ASSERT_TRUE(a && b);
   absl::StatusOr<MemoryDiff> d = DiffModules(*a, *b, {});
-  ASSERT_TRUE(d.ok()) << MessageOf(d.status());
+  ASSERT_TRUE(d.ok()) << StatusText(d.status());
   EXPECT_EQ(d->copies_before, 1);
   EXPECT_EQ(d->copies_after, 1);
   ASSERT_EQ(d->copies_removed.size(), 1u);
@@ -312,7 +312,7 @@ TEST(DiffModules, RenamedCopyIsTheSameCopy) {
   auto b = Parse(renamed);
   ASSERT_TRUE(a && b);
   absl::StatusOr<MemoryDiff> d = DiffModules(*a, *b, {});
-  ASSERT_TRUE(d.ok()) << MessageOf(d.status());
+  ASSERT_TRUE(d.ok()) << StatusText(d.status());
   EXPECT_TRUE(d->copies_added.empty());
   EXPECT_TRUE(d->copies_removed.empty());
 }
@@ -330,12 +330,12 @@ ENTRY e {
   ASSERT_TRUE(good && unbounded);
   absl::StatusOr<MemoryDiff> d = DiffModules(*good, *unbounded, {});
   ASSERT_FALSE(d.ok());
-  EXPECT_TRUE(MessageOf(d.status()).starts_with("after: module 'unbounded': "))
-      << MessageOf(d.status());
+  EXPECT_TRUE(StatusText(d.status()).starts_with("after: module 'unbounded': "))
+      << StatusText(d.status());
   d = DiffModules(*unbounded, *good, {});
   ASSERT_FALSE(d.ok());
-  EXPECT_TRUE(MessageOf(d.status()).starts_with("before: module 'unbounded': "))
-      << MessageOf(d.status());
+  EXPECT_TRUE(StatusText(d.status()).starts_with("before: module 'unbounded': "))
+      << StatusText(d.status());
 }
 
 // --top bounds the lists of DiffModules too, not what is compared.
@@ -346,7 +346,7 @@ TEST(DiffModules, TopZeroListsNothingButCountsAll) {
   MemoryOptions o = Liveness();
   o.top_buffers = 0;
   absl::StatusOr<MemoryDiff> d = DiffModules(*a, *b, o);
-  ASSERT_TRUE(d.ok()) << MessageOf(d.status());
+  ASSERT_TRUE(d.ok()) << StatusText(d.status());
   EXPECT_TRUE(d->new_buffers.empty());
   EXPECT_EQ(d->new_total.buffers, 1);
   EXPECT_EQ(d->unchanged_buffers, 3);
@@ -379,7 +379,7 @@ ENTRY e {
   MemoryOptions o;
   o.top_buffers = 2;
   absl::StatusOr<MemoryDiff> d = DiffModules(*a, *b, o);
-  ASSERT_TRUE(d.ok()) << MessageOf(d.status());
+  ASSERT_TRUE(d.ok()) << StatusText(d.status());
   ASSERT_EQ(d->copies_removed.size(), 2u);
   EXPECT_EQ(d->copies_removed[0].instruction, "c2");
   EXPECT_EQ(d->copies_removed[1].instruction, "c1");
@@ -397,7 +397,7 @@ MemoryDiff SmallDiff() {
   auto a = Parse(kSmall);
   auto b = Parse(kSmallPlusBroadcast);
   absl::StatusOr<MemoryDiff> d = DiffModules(*a, *b, Liveness());
-  EXPECT_TRUE(d.ok()) << MessageOf(d.status());
+  EXPECT_TRUE(d.ok()) << StatusText(d.status());
   return d.ok() ? *std::move(d) : MemoryDiff{};
 }
 
@@ -559,7 +559,7 @@ TEST(PrintMemoryDiff, JsonSetsEverySchemaField) {
 TEST(PrintMemoryDiff, CsvIsRefused) {
   absl::StatusOr<std::string> csv = PrintMemoryDiff(SmallDiff(), {.format = MemoryFormat::kCsv});
   ASSERT_FALSE(csv.ok());
-  EXPECT_EQ(MessageOf(csv.status()), "the memory diff is printed as text, JSON or HTML, not CSV");
+  EXPECT_EQ(StatusText(csv.status()), "the memory diff is printed as text, JSON or HTML, not CSV");
 }
 
 }  // namespace

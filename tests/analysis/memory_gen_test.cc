@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "hlo/parser.h"
 #include "hlo/verifier.h"
+#include "support/status_text.h"
 #include "tests/test_util.h"
 #include "tools/hlo_gen/model.h"
 #include "tools/hlo_gen/options.h"
@@ -19,8 +20,6 @@
 
 namespace hloscope {
 namespace {
-
-using testing::MessageOf;
 
 int64_t StashedPerLayer(gen::Remat remat) {
   switch (remat) {
@@ -45,10 +44,10 @@ std::unique_ptr<Module> Generate(const gen::Options& o, int stage) {
   gen::Sink sink(&text);
   gen::GenerateModule(o, stage, sink);
   absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(text, {.filename = "gen.hlo"});
-  EXPECT_TRUE(m.ok()) << MessageOf(m.status());
+  EXPECT_TRUE(m.ok()) << StatusText(m.status());
   if (!m.ok()) return nullptr;
   absl::Status v = VerifyModule(**m);
-  EXPECT_TRUE(v.ok()) << MessageOf(v);
+  EXPECT_TRUE(v.ok()) << StatusText(v);
   return *std::move(m);
 }
 
@@ -88,7 +87,7 @@ TEST_P(MemoryGenTest, MpmdStagesByModule) {
   MemoryOptions options;
   options.stage_by = MemoryOptions::StageBy::kModule;
   absl::StatusOr<MemoryReport> r = ProfileModules(stages, options);
-  ASSERT_TRUE(r.ok()) << MessageOf(r.status());
+  ASSERT_TRUE(r.ok()) << StatusText(r.status());
   ASSERT_EQ(r->stages.size(), static_cast<size_t>(o.stages));
   for (int s = 0; s < o.stages; ++s) {
     const StageMemory& st = r->stages[s];
@@ -109,7 +108,7 @@ TEST_P(MemoryGenTest, SpmdCircularStashStageDimension) {
   std::unique_ptr<Module> m = Generate(o, 0);
   ASSERT_NE(m, nullptr);
   absl::StatusOr<MemoryReport> r = ProfileModule(*m, {});
-  ASSERT_TRUE(r.ok()) << MessageOf(r.status());
+  ASSERT_TRUE(r.ok()) << StatusText(r.status());
   // Every device runs one stage: the stash's stage dimension is 1.
   ASSERT_EQ(r->stages.size(), 1u);
   const StageMemory& st = r->stages[0];

@@ -8,12 +8,12 @@
 
 #include "analysis/memory/memory_context.h"
 #include "gtest/gtest.h"
+#include "support/status_text.h"
 #include "tests/test_util.h"
 
 namespace hloscope {
 namespace {
 
-using testing::MessageOf;
 using testing::Parse;
 
 TEST(ParseMemorySize, UnitsAndFractions) {
@@ -31,12 +31,12 @@ TEST(ParseMemorySize, BadSizesAreErrorsNamingTheText) {
   for (const char* bad : {"", "GiB", "-1GiB", "1.2.3GB", "80 GiB", "80GiBs", "x", "."}) {
     absl::StatusOr<int64_t> s = ParseMemorySize(bad);
     ASSERT_FALSE(s.ok()) << bad;
-    EXPECT_NE(MessageOf(s.status()).find(std::string("'") + bad + "'"), std::string::npos)
-        << MessageOf(s.status());
+    EXPECT_NE(StatusText(s.status()).find(std::string("'") + bad + "'"), std::string::npos)
+        << StatusText(s.status());
   }
   absl::StatusOr<int64_t> huge = ParseMemorySize("9000000TiB");
   ASSERT_FALSE(huge.ok());
-  EXPECT_NE(MessageOf(huge.status()).find("past int64"), std::string::npos);
+  EXPECT_NE(StatusText(huge.status()).find("past int64"), std::string::npos);
 }
 
 TEST(MemoryLimitText, OverAndFitsPerModuleAndStage) {

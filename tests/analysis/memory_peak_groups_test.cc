@@ -9,12 +9,12 @@
 #include "analysis/memory/memory_profile.h"
 #include "analysis/memory/peak_groups.h"
 #include "gtest/gtest.h"
+#include "support/status_text.h"
 #include "tests/test_util.h"
 
 namespace hloscope {
 namespace {
 
-using testing::MessageOf;
 using testing::Parse;
 
 TEST(OpNameScope, DropsTheLastPathPart) {
@@ -96,7 +96,7 @@ ENTRY e {
   options.model = MemoryOptions::Model::kLiveness;
   options.top_buffers = 1;
   absl::StatusOr<MemoryReport> r = ProfileModule(*m, options);
-  ASSERT_TRUE(r.ok()) << MessageOf(r.status());
+  ASSERT_TRUE(r.ok()) << StatusText(r.status());
   const ModuleMemory& mm = r->modules.at(0);
   // Peak at d: p, a, b, c, d live (5 KiB).
   EXPECT_EQ(mm.peak_bytes, 5 * 1024);
@@ -168,7 +168,7 @@ ENTRY e {
   MemoryOptions options;
   options.model = MemoryOptions::Model::kLiveness;
   absl::StatusOr<MemoryReport> r = ProfileModule(*m, options);
-  ASSERT_TRUE(r.ok()) << MessageOf(r.status());
+  ASSERT_TRUE(r.ok()) << StatusText(r.status());
   bool saw_a = false, saw_b = false;
   for (const LiveBuffer& b : r->modules.at(0).top_buffers) {
     if (b.instruction == "a") {

@@ -8,12 +8,12 @@
 #include "analysis/memory/instruction_sequence.h"
 #include "gtest/gtest.h"
 #include "hlo/computation.h"
+#include "support/status_text.h"
 #include "tests/test_util.h"
 
 namespace hloscope {
 namespace {
 
-using testing::MessageOf;
 using testing::Parse;
 
 // The hand-computed numbers below are the liveness model's (every buffer from definition to
@@ -22,7 +22,7 @@ MemoryReport Profile(const Module& m, MemoryOptions options = {},
                      MemoryOptions::Model model = MemoryOptions::Model::kLiveness) {
   options.model = model;
   absl::StatusOr<MemoryReport> r = ProfileModule(m, options);
-  EXPECT_TRUE(r.ok()) << MessageOf(r.status());
+  EXPECT_TRUE(r.ok()) << StatusText(r.status());
   return r.ok() ? *std::move(r) : MemoryReport{};
 }
 
@@ -377,22 +377,22 @@ TEST(MemoryProfile, Errors) {
   o.stage_regex = "stage_\\d+";
   absl::StatusOr<MemoryReport> r = ProfileModule(*m, o);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(MessageOf(r.status()),
+  EXPECT_EQ(StatusText(r.status()),
             "--stage-regex 'stage_\\d+' needs exactly one capture group (it has 0)");
   o.stage_regex = "(unclosed";
   r = ProfileModule(*m, o);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(MessageOf(r.status()).find("is not a valid regular expression"), std::string::npos);
+  EXPECT_NE(StatusText(r.status()).find("is not a valid regular expression"), std::string::npos);
   MemoryOptions bad_forward;
   bad_forward.forward_regex = "[";
   r = ProfileModule(*m, bad_forward);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(MessageOf(r.status()).find("--forward-regex '['"), std::string::npos);
+  EXPECT_NE(StatusText(r.status()).find("--forward-regex '['"), std::string::npos);
   MemoryOptions no_attr;
   no_attr.stage_by = MemoryOptions::StageBy::kFrontendAttribute;
   r = ProfileModule(*m, no_attr);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(MessageOf(r.status()), "--stage-by=attr:NAME needs an attribute name");
+  EXPECT_EQ(StatusText(r.status()), "--stage-by=attr:NAME needs an attribute name");
   EXPECT_FALSE(ProfileModules({}, {}).ok());
 }
 
@@ -400,7 +400,7 @@ TEST(MemoryProfile, ModuleWithoutEntry) {
   Module m("empty");
   absl::StatusOr<MemoryReport> r = ProfileModule(m, {});
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(MessageOf(r.status()), "module 'empty' has no entry");
+  EXPECT_EQ(StatusText(r.status()), "module 'empty' has no entry");
 }
 
 TEST(MemoryProfile, TimelineCanBeLeftOut) {
@@ -431,10 +431,10 @@ ENTRY e {
   ASSERT_NE(m, nullptr);
   absl::StatusOr<MemoryReport> r = ProfileModule(*m, {});
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(MessageOf(r.status()).find("flatten-call-graph"), std::string::npos);
-  EXPECT_NE(MessageOf(r.status()).find("computation 'f' has more than one call site"),
+  EXPECT_NE(StatusText(r.status()).find("flatten-call-graph"), std::string::npos);
+  EXPECT_NE(StatusText(r.status()).find("computation 'f' has more than one call site"),
             std::string::npos)
-      << MessageOf(r.status());
+      << StatusText(r.status());
 }
 
 }  // namespace

@@ -12,13 +12,14 @@
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
-#include "hlo/str_util.h"
+#include "support/bytes.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 #include "tests/test_util.h"
 
 namespace hloscope {
 namespace {
 
-using testing::MessageOf;
 using testing::Parse;
 
 constexpr char kModule[] = R"(
@@ -42,7 +43,7 @@ ENTRY e {
 MemoryReport Profile(const Module& m, MemoryOptions o = {}) {
   o.model = MemoryOptions::Model::kLiveness;
   absl::StatusOr<MemoryReport> r = ProfileModule(m, o);
-  EXPECT_TRUE(r.ok()) << MessageOf(r.status());
+  EXPECT_TRUE(r.ok()) << StatusText(r.status());
   return r.ok() ? *std::move(r) : MemoryReport{};
 }
 
@@ -154,7 +155,7 @@ TEST(MemoryComparison, ProfilesBothAndPrintsAsThePrinters) {
   o.model = MemoryOptions::Model::kLiveness;
   const std::vector<const Module*> before = {a.get()}, after = {b.get()};
   absl::StatusOr<MemoryComparison> c = ProfileBeforeAfter(before, &after, "dce", o);
-  ASSERT_TRUE(c.ok()) << MessageOf(c.status());
+  ASSERT_TRUE(c.ok()) << StatusText(c.status());
   ASSERT_NE(c->after_or_null(), nullptr);
   EXPECT_EQ(c->before.peak_bytes, 9216);
   EXPECT_EQ(c->after->peak_bytes, 6144);
@@ -180,7 +181,7 @@ TEST(MemoryComparison, ProfilesBothAndPrintsAsThePrinters) {
   EXPECT_EQ(alone->after_or_null(), nullptr);
   absl::StatusOr<MemoryComparison> bad = ProfileBeforeAfter(before, nullptr, "", o, "zb-v", 4);
   EXPECT_FALSE(bad.ok());
-  EXPECT_NE(MessageOf(bad.status()).find("zb-v"), std::string::npos) << MessageOf(bad.status());
+  EXPECT_NE(StatusText(bad.status()).find("zb-v"), std::string::npos) << StatusText(bad.status());
 }
 
 // Every field of `message` (recursively) is set: a populated report that leaves one at its

@@ -5,17 +5,17 @@
 
 #include "analysis/memory/memory_profile.h"
 #include "gtest/gtest.h"
+#include "support/status_text.h"
 #include "tests/test_util.h"
 
 namespace hloscope {
 namespace {
 
-using testing::MessageOf;
 using testing::Parse;
 
 MemoryReport Profile(std::vector<const Module*> modules, MemoryOptions options) {
   absl::StatusOr<MemoryReport> r = ProfileModules(std::move(modules), options);
-  EXPECT_TRUE(r.ok()) << MessageOf(r.status());
+  EXPECT_TRUE(r.ok()) << StatusText(r.status());
   return r.ok() ? *std::move(r) : MemoryReport{};
 }
 

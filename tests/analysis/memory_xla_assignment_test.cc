@@ -23,12 +23,12 @@
 #include "gtest/gtest.h"
 #include "hlo/computation.h"
 #include "passes/pass_registry.h"
+#include "support/status_text.h"
 #include "tests/test_util.h"
 
 namespace hloscope {
 namespace {
 
-using testing::MessageOf;
 using testing::Parse;
 
 XlaModelAssignment Assign(std::string_view text, XlaModelOptions options = {}) {
@@ -36,7 +36,7 @@ XlaModelAssignment Assign(std::string_view text, XlaModelOptions options = {}) {
   EXPECT_NE(m, nullptr);
   if (m == nullptr) return {};
   absl::StatusOr<XlaModelAssignment> a = AssignLikeXla(*m, options);
-  EXPECT_TRUE(a.ok()) << MessageOf(a.status());
+  EXPECT_TRUE(a.ok()) << StatusText(a.status());
   return a.ok() ? *std::move(a) : XlaModelAssignment{};
 }
 
@@ -672,13 +672,13 @@ XlaModelAssignment AssignAfter(std::string_view passes, std::string_view text) {
   }
   for (const std::string& name : names) {
     absl::StatusOr<std::unique_ptr<Pass>> pass = PassRegistry::Global().Create(name);
-    EXPECT_TRUE(pass.ok()) << MessageOf(pass.status());
+    EXPECT_TRUE(pass.ok()) << StatusText(pass.status());
     if (!pass.ok()) return {};
     absl::StatusOr<bool> changed = (*pass)->Run(*m);
-    EXPECT_TRUE(changed.ok()) << MessageOf(changed.status());
+    EXPECT_TRUE(changed.ok()) << StatusText(changed.status());
   }
   absl::StatusOr<XlaModelAssignment> a = AssignLikeXla(*m, {});
-  EXPECT_TRUE(a.ok()) << MessageOf(a.status());
+  EXPECT_TRUE(a.ok()) << StatusText(a.status());
   if (!a.ok()) return {};
   // Which allocation holds each position's value (XLA's GetUniqueSlice), by name{index}.
   absl::StatusOr<std::unique_ptr<DataflowAnalysis>> flow = DataflowAnalysis::Run(*m);
@@ -1116,7 +1116,7 @@ TEST(XlaBufferAssignmentModel, BadAlignmentIsAnError) {
   ASSERT_NE(m, nullptr);
   absl::StatusOr<XlaModelAssignment> a = AssignLikeXla(*m, {.alignment = 0});
   ASSERT_FALSE(a.ok());
-  EXPECT_EQ(MessageOf(a.status()), "alignment 0 is not a positive number of bytes");
+  EXPECT_EQ(StatusText(a.status()), "alignment 0 is not a positive number of bytes");
 }
 
 }  // namespace
@@ -1133,7 +1133,7 @@ TEST(XlaModelJson, ListingsGoIntoTheirModules) {
   absl::StatusOr<std::string> json =
       AddXlaModelsToJson(R"({"modules": [{"module": "other"}, {"module": "OneTempAllocation"}]})",
                          false, listings, {});
-  ASSERT_TRUE(json.ok()) << MessageOf(json.status());
+  ASSERT_TRUE(json.ok()) << StatusText(json.status());
   const size_t other = json->find("\"module\": \"other\"");
   const size_t mine = json->find("\"module\": \"OneTempAllocation\"");
   const size_t listing = json->find("\"xla_model_assignment\"");
@@ -1148,15 +1148,15 @@ TEST(XlaModelJson, ListingsGoIntoTheirModules) {
       R"({"before": {"modules": [{"module": "OneTempAllocation"}]},
           "after": {"modules": [{"module": "OneTempAllocation"}]}})",
       true, {}, listings);
-  ASSERT_TRUE(json.ok()) << MessageOf(json.status());
+  ASSERT_TRUE(json.ok()) << StatusText(json.status());
   const size_t after = json->find("\"after\"");
   ASSERT_NE(after, std::string::npos);
   EXPECT_GT(json->find("\"xla_model_assignment\""), after) << *json;
 
   absl::StatusOr<std::string> bad = AddXlaModelsToJson("[1, 2", false, listings, {});
   ASSERT_FALSE(bad.ok());
-  EXPECT_TRUE(MessageOf(bad.status()).starts_with("the memory report's JSON does not read back: "))
-      << MessageOf(bad.status());
+  EXPECT_TRUE(StatusText(bad.status()).starts_with("the memory report's JSON does not read back: "))
+      << StatusText(bad.status());
 }
 
 }  // namespace
@@ -1220,7 +1220,7 @@ TEST(XlaModelJson, SetsEverySchemaField) {
               .total_fragmentation_bytes = 9};
   absl::StatusOr<std::string> json =
       AddXlaModelsToJson(R"({"modules": [{"module": "m"}]})", false, {{"m", a, 128}}, {});
-  ASSERT_TRUE(json.ok()) << MessageOf(json.status());
+  ASSERT_TRUE(json.ok()) << StatusText(json.status());
   report::MemoryReport r;
   ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(*json, &r).ok()) << *json;
   ASSERT_EQ(r.modules_size(), 1);

@@ -13,13 +13,13 @@
 #include "analysis/alias.h"
 #include "gtest/gtest.h"
 #include "hlo/computation.h"
+#include "support/status_text.h"
 #include "tests/test_util.h"
 
 namespace hloscope {
 namespace {
 
 using testing::Find;
-using testing::MessageOf;
 using testing::Parse;
 
 class XlaBufferAssignment : public ::testing::Test {
@@ -28,7 +28,7 @@ class XlaBufferAssignment : public ::testing::Test {
     module_ = Parse(text);
     ASSERT_NE(module_, nullptr);
     absl::StatusOr<std::unique_ptr<AliasAnalysis>> a = AliasAnalysis::Run(*module_, {});
-    ASSERT_TRUE(a.ok()) << MessageOf(a.status());
+    ASSERT_TRUE(a.ok()) << StatusText(a.status());
     alias_ = *std::move(a);
   }
   // The one buffer at (name, index); an instruction name is looked up in `comp` when given.

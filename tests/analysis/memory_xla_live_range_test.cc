@@ -12,13 +12,13 @@
 #include "analysis/memory/xla_live_range.h"
 #include "gtest/gtest.h"
 #include "hlo/computation.h"
+#include "support/status_text.h"
 #include "tests/test_util.h"
 
 namespace hloscope {
 namespace {
 
 using testing::Find;
-using testing::MessageOf;
 using testing::Parse;
 
 using Bounds = std::pair<int64_t, int64_t>;
@@ -77,11 +77,11 @@ Analyzed Analyze(std::string_view text, XlaLiveRangeOptions options = {}) {
   a.module = Parse(text);
   if (a.module == nullptr) return a;
   absl::StatusOr<std::unique_ptr<AliasAnalysis>> alias = AliasAnalysis::Run(*a.module, {});
-  EXPECT_TRUE(alias.ok()) << MessageOf(alias.status());
+  EXPECT_TRUE(alias.ok()) << StatusText(alias.status());
   if (!alias.ok()) return a;
   a.alias = *std::move(alias);
   absl::StatusOr<XlaLiveRanges> r = ComputeXlaLiveRanges(*a.module, *a.alias, options);
-  EXPECT_TRUE(r.ok()) << MessageOf(r.status());
+  EXPECT_TRUE(r.ok()) << StatusText(r.status());
   if (r.ok()) a.ranges = *std::move(r);
   return a;
 }
@@ -253,7 +253,7 @@ ENTRY While {
   ASSERT_NE(first.alias, nullptr);
   for (int run = 1; run < 20; ++run) {
     absl::StatusOr<XlaLiveRanges> again = ComputeXlaLiveRanges(*first.module, *first.alias);
-    ASSERT_TRUE(again.ok()) << MessageOf(again.status());
+    ASSERT_TRUE(again.ok()) << StatusText(again.status());
     ASSERT_EQ(again->ranges.size(), first.ranges.ranges.size());
     for (size_t v = 0; v < again->ranges.size(); ++v) {
       EXPECT_EQ(again->ranges[v].defined, first.ranges.ranges[v].defined) << v;
@@ -544,7 +544,7 @@ ENTRY main {
   EXPECT_EQ(a.At("add"), Bounds(1, 2));
   absl::StatusOr<MemoryReport> r = ProfileModule(*a.module, {});
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(MessageOf(r.status()).find("the peak cannot be determined"), std::string::npos);
+  EXPECT_NE(StatusText(r.status()).find("the peak cannot be determined"), std::string::npos);
 }
 
 TEST(XlaHloLiveRange, ThreadedCall) {

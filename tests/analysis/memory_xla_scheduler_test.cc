@@ -12,12 +12,12 @@
 #include "analysis/memory/memory_schedulers.h"
 #include "gtest/gtest.h"
 #include "hlo/computation.h"
+#include "support/status_text.h"
 #include "tests/test_util.h"
 
 namespace hloscope {
 namespace {
 
-using testing::MessageOf;
 using testing::Parse;
 
 // Position of the instruction named `name` in `order`, or -1.
@@ -50,7 +50,7 @@ ENTRY e {
   MemoryOptions options;
   options.schedule = ScheduleKind::kMin;
   absl::StatusOr<MemoryReport> r = ProfileModule(*m, options);
-  ASSERT_TRUE(r.ok()) << MessageOf(r.status());
+  ASSERT_TRUE(r.ok()) << StatusText(r.status());
   std::vector<const Instruction*> order;
   for (const TimelinePoint& p : r->modules.at(0).timeline) order.push_back(p.instruction);
   ASSERT_EQ(order.size(), 6u);

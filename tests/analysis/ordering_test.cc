@@ -9,18 +9,18 @@
 #include "gtest/gtest.h"
 #include "hlo/computation.h"
 #include "passes/copy_elision.h"
+#include "support/status_text.h"
 #include "tests/test_util.h"
 
 namespace hloscope {
 namespace {
 
 using testing::Find;
-using testing::MessageOf;
 using testing::Parse;
 
 std::unique_ptr<ExecutionOrdering> Order(const Module& m) {
   absl::StatusOr<std::unique_ptr<ExecutionOrdering>> o = ExecutionOrdering::Run(m);
-  EXPECT_TRUE(o.ok()) << MessageOf(o.status());
+  EXPECT_TRUE(o.ok()) << StatusText(o.status());
   return o.ok() ? *std::move(o) : nullptr;
 }
 
@@ -241,8 +241,8 @@ ENTRY main {
   Find(*m, "main", "a")->AddControlPredecessor(Find(*m, "main", "b"));
   absl::StatusOr<std::unique_ptr<ExecutionOrdering>> o = ExecutionOrdering::Run(*m);
   ASSERT_FALSE(o.ok());
-  EXPECT_NE(MessageOf(o.status()).find("is on a cycle"), std::string::npos)
-      << MessageOf(o.status());
+  EXPECT_NE(StatusText(o.status()).find("is on a cycle"), std::string::npos)
+      << StatusText(o.status());
 }
 
 // Only one branch of a conditional runs: like XLA's HloOrdering (kRunExclusiveBefore), an
@@ -307,7 +307,7 @@ ENTRY main {
   ASSERT_NE(m, nullptr);
   CopyElision pass;
   absl::StatusOr<bool> changed = pass.Run(*m);
-  ASSERT_TRUE(changed.ok()) << MessageOf(changed.status());
+  ASSERT_TRUE(changed.ok()) << StatusText(changed.status());
   EXPECT_TRUE(*changed);
   EXPECT_EQ(Find(*m, "br0", "c0"), nullptr);
   EXPECT_EQ(m->FindComputation("br0")->root()->name(), "n0");

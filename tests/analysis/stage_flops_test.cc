@@ -5,19 +5,19 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "support/status_text.h"
 #include "tests/test_util.h"
 
 namespace hloscope {
 namespace {
 
-using ::hloscope::testing::MessageOf;
 using ::hloscope::testing::Parse;
 
 StageFlops Count(std::string_view text) {
   std::unique_ptr<Module> m = Parse(text);
   if (m == nullptr) return {};
   absl::StatusOr<StageFlops> f = CountStageFlops(*m, FlopOptions{});
-  EXPECT_TRUE(f.ok()) << MessageOf(f.status());
+  EXPECT_TRUE(f.ok()) << StatusText(f.status());
   return f.ok() ? *f : StageFlops{};
 }
 
@@ -145,7 +145,7 @@ TEST(HloCosts, BadBackwardRegexIsAnError) {
   ASSERT_NE(m, nullptr);
   absl::StatusOr<StageFlops> f = CountStageFlops(*m, {.backward_regex = "transpose("});
   ASSERT_FALSE(f.ok());
-  EXPECT_NE(MessageOf(f.status()).find("bad backward regular expression 'transpose('"),
+  EXPECT_NE(StatusText(f.status()).find("bad backward regular expression 'transpose('"),
             std::string::npos);
 }
 

@@ -6,13 +6,13 @@
 
 #include "analysis/trip_count.h"
 #include "gtest/gtest.h"
+#include "support/status_text.h"
 #include "tests/test_util.h"
 
 namespace hloscope {
 namespace {
 
 using testing::Find;
-using testing::MessageOf;
 using testing::Parse;
 
 struct Analyses {
@@ -32,9 +32,9 @@ Analyses Analyze(const Module& m, bool bitcast_defines_value = false) {
   DataflowAnalysis::Options options;
   options.bitcast_defines_value = bitcast_defines_value;
   auto flow = DataflowAnalysis::Run(m, options);
-  EXPECT_TRUE(flow.ok()) << MessageOf(flow.status());
+  EXPECT_TRUE(flow.ok()) << StatusText(flow.status());
   auto ordering = ExecutionOrdering::Run(m);
-  EXPECT_TRUE(ordering.ok()) << MessageOf(ordering.status());
+  EXPECT_TRUE(ordering.ok()) << StatusText(ordering.status());
   a.flow = *std::move(flow);
   a.ordering = *std::move(ordering);
   a.live = std::make_unique<ValueLiveness>(*a.flow, *a.ordering);

@@ -8,13 +8,13 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "support/status_text.h"
 #include "tests/test_util.h"
 
 namespace hloscope {
 namespace {
 
 using testing::Find;
-using testing::MessageOf;
 using testing::Parse;
 
 constexpr char kModule[] = R"(
@@ -59,7 +59,7 @@ Computed Compute(const Module& m, bool bitcast_defines_value) {
   DataflowAnalysis::Options options;
   options.bitcast_defines_value = bitcast_defines_value;
   auto flow = DataflowAnalysis::Run(m, options);
-  EXPECT_TRUE(flow.ok()) << MessageOf(flow.status());
+  EXPECT_TRUE(flow.ok()) << StatusText(flow.status());
   Computed c;
   c.flow = *std::move(flow);
   c.reads = ComputeValueUses(*c.flow, UseNotion::kValueRead);

@@ -20,6 +20,7 @@
 #include "analysis/memory/memory_report_printers.h"
 #include "gtest/gtest.h"
 #include "hlo/parser.h"
+#include "support/status_text.h"
 
 namespace hloscope {
 namespace {
@@ -159,7 +160,7 @@ TEST_F(XlaAssignmentComparisonTest, AnotherModulesAssignmentIsRefused) {
   const XlaBufferAssignment xla = Read("other_module-buffer-assignment.txt");
   absl::StatusOr<XlaAssignmentComparison> c = CompareWithXla(*module_, ours_.modules[0], xla, 10);
   ASSERT_FALSE(c.ok());
-  EXPECT_EQ(std::string(c.status().message()),
+  EXPECT_EQ(StatusText(c.status()),
             "other_module-buffer-assignment.txt: error: buffer assignment does not match module "
             "'small': no instruction 'm.other' (allocation 4)");
 }
@@ -201,15 +202,15 @@ TEST_F(XlaAssignmentComparisonTest, AddedToTheReportAndPrintedInEveryFormat) {
 
   // Errors: the reader's, the module's, and a module the report does not have.
   absl::Status s = AddXlaBufferAssignment(*mc, *module_, "", "e.pb", 10);
-  EXPECT_EQ(std::string(s.message()), "e.pb: error: empty file: no buffer assignment");
+  EXPECT_EQ(StatusText(s), "e.pb: error: empty file: no buffer assignment");
   const std::string other = ReadFile(kFixtures + "other_module-buffer-assignment.txt");
   s = AddXlaBufferAssignment(*mc, *module_, other, "o.txt", 10);
-  EXPECT_EQ(std::string(s.message()),
+  EXPECT_EQ(StatusText(s),
             "o.txt: error: buffer assignment does not match module 'small': no instruction "
             "'m.other' (allocation 4)");
   Module stranger("stranger");
   s = AddXlaBufferAssignment(*mc, stranger, pb, "small.hlo.pb", 10);
-  EXPECT_EQ(std::string(s.message()), "module 'stranger' is not in the memory report");
+  EXPECT_EQ(StatusText(s), "module 'stranger' is not in the memory report");
   EXPECT_EQ(mc->xla.size(), 1u);
 }
 

@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "hlo/parser.h"
 #include "hlo/proto_reader.h"
+#include "support/status_text.h"
 
 namespace hloscope {
 namespace {
@@ -22,8 +23,6 @@ std::string ReadFile(const std::string& path) {
   s << in.rdbuf();
   return s.str();
 }
-
-std::string Message(const absl::Status& s) { return std::string(s.message()); }
 
 const std::string kDumps = std::string(HLOSCOPE_CORPUS_DIR) + "/xla_dumps/";
 const std::string kInit =
@@ -136,10 +135,11 @@ TEST(XlaBufferAssignmentProto, TruncatedDumpNamesTheByteOffset) {
   bytes.resize(bytes.size() / 2);
   absl::StatusOr<XlaBufferAssignment> ba = ReadXlaBufferAssignmentProto(bytes, "cut.hlo.pb");
   ASSERT_FALSE(ba.ok());
-  EXPECT_NE(Message(ba.status()).find("cut.hlo.pb: error: not a valid HloProto: at byte offset "),
-            std::string::npos)
+  EXPECT_NE(
+      StatusText(ba.status()).find("cut.hlo.pb: error: not a valid HloProto: at byte offset "),
+      std::string::npos)
       << ba.status();
-  EXPECT_NE(Message(ba.status()).find("runs past the end"), std::string::npos) << ba.status();
+  EXPECT_NE(StatusText(ba.status()).find("runs past the end"), std::string::npos) << ba.status();
 }
 
 TEST(XlaBufferAssignmentProto, CorruptBytesNameTheByteOffset) {
@@ -147,7 +147,7 @@ TEST(XlaBufferAssignmentProto, CorruptBytesNameTheByteOffset) {
   const std::string bytes("\x0a\x02\x0f\x00", 4);
   absl::StatusOr<XlaBufferAssignment> ba = ReadXlaBufferAssignmentProto(bytes, "bad.pb");
   ASSERT_FALSE(ba.ok());
-  EXPECT_EQ(Message(ba.status()),
+  EXPECT_EQ(StatusText(ba.status()),
             "bad.pb: error: not a valid HloProto: at byte offset 2: field 1 has wire type 7, "
             "which this format never uses");
 }
@@ -201,7 +201,7 @@ TEST(XlaBufferAssignmentProto, EveryErrorOfTheBinaryForm) {
   for (const ProtoError& c : cases) {
     absl::StatusOr<XlaBufferAssignment> ba = ReadXlaBufferAssignmentProto(c.bytes, "b.pb");
     ASSERT_FALSE(ba.ok()) << c.message;
-    EXPECT_EQ(Message(ba.status()), c.message);
+    EXPECT_EQ(StatusText(ba.status()), c.message);
   }
 }
 
@@ -210,7 +210,7 @@ TEST(XlaBufferAssignmentProto, ModuleWithoutBufferAssignmentIsRefused) {
   const std::string bytes("\x0a\x03\x0a\x01m", 5);
   absl::StatusOr<XlaBufferAssignment> ba = ReadXlaBufferAssignmentProto(bytes, "m.pb");
   ASSERT_FALSE(ba.ok());
-  EXPECT_NE(Message(ba.status()).find("m.pb: error: no buffer assignment in this HloProto"),
+  EXPECT_NE(StatusText(ba.status()).find("m.pb: error: no buffer assignment in this HloProto"),
             std::string::npos)
       << ba.status();
 }
@@ -221,7 +221,7 @@ TEST(XlaBufferAssignmentProto, ModuleProtoIsNotTakenForAnAssignment) {
   EXPECT_FALSE(HasXlaBufferAssignment(module));
   absl::StatusOr<XlaBufferAssignment> ba = ReadXlaBufferAssignmentProto(module, "m.pb");
   ASSERT_FALSE(ba.ok());
-  EXPECT_EQ(Message(ba.status()),
+  EXPECT_EQ(StatusText(ba.status()),
             "m.pb: error: not an HloProto with XLA's buffer assignment: it has top-level field "
             "2, which an HloProto (fields 1 and 3) does not: an HloModuleProto, the module "
             "without XLA's buffer assignment?");
@@ -229,7 +229,7 @@ TEST(XlaBufferAssignmentProto, ModuleProtoIsNotTakenForAnAssignment) {
   const std::string two("\x1a\x00\x1a\x00", 4);
   ba = ReadXlaBufferAssignmentProto(two, "t.pb");
   ASSERT_FALSE(ba.ok());
-  EXPECT_EQ(Message(ba.status()),
+  EXPECT_EQ(StatusText(ba.status()),
             "t.pb: error: not an HloProto with XLA's buffer assignment: field 3 appears 2 times "
             "(an HloProto has one buffer assignment; an HloModuleProto's computations are field "
             "3)");
@@ -243,7 +243,7 @@ TEST(XlaBufferAssignmentProto, UndefinedLogicalBufferIsRefused) {
   const std::string bytes("\x1a\x08\x1a\x06\x10\x08\x4a\x02\x08\x07", 10);
   absl::StatusOr<XlaBufferAssignment> ba = ReadXlaBufferAssignmentProto(bytes, "x.pb");
   ASSERT_FALSE(ba.ok());
-  EXPECT_EQ(Message(ba.status()),
+  EXPECT_EQ(StatusText(ba.status()),
             "x.pb: error: allocation 0 holds logical buffer 7, which the buffer assignment "
             "does not define");
 }
@@ -253,7 +253,7 @@ TEST(XlaBufferAssignmentProto, UnknownInstructionIdIsRefused) {
   const std::string bytes("\x1a\x08\x0a\x06\x08\x03\x1a\x02\x20\x09", 10);
   absl::StatusOr<XlaBufferAssignment> ba = ReadXlaBufferAssignmentProto(bytes, "x.pb");
   ASSERT_FALSE(ba.ok());
-  EXPECT_EQ(Message(ba.status()),
+  EXPECT_EQ(StatusText(ba.status()),
             "x.pb: error: logical buffer 3 is defined at instruction id 9, which the HloProto's "
             "module does not have");
 }
@@ -269,7 +269,7 @@ TEST(XlaBufferAssignmentProto, ValuePastItsAllocationIsRefused) {
       23);
   absl::StatusOr<XlaBufferAssignment> ba = ReadXlaBufferAssignmentProto(bytes, "x.pb");
   ASSERT_FALSE(ba.ok());
-  EXPECT_EQ(Message(ba.status()),
+  EXPECT_EQ(StatusText(ba.status()),
             "x.pb: error: allocation 0 of 4 bytes holds logical buffer 1 at offset 2 with 4 "
             "bytes: past its end");
 }
@@ -392,7 +392,7 @@ TEST(XlaBufferAssignmentText, EveryErrorNamesFileLineAndColumn) {
   for (const TextError& c : cases) {
     absl::StatusOr<XlaBufferAssignment> ba = ParseXlaBufferAssignmentText(c.text, "t.txt");
     ASSERT_FALSE(ba.ok()) << c.text;
-    EXPECT_EQ(Message(ba.status()), c.message) << c.text;
+    EXPECT_EQ(StatusText(ba.status()), c.message) << c.text;
   }
 }
 
@@ -406,7 +406,7 @@ TEST(XlaBufferAssignmentText, MemoryUsageReportGivesTheTotalOnly) {
   // As a buffer assignment it is refused, saying what it is.
   absl::StatusOr<XlaBufferAssignment> ba = ParseXlaBufferAssignment(text, "r.txt");
   ASSERT_FALSE(ba.ok());
-  EXPECT_EQ(Message(ba.status()),
+  EXPECT_EQ(StatusText(ba.status()),
             "r.txt: error: this is XLA's memory usage report, whose sizes are rounded; give the "
             "-buffer-assignment.txt or the .hlo.pb of the same module");
 }
@@ -414,26 +414,27 @@ TEST(XlaBufferAssignmentText, MemoryUsageReportGivesTheTotalOnly) {
 TEST(XlaBufferAssignmentText, MemoryUsageReportErrors) {
   absl::StatusOr<XlaMemoryUsageReport> r = ParseXlaMemoryUsageReport("Total: 5\n", "r.txt");
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(Message(r.status()),
+  EXPECT_EQ(StatusText(r.status()),
             "r.txt:1:1: error: expected 'Total bytes used: N': not XLA's memory usage report");
   r = ParseXlaMemoryUsageReport("\n", "r.txt");
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(Message(r.status()), "r.txt:1:1: error: empty: expected 'Total bytes used: N'");
+  EXPECT_EQ(StatusText(r.status()), "r.txt:1:1: error: empty: expected 'Total bytes used: N'");
   r = ParseXlaMemoryUsageReport("Total bytes used: 4 (4B)\n 4B(100%); 0B; allocation x\n", "r.txt");
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(Message(r.status()), "r.txt:2:1: error: expected 'allocation N: size ...' after ';'");
+  EXPECT_EQ(StatusText(r.status()),
+            "r.txt:2:1: error: expected 'allocation N: size ...' after ';'");
 }
 
 TEST(XlaBufferAssignment, EmptyFileIsRefused) {
   absl::StatusOr<XlaBufferAssignment> ba = ParseXlaBufferAssignment("", "e.txt");
   ASSERT_FALSE(ba.ok());
-  EXPECT_EQ(Message(ba.status()), "e.txt: error: empty file: no buffer assignment");
+  EXPECT_EQ(StatusText(ba.status()), "e.txt: error: empty file: no buffer assignment");
 }
 
 TEST(XlaBufferAssignment, ModuleTextIsRefused) {
   absl::StatusOr<XlaBufferAssignment> ba = ParseXlaBufferAssignment("HloModule m\n", "m.hlo");
   ASSERT_FALSE(ba.ok());
-  EXPECT_EQ(Message(ba.status()),
+  EXPECT_EQ(StatusText(ba.status()),
             "m.hlo: error: this is an HLO module, not XLA's buffer assignment: give the module's "
             "-buffer-assignment.txt or .hlo.pb from the same XLA dump");
 }
@@ -450,7 +451,7 @@ TEST(XlaBufferAssignment, ResolvesAgainstItsModuleAndRefusesAnother) {
   ba = ParseXlaBufferAssignment(ReadFile(other), "other.txt");
   ASSERT_TRUE(ba.ok()) << ba.status();
   absl::Status s = ResolveXlaBufferAssignment(*ba, **module);
-  EXPECT_EQ(Message(s),
+  EXPECT_EQ(StatusText(s),
             "other.txt: error: buffer assignment does not match module 'small': no instruction "
             "'m.other' (allocation 4)");
 }
@@ -505,8 +506,8 @@ TEST(XlaBufferAssignment, MapsAsyncWrappedValuesOntoTheAsyncStart) {
   for (XlaAsyncWrapping& w : ba->async_wrappings) w.async_start = "no-such-start";
   absl::Status s = ResolveXlaBufferAssignment(*ba, **module);
   EXPECT_TRUE(
-      Message(s).starts_with("step.hlo.pb: error: buffer assignment does not match module "
-                             "'jit_train_step': no instruction '"))
+      StatusText(s).starts_with("step.hlo.pb: error: buffer assignment does not match module "
+                                "'jit_train_step': no instruction '"))
       << s;
 }
 

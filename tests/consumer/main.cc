@@ -5,6 +5,7 @@
 
 #include "hlo/parser.h"
 #include "hlo/printer.h"
+#include "support/status_text.h"
 
 int main() {
   constexpr const char* kModule = R"(HloModule consumer_smoke
@@ -17,7 +18,7 @@ ENTRY main {
 )";
   auto module = hloscope::ParseModule(kModule);
   if (!module.ok()) {
-    std::fprintf(stderr, "parse failed: %s\n", std::string(module.status().message()).c_str());
+    std::fprintf(stderr, "parse failed: %s\n", hloscope::StatusText(module.status()).c_str());
     return 1;
   }
   std::fputs(hloscope::PrintModule(**module).c_str(), stdout);

@@ -59,6 +59,7 @@
 #include "hlo/parser.h"
 #include "hlo/verifier.h"
 #include "passes/pass_registry.h"
+#include "support/status_text.h"
 
 namespace hloscope {
 namespace {
@@ -96,9 +97,7 @@ std::string FirstLine(std::string_view s) {
   return std::string(end == std::string_view::npos ? s : s.substr(0, end));
 }
 
-std::string MessageOf(const absl::Status& s) {
-  return FirstLine(std::string_view(s.message().data(), s.message().size()));
-}
+std::string FirstLineOf(const absl::Status& s) { return FirstLine(StatusText(s)); }
 
 struct Counts {
   int files = 0, modules = 0, unparsed = 0, unverified = 0, analysed = 0, passes_run = 0;
@@ -247,7 +246,7 @@ class CorpusChecker {
       absl::StatusOr<bool> changed = (*pass)->Run(m);
       if (!changed.ok()) return changed.status();
       if (absl::Status s = VerifyModule(m); !s.ok()) {
-        return absl::InternalError(fmt::format("after {}: {}", name, MessageOf(s)));
+        return absl::InternalError(fmt::format("after {}: {}", name, FirstLineOf(s)));
       }
       if (std::string_view(name) == "copy-insertion") safety = BufferSafety(m);
     }
@@ -267,17 +266,17 @@ class CorpusChecker {
     eval::EvalOptions in_buffers = by_value;
     in_buffers.mode = eval::EvalMode::kBuffer;
     if (absl::Status s = eval::CheckRunnable(**original, by_value); !s.ok()) {
-      ++refusals_[RefusalReason(MessageOf(s))];
+      ++refusals_[RefusalReason(FirstLineOf(s))];
       return;
     }
     if (absl::Status s = eval::CheckRunnable(transformed, in_buffers); !s.ok()) {
-      ++refusals_["after the passes: " + RefusalReason(MessageOf(s))];
+      ++refusals_["after the passes: " + RefusalReason(FirstLineOf(s))];
       return;
     }
     const std::vector<eval::Literal> args = eval::RandomArguments(**original, 1);
     absl::StatusOr<eval::Literal> expected = eval::Evaluate(**original, args, by_value);
     if (!expected.ok()) {  // e.g. past the step budget: not judged
-      ++refusals_["run: " + RefusalReason(MessageOf(expected.status()))];
+      ++refusals_["run: " + RefusalReason(FirstLineOf(expected.status()))];
       return;
     }
     std::vector<std::string> overwrites;
@@ -286,7 +285,7 @@ class CorpusChecker {
     absl::Status verdict;
     if (!got.ok()) {
       verdict = absl::InternalError("after copy-insertion,copy-elision, buffer mode fails: " +
-                                    MessageOf(got.status()));
+                                    FirstLineOf(got.status()));
     } else if (std::optional<std::string> d = eval::FirstDifference(*expected, *got)) {
       verdict = absl::InternalError(
           "after copy-insertion,copy-elision, buffer mode differs from the module by value: " + *d);
@@ -305,7 +304,7 @@ class CorpusChecker {
     auto it = exceptions_.find(key);
     if (it == exceptions_.end()) {
       EXPECT_TRUE(status.ok()) << file << " chunk " << chunk << " (" << stage
-                               << "): " << MessageOf(status);
+                               << "): " << FirstLineOf(status);
       return status.ok();
     }
     used_.insert(key);
@@ -313,7 +312,7 @@ class CorpusChecker {
     EXPECT_FALSE(status.ok()) << file << " chunk " << chunk << " (" << stage
                               << ") is listed in analysis_exceptions.tsv but now passes";
     if (!status.ok()) {
-      EXPECT_EQ(MessageOf(status), it->second.error)
+      EXPECT_EQ(FirstLineOf(status), it->second.error)
           << file << " chunk " << chunk << " (" << stage << ") fails differently";
     }
     return false;

@@ -40,6 +40,7 @@
 #include "hlo/proto_reader.h"
 #include "hlo/proto_writer.h"
 #include "hlo/proto_writer_internal.h"
+#include "support/status_text.h"
 
 namespace hloscope {
 namespace {
@@ -63,8 +64,6 @@ std::string FirstLine(std::string_view s) {
   if (line.size() > 300) line = line.substr(0, 300) + "...";
   return line;
 }
-
-std::string Message(const absl::Status& s) { return std::string(s.message()); }
 
 // Empty when equal, else where the two texts first differ: line, column and the text
 // around it in both (long lines are cut to the neighbourhood of the difference).
@@ -96,10 +95,10 @@ std::string RoundTrip(std::string_view text, const std::string& name, int first_
   if (!m1.ok()) return "";
   const std::string p1 = PrintModule(**m1);
   absl::StatusOr<std::string> bytes = WriteModuleProto(**m1, ProtoFormat::kBinary);
-  if (!bytes.ok()) return "write: " + Message(bytes.status());
+  if (!bytes.ok()) return "write: " + StatusText(bytes.status());
   absl::StatusOr<std::unique_ptr<Module>> m2 =
       ParseModuleProto(*bytes, InputFormat::kBinaryProto, "roundtrip.hlo.pb");
-  if (!m2.ok()) return "read: " + Message(m2.status());
+  if (!m2.ok()) return "read: " + StatusText(m2.status());
   std::string p2 = PrintModule(**m2);
   // A module read from a proto always has an entry computation layout, as in XLA: without
   // host_program_shape the reader writes the entry's own signature. Where the text had none,

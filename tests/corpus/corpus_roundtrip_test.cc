@@ -78,6 +78,7 @@
 #include "hlo/parser.h"
 #include "hlo/printer.h"
 #include "hlo/verifier.h"
+#include "support/status_text.h"
 #include "tests/corpus/template_instances.h"
 
 namespace hloscope {
@@ -209,14 +210,14 @@ Outcome RoundTrip(std::string_view text, std::string_view filename, int first_li
   out.computations = static_cast<int64_t>((*m1)->computations().size());
   absl::Status verified = VerifyModule(**m1);
   out.verified = verified.ok();
-  if (!verified.ok()) out.verify_error = std::string(verified.message());
+  if (!verified.ok()) out.verify_error = StatusText(verified);
 
   std::string p1 = PrintModule(**m1);
   ParseOptions printed_options;
   printed_options.filename = "<printed>";
   absl::StatusOr<std::unique_ptr<Module>> m2 = ParseModule(p1, printed_options);
   if (!m2.ok()) {
-    out.error = "reparse of the printed text failed: " + std::string(m2.status().message());
+    out.error = "reparse of the printed text failed: " + StatusText(m2.status());
     return out;
   }
   std::string p2 = PrintModule(**m2);
@@ -236,7 +237,7 @@ Outcome RoundTrip(std::string_view text, std::string_view filename, int first_li
     legacy_options.filename = "<printed-legacy>";
     absl::StatusOr<std::unique_ptr<Module>> m3 = ParseModule(l1, legacy_options);
     if (!m3.ok()) {
-      out.error = "reparse of the legacy-style print failed: " + std::string(m3.status().message());
+      out.error = "reparse of the legacy-style print failed: " + StatusText(m3.status());
       return out;
     }
     if (std::string d = CompareTexts(p1, PrintModule(**m3)); !d.empty()) {

@@ -4,7 +4,7 @@
 
 #include "absl/status/status.h"
 #include "fmt/core.h"
-#include "hlo/text_escapes.h"
+#include "support/escapes.h"
 
 namespace hloscope {
 namespace {

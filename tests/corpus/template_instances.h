@@ -12,7 +12,7 @@
 // File format: one row per (file, placeholder), tab-separated:
 //   <file name in INDEX.tsv> TAB <placeholder text> TAB <value> TAB <where the value comes from>
 // Lines that are empty or start with '#' are comments. The value is written with the C-style
-// escapes of HLO strings (hlo/text_escapes.h: `\n` for a newline, `\t` for a tab, `\\` for a
+// escapes of HLO strings (support/escapes.h: `\n` for a newline, `\t` for a tab, `\\` for a
 // backslash) and may be empty. The fourth column is free text for the reader and is required,
 // so that every value says where it was read.
 #ifndef HLOSCOPE_TESTS_CORPUS_TEMPLATE_INSTANCES_H_

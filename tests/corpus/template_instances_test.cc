@@ -4,6 +4,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "support/status_text.h"
 
 namespace hloscope {
 namespace {
@@ -66,7 +67,7 @@ TEST(ParseTemplateInstances, ReadsRowsCommentsAndEscapes) {
 TEST(ParseTemplateInstances, Errors) {
   auto message = [](std::string_view text) {
     absl::StatusOr<TemplateInstanceTable> t = ParseTemplateInstances(text, "t.tsv");
-    return t.ok() ? std::string("<ok>") : std::string(t.status().message());
+    return t.ok() ? std::string("<ok>") : StatusText(t.status());
   };
   EXPECT_EQ(message("# c\na.hlo\t$x\tf32\n"),
             "t.tsv:2: error: expected 4 tab-separated columns (file, placeholder, value, "

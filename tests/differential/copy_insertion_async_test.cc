@@ -23,14 +23,13 @@
 #include "passes/copy_elision.h"
 #include "passes/copy_insertion.h"
 #include "passes/in_flight_buffers.h"
+#include "support/status_text.h"
 #include "tests/differential/random_module.h"
 
 namespace hloscope::differential {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string MessageOf(const absl::Status& s) { return std::string(s.message()); }
 
 bool IsDone(const Instruction& i) {
   return i.opcode() == Opcode::kRecvDone || i.opcode() == Opcode::kSendDone ||
@@ -46,7 +45,7 @@ std::optional<std::string> InFlightCopy(const Module& module) {
   union_form.ssa_form = false;
   absl::StatusOr<std::unique_ptr<DataflowAnalysis>> flow =
       DataflowAnalysis::Run(module, union_form);
-  if (!flow.ok()) return "dataflow failed: " + MessageOf(flow.status());
+  if (!flow.ok()) return "dataflow failed: " + StatusText(flow.status());
   for (const Computation* c : module.computations()) {
     for (const Instruction* copy : c->instructions()) {
       if (copy->opcode() != Opcode::kCopy) continue;
@@ -74,26 +73,26 @@ Outcome InsertCopies(std::string_view text, const CopyInsertionOptions& options 
   Outcome out;
   absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(text, {});
   if (!m.ok()) {
-    out.error = "parse: " + MessageOf(m.status());
+    out.error = "parse: " + StatusText(m.status());
     return out;
   }
   if (absl::Status v = VerifyModule(**m); !v.ok()) {
-    out.error = "verify: " + MessageOf(v);
+    out.error = "verify: " + StatusText(v);
     return out;
   }
   CopyInsertion insertion(options);
   if (absl::StatusOr<bool> r = insertion.Run(**m); !r.ok()) {
-    out.error = "copy-insertion: " + MessageOf(r.status());
+    out.error = "copy-insertion: " + StatusText(r.status());
     return out;
   }
   if (absl::Status v = VerifyModule(**m); !v.ok()) {
-    out.error = "verify after copy-insertion: " + MessageOf(v);
+    out.error = "verify after copy-insertion: " + StatusText(v);
     return out;
   }
   out.in_flight = InFlightCopy(**m);
   CopyElision elision;
   if (absl::StatusOr<bool> r = elision.Run(**m); !r.ok()) {
-    out.error = "copy-elision: " + MessageOf(r.status());
+    out.error = "copy-elision: " + StatusText(r.status());
     return out;
   }
   if (!elision.report().buffer_safe) out.not_safe = elision.report().not_buffer_safe;

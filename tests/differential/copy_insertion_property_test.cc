@@ -9,23 +9,22 @@
 #include <string>
 #include <vector>
 
-#include "fmt/format.h"
-#include "gtest/gtest.h"
 #include "eval/evaluator.h"
 #include "eval/literal.h"
+#include "fmt/format.h"
+#include "gtest/gtest.h"
 #include "hlo/parser.h"
 #include "hlo/printer.h"
 #include "hlo/verifier.h"
 #include "passes/copy_elision.h"
 #include "passes/copy_insertion.h"
+#include "support/status_text.h"
 #include "tests/differential/random_module.h"
 #include "tools/hlo_gen/model.h"
 #include "tools/hlo_gen/options.h"
 
 namespace hloscope::differential {
 namespace {
-
-std::string MessageOf(const absl::Status& s) { return std::string(s.message()); }
 
 // The module with every copy that keeps its operand's shape taken out (its users read the
 // operand): what a module looks like before copy insertion. nullopt when the text does not
@@ -74,20 +73,20 @@ Check CheckSafety(const std::string& text, const CopyInsertionOptions& options, 
   absl::StatusOr<bool> ran = insertion.Run(**changed);
   if (!ran.ok()) {
     out.judged = true;
-    out.after = "copy-insertion failed: " + MessageOf(ran.status());
+    out.after = "copy-insertion failed: " + StatusText(ran.status());
     return out;
   }
   if (elide) {
     CopyElision elision;
     if (absl::StatusOr<bool> e = elision.Run(**changed); !e.ok()) {
       out.judged = true;
-      out.after = "copy-elision failed: " + MessageOf(e.status());
+      out.after = "copy-elision failed: " + StatusText(e.status());
       return out;
     }
   }
   if (absl::Status v = VerifyModule(**changed); !v.ok()) {
     out.judged = true;
-    out.after = "does not verify: " + MessageOf(v);
+    out.after = "does not verify: " + StatusText(v);
     return out;
   }
   for (int seed = 1; seed <= seeds; ++seed) {
@@ -98,14 +97,14 @@ Check CheckSafety(const std::string& text, const CopyInsertionOptions& options, 
     absl::StatusOr<eval::Literal> as_given = eval::Evaluate(**original, args, buffer_mode);
     if (out.before.empty()) {
       if (!as_given.ok()) {
-        out.before = MessageOf(as_given.status());
+        out.before = StatusText(as_given.status());
       } else if (auto d = eval::FirstDifference(*expected, *as_given)) {
         out.before = *d;
       }
     }
     absl::StatusOr<eval::Literal> result = eval::Evaluate(**changed, args, buffer_mode);
     if (!result.ok()) {
-      out.after = fmt::format("seed {}: {}", seed, MessageOf(result.status()));
+      out.after = fmt::format("seed {}: {}", seed, StatusText(result.status()));
     } else if (auto d = eval::FirstDifference(*expected, *result)) {
       out.after = fmt::format("seed {}: {}", seed, *d);
     }

@@ -16,17 +16,16 @@
 #include "hlo/verifier.h"
 #include "passes/pass_pipeline.h"
 #include "passes/pass_registry.h"
+#include "support/status_text.h"
 #include "tests/differential/reducer.h"
 
 namespace hloscope::differential {
 namespace {
 
-std::string MessageOf(const absl::Status& s) { return std::string(s.message()); }
-
 // A short reason to count skipped modules by: the opcode for unsupported ones, the status
 // code otherwise (messages name instructions, which would make every module its own reason).
 std::string SkipReason(std::string_view what, const absl::Status& s) {
-  std::string message = MessageOf(s);
+  std::string message = StatusText(s);
   if (s.code() == absl::StatusCode::kUnimplemented) {
     size_t at = message.find(" (instruction");
     std::string_view prefix = "hlo-run does not support ";
@@ -203,12 +202,12 @@ std::optional<std::string> RunPass(std::string_view text, const PassUnderTest& p
                                    const Baseline& baseline, const HarnessOptions& options,
                                    bool* changed, std::set<std::string>* removed = nullptr) {
   auto module = ParseModule(text);
-  if (!module.ok()) return "the module no longer parses: " + MessageOf(module.status());
+  if (!module.ok()) return "the module no longer parses: " + StatusText(module.status());
   const std::optional<OutputStorage> outputs_before = EntryOutputStorage(**module);
   const std::set<std::string> copies_before = CopyNames(**module);
   std::unique_ptr<Pass> p = pass.make();
   absl::StatusOr<bool> ran = p->Run(**module);
-  if (!ran.ok()) return "the pass failed: " + MessageOf(ran.status());
+  if (!ran.ok()) return "the pass failed: " + StatusText(ran.status());
   if (changed != nullptr) *changed = *ran;
   if (removed != nullptr) {
     const std::set<std::string> copies_after = CopyNames(**module);
@@ -217,7 +216,7 @@ std::optional<std::string> RunPass(std::string_view text, const PassUnderTest& p
     }
   }
   if (absl::Status s = VerifyModule(**module); !s.ok())
-    return "the transformed module does not verify: " + MessageOf(s);
+    return "the transformed module does not verify: " + StatusText(s);
   std::vector<std::string> overwrites;
   eval::EvalOptions buffer{.mode = eval::EvalMode::kBuffer,
                            .dataflow = {.bitcast_defines_value = pass.bitcast_defines_value},
@@ -227,7 +226,7 @@ std::optional<std::string> RunPass(std::string_view text, const PassUnderTest& p
     absl::StatusOr<eval::Literal> actual = eval::Evaluate(**module, baseline.arguments[i], buffer);
     if (!actual.ok())
       return fmt::format("seed {}: the transformed module does not run: {}", options.first_seed + i,
-                         MessageOf(actual.status()));
+                         StatusText(actual.status()));
     if (auto diff = eval::FirstDifference(baseline.expected[i], *actual))
       return fmt::format("seed {}: {}", options.first_seed + i, *diff);
     for (const std::string& name : overwrites) {
@@ -252,7 +251,7 @@ std::optional<std::string> ChangesUnsafeModule(std::string_view text, const Pass
   auto module = ParseModule(text);
   if (!module.ok()) return std::nullopt;
   absl::StatusOr<bool> ran = pass.make()->Run(**module);
-  if (!ran.ok()) return "the pass failed: " + MessageOf(ran.status());
+  if (!ran.ok()) return "the pass failed: " + StatusText(ran.status());
   if (!*ran) return std::nullopt;
   return std::string(
       "changed a module that is not buffer-safe as given (buffer mode differs from value "

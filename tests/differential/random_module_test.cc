@@ -9,20 +9,19 @@
 #include "gtest/gtest.h"
 #include "hlo/parser.h"
 #include "hlo/verifier.h"
+#include "support/status_text.h"
 
 namespace hloscope::differential {
 namespace {
-
-std::string MessageOf(const absl::Status& s) { return std::string(s.message()); }
 
 TEST(RandomModuleTest, EveryModuleParsesAndVerifies) {
   for (uint64_t seed = 0; seed < 1000; ++seed) {
     std::string text = RandomModuleText(seed, {});
     auto module = ParseModule(text);
-    ASSERT_TRUE(module.ok()) << "seed " << seed << ": " << MessageOf(module.status()) << "\n"
+    ASSERT_TRUE(module.ok()) << "seed " << seed << ": " << StatusText(module.status()) << "\n"
                              << text;
     absl::Status s = VerifyModule(**module);
-    ASSERT_TRUE(s.ok()) << "seed " << seed << ": " << MessageOf(s) << "\n" << text;
+    ASSERT_TRUE(s.ok()) << "seed " << seed << ": " << StatusText(s) << "\n" << text;
   }
 }
 

@@ -3,7 +3,8 @@
 // refusals of the issue-35 kernels on modules the verifier never saw.
 #include "eval/kernels.h"
 #include "gtest/gtest.h"
-#include "hlo/str_util.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 #include "tests/eval/eval_test_util.h"
 
 namespace hloscope::eval {
@@ -253,7 +254,7 @@ std::string Refusal(std::string_view computations, std::string_view body) {
       testing::Parse(StrCat("HloModule m\n", computations, "\nENTRY e {\n", body, "\n}\n"));
   if (m == nullptr) return "parse error";
   absl::StatusOr<Literal> out = Evaluate(*m, RandomArguments(*m, 1), {});
-  return out.ok() ? "ran" : std::string(testing::MessageOf(out.status()));
+  return out.ok() ? "ran" : std::string(StatusText(out.status()));
 }
 
 constexpr const char* kMax = R"(

@@ -1,6 +1,7 @@
 // Buffer mode: values live in the buffers the alias analysis assigns, so a needed copy that is
 // removed changes the result. These tests are the reason buffer mode exists.
 #include "gtest/gtest.h"
+#include "support/status_text.h"
 #include "tests/eval/eval_test_util.h"
 #include "tests/eval/needed_copy_module.h"
 
@@ -157,7 +158,7 @@ ENTRY e {
   ASSERT_NE(m, nullptr);
   EvalOptions options{.mode = EvalMode::kBuffer, .dataflow = {.bitcast_defines_value = true}};
   absl::StatusOr<Literal> out = Evaluate(*m, testing::Args(*m, args), options);
-  ASSERT_TRUE(out.ok()) << testing::MessageOf(out.status());
+  ASSERT_TRUE(out.ok()) << StatusText(out.status());
   EXPECT_EQ(
       FormatLiteral(*out, true),
       "{0}: f32[3,2] {{-1, 50}, {-2, -5}, {-3, -6}}\n{1}: f32[2,3] {{-1, -2, -3}, {-4, -5, -6}}\n");

@@ -4,19 +4,18 @@
 
 #include "eval/replicas.h"
 #include "gtest/gtest.h"
+#include "support/status_text.h"
 #include "tests/eval/eval_test_util.h"
 
 namespace hloscope::eval {
 namespace {
-
-using testing::MessageOf;
 
 // Evaluates `text` (parsed, not verified) on random arguments; the error message or "ok".
 std::string ErrorOf(std::string_view text) {
   std::unique_ptr<Module> m = testing::Parse(text);
   if (m == nullptr) return "parse error";
   absl::StatusOr<Literal> out = Evaluate(*m, RandomArguments(*m, 1), {});
-  return out.ok() ? "ok" : std::string(MessageOf(out.status()));
+  return out.ok() ? "ok" : std::string(StatusText(out.status()));
 }
 
 constexpr std::string_view kAdd = R"(
@@ -167,7 +166,7 @@ ENTRY e {
   std::vector<std::vector<Literal>> args = {RandomArguments(*m, 1), RandomArguments(*m, 2)};
   absl::StatusOr<std::vector<Literal>> out = EvaluateReplicas(*m, args, {});
   ASSERT_FALSE(out.ok());
-  EXPECT_EQ(MessageOf(out.status()),
+  EXPECT_EQ(StatusText(out.status()),
             "replica 0: cannot run %a (all-reduce): replica 0 is in none of its replica_groups");
 }
 
@@ -210,7 +209,7 @@ ENTRY e {
     EvalOptions options;
     options.mode = mode;
     absl::StatusOr<std::vector<Literal>> out = EvaluateReplicas(*m, args, options);
-    ASSERT_TRUE(out.ok()) << MessageOf(out.status());
+    ASSERT_TRUE(out.ok()) << StatusText(out.status());
     ASSERT_EQ(out->size(), 3u);
     // Each iteration multiplies by 3/2: (3/2)^10 = 59049/1024, exact in f32.
     absl::StatusOr<Literal> want =

@@ -11,7 +11,7 @@
 namespace hloscope::eval {
 namespace {
 
-using testing::MessageOf;
+using ::hloscope::StatusText;
 using testing::RunBoth;
 using testing::RunText;
 
@@ -30,12 +30,12 @@ Shape ArrayShape(PrimitiveType t, std::vector<int64_t> dims) {
 TEST(ComplexLiteralTest, ParsesAndPrintsAsXla) {
   Shape s = ArrayShape(PrimitiveType::kC64, {2, 2});
   absl::StatusOr<Literal> lit = ParseLiteral("{{(1, 2), (-0.5, 0)}, {(nan, inf), (3e2, -4)}}", s);
-  ASSERT_TRUE(lit.ok()) << MessageOf(lit.status());
+  ASSERT_TRUE(lit.ok()) << StatusText(lit.status());
   EXPECT_EQ(FormatLiteral(*lit, true), "c64[2,2] {{(1, 2), (-0.5, 0)}, {(nan, inf), (300, -4)}}\n");
   // c128 keeps f64 precision in both parts.
   Shape d = ArrayShape(PrimitiveType::kC128, {});
   absl::StatusOr<Literal> c = ParseLiteral("(0.1, -0.2)", d);
-  ASSERT_TRUE(c.ok()) << MessageOf(c.status());
+  ASSERT_TRUE(c.ok()) << StatusText(c.status());
   EXPECT_EQ(FormatLiteral(*c, true), "c128[] (0.1, -0.2)\n");
   std::complex<double> v = LoadComplex(PrimitiveType::kC128, c->data().data());
   EXPECT_EQ(v, std::complex<double>(0.1, -0.2));
@@ -45,7 +45,7 @@ TEST(ComplexLiteralTest, BadTextIsAnErrorWithItsColumn) {
   Shape s = ArrayShape(PrimitiveType::kC64, {2});
   auto error = [&](std::string_view text) {
     absl::StatusOr<Literal> lit = ParseLiteral(text, s);
-    return lit.ok() ? std::string("ok") : std::string(MessageOf(lit.status()));
+    return lit.ok() ? std::string("ok") : std::string(StatusText(lit.status()));
   };
   EXPECT_EQ(error("{1, 2}"),
             "literal column 2: expected '(' to start a c64 value written (real, imag)");
@@ -155,7 +155,7 @@ TEST(ComplexElementwiseTest, ConvertToRealIsRefused) {
   Literal arg = *ParseLiteral("{(1, 2), (3, 4)}", m->entry()->parameter(0)->shape());
   absl::StatusOr<Literal> out = Evaluate(*m, {arg}, {});
   ASSERT_FALSE(out.ok());
-  EXPECT_EQ(MessageOf(out.status()),
+  EXPECT_EQ(StatusText(out.status()),
             "hlo-run does not convert c64 to f32: XLA does not define a conversion from complex to "
             "real (use real or imag; instruction %r)");
 }
@@ -247,7 +247,7 @@ TEST(ComplexArrayOpsTest, TopKIsRefused) {
   Literal arg = *ParseLiteral("{(1, 0), (2, 0), (3, 0)}", m->entry()->parameter(0)->shape());
   absl::StatusOr<Literal> out = Evaluate(*m, {arg}, {});
   ASSERT_FALSE(out.ok());
-  EXPECT_EQ(MessageOf(out.status()),
+  EXPECT_EQ(StatusText(out.status()),
             "cannot run %r: topk orders its operand, and c64 values have no order");
 }
 
@@ -289,14 +289,14 @@ TEST(FftTest, WrongTypesAreRefused) {
   Literal arg = *ParseLiteral("{1, 2, 3, 4}", m->entry()->parameter(0)->shape());
   absl::StatusOr<Literal> out = Evaluate(*m, {arg}, {});
   ASSERT_FALSE(out.ok());
-  EXPECT_EQ(MessageOf(out.status()), "cannot run %r: fft_type=FFT does not take f32 to c64");
+  EXPECT_EQ(StatusText(out.status()), "cannot run %r: fft_type=FFT does not take f32 to c64");
   m = testing::Parse(
       ModuleText("  a = c64[4] parameter(0)", "c64[4] fft(a), fft_type=FFT, fft_length={}"));
   ASSERT_NE(m, nullptr);
   arg = *ParseLiteral("{(1, 0), (2, 0), (3, 0), (4, 0)}", m->entry()->parameter(0)->shape());
   out = Evaluate(*m, {arg}, {});
   ASSERT_FALSE(out.ok());
-  EXPECT_EQ(MessageOf(out.status()),
+  EXPECT_EQ(StatusText(out.status()),
             "cannot run %r: fft needs fft_length={...} of 1 to 3 sizes and operand and result of "
             "one rank at least that large");
 }

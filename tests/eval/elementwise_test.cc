@@ -1,6 +1,6 @@
 // Elementwise ops, compare, select, clamp and convert against hand-computed results.
 #include "gtest/gtest.h"
-#include "hlo/str_util.h"
+#include "support/str_util.h"
 #include "tests/eval/eval_test_util.h"
 
 namespace hloscope::eval {

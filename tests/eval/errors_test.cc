@@ -1,11 +1,11 @@
 // Error paths of Evaluate: unsupported opcodes and types, size limit, arguments, bad attributes.
 #include "gtest/gtest.h"
+#include "support/status_text.h"
 #include "tests/eval/eval_test_util.h"
 
 namespace hloscope::eval {
 namespace {
 
-using testing::MessageOf;
 using testing::RunText;
 
 TEST(EvalErrorsTest, UnsupportedOpcodeHasTheExactMessage) {
@@ -21,7 +21,7 @@ ENTRY e {
   absl::StatusOr<Literal> out = Evaluate(*m, RandomArguments(*m, 1), {});
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_EQ(MessageOf(out.status()),
+  EXPECT_EQ(StatusText(out.status()),
             "hlo-run does not support opcode 'rng-get-and-update-state' (instruction %s)");
   EXPECT_FALSE(IsSupportedOpcode(Opcode::kRngGetAndUpdateState));
   EXPECT_TRUE(IsSupportedOpcode(Opcode::kDynamicUpdateSlice));
@@ -60,7 +60,7 @@ TEST(EvalErrorsTest, MaxBytesRefusesLargeModules) {
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_EQ(
-      MessageOf(out.status()),
+      StatusText(out.status()),
       "the module needs about 8192 bytes to run, more than the limit of 8000 bytes (--max-bytes)");
   options.max_bytes = 8192;
   EXPECT_TRUE(Evaluate(*m, RandomArguments(*m, 1), options).ok());
@@ -73,13 +73,13 @@ TEST(EvalErrorsTest, WrongArgumentCountOrShape) {
   absl::StatusOr<Literal> none = Evaluate(*m, {}, {});
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(MessageOf(none.status()),
+  EXPECT_EQ(StatusText(none.status()),
             "the entry computation takes 1 parameters but 0 arguments were given");
   std::unique_ptr<Module> other = testing::Parse(
       "HloModule m\nENTRY e {\n  a = f32[3] parameter(0)\n  ROOT n = f32[3] negate(a)\n}\n");
   absl::StatusOr<Literal> wrong = Evaluate(*m, RandomArguments(*other, 1), {});
   ASSERT_FALSE(wrong.ok());
-  EXPECT_EQ(MessageOf(wrong.status()),
+  EXPECT_EQ(StatusText(wrong.status()),
             "argument 0 has shape f32[3] but parameter %a has shape f32[2]");
 }
 
@@ -106,8 +106,8 @@ ENTRY e {
   absl::StatusOr<Literal> out = Evaluate(*m, RandomArguments(*m, 1), {.mode = EvalMode::kBuffer});
   ASSERT_FALSE(out.ok());
   EXPECT_TRUE(
-      MessageOf(out.status()).starts_with("buffer mode needs the alias analysis, which failed: "))
-      << MessageOf(out.status());
+      StatusText(out.status()).starts_with("buffer mode needs the alias analysis, which failed: "))
+      << StatusText(out.status());
 }
 
 TEST(EvalErrorsTest, BadConstantTextNamesTheInstruction) {
@@ -119,7 +119,7 @@ TEST(EvalErrorsTest, BadConstantTextNamesTheInstruction) {
   EXPECT_FALSE(VerifyModule(*m).ok());
   absl::StatusOr<Literal> out = Evaluate(*m, {}, EvalOptions());
   ASSERT_FALSE(out.ok());
-  EXPECT_EQ(MessageOf(out.status()),
+  EXPECT_EQ(StatusText(out.status()),
             "constant %c: literal column 6: expected '}' : dimension 0 of s32[2] has 2 elements");
 }
 
@@ -147,7 +147,7 @@ TEST(EvalErrorsTest, BitcastThatChangesTheSize) {
   ASSERT_NE(m, nullptr);
   absl::StatusOr<Literal> out = Evaluate(*m, RandomArguments(*m, 1), {});
   ASSERT_FALSE(out.ok());
-  EXPECT_EQ(MessageOf(out.status()), "bitcast %b changes the size from 16 to 32 bytes");
+  EXPECT_EQ(StatusText(out.status()), "bitcast %b changes the size from 16 to 32 bytes");
 }
 
 }  // namespace

@@ -8,11 +8,11 @@
 
 #include "eval/evaluator.h"
 #include "hlo/verifier.h"
+#include "support/status_text.h"
 #include "tests/test_util.h"
 
 namespace hloscope::eval::testing {
 
-using ::hloscope::testing::MessageOf;
 using ::hloscope::testing::Parse;
 
 // Arguments parsed against the entry parameters' shapes; fails the test on a parse error.
@@ -21,7 +21,7 @@ inline std::vector<Literal> Args(const Module& m, const std::vector<std::string>
   for (size_t i = 0; i < texts.size(); ++i) {
     absl::StatusOr<Literal> lit =
         ParseLiteral(texts[i], m.entry()->parameter(static_cast<int64_t>(i))->shape());
-    EXPECT_TRUE(lit.ok()) << MessageOf(lit.status());
+    EXPECT_TRUE(lit.ok()) << StatusText(lit.status());
     if (lit.ok()) args.push_back(std::move(*lit));
   }
   return args;
@@ -34,11 +34,11 @@ inline std::string RunText(std::string_view text, const std::vector<std::string>
   std::unique_ptr<Module> m = Parse(text);
   if (m == nullptr) return "parse error";
   absl::Status v = VerifyModule(*m);
-  EXPECT_TRUE(v.ok()) << MessageOf(v);
+  EXPECT_TRUE(v.ok()) << StatusText(v);
   EvalOptions options;
   options.mode = mode;
   absl::StatusOr<Literal> out = Evaluate(*m, Args(*m, args), options);
-  if (!out.ok()) return "error: " + std::string(MessageOf(out.status()));
+  if (!out.ok()) return "error: " + std::string(StatusText(out.status()));
   std::string s = FormatLiteral(*out, /*print_all=*/true);
   if (!s.empty() && s.back() == '\n') s.pop_back();
   return s;

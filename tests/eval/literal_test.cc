@@ -7,12 +7,11 @@
 #include "eval/element_io.h"
 #include "eval/evaluator.h"
 #include "gtest/gtest.h"
+#include "support/status_text.h"
 #include "tests/eval/eval_test_util.h"
 
 namespace hloscope::eval {
 namespace {
-
-using testing::MessageOf;
 
 // Shapes come from a parsed module so their tuple elements stay alive.
 struct Shapes {
@@ -121,7 +120,7 @@ TEST(LiteralTest, FirstDifferenceShowsBitsOfNaNsThatPrintAlike) {
 TEST(LiteralTest, FormatPrintsSmallArraysInFullAndLargeOnesAsSummary) {
   Shapes s;
   absl::StatusOr<Literal> a = ParseLiteral("{{1, 2, 3}, {4, 5, 6.5}}", s[1]);
-  ASSERT_TRUE(a.ok()) << MessageOf(a.status());
+  ASSERT_TRUE(a.ok()) << StatusText(a.status());
   EXPECT_EQ(FormatLiteral(*a, false), "f32[2,3] {{1, 2, 3}, {4, 5, 6.5}}\n");
   Literal big = Literal::Zeros(s[3]);
   big.Set({0}, 2);
@@ -133,7 +132,7 @@ TEST(LiteralTest, FormatPrintsSmallArraysInFullAndLargeOnesAsSummary) {
   EXPECT_TRUE(all.ends_with(", 0, 0}\n")) << all;
   EXPECT_EQ(all.find("..."), std::string::npos);
   absl::StatusOr<Literal> t = ParseLiteral("(7, {1.5, 2, -inf, nan})", s[2]);
-  ASSERT_TRUE(t.ok()) << MessageOf(t.status());
+  ASSERT_TRUE(t.ok()) << StatusText(t.status());
   EXPECT_EQ(FormatLiteral(*t, false), "{0}: s32[] 7\n{1}: bf16[4] {1.5, 2, -inf, nan}\n");
 }
 
@@ -141,7 +140,7 @@ TEST(LiteralTest, ParseLiteralReportsWhatWasExpected) {
   Shapes s;
   auto err = [&](std::string_view text, int i) {
     absl::StatusOr<Literal> l = ParseLiteral(text, s[i]);
-    return l.ok() ? std::string("ok") : std::string(MessageOf(l.status()));
+    return l.ok() ? std::string("ok") : std::string(StatusText(l.status()));
   };
   EXPECT_EQ(err("{1, 2, 3}", 0), "literal column 2: expected '{' for dimension 1 of f32[2,3]");
   EXPECT_EQ(err("{{1, 2}, {3, 4}}", 0),
@@ -159,14 +158,14 @@ TEST(LiteralTest, ParseLiteralReportsWhatWasExpected) {
 TEST(LiteralTest, OneValueForAWholeArray) {
   Shapes s;
   absl::StatusOr<Literal> l = ParseLiteral("2.5", s[0]);
-  ASSERT_TRUE(l.ok()) << MessageOf(l.status());
+  ASSERT_TRUE(l.ok()) << StatusText(l.status());
   EXPECT_EQ(FormatLiteral(*l, false), "f32[2,3] {{2.5, 2.5, 2.5}, {2.5, 2.5, 2.5}}\n");
   absl::StatusOr<Literal> bad = ParseLiteral("x", s[0]);
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(MessageOf(bad.status()), "literal column 1: 'x' is not a f32 value");
+  EXPECT_EQ(StatusText(bad.status()), "literal column 1: 'x' is not a f32 value");
   absl::StatusOr<Literal> none = ParseLiteral("", s[0]);
   ASSERT_FALSE(none.ok());
-  EXPECT_EQ(MessageOf(none.status()), "literal column 1: expected '{' for dimension 0 of f32[2,3]");
+  EXPECT_EQ(StatusText(none.status()), "literal column 1: expected '{' for dimension 0 of f32[2,3]");
 }
 
 TEST(LiteralTest, Bf16AndF16RoundToNearestEven) {

@@ -2,19 +2,18 @@
 // array), whether or not the verifier has a rule for the opcode. Modules are parsed but not
 // verified, as a caller of Evaluate might do.
 #include "gtest/gtest.h"
-#include "hlo/str_util.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 #include "tests/eval/eval_test_util.h"
 
 namespace hloscope::eval {
 namespace {
 
-using testing::MessageOf;
-
 std::string Refusal(std::string_view body) {
   std::unique_ptr<Module> m = testing::Parse(StrCat("HloModule m\nENTRY e {\n", body, "\n}\n"));
   if (m == nullptr) return "parse error";
   absl::StatusOr<Literal> out = Evaluate(*m, RandomArguments(*m, 1), {});
-  return out.ok() ? "ran" : std::string(MessageOf(out.status()));
+  return out.ok() ? "ran" : std::string(StatusText(out.status()));
 }
 
 struct Case {
@@ -114,7 +113,7 @@ ENTRY e {
   ASSERT_NE(m, nullptr);
   absl::StatusOr<Literal> out = Evaluate(*m, RandomArguments(*m, 1), {});
   ASSERT_FALSE(out.ok());
-  EXPECT_EQ(MessageOf(out.status()), "cannot run %r: reduce operands do not fit the result");
+  EXPECT_EQ(StatusText(out.status()), "cannot run %r: reduce operands do not fit the result");
 }
 
 TEST(OperandChecksTest, CalledComputationWithTheWrongParameterShape) {
@@ -132,7 +131,7 @@ ENTRY e {
   ASSERT_NE(m, nullptr);
   absl::StatusOr<Literal> out = Evaluate(*m, RandomArguments(*m, 1), {});
   ASSERT_FALSE(out.ok());
-  EXPECT_EQ(MessageOf(out.status()), "cannot run %x: it receives f32[2] but has shape f32[3]");
+  EXPECT_EQ(StatusText(out.status()), "cannot run %x: it receives f32[2] but has shape f32[3]");
 }
 
 // hlo-run is participant 0 of a group in which every participant holds the same values.
@@ -145,13 +144,13 @@ TEST(OperandChecksTest, CollectivePermuteActsAsParticipantZero) {
   ASSERT_NE(m, nullptr);
   std::vector<Literal> args = testing::Args(*m, {"{1, 2}"});
   absl::StatusOr<Literal> out = Evaluate(*m, args, {});
-  ASSERT_TRUE(out.ok()) << MessageOf(out.status());
+  ASSERT_TRUE(out.ok()) << StatusText(out.status());
   EXPECT_EQ(FormatLiteral(*out, true), "f32[2] {1, 2}\n");
   // Nobody sends to participant 0: it receives zeros.
   m = testing::Parse(StrCat("HloModule m\nENTRY e {\n", body, "{{0,1},{1,2}}\n}\n"));
   ASSERT_NE(m, nullptr);
   out = Evaluate(*m, args, {});
-  ASSERT_TRUE(out.ok()) << MessageOf(out.status());
+  ASSERT_TRUE(out.ok()) << StatusText(out.status());
   EXPECT_EQ(FormatLiteral(*out, true), "f32[2] {0, 0}\n");
 }
 

@@ -12,7 +12,7 @@
 namespace hloscope::eval {
 namespace {
 
-using testing::MessageOf;
+using ::hloscope::StatusText;
 
 absl::StatusOr<Literal> RunSeeded(std::string_view text, std::optional<uint64_t> seed) {
   std::unique_ptr<Module> m = testing::Parse(text);
@@ -46,7 +46,7 @@ ENTRY main {
 
 TEST(RngTest, DrawsAsXlaFromOneSeededEngine) {
   absl::StatusOr<Literal> out = RunSeeded(kThree, 42);
-  ASSERT_TRUE(out.ok()) << MessageOf(out.status());
+  ASSERT_TRUE(out.ok()) << StatusText(out.status());
   // XLA's evaluator: one engine, seeded once, every rng continuing its stream.
   std::minstd_rand0 engine;
   engine.seed(42);
@@ -94,7 +94,7 @@ ENTRY main {
 }
 )",
                                           1);
-  ASSERT_TRUE(out.ok()) << MessageOf(out.status());
+  ASSERT_TRUE(out.ok()) << StatusText(out.status());
   auto moments = [](const std::vector<float>& v) {
     double sum = 0, sq = 0;
     for (float x : v) sum += x;
@@ -126,7 +126,7 @@ TEST(RngTest, Refusals) {
                               ")\n  b = ", type, "[] constant(", hi, ")\n  ROOT r = ", type,
                               "[3] rng(a, b), distribution=", dist, "\n}\n");
     absl::StatusOr<Literal> out = RunSeeded(text, seed);
-    return out.ok() ? std::string("ok") : std::string(MessageOf(out.status()));
+    return out.ok() ? std::string("ok") : std::string(StatusText(out.status()));
   };
   EXPECT_EQ(error("f32", "rng_uniform", "0", "1", std::nullopt),
             "hlo-run runs rng only with a seed (--rng-seed=N): XLA draws it from an engine seeded "

@@ -7,12 +7,11 @@
 
 #include "fmt/format.h"
 #include "gtest/gtest.h"
+#include "support/status_text.h"
 #include "tests/eval/eval_test_util.h"
 
 namespace hloscope::eval {
 namespace {
-
-using testing::MessageOf;
 
 // c0 calls c1 ... calls c{depth-1}, which negates; the entry calls c0.
 std::string CallChain(int depth) {
@@ -83,7 +82,7 @@ TEST(RunLimitsTest, CallChainDeeperThanTheLimitIsRefusedNotAStackOverflow) {
     absl::StatusOr<Literal> out = RunSeeded(*m, {.mode = mode});
     ASSERT_FALSE(out.ok());
     EXPECT_EQ(out.status().code(), absl::StatusCode::kResourceExhausted);
-    EXPECT_EQ(MessageOf(out.status()),
+    EXPECT_EQ(StatusText(out.status()),
               "computation c255 is nested more than 256 levels deep (calls, loops, "
               "conditionals and fusions inside each other)");
   }
@@ -95,7 +94,7 @@ TEST(RunLimitsTest, CallChainJustWithinTheLimitRuns) {
   std::unique_ptr<Module> m = testing::Parse(CallChain(255));
   ASSERT_NE(m, nullptr);
   absl::StatusOr<Literal> out = Evaluate(*m, testing::Args(*m, {"1.5"}), {});
-  ASSERT_TRUE(out.ok()) << MessageOf(out.status());
+  ASSERT_TRUE(out.ok()) << StatusText(out.status());
   EXPECT_EQ(FormatLiteral(*out, true), "f32[] -1.5\n");
 }
 
@@ -106,9 +105,9 @@ TEST(RunLimitsTest, NestedLoopsStopOnTheRunsStepBudget) {
     absl::StatusOr<Literal> out = RunSeeded(*m, {.mode = mode, .max_steps = 100'000});
     ASSERT_FALSE(out.ok());
     EXPECT_EQ(out.status().code(), absl::StatusCode::kResourceExhausted);
-    EXPECT_TRUE(MessageOf(out.status())
+    EXPECT_TRUE(StatusText(out.status())
                     .starts_with("the run evaluated more than 100000 instructions (--max-steps)"))
-        << MessageOf(out.status());
+        << StatusText(out.status());
   }
 }
 
@@ -145,7 +144,7 @@ TEST(RunLimitsTest, ExponentialCallGraphStopsOnTheStepBudget) {
   absl::StatusOr<Literal> out = RunSeeded(*m, {.max_steps = 100'000});
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_NE(MessageOf(out.status()).find("(--max-steps)"), std::string::npos);
+  EXPECT_NE(StatusText(out.status()).find("(--max-steps)"), std::string::npos);
 }
 
 TEST(RunLimitsTest, StorageSumPastInt64SaturatesInsteadOfWrapping) {
@@ -167,7 +166,7 @@ ENTRY e {
   EXPECT_EQ(RequiredBytes(*m), std::numeric_limits<int64_t>::max());
   absl::Status s = CheckRunnable(*m, {.max_bytes = std::numeric_limits<int64_t>::max() - 1});
   EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_NE(MessageOf(s).find("more than the limit"), std::string::npos) << MessageOf(s);
+  EXPECT_NE(StatusText(s).find("more than the limit"), std::string::npos) << StatusText(s);
 }
 
 // A shape of `rank` dimensions of size 1 (element type f32).
@@ -184,7 +183,7 @@ TEST(RunLimitsTest, PrintingAVeryHighRankArrayNeedsNoStackPerDimension) {
       "HloModule r\nENTRY e {\n  ROOT p = " + OnesShape(rank) + " parameter(0)\n}\n");
   ASSERT_NE(m, nullptr);
   absl::StatusOr<Literal> out = Evaluate(*m, RandomArguments(*m, 1), {});
-  ASSERT_TRUE(out.ok()) << MessageOf(out.status());
+  ASSERT_TRUE(out.ok()) << StatusText(out.status());
   const std::string text = FormatLiteral(*out, /*print_all=*/true);
   const size_t open = text.find('{');
   ASSERT_NE(open, std::string::npos);
@@ -199,7 +198,7 @@ TEST(RunLimitsTest, IterativePrintingKeepsTheNestedForm) {
   ASSERT_NE(m, nullptr);
   absl::StatusOr<Literal> out =
       Evaluate(*m, testing::Args(*m, {"{{1,2,3},{4,5,6}}", "{{},{}}"}), {});
-  ASSERT_TRUE(out.ok()) << MessageOf(out.status());
+  ASSERT_TRUE(out.ok()) << StatusText(out.status());
   EXPECT_EQ(FormatLiteral(*out, true),
             "{0}: s32[2,3] {{1, 2, 3}, {4, 5, 6}}\n{1}: s32[2,0,2] {{}, {}}\n");
 }
@@ -214,10 +213,10 @@ TEST(RunLimitsTest, LiteralTextNestedPastTheBoundIsAnError) {
   absl::StatusOr<Literal> lit =
       ParseLiteral(std::string(300, '{') + "1" + std::string(300, '}'), shape);
   ASSERT_FALSE(lit.ok());
-  EXPECT_NE(
-      MessageOf(lit.status()).find("literals nest at most 256 braces deep; the shape has rank 300"),
-      std::string::npos)
-      << MessageOf(lit.status());
+  EXPECT_NE(StatusText(lit.status())
+                .find("literals nest at most 256 braces deep; the shape has rank 300"),
+            std::string::npos)
+      << StatusText(lit.status());
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Shape and data-movement ops, dot and reduce against hand-computed results.
 #include "gtest/gtest.h"
-#include "hlo/str_util.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 #include "tests/eval/eval_test_util.h"
 
 namespace hloscope::eval {
@@ -285,7 +286,7 @@ ENTRY e {
   ASSERT_NE(m, nullptr);
   absl::StatusOr<Literal> out = Evaluate(*m, RandomArguments(*m, 1), {});
   ASSERT_FALSE(out.ok());
-  EXPECT_EQ(testing::MessageOf(out.status()),
+  EXPECT_EQ(StatusText(out.status()),
             "cannot run %s: scatter dimension numbers do not fit the shapes");
 }
 

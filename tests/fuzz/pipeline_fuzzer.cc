@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 
+#include "support/status_text.h"
 #include "analysis/alias.h"
 #include "analysis/dataflow.h"
 #include "analysis/memory/memory_profile.h"
@@ -38,7 +39,6 @@ namespace {
 
 // absl::Status::message() is absl::string_view, which Debian's abseil does not alias to
 // std::string_view.
-std::string MessageOf(const absl::Status& status) { return std::string(status.message()); }
 
 void RunAnalyses(const hloscope::Module& module) {
   for (bool bitcast_defines_value : {false, true}) {
@@ -64,11 +64,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string before = hloscope::PrintModule(**module);
   auto pipeline = hloscope::BuildPipeline("tuple-simplify,dce,flatten-call-graph,copy-elision",
                                           hloscope::PassRegistry::Global(), {.verify_each = true});
-  if (!pipeline.ok()) Fail("cannot build the pass pipeline", "", MessageOf(pipeline.status()));
+  if (!pipeline.ok()) Fail("cannot build the pass pipeline", "", StatusText(pipeline.status()));
   absl::StatusOr<bool> changed = (*pipeline)->Run(**module);
   if (!changed.ok()) {
     if (changed.status().code() == absl::StatusCode::kInternal) {
-      Fail("a pass left an invalid module", before, MessageOf(changed.status()));
+      Fail("a pass left an invalid module", before, StatusText(changed.status()));
     }
     return 0;
   }
@@ -77,11 +77,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto reparsed = hloscope::ParseModule(after, {.filename = "<after passes>"});
   if (!reparsed.ok()) {
     Fail("the module after the passes prints text that does not parse", after,
-         MessageOf(reparsed.status()));
+         StatusText(reparsed.status()));
   }
   if (absl::Status s = hloscope::VerifyModule(**reparsed); !s.ok()) {
     Fail("the module after the passes does not verify once printed and parsed", after,
-         MessageOf(s));
+         StatusText(s));
   }
   RunAnalyses(**reparsed);
   return 0;

@@ -13,6 +13,7 @@
 #include "hlo/parser.h"
 #include "hlo/printer.h"
 #include "hlo/verifier.h"
+#include "support/status_text.h"
 #include "tools/hlo_gen/model.h"
 #include "tools/hlo_gen/options.h"
 #include "tools/hlo_gen/text_emitter.h"
@@ -40,8 +41,6 @@ std::string Generate(const Options& o, int stage = 0) {
   return out;
 }
 
-std::string_view SV(const absl::Status& s) { return {s.message().data(), s.message().size()}; }
-
 // The first line where two texts differ (whole modules are too long for a failure message).
 std::string FirstDifference(std::string_view a, std::string_view b) {
   size_t line = 1, start = 0;
@@ -63,15 +62,15 @@ std::string FirstDifference(std::string_view a, std::string_view b) {
 // a fixed point: parse → print → parse → print gives the same text.
 std::unique_ptr<Module> ParseAndCheck(const std::string& text) {
   auto parsed = ParseModule(text);
-  EXPECT_TRUE(parsed.ok()) << SV(parsed.status());
+  EXPECT_TRUE(parsed.ok()) << StatusText(parsed.status());
   if (!parsed.ok()) return nullptr;
   VerifierOptions vo;
   vo.check_module_unique_names = true;
   absl::Status verified = VerifyModule(**parsed, vo);
-  EXPECT_TRUE(verified.ok()) << SV(verified);
+  EXPECT_TRUE(verified.ok()) << StatusText(verified);
   const std::string printed = PrintModule(**parsed);
   auto reparsed = ParseModule(printed);
-  EXPECT_TRUE(reparsed.ok()) << SV(reparsed.status());
+  EXPECT_TRUE(reparsed.ok()) << StatusText(reparsed.status());
   if (reparsed.ok()) {
     EXPECT_EQ(printed, PrintModule(**reparsed));
   }

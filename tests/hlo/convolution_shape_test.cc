@@ -9,15 +9,15 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "hlo/str_util.h"
 #include "hlo/window_attribute.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 #include "tests/hlo/test_util.h"
 
 namespace hloscope {
 namespace {
 
 using testing::Find;
-using testing::MessageOf;
 using testing::ParseOrDie;
 
 // A module whose root is `ROOT c = convolution(a, k), <attrs>` with parameters of the given
@@ -28,7 +28,7 @@ std::string InferConv(std::string_view lhs, std::string_view rhs, std::string_vi
                             " parameter(1)\n  ROOT c = convolution(a, k), ", attrs, "\n}\n");
   auto m = ParseModule(text, {.filename = "x.hlo"});
   if (!m.ok()) {
-    std::string message = MessageOf(m.status());
+    std::string message = StatusText(m.status());
     message = message.substr(0, message.find('\n'));
     size_t error = message.find("error: ");
     return error == std::string::npos ? message : message.substr(error + 7);
@@ -209,14 +209,14 @@ TEST(ConvolutionShape, MissingAttributesAndOperands) {
       "  ROOT c = convolution(a, a, a), dim_labels=bf_io->bf\n}\n",
       {.filename = "x.hlo"});
   ASSERT_FALSE(m.ok());
-  std::string message = MessageOf(m.status());
+  std::string message = StatusText(m.status());
   EXPECT_EQ(message.substr(0, message.find('\n')),
             "x.hlo:4:12: error: " + Why("it has 3 operands, but a convolution takes 2"));
 }
 
 TEST(ConvDimLabels, DecodesPositions) {
   absl::StatusOr<ConvDimLabels> dn = ParseConvDimLabels("f01b_i01o->01fb");
-  ASSERT_TRUE(dn.ok()) << MessageOf(dn.status());
+  ASSERT_TRUE(dn.ok()) << StatusText(dn.status());
   EXPECT_EQ(dn->rank(), 4);
   EXPECT_EQ(dn->lhs_batch, 3);
   EXPECT_EQ(dn->lhs_feature, 0);
@@ -228,12 +228,12 @@ TEST(ConvDimLabels, DecodesPositions) {
   EXPECT_EQ(dn->out_feature, 2);
   EXPECT_EQ(dn->out_spatial, (std::vector<int64_t>{0, 1}));
   absl::StatusOr<ConvDimLabels> shuffled = ParseConvDimLabels("1bf0_o10i->f10b");
-  ASSERT_TRUE(shuffled.ok()) << MessageOf(shuffled.status());
+  ASSERT_TRUE(shuffled.ok()) << StatusText(shuffled.status());
   EXPECT_EQ(shuffled->lhs_spatial, (std::vector<int64_t>{3, 0}));
   EXPECT_EQ(shuffled->rhs_spatial, (std::vector<int64_t>{2, 1}));
   EXPECT_EQ(shuffled->out_spatial, (std::vector<int64_t>{2, 1}));
   absl::StatusOr<ConvDimLabels> none = ParseConvDimLabels("bf_io->bf");
-  ASSERT_TRUE(none.ok()) << MessageOf(none.status());
+  ASSERT_TRUE(none.ok()) << StatusText(none.status());
   EXPECT_EQ(none->rank(), 2);
 }
 
@@ -267,14 +267,14 @@ TEST(ConvDimLabels, MalformedLabels) {
   for (const Case& c : cases) {
     absl::StatusOr<ConvDimLabels> dn = ParseConvDimLabels(c.labels);
     ASSERT_FALSE(dn.ok()) << c.labels;
-    EXPECT_EQ(MessageOf(dn.status()), c.message);
+    EXPECT_EQ(StatusText(dn.status()), c.message);
   }
 }
 
 TEST(WindowAttribute, ParsesEveryField) {
   absl::StatusOr<std::vector<WindowDim>> w = ParseWindow(
       "{size=3x2 stride=2x1 pad=1_-1x0_2 lhs_dilate=1x4 rhs_dilate=2x1 rhs_reversal=1x0}");
-  ASSERT_TRUE(w.ok()) << MessageOf(w.status());
+  ASSERT_TRUE(w.ok()) << StatusText(w.status());
   ASSERT_EQ(w->size(), 2u);
   const WindowDim& d0 = (*w)[0];
   const WindowDim& d1 = (*w)[1];
@@ -294,7 +294,7 @@ TEST(WindowAttribute, ParsesEveryField) {
   EXPECT_FALSE(d1.reversal);
   // Defaults, a single dimension, and whitespace around the items.
   absl::StatusOr<std::vector<WindowDim>> one = ParseWindow(" {\n size=5 \t} ");
-  ASSERT_TRUE(one.ok()) << MessageOf(one.status());
+  ASSERT_TRUE(one.ok()) << StatusText(one.status());
   ASSERT_EQ(one->size(), 1u);
   EXPECT_EQ((*one)[0].size, 5);
   EXPECT_EQ((*one)[0].stride, 1);
@@ -331,14 +331,14 @@ TEST(WindowAttribute, MalformedWindows) {
   for (const Case& c : cases) {
     absl::StatusOr<std::vector<WindowDim>> w = ParseWindow(c.text);
     ASSERT_FALSE(w.ok()) << c.text;
-    EXPECT_EQ(MessageOf(w.status()), c.message);
+    EXPECT_EQ(StatusText(w.status()), c.message);
   }
 }
 
 TEST(WindowAttribute, OutputSize) {
   auto size = [](WindowDim d, int64_t base) {
     absl::StatusOr<int64_t> s = WindowedOutputSize(d, base, 0);
-    EXPECT_TRUE(s.ok()) << MessageOf(s.status());
+    EXPECT_TRUE(s.ok()) << StatusText(s.status());
     return s.ok() ? *s : -1;
   };
   EXPECT_EQ(size({.size = 3}, 10), 8);
@@ -357,7 +357,7 @@ TEST(WindowAttribute, OutputSizeErrors) {
   auto error = [](WindowDim d, int64_t base) {
     absl::StatusOr<int64_t> s = WindowedOutputSize(d, base, 1);
     EXPECT_FALSE(s.ok());
-    return MessageOf(s.status());
+    return StatusText(s.status());
   };
   EXPECT_EQ(error({.size = 0}, 4),
             "window dimension 1 has size=0, but sizes, strides and dilations must be positive");

@@ -4,6 +4,7 @@
 
 #include "gtest/gtest.h"
 #include "hlo/parser.h"
+#include "support/status_text.h"
 
 namespace hloscope {
 namespace {
@@ -37,7 +38,7 @@ TEST(NotHloTextNote, FollowsTheParseErrorAndControlBytesAreShownAsQuestionMarks)
   auto m =
       ParseModule(std::string("\x0a\x05jit_f\x12\x06main.3\x1a\x00", 17), {.filename = "m.pb"});
   ASSERT_FALSE(m.ok());
-  EXPECT_EQ(std::string(m.status().message()),
+  EXPECT_EQ(StatusText(m.status()),
             "m.pb:2:1: error: expected a computation name or 'ENTRY', found byte 0x05\n"
             "?jit_f??main.3??\n"
             "^\n"

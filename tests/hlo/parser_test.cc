@@ -7,6 +7,7 @@
 
 #include "gtest/gtest.h"
 #include "hlo/printer.h"
+#include "support/status_text.h"
 #include "test_util.h"
 
 namespace hloscope {
@@ -18,7 +19,7 @@ using testing::ParseOrDie;
 std::string ParseError(std::string_view text) {
   auto m = ParseModule(text, {.filename = "bad.hlo"});
   EXPECT_FALSE(m.ok());
-  return m.ok() ? "" : std::string(m.status().message());
+  return m.ok() ? "" : StatusText(m.status());
 }
 
 constexpr std::string_view kPipelineLoop =

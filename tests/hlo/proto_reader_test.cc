@@ -19,6 +19,7 @@
 #include "hlo/printer.h"
 #include "hlo/verifier.h"
 #include "hlo/xla_hlo.pb.h"
+#include "support/status_text.h"
 
 namespace hloscope {
 namespace {
@@ -603,7 +604,7 @@ Builder SmallModule() {
 std::string ErrorOf(const std::string& bytes, InputFormat format = InputFormat::kBinaryProto) {
   absl::StatusOr<std::string> text = ProtoToHloText(bytes, format, "in.pb");
   if (text.ok()) return "no error";
-  return std::string(text.status().message());
+  return StatusText(text.status());
 }
 
 TEST(ProtoReaderErrorTest, TruncatedNamesTheByteOffset) {
@@ -800,7 +801,7 @@ TEST(ProtoReaderRobustnessTest, MutatedProtosGiveAModuleOrAnError) {
       (void)VerifyModule(**m);
     } else {
       ++errors;
-      EXPECT_TRUE(std::string(m.status().message()).starts_with("in.pb")) << m.status();
+      EXPECT_TRUE(StatusText(m.status()).starts_with("in.pb")) << m.status();
     }
   };
   for (size_t i = 0; i < bytes.size(); ++i) {

@@ -12,6 +12,7 @@
 #include "hlo/parser.h"
 #include "hlo/proto_reader.h"
 #include "hlo/proto_writer_internal.h"
+#include "support/status_text.h"
 
 namespace hloscope {
 namespace {
@@ -37,7 +38,7 @@ std::string WriteError(std::string_view text) {
   if (m == nullptr) return "<parse failed>";
   absl::StatusOr<xp::HloModuleProto> p = ModuleToProto(*m);
   EXPECT_FALSE(p.ok());
-  return p.ok() ? "" : std::string(p.status().message());
+  return p.ok() ? "" : StatusText(p.status());
 }
 
 const xp::HloInstructionProto* Find(const xp::HloModuleProto& p, std::string_view name) {

@@ -9,13 +9,13 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "hlo/str_util.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 #include "tests/hlo/test_util.h"
 
 namespace hloscope {
 namespace {
 
-using testing::MessageOf;
 using testing::ParseOrDie;
 
 std::string Module(std::string_view body) {
@@ -80,8 +80,8 @@ TEST(VerifierOptions, MixedFloatPrecisionIsAcceptedByDefaultAndRejectedWhenStric
     SCOPED_TRACE(c.name);
     std::unique_ptr<hloscope::Module> m = ParseOrDie(Module(c.body));
     ASSERT_NE(m, nullptr);
-    EXPECT_TRUE(VerifyModule(*m).ok()) << MessageOf(VerifyModule(*m));
-    EXPECT_EQ(MessageOf(VerifyModule(*m, Strict())), c.strict_message);
+    EXPECT_TRUE(VerifyModule(*m).ok()) << StatusText(VerifyModule(*m));
+    EXPECT_EQ(StatusText(VerifyModule(*m, Strict())), c.strict_message);
   }
 }
 
@@ -89,7 +89,7 @@ TEST(VerifierOptions, IntegerAndFloatNeverMix) {
   std::unique_ptr<hloscope::Module> m = ParseOrDie(
       Module("  a = f32[4] parameter(0)\n  b = s32[4] parameter(1)\n  ROOT c = f32[4] add(a, b)"));
   ASSERT_NE(m, nullptr);
-  EXPECT_EQ(MessageOf(VerifyModule(*m)),
+  EXPECT_EQ(StatusText(VerifyModule(*m)),
             "computation 'e': instruction 'c': add operand 1 'b' element type s32 does not match "
             "the element type of its shape f32");
 }
@@ -106,7 +106,7 @@ TEST(VerifierOptions, CheckShapesOffSkipsTheArrayRules) {
 
 std::string VerifyMessage(std::string_view text) {
   std::unique_ptr<hloscope::Module> m = ParseOrDie(text);
-  return m == nullptr ? "parse failed" : MessageOf(VerifyModule(*m));
+  return m == nullptr ? "parse failed" : StatusText(VerifyModule(*m));
 }
 
 TEST(VerifierOrder, StructureProblemsComeBeforeShapeProblems) {
@@ -126,9 +126,9 @@ later {
   ASSERT_NE(m, nullptr);
   VerifierOptions options;
   options.check_module_unique_names = true;
-  EXPECT_EQ(MessageOf(VerifyModule(*m, options)),
+  EXPECT_EQ(StatusText(VerifyModule(*m, options)),
             "computation 'later': instruction 'a': name is already used in computation 'e'");
-  EXPECT_EQ(MessageOf(VerifyModule(*m)),
+  EXPECT_EQ(StatusText(VerifyModule(*m)),
             "computation 'e': instruction 'bad': negate operand 0 'a' shape f32[4] does not have "
             "the dimensions of its shape f32[5]");
 }
@@ -185,7 +185,7 @@ ENTRY e {
   ASSERT_NE(m, nullptr);
   m->entry()->MoveBefore(testing::Find(*m, "n"), testing::Find(*m, "late"));
   ASSERT_EQ(m->entry()->instructions().front()->name(), "n");
-  EXPECT_EQ(MessageOf(VerifyModule(*m)),
+  EXPECT_EQ(StatusText(VerifyModule(*m)),
             "computation 'e': instruction 'n': negate operand 0 'late' shape f32[3] does not "
             "have the dimensions of its shape f32[4]");
 }
@@ -212,20 +212,20 @@ TEST(VerifierCollectives, ParticipantsCountPartitionsOnlyWhenTheHeaderGivesThem)
   std::unique_ptr<hloscope::Module> known =
       ParseOrDie(WithGroups(PartitionedGather(", num_partitions=2"), "{{0,1}}"));
   ASSERT_NE(known, nullptr);
-  EXPECT_EQ(MessageOf(VerifyModule(*known)),
+  EXPECT_EQ(StatusText(VerifyModule(*known)),
             "computation 'e': instruction 'c': all-gather gathers 2 parts along dimension 0 "
             "(operand 0 'a' shape f32[4] to f32[8]), but each replica group has 4 participants");
   std::unique_ptr<hloscope::Module> unknown =
       ParseOrDie(WithGroups(PartitionedGather(""), "{{0,1}}"));
   ASSERT_NE(unknown, nullptr);
-  EXPECT_TRUE(VerifyModule(*unknown).ok()) << MessageOf(VerifyModule(*unknown));
+  EXPECT_TRUE(VerifyModule(*unknown).ok()) << StatusText(VerifyModule(*unknown));
 }
 
 TEST(VerifierCollectives, AParticipantCountPastInt64IsNotCompared) {
   std::unique_ptr<hloscope::Module> m = ParseOrDie(
       WithGroups(PartitionedGather(", replica_count=4611686018427387904, num_partitions=4"), "{}"));
   ASSERT_NE(m, nullptr);
-  EXPECT_TRUE(VerifyModule(*m).ok()) << MessageOf(VerifyModule(*m));
+  EXPECT_TRUE(VerifyModule(*m).ok()) << StatusText(VerifyModule(*m));
 }
 
 }  // namespace

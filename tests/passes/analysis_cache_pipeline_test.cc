@@ -9,12 +9,12 @@
 #include "gtest/gtest.h"
 #include "passes/pass_pipeline.h"
 #include "passes/pass_registry.h"
+#include "support/status_text.h"
 #include "tests/passes/passes_test_util.h"
 
 namespace hloscope {
 namespace {
 
-using passes_testing::MessageOf;
 using passes_testing::Parse;
 
 // copy-elision keeps the copy (a parameter must not become an output buffer) and dce has
@@ -54,7 +54,7 @@ std::unique_ptr<PassPipeline> Pipeline(std::string_view passes) {
   options.verify_each = true;
   absl::StatusOr<std::unique_ptr<PassPipeline>> p =
       BuildPipeline(passes, PassRegistry::Global(), options);
-  EXPECT_TRUE(p.ok()) << MessageOf(p.status());
+  EXPECT_TRUE(p.ok()) << StatusText(p.status());
   return p.ok() ? *std::move(p) : nullptr;
 }
 
@@ -66,7 +66,7 @@ int64_t AliasBuilds(std::string_view text, std::string_view passes, bool* change
   if (m == nullptr || pipeline == nullptr) return -1;
   AnalysisCache analyses(*m);
   absl::StatusOr<bool> ran = pipeline->Run(*m, analyses);
-  EXPECT_TRUE(ran.ok()) << MessageOf(ran.status());
+  EXPECT_TRUE(ran.ok()) << StatusText(ran.status());
   *changed = ran.ok() && *ran;
   absl::StatusOr<const AliasAnalysis*> report = analyses.Alias(DataflowOptions{});
   EXPECT_TRUE(report.ok());
@@ -103,7 +103,7 @@ TEST(AnalysisCachePipelineTest, TheReportAfterAChangeSeesTheChangedModule) {
   ASSERT_TRUE(before.ok());
   const size_t values_before = (*before)->values().size();
   absl::StatusOr<bool> ran = pipeline->Run(*m, analyses);
-  ASSERT_TRUE(ran.ok()) << MessageOf(ran.status());
+  ASSERT_TRUE(ran.ok()) << StatusText(ran.status());
   ASSERT_TRUE(*ran);
   absl::StatusOr<const DataflowAnalysis*> after = analyses.Dataflow(DataflowOptions{});
   ASSERT_TRUE(after.ok());
@@ -132,7 +132,7 @@ ENTRY main {
     AnalysisCache analyses(*m);
     ASSERT_TRUE(analyses.Alias(DataflowOptions{}).ok());  // of the input: must not survive
     absl::StatusOr<bool> ran = pipeline->Run(*m, analyses);
-    ASSERT_TRUE(ran.ok()) << MessageOf(ran.status());
+    ASSERT_TRUE(ran.ok()) << StatusText(ran.status());
     ASSERT_TRUE(*ran);  // copy-insertion copies the read-only parameter the update writes into
     absl::StatusOr<const AliasAnalysis*> cached = analyses.Alias(DataflowOptions{});
     ASSERT_TRUE(cached.ok());
@@ -153,7 +153,7 @@ TEST(AnalysisCachePipelineTest, TheAnalysesOfAnotherModuleAreRefused) {
   absl::StatusOr<bool> ran = pipeline->Run(*m, analyses);
   ASSERT_FALSE(ran.ok());
   EXPECT_EQ(ran.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(MessageOf(ran.status()).find("analyses of another module"), std::string::npos);
+  EXPECT_NE(StatusText(ran.status()).find("analyses of another module"), std::string::npos);
 }
 
 // Fails after editing the module: the analyses taken before must not survive.

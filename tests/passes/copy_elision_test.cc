@@ -7,13 +7,13 @@
 #include "gtest/gtest.h"
 #include "hlo/printer.h"
 #include "passes/pass_registry.h"
+#include "support/status_text.h"
 #include "tests/passes/passes_test_util.h"
 
 namespace hloscope {
 namespace {
 
 using passes_testing::Find;
-using passes_testing::MessageOf;
 using passes_testing::Parse;
 using passes_testing::Verify;
 
@@ -68,7 +68,7 @@ struct Result {
 Result RunPass(Module& m, CopyElisionOptions options = {}) {
   CopyElision pass(options);
   absl::StatusOr<bool> changed = pass.Run(m);
-  EXPECT_TRUE(changed.ok()) << MessageOf(changed.status());
+  EXPECT_TRUE(changed.ok()) << StatusText(changed.status());
   EXPECT_EQ(Verify(m), "OK");
   return {changed.ok() && *changed, pass.report()};
 }
@@ -110,7 +110,7 @@ TEST(CopyElisionTest, BitcastsAsNewValuesKeepThePaxmlCopyAndNameTheBitcast) {
 
 TEST(CopyElisionTest, IsRegisteredAndDeterministic) {
   absl::StatusOr<std::unique_ptr<Pass>> pass = PassRegistry::Global().Create("copy-elision");
-  ASSERT_TRUE(pass.ok()) << MessageOf(pass.status());
+  ASSERT_TRUE(pass.ok()) << StatusText(pass.status());
   auto a = Parse(kPaxml);
   auto b = Parse(kPaxml);
   ASSERT_NE(a, nullptr);

@@ -12,12 +12,12 @@
 #include "eval/literal.h"
 #include "gtest/gtest.h"
 #include "hlo/parser.h"
+#include "support/status_text.h"
 #include "tests/passes/passes_test_util.h"
 
 namespace hloscope {
 namespace {
 
-using passes_testing::MessageOf;
 using passes_testing::Parse;
 using passes_testing::Verify;
 
@@ -48,8 +48,8 @@ std::string BufferModeDifference(const Module& m) {
     eval::EvalOptions buffered;
     buffered.mode = eval::EvalMode::kBuffer;
     absl::StatusOr<eval::Literal> buffer = eval::Evaluate(m, args, buffered);
-    if (!value.ok()) return "value mode: " + MessageOf(value.status());
-    if (!buffer.ok()) return "buffer mode: " + MessageOf(buffer.status());
+    if (!value.ok()) return "value mode: " + StatusText(value.status());
+    if (!buffer.ok()) return "buffer mode: " + StatusText(buffer.status());
     if (auto d = eval::FirstDifference(*value, *buffer)) return *d;
   }
   return "";
@@ -66,7 +66,7 @@ Result Insert(std::string_view text, CopyInsertionOptions options = {}) {
   if (r.module == nullptr) return r;
   CopyInsertion pass(std::move(options));
   absl::StatusOr<bool> changed = pass.Run(*r.module);
-  EXPECT_TRUE(changed.ok()) << MessageOf(changed.status());
+  EXPECT_TRUE(changed.ok()) << StatusText(changed.status());
   r.changed = changed.ok() && *changed;
   EXPECT_EQ(Verify(*r.module), "OK");
   r.report = pass.report();
@@ -396,7 +396,7 @@ ENTRY e {
   CopyInsertion pass;
   absl::StatusOr<bool> changed = pass.Run(*m);
   ASSERT_FALSE(changed.ok());
-  EXPECT_EQ(MessageOf(changed.status()),
+  EXPECT_EQ(StatusText(changed.status()),
             "copy-insertion: %s aliases its output with operand 5, but it has 1 operands");
 }
 

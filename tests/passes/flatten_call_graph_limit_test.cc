@@ -8,12 +8,12 @@
 #include "gtest/gtest.h"
 #include "hlo/printer.h"
 #include "passes/flatten_call_graph.h"
+#include "support/status_text.h"
 #include "tests/passes/passes_test_util.h"
 
 namespace hloscope {
 namespace {
 
-using passes_testing::MessageOf;
 using passes_testing::Parse;
 
 // f{levels} calls f{levels-1} from two sites, down to f0; `extra` more instructions in f0.
@@ -44,7 +44,7 @@ TEST(FlattenCallGraphLimitTest, ExponentialFanOutIsRefusedBeforeCloning) {
   ASSERT_FALSE(changed.ok());
   EXPECT_EQ(changed.status().code(), absl::StatusCode::kResourceExhausted);
   // 2^40 copies of f0 (2 instructions), 2^(40-k) of each f_k (3 instructions), 1 of the entry.
-  EXPECT_EQ(MessageOf(changed.status()),
+  EXPECT_EQ(StatusText(changed.status()),
             "flatten-call-graph: the flattened module would hold 5497558138879 instructions, "
             "more than the limit of 20000000: the call graph fans out (computation 'f0' would "
             "be copied 1099511627776 times, once per call site reaching it); nothing was "
@@ -59,7 +59,7 @@ TEST(FlattenCallGraphLimitTest, CountsPastInt64SaySoInsteadOfWrapping) {
   absl::StatusOr<bool> changed = FlattenCallGraph().Run(*m);
   ASSERT_FALSE(changed.ok());
   // f7 is the first computation whose count no longer fits.
-  EXPECT_EQ(MessageOf(changed.status()),
+  EXPECT_EQ(StatusText(changed.status()),
             "flatten-call-graph: the flattened module would hold 2^63 or more instructions, "
             "more than the limit of 20000000: the call graph fans out (computation 'f7' would "
             "be copied 2^63 or more times, once per call site reaching it); nothing was "
@@ -71,7 +71,7 @@ TEST(FlattenCallGraphLimitTest, FanOutWithinTheLimitIsFlattened) {
   std::unique_ptr<Module> m = Parse(FanOut(10));
   ASSERT_NE(m, nullptr);
   absl::StatusOr<bool> changed = FlattenCallGraph().Run(*m);
-  ASSERT_TRUE(changed.ok()) << MessageOf(changed.status());
+  ASSERT_TRUE(changed.ok()) << StatusText(changed.status());
   EXPECT_TRUE(*changed);
   // 1 entry + sum over k of 2^(10-k) copies of f_k = 1 + (2^11 - 1).
   EXPECT_EQ(m->computations().size(), size_t{1} + 2047);
@@ -85,8 +85,8 @@ TEST(FlattenCallGraphLimitTest, TheLimitCountsInstructionsNotJustCallSites) {
   ASSERT_NE(m, nullptr);
   absl::StatusOr<bool> changed = FlattenCallGraph().Run(*m);
   ASSERT_FALSE(changed.ok());
-  EXPECT_NE(MessageOf(changed.status()).find("would be copied 4096 times"), std::string::npos)
-      << MessageOf(changed.status());
+  EXPECT_NE(StatusText(changed.status()).find("would be copied 4096 times"), std::string::npos)
+      << StatusText(changed.status());
   EXPECT_EQ(m->computations().size(), size_t{14});
 }
 

@@ -13,12 +13,11 @@
 #include "passes/pass_pipeline.h"
 #include "passes/pass_registry.h"
 #include "passes/pass_report.h"
+#include "support/status_text.h"
 #include "tests/passes/passes_test_util.h"
 
 namespace hloscope {
 namespace {
-
-using passes_testing::MessageOf;
 
 enum class Order { kForward, kBackward };
 
@@ -55,7 +54,7 @@ class PassOptionsTest : public ::testing::Test {
   std::unique_ptr<OptionsPass> Build(std::string_view list, PipelineOptions options = {}) {
     absl::StatusOr<std::unique_ptr<Pass>> pass =
         CreatePass(list, registry_, options.option_defaults);
-    EXPECT_TRUE(pass.ok()) << MessageOf(pass.status());
+    EXPECT_TRUE(pass.ok()) << StatusText(pass.status());
     if (!pass.ok()) return nullptr;
     return std::unique_ptr<OptionsPass>(static_cast<OptionsPass*>(pass->release()));
   }
@@ -66,7 +65,7 @@ class PassOptionsTest : public ::testing::Test {
     EXPECT_FALSE(p.ok()) << list;
     if (p.ok()) return "";
     EXPECT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument) << list;
-    return MessageOf(p.status());
+    return StatusText(p.status());
   }
 
   PassRegistry registry_;
@@ -118,7 +117,7 @@ TEST_F(PassOptionsTest, ToolDefaultsApplyUnlessTheListSetsTheOption) {
 TEST_F(PassOptionsTest, EachPassOfTheListHasItsOwnOptions) {
   absl::StatusOr<std::unique_ptr<PassPipeline>> p =
       BuildPipeline("options-pass{limit=1},dce , options-pass", registry_);
-  ASSERT_TRUE(p.ok()) << MessageOf(p.status());
+  ASSERT_TRUE(p.ok()) << StatusText(p.status());
   ASSERT_EQ((*p)->size(), 3u);
   EXPECT_EQ(static_cast<OptionsPass*>((*p)->pass(0))->limit, 1);
   EXPECT_EQ(static_cast<OptionsPass*>((*p)->pass(2))->limit, 10);
@@ -127,7 +126,7 @@ TEST_F(PassOptionsTest, EachPassOfTheListHasItsOwnOptions) {
 TEST_F(PassOptionsTest, CopyElisionDeclaresItsBitcastOption) {
   absl::StatusOr<std::unique_ptr<Pass>> pass =
       CreatePass("copy-elision{bitcast-defines-value=true}", PassRegistry::Global());
-  ASSERT_TRUE(pass.ok()) << MessageOf(pass.status());
+  ASSERT_TRUE(pass.ok()) << StatusText(pass.status());
   EXPECT_TRUE(static_cast<CopyElision&>(**pass).options().dataflow.bitcast_defines_value);
   std::vector<std::pair<std::string, std::string>> defaults = {{"bitcast-defines-value", "true"}};
   pass = CreatePass("copy-elision{bitcast-defines-value=false}", PassRegistry::Global(), defaults);
@@ -217,7 +216,7 @@ TEST_F(PassOptionsTest, SyntaxErrors) {
 TEST_F(PassOptionsTest, CreatePassTakesOnePass) {
   absl::StatusOr<std::unique_ptr<Pass>> two = CreatePass("dce,dce", registry_);
   ASSERT_FALSE(two.ok());
-  EXPECT_EQ(MessageOf(two.status()), "'dce,dce' names more than one pass (CreatePass takes one)");
+  EXPECT_EQ(StatusText(two.status()), "'dce,dce' names more than one pass (CreatePass takes one)");
   absl::StatusOr<std::unique_ptr<Pass>> unknown = CreatePass("cse{x=1}", registry_);
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.status().code(), absl::StatusCode::kNotFound);

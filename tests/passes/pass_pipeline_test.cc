@@ -8,6 +8,7 @@
 
 #include "gtest/gtest.h"
 #include "passes/pass_registry.h"
+#include "support/status_text.h"
 #include "tests/passes/passes_test_util.h"
 
 namespace hloscope {
@@ -30,7 +31,6 @@ std::string SortedList(std::vector<std::string> names) {
 }
 
 using passes_testing::Find;
-using passes_testing::MessageOf;
 using passes_testing::Parse;
 
 constexpr std::string_view kModule = R"(
@@ -100,8 +100,8 @@ TEST(PassRegistryTest, UnknownPassListsKnownOnes) {
   absl::StatusOr<std::unique_ptr<Pass>> pass = PassRegistry::Global().Create("cse");
   ASSERT_FALSE(pass.ok());
   EXPECT_EQ(pass.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_EQ(MessageOf(pass.status()), "unknown pass 'cse' (known passes: " +
-                                          SortedList(NamesOf(PassRegistry::Global())) + ")");
+  EXPECT_EQ(StatusText(pass.status()), "unknown pass 'cse' (known passes: " +
+                                           SortedList(NamesOf(PassRegistry::Global())) + ")");
 }
 
 TEST(PassRegistryTest, RegisterAndReject) {
@@ -114,15 +114,15 @@ TEST(PassRegistryTest, RegisterAndReject) {
   EXPECT_EQ(registry.KnownNames(), SortedList(expected));
   absl::Status again = registry.Register<NoOpPass>();
   EXPECT_EQ(again.code(), absl::StatusCode::kAlreadyExists);
-  EXPECT_EQ(MessageOf(again), "pass 'no-op' is already registered");
+  EXPECT_EQ(StatusText(again), "pass 'no-op' is already registered");
   EXPECT_EQ(registry.Register("", "nameless", nullptr).code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(MessageOf(RegisterBuiltinPasses(registry)), "pass 'dce' is already registered");
+  EXPECT_EQ(StatusText(RegisterBuiltinPasses(registry)), "pass 'dce' is already registered");
 }
 
 TEST(PassPipelineTest, BuildsFromList) {
   absl::StatusOr<std::unique_ptr<PassPipeline>> p =
       BuildPipeline(" dce , tuple-simplify,dce", PassRegistry::Global());
-  ASSERT_TRUE(p.ok()) << MessageOf(p.status());
+  ASSERT_TRUE(p.ok()) << StatusText(p.status());
   EXPECT_EQ((*p)->size(), 3u);
   absl::StatusOr<std::unique_ptr<PassPipeline>> empty = BuildPipeline("", PassRegistry::Global());
   ASSERT_TRUE(empty.ok());
@@ -134,12 +134,12 @@ TEST(PassPipelineTest, BuildErrors) {
       BuildPipeline("dce,nope", PassRegistry::Global());
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_EQ(MessageOf(unknown.status()), "unknown pass 'nope' (known passes: " +
-                                             SortedList(NamesOf(PassRegistry::Global())) + ")");
+  EXPECT_EQ(StatusText(unknown.status()), "unknown pass 'nope' (known passes: " +
+                                              SortedList(NamesOf(PassRegistry::Global())) + ")");
   absl::StatusOr<std::unique_ptr<PassPipeline>> hole =
       BuildPipeline("dce,,tuple-simplify", PassRegistry::Global());
   ASSERT_FALSE(hole.ok());
-  EXPECT_EQ(MessageOf(hole.status()), "empty pass name in pass list 'dce,,tuple-simplify'");
+  EXPECT_EQ(StatusText(hole.status()), "empty pass name in pass list 'dce,,tuple-simplify'");
 }
 
 TEST(PassPipelineTest, RunsPassesInOrder) {
@@ -151,7 +151,7 @@ TEST(PassPipelineTest, RunsPassesInOrder) {
       BuildPipeline("tuple-simplify,dce", PassRegistry::Global(), options);
   ASSERT_TRUE(p.ok());
   absl::StatusOr<bool> changed = (*p)->Run(*m);
-  ASSERT_TRUE(changed.ok()) << MessageOf(changed.status());
+  ASSERT_TRUE(changed.ok()) << StatusText(changed.status());
   EXPECT_TRUE(*changed);
   EXPECT_EQ(passes_testing::Names(*m->entry()), "a n");
   ASSERT_EQ((*p)->records().size(), 2u);
@@ -176,7 +176,7 @@ TEST(PassPipelineTest, VerifyEachNamesTheBreakingPass) {
   absl::StatusOr<bool> result = pipeline.Run(*m);
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), absl::StatusCode::kInternal);
-  EXPECT_EQ(MessageOf(result.status()),
+  EXPECT_EQ(StatusText(result.status()),
             "pass 'break-tuple' left an invalid module: computation 'main': instruction 't': "
             "tuple element 0 shape f32[3] does not match operand 0 'a' shape f32[2]");
   // The pipeline stopped at the broken pass.
@@ -203,7 +203,7 @@ TEST(PassPipelineTest, FailingPassStopsThePipeline) {
   absl::StatusOr<bool> result = pipeline.Run(*m);
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(MessageOf(result.status()), "pass 'fail' failed: cannot run on this module");
+  EXPECT_EQ(StatusText(result.status()), "pass 'fail' failed: cannot run on this module");
   EXPECT_EQ(pipeline.records().size(), 1u);
 }
 

@@ -17,7 +17,6 @@
 namespace hloscope::passes_testing {
 
 using testing::Find;
-using testing::MessageOf;
 using testing::Parse;
 using testing::Verify;      // tests/hlo/test_util.h
 using testing::VerifyText;  // tests/hlo/test_util.h

@@ -13,12 +13,11 @@
 #include "hlo/parser.h"
 #include "passes/pass_pipeline.h"
 #include "passes/pass_registry.h"
+#include "support/status_text.h"
 #include "tests/passes/passes_test_util.h"
 
 namespace hloscope {
 namespace {
-
-using passes_testing::MessageOf;
 
 // The modules of the .hlo files under testdata/passes/ (every part of a --split-input-file
 // file), each with where it came from.
@@ -50,7 +49,7 @@ TEST(RegisteredPassesTest, EachLeavesEveryTestdataModuleValid) {
     // Twice: a pass must also accept what it produced.
     absl::StatusOr<std::unique_ptr<PassPipeline>> pipeline =
         BuildPipeline(e->name + "," + e->name, PassRegistry::Global(), verify_each);
-    ASSERT_TRUE(pipeline.ok()) << MessageOf(pipeline.status());
+    ASSERT_TRUE(pipeline.ok()) << StatusText(pipeline.status());
     for (const auto& [where, text] : modules) {
       absl::StatusOr<std::unique_ptr<Module>> module = ParseModule(text);
       if (!module.ok() || !VerifyModule(**module).ok()) continue;  // error tests' inputs
@@ -59,7 +58,7 @@ TEST(RegisteredPassesTest, EachLeavesEveryTestdataModuleValid) {
       // but an invalid result is the pipeline's Internal error naming the pass.
       if (!ran.ok()) {
         EXPECT_NE(ran.status().code(), absl::StatusCode::kInternal)
-            << e->name << " on " << where << ": " << MessageOf(ran.status());
+            << e->name << " on " << where << ": " << StatusText(ran.status());
       }
       ++judged;
     }
@@ -77,7 +76,7 @@ TEST(RegisteredPassesTest, DeclaredOptionsAreWellFormed) {
       // The default, written in a pass list, gives a pass like the default one.
       const std::string spec = e->name + "{" + option.name + "=\"" + option.default_value + "\"}";
       absl::StatusOr<std::unique_ptr<Pass>> pass = CreatePass(spec, PassRegistry::Global());
-      EXPECT_TRUE(pass.ok()) << spec << ": " << MessageOf(pass.status());
+      EXPECT_TRUE(pass.ok()) << spec << ": " << StatusText(pass.status());
     }
   }
 }

@@ -6,7 +6,7 @@
 
 #include "google/protobuf/struct.pb.h"
 #include "gtest/gtest.h"
-#include "pipeline/proto_json.h"
+#include "support/proto_json.h"
 #include "tests/pipeline/pipeline_test_util.h"
 
 namespace hloscope::pipeline {

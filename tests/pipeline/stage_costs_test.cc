@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "support/status_text.h"
 
 namespace hloscope::pipeline {
 namespace {
@@ -60,7 +61,7 @@ std::string WithStages(std::string_view stages) {
 std::string ErrorOf(std::string_view json) {
   absl::StatusOr<StageCosts> c = ParseStageCostsJson(json, "costs.json");
   EXPECT_FALSE(c.ok()) << json;
-  return c.ok() ? "" : std::string(c.status().message());
+  return c.ok() ? "" : StatusText(c.status());
 }
 
 TEST(StageCosts, JsonRoundTripKeepsEveryField) {

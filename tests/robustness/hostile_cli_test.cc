@@ -9,9 +9,9 @@
 //   - control bytes in file names are escaped in error prefixes; a CSV's byte-order mark is
 //     skipped and an invisible character in an action is shown escaped.
 //
-// The output flags are listed per tool below (kOutputFlags). When the tools' flags live in one
-// table per tool, this list should be read from those tables, so that a new output flag is
-// tested without an edit here.
+// The output flags are read from each tool's flag table (Flag::output_file), so that a new
+// output flag is tested without an edit here; tests/tools/flag_tables_test.cc checks that every
+// flag whose value names a file is marked or known as an input.
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -22,6 +22,8 @@
 
 #include "gtest/gtest.h"
 #include "tests/tool_test_util.h"
+#include "tests/tools/tool_tables.h"
+#include "tools/flag_table.h"
 #include "tools/output_paths.h"
 
 namespace hloscope {
@@ -39,38 +41,49 @@ constexpr std::string_view kModule =
     "}\n";
 constexpr std::string_view kScheduleCsv = "0F0,0B0\n";
 
-// One output flag of one tool: how to run the tool with input IN and that flag naming OUT, and
-// the input file the run reads.
-struct OutputFlag {
-  std::string_view tool;        // for messages: "hlo-opt"
-  std::string_view path;        // the executable
-  std::string_view flag;        // as --help spells it: "-o", "--report"
-  std::string_view args;        // with {in} and {out}
-  std::string_view input;       // the input file's name in the scratch directory
-  std::string_view usage_hint;  // the line a usage error ends with
+// How to run one tool on an input, for its output flags: the flags themselves are read from
+// the tool's flag table (Flag::output_file, tests/tools/tool_tables.h), so that a new output
+// flag is tested here without an edit.
+struct ToolRun {
+  testing::Tool tool;                // name, binary, flag table
+  std::string_view input = {};       // the input file's name in the scratch directory; empty: none
+  std::string_view args = {};        // the arguments before the output flag, with {in}
+  std::string_view usage_hint = {};  // the line a usage error ends with
 };
 
-constexpr std::string_view kOptHint = "Run 'hlo-opt --help' for usage.";
-constexpr std::string_view kPipelineHint = "(see hlo-pipeline --help)";
+// hlo-run writes only to standard output, and hlo-gen reads no file, so neither has an output
+// that could name an input; TheToolsWithoutInputsHaveNoOutputThatCouldNameOne holds them to it.
+std::vector<ToolRun> ToolRuns() {
+  std::vector<ToolRun> runs;
+  for (testing::Tool& tool : testing::Tools()) {
+    ToolRun run{.tool = std::move(tool)};
+    if (run.tool.name == "hlo-opt") {
+      run.input = "m.hlo";
+      run.args = "{in}";
+      run.usage_hint = "Run 'hlo-opt --help' for usage.";
+    } else if (run.tool.name == "hlo-pipeline") {
+      run.input = "s.csv";
+      run.args = "--schedule=csv:{in}";
+      run.usage_hint = "(see hlo-pipeline --help)";
+    }
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
 
-// Every output file flag of every tool. hlo-run writes only to standard output, and hlo-gen
-// reads no file, so neither has an output that could name an input.
-const OutputFlag kOutputFlags[] = {
-    {"hlo-opt", HLO_OPT_PATH, "-o", "{in} -o {out}", "m.hlo", kOptHint},
-    {"hlo-opt", HLO_OPT_PATH, "--report", "{in} --passes=copy-elision --report={out}", "m.hlo",
-     kOptHint},
-    {"hlo-opt", HLO_OPT_PATH, "--memory-report", "{in} --memory-report={out}", "m.hlo", kOptHint},
-    {"hlo-opt", HLO_OPT_PATH, "--stage-costs", "--stage-costs={out} {in}", "m.hlo", kOptHint},
-    {"hlo-pipeline", HLO_PIPELINE_PATH, "--trace", "--schedule=csv:{in} --trace={out}", "s.csv",
-     kPipelineHint},
-    {"hlo-pipeline", HLO_PIPELINE_PATH, "--dump-csv", "--schedule=csv:{in} --dump-csv={out}",
-     "s.csv", kPipelineHint},
-};
+// What an output flag needs beside the input for its tool to take it at all.
+std::string_view CompanionArgs(std::string_view flag) {
+  return flag == "--report" ? "--passes=copy-elision" : "";
+}
 
-std::string Fill(std::string_view pattern, std::string_view in, std::string_view out) {
+// `flag` naming `out`, spelled as the help row spells it: "-o OUT", "--report=OUT".
+std::string Spelled(std::string_view flag, std::string_view out) {
+  return std::string(flag) + (flag.starts_with("--") ? "=" : " ") + std::string(out);
+}
+
+std::string Fill(std::string_view pattern, std::string_view in) {
   std::string s(pattern);
   s.replace(s.find("{in}"), 4, in);
-  s.replace(s.find("{out}"), 5, out);
   return s;
 }
 
@@ -111,27 +124,56 @@ class HostileCliTest : public ::hloscope::testing::ToolTest {
 };
 
 TEST_F(HostileCliTest, EveryOutputFlagNamingAnInputIsAUsageErrorAndTheInputStaysAsItWas) {
-  for (const OutputFlag& f : kOutputFlags) {
-    const std::string input(f.input);
-    const std::string link = input == "m.hlo" ? "m-link.hlo" : "s-link.csv";
-    // The same file spelled as given, from `./`, through `sub/..`, through a symbolic link.
-    for (const std::string& out : {input, "./" + input, "sub/../" + input, link}) {
-      SCOPED_TRACE(std::string(f.tool) + " " + std::string(f.flag) + " " + out);
-      const std::vector<std::string> before = Entries();
-      const std::string contents = ReadFile(dir_ / input);
-      ToolResult r = RunHere(f.path, Fill(f.args, input, out));
-      EXPECT_EQ(r.code, 2) << r.err;
-      const std::string shown = f.flag.starts_with("--") ? std::string(f.flag) + "=" + out
-                                                         : std::string(f.flag) + " " + out;
-      EXPECT_EQ(FirstLines(r.err, 2),
-                std::string(f.tool) + ": error: " + shown + " names the input file '" + input +
-                    "'; an output never replaces an input\n" + std::string(f.usage_hint))
-          << r.err;
-      EXPECT_TRUE(r.out.empty()) << r.out;
-      EXPECT_EQ(ReadFile(dir_ / input), contents);
-      EXPECT_TRUE(std::filesystem::is_symlink(dir_ / link));
-      EXPECT_EQ(Entries(), before);
+  int tested = 0;
+  for (const ToolRun& run : ToolRuns()) {
+    if (run.input.empty()) continue;  // TheToolsWithoutInputsHaveNoOutputThatCouldNameOne
+    std::shared_ptr<void> keep;
+    const FlagTable table = run.tool.table(keep);
+    for (const Flag& row : table.flags()) {
+      if (!row.output_file) continue;
+      const std::string flag = row.names.back();
+      const std::string input(run.input);
+      const std::string link = input == "m.hlo" ? "m-link.hlo" : "s-link.csv";
+      // The same file spelled as given, from `./`, through `sub/..`, through a symbolic link.
+      for (const std::string& out : {input, "./" + input, "sub/../" + input, link}) {
+        SCOPED_TRACE(run.tool.name + " " + flag + " " + out);
+        const std::vector<std::string> before = Entries();
+        const std::string contents = ReadFile(dir_ / input);
+        std::string args = Fill(run.args, input);
+        if (!CompanionArgs(flag).empty()) args += " " + std::string(CompanionArgs(flag));
+        ToolResult r = RunHere(run.tool.path, args + " " + Spelled(flag, out));
+        EXPECT_EQ(r.code, 2) << r.err;
+        EXPECT_EQ(FirstLines(r.err, 2), run.tool.name + ": error: " + Spelled(flag, out) +
+                                            " names the input file '" + input +
+                                            "'; an output never replaces an input\n" +
+                                            std::string(run.usage_hint))
+            << r.err;
+        EXPECT_TRUE(r.out.empty()) << r.out;
+        EXPECT_EQ(ReadFile(dir_ / input), contents);
+        EXPECT_TRUE(std::filesystem::is_symlink(dir_ / link));
+        EXPECT_EQ(Entries(), before);
+      }
+      ++tested;
     }
+  }
+  // hlo-opt's -o, --report, --memory-report and --stage-costs; hlo-pipeline's --trace and
+  // --dump-csv at least: a table that lost its marks would test nothing.
+  EXPECT_GE(tested, 6);
+}
+
+TEST(HostileCliTables, TheToolsWithoutInputsHaveNoOutputThatCouldNameOne) {
+  for (const ToolRun& run : ToolRuns()) {
+    if (!run.input.empty()) continue;
+    SCOPED_TRACE(run.tool.name);
+    std::shared_ptr<void> keep;
+    const FlagTable table = run.tool.table(keep);
+    std::vector<std::string> outputs;
+    for (const Flag& row : table.flags()) {
+      if (row.output_file) outputs.push_back(row.names.back());
+    }
+    // hlo-run prints to standard output only; hlo-gen's -o is its one file, and it reads none.
+    EXPECT_EQ(outputs, run.tool.name == "hlo-gen" ? std::vector<std::string>{"-o"}
+                                                  : std::vector<std::string>{});
   }
 }
 
@@ -217,6 +259,56 @@ TEST_F(HostileCliTest, AFailingRunLeavesExistingOutputsAsTheyWere) {
   EXPECT_EQ(ReadFile(dir_ / "out.hlo"), "old module\n");
   EXPECT_EQ(Entries(), (std::vector<std::string>{"half.hlo", "m-link.hlo", "m.hlo", "out.hlo",
                                                  "report.json", "s-link.csv", "s.csv", "sub"}));
+}
+
+// A memory diff whose sizes pass int64 bytes is written, saturated numbers and all, but it is
+// no success: as the memory report, -o FILE (or --memory-report=FILE) stays as it was, the diff
+// goes to FILE.partial, and the exit code is 1.
+TEST_F(HostileCliTest, ASaturatedMemoryDiffGoesToFilePartialAndLeavesFileAsItWas) {
+  Write("past_int64.hlo",
+        "HloModule past_int64, is_scheduled=true\n"
+        "ENTRY e {\n"
+        "  a = f32[1152921504606846976] parameter(0)\n"
+        "  b = f32[1152921504606846976] parameter(1)\n"
+        "  ROOT t = (f32[1152921504606846976], f32[1152921504606846976]) tuple(a, b)\n"
+        "}\n");
+  const std::string before_m = ReadFile(dir_ / "m.hlo");
+  const std::string before_past = ReadFile(dir_ / "past_int64.hlo");
+  for (const std::string flag : {"-o ", "--memory-report="}) {
+    SCOPED_TRACE(flag);
+    Write("diff.txt", "old diff\n");
+    std::filesystem::remove(dir_ / "diff.txt.partial");
+    ToolResult r = RunHere(HLO_OPT_PATH, "--memory-diff m.hlo past_int64.hlo " + flag + "diff.txt");
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_EQ(r.err,
+              "hlo-opt: error: memory sizes past int64 bytes; the saturated numbers are lower "
+              "bounds (report written to 'diff.txt.partial')\n");
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_EQ(ReadFile(dir_ / "diff.txt"), "old diff\n");
+    const std::string partial = ReadFile(dir_ / "diff.txt.partial");
+    EXPECT_NE(partial.find("sizes past int64: numbers shown as 9223372036854775807 are lower "
+                           "bounds"),
+              std::string::npos)
+        << partial;
+    EXPECT_EQ(ReadFile(dir_ / "m.hlo"), before_m);
+    EXPECT_EQ(ReadFile(dir_ / "past_int64.hlo"), before_past);
+  }
+  // Standard output is no file to keep: the diff is printed there, with the same exit code.
+  ToolResult r = RunHere(HLO_OPT_PATH, "--memory-diff m.hlo past_int64.hlo");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_EQ(r.err,
+            "hlo-opt: error: memory sizes past int64 bytes; the saturated numbers are lower "
+            "bounds\n");
+  EXPECT_NE(r.out.find("9223372036854775807"), std::string::npos) << r.out;
+  // FILE.partial is an output too: it may not name an input.
+  Write("d.txt.partial", kModule);
+  r = RunHere(HLO_OPT_PATH, "--memory-diff d.txt.partial past_int64.hlo -o d.txt");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(
+      r.err.starts_with("hlo-opt: error: -o d.txt.partial names the input file "
+                        "'d.txt.partial'; an output never replaces an input\n"))
+      << r.err;
+  EXPECT_EQ(ReadFile(dir_ / "d.txt.partial"), kModule);
 }
 
 TEST_F(HostileCliTest, HloGenReplacesNoStageFileUnlessEveryStageIsWritten) {

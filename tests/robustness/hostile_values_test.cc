@@ -22,13 +22,10 @@
 #include "hlo/verifier.h"
 #include "pipeline/schedule_csv.h"
 #include "pipeline/visible_text.h"
+#include "support/status_text.h"
 
 namespace hloscope {
 namespace {
-
-std::string_view MessageOf(const absl::Status& s) {
-  return {s.message().data(), s.message().size()};
-}
 
 std::string LoopWithTripCount(std::string_view n) {
   return fmt::format(
@@ -61,7 +58,7 @@ TEST(KnownTripCountTest, PastInt64IsAnErrorAtTheAttribute) {
         ParseModule(LoopWithTripCount(n), {.filename = "loop.hlo"});
     ASSERT_FALSE(m.ok());
     // Line 11, column 49: the `b` of backend_config.
-    EXPECT_TRUE(MessageOf(m.status())
+    EXPECT_TRUE(StatusText(m.status())
                     .starts_with("loop.hlo:11:49: error: known_trip_count in backend_config is "
                                  "past the largest int64 (9223372036854775807)\n"))
         << m.status();
@@ -117,7 +114,7 @@ TEST(FloatLiteralRangeTest, EveryFloatTypeRejectsWhatRoundsPastItsLargestValue) 
       }
       const std::string past = fmt::format("{}{}", sign, c.rounds_past);
       absl::Status s = VerifyConstant(c.type, past);
-      EXPECT_EQ(MessageOf(s).substr(0, MessageOf(s).find('\n')),
+      EXPECT_EQ(StatusText(s).substr(0, StatusText(s).find('\n')),
                 fmt::format("c.hlo:3:8: error: computation 'e': instruction 'c': constant "
                             "literal: '{}' is out of range for {}: it rounds past the largest "
                             "finite {}, {} (in the literal of {}[])",
@@ -137,7 +134,7 @@ TEST(FloatLiteralRangeTest, XlaParserTestValues) {
   EXPECT_TRUE(VerifyConstant("bf16", "-65505").ok());
   EXPECT_FALSE(VerifyConstant("bf16", "1e100").ok());
   const absl::Status negative = VerifyConstant("f8e8m0fnu", "-1");
-  EXPECT_EQ(MessageOf(negative).substr(0, MessageOf(negative).find('\n')),
+  EXPECT_EQ(StatusText(negative).substr(0, StatusText(negative).find('\n')),
             "c.hlo:3:8: error: computation 'e': instruction 'c': constant literal: '-1' is out of "
             "range for f8e8m0fnu: f8e8m0fnu holds no negative values (in the literal of "
             "f8e8m0fnu[])");
@@ -149,7 +146,7 @@ TEST(FloatLiteralRangeTest, ArraysAndComplexNumbers) {
   absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(text, {.filename = "c.hlo"});
   ASSERT_TRUE(m.ok()) << m.status();
   absl::Status s = VerifyModule(**m, {.source_text = text});
-  EXPECT_TRUE(MessageOf(s).starts_with(
+  EXPECT_TRUE(StatusText(s).starts_with(
       "c.hlo:3:8: error: computation 'e': instruction 'c': constant literal: '-1e39' is out of "
       "range for f32: it rounds past the largest finite f32, 3.4028234663852886e+38 (in the "
       "literal of c64[2])"))
@@ -167,12 +164,12 @@ absl::StatusOr<eval::Literal> ParseArgument(std::string_view shape, std::string_
 TEST(FloatLiteralRangeTest, HloRunInputsFollowTheSameRule) {
   absl::StatusOr<eval::Literal> l = ParseArgument("f16[2]", "{1, 65520}");
   ASSERT_FALSE(l.ok());
-  EXPECT_EQ(MessageOf(l.status()),
+  EXPECT_EQ(StatusText(l.status()),
             "literal column 5: '65520' is out of range for f16: it rounds past the largest "
             "finite f16, 65504");
   l = ParseArgument("f64[]", "-1e400");
   ASSERT_FALSE(l.ok());
-  EXPECT_EQ(MessageOf(l.status()),
+  EXPECT_EQ(StatusText(l.status()),
             "literal column 1: '-1e400' is out of range for f64: it rounds past the largest "
             "finite f64, 1.7976931348623157e+308");
   EXPECT_TRUE(ParseArgument("f16[]", "-65505").ok());
@@ -184,8 +181,8 @@ TEST(FileNameEscapeTest, ControlBytesInTheFileNameAreEscapedInTheErrorPrefix) {
       "HloModule m\nENTRY e {\n  ROOT p = f32[] parmeter(0)\n}\n", {.filename = "a\x1b[2J\x07\x7f"
                                                                                 "b.hlo"});
   ASSERT_FALSE(m.ok());
-  EXPECT_TRUE(MessageOf(m.status()).starts_with("a\\x1b[2J\\x07\\x7fb.hlo:3:")) << m.status();
-  EXPECT_EQ(MessageOf(m.status()).find('\x1b'), std::string_view::npos);
+  EXPECT_TRUE(StatusText(m.status()).starts_with("a\\x1b[2J\\x07\\x7fb.hlo:3:")) << m.status();
+  EXPECT_EQ(StatusText(m.status()).find('\x1b'), std::string_view::npos);
 }
 
 TEST(ScheduleCsvTest, ByteOrderMarkIsSkipped) {
@@ -201,7 +198,7 @@ TEST(ScheduleCsvTest, ByteOrderMarkIsSkipped) {
       "0B0\n",
       "mid.csv");
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(MessageOf(s.status()),
+  EXPECT_EQ(StatusText(s.status()),
             "mid.csv:1:5: rank 0: action '\\ufeff0B0': unknown kind '\\ufeff0B' (expected F, B, I, "
             "W, SEND_F, RECV_F, SEND_B, RECV_B, UNSHARD, RESHARD, REDUCE_GRAD or an OVERLAP_F_B "
             "cell)");
@@ -213,7 +210,7 @@ TEST(ScheduleCsvTest, InvisibleCharactersInActionsAreShownEscaped) {
       "0\n",
       "zwsp.csv");
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(MessageOf(s.status()),
+  EXPECT_EQ(StatusText(s.status()),
             "zwsp.csv:1:5: rank 0: action '0F\\u200b0': unknown kind 'F\\u200b' (expected F, B, "
             "I, W, SEND_F, RECV_F, SEND_B, RECV_B, UNSHARD, RESHARD, REDUCE_GRAD or an "
             "OVERLAP_F_B cell)");

@@ -12,9 +12,11 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "support/status_text.h"
 #include "tests/test_util.h"
 #include "tests/tool_test_util.h"
 #include "tests/tools/flag_test_util.h"
+#include "tests/tools/tool_tables.h"
 #include "tools/flag_table.h"
 #include "tools/hlo_gen/options.h"
 #include "tools/hlo_opt_flags.h"
@@ -24,7 +26,6 @@
 namespace hloscope {
 namespace {
 
-using testing::MessageOf;
 using testing::ParseArgs;
 
 // --- the table itself ---
@@ -81,7 +82,7 @@ TEST(FlagTable, ValueAfterEqualsOrAsNextArgument) {
   ASSERT_TRUE(ParseArgs(table, {"--value", "-x", "file"}).ok());
   EXPECT_EQ(seen.value, "-x");  // the next argument, whatever it looks like
   EXPECT_EQ(seen.positional, std::vector<std::string>{"file"});
-  EXPECT_EQ(MessageOf(ParseArgs(table, {"--value"})), "option '--value' needs a value");
+  EXPECT_EQ(StatusText(ParseArgs(table, {"--value"})), "option '--value' needs a value");
 }
 
 TEST(FlagTable, OptionalValueOnlyAfterEquals) {
@@ -100,25 +101,25 @@ TEST(FlagTable, SwitchesAliasesAndTheEndOfOptions) {
   ASSERT_TRUE(ParseArgs(table, {"-s", "-", "--", "--switch", "-s"}).ok());
   EXPECT_TRUE(seen.flag);
   EXPECT_EQ(seen.positional, (std::vector<std::string>{"-", "--switch", "-s"}));
-  EXPECT_EQ(MessageOf(ParseArgs(table, {"--switch=1"})), "option '--switch' takes no value");
+  EXPECT_EQ(StatusText(ParseArgs(table, {"--switch=1"})), "option '--switch' takes no value");
 }
 
 TEST(FlagTable, UnknownFlagsSuggestTheNearestName) {
   Seen seen;
   FlagTable table = SmallTable(seen);
-  EXPECT_EQ(MessageOf(ParseArgs(table, {"--memroy-report"})),
+  EXPECT_EQ(StatusText(ParseArgs(table, {"--memroy-report"})),
             "unknown option '--memroy-report'; did you mean '--memory-report'?");
-  EXPECT_EQ(MessageOf(ParseArgs(table, {"--swich=3"})),
+  EXPECT_EQ(StatusText(ParseArgs(table, {"--swich=3"})),
             "unknown option '--swich=3'; did you mean '--switch'?");
   // Nothing near: no guess. Single letters: no guess either.
-  EXPECT_EQ(MessageOf(ParseArgs(table, {"--frobnicate"})), "unknown option '--frobnicate'");
-  EXPECT_EQ(MessageOf(ParseArgs(table, {"-x"})), "unknown option '-x'");
+  EXPECT_EQ(StatusText(ParseArgs(table, {"--frobnicate"})), "unknown option '--frobnicate'");
+  EXPECT_EQ(StatusText(ParseArgs(table, {"-x"})), "unknown option '-x'");
   EXPECT_EQ(table.Nearest("--vaule"), "--value");
 }
 
 TEST(FlagTable, RefusesPositionalArgumentsWithoutAHandler) {
   FlagTable table = testing::HloOptWordedTable();
-  EXPECT_EQ(MessageOf(ParseArgs(table, {"file"})), "unexpected argument 'file'");
+  EXPECT_EQ(StatusText(ParseArgs(table, {"file"})), "unexpected argument 'file'");
 }
 
 // Rows at the column, at most 60 characters wide here.
@@ -227,41 +228,8 @@ const std::map<std::string, std::string, std::less<>> kSamples = {
     {"--recv", "eager"},
 };
 
-struct Tool {
-  std::string name;
-  std::string path;  // the binary
-  // A fresh table over fresh flags: `keep` holds the flags while the table is used.
-  std::function<FlagTable(std::shared_ptr<void>& keep)> table;
-};
-
-std::vector<Tool> Tools() {
-  return {
-      {"hlo-opt", HLO_OPT_PATH,
-       [](std::shared_ptr<void>& keep) {
-         auto flags = std::make_shared<HloOptFlags>();
-         keep = flags;
-         return HloOptFlagTable(*flags);
-       }},
-      {"hlo-run", HLO_RUN_PATH,
-       [](std::shared_ptr<void>& keep) {
-         auto flags = std::make_shared<RunFlags>();
-         keep = flags;
-         return RunFlagTable(*flags);
-       }},
-      {"hlo-gen", HLO_GEN_PATH,
-       [](std::shared_ptr<void>& keep) {
-         auto options = std::make_shared<gen::Options>();
-         keep = options;
-         return gen::OptionsTable(*options);
-       }},
-      {"hlo-pipeline", HLO_PIPELINE_PATH,
-       [](std::shared_ptr<void>& keep) {
-         auto flags = std::make_shared<pipeline::PipelineFlags>();
-         keep = flags;
-         return pipeline::PipelineFlagTable(*flags);
-       }},
-  };
-}
+using testing::Tool;
+using testing::Tools;
 
 // The flag names in `text`: '-' or '--' and a letter, at the start or after a space, comma or
 // '[' (so "post-order" and "'-'" are not flags).
@@ -277,6 +245,62 @@ std::set<std::string> FlagTokens(std::string_view text) {
 }
 
 class ToolFlagsTest : public testing::ToolTest {};
+
+// The flags whose value names a file the tool reads. Every other flag whose placeholder names a
+// file (FILE, PATH, DIR, OUT, a file name) must carry the output mark (Flag::output_file), which
+// the output-path checks and tests/robustness/hostile_cli_test.cc go by: a new flag that writes
+// a file and is not marked fails here.
+const std::map<std::string, std::set<std::string>>& InputFileFlags() {
+  static const auto* flags = new std::map<std::string, std::set<std::string>>{
+      {"hlo-opt", {"--xla-buffer-assignment", "--xla-dump"}},
+      {"hlo-run", {"--inputs"}},
+      {"hlo-gen", {}},
+      {"hlo-pipeline", {"--from-hlo", "--stage-costs"}},
+  };
+  return *flags;
+}
+
+// Whether a help placeholder says that the value is a file name.
+bool NamesAFile(const std::string& placeholder) {
+  static const std::regex kNamesAFile(R"(FILE|PATH|DIR|OUT|\.(hlo|json|csv|pb)\b)");
+  return std::regex_search(placeholder, kNamesAFile);
+}
+
+TEST(ToolFlagTables, EveryFlagNamingAFileIsMarkedOutputOrKnownAsAnInput) {
+  for (const Tool& tool : Tools()) {
+    SCOPED_TRACE(tool.name);
+    std::shared_ptr<void> keep;
+    const FlagTable table = tool.table(keep);
+    const std::set<std::string>& inputs = InputFileFlags().at(tool.name);
+    std::set<std::string> seen_inputs;
+    for (const Flag& flag : table.flags()) {
+      const std::string& name = flag.names.back();
+      SCOPED_TRACE(name + " " + flag.placeholder);
+      const bool names_a_file = NamesAFile(flag.placeholder);
+      if (inputs.contains(name)) {
+        seen_inputs.insert(name);
+        EXPECT_FALSE(flag.output_file) << "an input flag is marked as an output";
+      } else if (flag.output_file) {
+        EXPECT_NE(flag.value, FlagValue::kNone) << "an output flag takes no file";
+        EXPECT_TRUE(names_a_file) << "an output flag's placeholder should say it is a file";
+      } else {
+        EXPECT_FALSE(names_a_file) << "names a file: mark the row output_file, or list it in "
+                                      "InputFileFlags if the tool reads it";
+      }
+    }
+    EXPECT_EQ(seen_inputs, inputs) << "an input flag listed here is not in the table";
+  }
+}
+
+// The rule above on a table of its own: an unmarked flag whose value names a file is caught.
+TEST(ToolFlagTables, AnUnmarkedFileFlagIsCaughtByThePlaceholderRule) {
+  for (const char* placeholder : {"FILE", "PATH", "DIR", "OUT", "FILE.json", "S0.hlo,S1.hlo"}) {
+    EXPECT_TRUE(NamesAFile(placeholder)) << placeholder;
+  }
+  for (const char* placeholder : {"N", "NAME", "A,B,...", "text|json|csv|html", "RE", "FMT"}) {
+    EXPECT_FALSE(NamesAFile(placeholder)) << placeholder;
+  }
+}
 
 TEST_F(ToolFlagsTest, HelpAndParserComeFromOneTable) {
   for (const Tool& tool : Tools()) {
@@ -323,7 +347,7 @@ TEST_F(ToolFlagsTest, HelpAndParserComeFromOneTable) {
           std::shared_ptr<void> fresh;
           const FlagTable parser = tool.table(fresh);
           absl::Status s = ParseArgs(parser, args);
-          EXPECT_TRUE(s.ok()) << MessageOf(s);
+          EXPECT_TRUE(s.ok()) << StatusText(s);
         }
       }
     }
@@ -371,17 +395,17 @@ TEST(HloPipelineFlags, TakeValuesAsNextArgument) {
   const char* argv[] = {"hlo-pipeline",   "--schedule", "1f1b",           "--ranks", "4",
                         "--microbatches", "8",          "--forward-time", "1,2"};
   absl::StatusOr<pipeline::PipelineFlags> f = pipeline::ParsePipelineFlags(9, argv);
-  ASSERT_TRUE(f.ok()) << MessageOf(f.status());
+  ASSERT_TRUE(f.ok()) << StatusText(f.status());
   EXPECT_EQ(f->schedule, "1f1b");
   EXPECT_EQ(f->ranks, 4);
   EXPECT_EQ(f->microbatches, 8);
   EXPECT_EQ(f->forward_time, (std::vector<double>{1, 2}));
   // Its own wording is kept: "--NAME: why", a suggestion when a name is near.
   const char* typo[] = {"hlo-pipeline", "--rank=4"};
-  EXPECT_EQ(MessageOf(pipeline::ParsePipelineFlags(2, typo).status()),
+  EXPECT_EQ(StatusText(pipeline::ParsePipelineFlags(2, typo).status()),
             "unknown flag '--rank'; did you mean '--ranks'?");
   const char* missing[] = {"hlo-pipeline", "--ranks"};
-  EXPECT_EQ(MessageOf(pipeline::ParsePipelineFlags(2, missing).status()),
+  EXPECT_EQ(StatusText(pipeline::ParsePipelineFlags(2, missing).status()),
             "--ranks: needs a value (--name=value)");
 }
 

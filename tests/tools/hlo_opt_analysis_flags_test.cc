@@ -1,6 +1,7 @@
 // hlo-opt's flags for the dataflow and buffer reports (tools/hlo_opt_analysis.h): parsing,
 // every bad value, and the reports they ask for in order. The printers' own tests are
 // dataflow_report_test.cc.
+#include "support/status_text.h"
 #include "tests/analysis/analysis_test_util.h"
 #include "tests/tools/flag_test_util.h"
 #include "tools/hlo_opt_analysis.h"
@@ -20,9 +21,9 @@ TEST(HloOptAnalysisTest, FlagParsing) {
   EXPECT_FALSE(testing::ParseFlag(table, "--stats", std::nullopt).ok());
   EXPECT_TRUE(flags.print_buffers && !flags.print_dataflow &&
               flags.print.dataflow.bitcast_defines_value);
-  EXPECT_EQ(testing::MessageOf(testing::ParseFlag(table, "--bitcast-defines-value", "maybe")),
+  EXPECT_EQ(StatusText(testing::ParseFlag(table, "--bitcast-defines-value", "maybe")),
             "option '--bitcast-defines-value' needs 'true' or 'false'");
-  EXPECT_EQ(testing::MessageOf(testing::ParseFlag(table, "--print-dataflow", "1")),
+  EXPECT_EQ(StatusText(testing::ParseFlag(table, "--print-dataflow", "1")),
             "option '--print-dataflow' takes no value");
 }
 

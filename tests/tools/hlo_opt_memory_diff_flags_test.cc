@@ -10,14 +10,13 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "support/status_text.h"
 #include "tests/test_util.h"
 #include "tests/tools/flag_test_util.h"
 #include "tools/hlo_opt_memory_diff.h"
 
 namespace hloscope {
 namespace {
-
-using testing::MessageOf;
 
 // `--memory-diff` (value nullopt) or `--memory-diff=VALUE` through a table of the flag alone.
 absl::Status Parse(MemoryDiffFlags& f, std::optional<std::string_view> value,
@@ -43,7 +42,7 @@ TEST(MemoryDiffFlag, ParsesBothForms) {
 TEST(MemoryDiffFlag, RefusesValuesThatAreNotTwoIds) {
   for (std::string_view value : {"", "1", ",2", "1,", "1,2,3"}) {
     MemoryDiffFlags f;
-    EXPECT_EQ(MessageOf(Parse(f, value)),
+    EXPECT_EQ(StatusText(Parse(f, value)),
               "option '--memory-diff=' needs two modules of a dump directory as ID1,ID2, "
               "not '" +
                   std::string(value) + "' (to compare two files: --memory-diff A B)")
@@ -151,7 +150,7 @@ ENTRY e {
 }
 )");
   absl::StatusOr<DiffInput> m = LoadModuleFile(path);
-  ASSERT_TRUE(m.ok()) << MessageOf(m.status());
+  ASSERT_TRUE(m.ok()) << StatusText(m.status());
   EXPECT_EQ(m->label, path);
   EXPECT_EQ(m->module->name(), "two_sites");
   EXPECT_EQ(m->module->computations().size(), 5u);  // entry, 2 x (cond, body)
@@ -162,7 +161,7 @@ TEST(LoadModuleFile, UnreadableIsNotFoundAndBadTextIsNot) {
   absl::StatusOr<DiffInput> missing = LoadModuleFile("/nonexistent/dir/a.hlo");
   ASSERT_FALSE(missing.ok());
   EXPECT_TRUE(absl::IsNotFound(missing.status()));
-  EXPECT_EQ(MessageOf(missing.status()),
+  EXPECT_EQ(StatusText(missing.status()),
             "cannot open '/nonexistent/dir/a.hlo': No such file or directory");
 
   const std::string path =
@@ -170,7 +169,7 @@ TEST(LoadModuleFile, UnreadableIsNotFoundAndBadTextIsNot) {
   absl::StatusOr<DiffInput> bad = LoadModuleFile(path);
   ASSERT_FALSE(bad.ok());
   EXPECT_FALSE(absl::IsNotFound(bad.status()));
-  EXPECT_TRUE(MessageOf(bad.status()).starts_with(path + ":3:"));
+  EXPECT_TRUE(StatusText(bad.status()).starts_with(path + ":3:"));
   std::remove(path.c_str());
 }
 

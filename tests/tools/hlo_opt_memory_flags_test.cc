@@ -3,6 +3,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "support/status_text.h"
 #include "tests/test_util.h"
 #include "tests/tools/flag_test_util.h"
 #include "tools/hlo_opt_memory.h"
@@ -10,7 +11,6 @@
 namespace hloscope {
 namespace {
 
-using testing::MessageOf;
 using testing::Parse;
 
 // `name=value` (or `name` alone) through a table of the memory report's rows.
@@ -82,7 +82,7 @@ TEST(HloOptMemoryFlags, BadValues) {
   for (const Bad& b : cases) {
     MemoryFlags f;
     AnalysisFlags analysis;
-    EXPECT_EQ(MessageOf(Flag(b.name, b.value, f, analysis)), b.error) << b.name;
+    EXPECT_EQ(StatusText(Flag(b.name, b.value, f, analysis)), b.error) << b.name;
   }
 }
 

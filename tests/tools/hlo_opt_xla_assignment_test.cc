@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "support/status_text.h"
 #include "tests/tools/flag_test_util.h"
 #include "tools/hlo_opt_memory.h"
 
@@ -31,7 +32,7 @@ TEST(HloOptXlaAssignment, Flag) {
   EXPECT_TRUE(f.enabled);  // implies --memory-report
   EXPECT_EQ(f.xla_buffer_assignment, "m-buffer-assignment.txt");
   absl::Status empty = testing::ParseFlag(table, "--xla-buffer-assignment", "");
-  EXPECT_EQ(std::string(empty.message()), "option '--xla-buffer-assignment' needs a file name");
+  EXPECT_EQ(StatusText(empty), "option '--xla-buffer-assignment' needs a file name");
   EXPECT_EQ(CheckMemoryFlags(f, analysis, false, 1), "");
   f.options.stage_by = MemoryOptions::StageBy::kModule;
   EXPECT_EQ(CheckMemoryFlags(f, analysis, false, 2),

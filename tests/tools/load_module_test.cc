@@ -5,13 +5,12 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "support/status_text.h"
 #include "tests/test_util.h"
 #include "tests/tool_test_util.h"
 
 namespace hloscope {
 namespace {
-
-using testing::MessageOf;
 
 constexpr std::string_view kGood = R"(HloModule good
 
@@ -34,7 +33,7 @@ class LoadModuleTest : public testing::ToolTest {};
 TEST_F(LoadModuleTest, KeepsTheTextWithTheModule) {
   const std::string path = Write("good.hlo", kGood);
   absl::StatusOr<LoadedModule> m = LoadModule(path);
-  ASSERT_TRUE(m.ok()) << MessageOf(m.status());
+  ASSERT_TRUE(m.ok()) << StatusText(m.status());
   EXPECT_EQ(m->module->name(), "good");
   EXPECT_EQ(m->file->text(), kGood);
   EXPECT_EQ(m->label, path);
@@ -45,7 +44,7 @@ TEST_F(LoadModuleTest, AnUnreadableFileIsAReadError) {
   ASSERT_FALSE(m.ok());
   EXPECT_TRUE(IsReadError(m.status()));
   EXPECT_TRUE(absl::IsNotFound(m.status()));
-  EXPECT_EQ(MessageOf(m.status()),
+  EXPECT_EQ(StatusText(m.status()),
             "cannot open '" + Path("missing.hlo") + "': No such file or directory");
 }
 
@@ -53,15 +52,15 @@ TEST_F(LoadModuleTest, ParseAndVerifierErrorsAreBadInputNamingTheFile) {
   absl::StatusOr<LoadedModule> bad = LoadModule(Write("bad.hlo", "HloModule m\nENTRY {"));
   ASSERT_FALSE(bad.ok());
   EXPECT_FALSE(IsReadError(bad.status()));
-  EXPECT_TRUE(MessageOf(bad.status()).starts_with(Path("bad.hlo") + ":2:")) << bad.status();
+  EXPECT_TRUE(StatusText(bad.status()).starts_with(Path("bad.hlo") + ":2:")) << bad.status();
 
   absl::StatusOr<LoadedModule> invalid = LoadModule(
       Write("invalid.hlo", kInvalid), {.label = "shown.hlo", .input_format = std::nullopt});
   ASSERT_FALSE(invalid.ok());
   EXPECT_FALSE(IsReadError(invalid.status()));
   // The verifier points into the text: the line of the bad tuple, quoted.
-  EXPECT_TRUE(MessageOf(invalid.status()).starts_with("shown.hlo:5:")) << invalid.status();
-  EXPECT_NE(MessageOf(invalid.status()).find("ROOT t = (f32[3]) tuple(p)"), std::string::npos)
+  EXPECT_TRUE(StatusText(invalid.status()).starts_with("shown.hlo:5:")) << invalid.status();
+  EXPECT_NE(StatusText(invalid.status()).find("ROOT t = (f32[3]) tuple(p)"), std::string::npos)
       << invalid.status();
 }
 
@@ -69,13 +68,13 @@ TEST(ParseAndVerifyTest, CountsLinesFromThePartsFirstLineAndTimesTheSteps) {
   LoadTimes times{.parse_seconds = -1, .verify_seconds = -1};
   absl::StatusOr<std::unique_ptr<Module>> m =
       ParseAndVerify({.text = kGood, .first_line = 10, .filename = "split.hlo"}, &times);
-  ASSERT_TRUE(m.ok()) << MessageOf(m.status());
+  ASSERT_TRUE(m.ok()) << StatusText(m.status());
   EXPECT_GE(times.parse_seconds, 0);
   EXPECT_GE(times.verify_seconds, 0);
   absl::StatusOr<std::unique_ptr<Module>> bad =
       ParseAndVerify({.text = kInvalid, .first_line = 10, .filename = "split.hlo"});
   ASSERT_FALSE(bad.ok());
-  EXPECT_TRUE(MessageOf(bad.status()).starts_with("split.hlo:14:")) << bad.status();
+  EXPECT_TRUE(StatusText(bad.status()).starts_with("split.hlo:14:")) << bad.status();
 }
 
 TEST(InputNameTest, StandardInputIsNamedSo) {
@@ -109,7 +108,7 @@ TEST_F(LoadModuleTest, LoadsAnXlaProtoDump) {
   absl::StatusOr<LoadedModule> bad = LoadModule(truncated);
   ASSERT_FALSE(bad.ok());
   EXPECT_FALSE(IsReadError(bad.status()));
-  EXPECT_NE(MessageOf(bad.status()).find("byte"), std::string::npos) << bad.status();
+  EXPECT_NE(StatusText(bad.status()).find("byte"), std::string::npos) << bad.status();
 }
 
 }  // namespace

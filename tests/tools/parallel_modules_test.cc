@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "support/status_text.h"
 
 namespace hloscope {
 namespace {
@@ -123,7 +124,7 @@ TEST(ParseModulesInOrderTest, ModulesAndErrorsInInputOrder) {
         },
         [&](size_t k, absl::StatusOr<std::unique_ptr<Module>> m) {
           EXPECT_EQ(k, seen.size());
-          seen.push_back(m.ok() ? std::string((*m)->name()) : std::string(m.status().message()));
+          seen.push_back(m.ok() ? std::string((*m)->name()) : StatusText(m.status()));
         });
     ASSERT_EQ(seen.size(), 9u) << "jobs=" << jobs;
     EXPECT_EQ(prepared, 7) << "jobs=" << jobs;

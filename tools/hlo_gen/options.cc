@@ -7,8 +7,9 @@
 
 #include "absl/status/status.h"
 #include "fmt/core.h"
-#include "hlo/checked_int.h"
-#include "hlo/str_util.h"
+#include "support/checked_int.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
 
 namespace hloscope::gen {
 
@@ -237,6 +238,7 @@ FlagTable OptionsTable(Options& options) {
   table.Add({.names = {"-o"},
              .value = FlagValue::kRequired,
              .placeholder = "OUT",
+             .output_file = true,
              .help = "Output ('-', the default, is standard output). With --layout=mpmd\n"
                      "and no --stage: if OUT is a directory (or ends in '/') the modules are\n"
                      "written to OUT/stage_K.hlo, otherwise to OUT.stage_K.hlo; on standard\n"
@@ -261,7 +263,7 @@ std::string HelpText() {
 
 std::string ParseOptions(int argc, char** argv, Options* o) {
   if (absl::Status s = OptionsTable(*o).Parse(argc, argv); !s.ok()) {
-    return std::string(s.message().data(), s.message().size());
+    return StatusText(s);
   }
   if (o->help) return {};
   if (o->hidden % o->heads != 0) {

@@ -1,11 +1,12 @@
-// hlo/str_util.h: ParseInteger, the one whole-string integer parser the tools' flags use, and
-// HumanBytes, the byte counts of hlo-opt's reports.
-#include "hlo/str_util.h"
+// support/str_util.h and support/bytes.h: ParseInteger, the one whole-string integer parser the
+// tools' flags use, and HumanBytes, the byte counts of hlo-opt's reports.
+#include "support/str_util.h"
 
 #include <cstdint>
 #include <limits>
 
 #include "gtest/gtest.h"
+#include "support/bytes.h"
 
 namespace hloscope {
 namespace {

@@ -1,5 +1,5 @@
-// String concatenation for std::string_view and integers, skipping or stripping whitespace, and
-// byte counts for people.
+// String concatenation for std::string_view and integers, splitting, skipping or stripping
+// whitespace, and whole-string integer parsing. Byte counts for people are in support/bytes.h.
 //
 // Debian's abseil is built with its own absl::string_view (ABSL_OPTION_USE_STD_STRING_VIEW=0),
 // so absl::StrCat does not accept std::string_view; these few lines give the same convenience
@@ -9,9 +9,9 @@
 #include <charconv>
 #include <concepts>
 #include <cstdint>
-#include <cstdio>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace hloscope {
 
@@ -90,23 +90,28 @@ bool ParseInteger(std::string_view text, T* out) {
   return true;
 }
 
-// "512 B", "1.5 MiB", "-2.0 GiB": binary units, one decimal (the reports of hlo-opt: memory,
-// copy elision, --stats). Here, below every library, so that each library's report text can
-// use it. Not pipeline::FormatBytes (pipeline/units.h: "1.50 MiB", two decimals, from a
-// double): the two formats are each pinned by their tool's lit tests, so both stay, each named
-// in its header for what it prints.
-inline std::string HumanBytes(int64_t bytes) {
-  constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  double v = static_cast<double>(bytes);
-  int unit = 0;
-  while ((v >= 1024 || v <= -1024) && unit < 5) {
-    v /= 1024;
-    ++unit;
+// Every piece between separators, empty ones included ("a,,b" gives three).
+inline std::vector<std::string_view> Split(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  while (true) {
+    const size_t at = s.find(sep, start);
+    if (at == std::string_view::npos) {
+      out.push_back(s.substr(start));
+      return out;
+    }
+    out.push_back(s.substr(start, at - start));
+    start = at + 1;
   }
-  if (unit == 0) return std::to_string(bytes) + " B";
-  char text[64];
-  std::snprintf(text, sizeof(text), "%.1f %s", v, kUnits[unit]);
-  return text;
+}
+
+// `s` with ASCII capitals lowered (units and names compared case-insensitively).
+inline std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
 }
 
 }  // namespace hloscope

@@ -39,6 +39,23 @@ inline int64_t SaturatingAdd(int64_t a, int64_t b) {
   return __builtin_add_overflow(a, b, &r) ? kInt64Max : r;
 }
 
+// For non-negative operands: a + b, or kInt64Max with *saturated set when that does not fit (a
+// report that sums many sizes says once, at the end, that a figure is a bound).
+inline int64_t SaturatingAdd(int64_t a, int64_t b, bool* saturated) {
+  int64_t r;
+  if (!__builtin_add_overflow(a, b, &r)) return r;
+  *saturated = true;
+  return kInt64Max;
+}
+
+// a + b clamped to int64's range in the direction of b (a difference of saturated sizes is a
+// bound, not a wrapped value).
+inline int64_t ClampedAdd(int64_t a, int64_t b) {
+  int64_t r;
+  if (!__builtin_add_overflow(a, b, &r)) return r;
+  return b > 0 ? kInt64Max : std::numeric_limits<int64_t>::min();
+}
+
 // For non-negative operands: a * b, or kInt64Max when that does not fit.
 inline int64_t SaturatingMul(int64_t a, int64_t b) {
   int64_t r;
