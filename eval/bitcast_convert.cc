@@ -7,7 +7,7 @@
 #include "eval/element_io.h"
 #include "eval/kernels.h"
 #include "eval/layout_util.h"
-#include "hlo/str_util.h"
+#include "support/str_util.h"
 
 namespace hloscope::eval {
 

@@ -19,7 +19,7 @@
 #include "eval/kernels.h"
 #include "eval/layout_util.h"
 #include "hlo/attribute_values.h"
-#include "hlo/str_util.h"
+#include "support/str_util.h"
 
 namespace hloscope::eval {
 namespace {

@@ -6,7 +6,7 @@
 #include "fmt/format.h"
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
-#include "hlo/str_util.h"
+#include "support/str_util.h"
 
 namespace hloscope {
 

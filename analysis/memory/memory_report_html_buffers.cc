@@ -7,7 +7,9 @@
 
 #include "analysis/memory/memory_report_internal.h"
 #include "fmt/format.h"
-#include "hlo/str_util.h"
+#include "support/bytes.h"
+#include "support/escapes.h"
+#include "support/str_util.h"
 
 namespace hloscope::memory_report_internal {
 namespace {

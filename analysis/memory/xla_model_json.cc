@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "analysis/memory/memory_report.pb.h"
-#include "analysis/report_json.h"
+#include "support/proto_json.h"
 #include "fmt/format.h"
 #include "google/protobuf/util/json_util.h"
 

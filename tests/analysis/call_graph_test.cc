@@ -16,7 +16,6 @@
 namespace hloscope {
 namespace {
 
-using analysis_testing::MessageOf;
 using analysis_testing::Parse;
 
 // "caller:callee/context[/async]" for each call site `c` makes, in order.

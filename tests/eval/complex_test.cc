@@ -5,7 +5,7 @@
 #include "eval/element_io.h"
 #include "eval/literal.h"
 #include "gtest/gtest.h"
-#include "hlo/str_util.h"
+#include "support/str_util.h"
 #include "tests/eval/eval_test_util.h"
 
 namespace hloscope::eval {
