@@ -14,19 +14,6 @@
 namespace hloscope::memory_diff_internal {
 namespace {
 
-void FillBuffer(const LiveBuffer& b, report::MemoryLiveBuffer* o) {
-  o->set_bytes(b.bytes);
-  o->set_instruction(b.instruction);
-  o->set_op_name(b.op_name);
-  o->set_shape(b.shape);
-  o->set_stage(b.stage);
-  o->set_kind(std::string(LiveBufferKindName(b.kind)));
-  o->set_category(b.category);
-  o->set_opcode(b.opcode);
-  o->set_source(b.source);
-  o->set_human_bytes(HumanBytes(b.bytes));
-}
-
 void FillSide(std::string_view label, const MemoryReport& r, int64_t peak_buffers, int64_t copies,
               int64_t instructions, report::MemoryDiffSide* o) {
   o->set_file(std::string(label));
@@ -49,8 +36,10 @@ void FillChanges(const std::vector<PeakBufferDiff>& list, const PeakChangeTotal&
   for (const PeakBufferDiff& d : list) {
     report::PeakBufferChange* o = out->Add();
     o->set_change(std::string(PeakBufferChangeName(d.change)));
-    if (d.change != PeakBufferChange::kNew) FillBuffer(d.before, o->mutable_before());
-    if (d.change != PeakBufferChange::kGone) FillBuffer(d.after, o->mutable_after());
+    if (d.change != PeakBufferChange::kNew)
+      memory_report_internal::LiveBufferToProto(d.before, o->mutable_before());
+    if (d.change != PeakBufferChange::kGone)
+      memory_report_internal::LiveBufferToProto(d.after, o->mutable_after());
     o->set_delta_bytes(d.delta_bytes());
     o->set_matched_by(d.matched_by);
   }

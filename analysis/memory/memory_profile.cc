@@ -592,6 +592,8 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
       lb.category = kCategoryNames[mp.buffer_category[s.buffer]];
       lb.opcode = std::string(OpcodeName(def->instruction->opcode()));
       lb.source = SourceOf(def->instruction);
+      lb.start = s.first;
+      lb.end = s.last;
       return lb;
     };
     for (const BufferSpan& s : entry.spans) {
@@ -604,13 +606,14 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
       live.push_back({entry.copy_bytes[entry.peak_step], std::string(at->name()),
                       std::string(OpNameOf(at)), at->shape().ToString(), stage_name(at_stage),
                       LiveBufferKind::kCopy, kCategoryNames[kTemporaries],
-                      std::string(OpcodeName(at->opcode())), SourceOf(at)});
+                      std::string(OpcodeName(at->opcode())), SourceOf(at), entry.peak_step,
+                      entry.peak_step});
     }
     if (entry.callee_bytes[entry.peak_step] > 0) {
       live.push_back({entry.callee_bytes[entry.peak_step], std::string(at->name()),
                       std::string(OpNameOf(at)), "", stage_name(at_stage), LiveBufferKind::kCallee,
                       kCategoryNames[kTemporaries], std::string(OpcodeName(at->opcode())),
-                      SourceOf(at)});
+                      SourceOf(at), entry.peak_step, entry.peak_step});
     }
     std::stable_sort(live.begin(), live.end(),
                      [](const LiveBuffer& a, const LiveBuffer& b) { return a.bytes > b.bytes; });

@@ -125,6 +125,11 @@ struct LiveBuffer {
   // its metadata's "source_file:source_line" ("" when the metadata has no source_file).
   std::string opcode = {};
   std::string source = {};
+  // Where the buffer is live: the first and last step (0-based) of the schedule it is listed
+  // in, the module's (the timeline's index) or, under a CalleePeak, the callee's; a copy's
+  // second buffer and a callee's peak are the peak's step alone.
+  int64_t start = 0;
+  int64_t end = 0;
 };
 
 // What a callee holds at its own peak, when the caller's peak is inside it (issue 33).

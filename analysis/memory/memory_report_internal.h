@@ -10,6 +10,10 @@
 #include "analysis/memory/memory_profile.h"
 #include "fmt/format.h"
 
+namespace hloscope::report {
+class MemoryLiveBuffer;
+}  // namespace hloscope::report
+
 namespace hloscope::memory_report_internal {
 
 // The saving as a percentage of the bytes before (0 when there were none).
@@ -45,5 +49,8 @@ void ForEachStagePair(const MemoryReport& before, const MemoryReport& after, Fn 
     }
   }
 }
+
+// A buffer live at a peak in the JSON schema (memory_report.proto), for the report and the diff.
+void LiveBufferToProto(const LiveBuffer& b, report::MemoryLiveBuffer* o);
 
 }  // namespace hloscope::memory_report_internal

@@ -41,18 +41,7 @@ void FillPipelineFiguresProto(const PipelineFigures& f, report::PipelineFigures*
 }
 
 void FillMemoryReportProto(const MemoryReport& r, report::MemoryReport* p) {
-  auto fill_buffer = [](const LiveBuffer& b, report::MemoryLiveBuffer* o) {
-    o->set_bytes(b.bytes);
-    o->set_instruction(b.instruction);
-    o->set_op_name(b.op_name);
-    o->set_shape(b.shape);
-    o->set_stage(b.stage);
-    o->set_kind(std::string(LiveBufferKindName(b.kind)));
-    o->set_category(b.category);
-    o->set_opcode(b.opcode);
-    o->set_source(b.source);
-    o->set_human_bytes(HumanBytes(b.bytes));
-  };
+  const auto fill_buffer = memory_report_internal::LiveBufferToProto;
   p->set_peak_bytes(r.peak_bytes);
   p->set_peak_instruction(r.peak_instruction);
   p->set_peak_op_name(r.peak_op_name);
@@ -208,3 +197,22 @@ absl::StatusOr<std::string> MemoryReportJson(const MemoryReport& report, const M
 }
 
 }  // namespace hloscope
+
+namespace hloscope::memory_report_internal {
+
+void LiveBufferToProto(const LiveBuffer& b, report::MemoryLiveBuffer* o) {
+  o->set_bytes(b.bytes);
+  o->set_instruction(b.instruction);
+  o->set_op_name(b.op_name);
+  o->set_shape(b.shape);
+  o->set_stage(b.stage);
+  o->set_kind(std::string(LiveBufferKindName(b.kind)));
+  o->set_category(b.category);
+  o->set_opcode(b.opcode);
+  o->set_source(b.source);
+  o->set_human_bytes(HumanBytes(b.bytes));
+  o->set_start(b.start);
+  o->set_end(b.end);
+}
+
+}  // namespace hloscope::memory_report_internal

@@ -492,7 +492,9 @@ LiveBuffer EveryFieldBuffer(int64_t bytes, std::string name) {
           .kind = LiveBufferKind::kStash,
           .category = "stashed activations",
           .opcode = "fusion",
-          .source = "model.py:7"};
+          .source = "model.py:7",
+          .start = 1,
+          .end = 3};
 }
 
 MemoryReport EveryFieldSide(int64_t peak, std::string module) {

@@ -219,7 +219,9 @@ LiveBuffer AnyBuffer(std::string name) {
           .kind = LiveBufferKind::kStash,
           .category = "stashed activations",
           .opcode = "fusion",
-          .source = "model.py:7"};
+          .source = "model.py:7",
+          .start = 2,
+          .end = 5};
 }
 
 // A report with every field the schema has away from its default, as no one module gives.
