@@ -150,7 +150,7 @@ std::string MemoryReportText(const MemoryReport& report, const MemoryReport* aft
     return out;
   }
   const int64_t saving = report.peak_bytes - after->peak_bytes;
-  // A title that is flags already (--assume-donated=..., tools/hlo_opt_memory.cc) reads as is.
+  // A title that is flags already (--assume-donated=..., tools/hlo-opt/hlo_opt_memory.cc) reads as is.
   out += passes.starts_with("--") ? fmt::format("memory before and after {}\n", passes)
                                   : fmt::format("memory before and after --passes={}\n", passes);
   out += fmt::format("{:<28} {:>14} {:>14} {:>14} {:>8}\n", "", "before", "after", "saving", "%");

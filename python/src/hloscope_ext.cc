@@ -41,15 +41,15 @@
 #include "pipeline/trace_json.h"
 #include "python/src/proto_to_python.h"
 #include "support/status_text.h"
-#include "tools/file_io.h"
-#include "tools/flag_table.h"
-#include "tools/hlo_opt_analysis.h"
-#include "tools/hlo_opt_memory.h"
-#include "tools/hlo_pipeline_flags.h"
-#include "tools/hlo_pipeline_run.h"
-#include "tools/load_input.h"
-#include "tools/load_module.h"
-#include "tools/xla_dump_files.h"
+#include "tools/common/file_io.h"
+#include "tools/common/flag_table.h"
+#include "tools/hlo-opt/hlo_opt_analysis.h"
+#include "tools/hlo-opt/hlo_opt_memory.h"
+#include "tools/hlo-pipeline/hlo_pipeline_flags.h"
+#include "tools/hlo-pipeline/hlo_pipeline_run.h"
+#include "tools/common/load_input.h"
+#include "tools/common/load_module.h"
+#include "tools/common/xla_dump_files.h"
 
 namespace py = pybind11;
 
@@ -88,7 +88,7 @@ struct PyModule {
   std::unique_ptr<Module> module;
 };
 
-// Reads `bytes` named `label` the way hlo-opt reads a file (tools/load_input.h), then parses
+// Reads `bytes` named `label` the way hlo-opt reads a file (tools/common/load_input.h), then parses
 // and verifies it with the GIL released.
 std::shared_ptr<PyModule> LoadBytes(std::string bytes, std::string label,
                                     std::optional<std::string> input_format) {

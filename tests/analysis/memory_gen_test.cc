@@ -14,9 +14,9 @@
 #include "hlo/verifier.h"
 #include "support/status_text.h"
 #include "tests/test_util.h"
-#include "tools/hlo_gen/model.h"
-#include "tools/hlo_gen/options.h"
-#include "tools/hlo_gen/text_emitter.h"
+#include "tools/hlo-gen/model.h"
+#include "tools/hlo-gen/options.h"
+#include "tools/hlo-gen/text_emitter.h"
 
 namespace hloscope {
 namespace {

@@ -20,8 +20,8 @@
 #include "passes/copy_insertion.h"
 #include "support/status_text.h"
 #include "tests/differential/random_module.h"
-#include "tools/hlo_gen/model.h"
-#include "tools/hlo_gen/options.h"
+#include "tools/hlo-gen/model.h"
+#include "tools/hlo-gen/options.h"
 
 namespace hloscope::differential {
 namespace {

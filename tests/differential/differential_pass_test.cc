@@ -19,8 +19,8 @@
 #include "tests/differential/broken_pass.h"
 #include "tests/differential/harness.h"
 #include "tests/differential/random_module.h"
-#include "tools/hlo_gen/model.h"
-#include "tools/hlo_gen/options.h"
+#include "tools/hlo-gen/model.h"
+#include "tools/hlo-gen/options.h"
 
 namespace hloscope::differential {
 namespace {

@@ -14,9 +14,9 @@
 #include "hlo/printer.h"
 #include "hlo/verifier.h"
 #include "support/status_text.h"
-#include "tools/hlo_gen/model.h"
-#include "tools/hlo_gen/options.h"
-#include "tools/hlo_gen/text_emitter.h"
+#include "tools/hlo-gen/model.h"
+#include "tools/hlo-gen/options.h"
+#include "tools/hlo-gen/text_emitter.h"
 
 namespace hloscope::gen {
 namespace {

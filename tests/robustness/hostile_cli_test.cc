@@ -23,8 +23,8 @@
 #include "gtest/gtest.h"
 #include "tests/tool_test_util.h"
 #include "tests/tools/tool_tables.h"
-#include "tools/flag_table.h"
-#include "tools/output_paths.h"
+#include "tools/common/flag_table.h"
+#include "tools/common/output_paths.h"
 
 namespace hloscope {
 namespace {

@@ -1,4 +1,4 @@
-// Flags declared once (tools/flag_table.h): the table's parsing, help rows and "did you mean",
+// Flags declared once (tools/common/flag_table.h): the table's parsing, help rows and "did you mean",
 // and for each tool that its --help and its parser come from one table - every flag a help row
 // names is parsed, every flag the table parses is in --help, and each one parses with a valid
 // value given as `--x=V` and as `--x V`.
@@ -17,11 +17,11 @@
 #include "tests/tool_test_util.h"
 #include "tests/tools/flag_test_util.h"
 #include "tests/tools/tool_tables.h"
-#include "tools/flag_table.h"
-#include "tools/hlo_gen/options.h"
-#include "tools/hlo_opt_flags.h"
-#include "tools/hlo_pipeline_flags.h"
-#include "tools/hlo_run_flags.h"
+#include "tools/common/flag_table.h"
+#include "tools/hlo-gen/options.h"
+#include "tools/hlo-opt/hlo_opt_flags.h"
+#include "tools/hlo-pipeline/hlo_pipeline_flags.h"
+#include "tools/hlo-run/hlo_run_flags.h"
 
 namespace hloscope {
 namespace {

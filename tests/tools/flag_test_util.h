@@ -8,7 +8,7 @@
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
-#include "tools/flag_table.h"
+#include "tools/common/flag_table.h"
 
 namespace hloscope::testing {
 

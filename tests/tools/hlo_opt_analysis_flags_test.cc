@@ -1,10 +1,10 @@
-// hlo-opt's flags for the dataflow and buffer reports (tools/hlo_opt_analysis.h): parsing,
+// hlo-opt's flags for the dataflow and buffer reports (tools/hlo-opt/hlo_opt_analysis.h): parsing,
 // every bad value, and the reports they ask for in order. The printers' own tests are
 // dataflow_report_test.cc.
 #include "support/status_text.h"
 #include "tests/analysis/analysis_test_util.h"
 #include "tests/tools/flag_test_util.h"
-#include "tools/hlo_opt_analysis.h"
+#include "tools/hlo-opt/hlo_opt_analysis.h"
 
 namespace hloscope {
 namespace {

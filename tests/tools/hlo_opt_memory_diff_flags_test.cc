@@ -1,4 +1,4 @@
-// hlo-opt's --memory-diff flag (tools/hlo_opt_memory_diff.h), in-process: parsing, the checks
+// hlo-opt's --memory-diff flag (tools/hlo-opt/hlo_opt_memory_diff.h), in-process: parsing, the checks
 // against the other flags (also the --xla-dump=DIR form, which a dump directory's reader
 // resolves), and LoadModuleFile's two kinds of error. The command line's messages and exit
 // codes are testdata/analysis/memory/memory_diff_errors.test.
@@ -13,7 +13,7 @@
 #include "support/status_text.h"
 #include "tests/test_util.h"
 #include "tests/tools/flag_test_util.h"
-#include "tools/hlo_opt_memory_diff.h"
+#include "tools/hlo-opt/hlo_opt_memory_diff.h"
 
 namespace hloscope {
 namespace {

@@ -6,7 +6,7 @@
 #include "support/status_text.h"
 #include "tests/test_util.h"
 #include "tests/tools/flag_test_util.h"
-#include "tools/hlo_opt_memory.h"
+#include "tools/hlo-opt/hlo_opt_memory.h"
 
 namespace hloscope {
 namespace {

@@ -8,7 +8,7 @@
 #include "gtest/gtest.h"
 #include "support/status_text.h"
 #include "tests/tools/flag_test_util.h"
-#include "tools/hlo_opt_memory.h"
+#include "tools/hlo-opt/hlo_opt_memory.h"
 
 namespace hloscope {
 namespace {

@@ -1,6 +1,6 @@
-// LoadModule and ParseAndVerify (tools/load_module.h): the one way every tool reads, parses and
+// LoadModule and ParseAndVerify (tools/common/load_module.h): the one way every tool reads, parses and
 // verifies a module, and how a failure to read is told from bad input.
-#include "tools/load_module.h"
+#include "tools/common/load_module.h"
 
 #include <string>
 

@@ -74,7 +74,7 @@ class OutputSafetyTest : public testing::ToolTest {
   }
 };
 
-// Writing over the input itself is refused before anything runs (issue 34; tools/output_paths.h
+// Writing over the input itself is refused before anything runs (issue 34; tools/common/output_paths.h
 // and tests/robustness/hostile_cli_test.cc); a failed write leaves any other existing target
 // byte-identical.
 TEST_F(OutputSafetyTest, FailedRewriteOfAnExistingFileLeavesItByteIdentical) {

@@ -1,7 +1,7 @@
-// ForEachInOrder (tools/parallel_modules.h): every k is worked, consumed on the calling thread
+// ForEachInOrder (tools/common/parallel_modules.h): every k is worked, consumed on the calling thread
 // in order and released after it was consumed, with no more than `window` started past the
 // last consumed; and ParseModulesInOrder hands modules and errors back in input order.
-#include "tools/parallel_modules.h"
+#include "tools/common/parallel_modules.h"
 
 #include <atomic>
 #include <chrono>

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "tools/flag_table.h"
-#include "tools/hlo_gen/options.h"
-#include "tools/hlo_opt_flags.h"
-#include "tools/hlo_pipeline_flags.h"
-#include "tools/hlo_run_flags.h"
+#include "tools/common/flag_table.h"
+#include "tools/hlo-gen/options.h"
+#include "tools/hlo-opt/hlo_opt_flags.h"
+#include "tools/hlo-pipeline/hlo_pipeline_flags.h"
+#include "tools/hlo-run/hlo_run_flags.h"
 
 namespace hloscope::testing {
 

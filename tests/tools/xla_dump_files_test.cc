@@ -1,6 +1,6 @@
 // XLA dump file names as xla/service/dump.cc and hlo_pass_pipeline.cc write them
-// (tools/xla_dump_files.h), and a directory of them grouped per module.
-#include "tools/xla_dump_files.h"
+// (tools/common/xla_dump_files.h), and a directory of them grouped per module.
+#include "tools/common/xla_dump_files.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,0 +1,635 @@
+#include "tools/hlo-opt/hlo_opt_memory.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+
+#include "analysis/memory/memory_comparison.h"
+#include "analysis/memory/memory_context.h"
+#include "analysis/memory/memory_limit.h"
+#include "analysis/memory/xla_assignment_model.h"
+#include "analysis/memory/xla_buffer_assignment.h"
+#include "fmt/format.h"
+#include "hlo/parser.h"
+#include "hlo/verifier.h"
+#include "passes/flatten_call_graph.h"
+#include "passes/pass_pipeline.h"
+#include "pipeline/generators.h"
+#include "re2/re2.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
+#include "tools/common/error_line.h"
+#include "tools/common/file_io.h"
+#include "tools/hlo-opt/hlo_opt_memory_opportunities.h"
+#include "tools/common/parallel_modules.h"
+
+namespace hloscope {
+
+namespace {
+
+// The error for a value flag given nothing (or an empty value).
+absl::Status NeedsValue(std::string_view name) {
+  return FlagError(fmt::format("option '{}' needs a value", name));
+}
+
+// A pattern is checked when parsed so that a bad one is a usage error (exit 2) like any other
+// bad flag value, before any input is read. `capture_groups` < 0: any number.
+absl::Status CheckPattern(std::string_view name, std::string_view pattern, int capture_groups) {
+  RE2 re(pattern, RE2::Quiet);
+  if (!re.ok()) {
+    return FlagError(
+        fmt::format("{} '{}' is not a valid regular expression: {}", name, pattern, re.error()));
+  }
+  if (capture_groups >= 0 && re.NumberOfCapturingGroups() != capture_groups) {
+    return FlagError(fmt::format("{} '{}' needs exactly one capture group (it has {})", name,
+                                 pattern, re.NumberOfCapturingGroups()));
+  }
+  return absl::OkStatus();
+}
+
+// --dim-value and --top: a non-negative integer.
+absl::Status NonNegative(std::string_view name, std::optional<std::string_view> value,
+                         int64_t* out) {
+  if (!value || !ParseInteger(*value, out) || *out < 0) {
+    return FlagError(fmt::format("option '{}' needs a non-negative integer", name));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysis) {
+  MemoryOptions& o = flags.options;
+  table.Add({.names = {"--memory-report"},
+             .value = FlagValue::kOptional,
+             .placeholder = "FILE",
+             .output_file = true,
+             .help = "Print the memory profile instead of the module (to FILE when\n"
+                     "given): peak bytes, the instruction at the peak, the buffers live\n"
+                     "there, and per pipeline stage the activation bytes per microbatch,\n"
+                     "the peak activation bytes and the peak bytes. With --passes: before\n"
+                     "and after the passes side by side, with the saving. When sizes\n"
+                     "pass int64 bytes (exit 1), FILE is left as it was and the report,\n"
+                     "whose saturated numbers are lower bounds, goes to FILE.partial.",
+             .handler = [&flags](std::optional<std::string_view> value) {
+               flags.enabled = true;
+               if (value) {
+                 if (value->empty())
+                   return FlagError("option '--memory-report=' needs a file name");
+                 flags.output = std::string(*value);
+               }
+               return absl::OkStatus();
+             }});
+  table.Add({.names = {"--format"},
+             .value = FlagValue::kRequired,
+             .placeholder = "text|json|csv|html",
+             .help = "The form of the memory report and of the two printers above\n"
+                     "(default text). json follows analysis/memory/memory_report.proto\n"
+                     "(and analysis/dataflow_report.proto for the two printers above);\n"
+                     "csv is the live bytes after each entry instruction; html is a\n"
+                     "self-contained page plotting them (csv and html: memory only).",
+             .handler = [&flags, &analysis](std::optional<std::string_view> value) {
+               if (value == "text" || value == "json") {
+                 flags.format = value == "text" ? MemoryFormat::kText : MemoryFormat::kJson;
+                 analysis.print.format =
+                     value == "text" ? ReportFormat::kText : ReportFormat::kJson;
+                 flags.format_is_memory_only = false;
+               } else if (value == "csv" || value == "html") {
+                 flags.format = value == "csv" ? MemoryFormat::kCsv : MemoryFormat::kHtml;
+                 flags.format_is_memory_only = true;
+               } else {
+                 return FlagError("option '--format' needs 'text', 'json', 'csv' or 'html'");
+               }
+               return absl::OkStatus();
+             }});
+  table.Add({.names = {"--stage-by"},
+             .value = FlagValue::kRequired,
+             .placeholder = "module|attr:NAME",
+             .help = "Stages: one per input module (several FILEs, or the parts of\n"
+                     "--split-input-file), or the frontend attribute NAME.",
+             .handler = [&o](std::optional<std::string_view> value) {
+               if (!value || value->empty()) return NeedsValue("--stage-by");
+               if (value == "module") {
+                 o.stage_by = MemoryOptions::StageBy::kModule;
+               } else if (value->starts_with("attr:") && value->size() > 5) {
+                 o.stage_by = MemoryOptions::StageBy::kFrontendAttribute;
+                 o.stage_attr = std::string(value->substr(5));
+               } else {
+                 return FlagError(fmt::format(
+                     "option '--stage-by' needs 'module' or 'attr:NAME', not '{}'", *value));
+               }
+               return absl::OkStatus();
+             }});
+  table.Add({.names = {"--stage-regex"},
+             .value = FlagValue::kRequired,
+             .placeholder = "RE",
+             .help = "Stages from metadata op_name: RE (RE2) with one capture group.",
+             .handler = [&o](std::optional<std::string_view> value) {
+               if (!value || value->empty()) return NeedsValue("--stage-regex");
+               if (absl::Status s = CheckPattern("--stage-regex", *value, 1); !s.ok()) return s;
+               o.stage_by = MemoryOptions::StageBy::kOpNameRegex;
+               o.stage_regex = std::string(*value);
+               return absl::OkStatus();
+             }});
+  for (std::string_view name : {"--forward-regex", "--backward-regex"}) {
+    const bool forward = name == "--forward-regex";
+    table.Add({.names = {std::string(name)},
+               .value = FlagValue::kRequired,
+               .placeholder = "RE",
+               .help = forward ? "op_name of the forward pass (default 'jvp\\(')."
+                               : "op_name of the backward pass (default 'transpose\\('); wins.",
+               .handler = [&o, name, forward](std::optional<std::string_view> value) {
+                 if (!value || value->empty()) return NeedsValue(name);
+                 if (absl::Status s = CheckPattern(name, *value, -1); !s.ok()) return s;
+                 (forward ? o.forward_regex : o.backward_regex) = std::string(*value);
+                 return absl::OkStatus();
+               }});
+  }
+  table.Add({.names = {"--dim-value"},
+             .value = FlagValue::kRequired,
+             .placeholder = "N",
+             .help = "Size dynamic dimensions at N (capped by their bound) instead of\n"
+                     "at the bound.",
+             .handler = [&o](std::optional<std::string_view> value) {
+               int64_t n = 0;
+               if (absl::Status s = NonNegative("--dim-value", value, &n); !s.ok()) return s;
+               o.dim_value = n;
+               return absl::OkStatus();
+             }});
+  table.Add({.names = {"--top"},
+             .value = FlagValue::kRequired,
+             .placeholder = "N",
+             .help = "Buffers listed as live at the peak (default 10).",
+             .handler = [&o](std::optional<std::string_view> value) {
+               int64_t n = 0;
+               if (absl::Status s = NonNegative("--top", value, &n); !s.ok()) return s;
+               o.top_buffers = static_cast<int>(std::min<int64_t>(n, 1 << 20));
+               return absl::OkStatus();
+             }});
+  table.Add({.names = {"--memory-limit"},
+             .value = FlagValue::kRequired,
+             .placeholder = "SIZE",
+             .help = "With the memory report (text, json, html): the device's memory, e.g.\n"
+                     "80GiB, 1.5GB or 4096 (bytes); per module and per stage the peak is\n"
+                     "\"over by X\" or \"fits with X to spare\" (a module's device peak:\n"
+                     "host-offloaded buffers aside; json: memory_limit).",
+             .handler = [&flags](std::optional<std::string_view> value) {
+               if (!value || value->empty()) return NeedsValue("--memory-limit");
+               absl::StatusOr<int64_t> size = ParseMemorySize(*value);
+               if (!size.ok()) {
+                 return FlagError(
+                     fmt::format("option '--memory-limit': {}", StatusText(size.status())));
+               }
+               flags.memory_limit = *size;
+               return absl::OkStatus();
+             }});
+  table.Add({.names = {"--opportunities"},
+             .help = "With the memory report (text, no --passes; implies\n"
+                     "--memory-report): end with what could lower the peak - copies kept\n"
+                     "only because entry parameters are not donated (and how to donate\n"
+                     "them), and the largest temporaries with the op that made them.",
+             .handler = [&flags](std::optional<std::string_view>) {
+               flags.enabled = true;
+               flags.opportunities = true;
+               return absl::OkStatus();
+             }});
+  table.Add({.names = {"--assume-donated"},
+             .value = FlagValue::kRequired,
+             .placeholder = "all|LIST",
+             .help = "With --passes or the memory report: take these entry parameters as\n"
+                     "donated by the caller (JAX donate_argnums, PyTorch/XLA buffer\n"
+                     "donation): all, or numbers such as 3,8 (3{0,1}: one element of a\n"
+                     "tuple parameter). Each donated array takes the first output of its\n"
+                     "shape that no input_output_alias names yet, as a may-alias entry;\n"
+                     "the module printed after --passes carries them in its header. The\n"
+                     "memory report compares the module as given (before) with the\n"
+                     "donated one after any passes (after).",
+             .handler = [&flags](std::optional<std::string_view> value) {
+               if (!value || value->empty()) return NeedsValue("--assume-donated");
+               absl::StatusOr<DonationAssumption> parsed = ParseDonationAssumption(*value);
+               if (!parsed.ok()) {
+                 return FlagError(fmt::format("option '--assume-donated': {}",
+                                              std::string_view(parsed.status().message().data(),
+                                                               parsed.status().message().size())));
+               }
+               flags.assume_donated = *std::move(parsed);
+               flags.assume_donated_text = std::string(*value);
+               return absl::OkStatus();
+             }});
+  table.Add(SwitchFlag({"--count-tuple-tables"}, &o.count_tuple_tables,
+                       "Count tuples' pointer tables (8 bytes per element) as memory."));
+  table.Add({.names = {"--memory-model"},
+             .value = FlagValue::kRequired,
+             .placeholder = "liveness|xla",
+             .help = "xla (default): as XLA's heap simulator counts - constants are\n"
+                     "their own allocations, a result may take over an operand's\n"
+                     "buffer that dies there; liveness: every buffer from definition\n"
+                     "to last use. Both report the best-fit heap and its layout.",
+             .handler = [&o](std::optional<std::string_view> value) {
+               if (value == "xla") {
+                 o.model = MemoryOptions::Model::kXla;
+               } else if (value == "liveness") {
+                 o.model = MemoryOptions::Model::kLiveness;
+               } else {
+                 return FlagError("option '--memory-model' needs 'liveness' or 'xla'");
+               }
+               return absl::OkStatus();
+             }});
+  table.Add({.names = {"--schedule"},
+             .value = FlagValue::kRequired,
+             .placeholder = "text|dfs|list|post-order|min",
+             .help = "The order of modules that are not is_scheduled=true: text order\n"
+                     "made topological (default), or one of XLA's memory schedulers;\n"
+                     "min runs list, dfs and post-order and keeps the lowest peak.",
+             .handler = [&o](std::optional<std::string_view> value) {
+               std::optional<ScheduleKind> kind =
+                   value ? ParseScheduleKind(*value) : std::optional<ScheduleKind>();
+               if (!kind) {
+                 return FlagError(
+                     "option '--schedule' needs 'text', 'dfs', 'list', 'post-order' or 'min'");
+               }
+               o.schedule = *kind;
+               return absl::OkStatus();
+             }});
+  table.Add({.names = {"--timeline"},
+             .value = FlagValue::kRequired,
+             .placeholder = "entry|whole-program",
+             .help = "csv/html points: one per entry instruction (default), or also\n"
+                     "per instruction of while/conditional/call callees, before\n"
+                     "their calling instruction (XLA's live-range order).",
+             .handler = [&o](std::optional<std::string_view> value) {
+               if (value != "entry" && value != "whole-program") {
+                 return FlagError("option '--timeline' needs 'entry' or 'whole-program'");
+               }
+               o.whole_program_timeline = value == "whole-program";
+               return absl::OkStatus();
+             }});
+  table.Add({.names = {"--buffer-assignment"},
+             .help = "With the memory report (implies --memory-report): the entry's\n"
+                     "memory in XLA's BufferAssignment stats categories; in text, then\n"
+                     "XLA's buffer assignment as modeled (xla_assignment_model.h), in the\n"
+                     "layout of XLA's -buffer-assignment.txt dumps, each allocation's peak\n"
+                     "buffers and XLA's stats with its fragmentation lines; in json, the\n"
+                     "same in each module's xla_model_assignment.",
+             .handler = [&flags](std::optional<std::string_view>) {
+               flags.enabled = true;
+               flags.buffer_assignment = true;
+               return absl::OkStatus();
+             }});
+  table.Add({.names = {"--alignment"},
+             .value = FlagValue::kRequired,
+             .placeholder = "N",
+             .help = "With --buffer-assignment: chunks of the modeled temp allocation\n"
+                     "start at multiples of N bytes (default 1; XLA:GPU uses 128). Beside\n"
+                     "XLA's assignment the default is the alignment XLA's offsets show.",
+             .handler = [&flags](std::optional<std::string_view> value) {
+               int64_t n = 0;
+               if (absl::Status s = NonNegative("--alignment", value, &n); !s.ok()) return s;
+               if (n == 0) return FlagError("option '--alignment' needs a positive number");
+               flags.alignment = n;
+               flags.alignment_given = true;
+               return absl::OkStatus();
+             }});
+  table.Add({.names = {"--pipeline-schedule"},
+             .value = FlagValue::kRequired,
+             .placeholder = "NAME",
+             .help = "With the memory report (text, json, html): run the report's stages\n"
+                     "under hlo-pipeline's schedule NAME (as its --schedule, e.g.\n"
+                     "1f1b, interleaved:2) with M microbatches, as many stages per rank\n"
+                     "as NAME places: per rank the microbatches in flight at its peak\n"
+                     "and their activation bytes.",
+             .handler =
+                 [&flags](std::optional<std::string_view> value) {
+                   if (!value || value->empty()) return NeedsValue("--pipeline-schedule");
+                   absl::StatusOr<pipeline::ScheduleSpec> spec =
+                       pipeline::ParseScheduleSpec(*value);
+                   if (!spec.ok()) {
+                     return FlagError(fmt::format("option '--pipeline-schedule': {}",
+                                                  StatusText(spec.status())));
+                   }
+                   flags.pipeline_schedule = std::string(*value);
+                   return absl::OkStatus();
+                 },
+             .label = "--pipeline-schedule=NAME --microbatches=M"});
+  table.Add({.names = {"--microbatches"},
+             .value = FlagValue::kRequired,
+             .placeholder = "M",
+             .handler = [&flags](std::optional<std::string_view> value) {
+               int64_t n = 0;
+               if (!value || !ParseInteger(*value, &n) || n < 1 || n > (1 << 20)) {
+                 return FlagError("option '--microbatches' needs an integer from 1 to 1048576");
+               }
+               flags.microbatches = static_cast<int32_t>(n);
+               return absl::OkStatus();
+             }});
+  table.Add({.names = {"--xla-buffer-assignment"},
+             .value = FlagValue::kRequired,
+             .placeholder = "FILE",
+             .help = "With the memory report (implies --memory-report; one module):\n"
+                     "XLA's own buffer assignment of the same module beside ours, from\n"
+                     "XLA's dump: its -buffer-assignment.txt or its .hlo.pb (an\n"
+                     "HloProto). Ours is our model of XLA's assignment (the\n"
+                     "--buffer-assignment listing) under --memory-model=xla, the profile's\n"
+                     "allocations under liveness. Per kind the bytes, ours and XLA's, with\n"
+                     "the difference; the allocations side by side; the values that differ\n"
+                     "(missing, placed elsewhere, size, living longer or shorter),\n"
+                     "largest first (--top); html draws XLA's heap beside ours. An\n"
+                     "assignment of another module is refused (exit 1). A module read\n"
+                     "from an .hlo.pb that carries XLA's assignment gets it without this.",
+             .handler = [&flags](std::optional<std::string_view> value) {
+               if (!value || value->empty()) {
+                 return FlagError("option '--xla-buffer-assignment' needs a file name");
+               }
+               flags.enabled = true;
+               flags.xla_buffer_assignment = std::string(*value);
+               return absl::OkStatus();
+             }});
+}
+
+std::string CheckMemoryFlags(const MemoryFlags& flags, const AnalysisFlags& analysis, bool stats,
+                             size_t input_files) {
+  if (flags.enabled && (analysis.any() || stats)) {
+    return "--memory-report cannot be combined with --print-dataflow, --print-buffers or --stats";
+  }
+  if (!flags.enabled && flags.format_is_memory_only) {
+    return "--format=csv and --format=html need --memory-report";
+  }
+  if (flags.pipeline_schedule.empty() != (flags.microbatches == 0)) {
+    return "--pipeline-schedule and --microbatches go together";
+  }
+  if (!flags.pipeline_schedule.empty() && (!flags.enabled || flags.format == MemoryFormat::kCsv)) {
+    return "--pipeline-schedule needs --memory-report with --format=text, json or html";
+  }
+  if (flags.memory_limit && !flags.enabled) return "--memory-limit needs --memory-report";
+  if (!flags.xla_buffer_assignment.empty() && input_files > 1) {
+    return "--xla-buffer-assignment compares one module: give one input file";
+  }
+  if (input_files > 1 &&
+      !(flags.enabled && flags.options.stage_by == MemoryOptions::StageBy::kModule)) {
+    return "more than one input file: several files are read only with --memory-report "
+           "--stage-by=module (one module per stage)";
+  }
+  return "";
+}
+
+namespace {
+
+struct ParsedModules {
+  std::vector<std::unique_ptr<Module>> modules;
+  bool all_ok = true;
+};
+
+// Every module of every input (every part with split_input_file), parsed, verified and
+// (unless `flatten` is false) flattened; errors are printed and the module left out.
+ParsedModules ParseAll(const std::vector<MemoryInput>& inputs, bool split_input_file,
+                       bool flatten = true) {
+  ParsedModules out;
+  std::vector<ModuleSource> sources;
+  for (const MemoryInput& input : inputs) {
+    std::vector<InputChunk> chunks;
+    if (split_input_file) {
+      for (const InputChunk& c : SplitInputFile(input.text)) {
+        if (c.text.find_first_not_of(" \t\r\n") != std::string_view::npos) chunks.push_back(c);
+      }
+    } else {
+      chunks.push_back({input.text, 1});
+    }
+    for (const InputChunk& c : chunks) sources.push_back({c.text, c.first_line, input.filename});
+  }
+  // Every file and part at once, --jobs at a time (tools/common/parallel_modules.h); errors in order.
+  ParseModulesInOrder(
+      sources, ProcessJobs(),
+      // The analyses need one call site per control-flow callee; cloning shared callees
+      // changes no buffer's size or lifetime.
+      [flatten](Module& m) {
+        return flatten ? FlattenCallGraph().Run(m).status() : absl::OkStatus();
+      },
+      [&](size_t, absl::StatusOr<std::unique_ptr<Module>> m) {
+        if (!m.ok()) {
+          const absl::Status& s = m.status();
+          fmt::print(stderr, "{}", ErrorLine("hlo-opt", StatusText(s)));
+          out.all_ok = false;
+          return;
+        }
+        out.modules.push_back(*std::move(m));
+      });
+  return out;
+}
+
+std::vector<const Module*> Pointers(const std::vector<std::unique_ptr<Module>>& modules) {
+  std::vector<const Module*> out;
+  for (const auto& m : modules) out.push_back(m.get());
+  return out;
+}
+
+void PrintStatus(const absl::Status& s) {
+  fmt::print(stderr, "{}", ErrorLine("hlo-opt", StatusText(s)));
+}
+
+}  // namespace
+
+void PrintUnusedDonations(const DonationAssumption& assumption, const DonationResult& result) {
+  // `all` donates every parameter, most of which no output could take: only a parameter the
+  // user named is worth a warning (JAX warns about unusable donated buffers the same way).
+  if (assumption.all) return;
+  for (const std::string& unused : result.unused) {
+    fmt::print(stderr,
+               "hlo-opt: warning: --assume-donated: {} has no output of its shape left to "
+               "take it; donating it frees nothing\n",
+               unused);
+  }
+}
+
+std::string PartialMemoryReportPath(const std::string& output) { return output + ".partial"; }
+
+namespace {
+
+// A device, FIFO or terminal (/dev/stdout) is a stream, not a file to keep: a report whose
+// sizes saturated is written to it as to standard output.
+bool IsStream(const std::string& path) {
+  struct stat info;
+  return path == "-" || (::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode));
+}
+
+}  // namespace
+
+std::string ReportPathFor(const std::string& output, bool saturated) {
+  return saturated && !IsStream(output) ? PartialMemoryReportPath(output) : output;
+}
+
+int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_file,
+                    PassPipeline* pipeline, std::string_view passes, const MemoryFlags& flags,
+                    const std::function<void(const Module&)>& after_passes,
+                    const XlaAssignmentSource* xla) {
+  // XLA's assignment first: a file that cannot be read is a usage error, before any work.
+  InputFile xla_file;
+  XlaAssignmentSource from_flag;
+  if (xla == nullptr && !flags.xla_buffer_assignment.empty()) {
+    std::string error;
+    if (!xla_file.Read(flags.xla_buffer_assignment, &error)) {
+      fmt::print(stderr, "hlo-opt: error: {}\n", error);
+      return 2;
+    }
+    from_flag = {flags.xla_buffer_assignment, xla_file.text()};
+    xla = &from_flag;
+  }
+  ParsedModules before = ParseAll(inputs, split_input_file);
+  if (!before.all_ok) return 1;
+  if (xla != nullptr && before.modules.size() != 1) {
+    fmt::print(stderr,
+               "hlo-opt: error: XLA's buffer assignment ({}) is of one module, and the input "
+               "holds {}\n",
+               xla->filename, before.modules.size());
+    return 1;
+  }
+  MemoryOptions options = flags.options;
+  options.list_allocations = xla != nullptr;
+  // The passes change modules in place and the report points into them: a second copy. With
+  // --assume-donated the second copy is the what-if (donated, then the passes), and the first
+  // stays the module as given, so the comparison shows what donating would save.
+  ParsedModules after;
+  const bool donating = flags.assume_donated.has_value();
+  if (pipeline != nullptr || donating) {
+    after = ParseAll(inputs, split_input_file);
+    for (const auto& m : after.modules) {
+      if (donating) {
+        absl::StatusOr<DonationResult> donated = AssumeDonated(*m, *flags.assume_donated);
+        if (!donated.ok()) {
+          PrintStatus(absl::InvalidArgumentError(
+              fmt::format("option '--assume-donated': {}",
+                          std::string_view(donated.status().message().data(),
+                                           donated.status().message().size()))));
+          return 1;
+        }
+        PrintUnusedDonations(*flags.assume_donated, *donated);
+      }
+      if (pipeline == nullptr) continue;
+      absl::StatusOr<bool> changed = pipeline->Run(*m);
+      if (!changed.ok()) {
+        PrintStatus(changed.status());
+        return 1;
+      }
+      if (after_passes) after_passes(*m);
+    }
+  }
+  const std::vector<const Module*> after_modules = Pointers(after.modules);
+  // The title names the assumption beside the passes ("memory before and after ...").
+  const std::string label =
+      !donating ? std::string(passes)
+                : fmt::format("{}--assume-donated={}",
+                              passes.empty() ? "" : fmt::format("--passes={} ", passes),
+                              flags.assume_donated_text);
+  absl::StatusOr<MemoryComparison> comparison = ProfileBeforeAfter(
+      Pointers(before.modules), pipeline != nullptr || donating ? &after_modules : nullptr, label,
+      options, flags.pipeline_schedule, flags.microbatches);
+  if (!comparison.ok()) {
+    PrintStatus(comparison.status());
+    return 1;
+  }
+  // A module that comes with XLA's assignment was assigned by XLA as it is: the model runs on
+  // it as given. Our flatten-call-graph would clone the reducer of each asynchronous
+  // collective (reduce-scatter-start's to_apply) per call site and so add thread-local
+  // allocations XLA never made.
+  ParsedModules given;
+  int64_t listing_alignment = flags.alignment;
+  if (xla != nullptr) {
+    const bool with_model = options.model == MemoryOptions::Model::kXla;
+    if (with_model || flags.buffer_assignment) {
+      given = ParseAll(inputs, split_input_file, /*flatten=*/false);
+      if (!given.all_ok || given.modules.size() != 1) return 1;
+    }
+    // Under the xla model XLA's assignment is held against our model of it (AssignLikeXla);
+    // under liveness against the profile's own simulated allocations.
+    if (absl::Status s = AddXlaBufferAssignment(
+            *comparison, with_model ? *given.modules.front() : *before.modules.front(),
+            xla->contents, xla->filename, options.top_buffers, with_model,
+            flags.alignment_given ? flags.alignment : 0);
+        !s.ok()) {
+      if (!xla->from_module_dump) {
+        PrintStatus(s);
+        return 1;
+      }
+      fmt::print(stderr, "hlo-opt: warning: XLA's buffer assignment in the dump is not shown: {}\n",
+                 StatusText(s));
+    }
+    // The listing at the alignment XLA used, as the comparison beside it.
+    if (flags.buffer_assignment && !flags.alignment_given) {
+      absl::StatusOr<XlaBufferAssignment> parsed =
+          ParseXlaBufferAssignment(xla->contents, xla->filename);
+      if (parsed.ok()) listing_alignment = XlaAlignmentOf(*parsed);
+    }
+  }
+  // XLA's assignment as modeled, listed after the text report and carried in the JSON one.
+  if (flags.buffer_assignment &&
+      (flags.format == MemoryFormat::kText || flags.format == MemoryFormat::kJson)) {
+    using Modules = std::vector<std::unique_ptr<Module>>;
+    const Modules* as_given = given.modules.empty() ? &before.modules : &given.modules;
+    const Modules* after_passes = &after.modules;
+    for (const Modules* list : {as_given, after_passes}) {
+      const int64_t alignment = list == as_given ? listing_alignment : flags.alignment;
+      for (const auto& m : *list) {
+        absl::StatusOr<XlaModelAssignment> xla = AssignLikeXla(*m, {.alignment = alignment});
+        if (!xla.ok()) {
+          PrintStatus(xla.status());
+          return 1;
+        }
+        (list == after_passes ? comparison->xla_models_after : comparison->xla_models)
+            .push_back({std::string(m->name()), *std::move(xla), alignment});
+      }
+    }
+  }
+  std::vector<std::string> warnings;
+  for (const auto& m : before.modules) {
+    for (std::string& w : MemoryContextWarnings(*m)) warnings.push_back(std::move(w));
+  }
+  absl::StatusOr<std::string> text =
+      PrintMemoryComparison(*comparison, {.format = flags.format,
+                                          .buffer_assignment = flags.buffer_assignment,
+                                          .memory_limit = flags.memory_limit,
+                                          .warnings = std::move(warnings)});
+  if (!text.ok()) {
+    PrintStatus(text.status());
+    return 1;
+  }
+  if (flags.format == MemoryFormat::kText) {
+    for (const auto* list : {&comparison->xla_models, &comparison->xla_models_after}) {
+      for (const XlaModelListing& l : *list) {
+        *text += fmt::format("\nXLA's buffer assignment of module {}{} (modeled):\n{}", l.module,
+                             list == &comparison->xla_models_after ? " after the passes" : "",
+                             XlaAssignmentToString(l.assignment));
+        *text += XlaPeakBuffersString(l.assignment) + XlaAssignmentStatsString(l.assignment.totals);
+      }
+    }
+  }
+  // The text report ends with what the user could change (a fresh copy: copy-elision changes
+  // the module it runs on).
+  if (flags.opportunities && flags.format == MemoryFormat::kText && pipeline == nullptr) {
+    ParsedModules scratch = ParseAll(inputs, split_input_file);
+    std::string opportunities;
+    for (size_t i = 0; i < scratch.modules.size() && i < comparison->before.modules.size(); ++i) {
+      opportunities +=
+          MemoryOpportunitiesText(*scratch.modules[i], comparison->before.modules[i], options);
+    }
+    *text += opportunities;
+  }
+  // The report says which numbers saturated, so it is written, but it is no success: a file
+  // goes to a name that says so (PartialMemoryReportPath) and FILE stays as it was.
+  const bool saturated = comparison->saturated();
+  const std::string path = ReportPathFor(flags.output, saturated);
+  std::string error;
+  if (!WriteOutput(path, *text, &error)) {
+    fmt::print(stderr, "{}", ErrorLine("hlo-opt", error));
+    return 2;
+  }
+  if (saturated) {
+    std::string message = "memory sizes past int64 bytes; the saturated numbers are lower bounds";
+    if (path != flags.output) message += fmt::format(" (report written to '{}')", path);
+    fmt::print(stderr, "{}", ErrorLine("hlo-opt", message));
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace hloscope

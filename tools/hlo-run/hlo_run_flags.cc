@@ -1,0 +1,249 @@
+#include "tools/hlo-run/hlo_run_flags.h"
+
+#include <string_view>
+#include <utility>
+
+#include "fmt/format.h"
+#include "support/status_text.h"
+#include "support/str_util.h"
+
+namespace hloscope {
+namespace {
+
+// The parts of --help around the OPTIONS section that the table writes.
+constexpr std::string_view kHelpHead =
+    R"(OVERVIEW: run an HLO module on the reference interpreter and print its outputs
+
+USAGE: hlo-run [options] FILE
+       hlo-run --compare [options] A.hlo B.hlo
+       hlo-run --compare --split-input-file [--jobs=N] [options] A.hlo B.hlo
+
+Parses and verifies FILE, runs its entry computation on seeded pseudo-random arguments (or the
+literals of --inputs) and prints the outputs. Small arrays are printed in full, larger ones as a
+summary (shape, min/max/mean, first elements).
+
+With --compare, runs A and B on the same arguments (their entry parameter shapes must match)
+and compares the outputs bit for bit: A in --mode-a, B in --mode-b. Prints 'outputs match (N
+elements)', or the first differing output index and element.
+
+With --compare --split-input-file, A and B are each split at lines '// -----' (as hlo-opt
+--split-input-file does) and part K of A is compared with part K of B, each line starting 'part
+K: '; both files must have as many parts. Pairs are compared --jobs=N at a time (default: one
+per core) and printed in order, the same as with --jobs=1. A pair that cannot run does not stop
+the others; the exit status is the most severe of all pairs' (3, then 2, then 1).
+
+Modes: 'value' gives every instruction a fresh array (the meaning of the program); 'buffer'
+stores values as the alias analysis assigns buffers (one allocation per buffer, in-place ops
+write into it, loop state lives in its buffers, bitcasts reinterpret the same bytes), so a copy
+that was wrongly removed changes the result.
+
+Collectives run as replica 0 of partition 0, the other participants of its group taken to hold
+the same operands (a group of one: XLA's one-participant meaning). Async pairs, copy-start/done
+and send/recv on one channel_id within the module run; custom-calls run only for targets with a
+documented meaning (Sharding, ShardBarrierFrom/To, MoveToHost, MoveToDevice, AllocateBuffer,
+SPMDFullToShardShape, SPMDShardToFullShape, Pin, Unpin, TopK, ...), others are refused by name.
+With --replicas=N, N replicas run in lockstep and collectives are computed from all of them.
+
+)";
+
+constexpr std::string_view kHelpTail = R"(
+EXIT STATUS:
+  0  success; with --compare, the outputs are equal
+  1  --compare: the outputs differ
+  2  bad usage: unknown option, bad value, missing or unreadable file
+  3  cannot run: parse or verifier error, unsupported opcode, module too large (past
+     --max-bytes, or more memory than this process may use), bad --inputs, more than
+     --max-steps evaluations or 256 nested computations
+)";
+
+std::optional<eval::EvalMode> ParseMode(std::string_view v) {
+  if (v == "value") return eval::EvalMode::kValue;
+  if (v == "buffer") return eval::EvalMode::kBuffer;
+  return std::nullopt;
+}
+
+absl::Status NeedsValue(std::string_view name) {
+  return FlagError(fmt::format("option '{}' needs a value", name));
+}
+
+absl::Status BadValue(std::string_view name, std::string_view value) {
+  return FlagError(fmt::format("bad value '{}' for {}", value, name));
+}
+
+// A flag whose value `parse` stores; a missing value is the same error for all of them.
+Flag Valued(std::string name, std::string placeholder, std::string help,
+            std::function<absl::Status(std::string_view name, std::string_view value)> parse) {
+  return {.names = {name},
+          .value = FlagValue::kRequired,
+          .placeholder = std::move(placeholder),
+          .help = std::move(help),
+          .handler = [name, parse = std::move(parse)](std::optional<std::string_view> value) {
+            if (!value) return NeedsValue(name);
+            return parse(name, *value);
+          }};
+}
+
+Flag Mode(std::string name, std::string placeholder, std::string help, eval::EvalMode* out) {
+  return Valued(std::move(name), std::move(placeholder), std::move(help),
+                [out](std::string_view name, std::string_view value) {
+                  std::optional<eval::EvalMode> m = ParseMode(value);
+                  if (!m) {
+                    return FlagError(fmt::format(
+                        "bad value '{}' for {} (expected 'value' or 'buffer')", value, name));
+                  }
+                  *out = *m;
+                  return absl::OkStatus();
+                });
+}
+
+// --max-bytes and --max-steps: a non-negative integer.
+Flag Limit(std::string name, std::string help, int64_t* out) {
+  return Valued(std::move(name), "N", std::move(help),
+                [out](std::string_view name, std::string_view value) {
+                  if (!ParseInteger(value, out) || *out < 0) return BadValue(name, value);
+                  return absl::OkStatus();
+                });
+}
+
+}  // namespace
+
+FlagTable RunFlagTable(RunFlags& flags) {
+  FlagTable table({
+      .unknown = [](std::string_view,
+                    std::string_view name) { return fmt::format("unknown option '{}'", name); },
+      .takes_no_value =
+          [](std::string_view name) { return fmt::format("option '{}' takes no value", name); },
+  });
+  table.Section("OPTIONS:", 25);
+  table.Add(Valued("--seed", "N",
+                   "Seed of the random arguments (default 0). Floats are multiples of 1/8\n"
+                   "in [-2,2), signed integers in [-8,8), unsigned in [0,16), pred 0/1.",
+                   [&flags](std::string_view name, std::string_view value) {
+                     if (!ParseInteger(value, &flags.seed)) return BadValue(name, value);
+                     return absl::OkStatus();
+                   }));
+  table.Add(Valued("--rng-seed", "N",
+                   "Run rng instructions, drawing from a std::minstd_rand0 seeded with N\n"
+                   "(XLA's evaluator with module seed N, on libstdc++). Without it a module\n"
+                   "with rng is refused: XLA then seeds from a random source.",
+                   [&flags](std::string_view name, std::string_view value) {
+                     uint64_t n = 0;
+                     if (!ParseInteger(value, &n)) return BadValue(name, value);
+                     flags.rng_seed = n;
+                     return absl::OkStatus();
+                   }));
+  table.Add(Mode("--mode", "value|buffer", "How to run FILE (default value).", &flags.mode));
+  Flag mode_a =
+      Mode("--mode-a", "M", "With --compare: the modes of A and B (defaults value and buffer).",
+           &flags.mode_a);
+  mode_a.label = "--mode-a=M, --mode-b=M";
+  table.Add(std::move(mode_a));
+  table.Add(Mode("--mode-b", "M", "", &flags.mode_b));  // on --mode-a's row
+  table.Add(Valued("--inputs", "FILE",
+                   "Arguments from FILE instead of random ones: one line per entry\n"
+                   "parameter, in HLO literal syntax as in constant(...), e.g.\n"
+                   "'{{1, 2}, {3, 4}}' or '(1, {2, 3})' for a tuple; c64/c128 elements\n"
+                   "as (re, im). Blank lines and lines starting with '//' are skipped.",
+                   [&flags](std::string_view, std::string_view value) {
+                     flags.inputs = std::string(value);
+                     return absl::OkStatus();
+                   }));
+  table.Add(SwitchFlag({"--print-all"}, &flags.print_all, "Print every element of every output."));
+  table.Add(SwitchFlag({"--compare"}, &flags.compare,
+                       "Run A and B on the same arguments and compare their outputs (see above)."));
+  table.Add(SwitchFlag({"--split-input-file"}, &flags.split_input_file,
+                       "With --compare: compare the modules of A and B pairwise (see above)."));
+  table.Add(
+      Valued("--jobs", "N", "With --split-input-file: compare up to N pairs at once (1 to 1024).",
+             [&flags](std::string_view, std::string_view value) {
+               if (!ParseInteger(value, &flags.jobs) || flags.jobs < 1 || flags.jobs > 1024) {
+                 return FlagError(fmt::format(
+                     "bad value '{}' for --jobs (expected a whole number from 1 to 1024)", value));
+               }
+               return absl::OkStatus();
+             }));
+  table.Add(Limit("--max-bytes",
+                  "Refuse modules needing more than N bytes of storage (default 2^30).",
+                  &flags.max_bytes));
+  table.Add(Limit("--max-steps",
+                  "Stop after N instruction evaluations in all, counted across every\n"
+                  "computation, loop iteration and call (default 100000000), so that\n"
+                  "endless or exponentially nested loops and calls end with an error.\n"
+                  "Computations nested more than 256 deep are refused as well.",
+                  &flags.max_steps));
+  table.Add(Valued("--replicas", "N",
+                   "Run N replicas of FILE in lockstep (1 to 1024), one thread each:\n"
+                   "collectives exchange the replicas' operands, replica-id gives each its\n"
+                   "number. Replica R gets random arguments of seed --seed + R (or the\n"
+                   "same --inputs); prints each replica's outputs after 'replica R:'.",
+                   [&flags](std::string_view, std::string_view value) {
+                     if (!ParseInteger(value, &flags.replicas) || flags.replicas < 1 ||
+                         flags.replicas > 1024) {
+                       return FlagError(fmt::format(
+                           "bad value '{}' for --replicas (expected a whole number from 1 to "
+                           "1024)",
+                           value));
+                     }
+                     return absl::OkStatus();
+                   }));
+  table.Add(Valued("--bitcast-defines-value", "true|false",
+                   "Buffer mode: whether a bitcast gets its own buffer (true) or\n"
+                   "reinterprets its operand's (false, the default).",
+                   [&flags](std::string_view name, std::string_view value) {
+                     if (value != "true" && value != "false") {
+                       return FlagError(fmt::format(
+                           "bad value '{}' for {} (expected 'true' or 'false')", value, name));
+                     }
+                     flags.dataflow.bitcast_defines_value = value == "true";
+                     return absl::OkStatus();
+                   }));
+  table.Add(Valued("--assume-donated", "all|LIST",
+                   "Run as if the caller donated these entry parameters (as hlo-opt's\n"
+                   "--assume-donated: all, or numbers such as 3,8): buffer mode gives\n"
+                   "each one's storage to the output of its shape it is paired with.",
+                   [&flags](std::string_view name, std::string_view value) {
+                     absl::StatusOr<DonationAssumption> parsed = ParseDonationAssumption(value);
+                     if (!parsed.ok()) {
+                       return FlagError(
+                           fmt::format("option '{}': {}", name,
+                                       std::string_view(parsed.status().message().data(),
+                                                        parsed.status().message().size())));
+                     }
+                     flags.assume_donated = *std::move(parsed);
+                     return absl::OkStatus();
+                   }));
+  table.Add(SwitchFlag({"-h", "--help"}, &flags.help, "Show this help, then exit."));
+  table.Positional([&flags](std::string_view arg) {
+    flags.files.emplace_back(arg);
+    return absl::OkStatus();
+  });
+  return table;
+}
+
+std::string RunHelp() {
+  RunFlags unused;
+  return fmt::format("{}{}{}", kHelpHead, RunFlagTable(unused).Help(), kHelpTail);
+}
+
+std::optional<std::string> ParseRunFlags(int argc, char** argv, RunFlags* flags) {
+  if (absl::Status s = RunFlagTable(*flags).Parse(argc, argv); !s.ok()) {
+    return StatusText(s);
+  }
+  const std::vector<std::string>& files = flags->files;
+  if (flags->help) return std::nullopt;
+  if (flags->split_input_file && !flags->compare)
+    return std::string("--split-input-file needs --compare");
+  if (flags->replicas > 0 && flags->compare)
+    return std::string("--replicas runs one module; it cannot be used with --compare");
+  size_t want = flags->compare ? 2 : 1;
+  if (files.size() != want) {
+    return flags->compare  ? fmt::format("--compare needs two files, got {}", files.size())
+           : files.empty() ? std::string("no input file")
+                           : fmt::format("one input file expected, got {}", files.size());
+  }
+  flags->file = files[0];
+  if (flags->compare) flags->file_b = files[1];
+  return std::nullopt;
+}
+
+}  // namespace hloscope

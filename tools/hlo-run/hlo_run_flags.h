@@ -1,0 +1,51 @@
+// Command line of hlo-run (tools/hlo-run/hlo_run.cc): the flags (one table, tools/common/flag_table.h), their
+// checks and the help text.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/dataflow_options.h"
+#include "eval/evaluator.h"
+#include "passes/assumed_donation.h"
+#include "tools/common/flag_table.h"
+
+namespace hloscope {
+
+enum RunExitCode { kRunOk = 0, kRunDiffer = 1, kRunBadUsage = 2, kRunCannotRun = 3 };
+
+struct RunFlags {
+  std::string file;               // the module (single-run mode)
+  bool compare = false;           // --compare A B
+  std::string file_b;             // the second module of --compare
+  bool split_input_file = false;  // --compare part k of A with part k of B
+  int jobs = 0;                   // pairs compared at once; 0: one per core
+  uint64_t seed = 0;
+  std::optional<uint64_t> rng_seed = std::nullopt;  // --rng-seed=N: the seed of rng's engine
+  eval::EvalMode mode = eval::EvalMode::kValue;
+  eval::EvalMode mode_a = eval::EvalMode::kValue;
+  eval::EvalMode mode_b = eval::EvalMode::kBuffer;
+  std::string inputs;  // --inputs=FILE
+  bool print_all = false;
+  int64_t max_bytes = int64_t{1} << 30;
+  int64_t max_steps = 100'000'000;
+  int64_t replicas = 0;           // --replicas=N: N replicas in lockstep; 0: one, as replica 0
+  DataflowOptions dataflow = {};  // --bitcast-defines-value: buffer mode's analyses
+  // --assume-donated=all|LIST: entry parameters the caller donates (passes/assumed_donation.h).
+  std::optional<DonationAssumption> assume_donated;
+  bool help = false;
+  std::vector<std::string> files;  // the positional arguments, before ParseRunFlags checks them
+};
+
+// The table whose handlers fill `flags` (which must outlive it).
+FlagTable RunFlagTable(RunFlags& flags);
+
+// The whole --help text.
+std::string RunHelp();
+
+// Parses argv into *flags. Returns nullopt to go on, or the message of a usage error.
+std::optional<std::string> ParseRunFlags(int argc, char** argv, RunFlags* flags);
+
+}  // namespace hloscope
