@@ -171,28 +171,9 @@ absl::StatusOr<Bytes> EvalComplexElementwise(const Instruction& instr,
   Bytes result(static_cast<size_t>(DenseBytes(out)));
 
   // Each operand in the result's physical order (rank-0 operands broadcast with stride 0).
-  std::vector<Bytes> scratch(operands.size());
-  std::vector<const uint8_t*> data(operands.size());
-  std::vector<int64_t> step(operands.size());
-  for (size_t k = 0; k < operands.size(); ++k) {
-    const Shape& s = *operands[k].shape;
-    const int eb = ElementBytes(s.element_type);
-    if (s.rank() == 0 && out.rank() > 0) {
-      data[k] = operands[k].data;
-      step[k] = 0;
-      continue;
-    }
-    step[k] = eb;
-    if (PhysicalStrides(s) == PhysicalStrides(out)) {
-      data[k] = operands[k].data;
-    } else {
-      scratch[k].resize(static_cast<size_t>(s.ElementCount() * eb));
-      Shape target = out;
-      target.element_type = s.element_type;
-      Relayout(s, operands[k].data, target, scratch[k].data());
-      data[k] = scratch[k].data();
-    }
-  }
+  const OperandsInResultOrder in_order = InResultOrder(out, operands);
+  const std::vector<const uint8_t*>& data = in_order.data;
+  const std::vector<int64_t>& step = in_order.step;
   const PrimitiveType in_type = operands[0].shape->element_type;
   auto load = [&](size_t k, int64_t i) {
     return LoadComplex(operands[k].shape->element_type, data[k] + i * step[k]);

@@ -71,15 +71,6 @@ std::optional<std::vector<int64_t>> Dims(std::string_view json, std::string_view
 }
 
 template <typename Acc>
-Acc Load(PrimitiveType t, const uint8_t* p) {
-  if constexpr (std::is_same_v<Acc, int64_t>) {
-    return LoadInt(t, p);
-  } else {
-    return static_cast<Acc>(LoadDouble(t, p));
-  }
-}
-
-template <typename Acc>
 Bytes Gemm(const Shape& out, const ArrayRef& a, const ArrayRef& b, const ArrayRef* c,
            const std::vector<int64_t>& lb, const std::vector<int64_t>& lc,
            const std::vector<int64_t>& rb, const std::vector<int64_t>& rc, double alpha,
@@ -121,8 +112,8 @@ Bytes Gemm(const Shape& out, const ArrayRef& a, const ArrayRef& b, const ArrayRe
       int64_t ao = 0, bo = 0;
       for (size_t d = 0; d < ai.size(); ++d) ao += ai[d] * astr[d];
       for (size_t d = 0; d < bi.size(); ++d) bo += bi[d] * bstr[d];
-      const Acc x = Load<Acc>(as.element_type, a.data + ao * aeb);
-      const Acc y = Load<Acc>(bs.element_type, b.data + bo * beb);
+      const Acc x = LoadAs<Acc>(as.element_type, a.data + ao * aeb);
+      const Acc y = LoadAs<Acc>(bs.element_type, b.data + bo * beb);
       if constexpr (std::is_same_v<Acc, int64_t>) {
         acc = static_cast<int64_t>(static_cast<uint64_t>(acc) +
                                    static_cast<uint64_t>(x) * static_cast<uint64_t>(y));

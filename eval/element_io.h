@@ -10,6 +10,7 @@
 #include <complex>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "hlo/primitive_type.h"
 
@@ -41,6 +42,16 @@ double LoadDouble(PrimitiveType type, const uint8_t* p);
 // Integer types and pred: the value as a sign- or zero-extended int64 bit pattern. Float types:
 // the value truncated toward zero and saturated (NaN -> 0).
 int64_t LoadInt(PrimitiveType type, const uint8_t* p);
+// An element as a dot's accumulator: int64_t for integer accumulation, else converted from
+// the double LoadDouble gives (ragged-dot, cublas gemm).
+template <typename Acc>
+Acc LoadAs(PrimitiveType type, const uint8_t* p) {
+  if constexpr (std::is_same_v<Acc, int64_t>) {
+    return LoadInt(type, p);
+  } else {
+    return static_cast<Acc>(LoadDouble(type, p));
+  }
+}
 // Stores a double (floats rounded as above; integers saturated, NaN -> 0; pred: != 0;
 // complex: real part v, imaginary part 0).
 void StoreDouble(PrimitiveType type, uint8_t* p, double v);

@@ -437,28 +437,9 @@ absl::StatusOr<Bytes> EvalElementwise(const Instruction& instr,
   }
 
   // Each operand in the result's physical order (rank-0 operands broadcast with stride 0).
-  std::vector<Bytes> scratch(operands.size());
-  std::vector<const uint8_t*> data(operands.size());
-  std::vector<int64_t> step(operands.size());
-  for (size_t k = 0; k < operands.size(); ++k) {
-    const Shape& s = *operands[k].shape;
-    int eb = ElementBytes(s.element_type);
-    if (s.rank() == 0 && out.rank() > 0) {
-      data[k] = operands[k].data;
-      step[k] = 0;
-      continue;
-    }
-    step[k] = eb;
-    if (PhysicalStrides(s) == PhysicalStrides(out)) {
-      data[k] = operands[k].data;
-    } else {
-      scratch[k].resize(static_cast<size_t>(s.ElementCount() * eb));
-      Shape target = out;
-      target.element_type = s.element_type;
-      Relayout(s, operands[k].data, target, scratch[k].data());
-      data[k] = scratch[k].data();
-    }
-  }
+  const OperandsInResultOrder in_order = InResultOrder(out, operands);
+  const std::vector<const uint8_t*>& data = in_order.data;
+  const std::vector<int64_t>& step = in_order.step;
   int out_bytes = ElementBytes(out_type);
   PrimitiveType in_type = operands[0].shape->element_type;
   bool total_order = false;
@@ -510,6 +491,33 @@ absl::StatusOr<Bytes> EvalElementwise(const Instruction& instr,
     }
   }
   return result;
+}
+
+OperandsInResultOrder InResultOrder(const Shape& out, absl::Span<const ArrayRef> operands) {
+  OperandsInResultOrder r;
+  r.scratch.resize(operands.size());
+  r.data.resize(operands.size());
+  r.step.resize(operands.size());
+  for (size_t k = 0; k < operands.size(); ++k) {
+    const Shape& s = *operands[k].shape;
+    const int eb = ElementBytes(s.element_type);
+    if (s.rank() == 0 && out.rank() > 0) {
+      r.data[k] = operands[k].data;
+      r.step[k] = 0;
+      continue;
+    }
+    r.step[k] = eb;
+    if (PhysicalStrides(s) == PhysicalStrides(out)) {
+      r.data[k] = operands[k].data;
+    } else {
+      r.scratch[k].resize(static_cast<size_t>(s.ElementCount() * eb));
+      Shape target = out;
+      target.element_type = s.element_type;
+      Relayout(s, operands[k].data, target, r.scratch[k].data());
+      r.data[k] = r.scratch[k].data();
+    }
+  }
+  return r;
 }
 
 }  // namespace hloscope::eval

@@ -35,6 +35,15 @@ void StoreScalar(PrimitiveType type, uint8_t* p, const Scalar& s);
 // operands of a ranked op are broadcast (clamp's bounds, select's predicate).
 absl::StatusOr<Bytes> EvalElementwise(const Instruction& instr,
                                       absl::Span<const ArrayRef> operands);
+// The operands of an elementwise op read in the result's physical order: element i of operand
+// k is at data[k] + i * step[k]. A rank-0 operand of a ranked result broadcasts (step 0); an
+// operand in another layout is copied into `scratch` in the result's.
+struct OperandsInResultOrder {
+  std::vector<Bytes> scratch;
+  std::vector<const uint8_t*> data;
+  std::vector<int64_t> step;
+};
+OperandsInResultOrder InResultOrder(const Shape& out, absl::Span<const ArrayRef> operands);
 // One binary elementwise opcode on two scalars of `type` (reduce's fast path).
 Scalar ApplyBinary(Opcode op, PrimitiveType type, const Scalar& a, const Scalar& b);
 bool IsSupportedElementwise(Opcode op);

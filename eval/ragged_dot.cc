@@ -29,15 +29,6 @@ bool Has(absl::Span<const int64_t> v, int64_t x) {
 }
 
 template <typename Acc>
-Acc Load(PrimitiveType t, const uint8_t* p) {
-  if constexpr (std::is_same_v<Acc, int64_t>) {
-    return LoadInt(t, p);
-  } else {
-    return static_cast<Acc>(LoadDouble(t, p));
-  }
-}
-
-template <typename Acc>
 absl::StatusOr<Bytes> RaggedDotWith(const Instruction& instr, absl::Span<const ArrayRef> ops) {
   const DotDimensionNumbers dn = ReadDotDimensionNumbers(instr);
   const Shape& ls = *ops[0].shape;
@@ -164,8 +155,8 @@ absl::StatusOr<Bytes> RaggedDotWith(const Instruction& instr, absl::Span<const A
         int64_t lo = 0, ro = 0;
         for (size_t d = 0; d < lidx.size(); ++d) lo += lidx[d] * lstr[d];
         for (size_t d = 0; d < ridx.size(); ++d) ro += ridx[d] * rstr[d];
-        const Acc a = Load<Acc>(ls.element_type, ops[0].data + lo * leb);
-        const Acc b = Load<Acc>(rs.element_type, ops[1].data + ro * reb);
+        const Acc a = LoadAs<Acc>(ls.element_type, ops[0].data + lo * leb);
+        const Acc b = LoadAs<Acc>(rs.element_type, ops[1].data + ro * reb);
         if constexpr (std::is_same_v<Acc, int64_t>) {
           acc = static_cast<int64_t>(static_cast<uint64_t>(acc) +
                                      static_cast<uint64_t>(a) * static_cast<uint64_t>(b));

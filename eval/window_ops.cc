@@ -14,7 +14,6 @@
 #include "eval/layout_util.h"
 #include "hlo/attribute_values.h"
 #include "hlo/computation.h"
-#include "support/str_util.h"
 #include "hlo/window_attribute.h"
 #include "support/status_text.h"
 #include "support/str_util.h"

@@ -538,18 +538,23 @@ absl::Status DomainToProto(std::string_view body, xla_proto::HloInstructionProto
   return absl::OkStatus();
 }
 
+// A quoted string attribute, unescaped, into the string field `set` of `out`.
+absl::Status SetUnquoted(std::string_view value,
+                         void (xla_proto::HloInstructionProto::*set)(const std::string&),
+                         xla_proto::HloInstructionProto* out) {
+  absl::StatusOr<std::string> v = Unquoted(value);
+  if (!v.ok()) return v.status();
+  (out->*set)(*v);
+  return absl::OkStatus();
+}
+
 // Attributes of many opcodes: shapes of slices, names, configs, metadata, sharding, aliasing.
 // nullopt: `key` is not one of them.
 std::optional<absl::Status> GeneralAttributeToProto(const Instruction& instr, Opcode op,
                                                     std::string_view key, std::string_view value,
                                                     xla_proto::HloInstructionProto* out) {
   using P = xla_proto::HloInstructionProto;
-  auto str = [&](void (P::*set)(const std::string&)) {
-    absl::StatusOr<std::string> v = Unquoted(value);
-    if (!v.ok()) return v.status();
-    (out->*set)(*v);
-    return absl::OkStatus();
-  };
+  auto str = [&](void (P::*set)(const std::string&)) { return SetUnquoted(value, set, out); };
   if (key == "index") return SetInt(value, [&](int64_t v) { out->set_tuple_index(v); });
   // reshape's inferred_dimension is kept in `dimensions`, as XLA does.
   if (key == "dimensions" || key == "iota_dimension" || key == "dimension" ||
@@ -830,12 +835,7 @@ std::optional<absl::Status> LessCommonAttributeToProto(const Instruction& /*inst
                                                        std::string_view key, std::string_view value,
                                                        xla_proto::HloInstructionProto* out) {
   using P = xla_proto::HloInstructionProto;
-  auto str = [&](void (P::*set)(const std::string&)) {
-    absl::StatusOr<std::string> v = Unquoted(value);
-    if (!v.ok()) return v.status();
-    (out->*set)(*v);
-    return absl::OkStatus();
-  };
+  auto str = [&](void (P::*set)(const std::string&)) { return SetUnquoted(value, set, out); };
   if (key == "distribution") {
     return SetEnum<xla_proto::RandomDistribution>(
         value, "", xla_proto::RandomDistribution_Parse,

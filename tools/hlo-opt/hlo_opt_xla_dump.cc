@@ -23,8 +23,8 @@
 #include "support/status_text.h"
 #include "support/str_util.h"
 #include "tools/common/error_line.h"
-#include "tools/hlo-opt/hlo_opt_memory_diff.h"
 #include "tools/common/parallel_modules.h"
+#include "tools/hlo-opt/hlo_opt_memory_diff.h"
 
 namespace hloscope {
 
@@ -521,18 +521,27 @@ class Progress {
   double last_ = 0;
 };
 
-int RunIndex(const DumpDirectory& dir, const MemoryFlags& memory, const std::string& output) {
-  std::vector<ModuleRow> rows(dir.modules.size());
+// Runs fill(k, items[k]) for every item, --jobs at a time with progress on stderr, and keeps
+// each result in the item's `error`; the failures, in item order.
+template <typename Item, typename Fill>
+std::vector<absl::Status> FillEach(std::vector<Item>& items, Fill fill) {
   std::vector<absl::Status> errors;
-  Progress progress(rows.size());
+  Progress progress(items.size());
   ForEachInOrder(
-      rows.size(), ProcessJobs(), static_cast<size_t>(ProcessJobs()) * 2,
-      [&](size_t k) { rows[k].error = FillRow(dir.modules[k], memory.options, rows[k]); },
+      items.size(), ProcessJobs(), static_cast<size_t>(ProcessJobs()) * 2,
+      [&](size_t k) { items[k].error = fill(k, items[k]); },
       [&](size_t k) {
-        if (!rows[k].error.ok()) errors.push_back(rows[k].error);
+        if (!items[k].error.ok()) errors.push_back(items[k].error);
         progress.Done(k + 1);
       },
       [](size_t) {});
+  return errors;
+}
+
+int RunIndex(const DumpDirectory& dir, const MemoryFlags& memory, const std::string& output) {
+  std::vector<ModuleRow> rows(dir.modules.size());
+  std::vector<absl::Status> errors = FillEach(
+      rows, [&](size_t k, ModuleRow& row) { return FillRow(dir.modules[k], memory.options, row); });
   if (!errors.empty()) {
     int code = 1;
     for (const absl::Status& e : errors) {
@@ -833,16 +842,9 @@ int RunOneModule(const DumpDirectory& dir, const DumpModule& m, const MemoryFlag
   }
   // The per-pass dumps, --jobs at a time.
   std::vector<PassPoint> points(m.passes.size());
-  std::vector<absl::Status> errors;
-  Progress progress(points.size());
-  ForEachInOrder(
-      points.size(), ProcessJobs(), static_cast<size_t>(ProcessJobs()) * 2,
-      [&](size_t k) { points[k].error = FillPassPoint(m.passes[k], memory.options, points[k]); },
-      [&](size_t k) {
-        if (!points[k].error.ok()) errors.push_back(points[k].error);
-        progress.Done(k + 1);
-      },
-      [](size_t) {});
+  std::vector<absl::Status> errors = FillEach(points, [&](size_t k, PassPoint& point) {
+    return FillPassPoint(m.passes[k], memory.options, point);
+  });
   absl::StatusOr<LoadedModule> loaded = LoadDumpModule(*final_file);
   if (!loaded.ok()) {
     errors.push_back(loaded.status().code() == absl::StatusCode::kUnimplemented
