@@ -10,6 +10,8 @@ Everything is computed by the C++ libraries (hloscope._hloscope); this file only
 results. Errors are HloError (bad input: file, line, column or byte offset, and the CLI's
 message) and UsageError (an option the CLI refuses).
 """
+import csv
+import io
 import json
 import os
 
@@ -135,6 +137,16 @@ class MemoryReport(Record):
     def to_json(self):
         """The report as JSON with integers as numbers (the CLI writes int64 as strings)."""
         return json.dumps(self._data, indent=2)
+
+    def timeline(self):
+        """The live bytes at every step, as hlo-opt --format=csv prints them: a Table of rows
+        (module, step, instruction, stage, live_bytes, and the CLI's other columns: when with
+        passes, host_bytes with host memory), integers as ints; .to_pandas() gives a
+        DataFrame."""
+        rows = []
+        for row in csv.DictReader(io.StringIO(self._comparison.csv())):
+            rows.append({k: (int(v) if v.lstrip("-").isdigit() else v) for k, v in row.items()})
+        return Table(rows)
 
 
 class PassResult:

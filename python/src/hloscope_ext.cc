@@ -16,9 +16,9 @@
 #include "analysis/dataflow_report.h"
 #include "analysis/dataflow_report.pb.h"
 #include "analysis/memory/memory_comparison.h"
+#include "analysis/memory/memory_context.h"
 #include "analysis/memory/memory_diff.h"
 #include "analysis/memory/memory_diff.pb.h"
-#include "analysis/memory/memory_context.h"
 #include "analysis/memory/memory_report.pb.h"
 #include "analysis/memory/memory_report_printers.h"
 #include "analysis/memory/xla_buffer_assignment.h"
@@ -43,13 +43,13 @@
 #include "support/status_text.h"
 #include "tools/common/file_io.h"
 #include "tools/common/flag_table.h"
+#include "tools/common/load_input.h"
+#include "tools/common/load_module.h"
+#include "tools/common/xla_dump_files.h"
 #include "tools/hlo-opt/hlo_opt_analysis.h"
 #include "tools/hlo-opt/hlo_opt_memory.h"
 #include "tools/hlo-pipeline/hlo_pipeline_flags.h"
 #include "tools/hlo-pipeline/hlo_pipeline_run.h"
-#include "tools/common/load_input.h"
-#include "tools/common/load_module.h"
-#include "tools/common/xla_dump_files.h"
 
 namespace py = pybind11;
 
@@ -570,9 +570,20 @@ py::tuple ComparePipelines(const std::vector<std::string>& args) {
 PYBIND11_MODULE(_hloscope, m) {
   m.doc() = "hloscope's C++ libraries; use the hloscope package, not this module.";
   py::class_<ReportHandle, std::shared_ptr<ReportHandle>>(m, "_MemoryComparison")
-      .def("html", [](const ReportHandle& h) {
-        py::gil_scoped_release release;
-        return h.Html();
+      .def("html",
+           [](const ReportHandle& h) {
+             py::gil_scoped_release release;
+             return h.Html();
+           })
+      // The timeline as hlo-opt --format=csv prints it (one row per step).
+      .def("csv", [](const ReportHandle& h) {
+        absl::StatusOr<std::string> csv;
+        {
+          py::gil_scoped_release release;
+          csv = PrintMemoryComparison(h.comparison, {.format = MemoryFormat::kCsv});
+        }
+        if (!csv.ok()) Raise(csv.status(), "memory_report");
+        return *csv;
       });
   py::class_<PyModule, std::shared_ptr<PyModule>>(m, "_Module")
       .def_property_readonly("name", [](const PyModule& p) { return Str(p.module->name()); })

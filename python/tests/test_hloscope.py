@@ -532,3 +532,22 @@ def test_dump_directory_memory_diff_equals_cli(tmp_path, corpus, hlo_opt):
     diff = d.memory_diff(1, "m2", top=3)
     same_as_cli(diff.to_dict(), run_cli(hlo_opt, f"--xla-dump={tmp_path}", "--memory-diff=1,m2",
                                         "--top=3", "--format=json"), "dump memory_diff")
+
+
+def test_memory_report_timeline_equals_cli_csv(corpus, hlo_opt):
+    import csv as csv_module
+    import subprocess
+    for name, passes in ((DUS, None), (WHILE, "copy-elision")):
+        r = hloscope.load(corpus / name).memory_report(passes=passes)
+        args = [str(hlo_opt), str(corpus / name), "--memory-report", "--format=csv"]
+        if passes:
+            args.append(f"--passes={passes}")
+        done = subprocess.run(args, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        cli = list(csv_module.DictReader(done.stdout.splitlines()))
+        rows = r.timeline()
+        assert len(rows) == len(cli) > 0
+        assert [{k: str(v) for k, v in row.items()} for row in rows.to_dicts()] == cli
+        assert type(rows[0].live_bytes) is int and rows[0].step == 0
+        if passes is None:
+            assert max(row.live_bytes for row in rows) == r.peak_bytes
