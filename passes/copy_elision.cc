@@ -21,6 +21,7 @@
 #include "hlo/parser.h"
 #include "hlo/printer.h"
 #include "hlo/reachable_computations.h"
+#include "passes/control_edges.h"
 #include "passes/copy_elision_report.h"
 #include "passes/in_flight_buffers.h"
 #include "support/checked_int.h"
@@ -445,17 +446,6 @@ void Elider::Abort() {
   live_.Restore(std::move(pending_->x));
   live_.Restore(std::move(pending_->c));
   pending_.reset();
-}
-
-// `before` -> `after`, printed as after's control-predecessors={...}.
-void AddPrintedControlEdge(Instruction* before, Instruction* after) {
-  after->AddControlPredecessor(before);
-  if (after->FindAttribute(kAttrControlPredecessors) == nullptr) {
-    Attribute printed;  // where the printer writes control-predecessors={...}
-    printed.key = kAttrControlPredecessors;
-    printed.is_control_predecessors = true;
-    InstructionBuilder(after).AddAttribute(printed);
-  }
 }
 
 Instruction* FindByName(const Module& module, std::string_view computation, std::string_view name) {

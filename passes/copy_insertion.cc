@@ -20,6 +20,7 @@
 #include "fmt/format.h"
 #include "hlo/computation.h"
 #include "hlo/input_output_alias.h"
+#include "passes/control_edges.h"
 #include "passes/copy_elision_report.h"
 #include "passes/dce.h"
 #include "passes/flatten_call_graph.h"
@@ -203,17 +204,6 @@ class DeepCopier {
   absl::flat_hash_map<Computation*, std::vector<std::pair<Instruction*, Instruction*>>> moves_;
   std::vector<Computation*> comps_;
 };
-
-// `before` -> `after`, printed as after's control-predecessors={...}.
-void AddPrintedControlEdge(Instruction* before, Instruction* after) {
-  after->AddControlPredecessor(before);
-  if (after->FindAttribute(kAttrControlPredecessors) == nullptr) {
-    Attribute printed;  // where the printer writes control-predecessors={...}
-    printed.key = kAttrControlPredecessors;
-    printed.is_control_predecessors = true;
-    InstructionBuilder(after).AddAttribute(printed);
-  }
-}
 
 // XLA's control edge from the copy that reads a buffer's old value to the copy that writes
 // its new one (a while element's parameter and root copies, a donated parameter's copy and
