@@ -3,6 +3,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "analysis/memory/memory_report.pb.h"
 #include "analysis/memory/xla_comparison_printers_internal.h"
 #include "fmt/format.h"
@@ -175,15 +176,27 @@ void AppendHeapSvg(std::string_view id, std::string_view title, std::string_view
 
 // Each pair of the side-by-side as two bars on one scale, XLA's above ours, the largest pairs
 // first: where the model's allocations differ from XLA's in size or are missing on one side.
+// An allocation of ours beside several of XLA's (the temp one, beside XLA's small outputs
+// whose values it holds) is drawn once, in its pair with the largest of XLA's; the others name
+// it.
 void AppendAllocationBars(const XlaAssignmentComparison& c, std::string& out) {
   if (c.allocations.empty()) return;
   constexpr size_t kMaxPairs = 64;
   constexpr int kBar = 9, kRow = 2 * kBar + 6, kLabel = 90, kBars = 520, kWidth = 960;
+  absl::flat_hash_map<int64_t, const XlaAllocationPair*> drawn;  // by our index
+  for (const XlaAllocationPair& a : c.allocations) {
+    if (a.ours_index < 0) continue;
+    auto [it, first] = drawn.try_emplace(a.ours_index, &a);
+    if (!first && a.xla_bytes > it->second->xla_bytes) it->second = &a;
+  }
+  const auto draws_ours = [&](const XlaAllocationPair* a) {
+    return a->ours_index >= 0 && drawn.at(a->ours_index) == a;
+  };
+  const auto larger = [&](const XlaAllocationPair* a) {
+    return std::max(a->xla_bytes, draws_ours(a) ? a->ours_bytes : 0);
+  };
   std::vector<const XlaAllocationPair*> pairs;
   for (const XlaAllocationPair& a : c.allocations) pairs.push_back(&a);
-  const auto larger = [](const XlaAllocationPair* a) {
-    return std::max(a->xla_bytes, a->ours_bytes);
-  };
   std::stable_sort(pairs.begin(), pairs.end(),
                    [&](const XlaAllocationPair* x, const XlaAllocationPair* y) {
                      return larger(x) > larger(y);
@@ -221,7 +234,15 @@ void AppendAllocationBars(const XlaAssignmentComparison& c, std::string& out) {
           HtmlEscape(HumanBytes(bytes)), HtmlEscape(kind));
     };
     bar("xla", a.xla_index, a.xla_kind, a.xla_bytes, a.xla_values, y, "#ff7f0e");
-    bar("ours", a.ours_index, a.ours_kind, a.ours_bytes, a.ours_values, y + kBar, "#1f77b4");
+    if (draws_ours(&a)) {
+      bar("ours", a.ours_index, a.ours_kind, a.ours_bytes, a.ours_values, y + kBar, "#1f77b4");
+    } else if (a.ours_index >= 0) {
+      out += fmt::format(
+          "<text class=\"allocation-again\" x=\"{}\" y=\"{}\" font-size=\"9\">our {} "
+          "({}), drawn beside XLA's {}</text>\n",
+          kLabel, y + 2 * kBar - 1, a.ours_index, HtmlEscape(HumanBytes(a.ours_bytes)),
+          Index(drawn.at(a.ours_index)->xla_index));
+    }
     y += kRow;
   }
   out += "</svg></figure>\n";
