@@ -1,12 +1,14 @@
 // The memory report as HTML (`hlo-opt --memory-report --format=html`): one self-contained page
 // (inline SVG, CSS and one small script; no fonts, links or anything fetched) plotting live bytes
 // over each module's entry schedule, one line per stage when stages are named inside the module,
-// before and after when passes ran; the live bytes stacked by category; the buffers live at the
-// peak grouped by category and op_name scope (collapsible); the simulated heap, each buffer a box
-// over the steps it lives at its offset, with the layout at the peak and a table of its buffers
-// (sortable, hover for a tooltip and the box highlighted: memory_report_html_buffers.h); and, for
-// pipelined modules only, per stage the activations per microbatch, with each rank's peak under a
-// pipeline schedule when one is given.
+// before and after when passes ran; with host-offloaded buffers, the device's and the host's
+// apart (the limit line against the device's); when the peak is inside a callee, what the
+// callee holds at its peak (memory_report_html_callees.h); the live bytes stacked by category;
+// the buffers live at the peak grouped by category and op_name scope (collapsible); the
+// simulated heap, each buffer a box over the steps it lives at its offset, with the layout at
+// the peak and a table of its buffers (sortable, hover for a tooltip and the box highlighted:
+// memory_report_html_buffers.h); and, for pipelined modules only, per stage the activations per
+// microbatch, with each rank's peak under a pipeline schedule when one is given.
 #include <algorithm>
 #include <iterator>
 #include <limits>
@@ -15,6 +17,7 @@
 
 #include "analysis/memory/memory_limit.h"
 #include "analysis/memory/memory_report_html_buffers.h"
+#include "analysis/memory/memory_report_html_callees.h"
 #include "analysis/memory/memory_report_internal.h"
 #include "analysis/memory/memory_report_printers.h"
 #include "analysis/memory/xla_comparison_printers_internal.h"
@@ -57,8 +60,10 @@ std::vector<std::pair<size_t, int64_t>> Downsample(const std::vector<int64_t>& v
   return out;
 }
 
+// `svg_class`: the drawing's classes ("plot", and what tells it apart).
 void AppendPlot(const std::string& title, const std::vector<Series>& series,
-                std::optional<int64_t> limit, std::string& out) {
+                std::optional<int64_t> limit, std::string& out,
+                std::string_view svg_class = "plot") {
   size_t steps = 1;
   int64_t max_bytes = std::max<int64_t>(1, limit.value_or(1));
   for (const Series& s : series) {
@@ -74,9 +79,9 @@ void AppendPlot(const std::string& title, const std::vector<Series>& series,
   };
   out += fmt::format("<h2>{}</h2>\n", Escape(title));
   out += fmt::format(
-      "<svg class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
+      "<svg class=\"{}\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
       "viewBox=\"0 0 {} {}\" role=\"img\">\n",
-      kWidth, kHeight, kWidth, kHeight);
+      svg_class, kWidth, kHeight, kWidth, kHeight);
   out += fmt::format("<title>{}: live bytes per entry instruction</title>\n", Escape(title));
   out += fmt::format(
       "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#fafafa\" "
@@ -132,6 +137,34 @@ std::vector<int64_t> Totals(const ModuleMemory& m) {
   v.reserve(m.timeline.size());
   for (const TimelinePoint& p : m.timeline) v.push_back(p.live_bytes);
   return v;
+}
+
+// Device and host memory apart, when some buffer is on the host (S(5), MoveToHost,
+// annotate_device_placement: host_placement.h): each step's device bytes (its live bytes less
+// their host part) and host bytes, and the memory limit, which is the device's, held against
+// the device's line only.
+void AppendHostMemory(const ModuleMemory& m, std::optional<int64_t> limit, std::string& out) {
+  if (m.host_peak_bytes <= 0) return;
+  std::vector<int64_t> device, host;
+  device.reserve(m.timeline.size());
+  host.reserve(m.timeline.size());
+  for (const TimelinePoint& p : m.timeline) {
+    device.push_back(p.live_bytes - p.host_bytes);
+    host.push_back(p.host_bytes);
+  }
+  AppendPlot(fmt::format("device and host memory of {}", m.module),
+             {{"device", "#1f77b4", false, std::move(device)},
+              {"host (offloaded, S(5))", "#ff7f0e", true, std::move(host)}},
+             limit, out, "plot host-memory");
+  out += fmt::format(
+      "<p class=\"host-peaks\">device peak {} bytes ({}) at {}; host peak (offloaded, S(5)) {} "
+      "bytes ({}) at {}{}</p>\n",
+      m.device_peak_bytes, Escape(HumanBytes(m.device_peak_bytes)),
+      Escape(m.device_peak_instruction), m.host_peak_bytes, Escape(HumanBytes(m.host_peak_bytes)),
+      Escape(m.host_peak_instruction),
+      limit ? "; the memory limit is the device's: " +
+                  Escape(LimitVerdict(m.device_peak_bytes, *limit))
+            : std::string());
 }
 
 void AppendStageTable(const MemoryReport& r, std::string_view caption, std::string& out) {
@@ -469,8 +502,9 @@ std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* aft
     out += fmt::format("<p id=\"memory-limit\">memory limit {} bytes ({})", *memory_limit,
                        Escape(HumanBytes(*memory_limit)));
     for (const ModuleMemory& m : (after != nullptr ? *after : report).modules) {
+      // Held against the device's peak: host-offloaded buffers are not in its memory.
       out += fmt::format("; {}: {}", Escape(m.module),
-                         Escape(LimitVerdict(m.peak_bytes, *memory_limit)));
+                         Escape(LimitVerdict(DevicePeakBytes(m), *memory_limit)));
     }
     out += "</p>\n";
   }
@@ -506,7 +540,9 @@ std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* aft
     }
     const auto ids = memory_report_internal::HeapBoxIdsByName(m, i);
     AppendPlot(title, series, memory_limit, out);
+    AppendHostMemory(m, memory_limit, out);
     AppendTopBuffers(m, ids, out);
+    memory_report_internal::AppendCalleePeaksHtml(m, out);
     AppendPeakGroups(m, out);
     AppendCategories(m, out);
     AppendHeap(m, i, memory_limit, out);

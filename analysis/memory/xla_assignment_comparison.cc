@@ -266,6 +266,8 @@ std::string_view XlaValueDifferenceName(XlaValueDifferenceKind kind) {
       return "missing in XLA's";
     case XlaValueDifferenceKind::kPlacedElsewhere:
       return "placed elsewhere";
+    case XlaValueDifferenceKind::kOtherAllocation:
+      return "other allocation";
     case XlaValueDifferenceKind::kSizeDiffers:
       return "size differs";
     case XlaValueDifferenceKind::kLivesLonger:
@@ -277,6 +279,272 @@ std::string_view XlaValueDifferenceName(XlaValueDifferenceKind kind) {
 }
 
 namespace {
+
+// Every value, by name, on each side, and each side's order of them.
+struct Places {
+  absl::flat_hash_map<std::string, Place> xla, ours;
+  std::vector<std::string> xla_order, our_order;
+};
+
+Places PlaceValues(const XlaBufferAssignment& xla,
+                   const absl::flat_hash_map<int64_t, Place::Steps>& xla_range,
+                   const OurSide& ours) {
+  Places out;
+  for (const XlaAllocation& x : xla.allocations) {
+    for (const XlaAssignedValue& v : x.values) {
+      Place p;
+      p.allocation = x.index;
+      p.kind = XlaPlaceKind(x);
+      p.offset = v.offset;
+      p.bytes = v.bytes;
+      p.temp = x.is_preallocated_temp();
+      if (auto r = xla_range.find(v.id); r != xla_range.end()) p.steps = r->second;
+      std::string key = Key(v.instruction, v.index);
+      if (out.xla.try_emplace(key, std::move(p)).second) out.xla_order.push_back(std::move(key));
+    }
+  }
+  for (size_t i = 0; i < ours.allocations.size(); ++i) {
+    const OurAllocation& s = ours.allocations[i];
+    for (const OurValue& v : s.values) {
+      Place p{.allocation = static_cast<int64_t>(i),
+              .kind = s.place_kind,
+              .offset = v.offset,
+              .bytes = v.bytes,
+              .steps = v.steps,
+              .temp = s.temp,
+              .buffer = v.buffer};
+      if (out.ours.try_emplace(v.key, std::move(p)).second) out.our_order.push_back(v.key);
+    }
+  }
+  return out;
+}
+
+// The allocation of the other side that holds most of an allocation's bytes (a value of 0
+// bytes counts 1), ties to the lower index; -1 when it shares no value.
+int64_t MostShared(const absl::flat_hash_map<int64_t, int64_t>& shared) {
+  int64_t best = -1, best_bytes = 0;
+  for (const auto& [index, bytes] : shared) {
+    if (bytes > best_bytes || (bytes == best_bytes && index < best)) {
+      best = index;
+      best_bytes = bytes;
+    }
+  }
+  return best;
+}
+
+// Which allocation each side's allocation is beside on the other side (-1: none), counting
+// only the values both sides place in the same kind of allocation: the pairs a value is held
+// against for "other allocation" (a value in another kind is already "placed elsewhere").
+struct Pairing {
+  absl::flat_hash_map<int64_t, int64_t> ours_of_xla;  // by XLA's index
+  std::vector<int64_t> xla_of_ours;                   // by our index
+};
+
+// The allocations side by side (out.allocations): each of XLA's beside ours holding most of
+// its bytes, then ours that none of XLA's chose.
+Pairing PairAllocations(const XlaBufferAssignment& xla, const OurSide& ours, const Places& places,
+                        XlaAssignmentComparison& out) {
+  Pairing pairing;
+  std::vector<absl::flat_hash_map<int64_t, int64_t>> same_kind_by_ours(ours.allocations.size());
+  std::vector<bool> matched(ours.allocations.size(), false);
+  for (const XlaAllocation& x : xla.allocations) {
+    XlaAllocationPair row;
+    row.xla_index = x.index;
+    row.xla_kind = x.KindText();
+    row.xla_bytes = x.bytes;
+    row.xla_values = static_cast<int64_t>(x.values.size());
+    absl::flat_hash_map<int64_t, int64_t> shared, same_kind;
+    const XlaAssignedValue* largest = nullptr;
+    for (const XlaAssignedValue& v : x.values) {
+      if (largest == nullptr || v.bytes > largest->bytes) largest = &v;
+      const std::string key = Key(v.instruction, v.index);
+      auto it = places.ours.find(key);
+      if (it == places.ours.end()) continue;
+      const int64_t bytes = std::max<int64_t>(v.bytes, 1);
+      shared[it->second.allocation] += bytes;
+      if (it->second.kind == places.xla.at(key).kind) {
+        same_kind[it->second.allocation] += bytes;
+        same_kind_by_ours[it->second.allocation][x.index] += bytes;
+      }
+    }
+    pairing.ours_of_xla[x.index] = MostShared(same_kind);
+    const int64_t best = MostShared(shared);
+    if (best >= 0) {
+      const OurAllocation& s = ours.allocations[best];
+      matched[best] = true;
+      row.ours_index = best;
+      row.ours_kind = s.kind_text;
+      row.ours_bytes = s.bytes;
+      row.ours_values = static_cast<int64_t>(s.values.size());
+      for (const XlaAssignedValue& v : x.values) {
+        auto it = places.ours.find(Key(v.instruction, v.index));
+        if (it != places.ours.end() && it->second.allocation == best) {
+          row.example_value = Key(v.instruction, v.index);
+          break;
+        }
+      }
+    } else if (largest != nullptr) {
+      row.example_value = Key(largest->instruction, largest->index);
+    }
+    out.allocations.push_back(std::move(row));
+  }
+  for (const auto& same_kind : same_kind_by_ours) {
+    pairing.xla_of_ours.push_back(MostShared(same_kind));
+  }
+  for (size_t i = 0; i < ours.allocations.size(); ++i) {
+    if (matched[i]) continue;
+    const OurAllocation& s = ours.allocations[i];
+    XlaAllocationPair row;
+    row.ours_index = static_cast<int64_t>(i);
+    row.ours_kind = s.kind_text;
+    row.ours_bytes = s.bytes;
+    row.ours_values = static_cast<int64_t>(s.values.size());
+    const OurValue* largest = nullptr;
+    for (const OurValue& v : s.values) {
+      if (largest == nullptr || v.bytes > largest->bytes) largest = &v;
+    }
+    if (largest != nullptr) row.example_value = largest->key;
+    out.allocations.push_back(std::move(row));
+  }
+  return pairing;
+}
+
+// Where a value is, in each side's words, for the differences.
+struct Where {
+  const XlaBufferAssignment& xla;
+  const OurSide& ours;
+  std::string Xla(const Place& p) const {
+    return fmt::format("allocation {} ({}) at {}{}", p.allocation,
+                       xla.allocations[p.allocation].KindText(), p.offset, Steps(p));
+  }
+  std::string Ours(const Place& p) const {
+    return fmt::format("{} at {}{}", ours.allocations[p.allocation].kind_text, p.offset, Steps(p));
+  }
+};
+
+// Why a value XLA placed is missing in ours: the liveness profile counts a control-flow
+// callee's buffers as one block at its call and has no thread-local allocations.
+// `computation_of`: each instruction's computation, by name.
+std::string WhyMissing(
+    const Module& module, const OurSide& ours,
+    const absl::flat_hash_map<std::string_view, const Computation*>& computation_of,
+    std::string_view key, const Place& x) {
+  const std::string_view name = key.substr(0, key.find('{'));
+  auto c = computation_of.find(name);
+  if (c == computation_of.end() || c->second == module.entry() || !ours.callee_blocks) {
+    return "not placed";
+  }
+  return x.kind == "thread-local"
+             ? fmt::format("not placed (in '{}': no thread-local allocations here)",
+                           c->second->name())
+             : fmt::format("not placed (in '{}': counted in its callee peak at the call)",
+                           c->second->name());
+}
+
+// A value in an allocation of the same kind on both sides, but not in the one beside XLA's:
+// "in allocation N here, M in XLA's", and which allocation of ours is beside XLA's M (or which
+// of XLA's is beside our N). Nothing when the two allocations are each other's pair.
+std::optional<std::string> OtherAllocation(const Place& x, const Place& o, const Pairing& pairing) {
+  auto it = pairing.ours_of_xla.find(x.allocation);
+  const int64_t ours_beside = it == pairing.ours_of_xla.end() ? -1 : it->second;
+  const int64_t xla_beside = pairing.xla_of_ours[o.allocation];
+  if (ours_beside == o.allocation && xla_beside == x.allocation) return std::nullopt;
+  std::string why = fmt::format("in allocation {} here, {} in XLA's", o.allocation, x.allocation);
+  if (ours_beside != o.allocation) {
+    why += ours_beside < 0 ? fmt::format("; none of ours is beside XLA's {}", x.allocation)
+                           : fmt::format("; XLA's {} is beside our {}", x.allocation, ours_beside);
+  } else {
+    why += fmt::format("; our {} is beside XLA's {}", o.allocation, xla_beside);
+  }
+  return why;
+}
+
+// Values both place, held against each other: in another kind of allocation, in another
+// allocation of the kind, of another size. Values in the temp allocations of both are
+// gathered by our buffer (in XLA's order; std::map keeps the report's order deterministic)
+// for their live ranges.
+void PlacementDifferences(const Module& module, const OurSide& ours, const Places& places,
+                          const Pairing& pairing, const Where& where,
+                          std::vector<XlaValueDifference>& all,
+                          std::map<int64_t, std::vector<const std::string*>>& by_buffer) {
+  absl::flat_hash_map<std::string_view, const Computation*> computation_of;
+  for (const Computation* c : module.computations()) {
+    for (const Instruction* in : c->instructions()) computation_of.try_emplace(in->name(), c);
+  }
+  for (const std::string& key : places.xla_order) {
+    const Place& x = places.xla.at(key);
+    auto it = places.ours.find(key);
+    if (it == places.ours.end()) {
+      if (x.bytes <= 0) continue;
+      all.push_back({XlaValueDifferenceKind::kMissingInOurs, key, x.bytes, where.Xla(x),
+                     WhyMissing(module, ours, computation_of, key, x)});
+      continue;
+    }
+    const Place& o = it->second;
+    const int64_t bytes = std::max(x.bytes, o.bytes);
+    if (x.kind != o.kind) {
+      all.push_back(
+          {XlaValueDifferenceKind::kPlacedElsewhere, key, bytes, where.Xla(x), where.Ours(o)});
+    } else if (std::optional<std::string> other = OtherAllocation(x, o, pairing)) {
+      all.push_back(
+          {XlaValueDifferenceKind::kOtherAllocation, key, bytes, where.Xla(x),
+           fmt::format("allocation {} ({}) at {}{} ({})", o.allocation,
+                       ours.allocations[o.allocation].kind_text, o.offset, Steps(o), *other)});
+    } else if (x.bytes != o.bytes) {
+      all.push_back(
+          {XlaValueDifferenceKind::kSizeDiffers, key, bytes, where.Xla(x), where.Ours(o)});
+    } else if (x.temp && o.temp && x.steps && o.steps) {
+      by_buffer[o.buffer].push_back(&key);
+    }
+  }
+}
+
+// Live ranges, a buffer at a time: our span is the buffer's (a loop's state, say, holds the
+// init, the body's values and the result), so it is held against the union of XLA's ranges of
+// the same values. Only what the trace settles is a difference: ours longer than XLA's longest
+// possible, or shorter than its shortest.
+void LiveRangeDifferences(const Places& places, const Where& where,
+                          const std::map<int64_t, std::vector<const std::string*>>& by_buffer,
+                          std::vector<XlaValueDifference>& all) {
+  for (const auto& [buffer, keys] : by_buffer) {
+    const Place& o = places.ours.at(*keys.front());
+    Place x = places.xla.at(*keys.front());
+    for (const std::string* key : keys) {
+      const Place::Steps& s = *places.xla.at(*key).steps;
+      x.steps->first = std::min(x.steps->first, s.first);
+      x.steps->last = std::max(x.steps->last, s.last);
+      x.steps->last_max = std::max(x.steps->last_max, s.last_max);
+    }
+    const int64_t ours_length = o.steps->last - o.steps->first;
+    XlaValueDifferenceKind kind;
+    if (ours_length > x.steps->last_max - x.steps->first) {
+      kind = XlaValueDifferenceKind::kLivesLonger;
+    } else if (ours_length < x.steps->last - x.steps->first) {
+      kind = XlaValueDifferenceKind::kLivesShorter;
+    } else {
+      continue;
+    }
+    std::string xla_where = where.Xla(x);
+    std::string ours_where = where.Ours(o);
+    if (keys.size() > 1) {
+      xla_where += fmt::format(" (the union of its buffer's {} values)", keys.size());
+      ours_where += fmt::format(" (one buffer of {} values)", keys.size());
+    }
+    all.push_back({kind, *keys.front(), std::max(x.bytes, o.bytes), std::move(xla_where),
+                   std::move(ours_where)});
+  }
+}
+
+// The differences, largest first: all counted, the `top` largest kept.
+void KeepLargest(std::vector<XlaValueDifference> all, int top, XlaAssignmentComparison& out) {
+  std::stable_sort(
+      all.begin(), all.end(),
+      [](const XlaValueDifference& x, const XlaValueDifference& y) { return x.bytes > y.bytes; });
+  out.differing_values = static_cast<int64_t>(all.size());
+  for (const XlaValueDifference& d : all) out.differing_bytes += d.bytes;
+  if (all.size() > static_cast<size_t>(std::max(top, 0))) all.resize(std::max(top, 0));
+  out.differences = std::move(all);
+}
 
 absl::StatusOr<XlaAssignmentComparison> Compare(const Module& module, const OurSide& ours,
                                                 const XlaBufferAssignment& dumped, int top) {
@@ -300,183 +568,45 @@ absl::StatusOr<XlaAssignmentComparison> Compare(const Module& module, const OurS
   absl::flat_hash_map<int64_t, Place::Steps> xla_range;
   ReadTrace(xla, steps, xla_range, out);
 
-  // Every value, by name, on each side.
-  absl::flat_hash_map<std::string, Place> xla_place, our_place;
-  std::vector<std::string> xla_order, our_order;
-  for (const XlaAllocation& x : xla.allocations) {
-    for (const XlaAssignedValue& v : x.values) {
-      Place p;
-      p.allocation = x.index;
-      p.kind = XlaPlaceKind(x);
-      p.offset = v.offset;
-      p.bytes = v.bytes;
-      p.temp = x.is_preallocated_temp();
-      if (auto r = xla_range.find(v.id); r != xla_range.end()) p.steps = r->second;
-      std::string key = Key(v.instruction, v.index);
-      if (xla_place.try_emplace(key, std::move(p)).second) xla_order.push_back(std::move(key));
-    }
-  }
-  for (size_t i = 0; i < ours.allocations.size(); ++i) {
-    const OurAllocation& s = ours.allocations[i];
-    for (const OurValue& v : s.values) {
-      Place p{.allocation = static_cast<int64_t>(i),
-              .kind = s.place_kind,
-              .offset = v.offset,
-              .bytes = v.bytes,
-              .steps = v.steps,
-              .temp = s.temp,
-              .buffer = v.buffer};
-      if (our_place.try_emplace(v.key, std::move(p)).second) our_order.push_back(v.key);
-    }
-  }
+  const Places places = PlaceValues(xla, xla_range, ours);
+  const Pairing pairing = PairAllocations(xla, ours, places, out);
 
-  // The allocations side by side: each of XLA's beside ours holding most of its bytes.
-  std::vector<bool> matched(ours.allocations.size(), false);
-  for (const XlaAllocation& x : xla.allocations) {
-    XlaAllocationPair row;
-    row.xla_index = x.index;
-    row.xla_kind = x.KindText();
-    row.xla_bytes = x.bytes;
-    row.xla_values = static_cast<int64_t>(x.values.size());
-    absl::flat_hash_map<int64_t, int64_t> shared;
-    const XlaAssignedValue* largest = nullptr;
-    for (const XlaAssignedValue& v : x.values) {
-      if (largest == nullptr || v.bytes > largest->bytes) largest = &v;
-      auto it = our_place.find(Key(v.instruction, v.index));
-      if (it != our_place.end()) shared[it->second.allocation] += std::max<int64_t>(v.bytes, 1);
-    }
-    int64_t best = -1, best_bytes = 0;
-    for (const auto& [index, bytes] : shared) {
-      if (bytes > best_bytes || (bytes == best_bytes && index < best)) {
-        best = index;
-        best_bytes = bytes;
-      }
-    }
-    if (best >= 0) {
-      const OurAllocation& s = ours.allocations[best];
-      matched[best] = true;
-      row.ours_index = best;
-      row.ours_kind = s.kind_text;
-      row.ours_bytes = s.bytes;
-      row.ours_values = static_cast<int64_t>(s.values.size());
-      for (const XlaAssignedValue& v : x.values) {
-        auto it = our_place.find(Key(v.instruction, v.index));
-        if (it != our_place.end() && it->second.allocation == best) {
-          row.example_value = Key(v.instruction, v.index);
-          break;
-        }
-      }
-    } else if (largest != nullptr) {
-      row.example_value = Key(largest->instruction, largest->index);
-    }
-    out.allocations.push_back(std::move(row));
-  }
-  for (size_t i = 0; i < ours.allocations.size(); ++i) {
-    if (matched[i]) continue;
-    const OurAllocation& s = ours.allocations[i];
-    XlaAllocationPair row;
-    row.ours_index = static_cast<int64_t>(i);
-    row.ours_kind = s.kind_text;
-    row.ours_bytes = s.bytes;
-    row.ours_values = static_cast<int64_t>(s.values.size());
-    const OurValue* largest = nullptr;
-    for (const OurValue& v : s.values) {
-      if (largest == nullptr || v.bytes > largest->bytes) largest = &v;
-    }
-    if (largest != nullptr) row.example_value = largest->key;
-    out.allocations.push_back(std::move(row));
-  }
-
-  // The values responsible for the difference.
-  absl::flat_hash_map<std::string_view, const Computation*> computation_of;
-  for (const Computation* c : module.computations()) {
-    for (const Instruction* in : c->instructions()) computation_of.try_emplace(in->name(), c);
-  }
-  auto xla_where = [&](const Place& p) {
-    return fmt::format("allocation {} ({}) at {}{}", p.allocation,
-                       xla.allocations[p.allocation].KindText(), p.offset, Steps(p));
-  };
-  auto our_where = [&](const Place& p) {
-    return fmt::format("{} at {}{}", ours.allocations[p.allocation].kind_text, p.offset, Steps(p));
-  };
+  const Where where{xla, ours};
   std::vector<XlaValueDifference> all;
-  // Values in the temp allocations of both, by our buffer, in XLA's order; std::map keeps
-  // the report's order deterministic.
   std::map<int64_t, std::vector<const std::string*>> by_buffer;
-  for (const std::string& key : xla_order) {
-    const Place& x = xla_place.at(key);
-    auto it = our_place.find(key);
-    if (it == our_place.end()) {
-      if (x.bytes <= 0) continue;
-      std::string why = "not placed";
-      const std::string_view name = std::string_view(key).substr(0, key.find('{'));
-      auto c = computation_of.find(name);
-      if (c != computation_of.end() && c->second != module.entry() && ours.callee_blocks) {
-        why = x.kind == "thread-local"
-                  ? fmt::format("not placed (in '{}': no thread-local allocations here)",
-                                c->second->name())
-                  : fmt::format("not placed (in '{}': counted in its callee peak at the call)",
-                                c->second->name());
-      }
-      all.push_back({XlaValueDifferenceKind::kMissingInOurs, key, x.bytes, xla_where(x), why});
-      continue;
-    }
-    const Place& o = it->second;
-    const int64_t bytes = std::max(x.bytes, o.bytes);
-    if (x.kind != o.kind) {
-      all.push_back(
-          {XlaValueDifferenceKind::kPlacedElsewhere, key, bytes, xla_where(x), our_where(o)});
-    } else if (x.bytes != o.bytes) {
-      all.push_back({XlaValueDifferenceKind::kSizeDiffers, key, bytes, xla_where(x), our_where(o)});
-    } else if (x.temp && o.temp && x.steps && o.steps) {
-      by_buffer[o.buffer].push_back(&key);
-    }
-  }
-  // Live ranges, a buffer at a time: our span is the buffer's (a loop's state, say, holds
-  // the init, the body's values and the result), so it is held against the union of XLA's
-  // ranges of the same values. Only what the trace settles is a difference: ours longer than
-  // XLA's longest possible, or shorter than its shortest.
-  for (const auto& [buffer, keys] : by_buffer) {
-    const Place& o = our_place.at(*keys.front());
-    Place x = xla_place.at(*keys.front());
-    for (const std::string* key : keys) {
-      const Place::Steps& s = *xla_place.at(*key).steps;
-      x.steps->first = std::min(x.steps->first, s.first);
-      x.steps->last = std::max(x.steps->last, s.last);
-      x.steps->last_max = std::max(x.steps->last_max, s.last_max);
-    }
-    const int64_t ours_length = o.steps->last - o.steps->first;
-    XlaValueDifferenceKind kind;
-    if (ours_length > x.steps->last_max - x.steps->first) {
-      kind = XlaValueDifferenceKind::kLivesLonger;
-    } else if (ours_length < x.steps->last - x.steps->first) {
-      kind = XlaValueDifferenceKind::kLivesShorter;
-    } else {
-      continue;
-    }
-    std::string where = xla_where(x);
-    std::string ours_where = our_where(o);
-    if (keys.size() > 1) {
-      where += fmt::format(" (the union of its buffer's {} values)", keys.size());
-      ours_where += fmt::format(" (one buffer of {} values)", keys.size());
-    }
+  PlacementDifferences(module, ours, places, pairing, where, all, by_buffer);
+  LiveRangeDifferences(places, where, by_buffer, all);
+  for (const std::string& key : places.our_order) {
+    const Place& o = places.ours.at(key);
+    if (o.bytes <= 0 || places.xla.contains(key)) continue;
     all.push_back(
-        {kind, *keys.front(), std::max(x.bytes, o.bytes), std::move(where), std::move(ours_where)});
+        {XlaValueDifferenceKind::kMissingInXla, key, o.bytes, "not placed", where.Ours(o)});
   }
-  for (const std::string& key : our_order) {
-    const Place& o = our_place.at(key);
-    if (o.bytes <= 0 || xla_place.contains(key)) continue;
-    all.push_back(
-        {XlaValueDifferenceKind::kMissingInXla, key, o.bytes, "not placed", our_where(o)});
-  }
-  std::stable_sort(
-      all.begin(), all.end(),
-      [](const XlaValueDifference& x, const XlaValueDifference& y) { return x.bytes > y.bytes; });
-  out.differing_values = static_cast<int64_t>(all.size());
-  for (const XlaValueDifference& d : all) out.differing_bytes += d.bytes;
-  if (all.size() > static_cast<size_t>(std::max(top, 0))) all.resize(std::max(top, 0));
-  out.differences = std::move(all);
+  KeepLargest(std::move(all), top, out);
   return out;
+}
+
+// The model's temp heap as XLA's is drawn: its preallocated temp allocations laid end to end,
+// each value a box over its live range on the whole-module timeline.
+void DrawModelHeap(const XlaModelAssignment& model, XlaAssignmentComparison& out) {
+  std::vector<XlaHeapBox> boxes;
+  int64_t base = 0;
+  for (const XlaModelAllocation& a : model.allocations) {
+    if (!a.preallocated_temp) continue;
+    for (const XlaModelValue& v : a.values) {
+      if (v.size <= 0) continue;
+      boxes.push_back({static_cast<int32_t>(v.start), static_cast<int32_t>(v.end), base + v.offset,
+                       v.size, v.name});
+    }
+    base += a.size;
+  }
+  constexpr size_t kMaxBoxes = 2000;
+  std::stable_sort(boxes.begin(), boxes.end(),
+                   [](const XlaHeapBox& x, const XlaHeapBox& y) { return x.bytes > y.bytes; });
+  if (boxes.size() > kMaxBoxes) boxes.resize(kMaxBoxes);
+  out.ours_heap = std::move(boxes);
+  out.ours_heap_steps = static_cast<int32_t>(model.timeline.size());
+  out.ours_heap_bytes = base;
 }
 
 }  // namespace
@@ -507,7 +637,9 @@ absl::StatusOr<XlaAssignmentComparison> CompareWithXla(const Module& module,
     }
     side.allocations.push_back(std::move(o));
   }
-  return Compare(module, side, xla, top);
+  absl::StatusOr<XlaAssignmentComparison> out = Compare(module, side, xla, top);
+  if (out.ok()) out->ours_model = "liveness";
+  return out;
 }
 
 absl::StatusOr<XlaAssignmentComparison> CompareModelWithXla(const Module& module,
@@ -569,7 +701,11 @@ absl::StatusOr<XlaAssignmentComparison> CompareModelWithXla(const Module& module
     }
     side.allocations.push_back(std::move(o));
   }
-  return Compare(module, side, xla, top);
+  absl::StatusOr<XlaAssignmentComparison> out = Compare(module, side, xla, top);
+  if (!out.ok()) return out.status();
+  out->ours_model = "xla";
+  DrawModelHeap(ours, *out);
+  return out;
 }
 
 }  // namespace hloscope

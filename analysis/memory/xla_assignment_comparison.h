@@ -16,6 +16,9 @@
 //    buffers as one block at its call, and never thread-local ones), or the other way round;
 //  - it is placed elsewhere: in another kind of allocation (a temporary that XLA put into an
 //    output allocation, say) or another parameter's;
+//  - it is in another allocation of the same kind: XLA's allocation M and our N are not each
+//    other's pair in the side-by-side (two outputs XLA shares one allocation between, say):
+//    "in allocation N here, M in XLA's";
 //  - its size differs (padding, alignment, tuple tables);
 //  - it lives longer or shorter: our buffer's span, held against the union of XLA's live
 //    ranges of the buffer's values in its heap-simulator trace, mapped onto our entry schedule
@@ -65,12 +68,13 @@ enum class XlaValueDifferenceKind {
   kMissingInOurs,
   kMissingInXla,
   kPlacedElsewhere,
+  kOtherAllocation,  // same kind, but not in the allocation beside XLA's
   kSizeDiffers,
   kLivesLonger,  // longer in ours than in XLA's
   kLivesShorter,
 };
-// "missing in ours", "missing in XLA's", "placed elsewhere", "size differs", "lives longer",
-// "lives shorter".
+// "missing in ours", "missing in XLA's", "placed elsewhere", "other allocation", "size
+// differs", "lives longer", "lives shorter".
 std::string_view XlaValueDifferenceName(XlaValueDifferenceKind kind);
 
 struct XlaValueDifference {
@@ -105,6 +109,15 @@ struct XlaAssignmentComparison {
   std::vector<XlaHeapBox> xla_heap;
   int32_t xla_heap_steps = 0;
   int64_t xla_heap_bytes = 0;
+  // Which of our models is "ours": "xla" (CompareModelWithXla) or "liveness" (CompareWithXla).
+  std::string ours_model;
+  // Under the xla model, its preallocated temp allocation(s) laid end to end as XLA's are,
+  // each value a box at its offset over the model's whole-module timeline (time = position on
+  // it, a callee's instructions each their own, as in XLA's trace); the largest 2000 values.
+  // Empty under liveness, whose heap the HTML page draws from the profile.
+  std::vector<XlaHeapBox> ours_heap;
+  int32_t ours_heap_steps = 0;
+  int64_t ours_heap_bytes = 0;
 };
 
 // Refuses an assignment of another module (ResolveXlaBufferAssignment's error). `ours` must

@@ -1,5 +1,9 @@
 #include <algorithm>
+#include <cctype>
+#include <string_view>
+#include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "analysis/memory/memory_report.pb.h"
 #include "analysis/memory/xla_comparison_printers_internal.h"
 #include "fmt/format.h"
@@ -19,6 +23,24 @@ std::string Percent(int64_t difference, int64_t base) {
 std::string Values(int64_t n) { return fmt::format("{} value{}", n, n == 1 ? "" : "s"); }
 
 std::string Index(int64_t i) { return i < 0 ? "-" : std::to_string(i); }
+
+// A pair whose two sides differ in size or kind, or that has one side only: it stands out.
+bool PairDiffers(const XlaAllocationPair& a) {
+  return a.xla_index < 0 || a.ours_index < 0 || a.xla_bytes != a.ours_bytes ||
+         a.xla_kind != a.ours_kind;
+}
+
+// A difference's name as an HTML class: "other allocation" -> "other-allocation".
+std::string ClassName(std::string_view name) {
+  std::string out;
+  for (char ch : name) {
+    if (std::isalnum(static_cast<unsigned char>(ch)))
+      out += ch;
+    else if (ch == ' ')
+      out += '-';
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -117,7 +139,8 @@ constexpr int kHeapLeft = 70, kHeapRight = 10, kHeapTop = 20, kHeapBottom = 40;
 constexpr const char* kColors[] = {"#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
                                    "#17becf", "#8c564b", "#e377c2", "#bcbd22"};
 
-// One heap as boxes (x: time, y: offset, height: bytes) in an SVG of its own.
+// One heap as boxes (x: time, y: offset, height: bytes) in an SVG of its own; `heap` bytes
+// reach the top (both sides' drawings share a scale, so their heights compare).
 void AppendHeapSvg(std::string_view id, std::string_view title, std::string_view time_axis,
                    const std::vector<XlaHeapBox>& boxes, int64_t steps, int64_t heap,
                    std::string& out) {
@@ -151,12 +174,95 @@ void AppendHeapSvg(std::string_view id, std::string_view title, std::string_view
       HtmlEscape(time_axis));
 }
 
+// Each pair of the side-by-side as two bars on one scale, XLA's above ours, the largest pairs
+// first: where the model's allocations differ from XLA's in size or are missing on one side.
+// An allocation of ours beside several of XLA's (the temp one, beside XLA's small outputs
+// whose values it holds) is drawn once, in its pair with the largest of XLA's; the others name
+// it.
+void AppendAllocationBars(const XlaAssignmentComparison& c, std::string& out) {
+  if (c.allocations.empty()) return;
+  constexpr size_t kMaxPairs = 64;
+  constexpr int kBar = 9, kRow = 2 * kBar + 6, kLabel = 90, kBars = 520, kWidth = 960;
+  absl::flat_hash_map<int64_t, const XlaAllocationPair*> drawn;  // by our index
+  for (const XlaAllocationPair& a : c.allocations) {
+    if (a.ours_index < 0) continue;
+    auto [it, first] = drawn.try_emplace(a.ours_index, &a);
+    if (!first && a.xla_bytes > it->second->xla_bytes) it->second = &a;
+  }
+  const auto draws_ours = [&](const XlaAllocationPair* a) {
+    return a->ours_index >= 0 && drawn.at(a->ours_index) == a;
+  };
+  const auto larger = [&](const XlaAllocationPair* a) {
+    return std::max(a->xla_bytes, draws_ours(a) ? a->ours_bytes : 0);
+  };
+  std::vector<const XlaAllocationPair*> pairs;
+  for (const XlaAllocationPair& a : c.allocations) pairs.push_back(&a);
+  std::stable_sort(pairs.begin(), pairs.end(),
+                   [&](const XlaAllocationPair* x, const XlaAllocationPair* y) {
+                     return larger(x) > larger(y);
+                   });
+  const size_t shown = std::min(pairs.size(), kMaxPairs);
+  const double max_bytes = static_cast<double>(std::max<int64_t>(1, larger(pairs.front())));
+  const int height = static_cast<int>(shown) * kRow + 30;
+  out += fmt::format(
+      "<figure class=\"xla-allocation-bars\"><figcaption>allocations side by side ({}; "
+      "XLA's above, ours ({}) below, one scale)</figcaption>\n"
+      "<svg id=\"xla-allocation-bars\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" "
+      "height=\"{}\" viewBox=\"0 0 {} {}\">\n",
+      shown < pairs.size() ? fmt::format("the largest {} of {}", shown, pairs.size())
+                           : fmt::format("all {}", pairs.size()),
+      HtmlEscape(c.ours_model.empty() ? "ours" : c.ours_model + " model"), kWidth, height, kWidth,
+      height);
+  int y = 10;
+  for (size_t k = 0; k < shown; ++k) {
+    const XlaAllocationPair& a = *pairs[k];
+    const bool differs = PairDiffers(a);
+    out += fmt::format(
+        "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"end\"{}>{} | {}</text>\n",
+        kLabel - 6, y + kBar + 3, differs ? " fill=\"#d62728\"" : "", Index(a.xla_index),
+        Index(a.ours_index));
+    const auto bar = [&](std::string_view side, int64_t index, const std::string& kind,
+                         int64_t bytes, int64_t values, int at, const char* colour) {
+      if (index < 0) return;
+      const double w = std::max(1.0, kBars * static_cast<double>(bytes) / max_bytes);
+      out += fmt::format(
+          "<rect class=\"allocation-bar {}\" x=\"{}\" y=\"{}\" width=\"{:.1f}\" "
+          "height=\"{}\" fill=\"{}\"><title>{} allocation {}: {} bytes ({}), {}, {}</title>"
+          "</rect><text x=\"{:.1f}\" y=\"{}\" font-size=\"9\">{} {}</text>\n",
+          side, kLabel, at, w, kBar, colour, side, index, bytes, HtmlEscape(HumanBytes(bytes)),
+          Values(values), HtmlEscape(kind), kLabel + w + 4, at + kBar - 1,
+          HtmlEscape(HumanBytes(bytes)), HtmlEscape(kind));
+    };
+    bar("xla", a.xla_index, a.xla_kind, a.xla_bytes, a.xla_values, y, "#ff7f0e");
+    if (draws_ours(&a)) {
+      bar("ours", a.ours_index, a.ours_kind, a.ours_bytes, a.ours_values, y + kBar, "#1f77b4");
+    } else if (a.ours_index >= 0) {
+      out += fmt::format(
+          "<text class=\"allocation-again\" x=\"{}\" y=\"{}\" font-size=\"9\">our {} "
+          "({}), drawn beside XLA's {}</text>\n",
+          kLabel, y + 2 * kBar - 1, a.ours_index, HtmlEscape(HumanBytes(a.ours_bytes)),
+          Index(drawn.at(a.ours_index)->xla_index));
+    }
+    y += kRow;
+  }
+  out += "</svg></figure>\n";
+}
+
 }  // namespace
 
 void AppendXlaComparisonHtml(const XlaAssignmentComparison& c, const ModuleMemory* ours,
                              std::string& out) {
   out += fmt::format("<h2>XLA's buffer assignment beside ours: module {}</h2>\n<p>from {}</p>\n",
                      HtmlEscape(c.module), HtmlEscape(c.source));
+  if (c.ours_model == "xla") {
+    out +=
+        "<p class=\"ours-model\">ours: the xla model (<code>--memory-model=xla</code>), our model "
+        "of XLA's buffer assignment: its allocations, kinds and offsets</p>\n";
+  } else if (c.ours_model == "liveness") {
+    out +=
+        "<p class=\"ours-model\">ours: the liveness profile (<code>--memory-model=liveness</code>"
+        "): its simulated allocations; a callee's buffers are one block at its call</p>\n";
+  }
   out +=
       "<table class=\"xla-totals\"><caption>bytes per kind</caption>\n"
       "<tr><th>kind</th><th>ours</th><th>XLA's</th><th>difference</th><th>%</th></tr>\n";
@@ -170,11 +276,13 @@ void AppendXlaComparisonHtml(const XlaAssignmentComparison& c, const ModuleMemor
       "<tr><th>XLA's</th><th>kind</th><th>bytes</th><th>values</th><th>ours</th><th>kind</th>"
       "<th>bytes</th><th>values</th><th>e.g.</th></tr>\n";
   for (const XlaAllocationPair& a : c.allocations) {
+    const bool differs = PairDiffers(a);
     out += fmt::format(
-        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td>{}</td><td>{}</td></tr>\n",
-        Index(a.xla_index), HtmlEscape(a.xla_kind), a.xla_bytes, a.xla_values, Index(a.ours_index),
-        HtmlEscape(a.ours_kind), a.ours_bytes, a.ours_values, HtmlEscape(a.example_value));
+        differs ? " class=\"differs\"" : "", Index(a.xla_index), HtmlEscape(a.xla_kind),
+        a.xla_bytes, a.xla_values, Index(a.ours_index), HtmlEscape(a.ours_kind), a.ours_bytes,
+        a.ours_values, HtmlEscape(a.example_value));
   }
   out += "</table>\n";
   out += fmt::format(
@@ -183,30 +291,43 @@ void AppendXlaComparisonHtml(const XlaAssignmentComparison& c, const ModuleMemor
       "<th>ours</th></tr>\n",
       c.differing_values, c.differing_bytes);
   for (const XlaValueDifference& d : c.differences) {
-    out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                       d.bytes, XlaValueDifferenceName(d.kind), HtmlEscape(d.value),
-                       HtmlEscape(d.xla), HtmlEscape(d.ours));
+    std::string kind(XlaValueDifferenceName(d.kind));
+    out += fmt::format(
+        "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+        ClassName(kind), d.bytes, kind, HtmlEscape(d.value), HtmlEscape(d.xla), HtmlEscape(d.ours));
   }
   out += "</table>\n";
-  // The preallocated temp allocation on both sides: XLA's values where its trace had them,
-  // ours where the simulation put them (our boxes above the own allocations of parameters,
-  // constants and outputs, moved down to start at 0 like XLA's).
+  AppendAllocationBars(c, out);
+  // The preallocated temp allocation on both sides: XLA's values where its trace had them, and
+  // ours: under the xla model its temp allocation(s) laid end to end as XLA's, each value over
+  // the whole-module timeline (XLA's trace is on the same kind of timeline); under liveness
+  // where the profile's simulation put them (our boxes above the own allocations of
+  // parameters, constants and outputs, moved down to start at 0 like XLA's).
   out += "<div class=\"xla-heaps\" style=\"display:flex;gap:12px\">\n";
+  const bool model = c.ours_model == "xla";
+  const int64_t scale = model ? std::max(c.xla_heap_bytes, c.ours_heap_bytes) : c.xla_heap_bytes;
   if (c.has_heap_trace) {
     AppendHeapSvg("xla-heap", "XLA's preallocated temp (its heap-simulator trace)",
-                  "XLA's trace order", c.xla_heap, c.xla_heap_steps, c.xla_heap_bytes, out);
+                  "XLA's trace order", c.xla_heap, c.xla_heap_steps, scale, out);
   } else {
     out += "<p>XLA's dump has no heap-simulator trace: its heap cannot be drawn.</p>\n";
   }
-  if (ours != nullptr) {
+  if (model) {
+    AppendHeapSvg(
+        "our-heap",
+        c.ours_heap_bytes > 0
+            ? fmt::format("ours: the xla model's preallocated temp ({} bytes)", c.ours_heap_bytes)
+            : std::string("ours: the xla model has no preallocated temp allocation"),
+        "whole-module timeline", c.ours_heap, c.ours_heap_steps, scale, out);
+  } else if (ours != nullptr) {
     const int64_t fixed = ours->heap_bytes - ours->allocations.temp_bytes;
     std::vector<XlaHeapBox> boxes;
     for (const HeapBox& b : ours->heap_boxes) {
       if (b.offset < fixed) continue;
       boxes.push_back({b.first, b.last, b.offset - fixed, b.bytes, b.name});
     }
-    AppendHeapSvg("our-heap", "our preallocated temp (simulated)", "entry steps", boxes,
-                  ours->instructions, ours->allocations.temp_bytes, out);
+    AppendHeapSvg("our-heap", "ours: the liveness profile's preallocated temp (simulated)",
+                  "entry steps", boxes, ours->instructions, ours->allocations.temp_bytes, out);
   }
   out += "</div>\n";
 }

@@ -18,8 +18,10 @@ void AppendXlaComparisonText(const XlaAssignmentComparison& c, std::string& out)
 void FillXlaComparisonProto(const XlaAssignmentComparison& c, report::XlaAssignmentComparison* p);
 // The three tables (totals, allocations, differences), each after a blank line.
 void AppendXlaComparisonCsv(const XlaAssignmentComparison& c, std::string& out);
-// The tables, and XLA's temp heap over its trace beside our simulated one (`ours`: the
-// module's memory, for its heap boxes; null draws XLA's alone).
+// The tables, the allocations side by side as bars, and XLA's temp heap over its trace beside
+// ours: under the xla model the comparison's own (XlaAssignmentComparison::ours_heap); under
+// liveness the profile's simulated heap (`ours`: the module's memory, for its heap boxes; null
+// draws XLA's alone).
 void AppendXlaComparisonHtml(const XlaAssignmentComparison& c, const ModuleMemory* ours,
                              std::string& out);
 

@@ -66,6 +66,10 @@ MEASURE = r"""
     pipeline_rows: all('table.pipeline tr').map(e => e.textContent),
     xla_heap: all('#xla-heap rect.buffer').map(size),
     our_heap: all('#our-heap rect.buffer').map(size),
+    our_heap_caption: all('#our-heap').map(e =>
+        e.parentElement.querySelector('figcaption').textContent),
+    xla_bars: all('rect.allocation-bar.xla').map(size),
+    our_bars: all('rect.allocation-bar.ours').map(size),
     xla_differences: all('table.xla-differences tr').length,
   };
   const pre = document.createElement('pre');
@@ -270,11 +274,29 @@ def main():
     m = measure(chromium, beside, work_dir)
     check(len(m["xla_heap"]) == 3 and all(w > 0 and h > 0 for w, h in m["xla_heap"]),
           f"XLA's heap should show 3 boxes with an area: {m['xla_heap']}")
+    # Ours is the model of XLA's assignment (--memory-model=xla, issue 29): it puts b, a and m
+    # into the output's allocation, where this hand-made fixture has them in a temp allocation,
+    # so its temp heap is empty, and said to be; the allocation bars show XLA's 5 and the
+    # model's 4 (its output allocation, beside XLA's output and temp, drawn once).
+    check(m["our_heap"] == [] and m["our_heap_caption"] == [
+              "ours: the xla model has no preallocated temp allocation"],
+          f"the model's temp heap should be empty and say so: {m['our_heap']}, "
+          f"{m['our_heap_caption']}")
+    check(len(m["xla_bars"]) == 5 and len(m["our_bars"]) == 4
+          and all(w > 0 and h > 0 for w, h in m["xla_bars"] + m["our_bars"]),
+          f"expected 5 bars of XLA's and 4 of ours with an area: {m['xla_bars']}, {m['our_bars']}")
+    check(m["xla_differences"] == 4, f"expected 3 differing values, {m['xla_differences']} rows")
+    # Under --memory-model=liveness ours is the profile's simulated temp heap: b, a and m.
+    liveness = os.path.join(work_dir, "xla-liveness.html")
+    subprocess.run([hlo_opt, os.path.join(xla_dir, "small.hlo"), f"--memory-report={liveness}",
+                    "--format=html", "--memory-model=liveness",
+                    "--xla-buffer-assignment=" + os.path.join(xla_dir, "small.hlo.pb")],
+                   check=True)
+    m = measure(chromium, liveness, work_dir)
     check(len(m["our_heap"]) == 3 and all(w > 0 and h > 0 for w, h in m["our_heap"]),
           f"our temp heap should show 3 boxes with an area: {m['our_heap']}")
-    # Ours is the model of XLA's assignment (--memory-model=xla): it puts b, a and m into the
-    # output's allocation, where this hand-made fixture has them in a temp allocation.
-    check(m["xla_differences"] == 4, f"expected 3 differing values, {m['xla_differences']} rows")
+    check(m["our_heap_caption"] == ["ours: the liveness profile's preallocated temp (simulated)"],
+          f"the liveness heap's caption: {m['our_heap_caption']}")
     print("PASS")
     return 0
 

@@ -9,6 +9,11 @@ HTTP protocol (Python's urllib only), on the pages of three corpus modules:
   - a pipelined one (Pax GPT after SPMD partitioning: stash loops, stage sections, source lines);
   - a plain one with TPU tiled layouts (no stage sections; padded beside unpadded bytes);
   - an XLA dump (.hlo.pb) with XLA's own buffer assignment beside ours.
+On the XLA dump's page the side-by-side draws our model of XLA's assignment (issue 29): its
+allocations as bars beside XLA's and its temp heap beside XLA's, every bar and box laid out with
+an area. Two more pages check the parts issue 33 added, drawn and without script errors: the
+device and the host apart (Llama-3-8B with activation offloading, with a memory limit) and the
+breakdown of a peak inside a callee (MaxText's train step, whose peak is inside a call).
 On each page: no script errors in the browser log; the heap's boxes and the table's rows are
 one per buffer; pointer moves (WebDriver Actions) over a box show the tooltip with every field
 (buffer, bytes, shape, op, op_name, source, live [start, end], lifetime) and highlight the box
@@ -38,6 +43,8 @@ PIPELINED = "Tixxx_xla__collective_pipeliner_test_h100bug_pax_gpt.hlo"
 PLAIN = "openxla_xla__xla_tools_hlo_isolation_hlo_isolation_test_base_test.cc__TestOutputIsReduce.hlo"
 XLA_DUMP = ("xla_dumps/NVIDIA_JAX-Toolbox__maxtext_fsdp4__module_0003."
             "jit__unnamed_wrapped_function_.sm_9.0_gpu_after_optimizations.hlo.pb")
+HOST = "openxla_xla__xla_tools_benchmarks_hlo_hlo_llama3_8b_bf16_activation_offloading_1x8.hlo"
+CALLEE = "openxla_xla__xla_tools_benchmarks_hlo_nv_maxtext_1n1g_jit_train_step_before_optimization.hlo"
 TOOLTIP_FIELDS = ["buffer", "bytes", "shape", "op", "op_name", "source", "live", "lifetime"]
 TOOLTIP_COLOUR = (0xFF, 0xFB, 0xE6)  # #fffbe6, the tooltip's background
 
@@ -188,6 +195,33 @@ return {
 };
 """
 
+# The parts beyond the entry's buffers, as laid out: the XLA side-by-side's allocation bars and
+# both temp heaps (issue 29), the device/host plot and the callee breakdown (issue 33).
+PARTS = r"""
+const all = s => Array.from(document.querySelectorAll(s));
+const area = e => { const r = e.getBoundingClientRect(); return r.width * r.height; };
+const text = s => { const e = document.querySelector(s); return e ? e.textContent : null; };
+return {
+  ours_model: text('p.ours-model'),
+  xla_bars: all('#xla-allocation-bars rect.allocation-bar.xla').map(area),
+  our_bars: all('#xla-allocation-bars rect.allocation-bar.ours').map(area),
+  bars_again: all('#xla-allocation-bars text.allocation-again').map(e => e.textContent),
+  xla_heap: all('#xla-heap rect.buffer').map(area),
+  our_heap: all('#our-heap rect.buffer').map(area),
+  our_heap_caption: text('#our-heap') === null ? null
+      : document.getElementById('our-heap').parentElement.querySelector('figcaption').textContent,
+  host_plots: all('svg.host-memory').length,
+  host_lines: all('svg.host-memory polyline.series').map(e =>
+      [e.querySelector('title').textContent, area(e)]),
+  host_limit: all('svg.host-memory line.memory-limit').length,
+  host_peaks: text('p.host-peaks'),
+  callee_sections: all('div.callee-peaks details.callee-peak').map(e => ({
+      open: e.open, summary: e.querySelector('summary').textContent,
+      rows: e.querySelector('table.callee-buffers').rows.length - 1,
+      height: e.querySelector('table.callee-buffers').getBoundingClientRect().height})),
+};
+"""
+
 ROW_KEYS = r"""
 const table = document.querySelector('table.buffers');
 return {sort: table.getAttribute('data-sort'),
@@ -281,6 +315,25 @@ def check_page(driver, page_path, name, work_dir, expect):
               f"{name}: a module without pipeline stages has stage sections")
     if expect == "xla":
         check(layout["xla_heap"] > 0, f"{name}: XLA's heap is not drawn beside ours")
+        parts = driver.run(PARTS)
+        check(parts["ours_model"] and parts["ours_model"].startswith("ours: the xla model"),
+              f"{name}: ours is not said to be the xla model: {parts['ours_model']!r}")
+        # The model's 40 allocations: 39 beside XLA's (its 5 beside XLA's 3 and 17: drawn once,
+        # named again beside 17) and its 23 beside none.
+        check(len(parts["xla_bars"]) == 40 and len(parts["our_bars"]) == 40
+              and all(a > 0 for a in parts["xla_bars"] + parts["our_bars"]),
+              f"{name}: expected XLA's 40 allocations and the model's 40 as bars with an area: "
+              f"{len(parts['xla_bars'])}, {len(parts['our_bars'])}")
+        check(parts["bars_again"] == ["our 5 (160.0 MiB), drawn beside XLA's 3"],
+              f"{name}: the model's allocation 5 is not named again beside XLA's 17: "
+              f"{parts['bars_again']}")
+        check(len(parts["our_heap"]) == 85 and all(a > 0 for a in parts["our_heap"]),
+              f"{name}: the model's temp heap should show its 85 values with an area: "
+              f"{len(parts['our_heap'])}")
+        check(parts["our_heap_caption"] == "ours: the xla model's preallocated temp (7556 bytes)",
+              f"{name}: our heap's caption: {parts['our_heap_caption']!r}")
+        print(f"{name}: {len(parts['xla_bars'])} + {len(parts['our_bars'])} allocation bars, "
+              f"{len(parts['xla_heap'])} + {len(parts['our_heap'])} heap boxes")
 
     # A box of the heap drawing: its tooltip and highlight.
     box_id = driver.run(PICK_BOX, "")
@@ -341,6 +394,32 @@ def check_page(driver, page_path, name, work_dir, expect):
     check(not errors, f"{name}: the browser logged errors: {errors}")
 
 
+def check_parts(driver, page_path, name, expect):
+    """A page of issue 33's parts: laid out, and no script errors."""
+    driver.command("POST", "/url", {"url": "file://" + os.path.abspath(page_path)})
+    parts = driver.run(PARTS)
+    if expect == "host":
+        lines = dict((title, a) for title, a in parts["host_lines"])
+        check(parts["host_plots"] == 1 and parts["host_limit"] == 1,
+              f"{name}: expected one device/host plot with the limit line: {parts}")
+        check(set(lines) == {"device", "host (offloaded, S(5))"}
+              and all(a > 0 for a in lines.values()),
+              f"{name}: the device's and the host's lines are not both drawn: {lines}")
+        check(parts["host_peaks"] is not None and "device peak 46090593308 bytes" in
+              parts["host_peaks"] and "fits with" in parts["host_peaks"],
+              f"{name}: the device and host peaks line: {parts['host_peaks']!r}")
+        print(f"{name}: device and host lines drawn; {parts['host_peaks']}")
+    else:
+        sections = parts["callee_sections"]
+        check(len(sections) == 1 and sections[0]["open"] and sections[0]["rows"] == 3
+              and sections[0]["height"] > 0
+              and sections[0]["summary"].startswith("inside _one_hot.609 (called by call.622)"),
+              f"{name}: the callee breakdown is not laid out: {sections}")
+        print(f"{name}: callee breakdown: {sections[0]['summary']}")
+    errors = [e for e in driver.browser_log() if e.get("level") == "SEVERE"]
+    check(not errors, f"{name}: the browser logged errors: {errors}")
+
+
 def main():
     if len(sys.argv) != 6:
         print(__doc__)
@@ -350,7 +429,7 @@ def main():
     check(os.access(chromedriver, os.X_OK),
           f"no chromedriver at {chromedriver}: install Debian's 'chromium-driver'")
     os.makedirs(work_dir, exist_ok=True)
-    for module in (PIPELINED, PLAIN, XLA_DUMP):
+    for module in (PIPELINED, PLAIN, XLA_DUMP, HOST, CALLEE):
         check(os.path.isfile(os.path.join(corpus, module)),
               f"no {module} in the corpus at {corpus} (HLOSCOPE_CORPUS_DIR; ../shared/corpus)")
     pages = []
@@ -360,10 +439,19 @@ def main():
         subprocess.run([hlo_opt, os.path.join(corpus, module), f"--memory-report={page}",
                         "--format=html", *extra], check=True, stdout=subprocess.DEVNULL)
         pages.append((page, os.path.basename(module), expect))
+    parts_pages = []
+    for module, expect, extra in [(HOST, "host", ["--memory-limit=48GiB", "--top=1"]),
+                                  (CALLEE, "callee", ["--top=3"])]:
+        page = os.path.join(work_dir, f"parts-{expect}.html")
+        subprocess.run([hlo_opt, os.path.join(corpus, module), f"--memory-report={page}",
+                        "--format=html", *extra], check=True, stdout=subprocess.DEVNULL)
+        parts_pages.append((page, os.path.basename(module), expect))
     driver = WebDriver(chromedriver, chromium, work_dir)
     try:
         for page, name, expect in pages:
             check_page(driver, page, name, work_dir, expect)
+        for page, name, expect in parts_pages:
+            check_parts(driver, page, name, expect)
     finally:
         driver.close()
     print("PASS")
