@@ -6,15 +6,20 @@
 //   CopyReportFlags flags;                          // filled by AddCopyReportFlags' row
 //   CheckCopyReportPasses(pipeline, flags);          // before any module
 //   CopyReportCollector reports(flags);
-//   reports.Collect(*pipeline, module);             // after the pipeline ran on each module
+//   std::optional<CopyOpportunities> found =         // after the pipeline ran on each module
+//       FindCopyReportOpportunities(pipeline, as_given);
+//   reports.Collect(pipeline, module, found ? &*found : nullptr);
 //   reports.Finish();                               // writes FILE.json
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
 #include "hlo/module.h"
+#include "passes/copy_opportunities.h"
 #include "passes/pass_pipeline.h"
 #include "tools/common/flag_table.h"
 
@@ -23,6 +28,9 @@ namespace hloscope {
 struct CopyReportFlags {
   bool report = false;
   std::string file;  // empty: summary on stderr
+  // --opportunities (with --report): the summary lists them (passes/copy_opportunities.h);
+  // without it, a module that has some ends with a one-line hint. JSON lists them always.
+  bool opportunities = false;
 };
 
 // Adds `--report` and `--report=FILE` to hlo-opt's table.
@@ -32,6 +40,18 @@ void AddCopyReportFlags(FlagTable& table, CopyReportFlags& flags);
 // report; empty otherwise.
 std::string CheckCopyReportPasses(const PassPipeline* pipeline, const CopyReportFlags& flags);
 
+// A fresh copy of the module as the pipeline got it (parsed again, with --assume-donated
+// applied), or an error.
+using ModuleAsGiven = std::function<absl::StatusOr<std::unique_ptr<Module>>()>;
+
+// After `pipeline` ran: the opportunities its last copy-elision pass leaves (nullopt without
+// one). The donation what-if is read from that pass's report; the bitcast-hidden copies need
+// copy-elision run twice on the module as given (`as_given`), which happens only when the run
+// removed a copy or kept one for a bitcast (otherwise there can be none), and not at all
+// when `as_given` is empty or fails.
+std::optional<CopyOpportunities> FindCopyReportOpportunities(const PassPipeline* pipeline,
+                                                             const ModuleAsGiven& as_given);
+
 class CopyReportCollector {
  public:
   explicit CopyReportCollector(const CopyReportFlags& flags);
@@ -40,7 +60,9 @@ class CopyReportCollector {
   // summaries to stderr in summary mode. A report's warning (copy-elision left a module that
   // is not buffer-safe alone) gets a `hlo-opt: warning:` line on stderr in every other mode
   // (the exit status stays 0: the output is the input, valid and unchanged).
-  void Collect(const PassPipeline* pipeline, const Module& module);
+  // `opportunities` (may be null): what FindCopyReportOpportunities found for the module.
+  void Collect(const PassPipeline* pipeline, const Module& module,
+               const CopyOpportunities* opportunities = nullptr);
   // Writes the JSON file (JSON mode); the error names the file.
   absl::Status Finish();
 
