@@ -91,6 +91,14 @@ std::vector<BitcastHiddenCopy> FindBitcastHiddenCopies(Module& module,
   return found;
 }
 
+std::string OpportunitiesHintText(const CopyOpportunities& found) {
+  const int64_t n = found.count();
+  if (n == 0) return "";
+  return fmt::format("{} {} ({}{} of copies per step): --opportunities lists {}", n,
+                     n == 1 ? "opportunity" : "opportunities", found.known() ? "" : "at least ",
+                     HumanBytes(found.bytes_per_step()), n == 1 ? "it" : "them");
+}
+
 std::string ParameterList(const std::vector<int64_t>& parameters) {
   return fmt::format("{}", fmt::join(parameters, ","));
 }

@@ -74,6 +74,10 @@ std::vector<BitcastHiddenCopy> FindBitcastHiddenCopies(Module& module,
 std::string DonationOpportunityText(const DonationOpportunity& donation, std::string_view then);
 std::string BitcastHiddenCopyText(const BitcastHiddenCopy& copy);
 
+// A report's one-line hint when --opportunities is off: "1 opportunity (7.2 GiB of copies per
+// step): --opportunities lists it" (no indentation, no newline); empty when there are none.
+std::string OpportunitiesHintText(const CopyOpportunities& found);
+
 // "28,29" for --assume-donated.
 std::string ParameterList(const std::vector<int64_t>& parameters);
 

@@ -8,7 +8,6 @@
 #include "passes/copy_elision.h"
 #include "passes/copy_elision_report.pb.h"
 #include "passes/pass_report.h"
-#include "support/bytes.h"
 #include "support/proto_json.h"
 #include "tools/common/file_io.h"
 
@@ -97,12 +96,7 @@ void AddOpportunities(std::string_view module, const CopyOpportunities& found,
 
 std::string OpportunitiesText(std::string_view module, const CopyOpportunities& found, bool list) {
   if (found.count() == 0) return "";
-  if (!list) {
-    const int64_t n = found.count();
-    return fmt::format("  {} {} ({}{} of copies per step): --opportunities lists {}\n", n,
-                       n == 1 ? "opportunity" : "opportunities", found.known() ? "" : "at least ",
-                       HumanBytes(found.bytes_per_step()), n == 1 ? "it" : "them");
-  }
+  if (!list) return fmt::format("  {}\n", OpportunitiesHintText(found));
   std::string out = fmt::format("opportunities in {}:\n", module);
   if (found.donation) out += fmt::format("  {}\n", DonationLine(*found.donation));
   for (const BitcastHiddenCopy& b : found.bitcast_hidden) {

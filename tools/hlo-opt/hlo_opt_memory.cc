@@ -626,6 +626,11 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
           MemoryOpportunitiesText(*scratch.modules[i], comparison->before.modules[i], options);
     }
     *text += opportunities;
+  } else if (flags.format == MemoryFormat::kText && pipeline == nullptr) {
+    // Without the flag, a line per module that has some says so (the dump directory's
+    // --module report ends the same way).
+    ParsedModules scratch = ParseAll(inputs, split_input_file);
+    for (const auto& m : scratch.modules) *text += MemoryOpportunitiesHint(*m);
   }
   // The report says which numbers saturated, so it is written, but it is no success: a file
   // goes to a name that says so (PartialMemoryReportPath) and FILE stays as it was.
