@@ -12,14 +12,13 @@
 //   reports.Finish();                               // writes FILE.json
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "absl/status/status.h"
 #include "hlo/module.h"
-#include "passes/copy_opportunities.h"
+#include "passes/copy_report_opportunities.h"
 #include "passes/pass_pipeline.h"
 #include "tools/common/flag_table.h"
 
@@ -40,18 +39,6 @@ void AddCopyReportFlags(FlagTable& table, CopyReportFlags& flags);
 // report; empty otherwise.
 std::string CheckCopyReportPasses(const PassPipeline* pipeline, const CopyReportFlags& flags);
 
-// A fresh copy of the module as the pipeline got it (parsed again, with --assume-donated
-// applied), or an error.
-using ModuleAsGiven = std::function<absl::StatusOr<std::unique_ptr<Module>>()>;
-
-// After `pipeline` ran: the opportunities its last copy-elision pass leaves (nullopt without
-// one). The donation what-if is read from that pass's report; the bitcast-hidden copies need
-// copy-elision run twice on the module as given (`as_given`), which happens only when the run
-// removed a copy or kept one for a bitcast (otherwise there can be none), and not at all
-// when `as_given` is empty or fails.
-std::optional<CopyOpportunities> FindCopyReportOpportunities(const PassPipeline* pipeline,
-                                                             const ModuleAsGiven& as_given);
-
 class CopyReportCollector {
  public:
   explicit CopyReportCollector(const CopyReportFlags& flags);
@@ -60,7 +47,8 @@ class CopyReportCollector {
   // summaries to stderr in summary mode. A report's warning (copy-elision left a module that
   // is not buffer-safe alone) gets a `hlo-opt: warning:` line on stderr in every other mode
   // (the exit status stays 0: the output is the input, valid and unchanged).
-  // `opportunities` (may be null): what FindCopyReportOpportunities found for the module.
+  // `opportunities` (may be null): what FindCopyReportOpportunities (passes/copy_report_
+  // opportunities.h) found for the module.
   void Collect(const PassPipeline* pipeline, const Module& module,
                const CopyOpportunities* opportunities = nullptr);
   // Writes the JSON file (JSON mode); the error names the file.
