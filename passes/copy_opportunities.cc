@@ -4,6 +4,9 @@
 #include <set>
 
 #include "fmt/format.h"
+#include "hlo/computation.h"
+#include "hlo/instruction.h"
+#include "hlo/opcode.h"
 #include "support/bytes.h"
 #include "support/checked_int.h"
 
@@ -61,6 +64,15 @@ std::optional<DonationOpportunity> FindDonationOpportunity(const CopyElisionRepo
   return found;
 }
 
+bool HasBitcast(const Module& module) {
+  for (const Computation* c : module.computations()) {
+    for (const Instruction* i : c->instructions()) {
+      if (i->opcode() == Opcode::kBitcast) return true;
+    }
+  }
+  return false;
+}
+
 std::vector<BitcastHiddenCopy> FindBitcastHiddenCopies(Module& module,
                                                        CopyElisionReport* default_run) {
   if (default_run != nullptr) *default_run = CopyElisionReport{};
@@ -68,7 +80,8 @@ std::vector<BitcastHiddenCopy> FindBitcastHiddenCopies(Module& module,
   with_bitcasts.dataflow.bitcast_defines_value = true;
   CopyElision bitcast_view(with_bitcasts);
   std::vector<CopyDecision> kept_for_bitcasts;
-  if (bitcast_view.Run(module).ok() && bitcast_view.report().buffer_safe) {
+  // Without a bitcast the view is the default's: a run saved (copy-elision dominates a report).
+  if (HasBitcast(module) && bitcast_view.Run(module).ok() && bitcast_view.report().buffer_safe) {
     for (const CopyDecision& d : bitcast_view.report().copies) {
       // copy-elision's reason for a copy only a bitcast keeps (passes/copy_elision.cc).
       if (!d.removed && d.reason.find("defines a new value") != std::string::npos) {

@@ -60,10 +60,15 @@ std::optional<int64_t> NotDonatedParameter(std::string_view reason);
 // when there are none (or the module was not buffer-safe, so nothing was decided).
 std::optional<DonationOpportunity> FindDonationOpportunity(const CopyElisionReport& report);
 
+// Whether `module` has a bitcast anywhere (fusions included): without one, bitcasts as new
+// values change nothing and no copy can be bitcast-hidden.
+bool HasBitcast(const Module& module);
+
 // Runs copy-elision on `module` with bitcasts as new values, then again with bitcasts as
 // aliases (the default). The first removes a subset of what the second removes; the copies
 // the first keeps because a bitcast defines a new value and the second removes are returned.
-// `module` is changed by both runs: pass a copy. `default_run`, when set, receives the second
+// Without a bitcast in `module` (HasBitcast) only the second runs. `module` is changed by the
+// runs: pass a copy. `default_run`, when set, receives the second
 // run's report (where the donation opportunity is read); empty when the module is not
 // buffer-safe.
 std::vector<BitcastHiddenCopy> FindBitcastHiddenCopies(Module& module,

@@ -56,6 +56,7 @@ std::string CopyReportOpportunitiesText(std::string_view module, const CopyOppor
 }
 
 std::optional<CopyOpportunities> FindCopyReportOpportunities(const PassPipeline* pipeline,
+                                                             const Module& module,
                                                              const ModuleAsGiven& as_given) {
   const CopyElision* last = nullptr;
   for (size_t i = 0; pipeline != nullptr && i < pipeline->size(); ++i) {
@@ -74,7 +75,7 @@ std::optional<CopyOpportunities> FindCopyReportOpportunities(const PassPipeline*
                         ? !d.removed && d.reason.find("defines a new value") != std::string::npos
                         : d.removed);
   }
-  if (maybe_hidden && as_given) {
+  if (maybe_hidden && as_given && HasBitcast(module)) {
     if (absl::StatusOr<std::unique_ptr<Module>> module = as_given(); module.ok()) {
       found.bitcast_hidden = FindBitcastHiddenCopies(**module, nullptr);
     }

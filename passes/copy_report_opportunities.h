@@ -2,8 +2,8 @@
 // and the Python package's run_passes() say after a pipeline ran, built on the opportunities
 // both reports share (passes/copy_opportunities.h).
 //
-//   std::optional<CopyOpportunities> found = FindCopyReportOpportunities(&pipeline, reparse);
-//   if (found) {
+//   std::optional<CopyOpportunities> found = FindCopyReportOpportunities(&pipeline, module,
+//   reparse); if (found) {
 //     text += CopyReportOpportunitiesText(module.name(), *found, /*list=*/false);  // the hint
 //     AddCopyReportOpportunities(module.name(), *found, document);                 // JSON
 //   }
@@ -30,12 +30,13 @@ class CopyElisionReport;  // passes/copy_elision_report.proto
 // applied), or an error.
 using ModuleAsGiven = std::function<absl::StatusOr<std::unique_ptr<Module>>()>;
 
-// After `pipeline` ran: the opportunities its last copy-elision pass leaves (nullopt without
-// one). The donation what-if is read from that pass's report; the bitcast-hidden copies need
-// copy-elision run twice on the module as given (`as_given`), which happens only when the run
-// removed a copy or kept one for a bitcast (otherwise there can be none), and not at all
-// when `as_given` is empty or fails.
+// After `pipeline` ran on `module`: the opportunities its last copy-elision pass leaves
+// (nullopt without one). The donation what-if is read from that pass's report; the
+// bitcast-hidden copies need copy-elision run twice on the module as given (`as_given`), which
+// happens only when `module` has a bitcast and the run removed a copy or kept one for a
+// bitcast (otherwise there can be none), and not at all when `as_given` is empty or fails.
 std::optional<CopyOpportunities> FindCopyReportOpportunities(const PassPipeline* pipeline,
+                                                             const Module& module,
                                                              const ModuleAsGiven& as_given);
 
 // The text after a module's copy list: with `list`, "opportunities in M:" and one line each;

@@ -406,7 +406,7 @@ py::tuple RunPasses(const PyModule& m, const std::string& passes) {
       // The copy opportunities, as hlo-opt --report has them (JSON: opportunities; the
       // summary: the one-line hint).
       if (std::optional<CopyOpportunities> found =
-              FindCopyReportOpportunities(pipeline->get(), [&] { return Reparse(m); })) {
+              FindCopyReportOpportunities(pipeline->get(), **copy, [&] { return Reparse(m); })) {
         AddCopyReportOpportunities((*copy)->name(), *found, document);
         summary += CopyReportOpportunitiesText((*copy)->name(), *found, /*list=*/false);
       }

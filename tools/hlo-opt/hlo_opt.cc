@@ -150,8 +150,8 @@ absl::Status ProcessModule(const InputChunk& chunk, std::string_view filename, c
     // The copy report's opportunities: copy-elision again on the module as given, parsed anew
     // (the passes changed this one), only when its decisions leave one to find.
     if (flags.copy_report.report) {
-      opportunities =
-          FindCopyReportOpportunities(pipeline, [&]() -> absl::StatusOr<std::unique_ptr<Module>> {
+      opportunities = FindCopyReportOpportunities(
+          pipeline, **module, [&]() -> absl::StatusOr<std::unique_ptr<Module>> {
             absl::StatusOr<std::unique_ptr<Module>> again =
                 ParseAndVerify({chunk.text, chunk.first_line, filename}, nullptr);
             if (again.ok() && flags.memory.assume_donated) {
@@ -414,7 +414,7 @@ int Main(int argc, char** argv) {
         inputs, flags.split_input_file, pipeline.get(), flags.passes, flags.memory,
         [&](const Module& m, const ModuleAsGiven& as_given) {
           std::optional<CopyOpportunities> found =
-              flags.copy_report.report ? FindCopyReportOpportunities(pipeline.get(), as_given)
+              flags.copy_report.report ? FindCopyReportOpportunities(pipeline.get(), m, as_given)
                                        : std::nullopt;
           copy_reports.Collect(pipeline.get(), m, found ? &*found : nullptr);
         },

@@ -7,7 +7,7 @@
 //   CheckCopyReportPasses(pipeline, flags);          // before any module
 //   CopyReportCollector reports(flags);
 //   std::optional<CopyOpportunities> found =         // after the pipeline ran on each module
-//       FindCopyReportOpportunities(pipeline, as_given);
+//       FindCopyReportOpportunities(pipeline, module, as_given);
 //   reports.Collect(pipeline, module, found ? &*found : nullptr);
 //   reports.Finish();                               // writes FILE.json
 #pragma once
