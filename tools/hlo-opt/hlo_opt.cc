@@ -27,6 +27,7 @@
 #include "hlo/parser.h"
 #include "hlo/printer.h"
 #include "passes/assumed_donation.h"
+#include "support/str_util.h"
 #include "passes/pass_pipeline.h"
 #include "passes/pass_registry.h"
 #include "support/bytes.h"
@@ -35,12 +36,12 @@
 #include "support/str_util.h"
 #include "tools/common/error_line.h"
 #include "tools/common/file_io.h"
+#include "tools/hlo-opt/hlo_opt_flags.h"
+#include "tools/hlo-opt/hlo_opt_output_format.h"
 #include "tools/common/load_input.h"
 #include "tools/common/load_module.h"
 #include "tools/common/output_paths.h"
 #include "tools/common/parallel_modules.h"
-#include "tools/hlo-opt/hlo_opt_flags.h"
-#include "tools/hlo-opt/hlo_opt_output_format.h"
 
 namespace hloscope {
 namespace {
