@@ -36,7 +36,7 @@ struct CopyReportFlags {
 void AddCopyReportFlags(FlagTable& table, CopyReportFlags& flags);
 
 // A usage message when --report was asked for but no pass of `pipeline` (may be null) writes a
-// report; empty otherwise.
+// report, or with --opportunities when copy-elision is not one of them; empty otherwise.
 std::string CheckCopyReportPasses(const PassPipeline* pipeline, const CopyReportFlags& flags);
 
 class CopyReportCollector {
