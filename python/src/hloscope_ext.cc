@@ -31,6 +31,7 @@
 #include "hlo/verifier.h"
 #include "passes/assumed_donation.h"
 #include "passes/copy_elision_report.pb.h"
+#include "passes/copy_report_opportunities.h"
 #include "passes/flatten_call_graph.h"
 #include "passes/pass_pipeline.h"
 #include "passes/pass_registry.h"
@@ -401,6 +402,13 @@ py::tuple RunPasses(const PyModule& m, const std::string& passes) {
           summary += r->Summary((*copy)->name());
           any_report = true;
         }
+      }
+      // The copy opportunities, as hlo-opt --report has them (JSON: opportunities; the
+      // summary: the one-line hint).
+      if (std::optional<CopyOpportunities> found =
+              FindCopyReportOpportunities(pipeline->get(), **copy, [&] { return Reparse(m); })) {
+        AddCopyReportOpportunities((*copy)->name(), *found, document);
+        summary += CopyReportOpportunitiesText((*copy)->name(), *found, /*list=*/false);
       }
       text = PrintModule(**copy);
       return absl::OkStatus();

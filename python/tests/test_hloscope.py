@@ -314,6 +314,11 @@ def test_run_passes_copy_report_equals_cli(corpus, hlo_opt, tmp_path):
     copies = result.copy_report.copies
     assert copies and all(type(c.bytes) is int for c in copies)
     assert "copy-insertion on" in result.summary
+    # The copies kept for parameters that are not donated, as one what-if (issue 33), as
+    # hlo-opt's JSON has it (compared above) and its --report hint.
+    opportunities = result.copy_report.to_dict()["opportunities"]
+    assert [(o["kind"], o["parameters"]) for o in opportunities] == [("donation", [0, 1])]
+    assert "1 opportunity (768.0 MiB of copies per step): --opportunities lists it" in result.summary
     # The module itself is left as loaded.
     assert m.print() == hloscope.load(corpus / DUS).print()
 

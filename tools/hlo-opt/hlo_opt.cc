@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -117,13 +118,14 @@ struct ModuleRun {
   absl::Status status;
   std::unique_ptr<PassPipeline> pipeline;
   std::unique_ptr<Module> module;
+  std::optional<CopyOpportunities> opportunities;  // for the copy report (--report)
   std::string out;
 };
 
 // Parses, verifies, transforms and prints one module. Returns the error to report, if any.
 absl::Status ProcessModule(const InputChunk& chunk, std::string_view filename, const Flags& flags,
                            PassPipeline* pipeline, std::unique_ptr<Module>& kept,
-                           std::string& out) {
+                           std::optional<CopyOpportunities>& opportunities, std::string& out) {
   LoadTimes timings;
   absl::StatusOr<std::unique_ptr<Module>> module =
       ParseAndVerify({chunk.text, chunk.first_line, filename}, &timings);
@@ -145,6 +147,22 @@ absl::Status ProcessModule(const InputChunk& chunk, std::string_view filename, c
   if (pipeline != nullptr) {
     if (absl::StatusOr<bool> changed = pipeline->Run(**module, analyses); !changed.ok()) {
       return changed.status();
+    }
+    // The copy report's opportunities: copy-elision again on the module as given, parsed anew
+    // (the passes changed this one), only when its decisions leave one to find.
+    if (flags.copy_report.report) {
+      opportunities = FindCopyReportOpportunities(
+          pipeline, **module, [&]() -> absl::StatusOr<std::unique_ptr<Module>> {
+            absl::StatusOr<std::unique_ptr<Module>> again =
+                ParseAndVerify({chunk.text, chunk.first_line, filename}, nullptr);
+            if (again.ok() && flags.memory.assume_donated) {
+              if (absl::Status s = AssumeDonated(**again, *flags.memory.assume_donated).status();
+                  !s.ok()) {
+                return s;
+              }
+            }
+            return again;
+          });
     }
   }
   if (flags.stats) {
@@ -395,7 +413,12 @@ int Main(int argc, char** argv) {
     }
     const int code = RunMemoryReport(
         inputs, flags.split_input_file, pipeline.get(), flags.passes, flags.memory,
-        [&](const Module& m) { copy_reports.Collect(pipeline.get(), m); },
+        [&](const Module& m, const ModuleAsGiven& as_given) {
+          std::optional<CopyOpportunities> found =
+              flags.copy_report.report ? FindCopyReportOpportunities(pipeline.get(), m, as_given)
+                                       : std::nullopt;
+          copy_reports.Collect(pipeline.get(), m, found ? &*found : nullptr);
+        },
         from_dump ? &*from_dump : nullptr);
     // A failed run writes no report: an existing --report=FILE stays as it was.
     if (code != kExitOk) return code;
@@ -444,8 +467,8 @@ int Main(int argc, char** argv) {
           return;
         }
         run.pipeline = *std::move(made);
-        run.status =
-            ProcessModule(chunks[k], filename, flags, run.pipeline.get(), run.module, run.out);
+        run.status = ProcessModule(chunks[k], filename, flags, run.pipeline.get(), run.module,
+                                   run.opportunities, run.out);
       },
       [&](size_t k) {
         ModuleRun& run = runs[k];
@@ -455,7 +478,10 @@ int Main(int argc, char** argv) {
           output.ModuleFailed();
           return;
         }
-        if (run.pipeline != nullptr) copy_reports.Collect(run.pipeline.get(), *run.module);
+        if (run.pipeline != nullptr) {
+          copy_reports.Collect(run.pipeline.get(), *run.module,
+                               run.opportunities ? &*run.opportunities : nullptr);
+        }
         output.Add(run.out);
       },
       [&](size_t k) {

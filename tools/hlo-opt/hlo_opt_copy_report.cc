@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "fmt/format.h"
+#include "passes/copy_elision.h"
 #include "passes/copy_elision_report.pb.h"
 #include "passes/pass_report.h"
 #include "support/proto_json.h"
@@ -41,6 +42,14 @@ void AddCopyReportFlags(FlagTable& table, CopyReportFlags& flags) {
 
 std::string CheckCopyReportPasses(const PassPipeline* pipeline, const CopyReportFlags& flags) {
   if (!flags.report) return "";
+  // The copy report's opportunities are copy-elision's (copy-insertion's report has none).
+  bool elision = false;
+  for (size_t i = 0; pipeline != nullptr && i < pipeline->size(); ++i) {
+    elision = elision || dynamic_cast<const CopyElision*>(pipeline->pass(i)) != nullptr;
+  }
+  if (flags.opportunities && !elision) {
+    return "option '--opportunities' with --report needs the copy-elision pass in --passes";
+  }
   for (size_t i = 0; pipeline != nullptr && i < pipeline->size(); ++i) {
     if (pipeline->pass(i)->LastReport() != nullptr) return "";
   }
@@ -63,7 +72,8 @@ CopyReportCollector::CopyReportCollector(const CopyReportFlags& flags)
 
 CopyReportCollector::~CopyReportCollector() = default;
 
-void CopyReportCollector::Collect(const PassPipeline* pipeline, const Module& module) {
+void CopyReportCollector::Collect(const PassPipeline* pipeline, const Module& module,
+                                  const CopyOpportunities* opportunities) {
   if (pipeline == nullptr) return;
   const bool summary = flags_.report && flags_.file.empty();
   for (size_t i = 0; i < pipeline->size(); ++i) {
@@ -79,6 +89,13 @@ void CopyReportCollector::Collect(const PassPipeline* pipeline, const Module& mo
       fmt::print(stderr, "hlo-opt: warning: {}", warning);
     }
     if (flags_.report) r->AddTo(module.name(), state_->all);
+  }
+  if (opportunities == nullptr || !flags_.report) return;
+  if (summary) {
+    fmt::print(stderr, "{}",
+               CopyReportOpportunitiesText(module.name(), *opportunities, flags_.opportunities));
+  } else {
+    AddCopyReportOpportunities(module.name(), *opportunities, state_->all);
   }
 }
 

@@ -206,6 +206,9 @@ MemoryDiffContext MemoryDiffContextOf(const HloOptFlags& f, bool input_seen) {
 
 absl::Status ParseHloOptFlags(int argc, char** argv, HloOptFlags* flags) {
   if (absl::Status s = HloOptFlagTable(*flags).Parse(argc, argv); !s.ok()) return s;
+  // --opportunities goes to the copy report when one is asked for, else to the memory report.
+  flags->copy_report.opportunities = flags->memory.opportunities;
+  if (flags->memory.opportunities && !flags->copy_report.report) flags->memory.enabled = true;
   if (flags->memory_diff.enabled) {  // its own checks: two files, the memory flags
     if (flags->memory.assume_donated) {
       return FlagError("--assume-donated cannot be combined with --memory-diff");

@@ -187,11 +187,13 @@ void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysi
              }});
   table.Add({.names = {"--opportunities"},
              .help = "With the memory report (text, no --passes; implies\n"
-                     "--memory-report): end with what could lower the peak - copies kept\n"
-                     "only because entry parameters are not donated (and how to donate\n"
-                     "them), and the largest temporaries with the op that made them.",
+                     "--memory-report unless --report is given): end with what could lower\n"
+                     "the peak - copies kept only because entry parameters are not donated\n"
+                     "(and how to donate them), the bitcast-hidden stash copy, and the\n"
+                     "largest temporaries with the op that made them. With --report: the\n"
+                     "copy report lists the same copy opportunities (without the flag it\n"
+                     "ends with a one-line hint when there are some; json: opportunities).",
              .handler = [&flags](std::optional<std::string_view>) {
-               flags.enabled = true;
                flags.opportunities = true;
                return absl::OkStatus();
              }});
@@ -461,8 +463,7 @@ std::string ReportPathFor(const std::string& output, bool saturated) {
 
 int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_file,
                     PassPipeline* pipeline, std::string_view passes, const MemoryFlags& flags,
-                    const std::function<void(const Module&)>& after_passes,
-                    const XlaAssignmentSource* xla) {
+                    const AfterPasses& after_passes, const XlaAssignmentSource* xla) {
   // XLA's assignment first: a file that cannot be read is a usage error, before any work.
   InputFile xla_file;
   XlaAssignmentSource from_flag;
@@ -493,7 +494,8 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
   const bool donating = flags.assume_donated.has_value();
   if (pipeline != nullptr || donating) {
     after = ParseAll(inputs, split_input_file);
-    for (const auto& m : after.modules) {
+    for (size_t i = 0; i < after.modules.size(); ++i) {
+      const std::unique_ptr<Module>& m = after.modules[i];
       if (donating) {
         absl::StatusOr<DonationResult> donated = AssumeDonated(*m, *flags.assume_donated);
         if (!donated.ok()) {
@@ -511,7 +513,17 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
         PrintStatus(changed.status());
         return 1;
       }
-      if (after_passes) after_passes(*m);
+      if (after_passes) {
+        after_passes(*m, [&, i]() -> absl::StatusOr<std::unique_ptr<Module>> {
+          ParsedModules again = ParseAll(inputs, split_input_file);
+          if (i >= again.modules.size()) return absl::InternalError("the module parsed again");
+          if (donating) {
+            absl::Status s = AssumeDonated(*again.modules[i], *flags.assume_donated).status();
+            if (!s.ok()) return s;
+          }
+          return std::move(again.modules[i]);
+        });
+      }
     }
   }
   const std::vector<const Module*> after_modules = Pointers(after.modules);
@@ -613,6 +625,11 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
           MemoryOpportunitiesText(*scratch.modules[i], comparison->before.modules[i], options);
     }
     *text += opportunities;
+  } else if (flags.format == MemoryFormat::kText && pipeline == nullptr) {
+    // Without the flag, a line per module that has some says so (the dump directory's
+    // --module report ends the same way).
+    ParsedModules scratch = ParseAll(inputs, split_input_file);
+    for (const auto& m : scratch.modules) *text += MemoryOpportunitiesHint(*m);
   }
   // The report says which numbers saturated, so it is written, but it is no success: a file
   // goes to a name that says so (PartialMemoryReportPath) and FILE stays as it was.

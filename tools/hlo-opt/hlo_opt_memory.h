@@ -10,6 +10,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -80,7 +81,8 @@ struct MemoryInput {
 // it, and when `pipeline` is set runs the passes on a second copy and profiles that too
 // (ProfileBeforeAfter). Writes the report to flags.output. Returns hlo-opt's exit code (0, 1 bad
 // input, 2 usage). `after_passes`, when set, sees each module after the pipeline ran on it (hlo-opt
-// collects copy-elision's --report there).
+// collects copy-elision's --report there), with a way to parse that module again as given
+// (--assume-donated applied, call graph flattened) for the copy report's opportunities.
 // XLA's own buffer assignment to show beside ours: a `-buffer-assignment.txt` or the bytes of
 // an HloProto (`.hlo.pb`), chosen by content. hlo-opt reads --xla-buffer-assignment=FILE into
 // one; a caller that read the module itself from an HloProto passes the same bytes.
@@ -102,9 +104,11 @@ std::string PartialMemoryReportPath(const std::string& output);
 // was. The memory report and the memory diff (hlo_opt_memory_diff.h) follow this one rule.
 std::string ReportPathFor(const std::string& output, bool saturated);
 
+using AfterPasses = std::function<void(
+    const Module& after, const std::function<absl::StatusOr<std::unique_ptr<Module>>()>& as_given)>;
+
 int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_file,
                     PassPipeline* pipeline, std::string_view passes, const MemoryFlags& flags,
-                    const std::function<void(const Module&)>& after_passes = {},
-                    const XlaAssignmentSource* xla = nullptr);
+                    const AfterPasses& after_passes = {}, const XlaAssignmentSource* xla = nullptr);
 
 }  // namespace hloscope

@@ -25,6 +25,7 @@
 #include "tools/common/error_line.h"
 #include "tools/common/parallel_modules.h"
 #include "tools/hlo-opt/hlo_opt_memory_diff.h"
+#include "tools/hlo-opt/hlo_opt_memory_opportunities.h"
 
 namespace hloscope {
 
@@ -907,6 +908,14 @@ int RunOneModule(const DumpDirectory& dir, const DumpModule& m, const MemoryFlag
   if (!report.ok()) {
     PrintError(report.status());
     return 1;
+  }
+  // The copy opportunities' hint, as the plain text report ends (a copy of its own, flattened
+  // as that report's is: copy-elision changes it).
+  if (format == MemoryFormat::kText) {
+    if (absl::StatusOr<LoadedModule> scratch = LoadDumpModule(*final_file);
+        scratch.ok() && FlattenCallGraph().Run(*scratch->module).ok()) {
+      *report += MemoryOpportunitiesHint(*scratch->module);
+    }
   }
   const int64_t ours = comparison->before.peak_bytes;
   const std::vector<CopyOrigin> origins = TraceCopies(
