@@ -23,6 +23,7 @@
 #include "eval/operand_checks.h"
 #include "eval/replicas.h"
 #include "eval/rng.h"
+#include "eval/scan.h"
 #include "hlo/attribute_values.h"
 #include "hlo/computation.h"
 #include "hlo/input_output_alias.h"
@@ -566,6 +567,8 @@ class Evaluator {
         break;
       case Opcode::kCall:
         return RunComputation(*instr.to_apply(), ops, buffered);
+      case Opcode::kScan:
+        return EvalScanOp(instr, arrays);
       case Opcode::kFusion:
         // A fusion's inside lives in registers: evaluated by value, its outputs then stored.
         return RunComputation(*instr.fused_computation(), ops, /*buffered=*/false);
@@ -646,6 +649,53 @@ class Evaluator {
     return ArrayValue(instr, std::move(*r));
   }
 
+  // scan: the body runs by value once per step (like a fusion's inside, its values are the
+  // scan's own business); the scan's results are then stored as any op's.
+  absl::StatusOr<Value> EvalScanOp(const Instruction& instr, absl::Span<const ArrayRef> arrays) {
+    std::vector<const Shape*> results;
+    if (instr.shape().IsTuple()) {
+      results = instr.shape().tuple_elements;
+    } else {
+      results.push_back(instr.shape_ptr());
+    }
+    const Computation* body = instr.to_apply();
+    ScanBody run = [&](absl::Span<const ArrayRef> args) -> absl::StatusOr<ScanStepResult> {
+      std::vector<Value> params;
+      for (size_t i = 0; i < args.size(); ++i) {
+        const auto n = static_cast<size_t>(DenseBytes(*args[i].shape));
+        params.push_back(
+            Value{args[i].shape, std::make_shared<Bytes>(args[i].data, args[i].data + n), nullptr});
+      }
+      absl::StatusOr<Value> r = RunComputation(*body, params, /*buffered=*/false);
+      if (!r.ok()) return r.status();
+      ScanStepResult step;
+      std::vector<Value> leaves;
+      if (r->shape->IsTuple()) {
+        leaves = *r->elements;
+      } else {
+        leaves.push_back(*r);
+      }
+      for (const Value& v : leaves) {
+        if (!v.shape->IsArray() || v.bytes == nullptr) {
+          return absl::InvalidArgumentError(
+              StrCat("cannot run scan %", instr.name(), ": its body returns a nested tuple"));
+        }
+        step.shapes.push_back(v.shape);
+        step.arrays.emplace_back(v.bytes->begin(), v.bytes->begin() + DenseBytes(*v.shape));
+      }
+      return step;
+    };
+    absl::StatusOr<std::vector<Bytes>> r = EvalScan(instr, arrays, results, run);
+    if (!r.ok()) return r.status();
+    if (!instr.shape().IsTuple()) return ArrayValue(instr, std::move((*r)[0]));
+    auto elements = std::make_shared<std::vector<Value>>();
+    for (size_t i = 0; i < r->size(); ++i) {
+      elements->push_back(Value{instr.shape().tuple_elements[i],
+                                std::make_shared<Bytes>(std::move((*r)[i])), nullptr});
+    }
+    return Value{instr.shape_ptr(), nullptr, std::move(elements)};
+  }
+
   static absl::Status CheckArrayOperands(const Instruction& instr, absl::Span<const Value> ops) {
     std::vector<const Shape*> shapes;
     for (const Value& o : ops) shapes.push_back(o.shape);
@@ -707,6 +757,7 @@ bool IsSupportedOpcode(Opcode op) {
     case Opcode::kTopk:
     case Opcode::kRngBitGenerator:
     case Opcode::kRng:
+    case Opcode::kScan:
       return true;
     default:
       return false;
