@@ -87,6 +87,7 @@ bool IsAsyncOrCollective(Opcode op) {
     case Opcode::kAllGatherDone:
     case Opcode::kReduceScatter:
     case Opcode::kAllToAll:
+    case Opcode::kRaggedAllToAll:
     case Opcode::kCollectiveBroadcast:
     case Opcode::kReplicaId:
     case Opcode::kPartitionId:
@@ -141,6 +142,20 @@ bool IsRunnableWrapped(const Instruction& instr) {
   }
 }
 
+// The collective-permute form that writes slices of its input into an output operand at
+// offsets (slice_sizes=, tuple offsets). Several array operands without them are a combined
+// permute: each operand permuted into its own result, which EvalCollective runs.
+bool IsInPlaceCollectivePermute(const Instruction& instr) {
+  if (instr.operand_count() == 1) return false;
+  if (RawAttribute(instr, "slice_sizes").has_value() || !instr.dynamic_slice_sizes().empty()) {
+    return true;
+  }
+  for (const Instruction* o : instr.operands()) {
+    if (!o->shape().IsArray()) return true;
+  }
+  return false;
+}
+
 absl::Status CheckSupported(const Module& module, const EvalOptions& options) {
   for (const Computation* c : module.computations()) {
     for (const Instruction* instr : c->instructions()) {
@@ -161,9 +176,10 @@ absl::Status CheckSupported(const Module& module, const EvalOptions& options) {
       }
       if ((instr->opcode() == Opcode::kCollectivePermute ||
            instr->opcode() == Opcode::kCollectivePermuteStart) &&
-          instr->operand_count() != 1) {
+          IsInPlaceCollectivePermute(*instr)) {
         return absl::UnimplementedError(
-            StrCat("hlo-run supports collective-permute only with one operand (instruction %",
+            StrCat("hlo-run does not run the in-place collective-permute (input, output, "
+                   "offsets, slice_sizes) (instruction %",
                    instr->name(), ")"));
       }
       if (instr->opcode() == Opcode::kRng && !options.rng_seed.has_value()) {
