@@ -578,6 +578,31 @@ class Evaluator {
         StoreInt(instr.shape().element_type, size.data(), in.dims[static_cast<size_t>(d)]);
         return ArrayValue(instr, std::move(size));
       }
+      case Opcode::kSetDimensionSize: {
+        // Dynamic results are refused before the run; a static one is the operand when the
+        // size set is the dimension's static size, and undefined otherwise.
+        const Shape& in = *ops[0].shape;
+        const Shape& out = instr.shape();
+        const int64_t d = instr.dimensions().empty() ? -1 : instr.dimensions()[0];
+        if (!in.IsArray() || !out.IsArray() || in.dims != out.dims || d < 0 || d >= in.rank() ||
+            ops.size() != 2 || !ops[1].shape->IsArray() || ops[1].shape->rank() != 0 ||
+            IsFloatType(ops[1].shape->element_type)) {
+          return absl::InvalidArgumentError(
+              StrCat("cannot run %", instr.name(),
+                     ": set-dimension-size needs an array, an integer scalar size and one of the "
+                     "array's dimensions, and a result of the array's dimensions"));
+        }
+        const int64_t size = LoadInt(ops[1].shape->element_type, ops[1].bytes->data());
+        if (size != out.dims[static_cast<size_t>(d)]) {
+          return absl::InvalidArgumentError(
+              StrCat("cannot run %", instr.name(), ": set-dimension-size sets dimension ", d,
+                     " to ", size, " but the result's static size is ",
+                     out.dims[static_cast<size_t>(d)], " (hlo-run runs static shapes only)"));
+        }
+        Bytes bytes(static_cast<size_t>(DenseBytes(out)));
+        Relayout(in, ops[0].bytes->data(), out, bytes.data());
+        return ArrayValue(instr, std::move(bytes));
+      }
       case Opcode::kCopy:
         if (instr.shape().IsTuple()) return Value{instr.shape_ptr(), nullptr, ops[0].elements};
         break;
@@ -758,6 +783,7 @@ bool IsSupportedOpcode(Opcode op) {
     case Opcode::kOptBarrier:
     case Opcode::kDomain:
     case Opcode::kGetDimensionSize:
+    case Opcode::kSetDimensionSize:
     case Opcode::kCall:
     case Opcode::kFusion:
     case Opcode::kWhile:
