@@ -3,7 +3,9 @@
 // (along dimension 0) to each participant q of its group, which writes them into its copy of
 // `output` at rows [output_offsets[q] of p, + ...). The result is the output operand with every
 // received block written; rows nobody writes keep the output operand's values. recv_sizes
-// only mirrors the senders' send_sizes and is not read.
+// only mirrors the senders' send_sizes and is not read. With k updates per participant the
+// vectors hold G * k entries, update u to participant q at q * k + u (as XLA:GPU's kernel lays
+// them out); each is one block as above, written in update order.
 //
 // Offsets and sizes are clamped as dynamic-slice and dynamic-update-slice clamp their starts
 // (a size to [0, rows], a start so that the block fits), so every argument gives a defined
@@ -56,9 +58,10 @@ absl::StatusOr<std::vector<Bytes>> EvalRaggedAllToAll(
     const Shape& s = *mine[k].shape;
     if (!s.IsArray() || s.rank() != 1 ||
         (s.element_type != PrimitiveType::kS32 && s.element_type != PrimitiveType::kS64) ||
-        s.dims[0] != static_cast<int64_t>(participants)) {
-      return Refuse(instr, StrCat("its offsets and sizes must be s32 or s64 vectors of one entry "
-                                  "per participant (",
+        s.dims[0] == 0 || s.dims[0] % static_cast<int64_t>(participants) != 0 ||
+        s.dims[0] != mine[2].shape->dims[0]) {
+      return Refuse(instr, StrCat("its offsets and sizes must be s32 or s64 vectors of one "
+                                  "length, a multiple of the participants (",
                                   participants, ")"));
     }
   }
@@ -72,11 +75,13 @@ absl::StatusOr<std::vector<Bytes>> EvalRaggedAllToAll(
   const std::vector<int64_t> out_strides = PhysicalStrides(out);
   std::vector<int64_t> row_dims(in.dims.begin(), in.dims.end());
   const int64_t in_rows = in.dims[0], out_rows = out.dims[0];
-  for (size_t p = 0; p < participants; ++p) {
-    const std::vector<ArrayRef>& from = operands[p];
-    const int64_t size = Clamp(entry(from[3], group.me), 0, std::min(in_rows, out_rows));
-    const int64_t in_start = Clamp(entry(from[2], group.me), 0, in_rows - size);
-    const int64_t out_start = Clamp(entry(from[4], group.me), 0, out_rows - size);
+  const size_t updates = static_cast<size_t>(mine[2].shape->dims[0]) / participants;
+  for (size_t block = 0; block < participants * updates; ++block) {
+    const std::vector<ArrayRef>& from = operands[block / updates];
+    const size_t at = group.me * updates + block % updates;
+    const int64_t size = Clamp(entry(from[3], at), 0, std::min(in_rows, out_rows));
+    const int64_t in_start = Clamp(entry(from[2], at), 0, in_rows - size);
+    const int64_t out_start = Clamp(entry(from[4], at), 0, out_rows - size);
     row_dims[0] = size;
     const std::vector<int64_t> src_strides = PhysicalStrides(*from[0].shape);
     ForEachIndex(row_dims, [&](const std::vector<int64_t>& index) {
