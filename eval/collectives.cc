@@ -209,6 +209,7 @@ absl::StatusOr<std::vector<Bytes>> EvalCollective(const Instruction& instr, Opco
   if (participants == 0 || participants != group.replicas.size() || group.me >= participants) {
     return Refuse(instr, "has no operands from its group's participants");
   }
+  if (kind == Opcode::kRaggedAllToAll) return EvalRaggedAllToAll(instr, group, operands, results);
   const std::vector<ArrayRef>& mine = operands[group.me];
   if (results.size() != mine.size()) {
     return Refuse(instr, StrCat("has ", mine.size(), " operands but ", results.size(), " results"));

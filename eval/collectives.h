@@ -15,6 +15,7 @@
 //                    dimension; tuple form: output j is participant j's operand `me`
 //   collective-permute  the operand of the source of a pair (source, me), else zeros
 //   collective-broadcast  the operand of the group's first participant
+//   ragged-all-to-all  blocks of rows by offsets and sizes (ragged_all_to_all.cc)
 #pragma once
 
 #include <vector>
@@ -52,5 +53,11 @@ absl::StatusOr<std::vector<Bytes>> EvalCollective(const Instruction& instr, Opco
                                                   absl::Span<const std::vector<ArrayRef>> operands,
                                                   absl::Span<const Shape* const> results,
                                                   const ScalarComputation& apply);
+
+// ragged-all-to-all among the group (ragged_all_to_all.cc): `operands[p]` are participant p's
+// six operands; one result, the output operand with the blocks received written.
+absl::StatusOr<std::vector<Bytes>> EvalRaggedAllToAll(
+    const Instruction& instr, const CollectiveGroup& group,
+    absl::Span<const std::vector<ArrayRef>> operands, absl::Span<const Shape* const> results);
 
 }  // namespace hloscope::eval

@@ -9,6 +9,8 @@
 // features are split into G equal groups and output group g sees only input group g. With
 // batch_group_count B the lhs batch is split into B groups and output feature group g (of
 // out_features / B) sees only batch group g; the result has batch / B rows.
+#include "eval/convolution.h"
+
 #include <algorithm>
 #include <complex>
 #include <cstring>
@@ -24,7 +26,6 @@
 #include "support/str_util.h"
 
 namespace hloscope::eval {
-namespace {
 
 absl::StatusOr<ConvolutionAttributes> ReadConvolution(const Instruction& instr) {
   ConvolutionAttributes attrs;
@@ -42,6 +43,8 @@ absl::StatusOr<ConvolutionAttributes> ReadConvolution(const Instruction& instr) 
   attrs.batch_group_count = IntAttribute(instr, "batch_group_count").value_or(1);
   return attrs;
 }
+
+namespace {
 
 template <typename T>
 struct IsComplexAcc : std::false_type {};
@@ -168,21 +171,24 @@ absl::StatusOr<Bytes> EvalConvolution(const Instruction& instr,
     return fail(
         StrCat("its operands give ", inferred->ToString(false), ", not ", out.ToString(false)));
   }
+  return Convolve(out, operands[0], operands[1], *attrs);
+}
+
+Bytes Convolve(const Shape& out, const ArrayRef& lhs, const ArrayRef& rhs,
+               const ConvolutionAttributes& attrs) {
+  const Shape& ls = *lhs.shape;
+  const Shape& rs = *rhs.shape;
   PrimitiveType t = out.element_type;
-  if (t == PrimitiveType::kF64)
-    return ConvolveWith<double>(out, ls, operands[0].data, rs, operands[1].data, *attrs);
+  if (t == PrimitiveType::kF64) return ConvolveWith<double>(out, ls, lhs.data, rs, rhs.data, attrs);
   // Complex convolutions accumulate in std::complex of the component type, as dot does.
   if (t == PrimitiveType::kC64) {
-    return ConvolveWith<std::complex<float>>(out, ls, operands[0].data, rs, operands[1].data,
-                                             *attrs);
+    return ConvolveWith<std::complex<float>>(out, ls, lhs.data, rs, rhs.data, attrs);
   }
   if (t == PrimitiveType::kC128) {
-    return ConvolveWith<std::complex<double>>(out, ls, operands[0].data, rs, operands[1].data,
-                                              *attrs);
+    return ConvolveWith<std::complex<double>>(out, ls, lhs.data, rs, rhs.data, attrs);
   }
-  if (IsFloatType(t))
-    return ConvolveWith<float>(out, ls, operands[0].data, rs, operands[1].data, *attrs);
-  return ConvolveWith<int64_t>(out, ls, operands[0].data, rs, operands[1].data, *attrs);
+  if (IsFloatType(t)) return ConvolveWith<float>(out, ls, lhs.data, rs, rhs.data, attrs);
+  return ConvolveWith<int64_t>(out, ls, lhs.data, rs, rhs.data, attrs);
 }
 
 }  // namespace hloscope::eval

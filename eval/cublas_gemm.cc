@@ -4,17 +4,23 @@
 // alpha and beta in backend_config's gemm_backend_config. The result is the output array, or
 // a tuple of it and a u8/s8 workspace (its contents are cuBLAS's scratch: zeros here).
 //
-// Only what that config states is run: a real alpha (alpha_imag 0) and no epilogue (absent or
-// "DEFAULT"); other forms are refused naming what is missing. Products are summed as dot does
-// (f64 for f64, float for narrower floats, wrapping 64-bit integers) in row-major order of the
-// contracted dimensions, then scaled and rounded once.
+// Only what that config states is run: a real alpha (alpha_imag 0) and the cublasLt epilogues
+// (GemmBackendConfig.Epilogue) DEFAULT, BIAS, RELU, BIAS_RELU, GELU and BIAS_GELU on float
+// results: result = activation(alpha * dot(a, b) + beta * c + bias), the bias a vector operand
+// after (a, b[, c]) of the result's last dimension, broadcast along the others; GELU is
+// cublasLt's tanh form 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). GELU_AUX and
+// BIAS_GELU_AUX (a second output of the pre-activation values) and other forms are refused
+// naming what is missing. Products are summed as dot does (f64 for f64, float for narrower
+// floats, wrapping 64-bit integers) in row-major order of the contracted dimensions, then scaled,
+// biased and activated in that type and rounded once.
 #include <algorithm>
-#include <charconv>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "eval/backend_config.h"
 #include "eval/custom_calls.h"
 #include "eval/element_io.h"
 #include "eval/kernels.h"
@@ -25,56 +31,25 @@
 namespace hloscope::eval {
 namespace {
 
-// The text after `"key":` in a JSON object written without nesting tricks (XLA's printer).
-std::optional<std::string_view> After(std::string_view json, std::string_view key) {
-  const std::string quoted = StrCat("\"", key, "\"");
-  size_t at = json.find(quoted);
-  if (at == std::string_view::npos) return std::nullopt;
-  at += quoted.size();
-  while (at < json.size() && (json[at] == ' ' || json[at] == '\n' || json[at] == ':')) ++at;
-  return json.substr(at);
-}
+enum class Activation { kNone, kRelu, kGelu };
 
-std::optional<double> Number(std::string_view json, std::string_view key) {
-  std::optional<std::string_view> v = After(json, key);
-  if (!v) return std::nullopt;
-  size_t end = 0;
-  while (end < v->size() && (std::isdigit(static_cast<unsigned char>((*v)[end])) ||
-                             std::string_view("+-.eE").find((*v)[end]) != std::string_view::npos))
-    ++end;
-  double d = 0;
-  auto [p, ec] = std::from_chars(v->data(), v->data() + end, d);
-  if (ec != std::errc() || p != v->data() + end) return std::nullopt;
-  return d;
-}
-
-// A list of dimension numbers written as strings: ["1","0"].
-std::optional<std::vector<int64_t>> Dims(std::string_view json, std::string_view key) {
-  std::optional<std::string_view> v = After(json, key);
-  if (!v || v->empty() || (*v)[0] != '[') return std::nullopt;
-  const size_t close = v->find(']');
-  if (close == std::string_view::npos) return std::nullopt;
-  std::vector<int64_t> out;
-  std::string_view list = v->substr(1, close - 1);
-  for (size_t i = 0; i < list.size();) {
-    if (!std::isdigit(static_cast<unsigned char>(list[i]))) {
-      ++i;
-      continue;
-    }
-    int64_t n = 0;
-    auto [p, ec] = std::from_chars(list.data() + i, list.data() + list.size(), n);
-    if (ec != std::errc()) return std::nullopt;
-    out.push_back(n);
-    i = static_cast<size_t>(p - list.data());
+// The epilogue's activation on one value, in the accumulator's type.
+template <typename Acc>
+Acc Activate(Activation act, Acc x) {
+  if (act == Activation::kRelu) return x < 0 ? Acc{0} : x;
+  if (act == Activation::kGelu) {
+    const Acc k = static_cast<Acc>(0.7978845608028654);  // sqrt(2/pi)
+    return static_cast<Acc>(0.5) * x *
+           (1 + std::tanh(k * (x + static_cast<Acc>(0.044715) * x * x * x)));
   }
-  return out;
+  return x;
 }
 
 template <typename Acc>
 Bytes Gemm(const Shape& out, const ArrayRef& a, const ArrayRef& b, const ArrayRef* c,
            const std::vector<int64_t>& lb, const std::vector<int64_t>& lc,
            const std::vector<int64_t>& rb, const std::vector<int64_t>& rc, double alpha,
-           double beta) {
+           double beta, const std::vector<double>& bias, Activation act) {
   const Shape& as = *a.shape;
   const Shape& bs = *b.shape;
   auto has = [](const std::vector<int64_t>& v, int64_t d) {
@@ -134,6 +109,8 @@ Bytes Gemm(const Shape& out, const ArrayRef& a, const ArrayRef& b, const ArrayRe
         v += static_cast<Acc>(beta) *
              static_cast<Acc>(LoadDouble(c->shape->element_type, cdata + linear * oeb));
       }
+      if (!bias.empty()) v += static_cast<Acc>(bias[static_cast<size_t>(o.back())]);
+      v = Activate(act, v);
       StoreDouble(out.element_type, dst, static_cast<double>(v));
     }
     ++linear;
@@ -150,27 +127,31 @@ absl::StatusOr<std::vector<Bytes>> EvalCublasGemm(const Instruction& instr,
     return absl::UnimplementedError(StrCat("hlo-run runs custom-call ", instr.custom_call_target(),
                                            " only ", why, " (instruction %", instr.name(), ")"));
   };
-  // The config is JSON, written bare or as a quoted string with escaped quotes.
-  std::string config(RawAttribute(instr, "backend_config").value_or(""));
-  for (size_t at = config.find("\\\""); at != std::string::npos; at = config.find("\\\"", at))
-    config.erase(at, 1);
-  const std::optional<double> alpha = Number(config, "alpha_real");
-  const double beta = Number(config, "beta").value_or(0);
-  const double alpha_imag = Number(config, "alpha_imag").value_or(0);
-  std::optional<std::string_view> epilogue = After(config, "epilogue");
-  std::optional<std::vector<int64_t>> lc = Dims(config, "lhs_contracting_dimensions"),
-                                      rc = Dims(config, "rhs_contracting_dimensions"),
-                                      lb = Dims(config, "lhs_batch_dimensions"),
-                                      rb = Dims(config, "rhs_batch_dimensions");
+  const std::string config = BackendConfigText(instr);
+  const std::optional<double> alpha = ConfigNumber(config, "alpha_real");
+  const double beta = ConfigNumber(config, "beta").value_or(0);
+  const double alpha_imag = ConfigNumber(config, "alpha_imag").value_or(0);
+  const std::string_view epilogue = ConfigWord(config, "epilogue").value_or("DEFAULT");
+  std::optional<std::vector<int64_t>> lc = ConfigIntList(config, "lhs_contracting_dimensions"),
+                                      rc = ConfigIntList(config, "rhs_contracting_dimensions"),
+                                      lb = ConfigIntList(config, "lhs_batch_dimensions"),
+                                      rb = ConfigIntList(config, "rhs_batch_dimensions");
   if (!alpha || !lc || !rc || !lb || !rb) {
     return refuse("with alpha_real and the dot dimension numbers in its gemm_backend_config");
   }
   if (alpha_imag != 0) return refuse("with a real alpha (alpha_imag 0)");
-  if (epilogue && !epilogue->starts_with("\"DEFAULT\"")) return refuse("without an epilogue");
-  const size_t want_operands = beta != 0 ? 3 : 2;
+  const bool has_bias = epilogue == "BIAS" || epilogue == "BIAS_RELU" || epilogue == "BIAS_GELU";
+  Activation act = Activation::kNone;
+  if (epilogue == "RELU" || epilogue == "BIAS_RELU") act = Activation::kRelu;
+  if (epilogue == "GELU" || epilogue == "BIAS_GELU") act = Activation::kGelu;
+  if (!has_bias && act == Activation::kNone && epilogue != "DEFAULT") {
+    return refuse("with the epilogues DEFAULT, BIAS, RELU, BIAS_RELU, GELU and BIAS_GELU");
+  }
+  const size_t want_operands = (beta != 0 ? 3 : 2) + (has_bias ? 1 : 0);
   if (operands.size() != want_operands || results.empty() || results.size() > 2) {
     return refuse(
-        "on (a, b), or (a, b, c) when beta is not 0, giving the result or (result, workspace)");
+        "on (a, b), or (a, b, c) when beta is not 0, then the bias of a BIAS epilogue, giving the "
+        "result or (result, workspace)");
   }
   const Shape& out = *results[0];
   const Shape& as = *operands[0].shape;
@@ -196,18 +177,33 @@ absl::StatusOr<std::vector<Bytes>> EvalCublasGemm(const Instruction& instr,
         std::find(rc->begin(), rc->end(), d) == rc->end())
       want.push_back(bs.dims[static_cast<size_t>(d)]);
   ok = ok && std::vector<int64_t>(out.dims.begin(), out.dims.end()) == want;
-  if (ok && want_operands == 3) {
+  if (ok && beta != 0) {
     ok = operands[2].shape->dims == out.dims && operands[2].shape->element_type == out.element_type;
   }
   if (!ok) return refuse("when its shapes fit the dot dimension numbers of its config");
-  const ArrayRef* c = want_operands == 3 ? &operands[2] : nullptr;
+  const ArrayRef* c = beta != 0 ? &operands[2] : nullptr;
+  std::vector<double> bias;
+  if (has_bias) {
+    const ArrayRef& b = operands[want_operands - 1];
+    if (b.shape->rank() != 1 || out.rank() == 0 || b.shape->dims[0] != out.dims.back()) {
+      return refuse("when the bias is a vector of the result's last dimension");
+    }
+    for (int64_t i = 0; i < b.shape->dims[0]; ++i) {
+      bias.push_back(
+          LoadDouble(b.shape->element_type, b.data + i * ElementBytes(b.shape->element_type)));
+    }
+  }
+  if ((has_bias || act != Activation::kNone) && !IsFloatType(out.element_type)) {
+    return refuse("with an epilogue on a float result");
+  }
   Bytes r;
   if (out.element_type == PrimitiveType::kF64) {
-    r = Gemm<double>(out, operands[0], operands[1], c, *lb, *lc, *rb, *rc, *alpha, beta);
+    r = Gemm<double>(out, operands[0], operands[1], c, *lb, *lc, *rb, *rc, *alpha, beta, bias, act);
   } else if (IsFloatType(out.element_type)) {
-    r = Gemm<float>(out, operands[0], operands[1], c, *lb, *lc, *rb, *rc, *alpha, beta);
+    r = Gemm<float>(out, operands[0], operands[1], c, *lb, *lc, *rb, *rc, *alpha, beta, bias, act);
   } else {
-    r = Gemm<int64_t>(out, operands[0], operands[1], c, *lb, *lc, *rb, *rc, *alpha, beta);
+    r = Gemm<int64_t>(out, operands[0], operands[1], c, *lb, *lc, *rb, *rc, *alpha, beta, bias,
+                      act);
   }
   std::vector<Bytes> outs;
   outs.push_back(std::move(r));

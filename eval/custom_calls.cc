@@ -109,7 +109,7 @@ bool IsKnownCustomCallTarget(std::string_view target) {
              std::end(kIdentityTargets) ||
          target == "SPMDFullToShardShape" || target == "SPMDShardToFullShape" ||
          target == "AllocateBuffer" || target == "TopK" || target == "__cublas$gemm" ||
-         target == "__cublas$lt$matmul";
+         target == "__cublas$lt$matmul" || IsCudnnConvolutionTarget(target);
 }
 
 absl::StatusOr<std::vector<Bytes>> EvalCustomCall(const Instruction& instr,
@@ -126,6 +126,7 @@ absl::StatusOr<std::vector<Bytes>> EvalCustomCall(const Instruction& instr,
   if (target == "__cublas$gemm" || target == "__cublas$lt$matmul") {
     return EvalCublasGemm(instr, operands, results);
   }
+  if (IsCudnnConvolutionTarget(target)) return EvalCudnnConvolution(instr, operands, results);
   if (target == "AllocateBuffer") {
     std::vector<Bytes> out;
     for (const Shape* r : results) out.emplace_back(static_cast<size_t>(DenseBytes(*r)), 0);

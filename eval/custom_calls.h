@@ -14,6 +14,8 @@
 //   TopK                                   (values, s32 indices) of the k greatest along the last
 //                                          dimension, ordered by the comparator; ties keep the
 //                                          lower index first
+//   __cublas$gemm, __cublas$lt$matmul      cublas_gemm.cc
+//   __cudnn$conv*                          cudnn_conv.cc
 #pragma once
 
 #include <string_view>
@@ -43,5 +45,12 @@ absl::StatusOr<std::vector<Bytes>> EvalCustomCall(const Instruction& instr,
 absl::StatusOr<std::vector<Bytes>> EvalCublasGemm(const Instruction& instr,
                                                   absl::Span<const ArrayRef> operands,
                                                   absl::Span<const Shape* const> results);
+
+// The cuDNN convolutions __cudnn$convForward, __cudnn$convBackwardInput,
+// __cudnn$convBackwardFilter and __cudnn$convBiasActivationForward (cudnn_conv.cc).
+bool IsCudnnConvolutionTarget(std::string_view target);
+absl::StatusOr<std::vector<Bytes>> EvalCudnnConvolution(const Instruction& instr,
+                                                        absl::Span<const ArrayRef> operands,
+                                                        absl::Span<const Shape* const> results);
 
 }  // namespace hloscope::eval

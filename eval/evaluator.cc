@@ -23,6 +23,7 @@
 #include "eval/operand_checks.h"
 #include "eval/replicas.h"
 #include "eval/rng.h"
+#include "eval/scan.h"
 #include "hlo/attribute_values.h"
 #include "hlo/computation.h"
 #include "hlo/input_output_alias.h"
@@ -86,6 +87,7 @@ bool IsAsyncOrCollective(Opcode op) {
     case Opcode::kAllGatherDone:
     case Opcode::kReduceScatter:
     case Opcode::kAllToAll:
+    case Opcode::kRaggedAllToAll:
     case Opcode::kCollectiveBroadcast:
     case Opcode::kReplicaId:
     case Opcode::kPartitionId:
@@ -140,6 +142,20 @@ bool IsRunnableWrapped(const Instruction& instr) {
   }
 }
 
+// The collective-permute form that writes slices of its input into an output operand at
+// offsets (slice_sizes=, tuple offsets). Several array operands without them are a combined
+// permute: each operand permuted into its own result, which EvalCollective runs.
+bool IsInPlaceCollectivePermute(const Instruction& instr) {
+  if (instr.operand_count() == 1) return false;
+  if (RawAttribute(instr, "slice_sizes").has_value() || !instr.dynamic_slice_sizes().empty()) {
+    return true;
+  }
+  for (const Instruction* o : instr.operands()) {
+    if (!o->shape().IsArray()) return true;
+  }
+  return false;
+}
+
 absl::Status CheckSupported(const Module& module, const EvalOptions& options) {
   for (const Computation* c : module.computations()) {
     for (const Instruction* instr : c->instructions()) {
@@ -160,9 +176,10 @@ absl::Status CheckSupported(const Module& module, const EvalOptions& options) {
       }
       if ((instr->opcode() == Opcode::kCollectivePermute ||
            instr->opcode() == Opcode::kCollectivePermuteStart) &&
-          instr->operand_count() != 1) {
+          IsInPlaceCollectivePermute(*instr)) {
         return absl::UnimplementedError(
-            StrCat("hlo-run supports collective-permute only with one operand (instruction %",
+            StrCat("hlo-run does not run the in-place collective-permute (input, output, "
+                   "offsets, slice_sizes) (instruction %",
                    instr->name(), ")"));
       }
       if (instr->opcode() == Opcode::kRng && !options.rng_seed.has_value()) {
@@ -561,11 +578,38 @@ class Evaluator {
         StoreInt(instr.shape().element_type, size.data(), in.dims[static_cast<size_t>(d)]);
         return ArrayValue(instr, std::move(size));
       }
+      case Opcode::kSetDimensionSize: {
+        // Dynamic results are refused before the run; a static one is the operand when the
+        // size set is the dimension's static size, and undefined otherwise.
+        const Shape& in = *ops[0].shape;
+        const Shape& out = instr.shape();
+        const int64_t d = instr.dimensions().empty() ? -1 : instr.dimensions()[0];
+        if (!in.IsArray() || !out.IsArray() || in.dims != out.dims || d < 0 || d >= in.rank() ||
+            ops.size() != 2 || !ops[1].shape->IsArray() || ops[1].shape->rank() != 0 ||
+            IsFloatType(ops[1].shape->element_type)) {
+          return absl::InvalidArgumentError(
+              StrCat("cannot run %", instr.name(),
+                     ": set-dimension-size needs an array, an integer scalar size and one of the "
+                     "array's dimensions, and a result of the array's dimensions"));
+        }
+        const int64_t size = LoadInt(ops[1].shape->element_type, ops[1].bytes->data());
+        if (size != out.dims[static_cast<size_t>(d)]) {
+          return absl::InvalidArgumentError(
+              StrCat("cannot run %", instr.name(), ": set-dimension-size sets dimension ", d,
+                     " to ", size, " but the result's static size is ",
+                     out.dims[static_cast<size_t>(d)], " (hlo-run runs static shapes only)"));
+        }
+        Bytes bytes(static_cast<size_t>(DenseBytes(out)));
+        Relayout(in, ops[0].bytes->data(), out, bytes.data());
+        return ArrayValue(instr, std::move(bytes));
+      }
       case Opcode::kCopy:
         if (instr.shape().IsTuple()) return Value{instr.shape_ptr(), nullptr, ops[0].elements};
         break;
       case Opcode::kCall:
         return RunComputation(*instr.to_apply(), ops, buffered);
+      case Opcode::kScan:
+        return EvalScanOp(instr, arrays);
       case Opcode::kFusion:
         // A fusion's inside lives in registers: evaluated by value, its outputs then stored.
         return RunComputation(*instr.fused_computation(), ops, /*buffered=*/false);
@@ -646,6 +690,53 @@ class Evaluator {
     return ArrayValue(instr, std::move(*r));
   }
 
+  // scan: the body runs by value once per step (like a fusion's inside, its values are the
+  // scan's own business); the scan's results are then stored as any op's.
+  absl::StatusOr<Value> EvalScanOp(const Instruction& instr, absl::Span<const ArrayRef> arrays) {
+    std::vector<const Shape*> results;
+    if (instr.shape().IsTuple()) {
+      results = instr.shape().tuple_elements;
+    } else {
+      results.push_back(instr.shape_ptr());
+    }
+    const Computation* body = instr.to_apply();
+    ScanBody run = [&](absl::Span<const ArrayRef> args) -> absl::StatusOr<ScanStepResult> {
+      std::vector<Value> params;
+      for (size_t i = 0; i < args.size(); ++i) {
+        const auto n = static_cast<size_t>(DenseBytes(*args[i].shape));
+        params.push_back(
+            Value{args[i].shape, std::make_shared<Bytes>(args[i].data, args[i].data + n), nullptr});
+      }
+      absl::StatusOr<Value> r = RunComputation(*body, params, /*buffered=*/false);
+      if (!r.ok()) return r.status();
+      ScanStepResult step;
+      std::vector<Value> leaves;
+      if (r->shape->IsTuple()) {
+        leaves = *r->elements;
+      } else {
+        leaves.push_back(*r);
+      }
+      for (const Value& v : leaves) {
+        if (!v.shape->IsArray() || v.bytes == nullptr) {
+          return absl::InvalidArgumentError(
+              StrCat("cannot run scan %", instr.name(), ": its body returns a nested tuple"));
+        }
+        step.shapes.push_back(v.shape);
+        step.arrays.emplace_back(v.bytes->begin(), v.bytes->begin() + DenseBytes(*v.shape));
+      }
+      return step;
+    };
+    absl::StatusOr<std::vector<Bytes>> r = EvalScan(instr, arrays, results, run);
+    if (!r.ok()) return r.status();
+    if (!instr.shape().IsTuple()) return ArrayValue(instr, std::move((*r)[0]));
+    auto elements = std::make_shared<std::vector<Value>>();
+    for (size_t i = 0; i < r->size(); ++i) {
+      elements->push_back(Value{instr.shape().tuple_elements[i],
+                                std::make_shared<Bytes>(std::move((*r)[i])), nullptr});
+    }
+    return Value{instr.shape_ptr(), nullptr, std::move(elements)};
+  }
+
   static absl::Status CheckArrayOperands(const Instruction& instr, absl::Span<const Value> ops) {
     std::vector<const Shape*> shapes;
     for (const Value& o : ops) shapes.push_back(o.shape);
@@ -692,6 +783,7 @@ bool IsSupportedOpcode(Opcode op) {
     case Opcode::kOptBarrier:
     case Opcode::kDomain:
     case Opcode::kGetDimensionSize:
+    case Opcode::kSetDimensionSize:
     case Opcode::kCall:
     case Opcode::kFusion:
     case Opcode::kWhile:
@@ -707,6 +799,7 @@ bool IsSupportedOpcode(Opcode op) {
     case Opcode::kTopk:
     case Opcode::kRngBitGenerator:
     case Opcode::kRng:
+    case Opcode::kScan:
       return true;
     default:
       return false;

@@ -12,7 +12,9 @@
 // read; output elements past fft_length are zero. A zero fft_length makes every output zero.
 // The sums run in double with twiddles e^(-2 pi i m / N) for m = jk mod N (exact index
 // arithmetic, so large N loses no accuracy to the angle), and each result is rounded to the
-// output type once. Direct O(N^2) sums per axis: the interpreter's FFTs are test-sized.
+// output type once. Axes whose length is a power of two run radix-2 Cooley-Tukey (O(N log N):
+// butterflies over the bit-reversed signal, twiddles from the same exact table); other lengths
+// run the direct O(N^2) sums.
 #include <cmath>
 #include <complex>
 #include <numbers>
@@ -33,9 +35,39 @@ using Complex = std::complex<double>;
 
 enum class FftType { kFft, kIfft, kRfft, kIrfft };
 
+// Radix-2 decimation in time for n a power of two: the signal in bit-reversed order, then
+// log2(n) rounds of butterflies; the stage of span `len` uses twiddle[j * n / len].
+void TransformLinePow2(Complex* line, int64_t stride, int64_t n, bool inverse,
+                       const std::vector<Complex>& twiddle, std::vector<Complex>& tmp) {
+  tmp.resize(static_cast<size_t>(n));
+  int bits = 0;
+  while ((int64_t{1} << bits) < n) ++bits;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t r = 0;
+    for (int b = 0; b < bits; ++b) r |= ((i >> b) & 1) << (bits - 1 - b);
+    tmp[static_cast<size_t>(r)] = line[i * stride];
+  }
+  for (int64_t len = 2; len <= n; len <<= 1) {
+    const int64_t half = len / 2, step = n / len;
+    for (int64_t start = 0; start < n; start += len) {
+      for (int64_t j = 0; j < half; ++j) {
+        const Complex& t = twiddle[static_cast<size_t>(j * step)];
+        const Complex w = inverse ? std::conj(t) : t;
+        Complex& lo = tmp[static_cast<size_t>(start + j)];
+        Complex& hi = tmp[static_cast<size_t>(start + j + half)];
+        const Complex v = hi * w;
+        hi = lo - v;
+        lo += v;
+      }
+    }
+  }
+  for (int64_t k = 0; k < n; ++k) line[k * stride] = tmp[static_cast<size_t>(k)];
+}
+
 // One DFT of `n` points along an axis: in place over line[0], line[stride], ...
 void TransformLine(Complex* line, int64_t stride, int64_t n, bool inverse,
                    const std::vector<Complex>& twiddle, std::vector<Complex>& tmp) {
+  if (n > 1 && (n & (n - 1)) == 0) return TransformLinePow2(line, stride, n, inverse, twiddle, tmp);
   tmp.assign(static_cast<size_t>(n), Complex(0));
   for (int64_t k = 0; k < n; ++k) {
     Complex sum(0);
