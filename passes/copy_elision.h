@@ -28,6 +28,10 @@
 //  - never: a merge that puts one buffer at two array positions of the entry's result (XLA
 //    gives every output its own buffer), which also keeps a donated parameter's buffer at its
 //    input_output_alias output only.
+// A copy kept only because a reader of a donated entry parameter and the writer of that
+// buffer's next value are unordered goes with a control edge reader -> writer (XLA's copy
+// removal, order_unordered_readers); so does a while body's parameter/root copy pair whose
+// readers can run before the writer (order_loop_readers). Each edge is in the report.
 // Storage is reasoned about as it is at run time, where a bitcast shares its operand's bytes.
 // With `bitcast_defines_value` the same checks run a second time on the analyses where a
 // bitcast defines a new value (a fusion then cannot update in place through one), and a copy
