@@ -800,8 +800,9 @@ CopyElision::CopyElision(CopyElisionOptions options) : options_(options) {
       "copies, never fewer); hlo-opt's --bitcast-defines-value sets it too.");
   mutable_pass_options().AddBool(
       "order-unordered-readers", &options_.order_unordered_readers,
-      "Remove a copy kept only because a reader and a writer of its buffer are unordered, "
-      "ordering them with control edges named in --report (XLA's copy removal does).");
+      "Remove a copy kept only because a reader of a donated entry parameter and the writer "
+      "of its buffer are unordered, ordering them with control edges named in --report (XLA's "
+      "copy removal does).");
 }
 
 std::unique_ptr<PassReport> CopyElision::LastReport() const {

@@ -134,9 +134,10 @@ class CopyElision : public Pass {
     return "Removes copies whose source and destination can share a buffer without "
            "interference; reports why each copy stays. In while bodies, orders readers of a "
            "loop state element before its new value's writer with control edges when that "
-           "lets both of its copies go (XLA's region analysis), and elsewhere orders an unordered "
-           "reader before a writer when that lets a copy go (XLA's copy removal), each edge "
-           "named in --report.";
+           "lets both of its copies go (XLA's region analysis), and orders a donated entry "
+           "parameter's "
+           "unordered reader before the writer of its buffer when that lets a copy go (XLA's "
+           "copy removal), each edge named in --report.";
   }
   absl::StatusOr<bool> RunOnModule(Module& module, AnalysisCache& analyses) override;
   // The report below, for tools (passes/copy_elision_report.h).
