@@ -11,6 +11,7 @@
 
 #include "fmt/format.h"
 #include "gtest/gtest.h"
+#include "hlo/computation.h"
 #include "hlo/parser.h"
 #include "hlo/printer.h"
 #include "hlo/verifier.h"
@@ -113,6 +114,20 @@ TEST(IoAliasOrder, RandomDonatingModulesStayCorrectAndTheUncheckedOrderIsCaught)
     // Acyclic and valid, whatever edges were added.
     EXPECT_TRUE(VerifyModule(**m).ok()) << PrintModule(**m);
     const bool edges = !pass.report().added_edges.empty();
+    // No stray edge: every edge not between two copies (copy-insertion's) is a reported one, so
+    // a failed attempt took its edges back.
+    for (const Computation* c : (*m)->computations()) {
+      for (const Instruction* i : c->instructions()) {
+        for (const Instruction* p : i->control_predecessors()) {
+          if (p->opcode() == Opcode::kCopy && i->opcode() == Opcode::kCopy) continue;
+          bool reported = false;
+          for (const CopyElisionReport::AddedEdge& e : pass.report().added_edge_names) {
+            reported = reported || (e.predecessor == p->name() && e.successor == i->name());
+          }
+          EXPECT_TRUE(reported) << p->name() << " -> " << i->name();
+        }
+      }
+    }
     ModuleResult r = CheckModule(text, {Elision("copy-elision", {})}, {});
     if (r.verdict == Verdict::kNotBaseline || r.verdict == Verdict::kSkipped) continue;
     ++judged;
