@@ -6,12 +6,14 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
 #include "analysis/alias.h"
 #include "analysis/analysis_cache.h"
 #include "analysis/buffer_consistency.h"
+#include "analysis/in_place_pairs.h"
 #include "analysis/ordering.h"
 #include "analysis/trip_count.h"
 #include "analysis/value_liveness.h"
@@ -24,6 +26,7 @@
 #include "passes/control_edges.h"
 #include "passes/copy_elision_report.h"
 #include "passes/in_flight_buffers.h"
+#include "passes/schedule_order.h"
 #include "support/checked_int.h"
 
 namespace hloscope {
@@ -128,6 +131,16 @@ class Elider {
   void Commit();
   void Abort();
 
+  // Set when the last Check failed on two values of the merged buffer that one control edge
+  // would order: a reader of the older value and the writer of the newer one, in one
+  // computation with no dependency either way (copy-elision's order_unordered_readers).
+  struct OrderFix {
+    Instruction* reader = nullptr;
+    Instruction* writer = nullptr;
+    std::string value;  // the older value, named as in the report
+  };
+  const std::optional<OrderFix>& fix() const { return fix_; }
+
  private:
   ValueId Resolve(ValueId v) const {
     while (replaced_[v] != kNoValue) v = replaced_[v];
@@ -144,6 +157,8 @@ class Elider {
   // buffer belongs to its aliased output only); why, if so.
   std::optional<std::string> EntryOutputProblem();
   std::optional<std::string> Interference(ValueId a, ValueId b) const;
+  // Records in fix_ the control edge that would put a before b or b before a, if one would.
+  void NoteFix(ValueId a, ValueId b, const LiveRangeOrder& ab, const LiveRangeOrder& ba) const;
   std::string Explain(ValueId a, ValueId b, const LiveRangeOrder& why) const;
   // Every pair (a, x) for a in `others` (but `skip`) is interference-free; `others` sorted by
   // id. Walks from the latest value back, reusing what it proved: once a value is known to end
@@ -171,6 +186,7 @@ class Elider {
   bool same_buffer_ = false;
   absl::flat_hash_set<ValueId> in_source_;
   absl::flat_hash_set<const Instruction*> dest_definers_;
+  mutable std::optional<OrderFix> fix_;
 };
 
 std::string Elider::Name(ValueId v) const {
@@ -318,7 +334,53 @@ std::optional<std::string> Elider::Interference(ValueId a, ValueId b) const {
   if (ab.before()) return std::nullopt;
   const LiveRangeOrder ba = live_.StrictlyBefore(b, a);
   if (ba.before()) return std::nullopt;
+  NoteFix(a, b, ab, ba);
   return Rank(ab.rule) <= Rank(ba.rule) ? Explain(a, b, ab) : Explain(b, a, ba);
+}
+
+void Elider::NoteFix(ValueId a, ValueId b, const LiveRangeOrder& ab,
+                     const LiveRangeOrder& ba) const {
+  const ExecutionOrdering& ordering = live_.ordering();
+  if (ordering.sequential()) return;  // a schedule orders everything already
+  // The older value's reads must end before the newer one is written: only that direction
+  // can be forced without moving a definition.
+  ValueId older = a, newer = b;
+  const LiveRangeOrder* why = &ab;
+  if (!live_.IsDefinedBefore(a, b)) {
+    if (!live_.IsDefinedBefore(b, a)) return;
+    older = b;
+    newer = a;
+    why = &ba;
+  }
+  if (why->rule != LiveRangeRule::kReadAfter || why->use == nullptr) return;
+  // The input/output-alias case, where XLA's tests have its copy removal add edges: the older
+  // value is a donated entry parameter, read by an instruction that is not itself a copy
+  // (XLA's default pipelines run without this analysis, and its tests of other cases expect
+  // the copies that stay without it).
+  const HloValue& old_value = flow_.value(older);
+  if (old_value.is_phi || old_value.instruction->opcode() != Opcode::kParameter ||
+      old_value.instruction->parent() != module_.entry() || ReadOnly(older) ||
+      why->use->instruction->opcode() == Opcode::kCopy) {
+    return;
+  }
+  const HloValue& written = flow_.value(newer);
+  if (written.is_phi) return;
+  // The module is this pass's to edit; the analyses hand out const pointers into it.
+  auto* reader = const_cast<Instruction*>(why->use->instruction);
+  auto* writer = const_cast<Instruction*>(written.instruction);
+  if (reader == writer || reader->parent() != writer->parent() ||
+      writer->opcode() == Opcode::kParameter || reader->IsRoot() ||
+      ordering.ExecutesBefore(*reader, *writer) || ordering.ExecutesBefore(*writer, *reader)) {
+    return;
+  }
+  // As XLA's ForceRuntimeOrder: a reader that updates a copy's operand in place is not put
+  // before that copy (the copy must read the operand first).
+  if (writer->opcode() == Opcode::kCopy) {
+    for (const InPlacePair& pair : GetInPlaceInputOutputPairs(*reader)) {
+      if (reader->operand(pair.input.operand_number) == writer->operand(0)) return;
+    }
+  }
+  fix_ = OrderFix{reader, writer, Name(older)};
 }
 
 std::optional<std::string> Elider::CheckAgainst(ValueId x, absl::Span<const ValueId> others,
@@ -344,6 +406,7 @@ std::optional<std::string> Elider::CheckAgainst(ValueId x, absl::Span<const Valu
 std::string Elider::Check(Instruction& copy, bool* final) {
   *final = true;
   pending_.reset();
+  fix_.reset();
   // Control edges between two copies are those copy-insertion adds (a while element's
   // parameter copy runs before its root copy): the live-range checks below decide, and a removed
   // copy takes its edges with it, as in XLA. An edge to anything else orders the program.
@@ -481,6 +544,218 @@ void OrderLoopReaders(Instruction* param_copy, Instruction* root_copy,
   body->CompactInstructions();
 }
 
+// The default view's analyses and Elider. At first the cache's analyses; a removal that adds
+// control edges replaces them with analyses of the changed module (ExecutionOrdering reads the
+// edges, and the removals made so far are then in the module itself).
+struct DefaultView {
+  std::unique_ptr<AliasAnalysis> own_alias;
+  std::unique_ptr<ExecutionOrdering> own_ordering;
+  std::unique_ptr<ValueLiveness> live;
+  std::unique_ptr<Elider> elider;
+};
+
+// The instructions of `c` in their current order, to put back with RestoreOrder.
+std::vector<Instruction*> OrderOf(const Computation& c) {
+  return std::vector<Instruction*>(c.instructions().begin(), c.instructions().end());
+}
+
+void RestoreOrder(Computation& c, const std::vector<Instruction*>& order) {
+  std::vector<std::pair<Instruction*, Instruction*>> moves;
+  moves.reserve(order.size());
+  for (size_t k = 0; k < order.size(); ++k) {
+    moves.emplace_back(order[k], k + 1 < order.size() ? order[k + 1] : nullptr);
+  }
+  c.MoveAllBefore(moves);
+}
+
+// CopyElisionOptions::order_unordered_readers: removes a copy that the default view keeps only
+// because a reader and a writer of its merged buffer are unordered, by adding control edges
+// reader -> writer, each removal decided again on analyses of the module with the edges in
+// place (so every rule of the Elider holds with them), and the whole module still buffer-safe
+// in its new text order. An attempt that fails takes back its edges and its reordering.
+class UnorderedReaderOrdering {
+ public:
+  UnorderedReaderOrdering(Module& module, absl::Span<const InputOutputAlias> donated,
+                          bool skip_check)
+      : module_(module), donated_(donated), skip_check_(skip_check) {
+    int64_t size = 0;
+    for (const Computation* c : module.computations()) {
+      size += static_cast<int64_t>(c->instructions().size());
+    }
+    size_ = std::max<int64_t>(size, 1);
+  }
+
+  // Whether `copy` is at an edge this class added: it is then decided here only, without that
+  // edge (the default view's ordering still has it, and an edge goes with a removed copy).
+  bool Touches(const Instruction* copy) const {
+    return std::any_of(edges_.begin(), edges_.end(),
+                       [&](const Edge& e) { return e.reader == copy || e.writer == copy; });
+  }
+  bool CanTry() const { return attempts_ < kMaxAttempts && spent_ + size_ <= kBudget; }
+
+  // Tries to remove `copy` with control edges, starting from `first` (the default view's fix,
+  // when it has one). "" when the copy is gone: `view` is then the analyses of the changed
+  // module. Otherwise why it stays (`kept` when nothing better is known).
+  std::string TryRemove(Instruction& copy, std::optional<Elider::OrderFix> first,
+                        std::unique_ptr<DefaultView>& view, std::string kept);
+
+  // The edges still in the module, in the order they were added, for the report.
+  void Report(CopyElisionReport& report) const;
+
+ private:
+  struct Edge {
+    Instruction* reader;
+    Instruction* writer;
+    std::string computation, reader_name, writer_name, detail;
+  };
+  // At most this many copies tried, edges per copy, and instructions analysed over all tries
+  // (each round rebuilds the analyses of the whole module).
+  static constexpr int kMaxAttempts = 64;
+  static constexpr size_t kMaxEdgesPerCopy = 8;
+  static constexpr int64_t kBudget = 8'000'000;
+
+  // Analyses of the module as it is now; with `check_safe`, an error when the module is not
+  // buffer-safe in its current text order.
+  absl::StatusOr<std::unique_ptr<DefaultView>> Build(bool check_safe = true);
+
+  Module& module_;
+  absl::Span<const InputOutputAlias> donated_;
+  bool skip_check_;
+  int64_t size_ = 1;
+  int64_t spent_ = 0;
+  int attempts_ = 0;
+  std::vector<Edge> edges_;
+};
+
+absl::StatusOr<std::unique_ptr<DefaultView>> UnorderedReaderOrdering::Build(bool check_safe) {
+  spent_ += size_;
+  for (Computation* c : module_.computations()) c->CompactInstructions();
+  auto view = std::make_unique<DefaultView>();
+  absl::StatusOr<std::unique_ptr<AliasAnalysis>> alias =
+      AliasAnalysis::Run(module_, DataflowOptions{.bitcast_defines_value = false});
+  if (!alias.ok()) return alias.status();
+  view->own_alias = std::move(*alias);
+  absl::StatusOr<std::unique_ptr<ExecutionOrdering>> ordering = ExecutionOrdering::Run(module_);
+  if (!ordering.ok()) return ordering.status();
+  view->own_ordering = std::move(*ordering);
+  view->live = std::make_unique<ValueLiveness>(view->own_alias->dataflow(), *view->own_ordering);
+  // The text order moved with the edges: what the module leaves unordered elsewhere must still
+  // be safe in it (reads that only the text order puts before a write).
+  if (check_safe && FindBufferConflict(*view->own_alias, *view->live, donated_)) {
+    return absl::FailedPreconditionError("not buffer-safe in the new order");
+  }
+  view->elider = std::make_unique<Elider>(module_, *view->own_alias, *view->live, donated_);
+  return view;
+}
+
+std::string UnorderedReaderOrdering::TryRemove(Instruction& copy,
+                                               std::optional<Elider::OrderFix> first,
+                                               std::unique_ptr<DefaultView>& view,
+                                               std::string kept) {
+  ++attempts_;
+  Computation* home = copy.parent();
+  // Edges added for earlier removals at this copy go if it goes (as XLA strips a removed
+  // copy's edges): decide without them.
+  std::vector<Edge> detached;
+  for (auto it = edges_.begin(); it != edges_.end();) {
+    if (it->reader == &copy || it->writer == &copy) {
+      RemoveControlEdge(it->reader, it->writer);
+      detached.push_back(std::move(*it));
+      it = edges_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  if (!detached.empty()) first.reset();  // found with those edges in place
+  std::vector<Edge> added;
+  absl::flat_hash_map<Computation*, std::vector<Instruction*>> orders;  // to put back
+  std::unique_ptr<DefaultView> fresh;
+  std::string reason = std::move(kept);
+  std::optional<Elider::OrderFix> fix = std::move(first);
+  bool removed = false;
+  while (true) {
+    if (fix) {
+      Instruction* reader = fix->reader;
+      Instruction* writer = fix->writer;
+      if (added.size() == kMaxEdgesPerCopy || reader == &copy || writer == &copy ||
+          RunsBefore(writer, reader)) {
+        break;
+      }
+      Computation* c = writer->parent();
+      if (!orders.contains(c)) {
+        c->CompactInstructions();
+        orders.emplace(c, OrderOf(*c));
+      }
+      AddPrintedControlEdge(reader, writer);
+      RestoreScheduleOrder(*c);  // the text order follows the edge (the interpreter's order)
+      added.push_back(
+          {reader, writer, std::string(c->name()), std::string(reader->name()),
+           std::string(writer->name()),
+           fmt::format("%{} -> %{} in {}: reads {} before %{} overwrites its buffer (XLA's copy "
+                       "removal orders unordered instructions), instead of %{}",
+                       reader->name(), writer->name(), c->name(), fix->value, writer->name(),
+                       copy.name())});
+      if (skip_check_) {  // the broken variant: the first edge, not decided again
+        Instruction* src = copy.operand(0);
+        copy.RemoveAllControlEdges();
+        copy.ReplaceAllUsesWith(src);
+        removed = home->RemoveInstruction(&copy);
+        if (removed) {
+          absl::StatusOr<std::unique_ptr<DefaultView>> built = Build(/*check_safe=*/false);
+          if (built.ok()) view = std::move(*built);
+        }
+        break;
+      }
+    }
+    if (spent_ + size_ > kBudget) break;
+    absl::StatusOr<std::unique_ptr<DefaultView>> built = Build();
+    if (!built.ok()) break;
+    fresh = std::move(*built);
+    bool final = false;
+    std::string why = fresh->elider->Check(copy, &final);
+    if (why.empty()) {
+      Instruction* src = copy.operand(0);
+      copy.RemoveAllControlEdges();
+      copy.ReplaceAllUsesWith(src);
+      if (!home->RemoveInstruction(&copy)) {
+        fresh->elider->Abort();
+        break;
+      }
+      fresh->elider->Commit();
+      view = std::move(fresh);
+      removed = true;
+      break;
+    }
+    reason = std::move(why);
+    fix = fresh->elider->fix();
+    if (!fix) break;
+  }
+  if (removed) {
+    for (Edge& e : added) edges_.push_back(std::move(e));
+    home->CompactInstructions();
+    return "";
+  }
+  for (auto it = added.rbegin(); it != added.rend(); ++it)
+    RemoveControlEdge(it->reader, it->writer);
+  for (auto& [c, order] : orders) RestoreOrder(*c, order);
+  for (Edge& e : detached) {
+    AddPrintedControlEdge(e.reader, e.writer);
+    edges_.push_back(std::move(e));
+  }
+  return reason;
+}
+
+void UnorderedReaderOrdering::Report(CopyElisionReport& report) const {
+  for (const Edge& e : edges_) {
+    if (e.reader->parent() == nullptr || e.writer->parent() == nullptr ||
+        !HasControlEdge(*e.reader, *e.writer)) {
+      continue;
+    }
+    report.added_edges.push_back(e.detail);
+    report.added_edge_names.push_back({e.computation, e.reader_name, e.writer_name});
+  }
+}
+
 // The product of the trip counts of the loops around `copy`. A product past int64 (200 nested
 // 2-trip loops) is kInt64Max with *known false, never a wrapped value; so is a nest deeper than
 // the walk follows.
@@ -523,6 +798,11 @@ CopyElision::CopyElision(CopyElisionOptions options) : options_(options) {
       "bitcast-defines-value", &options_.dataflow.bitcast_defines_value,
       "Also require every removal to be safe when a bitcast defines a new value (keeps more "
       "copies, never fewer); hlo-opt's --bitcast-defines-value sets it too.");
+  mutable_pass_options().AddBool(
+      "order-unordered-readers", &options_.order_unordered_readers,
+      "Remove a copy kept only because a reader of a donated entry parameter and the writer "
+      "of its buffer are unordered, ordering them with control edges named in --report (XLA's "
+      "copy removal does).");
 }
 
 std::unique_ptr<PassReport> CopyElision::LastReport() const {
@@ -569,7 +849,8 @@ absl::StatusOr<bool> CopyElision::RunOnModule(Module& module, AnalysisCache& ana
       }
     }
   }
-  Elider elider(module, **alias, live, donated);
+  auto view = std::make_unique<DefaultView>();
+  view->elider = std::make_unique<Elider>(module, **alias, live, donated);
   // With bitcasts as new values, a second view of the same module, whose answers only add
   // reasons to keep a copy (a fusion that cannot update in place through a bitcast).
   const AliasAnalysis* bitcast_alias = nullptr;
@@ -618,7 +899,7 @@ absl::StatusOr<bool> CopyElision::RunOnModule(Module& module, AnalysisCache& ana
       reason = bitcast_elider->Check(copy, final);
       if (!reason.empty()) return reason;
     }
-    reason = elider.Check(copy, final);
+    reason = view->elider->Check(copy, final);
     if (!reason.empty()) {
       if (bitcast_elider != nullptr) {
         bitcast_elider->Abort();
@@ -627,7 +908,7 @@ absl::StatusOr<bool> CopyElision::RunOnModule(Module& module, AnalysisCache& ana
       return reason;
     }
     if (default_removes.has_value() && !default_removes->contains(std::string(copy.name()))) {
-      elider.Abort();
+      view->elider->Abort();
       if (bitcast_elider != nullptr) bitcast_elider->Abort();
       *final = true;
       return "copy-elision with its defaults keeps it (with bitcasts as new values only copies "
@@ -638,14 +919,25 @@ absl::StatusOr<bool> CopyElision::RunOnModule(Module& module, AnalysisCache& ana
     copy.ReplaceAllUsesWith(&src);
     if (!copy.parent()->RemoveInstruction(&copy)) {
       // Cannot happen after ReplaceAllUsesWith; keep the analyses true if it does.
-      elider.Abort();
+      view->elider->Abort();
       if (bitcast_elider != nullptr) bitcast_elider->Abort();
       return "could not be detached from its users";
     }
-    elider.Commit();
+    view->elider->Commit();
     if (bitcast_elider != nullptr) bitcast_elider->Commit();
     return "";
   };
+  // XLA's copy removal forcing the order of unordered instructions (order_unordered_readers):
+  // a copy kept for want of an order goes with control edges. Not where a schedule orders
+  // everything, nor with bitcasts as values (that variant removes a subset of the default's).
+  std::optional<UnorderedReaderOrdering> orderer;
+  if (options_.order_unordered_readers && bitcast_elider == nullptr && !(*ordering)->sequential()) {
+    orderer.emplace(module, donated, options_.skip_order_check);
+  }
+  // The number of removals so far, and for each copy the number at its last failed attempt
+  // with edges: nothing changed since, so it would fail again.
+  int64_t generation = 0;
+  std::vector<int64_t> order_failed_at(copies.size(), -1);
   std::vector<Computation*> touched;
   for (bool progress = true; progress;) {
     progress = false;
@@ -654,8 +946,24 @@ absl::StatusOr<bool> CopyElision::RunOnModule(Module& module, AnalysisCache& ana
       if (settled[i]) continue;
       Computation* parent = copies[i]->parent();
       bool final = false;
-      std::string reason = try_remove(*copies[i], &final);
+      const bool at_added_edge = orderer.has_value() && orderer->Touches(copies[i]);
+      std::string reason;
+      if (at_added_edge) {  // decided by the orderer only, without its edges (Touches)
+        reason = decisions[i].reason.empty() ? "has control edges added to remove other copies"
+                                             : decisions[i].reason;
+      } else {
+        reason = try_remove(*copies[i], &final);
+      }
+      if (!reason.empty() && orderer.has_value() &&
+          (at_added_edge || (!final && view->elider->fix().has_value())) &&
+          order_failed_at[i] != generation && orderer->CanTry()) {
+        std::optional<Elider::OrderFix> first;
+        if (!at_added_edge) first = view->elider->fix();
+        reason = orderer->TryRemove(*copies[i], std::move(first), view, std::move(reason));
+        if (!reason.empty()) order_failed_at[i] = generation;
+      }
       if (reason.empty()) {
+        ++generation;
         decisions[i].removed = true;
         decisions[i].reason.clear();
         settled[i] = true;
@@ -667,6 +975,7 @@ absl::StatusOr<bool> CopyElision::RunOnModule(Module& module, AnalysisCache& ana
       }
     }
   }
+  if (orderer.has_value()) orderer->Report(report_);
   // XLA's region analysis in while bodies: a kept parameter/root copy pair of one element goes
   // when the body's readers of the old element can all run before the writer of the new one.
   // Each candidate is tried on a reparsed copy of the module first and applied only if the
@@ -730,6 +1039,7 @@ absl::StatusOr<bool> CopyElision::RunOnModule(Module& module, AnalysisCache& ana
         OrderLoopReaders(tp, tr, twin_readers);
         CopyElisionOptions check;
         check.order_loop_readers = false;
+        check.order_unordered_readers = false;
         CopyElision checker(check);
         absl::StatusOr<bool> ran = checker.Run(**twin);
         if (!ran.ok() || !checker.report().buffer_safe) continue;

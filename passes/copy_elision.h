@@ -28,6 +28,10 @@
 //  - never: a merge that puts one buffer at two array positions of the entry's result (XLA
 //    gives every output its own buffer), which also keeps a donated parameter's buffer at its
 //    input_output_alias output only.
+// A copy kept only because a reader of a donated entry parameter and the writer of that
+// buffer's next value are unordered goes with a control edge reader -> writer (XLA's copy
+// removal, order_unordered_readers); so does a while body's parameter/root copy pair whose
+// readers can run before the writer (order_loop_readers). Each edge is in the report.
 // Storage is reasoned about as it is at run time, where a bitcast shares its operand's bytes.
 // With `bitcast_defines_value` the same checks run a second time on the analyses where a
 // bitcast defines a new value (a fusion then cannot update in place through one), and a copy
@@ -64,8 +68,19 @@ struct CopyElisionOptions {
   // new one: control edges order them, each named in the report. Applied only when the result
   // passes the buffer-safety check. On by default, as in XLA.
   bool order_loop_readers = true;
-  // Only for tests: add those edges and remove the pair without the safety check (the broken
-  // variant the harness must catch).
+  // XLA's copy removal (CopyRemover::TryElideCopy, its region analysis forcing the order of
+  // unordered instructions): a copy kept only because a reader of one value and the writer of
+  // another value of the merged buffer are unordered (same computation, no dependency either
+  // way) goes when control edges reader -> writer order them; each edge is named in the
+  // report. The removal is decided on analyses rebuilt with the edges in place, so every rule
+  // above still holds; an attempt that fails takes its edges back. Not in scheduled modules
+  // (the schedule orders everything) nor with bitcast_defines_value. On by default, as in XLA
+  // (the input/output-alias case: AddControlDependencyForInputOutputAlias). Pass option
+  // `order-unordered-readers`.
+  bool order_unordered_readers = true;
+  // Only for tests: add those edges and remove the copies without the safety check (the broken
+  // variant the harness must catch): loop state pairs without checking the result, and for
+  // order_unordered_readers the first edge found without deciding again with it in place.
   bool skip_order_check = false;
 };
 
@@ -96,7 +111,9 @@ struct CopyElisionReport {
   // Sum over kept copies of bytes × executions_per_step.
   int64_t bytes_kept_per_step = 0;
   int64_t sweeps = 0;
-  // Control edges added to remove copies (order_loop_readers): "%reader -> %writer in body".
+  // Control edges added to remove copies (order_loop_readers, order_unordered_readers) and
+  // still in the module: "%reader -> %writer in body: why". An edge added for one removal and
+  // dropped with a copy removed later (as XLA strips a removed copy's edges) is not listed.
   std::vector<std::string> added_edges;
   // The same edges by name, in the same order, for the JSON report.
   struct AddedEdge {
@@ -117,7 +134,10 @@ class CopyElision : public Pass {
     return "Removes copies whose source and destination can share a buffer without "
            "interference; reports why each copy stays. In while bodies, orders readers of a "
            "loop state element before its new value's writer with control edges when that "
-           "lets both of its copies go (XLA's region analysis), each edge named in --report.";
+           "lets both of its copies go (XLA's region analysis), and orders a donated entry "
+           "parameter's "
+           "unordered reader before the writer of its buffer when that lets a copy go (XLA's "
+           "copy removal), each edge named in --report.";
   }
   absl::StatusOr<bool> RunOnModule(Module& module, AnalysisCache& analyses) override;
   // The report below, for tools (passes/copy_elision_report.h).
