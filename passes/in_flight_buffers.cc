@@ -54,6 +54,67 @@ bool HoldsInFlightBuffer(const DataflowAnalysis& flow, absl::Span<const ValueId>
   });
 }
 
+std::vector<Instruction*> InFlightStartsAt(const DataflowAnalysis& flow, const Instruction& holder,
+                                           const ShapeIndex& index) {
+  std::vector<Instruction*> starts;
+  ShapeIndex prefix;
+  for (size_t depth = 0;; ++depth) {
+    for (ValueId v : flow.ValuesAt(holder, prefix)) {
+      const HloValue& hv = flow.value(v);
+      if (hv.is_phi || !StartsInFlightBuffer(*hv.instruction)) continue;
+      // At a tuple above `index` only the start's own tuple counts (not a tuple holding it).
+      if (prefix.size() < index.size() && !hv.index.empty()) continue;
+      Instruction* start = const_cast<Instruction*>(hv.instruction);
+      if (std::find(starts.begin(), starts.end(), start) == starts.end()) starts.push_back(start);
+    }
+    if (depth == index.size()) break;
+    prefix.push_back(index[depth]);
+  }
+  return starts;
+}
+
+bool TransfersOperand(const Instruction& start) {
+  return start.opcode() == Opcode::kSend && start.operand_count() > 0 &&
+         start.operand(0)->shape().IsArray();
+}
+
+bool IsPipelinedTransfer(const Instruction& start) {
+  return std::any_of(start.users().begin(), start.users().end(), [](const Instruction* user) {
+    if (user->opcode() != Opcode::kTuple) return false;
+    if (user == user->parent()->root()) return true;
+    return std::any_of(user->users().begin(), user->users().end(),
+                       [](const Instruction* u) { return u->opcode() == Opcode::kWhile; });
+  });
+}
+
+const Instruction* TransferReadingCopy(const Instruction& copy) {
+  for (const Instruction* user : copy.users()) {
+    if (TransfersOperand(*user) && user->operand(0) == &copy && IsPipelinedTransfer(*user)) {
+      return user;
+    }
+  }
+  return nullptr;
+}
+
+std::vector<TransferOperandCopy> TransferOperandCopies(
+    const DataflowAnalysis& flow, const Instruction& xla_while, const ShapeIndex& index,
+    absl::Span<const std::pair<Instruction*, Instruction*>> edges) {
+  std::vector<TransferOperandCopy> out;
+  auto listed = [&](const Instruction* start) {
+    return std::any_of(out.begin(), out.end(),
+                       [&](const TransferOperandCopy& c) { return c.start == start; });
+  };
+  for (Instruction* start : InFlightStartsAt(flow, *xla_while.operand(0), index)) {
+    if (start->parent() == xla_while.parent() && TransfersOperand(*start) && !listed(start)) {
+      out.push_back({start, nullptr});
+    }
+  }
+  for (const auto& [done, start] : edges) {
+    if (TransfersOperand(*start) && !listed(start)) out.push_back({start, done});
+  }
+  return out;
+}
+
 std::vector<std::pair<Instruction*, Instruction*>> DoneBeforeStartEdges(
     const DataflowAnalysis& flow, const Instruction& xla_while, const ShapeIndex& index) {
   const Computation* body = xla_while.while_body();
@@ -61,12 +122,8 @@ std::vector<std::pair<Instruction*, Instruction*>> DoneBeforeStartEdges(
   absl::Span<const ValueId> pending = flow.ValuesAt(*param, index);
 
   std::vector<Instruction*> starts;
-  for (ValueId v : flow.ValuesAt(*body->root(), index)) {
-    const HloValue& hv = flow.value(v);
-    if (hv.is_phi || !StartsInFlightBuffer(*hv.instruction)) continue;
-    if (hv.instruction->parent() != body) continue;
-    Instruction* start = const_cast<Instruction*>(hv.instruction);
-    if (std::find(starts.begin(), starts.end(), start) == starts.end()) starts.push_back(start);
+  for (Instruction* start : InFlightStartsAt(flow, *body->root(), index)) {
+    if (start->parent() == body) starts.push_back(start);
   }
 
   std::vector<std::pair<Instruction*, Instruction*>> edges;
