@@ -390,9 +390,11 @@ absl::Status Inserter::AddInterferenceCopies() {
           const std::string at = IndexText(index);
           plan.init.Add(index, CopyRule::kWhileInit,
                         fmt::format("init of %{} at {}", instr->name(), at));
-          plan.parameter.Add(
-              index, CopyRule::kWhileBodyParameter,
-              fmt::format("loop state {} of %{} as the body reads it", at, instr->name()));
+          if (options_.copy_in_flight_buffers || !PinnedLoopElement(*instr, index)) {
+            plan.parameter.Add(
+                index, CopyRule::kWhileBodyParameter,
+                fmt::format("loop state {} of %{} as the body reads it", at, instr->name()));
+          }
           plan.root.Add(
               index, CopyRule::kWhileBodyRoot,
               fmt::format("loop state {} of %{} as the body writes it", at, instr->name()));

@@ -115,6 +115,36 @@ std::vector<TransferOperandCopy> TransferOperandCopies(
   return out;
 }
 
+bool PinnedLoopElement(const Instruction& xla_while, const ShapeIndex& index) {
+  const Computation* body = xla_while.while_body();
+  const Instruction* param = body->parameter(0);
+  const Instruction* root = body->root();
+  if (index.size() != 1 || param == nullptr || root->opcode() != Opcode::kTuple ||
+      index[0] >= root->operand_count()) {
+    return false;
+  }
+  const Instruction* new_value = root->operand(index[0]);
+  absl::Span<Instruction* const> order = body->instructions();
+  const auto position = [&](const Instruction* i) {
+    return std::find(order.begin(), order.end(), i) - order.begin();
+  };
+  bool pinned = false;
+  for (const Instruction* element : param->users()) {
+    if (element->opcode() != Opcode::kGetTupleElement) return false;
+    if (element->tuple_index() != index[0]) continue;
+    if (element == new_value) return false;
+    for (const Instruction* reader : element->users()) {
+      if (reader == root || reader == new_value || Precedes(new_value, reader) ||
+          position(reader) > position(root)) {
+        return false;
+      }
+      pinned |= reader->opcode() == Opcode::kCustomCall && reader->custom_call_target() == "Pin" &&
+                reader->operand(0) == element && !reader->output_to_operand_aliasing().empty();
+    }
+  }
+  return pinned;
+}
+
 std::vector<std::pair<Instruction*, Instruction*>> DoneBeforeStartEdges(
     const DataflowAnalysis& flow, const Instruction& xla_while, const ShapeIndex& index) {
   const Computation* body = xla_while.while_body();

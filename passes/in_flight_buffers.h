@@ -66,6 +66,16 @@ std::vector<TransferOperandCopy> TransferOperandCopies(
     const DataflowAnalysis& flow, const Instruction& xla_while, const ShapeIndex& index,
     absl::Span<const std::pair<Instruction*, Instruction*>> edges);
 
+// XLA's placement where a non-copyable chain starts in a loop body: a Pin custom-call reads the
+// body parameter's element `index` (a get-tuple-element of it) and gets its own copy, the
+// transition into the chain (copy-insertion's in-place operand copy). The element then needs
+// no parameter copy: XLA keeps the Pin's copy and the body root's copy, and the element's other
+// readers read the parameter's element itself (NonCopyableOneChainInsideWhileLoop). True when
+// that holds and every reader comes before the root copy at the body's end: none depends on
+// what the root holds at `index`, and the body's text order (its schedule, when scheduled)
+// lists every reader before the root.
+bool PinnedLoopElement(const Instruction& xla_while, const ShapeIndex& index);
+
 // The (done, start) pairs of the loop state element at `index` of `xla_while`'s body: each
 // *-done reading it, with each *-start that writes the body's result at `index`; the done
 // must run first. Pairs the dependencies already order are included (the start may still
