@@ -371,6 +371,7 @@ absl::Status Inserter::AddInterferenceCopies() {
       if (instr->opcode() == Opcode::kWhile) {
         Instruction* init = instr->operand(0);
         WhilePlan plan{instr, {}, {}, {}};
+        const bool body_pins = StartsNonCopyableChain(*instr->while_body());
         ForEachSubshape(instr->shape(), [&](const Shape& sub, const ShapeIndex& index) {
           if (!sub.IsArray()) return;
           absl::Span<const ValueId> in = flow.ValuesAt(*init, index);
@@ -390,7 +391,7 @@ absl::Status Inserter::AddInterferenceCopies() {
           const std::string at = IndexText(index);
           plan.init.Add(index, CopyRule::kWhileInit,
                         fmt::format("init of %{} at {}", instr->name(), at));
-          if (options_.copy_in_flight_buffers || !PinnedLoopElement(*instr, index)) {
+          if (options_.copy_in_flight_buffers || !body_pins || !PinnedLoopElement(*instr, index)) {
             plan.parameter.Add(
                 index, CopyRule::kWhileBodyParameter,
                 fmt::format("loop state {} of %{} as the body reads it", at, instr->name()));

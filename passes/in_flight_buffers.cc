@@ -11,6 +11,10 @@
 namespace hloscope {
 namespace {
 
+bool IsPin(const Instruction& instr) {
+  return instr.opcode() == Opcode::kCustomCall && instr.custom_call_target() == "Pin";
+}
+
 bool IsDone(Opcode op) {
   return op == Opcode::kRecvDone || op == Opcode::kSendDone || op == Opcode::kCopyDone;
 }
@@ -115,6 +119,11 @@ std::vector<TransferOperandCopy> TransferOperandCopies(
   return out;
 }
 
+bool StartsNonCopyableChain(const Computation& c) {
+  return std::any_of(c.instructions().begin(), c.instructions().end(),
+                     [](const Instruction* i) { return IsPin(*i); });
+}
+
 bool PinnedLoopElement(const Instruction& xla_while, const ShapeIndex& index) {
   const Computation* body = xla_while.while_body();
   const Instruction* param = body->parameter(0);
@@ -138,8 +147,8 @@ bool PinnedLoopElement(const Instruction& xla_while, const ShapeIndex& index) {
           position(reader) > position(root)) {
         return false;
       }
-      pinned |= reader->opcode() == Opcode::kCustomCall && reader->custom_call_target() == "Pin" &&
-                reader->operand(0) == element && !reader->output_to_operand_aliasing().empty();
+      pinned |= IsPin(*reader) && reader->operand(0) == element &&
+                !reader->output_to_operand_aliasing().empty();
     }
   }
   return pinned;

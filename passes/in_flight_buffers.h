@@ -75,6 +75,9 @@ std::vector<TransferOperandCopy> TransferOperandCopies(
 // what the root holds at `index`, and the body's text order (its schedule, when scheduled)
 // lists every reader before the root.
 bool PinnedLoopElement(const Instruction& xla_while, const ShapeIndex& index);
+// Whether `c` has a Pin custom-call (cheap, once per loop body, before PinnedLoopElement is
+// asked of each element of a large loop state).
+bool StartsNonCopyableChain(const Computation& c);
 
 // The (done, start) pairs of the loop state element at `index` of `xla_while`'s body: each
 // *-done reading it, with each *-start that writes the body's result at `index`; the done
