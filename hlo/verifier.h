@@ -40,6 +40,9 @@
 //     floating-point precision); bitcast compares Shape::ByteSize, where layouts (E(n)) matter.
 //     Mismatches between a caller and a called computation's signature are reported at the callee's
 //     parameter or root, where the fix usually goes.
+//  4. With check_shapes, two of XLA's rules on b(...) buffer values (verifier_buffer_rules.cc):
+//     a custom-call returns a buffer operand as one output only, and a buffer value has one
+//     writer at most.
 #pragma once
 
 #include "absl/status/status.h"

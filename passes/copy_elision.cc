@@ -418,6 +418,14 @@ std::string Elider::Check(Instruction& copy, bool* final) {
   }
   if (copy.operand_count() != 1) return "does not have one operand";
   Instruction& src = *copy.operand(0);
+  // A pipelined transfer owns the copy's buffer until its *-done, in the next iteration; the
+  // source read elsewhere too would share that buffer (XLA's copy removal keeps it).
+  if (const Instruction* start = TransferReadingCopy(copy);
+      start != nullptr && src.user_count() > 1) {
+    return fmt::format(
+        "%{} hands it to a transfer pipelined through a loop while %{} is still read",
+        start->name(), src.name());
+  }
   if (copy.shape().IsTuple()) return "copies a tuple (only its index table)";
   if (!(src.shape() == copy.shape())) {
     if (src.shape().layout.memory_space != copy.shape().layout.memory_space) {

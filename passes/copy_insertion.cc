@@ -330,7 +330,11 @@ class Inserter {
     Instruction* xla_while;
     ShapeIndex index;
     std::vector<std::pair<Instruction*, Instruction*>> edges;  // (done, start)
+    std::vector<TransferOperandCopy> operand_copies;
   };
+  void AddTransferOperandCopies(const std::vector<InFlightPlan>& in_flight);
+  // The transition copies made after a *-done, each already ordered before the next start.
+  absl::flat_hash_set<const Instruction*> transition_copies_;
 
   Module& module_;
   // Asked once per step, before the step edits; the step after an edit asks again.
@@ -367,6 +371,7 @@ absl::Status Inserter::AddInterferenceCopies() {
       if (instr->opcode() == Opcode::kWhile) {
         Instruction* init = instr->operand(0);
         WhilePlan plan{instr, {}, {}, {}};
+        const bool body_pins = StartsNonCopyableChain(*instr->while_body());
         ForEachSubshape(instr->shape(), [&](const Shape& sub, const ShapeIndex& index) {
           if (!sub.IsArray()) return;
           absl::Span<const ValueId> in = flow.ValuesAt(*init, index);
@@ -376,17 +381,21 @@ absl::Status Inserter::AddInterferenceCopies() {
           // XLA never copies a buffer a transfer still owns; it orders the transfer's done
           // before the next start instead.
           if (!options_.copy_in_flight_buffers &&
-              (HoldsInFlightBuffer(flow, in) ||
-               HoldsInFlightBuffer(flow, flow.ValuesAt(*instr->while_body()->root(), index)))) {
-            in_flight.push_back({instr, index, DoneBeforeStartEdges(flow, *instr, index)});
+              (!InFlightStartsAt(flow, *init, index).empty() ||
+               !InFlightStartsAt(flow, *instr->while_body()->root(), index).empty())) {
+            InFlightPlan plan{instr, index, DoneBeforeStartEdges(flow, *instr, index), {}};
+            plan.operand_copies = TransferOperandCopies(flow, *instr, index, plan.edges);
+            in_flight.push_back(std::move(plan));
             return;
           }
           const std::string at = IndexText(index);
           plan.init.Add(index, CopyRule::kWhileInit,
                         fmt::format("init of %{} at {}", instr->name(), at));
-          plan.parameter.Add(
-              index, CopyRule::kWhileBodyParameter,
-              fmt::format("loop state {} of %{} as the body reads it", at, instr->name()));
+          if (options_.copy_in_flight_buffers || !body_pins || !PinnedLoopElement(*instr, index)) {
+            plan.parameter.Add(
+                index, CopyRule::kWhileBodyParameter,
+                fmt::format("loop state {} of %{} as the body reads it", at, instr->name()));
+          }
           plan.root.Add(
               index, CopyRule::kWhileBodyRoot,
               fmt::format("loop state {} of %{} as the body writes it", at, instr->name()));
@@ -474,6 +483,7 @@ absl::Status Inserter::AddInterferenceCopies() {
                                 element->name(), start->name()));
           if (Instruction* copy = copier_.Copy(element, whole, Next(element))) {
             ReplaceUses(element, copy, late);
+            transition_copies_.insert(copy);
             AddPrintedControlEdge(copy, start);
             ++control_edges_added_;
           }
@@ -481,6 +491,7 @@ absl::Status Inserter::AddInterferenceCopies() {
       }
     }
   }
+  if (!Skipped(CopyRule::kInFlightTransition)) AddTransferOperandCopies(in_flight);
   if (!Skipped(CopyRule::kInPlaceOperand)) {
     for (const InPlacePlan& p : in_place) {
       Instruction* operand = p.op->operand(p.operand);
@@ -539,6 +550,38 @@ absl::Status Inserter::AddInterferenceCopies() {
   }
   copier_.Flush();
   return absl::OkStatus();
+}
+
+// XLA's transition into a pipelined transfer: the start reads a copy of its operand (taken
+// after the previous iteration's *-done in the body), so that the loop state never holds the
+// operand's own buffer while the transfer owns it.
+void Inserter::AddTransferOperandCopies(const std::vector<InFlightPlan>& in_flight) {
+  absl::flat_hash_set<const Instruction*> copied;
+  for (const InFlightPlan& p : in_flight) {
+    for (const TransferOperandCopy& t : p.operand_copies) {
+      if (!copied.insert(t.start).second) continue;
+      Instruction* operand = t.start->operand(0);
+      Instruction* copy = operand;
+      // The transfer may already read a transition copy of a finished transfer's data that
+      // nothing else reads (taken after that *-done): XLA's removal keeps one of the two.
+      if (!transition_copies_.contains(operand) || operand->user_count() != 1) {
+        Selection whole;
+        whole.Add({}, CopyRule::kInFlightTransition,
+                  fmt::format("operand 0 of %{}, whose buffer the transfer %{} carries owns until "
+                              "it is done",
+                              t.start->name(), p.xla_while->name()));
+        copy = copier_.Copy(operand, whole, t.start);
+        if (copy == nullptr) continue;
+        t.start->ReplaceOperand(0, copy);
+      }
+      // The copy writes the buffer the previous iteration's transfer still owns (the loop
+      // carries it): not before that transfer's *-done.
+      if (t.done != nullptr && !RunsBefore(t.done, copy) && !RunsBefore(copy, t.done)) {
+        AddPrintedControlEdge(t.done, copy);
+        ++control_edges_added_;
+      }
+    }
+  }
 }
 
 absl::Status Inserter::AddInputOutputAliasCopies(const std::vector<InputOutputAlias>& aliases) {

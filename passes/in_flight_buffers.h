@@ -11,6 +11,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/dataflow.h"
@@ -29,6 +30,54 @@ bool RunsBefore(const Instruction* first, const Instruction* second);
 // Whether any of `values` is defined by such an instruction (the pending buffer itself, not a
 // merge of it).
 bool HoldsInFlightBuffer(const DataflowAnalysis& flow, absl::Span<const ValueId> values);
+
+// The transfers whose result holds element `index` of `holder` (a while's init, a body's root):
+// a start that defines the value at `index` or at a tuple above it. A send's data element
+// forwards the send's operand, yet it belongs to the transfer until send-done as the rest of
+// the send's tuple does: XLA treats every element of an in-flight start's result as
+// non-copyable (copy_insertion.cc, IsNonCopyableInWhileInit).
+std::vector<Instruction*> InFlightStartsAt(const DataflowAnalysis& flow, const Instruction& holder,
+                                           const ShapeIndex& index);
+
+// XLA's copy into a transfer: a start that hands its operand's buffer to the transfer (send's
+// data) reads a copy of it when the transfer is pipelined through a loop,
+// so that the loop state never holds the operand's own buffer while the transfer owns it.
+// `start` reads the copy; inside the loop body, `done` (the previous iteration's *-done) runs
+// before the copy is taken. Null done: a start before the loop, nothing to wait for.
+struct TransferOperandCopy {
+  Instruction* start;
+  Instruction* done;
+};
+// Whether `start` hands its operand 0 (an array) to the transfer: send. (XLA treats
+// copy-start's operand so too; whether its copy removal keeps that copy is not known here, so
+// copy-start keeps hloscope's earlier rules.)
+bool TransfersOperand(const Instruction& start);
+// Whether `start`'s result is carried into a loop (a tuple that a while takes, or a
+// computation's root): the transfer runs across iterations.
+bool IsPipelinedTransfer(const Instruction& start);
+// The pipelined transfer that reads `copy` as the operand it hands over, or null: XLA's
+// copy-removal keeps such a copy while its source is still read elsewhere.
+const Instruction* TransferReadingCopy(const Instruction& copy);
+// The copies into transfers that loop state element `index` of `xla_while` (in flight) needs:
+// each start in the while's computation whose result the init holds there (no done), and each
+// start of `edges` (done, start: DoneBeforeStartEdges) in the body, after its done. Starts
+// that do not hand over their operand are left out; each start is listed once.
+std::vector<TransferOperandCopy> TransferOperandCopies(
+    const DataflowAnalysis& flow, const Instruction& xla_while, const ShapeIndex& index,
+    absl::Span<const std::pair<Instruction*, Instruction*>> edges);
+
+// XLA's placement where a non-copyable chain starts in a loop body: a Pin custom-call reads the
+// body parameter's element `index` (a get-tuple-element of it) and gets its own copy, the
+// transition into the chain (copy-insertion's in-place operand copy). The element then needs
+// no parameter copy: XLA keeps the Pin's copy and the body root's copy, and the element's other
+// readers read the parameter's element itself (NonCopyableOneChainInsideWhileLoop). True when
+// that holds and every reader comes before the root copy at the body's end: none depends on
+// what the root holds at `index`, and the body's text order (its schedule, when scheduled)
+// lists every reader before the root.
+bool PinnedLoopElement(const Instruction& xla_while, const ShapeIndex& index);
+// Whether `c` has a Pin custom-call (cheap, once per loop body, before PinnedLoopElement is
+// asked of each element of a large loop state).
+bool StartsNonCopyableChain(const Computation& c);
 
 // The (done, start) pairs of the loop state element at `index` of `xla_while`'s body: each
 // *-done reading it, with each *-start that writes the body's result at `index`; the done

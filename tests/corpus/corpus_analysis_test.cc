@@ -400,8 +400,10 @@ TEST_P(CorpusAnalysisBulk, Archive) {
 }
 
 // The bulk modules on which copy-insertion's output was not buffer-safe before issue 30 (and
-// the six still listed in analysis_exceptions.tsv, which must fail as listed), and the one
-// the interpreter judged unsafe.
+// the four still listed in analysis_exceptions.tsv, which must fail as listed), and the one
+// the interpreter judged unsafe. VerifyBuffersBufferInResultMultipleTimes and
+// VerifyBuffersBufferWithTwoWritesStraightLine were here until the verifier rejected them as
+// XLA's does (hlo/verifier_buffer_rules.cc): the last test below.
 TEST(CorpusAnalysisSample, FormerlyUnsafeAfterCopyInsertion) {
   const fs::path bulk(HLOSCOPE_BULK_DIR);
   if (!fs::is_directory(bulk / "cc_hlo")) GTEST_SKIP() << "no bulk archive at " << bulk;
@@ -428,8 +430,6 @@ TEST(CorpusAnalysisSample, FormerlyUnsafeAfterCopyInsertion) {
       "service_gpu_custom_call_test__CustomCallConcurrentUpdateTwoBuffers",
       "service_hlo_verifier_test__VerifyBuffersAsyncCallExpandedStreamAnnotated",
       "service_hlo_verifier_test__VerifyBuffersAsyncCallWithAlias",
-      "service_hlo_verifier_test__VerifyBuffersBufferInResultMultipleTimes",
-      "service_hlo_verifier_test__VerifyBuffersBufferWithTwoWritesStraightLine",
       "service_latency_hiding_scheduler_test__AnnotatedNoOp",
       "service_memory_space_assignment_memory_space_assignment_test__"
       "AsyncOpCustomFusionLongLiveRange",
@@ -445,6 +445,24 @@ TEST(CorpusAnalysisSample, FormerlyUnsafeAfterCopyInsertion) {
     checker.CheckFile(bulk / name, name);
   }
   EXPECT_EQ(checker.counts().passes_run, static_cast<int>(std::size(kModules)));
+}
+
+// Two modules that copy-insertion once left not buffer-safe are not valid HLO: XLA's verifier
+// rejects them, and so does ours now, so the corpus check counts them as not verifying.
+TEST(CorpusAnalysisSample, BufferRulesRejectUnsafeModules) {
+  const fs::path bulk(HLOSCOPE_BULK_DIR);
+  if (!fs::is_directory(bulk / "cc_hlo")) GTEST_SKIP() << "no bulk archive at " << bulk;
+  constexpr const char* kModules[] = {
+      "VerifyBuffersBufferInResultMultipleTimes",
+      "VerifyBuffersBufferWithTwoWritesStraightLine",
+  };
+  CorpusChecker checker;
+  for (const char* m : kModules) {
+    const std::string name = fmt::format("cc_hlo/xla__xla_service_hlo_verifier_test__{}.hlo", m);
+    ASSERT_TRUE(fs::is_regular_file(bulk / name)) << name;
+    checker.CheckFile(bulk / name, name);
+  }
+  EXPECT_EQ(checker.counts().unverified, static_cast<int>(std::size(kModules)));
 }
 
 INSTANTIATE_TEST_SUITE_P(Archives, CorpusAnalysisBulk,

@@ -50,10 +50,16 @@ std::optional<std::string> InFlightCopy(const Module& module) {
     for (const Instruction* copy : c->instructions()) {
       if (copy->opcode() != Opcode::kCopy) continue;
       const Instruction* source = copy->operand(0);
-      if (!HoldsInFlightBuffer(**flow, (*flow)->ValuesAt(*source, {}))) continue;
+      // The source, or a tuple it is taken from, holds a transfer's value: a send's data
+      // element belongs to the transfer as the rest of the send's tuple does.
+      bool in_flight = false;
       const Instruction* at = source;
-      while (at->opcode() == Opcode::kGetTupleElement && !IsDone(*at)) at = at->operand(0);
-      if (IsDone(*at)) continue;
+      for (;; at = at->operand(0)) {
+        if (IsDone(*at)) break;
+        in_flight |= HoldsInFlightBuffer(**flow, (*flow)->ValuesAt(*at, {}));
+        if (at->opcode() != Opcode::kGetTupleElement) break;
+      }
+      if (!in_flight || IsDone(*at)) continue;
       return fmt::format("%{} in {} copies %{}, which holds a buffer still in flight", copy->name(),
                          c->name(), source->name());
     }
@@ -187,8 +193,37 @@ ENTRY main {
   ROOT result = f32[4] copy-done(last)
 })";
 
-const char* const kAsyncModules[] = {kPipelinedRecv, kPipelinedRecvDataCarried,
-                                     kPipelinedCopyStart};
+// XLA's PartiallyPipelinedAsyncSendMultipleUses (send-done corrected to token[]): the sent data
+// is carried in the loop state too. The send reads a copy of it, taken in the body after the
+// previous send-done.
+constexpr char kPipelinedSendDataCarried[] = R"(HloModule pipelined_send_carried
+body {
+  state = ((f32[16], u32[], token[]), f32[16]) parameter(0)
+  pending = (f32[16], u32[], token[]) get-tuple-element(state), index=0
+  data = f32[16] get-tuple-element(state), index=1
+  sent = token[] send-done(pending), channel_id=1
+  tok = token[] after-all()
+  started = (f32[16], u32[], token[]) send(data, tok), channel_id=1
+  ROOT out = ((f32[16], u32[], token[]), f32[16]) tuple(started, data)
+}
+cond {
+  state = ((f32[16], u32[], token[]), f32[16]) parameter(0)
+  ROOT t = pred[] constant(true)
+}
+ENTRY main {
+  p = f32[16] parameter(0)
+  twice = f32[16] add(p, p)
+  tok = token[] after-all()
+  first = (f32[16], u32[], token[]) send(twice, tok), channel_id=1
+  init = ((f32[16], u32[], token[]), f32[16]) tuple(first, twice)
+  loop = ((f32[16], u32[], token[]), f32[16]) while(init), condition=cond, body=body
+  last = (f32[16], u32[], token[]) get-tuple-element(loop), index=0
+  done = token[] send-done(last), channel_id=1
+  ROOT kept = f32[16] get-tuple-element(loop), index=1
+})";
+
+const char* const kAsyncModules[] = {kPipelinedRecv, kPipelinedRecvDataCarried, kPipelinedCopyStart,
+                                     kPipelinedSendDataCarried};
 
 TEST(CopyInsertionAsyncTest, NoCopyOfAnInFlightBufferAndTheResultIsBufferSafe) {
   for (const char* text : kAsyncModules) {
@@ -222,6 +257,40 @@ TEST(CopyInsertionAsyncTest, SkippingTheTransitionCopyIsCaughtByTheSafetyCheck) 
   }
   // Where no finished data is read late, the rule has nothing to do.
   EXPECT_EQ(InsertCopies(kPipelinedRecv, broken).not_safe, std::nullopt);
+}
+
+const Instruction* Named(const Computation& c, std::string_view name) {
+  for (const Instruction* i : c.instructions()) {
+    if (i->name() == name) return i;
+  }
+  return nullptr;
+}
+
+// The send's operand is copied (XLA's transition into a transfer), in the body after the
+// previous send-done and in main before the loop; loop state {0} (the send's tuple, its data
+// element included) gets no while copies. The broken variant that copies in-flight loop state is
+// caught on this module too (CopyingInFlightLoopStateIsCaught: a copy of the data element).
+TEST(CopyInsertionAsyncTest, SendReadsACopyOfItsOperand) {
+  absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(kPipelinedSendDataCarried, {});
+  ASSERT_TRUE(m.ok());
+  CopyInsertion insertion;
+  ASSERT_TRUE(insertion.Run(**m).ok());
+  const Instruction* started = Named(*(*m)->FindComputation("body"), "started");
+  ASSERT_NE(started, nullptr);
+  const Instruction* copy = started->operand(0);
+  ASSERT_EQ(copy->opcode(), Opcode::kCopy);
+  EXPECT_EQ(copy->operand(0)->name(), "data");
+  ASSERT_EQ(copy->control_predecessors().size(), 1u);
+  EXPECT_EQ(copy->control_predecessors()[0]->name(), "sent");
+  const Instruction* first = Named(*(*m)->entry(), "first");
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->operand(0)->opcode(), Opcode::kCopy);
+  EXPECT_TRUE(first->operand(0)->control_predecessors().empty());
+  // No while copies of loop state {0}: the send's whole tuple is in flight.
+  for (const InsertedCopy& c : insertion.report().copies) {
+    EXPECT_EQ(c.detail.find("loop state {0"), std::string::npos) << c.detail;
+    EXPECT_EQ(c.detail.find("at {0"), std::string::npos) << c.detail;
+  }
 }
 
 TEST(CopyInsertionAsyncTest, DoneIsOrderedBeforeTheNextStart) {
