@@ -80,7 +80,7 @@ void AppendStats(const Module& module, const LoadTimes& t, std::string& out) {
   out += fmt::format("  computations          {}\n", module.computations().size());
   out += fmt::format("  instructions          {}\n", instructions);
   if (array_bytes == kInt64Max) {
-    out += "  total array bytes     overflow (2^63 or more)\n";
+    out += fmt::format("  total array bytes     {}\n", kSaturatedText);
   } else {
     out += fmt::format("  total array bytes     {} ({})\n", array_bytes, HumanBytes(array_bytes));
   }
