@@ -147,8 +147,9 @@ absl::StatusOr<std::vector<Bytes>> EvalCublasGemm(const Instruction& instr,
                                                   absl::Span<const ArrayRef> operands,
                                                   absl::Span<const Shape* const> results) {
   auto refuse = [&](std::string_view why) {
-    return absl::UnimplementedError(StrCat("hlo-run runs custom-call ", instr.custom_call_target(),
-                                           " only ", why, " (instruction %", instr.name(), ")"));
+    return absl::UnimplementedError(StrCat("the interpreter runs custom-call ",
+                                           instr.custom_call_target(), " only ", why,
+                                           " (instruction %", instr.name(), ")"));
   };
   // The config is JSON, written bare or as a quoted string with escaped quotes.
   std::string config(RawAttribute(instr, "backend_config").value_or(""));

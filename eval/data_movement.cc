@@ -31,7 +31,7 @@ int64_t ReadIndex(const ArrayRef& a) { return LoadInt(a.shape->element_type, a.d
 
 absl::Status Unsupported(const Instruction& instr, std::string_view what) {
   return absl::UnimplementedError(
-      StrCat("hlo-run does not support ", what, " (instruction %", instr.name(), ")"));
+      StrCat("the interpreter does not support ", what, " (instruction %", instr.name(), ")"));
 }
 
 // Clamps a start index as XLA does: into [0, dim - size].
