@@ -614,9 +614,8 @@ std::string OpportunitiesOf(const std::vector<MemoryInput>& inputs, bool split_i
   return opportunities;
 }
 
-// The report is written even when numbers saturated, since it says which, but that is no
-// success: a file goes to a name that says so (PartialMemoryReportPath) and FILE stays as it
-// was. The exit code.
+}  // namespace
+
 int WriteMemoryReport(const std::string& output, bool saturated, const std::string& text) {
   const std::string path = ReportPathFor(output, saturated);
   std::string error;
@@ -632,8 +631,6 @@ int WriteMemoryReport(const std::string& output, bool saturated, const std::stri
   }
   return 0;
 }
-
-}  // namespace
 
 int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_file,
                     PassPipeline* pipeline, std::string_view passes, const MemoryFlags& flags,
