@@ -31,8 +31,8 @@ absl::StatusOr<std::vector<const Instruction*>> SelectedInstructions(
   }
   for (const std::string& name : options.instructions) {
     if (!found.contains(name)) {
-      return absl::InvalidArgumentError(fmt::format(
-          "--ordering-of: no instruction named '{}' in module {}", name, module.name()));
+      return absl::NotFoundError(
+          fmt::format("no instruction named '{}' in module {}", name, module.name()));
     }
   }
   return out;

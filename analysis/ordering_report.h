@@ -26,7 +26,7 @@ namespace hloscope {
 struct OrderingPrintOptions {
   DataflowOptions dataflow = {};
   // Names of the instructions to ask about; empty asks about all. A name that is not in the
-  // module is an error.
+  // module is a NotFound error (the only one the printers return), naming it and the module.
   std::vector<std::string> instructions;
 };
 

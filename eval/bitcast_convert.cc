@@ -36,11 +36,12 @@ absl::StatusOr<Bytes> EvalBitcastConvertWidths(const Instruction& instr, const A
     fits = dims == in.dims;
   }
   if (!fits) {
-    return absl::UnimplementedError(StrCat(
-        "hlo-run supports bitcast-convert between types of different widths only for whole-byte "
-        "types, the narrower side having one more, innermost dimension of the width ratio "
-        "(instruction %",
-        instr.name(), ")"));
+    return absl::UnimplementedError(
+        StrCat("the interpreter supports bitcast-convert between types of different widths only "
+               "for whole-byte "
+               "types, the narrower side having one more, innermost dimension of the width ratio "
+               "(instruction %",
+               instr.name(), ")"));
   }
   Bytes scratch;
   const uint8_t* row_major = RowMajorData(in, operand.data, scratch);

@@ -329,7 +329,7 @@ absl::StatusOr<std::vector<Bytes>> EvalCollective(const Instruction& instr, Opco
         break;
       }
       default:
-        return Refuse(instr, "is not a collective hlo-run knows");
+        return Refuse(instr, "is not a collective the interpreter knows");
     }
   }
   return out;

@@ -123,8 +123,8 @@ double ComplexAbs(PrimitiveType type, std::complex<double> x) {
 }
 
 absl::Status Refuse(const Instruction& instr, PrimitiveType type) {
-  return absl::UnimplementedError(StrCat("hlo-run does not run '", instr.PrintedOpcode(), "' on ",
-                                         PrimitiveTypeName(type),
+  return absl::UnimplementedError(StrCat("the interpreter does not run '", instr.PrintedOpcode(),
+                                         "' on ", PrimitiveTypeName(type),
                                          " values: XLA does not define it for complex numbers "
                                          "(instruction %",
                                          instr.name(), ")"));
@@ -202,7 +202,7 @@ absl::StatusOr<Bytes> EvalComplexElementwise(const Instruction& instr,
       if (IsComplexType(in_type) && !IsComplexType(out_type)) {
         // XLA's shape inference refuses it too: which part would survive is not defined.
         return absl::UnimplementedError(
-            StrCat("hlo-run does not convert ", PrimitiveTypeName(in_type), " to ",
+            StrCat("the interpreter does not convert ", PrimitiveTypeName(in_type), " to ",
                    PrimitiveTypeName(out_type),
                    ": XLA does not define a conversion from complex to real (use real or imag; "
                    "instruction %",
@@ -213,7 +213,7 @@ absl::StatusOr<Bytes> EvalComplexElementwise(const Instruction& instr,
       ComparisonDirection dir = instr.comparison_direction();
       if (dir != ComparisonDirection::kEq && dir != ComparisonDirection::kNe) {
         return absl::UnimplementedError(
-            StrCat("hlo-run compares ", PrimitiveTypeName(in_type),
+            StrCat("the interpreter compares ", PrimitiveTypeName(in_type),
                    " values only for EQ and NE: complex numbers have no order (instruction %",
                    instr.name(), ")"));
       }

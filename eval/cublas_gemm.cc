@@ -124,8 +124,9 @@ absl::StatusOr<std::vector<Bytes>> EvalCublasGemm(const Instruction& instr,
                                                   absl::Span<const ArrayRef> operands,
                                                   absl::Span<const Shape* const> results) {
   auto refuse = [&](std::string_view why) {
-    return absl::UnimplementedError(StrCat("hlo-run runs custom-call ", instr.custom_call_target(),
-                                           " only ", why, " (instruction %", instr.name(), ")"));
+    return absl::UnimplementedError(StrCat("the interpreter runs custom-call ",
+                                           instr.custom_call_target(), " only ", why,
+                                           " (instruction %", instr.name(), ")"));
   };
   const std::string config = BackendConfigText(instr);
   const std::optional<double> alpha = ConfigNumber(config, "alpha_real");

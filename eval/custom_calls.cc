@@ -141,8 +141,8 @@ absl::StatusOr<std::vector<Bytes>> EvalCustomCall(const Instruction& instr,
     return Refuse(instr, "the operand and result shapes differ");
   }
   if (!identity && !IsKnownCustomCallTarget(target)) {
-    return absl::UnimplementedError(StrCat("hlo-run does not support custom-call target '", target,
-                                           "' (instruction %", instr.name(), ")"));
+    return absl::UnimplementedError(StrCat("the interpreter does not support custom-call target '",
+                                           target, "' (instruction %", instr.name(), ")"));
   }
   absl::StatusOr<Bytes> r = Tile(instr, operands[0], *results[0]);
   if (!r.ok()) return r.status();

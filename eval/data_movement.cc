@@ -31,7 +31,7 @@ int64_t ReadIndex(const ArrayRef& a) { return LoadInt(a.shape->element_type, a.d
 
 absl::Status Unsupported(const Instruction& instr, std::string_view what) {
   return absl::UnimplementedError(
-      StrCat("hlo-run does not support ", what, " (instruction %", instr.name(), ")"));
+      StrCat("the interpreter does not support ", what, " (instruction %", instr.name(), ")"));
 }
 
 // Clamps a start index as XLA does: into [0, dim - size].
@@ -134,6 +134,124 @@ bool IsSupportedDataMovement(Opcode op) {
   }
 }
 
+namespace {
+
+// dynamic-slice: the window at the clamped start indices (operands 1..rank).
+void DynamicSliceInto(const Instruction& instr, absl::Span<const ArrayRef> operands,
+                      const RowMajor& operand, Bytes& result) {
+  const Shape& out = instr.shape();
+  const int eb = ElementBytes(out.element_type);
+  const auto ueb = static_cast<size_t>(eb);
+  int64_t linear = 0;
+  const Shape& os = *operand.shape;
+  std::vector<int64_t> start(static_cast<size_t>(os.rank()));
+  for (int64_t d = 0; d < os.rank(); ++d) {
+    start[static_cast<size_t>(d)] =
+        ClampStart(ReadIndex(operands[static_cast<size_t>(d + 1)]), os.dims[static_cast<size_t>(d)],
+                   out.dims[static_cast<size_t>(d)]);
+  }
+  ForEachIndex(out.dims, [&](const std::vector<int64_t>& o) {
+    int64_t src = 0;
+    for (size_t i = 0; i < o.size(); ++i) src += (start[i] + o[i]) * operand.strides[i];
+    std::memcpy(result.data() + linear++ * eb, operand.data + src * eb, ueb);
+  });
+}
+
+// dynamic-update-slice: the operand with the update written at the clamped start indices.
+void DynamicUpdateSliceInto(const Instruction& instr, absl::Span<const ArrayRef> operands,
+                            const RowMajor& operand, const RowMajor& update, Bytes& result) {
+  const Shape& out = instr.shape();
+  const int eb = ElementBytes(out.element_type);
+  const auto ueb = static_cast<size_t>(eb);
+  int64_t linear = 0;
+  const Shape& us = *update.shape;
+  std::memcpy(result.data(), operand.data, result.size());
+  std::vector<int64_t> start(static_cast<size_t>(out.rank()));
+  for (int64_t d = 0; d < out.rank(); ++d) {
+    start[static_cast<size_t>(d)] =
+        ClampStart(ReadIndex(operands[static_cast<size_t>(d + 2)]),
+                   out.dims[static_cast<size_t>(d)], us.dims[static_cast<size_t>(d)]);
+  }
+  std::vector<int64_t> ostrides = RowMajorStrides(out.dims);
+  ForEachIndex(us.dims, [&](const std::vector<int64_t>& u) {
+    int64_t dst = 0;
+    for (size_t i = 0; i < u.size(); ++i) dst += (start[i] + u[i]) * ostrides[i];
+    std::memcpy(result.data() + dst * eb, update.data + linear++ * eb, ueb);
+  });
+}
+
+// concatenate: each operand placed after the previous ones along the joined dimension.
+void ConcatenateInto(const Instruction& instr, absl::Span<const RowMajor> in, Bytes& result) {
+  const Shape& out = instr.shape();
+  const int eb = ElementBytes(out.element_type);
+  const auto ueb = static_cast<size_t>(eb);
+  auto dim = static_cast<size_t>(instr.dimensions()[0]);
+  std::vector<int64_t> ostrides = RowMajorStrides(out.dims);
+  int64_t offset = 0;
+  for (const RowMajor& part : in) {
+    int64_t i = 0;
+    ForEachIndex(part.shape->dims, [&](const std::vector<int64_t>& p) {
+      int64_t dst = 0;
+      for (size_t k = 0; k < p.size(); ++k) dst += (p[k] + (k == dim ? offset : 0)) * ostrides[k];
+      std::memcpy(result.data() + dst * eb, part.data + i++ * eb, ueb);
+    });
+    offset += part.shape->dims[dim];
+  }
+}
+
+// pad: the padding value everywhere, then the operand's elements at their padded positions.
+absl::Status PadInto(const Instruction& instr, const RowMajor& operand, const RowMajor& padding,
+                     Bytes& result) {
+  const Shape& out = instr.shape();
+  const int eb = ElementBytes(out.element_type);
+  const auto ueb = static_cast<size_t>(eb);
+  int64_t linear = 0;
+  absl::StatusOr<std::vector<PadDim>> pads = PaddingAttribute(instr);
+  if (!pads.ok()) return pads.status();
+  if (static_cast<int64_t>(pads->size()) != out.rank()) {
+    return absl::InvalidArgumentError(StrCat("pad %", instr.name(), ": padding has ", pads->size(),
+                                             " dimensions, the shape ", out.rank()));
+  }
+  // The padding value in the result's type (an f32 value padding a bf16 array is
+  // converted, not cut to its first two bytes).
+  uint8_t value[16];  // the widest element: c128
+  StoreDouble(out.element_type, value, LoadDouble(padding.shape->element_type, padding.data));
+  const uint8_t* pad_value = padding.shape->element_type == out.element_type ? padding.data : value;
+  for (int64_t i = 0; i < out.ElementCount(); ++i)
+    std::memcpy(result.data() + i * eb, pad_value, ueb);
+  std::vector<int64_t> ostrides = RowMajorStrides(out.dims);
+  ForEachIndex(operand.shape->dims, [&](const std::vector<int64_t>& p) {
+    int64_t dst = 0;
+    bool inside = true;
+    for (size_t k = 0; k < p.size(); ++k) {
+      int64_t pos = (*pads)[k].low + p[k] * ((*pads)[k].interior + 1);
+      if (pos < 0 || pos >= out.dims[k]) inside = false;
+      dst += pos * ostrides[k];
+    }
+    if (inside) std::memcpy(result.data() + dst * eb, operand.data + linear * eb, ueb);
+    ++linear;
+  });
+  return absl::OkStatus();
+}
+
+// iota: each element its index along iota_dimension.
+absl::Status IotaInto(const Instruction& instr, Bytes& result) {
+  const Shape& out = instr.shape();
+  const int eb = ElementBytes(out.element_type);
+  int64_t linear = 0;
+  std::vector<int64_t> d = IntListAttribute(instr, "iota_dimension");
+  if (d.size() != 1 || d[0] < 0 || d[0] >= out.rank()) {
+    return absl::InvalidArgumentError(
+        StrCat("iota %", instr.name(), " needs iota_dimension= within its rank"));
+  }
+  ForEachIndex(out.dims, [&](const std::vector<int64_t>& o) {
+    StoreInt(out.element_type, result.data() + linear++ * eb, o[static_cast<size_t>(d[0])]);
+  });
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<Bytes> EvalDataMovement(const Instruction& instr,
                                        absl::Span<const ArrayRef> operands) {
   const Shape& out = instr.shape();
@@ -181,83 +299,18 @@ absl::StatusOr<Bytes> EvalDataMovement(const Instruction& instr,
       });
       break;
     }
-    case Opcode::kDynamicSlice: {
-      const Shape& os = *in[0].shape;
-      std::vector<int64_t> start(static_cast<size_t>(os.rank()));
-      for (int64_t d = 0; d < os.rank(); ++d) {
-        start[static_cast<size_t>(d)] =
-            ClampStart(ReadIndex(operands[static_cast<size_t>(d + 1)]),
-                       os.dims[static_cast<size_t>(d)], out.dims[static_cast<size_t>(d)]);
-      }
-      ForEachIndex(out.dims, [&](const std::vector<int64_t>& o) {
-        int64_t src = 0;
-        for (size_t i = 0; i < o.size(); ++i) src += (start[i] + o[i]) * in[0].strides[i];
-        std::memcpy(result.data() + linear++ * eb, in[0].data + src * eb, ueb);
-      });
+    case Opcode::kDynamicSlice:
+      DynamicSliceInto(instr, operands, in[0], result);
       break;
-    }
-    case Opcode::kDynamicUpdateSlice: {
-      const Shape& us = *in[1].shape;
-      std::memcpy(result.data(), in[0].data, result.size());
-      std::vector<int64_t> start(static_cast<size_t>(out.rank()));
-      for (int64_t d = 0; d < out.rank(); ++d) {
-        start[static_cast<size_t>(d)] =
-            ClampStart(ReadIndex(operands[static_cast<size_t>(d + 2)]),
-                       out.dims[static_cast<size_t>(d)], us.dims[static_cast<size_t>(d)]);
-      }
-      std::vector<int64_t> ostrides = RowMajorStrides(out.dims);
-      ForEachIndex(us.dims, [&](const std::vector<int64_t>& u) {
-        int64_t dst = 0;
-        for (size_t i = 0; i < u.size(); ++i) dst += (start[i] + u[i]) * ostrides[i];
-        std::memcpy(result.data() + dst * eb, in[1].data + linear++ * eb, ueb);
-      });
+    case Opcode::kDynamicUpdateSlice:
+      DynamicUpdateSliceInto(instr, operands, in[0], in[1], result);
       break;
-    }
-    case Opcode::kConcatenate: {
-      auto dim = static_cast<size_t>(instr.dimensions()[0]);
-      std::vector<int64_t> ostrides = RowMajorStrides(out.dims);
-      int64_t offset = 0;
-      for (const RowMajor& part : in) {
-        int64_t i = 0;
-        ForEachIndex(part.shape->dims, [&](const std::vector<int64_t>& p) {
-          int64_t dst = 0;
-          for (size_t k = 0; k < p.size(); ++k)
-            dst += (p[k] + (k == dim ? offset : 0)) * ostrides[k];
-          std::memcpy(result.data() + dst * eb, part.data + i++ * eb, ueb);
-        });
-        offset += part.shape->dims[dim];
-      }
+    case Opcode::kConcatenate:
+      ConcatenateInto(instr, in, result);
       break;
-    }
-    case Opcode::kPad: {
-      absl::StatusOr<std::vector<PadDim>> pads = PaddingAttribute(instr);
-      if (!pads.ok()) return pads.status();
-      if (static_cast<int64_t>(pads->size()) != out.rank()) {
-        return absl::InvalidArgumentError(StrCat("pad %", instr.name(), ": padding has ",
-                                                 pads->size(), " dimensions, the shape ",
-                                                 out.rank()));
-      }
-      // The padding value in the result's type (an f32 value padding a bf16 array is
-      // converted, not cut to its first two bytes).
-      uint8_t value[16];  // the widest element: c128
-      StoreDouble(out.element_type, value, LoadDouble(in[1].shape->element_type, in[1].data));
-      const uint8_t* pad_value = in[1].shape->element_type == out.element_type ? in[1].data : value;
-      for (int64_t i = 0; i < out.ElementCount(); ++i)
-        std::memcpy(result.data() + i * eb, pad_value, ueb);
-      std::vector<int64_t> ostrides = RowMajorStrides(out.dims);
-      ForEachIndex(in[0].shape->dims, [&](const std::vector<int64_t>& p) {
-        int64_t dst = 0;
-        bool inside = true;
-        for (size_t k = 0; k < p.size(); ++k) {
-          int64_t pos = (*pads)[k].low + p[k] * ((*pads)[k].interior + 1);
-          if (pos < 0 || pos >= out.dims[k]) inside = false;
-          dst += pos * ostrides[k];
-        }
-        if (inside) std::memcpy(result.data() + dst * eb, in[0].data + linear * eb, ueb);
-        ++linear;
-      });
+    case Opcode::kPad:
+      if (absl::Status s = PadInto(instr, in[0], in[1], result); !s.ok()) return s;
       break;
-    }
     case Opcode::kReverse: {
       auto dims = instr.dimensions();
       ForEachIndex(out.dims, [&](const std::vector<int64_t>& o) {
@@ -270,17 +323,9 @@ absl::StatusOr<Bytes> EvalDataMovement(const Instruction& instr,
       });
       break;
     }
-    case Opcode::kIota: {
-      std::vector<int64_t> d = IntListAttribute(instr, "iota_dimension");
-      if (d.size() != 1 || d[0] < 0 || d[0] >= out.rank()) {
-        return absl::InvalidArgumentError(
-            StrCat("iota %", instr.name(), " needs iota_dimension= within its rank"));
-      }
-      ForEachIndex(out.dims, [&](const std::vector<int64_t>& o) {
-        StoreInt(out.element_type, result.data() + linear++ * eb, o[static_cast<size_t>(d[0])]);
-      });
+    case Opcode::kIota:
+      if (absl::Status s = IotaInto(instr, result); !s.ok()) return s;
       break;
-    }
     case Opcode::kGather: {
       absl::StatusOr<Bytes> g = Gather(instr, in[0], in[1]);
       if (!g.ok()) return g.status();

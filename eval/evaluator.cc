@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
+#include "absl/strings/cord.h"
 #include "analysis/alias.h"
 #include "analysis/memory/instruction_sequence.h"
 #include "eval/channel_order.h"
@@ -49,9 +50,16 @@ struct Value {
 // ASan, whose frames are several times larger (1000 did not).
 constexpr int64_t kMaxNestingDepth = 256;
 
+// `status`, naming the EvalOptions field that would lift it (kEvalOptionPayload).
+absl::Status NamingOption(absl::Status status, std::string_view field) {
+  status.SetPayload(kEvalOptionPayload, absl::Cord(std::string(field)));
+  return status;
+}
+
 absl::Status UnsupportedOpcode(const Instruction& instr) {
-  return absl::UnimplementedError(StrCat("hlo-run does not support opcode '", instr.PrintedOpcode(),
-                                         "' (instruction %", instr.name(), ")"));
+  return absl::UnimplementedError(StrCat("the interpreter does not support opcode '",
+                                         instr.PrintedOpcode(), "' (instruction %", instr.name(),
+                                         ")"));
 }
 
 bool IsForwarding(Opcode op) {
@@ -165,41 +173,44 @@ absl::Status CheckSupported(const Module& module, const EvalOptions& options) {
       if (instr->opcode() == Opcode::kConstant &&
           instr->literal().find("...") != std::string_view::npos) {
         return absl::UnimplementedError(
-            StrCat("hlo-run cannot run constant %", instr->name(),
+            StrCat("the interpreter cannot run constant %", instr->name(),
                    ": its contents were elided ({...}) when the module was dumped"));
       }
       if (instr->opcode() == Opcode::kCustomCall &&
           !IsKnownCustomCallTarget(instr->custom_call_target())) {
-        return absl::UnimplementedError(StrCat("hlo-run does not support custom-call target '",
-                                               instr->custom_call_target(), "' (instruction %",
-                                               instr->name(), ")"));
+        return absl::UnimplementedError(
+            StrCat("the interpreter does not support custom-call target '",
+                   instr->custom_call_target(), "' (instruction %", instr->name(), ")"));
       }
       if ((instr->opcode() == Opcode::kCollectivePermute ||
            instr->opcode() == Opcode::kCollectivePermuteStart) &&
           IsInPlaceCollectivePermute(*instr)) {
         return absl::UnimplementedError(
-            StrCat("hlo-run does not run the in-place collective-permute (input, output, "
+            StrCat("the interpreter does not run the in-place collective-permute (input, output, "
                    "offsets, slice_sizes) (instruction %",
                    instr->name(), ")"));
       }
       if (instr->opcode() == Opcode::kRng && !options.rng_seed.has_value()) {
-        return absl::UnimplementedError(
-            StrCat("hlo-run runs rng only with a seed (--rng-seed=N): XLA draws it from an engine "
-                   "seeded with the module's seed, and from a random one without (instruction %",
-                   instr->name(), ")"));
+        return NamingOption(
+            absl::UnimplementedError(StrCat(
+                "the interpreter runs rng only with a seed (instruction %", instr->name(),
+                "): XLA draws it from an engine seeded with the module's seed, and from a random "
+                "one without")),
+            "rng_seed");
       }
       absl::Status bad_type;
       ForEachSubshape(instr->shape(), [&](const Shape& s, const ShapeIndex&) {
         if (bad_type.ok() &&
             (s.IsArray() || s.IsBuffer() || s.element_type == PrimitiveType::kOpaque) &&
             !IsSupportedElementType(s.element_type)) {
-          bad_type = absl::UnimplementedError(StrCat("hlo-run does not support element type '",
-                                                     PrimitiveTypeName(s.element_type),
-                                                     "' (instruction %", instr->name(), ")"));
+          bad_type = absl::UnimplementedError(
+              StrCat("the interpreter does not support element type '",
+                     PrimitiveTypeName(s.element_type), "' (instruction %", instr->name(), ")"));
         }
         if (bad_type.ok() && s.IsDynamic()) {
           bad_type = absl::UnimplementedError(
-              StrCat("hlo-run does not support dynamic shapes (instruction %", instr->name(), ")"));
+              StrCat("the interpreter does not support dynamic shapes (instruction %",
+                     instr->name(), ")"));
         }
       });
       if (!bad_type.ok()) return bad_type;
@@ -380,10 +391,11 @@ class Evaluator {
       // One budget for the whole run, not per loop: 200 nested 2-trip loops or a call graph
       // that fans out to 2^40 call sites would otherwise run for ever.
       if (++steps_ > options_.max_steps) {
-        return absl::ResourceExhaustedError(StrCat("the run evaluated more than ",
-                                                   options_.max_steps,
-                                                   " instructions (--max-steps); stopped at %",
-                                                   instr->name(), " in computation ", c.name()));
+        return NamingOption(
+            absl::ResourceExhaustedError(StrCat("the run evaluated more than ", options_.max_steps,
+                                                " instructions; stopped at %", instr->name(),
+                                                " in computation ", c.name())),
+            "max_steps");
       }
       ops.clear();
       for (const Instruction* o : instr->operands()) ops.push_back(env.at(o));
@@ -597,7 +609,7 @@ class Evaluator {
           return absl::InvalidArgumentError(
               StrCat("cannot run %", instr.name(), ": set-dimension-size sets dimension ", d,
                      " to ", size, " but the result's static size is ",
-                     out.dims[static_cast<size_t>(d)], " (hlo-run runs static shapes only)"));
+                     out.dims[static_cast<size_t>(d)], " (the interpreter runs static shapes only)"));
         }
         Bytes bytes(static_cast<size_t>(DenseBytes(out)));
         Relayout(in, ops[0].bytes->data(), out, bytes.data());
@@ -806,15 +818,21 @@ bool IsSupportedOpcode(Opcode op) {
   }
 }
 
+std::string EvalOptionOf(const absl::Status& status) {
+  absl::optional<absl::Cord> field = status.GetPayload(kEvalOptionPayload);
+  return field ? std::string(*field) : std::string();
+}
+
 absl::Status CheckRunnable(const Module& module, const EvalOptions& options) {
   if (module.entry() == nullptr)
     return absl::InvalidArgumentError("the module has no entry computation");
   if (absl::Status s = CheckSupported(module, options); !s.ok()) return s;
   int64_t need = RequiredBytes(module);
   if (need > options.max_bytes) {
-    return absl::ResourceExhaustedError(StrCat("the module needs about ", need,
-                                               " bytes to run, more than the limit of ",
-                                               options.max_bytes, " bytes (--max-bytes)"));
+    return NamingOption(absl::ResourceExhaustedError(StrCat(
+                            "the module needs about ", need,
+                            " bytes to run, more than the limit of ", options.max_bytes, " bytes")),
+                        "max_bytes");
   }
   return absl::OkStatus();
 }
@@ -847,6 +865,9 @@ absl::StatusOr<std::vector<Literal>> EvaluateReplicas(
       continue;
     }
     absl::Status s(out.status().code(), StrCat("replica ", r, ": ", StatusText(out.status())));
+    // The option a refusal names (kEvalOptionPayload) stays with it.
+    out.status().ForEachPayload(
+        [&s](absl::string_view url, const absl::Cord& payload) { s.SetPayload(url, payload); });
     if (!first.has_value() || (first->code() == absl::StatusCode::kFailedPrecondition &&
                                s.code() != absl::StatusCode::kFailedPrecondition)) {
       first = s;

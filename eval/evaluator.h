@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -61,7 +62,7 @@ struct EvalOptions {
 
 // Runs the entry computation on `arguments` (one per entry parameter, shapes compatible with the
 // parameters'). Unsupported opcode -> absl::UnimplementedError with exactly
-// "hlo-run does not support opcode 'X' (instruction %name)". Wrong argument count/shape ->
+// "the interpreter does not support opcode 'X' (instruction %name)". Wrong argument count/shape ->
 // InvalidArgument; too large -> ResourceExhausted; alias analysis refusing the module (buffer
 // mode) -> its status with context.
 absl::StatusOr<Literal> Evaluate(const Module& module, absl::Span<const Literal> arguments,
@@ -80,5 +81,15 @@ absl::StatusOr<Literal> ParseLiteral(std::string_view text, const Shape& shape);
 
 // Whether the interpreter supports `opcode` (tools and the harness use it to skip modules).
 bool IsSupportedOpcode(Opcode opcode);
+
+// A refusal that an EvalOptions field would lift (rng without rng_seed, a module past
+// max_bytes, a run past max_steps) names that field in this payload of its status. The message
+// names no tool or flag: a tool that sets the field from a flag says which (hlo-run adds
+// "(--max-bytes)").
+inline constexpr char kEvalOptionPayload[] = "hloscope.eval.option";
+
+// The EvalOptions field `status` names in kEvalOptionPayload ("rng_seed", "max_bytes",
+// "max_steps"), or "" when it names none.
+std::string EvalOptionOf(const absl::Status& status);
 
 }  // namespace hloscope::eval

@@ -68,6 +68,208 @@ bool ValidDims(absl::Span<const int64_t> dims, int64_t rank) {
   return std::all_of(dims.begin(), dims.end(), [&](int64_t d) { return d >= 0 && d < rank; });
 }
 
+// Data movement copies element bytes as they are: an operand of another element type (mixed
+// precision, which the verifier accepts by default) would be read with the result's element
+// size, past its end. Such a module is refused here rather than run on garbage.
+absl::Status CheckMovedElementTypes(const Instruction& instr, absl::Span<const Shape* const> ops) {
+  const Shape& out = instr.shape();
+  const Opcode op = instr.opcode();
+  const size_t moved = op == Opcode::kConcatenate ? ops.size()
+                       : op == Opcode::kPad || op == Opcode::kDynamicUpdateSlice
+                           ? std::min<size_t>(ops.size(), 2)
+                           : std::min<size_t>(ops.size(), 1);
+  for (size_t k = 0; k < moved; ++k) {
+    // pad's padding value is one scalar: a float of another width is converted to the
+    // result type (data_movement.cc), as XLA's mixed precision means.
+    if (op == Opcode::kPad && k == 1 && IsFloatType(ops[k]->element_type) &&
+        IsFloatType(out.element_type)) {
+      continue;
+    }
+    if (ops[k]->element_type != out.element_type) {
+      return Bad(instr, StrCat(OpcodeName(op), " moves operand ", k, "'s ",
+                               PrimitiveTypeName(ops[k]->element_type), " elements into a ",
+                               PrimitiveTypeName(out.element_type),
+                               " result (mixed precision is not run)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// broadcast: the operand's dimensions land on result dimensions of the same size.
+absl::Status CheckBroadcast(const Instruction& instr, absl::Span<const Shape* const> ops) {
+  const Shape& out = instr.shape();
+  auto dims = instr.dimensions();
+  if (static_cast<int64_t>(dims.size()) != ops[0]->rank() || !ValidDims(dims, out.rank())) {
+    return Bad(instr, "broadcast dimensions={...} do not fit the operand and result ranks");
+  }
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (ops[0]->dims[i] != out.dims[static_cast<size_t>(dims[i])]) {
+      return Bad(instr, StrCat("broadcast of ", Dims(*ops[0]), " to ", Dims(out),
+                               " with dimensions={", StrJoin(dims, ","), "}"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// dynamic-slice: one scalar start per dimension, the result no larger than the operand.
+absl::Status CheckDynamicSlice(const Instruction& instr, absl::Span<const Shape* const> ops) {
+  const Shape& out = instr.shape();
+  auto sizes = instr.dynamic_slice_sizes();
+  bool ok = static_cast<int64_t>(ops.size()) == 1 + ops[0]->rank() && out.rank() == ops[0]->rank();
+  for (int64_t d = 0; ok && d < out.rank(); ++d) {
+    auto u = static_cast<size_t>(d);
+    ok = out.dims[u] <= ops[0]->dims[u] && (sizes.empty() || sizes[u] == out.dims[u]);
+  }
+  for (size_t k = 1; ok && k < ops.size(); ++k) ok = ops[k]->rank() == 0;
+  return ok ? absl::OkStatus() : Bad(instr, "dynamic-slice operands do not fit the result");
+}
+
+// dynamic-update-slice: the update fits inside the operand, one scalar start per dimension.
+absl::Status CheckDynamicUpdateSlice(const Instruction& instr, absl::Span<const Shape* const> ops) {
+  const Shape& out = instr.shape();
+  bool ok = static_cast<int64_t>(ops.size()) == 2 + ops[0]->rank() &&
+            ops[1]->rank() == ops[0]->rank() && SameDims(*ops[0], out) &&
+            ops[0]->element_type == ops[1]->element_type;
+  for (int64_t d = 0; ok && d < out.rank(); ++d)
+    ok = ops[1]->dims[static_cast<size_t>(d)] <= out.dims[static_cast<size_t>(d)];
+  for (size_t k = 2; ok && k < ops.size(); ++k) ok = ops[k]->rank() == 0;
+  return ok ? absl::OkStatus() : Bad(instr, "dynamic-update-slice operands do not fit the result");
+}
+
+// concatenate: operands agree off the joined dimension, whose sizes add up to the result's.
+absl::Status CheckConcatenate(const Instruction& instr, absl::Span<const Shape* const> ops) {
+  const Shape& out = instr.shape();
+  auto dim = instr.dimensions();
+  if (dim.size() != 1 || dim[0] < 0 || dim[0] >= out.rank())
+    return Bad(instr, "concatenate needs one dimension");
+  for (const Shape* s : ops) {
+    if (s->rank() != out.rank()) return Bad(instr, "concatenate operands have different ranks");
+    for (int64_t d = 0; d < out.rank(); ++d) {
+      if (d != dim[0] && s->dims[static_cast<size_t>(d)] != out.dims[static_cast<size_t>(d)]) {
+        return Bad(instr, StrCat("concatenate operand ", Dims(*s), " does not fit ", Dims(out)));
+      }
+    }
+  }
+  // The other dimensions fit; inference gives the joined one's size (nullopt on overflow).
+  // Inference needs an operand; an unverified concatenate of none joins nothing to size 0.
+  const bool joins = ops.empty() ? out.dims[static_cast<size_t>(dim[0])] == 0 : [&] {
+    std::optional<Shape> joined = InferConcatenateShape(ops, dim[0]);
+    return joined && joined->dims == out.dims;
+  }();
+  return joins ? absl::OkStatus() : Bad(instr, "concatenate sizes do not add up");
+}
+
+// pad: each dimension padded as the attribute says gives the result's.
+absl::Status CheckPad(const Instruction& instr, absl::Span<const Shape* const> ops) {
+  const Shape& out = instr.shape();
+  absl::StatusOr<std::vector<PadDim>> pads = PaddingAttribute(instr);
+  if (!pads.ok()) return pads.status();
+  if (static_cast<int64_t>(pads->size()) != out.rank() || ops[0]->rank() != out.rank() ||
+      ops[1]->rank() != 0) {
+    return Bad(instr, "padding does not fit the operand rank");
+  }
+  for (size_t d = 0; d < pads->size(); ++d) {
+    std::optional<int64_t> padded = PaddedSize(ops[0]->dims[d], (*pads)[d]);
+    if (!padded || out.dims[d] != *padded) {
+      return Bad(instr, StrCat("padding of dimension ", d, " does not give ", Dims(out)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// gather: the dimension numbers fit the operand, the indices and the result.
+absl::Status CheckGather(const Instruction& instr, absl::Span<const Shape* const> ops) {
+  const Shape& out = instr.shape();
+  std::vector<int64_t> sizes = IntListAttribute(instr, "slice_sizes");
+  std::vector<int64_t> offset_dims = IntListAttribute(instr, "offset_dims");
+  std::vector<int64_t> start_map = IntListAttribute(instr, "start_index_map");
+  std::vector<int64_t> collapsed = IntListAttribute(instr, "collapsed_slice_dims");
+  // Operand batching dims are not part of the slice's window, as collapsed dims.
+  std::vector<int64_t> batching = IntListAttribute(instr, "operand_batching_dims");
+  std::vector<int64_t> index_batching = IntListAttribute(instr, "start_indices_batching_dims");
+  std::vector<int64_t> ivd = IntListAttribute(instr, "index_vector_dim");
+  const Shape& idx = *ops[1];
+  int64_t index_vector_dim = ivd.empty() ? idx.rank() : ivd[0];
+  bool ok = static_cast<int64_t>(sizes.size()) == ops[0]->rank() &&
+            ValidDims(start_map, ops[0]->rank()) && ValidDims(collapsed, ops[0]->rank()) &&
+            ValidDims(batching, ops[0]->rank()) && ValidDims(index_batching, idx.rank()) &&
+            batching.size() == index_batching.size() && ValidDims(offset_dims, out.rank()) &&
+            index_vector_dim >= 0 && index_vector_dim <= idx.rank() &&
+            out.rank() == static_cast<int64_t>(offset_dims.size()) + idx.rank() -
+                              (index_vector_dim < idx.rank() ? 1 : 0) &&
+            (index_vector_dim == idx.rank() ? start_map.size() == 1
+                                            : idx.dims[static_cast<size_t>(index_vector_dim)] ==
+                                                  static_cast<int64_t>(start_map.size()));
+  for (size_t d = 0; ok && d < sizes.size(); ++d) ok = sizes[d] >= 0 && sizes[d] <= ops[0]->dims[d];
+  // A batching dim pairs an operand dim with an index dim of the same size (the batch
+  // coordinate indexes the operand directly).
+  for (size_t i = 0; ok && i < batching.size(); ++i) {
+    ok = index_batching[i] != index_vector_dim &&
+         ops[0]->dims[static_cast<size_t>(batching[i])] ==
+             idx.dims[static_cast<size_t>(index_batching[i])];
+  }
+  // Offset dims of the result take the sizes of the slice's uncollapsed dims, in order.
+  size_t w = 0;
+  for (int64_t d = 0; ok && d < ops[0]->rank(); ++d) {
+    if (std::find(collapsed.begin(), collapsed.end(), d) != collapsed.end()) continue;
+    if (std::find(batching.begin(), batching.end(), d) != batching.end()) continue;
+    ok = w < offset_dims.size() &&
+         out.dims[static_cast<size_t>(offset_dims[w])] <= sizes[static_cast<size_t>(d)];
+    ++w;
+  }
+  ok = ok && w == offset_dims.size();
+  // The batch dims of the result follow the index array's dims (without index_vector_dim).
+  size_t b = 0;
+  for (int64_t d = 0; ok && d < out.rank(); ++d) {
+    if (std::find(offset_dims.begin(), offset_dims.end(), d) != offset_dims.end()) continue;
+    if (static_cast<int64_t>(b) == index_vector_dim) ++b;
+    ok = static_cast<int64_t>(b) < idx.rank() && out.dims[static_cast<size_t>(d)] == idx.dims[b];
+    ++b;
+  }
+  return ok ? absl::OkStatus() : Bad(instr, "gather dimension numbers do not fit the shapes");
+}
+
+// dot: the dimension numbers fit both operands and give the result's shape.
+absl::Status CheckDot(const Instruction& instr, absl::Span<const Shape* const> ops) {
+  const Shape& out = instr.shape();
+  // Shape inference gives the result; the interpreter also needs each batch and contracting
+  // pair to have one size, as it walks them together.
+  const DotDimensionNumbers dnums = ReadDotDimensionNumbers(instr);
+  bool ok = ops.size() == 2 && DotDimensionsInRange(*ops[0], *ops[1], dnums);
+  for (size_t i = 0; ok && i < dnums.lhs_batch.size(); ++i) {
+    ok = ops[0]->dims[static_cast<size_t>(dnums.lhs_batch[i])] ==
+         ops[1]->dims[static_cast<size_t>(dnums.rhs_batch[i])];
+  }
+  for (size_t i = 0; ok && i < dnums.lhs_contracting.size(); ++i) {
+    ok = ops[0]->dims[static_cast<size_t>(dnums.lhs_contracting[i])] ==
+         ops[1]->dims[static_cast<size_t>(dnums.rhs_contracting[i])];
+  }
+  ok = ok && InferDotShape(*ops[0], *ops[1], dnums, out.element_type).dims == out.dims;
+  return ok ? absl::OkStatus() : Bad(instr, "dot dimension numbers do not fit the shapes");
+}
+
+// reduce: inputs and init values pair up, each output its input without the reduced dimensions.
+absl::Status CheckReduce(const Instruction& instr, absl::Span<const Shape* const> ops) {
+  const Shape& out = instr.shape();
+  size_t n = ops.size() / 2;
+  // Each output is its input without the reduced dimensions (shape inference's rule; the
+  // inputs all have the first one's dimensions).
+  std::optional<Shape> kept;
+  if (ops.size() % 2 == 0 && n > 0) {
+    kept = InferReduceShape(*ops[0], instr.dimensions(), ops[0]->element_type);
+  }
+  if (!kept) return Bad(instr, "reduce operands do not fit");
+  for (size_t k = 0; k < n; ++k) {
+    const Shape* o =
+        out.IsTuple() ? (k < out.tuple_elements.size() ? out.tuple_elements[k] : nullptr) : &out;
+    if (o == nullptr || !SameDims(*ops[k], *ops[0]) || ops[n + k]->rank() != 0 ||
+        kept->dims != o->dims) {
+      return Bad(instr, "reduce operands do not fit the result");
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status CheckOperands(const Instruction& instr, absl::Span<const Shape* const> ops) {
@@ -78,28 +280,8 @@ absl::Status CheckOperands(const Instruction& instr, absl::Span<const Shape* con
     if (!ops[k]->IsArray() && op != Opcode::kCopy)
       return Bad(instr, StrCat("operand ", k, " is not an array"));
   }
-  // Data movement copies element bytes as they are: an operand of another element type (mixed
-  // precision, which the verifier accepts by default) would be read with the result's element
-  // size, past its end. Such a module is refused here rather than run on garbage.
   if (op != Opcode::kCopy && op != Opcode::kIota && IsSupportedDataMovement(op)) {
-    const size_t moved = op == Opcode::kConcatenate ? ops.size()
-                         : op == Opcode::kPad || op == Opcode::kDynamicUpdateSlice
-                             ? std::min<size_t>(ops.size(), 2)
-                             : std::min<size_t>(ops.size(), 1);
-    for (size_t k = 0; k < moved; ++k) {
-      // pad's padding value is one scalar: a float of another width is converted to the
-      // result type (data_movement.cc), as XLA's mixed precision means.
-      if (op == Opcode::kPad && k == 1 && IsFloatType(ops[k]->element_type) &&
-          IsFloatType(out.element_type)) {
-        continue;
-      }
-      if (ops[k]->element_type != out.element_type) {
-        return Bad(instr, StrCat(OpcodeName(op), " moves operand ", k, "'s ",
-                                 PrimitiveTypeName(ops[k]->element_type), " elements into a ",
-                                 PrimitiveTypeName(out.element_type),
-                                 " result (mixed precision is not run)"));
-      }
-    }
+    if (absl::Status s = CheckMovedElementTypes(instr, ops); !s.ok()) return s;
   }
   switch (op) {
     case Opcode::kCopy:
@@ -112,19 +294,8 @@ absl::Status CheckOperands(const Instruction& instr, absl::Span<const Shape* con
                                  " changes the element count"));
       }
       return absl::OkStatus();
-    case Opcode::kBroadcast: {
-      auto dims = instr.dimensions();
-      if (static_cast<int64_t>(dims.size()) != ops[0]->rank() || !ValidDims(dims, out.rank())) {
-        return Bad(instr, "broadcast dimensions={...} do not fit the operand and result ranks");
-      }
-      for (size_t i = 0; i < dims.size(); ++i) {
-        if (ops[0]->dims[i] != out.dims[static_cast<size_t>(dims[i])]) {
-          return Bad(instr, StrCat("broadcast of ", Dims(*ops[0]), " to ", Dims(out),
-                                   " with dimensions={", StrJoin(dims, ","), "}"));
-        }
-      }
-      return absl::OkStatus();
-    }
+    case Opcode::kBroadcast:
+      return CheckBroadcast(instr, ops);
     case Opcode::kTranspose: {
       std::optional<Shape> transposed = InferTransposeShape(*ops[0], instr.dimensions());
       return transposed && transposed->dims == out.dims
@@ -133,155 +304,25 @@ absl::Status CheckOperands(const Instruction& instr, absl::Span<const Shape* con
     }
     case Opcode::kSlice:
       return CheckSlice(instr, *ops[0]);
-    case Opcode::kDynamicSlice: {
-      auto sizes = instr.dynamic_slice_sizes();
-      bool ok =
-          static_cast<int64_t>(ops.size()) == 1 + ops[0]->rank() && out.rank() == ops[0]->rank();
-      for (int64_t d = 0; ok && d < out.rank(); ++d) {
-        auto u = static_cast<size_t>(d);
-        ok = out.dims[u] <= ops[0]->dims[u] && (sizes.empty() || sizes[u] == out.dims[u]);
-      }
-      for (size_t k = 1; ok && k < ops.size(); ++k) ok = ops[k]->rank() == 0;
-      return ok ? absl::OkStatus() : Bad(instr, "dynamic-slice operands do not fit the result");
-    }
-    case Opcode::kDynamicUpdateSlice: {
-      bool ok = static_cast<int64_t>(ops.size()) == 2 + ops[0]->rank() &&
-                ops[1]->rank() == ops[0]->rank() && SameDims(*ops[0], out) &&
-                ops[0]->element_type == ops[1]->element_type;
-      for (int64_t d = 0; ok && d < out.rank(); ++d)
-        ok = ops[1]->dims[static_cast<size_t>(d)] <= out.dims[static_cast<size_t>(d)];
-      for (size_t k = 2; ok && k < ops.size(); ++k) ok = ops[k]->rank() == 0;
-      return ok ? absl::OkStatus()
-                : Bad(instr, "dynamic-update-slice operands do not fit the result");
-    }
-    case Opcode::kConcatenate: {
-      auto dim = instr.dimensions();
-      if (dim.size() != 1 || dim[0] < 0 || dim[0] >= out.rank())
-        return Bad(instr, "concatenate needs one dimension");
-      for (const Shape* s : ops) {
-        if (s->rank() != out.rank()) return Bad(instr, "concatenate operands have different ranks");
-        for (int64_t d = 0; d < out.rank(); ++d) {
-          if (d != dim[0] && s->dims[static_cast<size_t>(d)] != out.dims[static_cast<size_t>(d)]) {
-            return Bad(instr,
-                       StrCat("concatenate operand ", Dims(*s), " does not fit ", Dims(out)));
-          }
-        }
-      }
-      // The other dimensions fit; inference gives the joined one's size (nullopt on overflow).
-      // Inference needs an operand; an unverified concatenate of none joins nothing to size 0.
-      const bool joins = ops.empty() ? out.dims[static_cast<size_t>(dim[0])] == 0 : [&] {
-        std::optional<Shape> joined = InferConcatenateShape(ops, dim[0]);
-        return joined && joined->dims == out.dims;
-      }();
-      return joins ? absl::OkStatus() : Bad(instr, "concatenate sizes do not add up");
-    }
-    case Opcode::kPad: {
-      absl::StatusOr<std::vector<PadDim>> pads = PaddingAttribute(instr);
-      if (!pads.ok()) return pads.status();
-      if (static_cast<int64_t>(pads->size()) != out.rank() || ops[0]->rank() != out.rank() ||
-          ops[1]->rank() != 0) {
-        return Bad(instr, "padding does not fit the operand rank");
-      }
-      for (size_t d = 0; d < pads->size(); ++d) {
-        std::optional<int64_t> padded = PaddedSize(ops[0]->dims[d], (*pads)[d]);
-        if (!padded || out.dims[d] != *padded) {
-          return Bad(instr, StrCat("padding of dimension ", d, " does not give ", Dims(out)));
-        }
-      }
-      return absl::OkStatus();
-    }
+    case Opcode::kDynamicSlice:
+      return CheckDynamicSlice(instr, ops);
+    case Opcode::kDynamicUpdateSlice:
+      return CheckDynamicUpdateSlice(instr, ops);
+    case Opcode::kConcatenate:
+      return CheckConcatenate(instr, ops);
+    case Opcode::kPad:
+      return CheckPad(instr, ops);
     case Opcode::kReverse:
       if (!SameDims(*ops[0], out) || !ValidDims(instr.dimensions(), out.rank())) {
         return Bad(instr, "reverse dimensions do not fit");
       }
       return absl::OkStatus();
-    case Opcode::kGather: {
-      std::vector<int64_t> sizes = IntListAttribute(instr, "slice_sizes");
-      std::vector<int64_t> offset_dims = IntListAttribute(instr, "offset_dims");
-      std::vector<int64_t> start_map = IntListAttribute(instr, "start_index_map");
-      std::vector<int64_t> collapsed = IntListAttribute(instr, "collapsed_slice_dims");
-      // Operand batching dims are not part of the slice's window, as collapsed dims.
-      std::vector<int64_t> batching = IntListAttribute(instr, "operand_batching_dims");
-      std::vector<int64_t> index_batching = IntListAttribute(instr, "start_indices_batching_dims");
-      std::vector<int64_t> ivd = IntListAttribute(instr, "index_vector_dim");
-      const Shape& idx = *ops[1];
-      int64_t index_vector_dim = ivd.empty() ? idx.rank() : ivd[0];
-      bool ok = static_cast<int64_t>(sizes.size()) == ops[0]->rank() &&
-                ValidDims(start_map, ops[0]->rank()) && ValidDims(collapsed, ops[0]->rank()) &&
-                ValidDims(batching, ops[0]->rank()) && ValidDims(index_batching, idx.rank()) &&
-                batching.size() == index_batching.size() && ValidDims(offset_dims, out.rank()) &&
-                index_vector_dim >= 0 && index_vector_dim <= idx.rank() &&
-                out.rank() == static_cast<int64_t>(offset_dims.size()) + idx.rank() -
-                                  (index_vector_dim < idx.rank() ? 1 : 0) &&
-                (index_vector_dim == idx.rank() ? start_map.size() == 1
-                                                : idx.dims[static_cast<size_t>(index_vector_dim)] ==
-                                                      static_cast<int64_t>(start_map.size()));
-      for (size_t d = 0; ok && d < sizes.size(); ++d)
-        ok = sizes[d] >= 0 && sizes[d] <= ops[0]->dims[d];
-      // A batching dim pairs an operand dim with an index dim of the same size (the batch
-      // coordinate indexes the operand directly).
-      for (size_t i = 0; ok && i < batching.size(); ++i) {
-        ok = index_batching[i] != index_vector_dim &&
-             ops[0]->dims[static_cast<size_t>(batching[i])] ==
-                 idx.dims[static_cast<size_t>(index_batching[i])];
-      }
-      // Offset dims of the result take the sizes of the slice's uncollapsed dims, in order.
-      size_t w = 0;
-      for (int64_t d = 0; ok && d < ops[0]->rank(); ++d) {
-        if (std::find(collapsed.begin(), collapsed.end(), d) != collapsed.end()) continue;
-        if (std::find(batching.begin(), batching.end(), d) != batching.end()) continue;
-        ok = w < offset_dims.size() &&
-             out.dims[static_cast<size_t>(offset_dims[w])] <= sizes[static_cast<size_t>(d)];
-        ++w;
-      }
-      ok = ok && w == offset_dims.size();
-      // The batch dims of the result follow the index array's dims (without index_vector_dim).
-      size_t b = 0;
-      for (int64_t d = 0; ok && d < out.rank(); ++d) {
-        if (std::find(offset_dims.begin(), offset_dims.end(), d) != offset_dims.end()) continue;
-        if (static_cast<int64_t>(b) == index_vector_dim) ++b;
-        ok =
-            static_cast<int64_t>(b) < idx.rank() && out.dims[static_cast<size_t>(d)] == idx.dims[b];
-        ++b;
-      }
-      return ok ? absl::OkStatus() : Bad(instr, "gather dimension numbers do not fit the shapes");
-    }
-    case Opcode::kDot: {
-      // Shape inference gives the result; the interpreter also needs each batch and contracting
-      // pair to have one size, as it walks them together.
-      const DotDimensionNumbers dnums = ReadDotDimensionNumbers(instr);
-      bool ok = ops.size() == 2 && DotDimensionsInRange(*ops[0], *ops[1], dnums);
-      for (size_t i = 0; ok && i < dnums.lhs_batch.size(); ++i) {
-        ok = ops[0]->dims[static_cast<size_t>(dnums.lhs_batch[i])] ==
-             ops[1]->dims[static_cast<size_t>(dnums.rhs_batch[i])];
-      }
-      for (size_t i = 0; ok && i < dnums.lhs_contracting.size(); ++i) {
-        ok = ops[0]->dims[static_cast<size_t>(dnums.lhs_contracting[i])] ==
-             ops[1]->dims[static_cast<size_t>(dnums.rhs_contracting[i])];
-      }
-      ok = ok && InferDotShape(*ops[0], *ops[1], dnums, out.element_type).dims == out.dims;
-      return ok ? absl::OkStatus() : Bad(instr, "dot dimension numbers do not fit the shapes");
-    }
-    case Opcode::kReduce: {
-      size_t n = ops.size() / 2;
-      // Each output is its input without the reduced dimensions (shape inference's rule; the
-      // inputs all have the first one's dimensions).
-      std::optional<Shape> kept;
-      if (ops.size() % 2 == 0 && n > 0) {
-        kept = InferReduceShape(*ops[0], instr.dimensions(), ops[0]->element_type);
-      }
-      if (!kept) return Bad(instr, "reduce operands do not fit");
-      for (size_t k = 0; k < n; ++k) {
-        const Shape* o = out.IsTuple()
-                             ? (k < out.tuple_elements.size() ? out.tuple_elements[k] : nullptr)
-                             : &out;
-        if (o == nullptr || !SameDims(*ops[k], *ops[0]) || ops[n + k]->rank() != 0 ||
-            kept->dims != o->dims) {
-          return Bad(instr, "reduce operands do not fit the result");
-        }
-      }
-      return absl::OkStatus();
-    }
+    case Opcode::kGather:
+      return CheckGather(instr, ops);
+    case Opcode::kDot:
+      return CheckDot(instr, ops);
+    case Opcode::kReduce:
+      return CheckReduce(instr, ops);
     default:
       return absl::OkStatus();
   }

@@ -85,13 +85,13 @@ absl::StatusOr<Bytes> EvalRng(const Instruction& instr, absl::Span<const ArrayRe
   const bool integral = IsSignedType(t) || IsUnsignedType(t) || t == PrimitiveType::kPred;
   if (!real && !integral) {
     return absl::UnimplementedError(
-        StrCat("hlo-run does not run rng on ", PrimitiveTypeName(t),
+        StrCat("the interpreter does not run rng on ", PrimitiveTypeName(t),
                ": XLA's evaluator draws only f32, f64, integers and pred (instruction %",
                instr.name(), ")"));
   }
   if (normal && !real) {
     return absl::UnimplementedError(
-        StrCat("hlo-run does not run rng_normal on ", PrimitiveTypeName(t),
+        StrCat("the interpreter does not run rng_normal on ", PrimitiveTypeName(t),
                ": XLA defines the normal distribution for f32 and f64 only (instruction %",
                instr.name(), ")"));
   }

@@ -128,9 +128,9 @@ absl::StatusOr<std::vector<Bytes>> EvalRngBitGenerator(const Instruction& instr,
   };
   const std::string_view algorithm = RawAttribute(instr, "algorithm").value_or("rng_default");
   if (algorithm != "rng_three_fry" && algorithm != "rng_philox") {
-    return absl::UnimplementedError(
-        StrCat("hlo-run runs rng-bit-generator with algorithm=rng_three_fry or rng_philox, not ",
-               algorithm, " (the backend's choice; instruction %", instr.name(), ")"));
+    return absl::UnimplementedError(StrCat(
+        "the interpreter runs rng-bit-generator with algorithm=rng_three_fry or rng_philox, not ",
+        algorithm, " (the backend's choice; instruction %", instr.name(), ")"));
   }
   const Shape& out = instr.shape();
   if (operands.size() != 1 || !out.IsTuple() || out.tuple_elements.size() != 2) {

@@ -10,15 +10,6 @@ namespace hloscope {
 
 namespace {
 
-// Counts and byte sums saturate at kInt64Max when they do not fit (copy_elision.h).
-std::string BytesOrOverflow(int64_t bytes) {
-  return bytes == kInt64Max ? std::string("overflow") : HumanBytes(bytes);
-}
-
-std::string CountOrOverflow(int64_t n) {
-  return n == kInt64Max ? std::string("overflow") : fmt::format("{}", n);
-}
-
 std::string NotBufferSafeLine(const CopyElisionReport& r, std::string_view module) {
   return fmt::format(
       "copy-elision left {} unchanged: the module is not buffer-safe as given ({}); no copy "
@@ -34,12 +25,12 @@ std::string CopyReportSummary(const CopyElisionReport& r, std::string_view modul
   std::string out = fmt::format(
       "copy-elision on {}: {} of {} copies removed, {} of copy traffic saved per step "
       "({} left){}\n",
-      module, r.removed, r.removed + r.kept, BytesOrOverflow(r.bytes_saved_per_step),
-      BytesOrOverflow(r.bytes_kept_per_step),
+      module, r.removed, r.removed + r.kept, HumanBytesOrOverflow(r.bytes_saved_per_step),
+      HumanBytesOrOverflow(r.bytes_kept_per_step),
       r.bitcast_defines_value ? " [bitcasts define values]" : "");
   for (const CopyDecision& d : r.copies) {
     out += fmt::format("  {:<7} %{} in {}: {} x {}{}", d.removed ? "removed" : "kept", d.name,
-                       d.computation, HumanBytes(d.bytes), CountOrOverflow(d.executions_per_step),
+                       d.computation, HumanBytes(d.bytes), FormatCount(d.executions_per_step),
                        d.executions_per_step == kInt64Max ? " (the trip counts' product overflows)"
                        : d.executions_known               ? ""
                                                           : " (some trip count unknown)");

@@ -7,6 +7,7 @@
 #include "analysis/call_graph.h"
 #include "fmt/format.h"
 #include "hlo/computation.h"
+#include "support/bytes.h"
 #include "support/checked_int.h"
 
 namespace hloscope {
@@ -105,10 +106,6 @@ FlattenedSize CountFlattened(const Module& module, const CallGraph& calls) {
   return size;
 }
 
-std::string CountText(int64_t n) {
-  return n == kInt64Max ? std::string("2^63 or more") : fmt::format("{}", n);
-}
-
 }  // namespace
 
 absl::StatusOr<bool> FlattenCallGraph::RunOnModule(Module& module, AnalysisCache& /*analyses*/) {
@@ -118,8 +115,8 @@ absl::StatusOr<bool> FlattenCallGraph::RunOnModule(Module& module, AnalysisCache
         "flatten-call-graph: the flattened module would hold {} instructions, more than the "
         "limit of {}: the call graph fans out (computation '{}' would be copied {} times, once "
         "per call site reaching it); nothing was changed",
-        CountText(size.instructions), kMaxFlattenedInstructions, size.widest->name(),
-        CountText(size.widest_copies)));
+        FormatCount(size.instructions), kMaxFlattenedInstructions, size.widest->name(),
+        FormatCount(size.widest_copies)));
   }
   bool changed = false;
   // Each round clones the callees shared at the current level; the clones' own callees are

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "fmt/format.h"
+#include "support/checked_int.h"
 
 namespace hloscope {
 
@@ -28,5 +29,13 @@ std::string HumanBytes(int64_t bytes) {
 }
 
 std::string FormatBytes(double bytes) { return FormatBinaryBytes(bytes, 2); }
+
+std::string FormatCount(int64_t n) {
+  return n == kInt64Max ? std::string(kSaturatedText) : fmt::format("{}", n);
+}
+
+std::string HumanBytesOrOverflow(int64_t bytes) {
+  return bytes == kInt64Max ? std::string(kSaturatedText) : HumanBytes(bytes);
+}
 
 }  // namespace hloscope

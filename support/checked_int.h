@@ -1,7 +1,7 @@
 // Checked int64 arithmetic for sizes, counts and products (bytes of a module, call sites,
 // executions of a loop body). A wrapped value would be reported as a plausible number, so
 // every such computation either says it overflowed (std::nullopt) or saturates at the
-// maximum, which callers print as "overflow" or refuse as too large.
+// maximum, which callers print as kSaturatedText (support/bytes.h) or refuse as too large.
 #pragma once
 
 #include <cstdint>

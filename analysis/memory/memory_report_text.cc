@@ -21,7 +21,7 @@ using memory_report_internal::SavingPercent;
 
 // Bytes as text; a saturated sum is no size, so it prints as what it is.
 std::string BytesText(int64_t bytes) {
-  if (bytes == std::numeric_limits<int64_t>::max()) return "overflow (past int64)";
+  if (bytes == std::numeric_limits<int64_t>::max()) return std::string(kSaturatedText);
   return fmt::format("{} bytes ({})", bytes, HumanBytes(bytes));
 }
 

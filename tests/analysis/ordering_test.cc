@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
+#include "analysis/ordering_report.h"
 #include "gtest/gtest.h"
 #include "hlo/computation.h"
 #include "passes/copy_elision.h"
@@ -339,6 +340,22 @@ ENTRY main {
   EXPECT_TRUE(o->ExecutesBefore(*Find(*m, "main", "before"), w));
   EXPECT_TRUE(o->ExecutesBefore(w, *Find(*m, "main", "after")));
   EXPECT_TRUE(o->ExecutesBefore(w, *Find(*m, "main", "d")));
+}
+
+// The printers name the instruction and the module the caller asked about, and no flag: a
+// NotFound that hlo-opt turns into its --ordering-of error.
+TEST(OrderingTest, PrintersRefuseANameTheModuleLacks) {
+  std::unique_ptr<Module> m = Parse(
+      "HloModule m\nENTRY main {\n  p = f32[4] parameter(0)\n  ROOT n = f32[4] negate(p)\n}\n");
+  ASSERT_NE(m, nullptr);
+  const OrderingPrintOptions options = {.instructions = {"n", "nope"}};
+  for (const absl::StatusOr<std::string>& printed :
+       {PrintOrdering(*m, options), PrintSharing(*m, options)}) {
+    ASSERT_FALSE(printed.ok());
+    EXPECT_EQ(printed.status().code(), absl::StatusCode::kNotFound);
+    EXPECT_EQ(StatusText(printed.status()), "no instruction named 'nope' in module m");
+  }
+  EXPECT_TRUE(PrintOrdering(*m, {.instructions = {"n"}}).ok());
 }
 
 }  // namespace

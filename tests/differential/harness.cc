@@ -28,7 +28,7 @@ std::string SkipReason(std::string_view what, const absl::Status& s) {
   std::string message = StatusText(s);
   if (s.code() == absl::StatusCode::kUnimplemented) {
     size_t at = message.find(" (instruction");
-    std::string_view prefix = "hlo-run does not support ";
+    std::string_view prefix = "the interpreter does not support ";
     std::string head = message.substr(0, at);
     if (head.starts_with(prefix)) head = "unsupported " + head.substr(prefix.size());
     return head;

@@ -320,11 +320,12 @@ ENTRY e {
             "{1,0}: u64[2] {0, 2}\n"
             "{1,1}: u64[3] {16242730742183356629, 11169168799798111308, 6679402142117448868}\n"
             "{2,0}: u64[3] {0, 1, 0}\n{2,1}: u8[2] {213, 141}");
-  EXPECT_EQ(Refusal("",
-                    "  s = u64[2] parameter(0)\n"
-                    "  ROOT r = (u64[2], u32[4]) rng-bit-generator(s), algorithm=rng_default"),
-            "hlo-run runs rng-bit-generator with algorithm=rng_three_fry or rng_philox, not "
-            "rng_default (the backend's choice; instruction %r)");
+  EXPECT_EQ(
+      Refusal("",
+              "  s = u64[2] parameter(0)\n"
+              "  ROOT r = (u64[2], u32[4]) rng-bit-generator(s), algorithm=rng_default"),
+      "the interpreter runs rng-bit-generator with algorithm=rng_three_fry or rng_philox, not "
+      "rng_default (the backend's choice; instruction %r)");
   EXPECT_EQ(Refusal("",
                     "  s = u64[1] parameter(0)\n"
                     "  ROOT r = (u64[1], u32[4]) rng-bit-generator(s), algorithm=rng_philox"),

@@ -137,13 +137,14 @@ TEST(ComplexElementwiseTest, OpsXlaDoesNotDefineAreRefused) {
   std::string p = "  a = c64[2] parameter(0)\n  b = c64[2] parameter(1)";
   std::vector<std::string> args = {"{(1, 2), (3, 4)}", "{(1, 2), (3, 4)}"};
   EXPECT_EQ(RunText(ModuleText(p, "pred[2] compare(a, b), direction=LT"), args),
-            "error: hlo-run compares c64 values only for EQ and NE: complex numbers have no order "
-            "(instruction %r)");
-  EXPECT_EQ(RunText(ModuleText(p, "c64[2] maximum(a, b)"), args),
-            "error: hlo-run does not run 'maximum' on c64 values: XLA does not define it for "
-            "complex numbers (instruction %r)");
+            "error: the interpreter compares c64 values only for EQ and NE: complex numbers have "
+            "no order (instruction %r)");
+  EXPECT_EQ(
+      RunText(ModuleText(p, "c64[2] maximum(a, b)"), args),
+      "error: the interpreter does not run 'maximum' on c64 values: XLA does not define it for "
+      "complex numbers (instruction %r)");
   EXPECT_EQ(RunText(ModuleText("  a = c64[2] parameter(0)", "c64[2] floor(a)"), {args[0]}),
-            "error: hlo-run does not run 'floor' on c64 values: XLA does not define it for "
+            "error: the interpreter does not run 'floor' on c64 values: XLA does not define it for "
             "complex numbers (instruction %r)");
 }
 
@@ -156,8 +157,8 @@ TEST(ComplexElementwiseTest, ConvertToRealIsRefused) {
   absl::StatusOr<Literal> out = Evaluate(*m, {arg}, {});
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(StatusText(out.status()),
-            "hlo-run does not convert c64 to f32: XLA does not define a conversion from complex to "
-            "real (use real or imag; instruction %r)");
+            "the interpreter does not convert c64 to f32: XLA does not define a conversion from "
+            "complex to real (use real or imag; instruction %r)");
 }
 
 TEST(ComplexArrayOpsTest, DotMultipliesAndAccumulatesComplex) {

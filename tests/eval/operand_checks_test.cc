@@ -87,11 +87,11 @@ TEST(OperandChecksTest, EveryMisfitIsRefusedWithAReason) {
       {"  p = f32[4] parameter(0)\n  ROOT i = s32[4] iota(), iota_dimension=1",
        "iota %i needs iota_dimension= within its rank"},
       {"  p = f32[4] parameter(0)\n  ROOT c = s16[4] bitcast-convert(p)",
-       "hlo-run supports bitcast-convert between types of different widths only for whole-byte "
-       "types, the narrower side having one more, innermost dimension of the width ratio "
-       "(instruction %c)"},
+       "the interpreter supports bitcast-convert between types of different widths only for "
+       "whole-byte types, the narrower side having one more, innermost dimension of the width "
+       "ratio (instruction %c)"},
       {"  p = f32[<=4] parameter(0)\n  ROOT n = f32[<=4] negate(p)",
-       "hlo-run does not support dynamic shapes (instruction %p)"},
+       "the interpreter does not support dynamic shapes (instruction %p)"},
   };
   for (const Case& c : cases) EXPECT_EQ(Refusal(c.body), c.message) << c.body;
 }

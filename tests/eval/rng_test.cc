@@ -129,15 +129,17 @@ TEST(RngTest, Refusals) {
     return out.ok() ? std::string("ok") : std::string(StatusText(out.status()));
   };
   EXPECT_EQ(error("f32", "rng_uniform", "0", "1", std::nullopt),
-            "hlo-run runs rng only with a seed (--rng-seed=N): XLA draws it from an engine seeded "
-            "with the module's seed, and from a random one without (instruction %r)");
+            "the interpreter runs rng only with a seed (instruction %r): XLA draws it from an "
+            "engine seeded with the module's seed, and from a random one without");
   EXPECT_EQ(error("f32", "rng_uniform", "0", "1", 0), "ok");
-  EXPECT_EQ(error("bf16", "rng_uniform", "0", "1", 1),
-            "hlo-run does not run rng on bf16: XLA's evaluator draws only f32, f64, integers and "
-            "pred (instruction %r)");
-  EXPECT_EQ(error("s32", "rng_normal", "0", "1", 1),
-            "hlo-run does not run rng_normal on s32: XLA defines the normal distribution for f32 "
-            "and f64 only (instruction %r)");
+  EXPECT_EQ(
+      error("bf16", "rng_uniform", "0", "1", 1),
+      "the interpreter does not run rng on bf16: XLA's evaluator draws only f32, f64, integers and "
+      "pred (instruction %r)");
+  EXPECT_EQ(
+      error("s32", "rng_normal", "0", "1", 1),
+      "the interpreter does not run rng_normal on s32: XLA defines the normal distribution for f32 "
+      "and f64 only (instruction %r)");
   EXPECT_EQ(error("f32", "rng_uniform", "1", "1", 1),
             "cannot run %r: rng_uniform needs low < high, got [1, 1)");
   EXPECT_EQ(error("s32", "rng_uniform", "4", "4", 1),

@@ -59,11 +59,12 @@ TEST(FlattenCallGraphLimitTest, CountsPastInt64SaySoInsteadOfWrapping) {
   absl::StatusOr<bool> changed = FlattenCallGraph().Run(*m);
   ASSERT_FALSE(changed.ok());
   // f7 is the first computation whose count no longer fits.
-  EXPECT_EQ(StatusText(changed.status()),
-            "flatten-call-graph: the flattened module would hold 2^63 or more instructions, "
-            "more than the limit of 20000000: the call graph fans out (computation 'f7' would "
-            "be copied 2^63 or more times, once per call site reaching it); nothing was "
-            "changed");
+  EXPECT_EQ(
+      StatusText(changed.status()),
+      "flatten-call-graph: the flattened module would hold overflow (2^63 or more) instructions, "
+      "more than the limit of 20000000: the call graph fans out (computation 'f7' would "
+      "be copied overflow (2^63 or more) times, once per call site reaching it); nothing was "
+      "changed");
 }
 
 TEST(FlattenCallGraphLimitTest, FanOutWithinTheLimitIsFlattened) {

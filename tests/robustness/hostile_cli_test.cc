@@ -10,8 +10,8 @@
 //     skipped and an invisible character in an action is shown escaped.
 //
 // The output flags are read from each tool's flag table (Flag::output_file), so that a new
-// output flag is tested without an edit here; tests/tools/flag_tables_test.cc checks that every
-// flag whose value names a file is marked or known as an input.
+// output flag is tested without an edit here; tests/tools/common/flag_tables_test.cc checks that
+// every flag whose value names a file is marked or known as an input.
 #include <sys/stat.h>
 
 #include <algorithm>

@@ -49,6 +49,17 @@ TEST(Bytes, OneUnitRuleTwoPrecisions) {
   EXPECT_EQ(HumanBytes(kInt64Max), "8192.0 PiB");  // PiB is the largest unit
 }
 
+TEST(Bytes, ASaturatedFigureHasOneSpelling) {
+  EXPECT_EQ(FormatCount(0), "0");
+  EXPECT_EQ(FormatCount(-7), "-7");
+  EXPECT_EQ(FormatCount(kInt64Max - 1), "9223372036854775806");
+  EXPECT_EQ(FormatCount(kInt64Max), "overflow (2^63 or more)");
+  EXPECT_EQ(HumanBytesOrOverflow(1536), "1.5 KiB");
+  EXPECT_EQ(HumanBytesOrOverflow(kInt64Max - 1), "8192.0 PiB");
+  EXPECT_EQ(HumanBytesOrOverflow(kInt64Max), "overflow (2^63 or more)");
+  EXPECT_EQ(FormatCount(SaturatingMul(int64_t{1} << 40, int64_t{1} << 40)), kSaturatedText);
+}
+
 TEST(StatusText, TheMessageWithoutTheCode) {
   EXPECT_EQ(StatusText(absl::InvalidArgumentError("bad: x")), "bad: x");
   EXPECT_EQ(StatusText(absl::OkStatus()), "");

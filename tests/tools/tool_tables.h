@@ -1,7 +1,7 @@
 // Every tool's flag table, built fresh over fresh flags, for the tests that read the tables
-// (tests/tools/flag_tables_test.cc, tests/robustness/hostile_cli_test.cc). A test that includes
-// this defines HLO_OPT_PATH, HLO_RUN_PATH, HLO_GEN_PATH and HLO_PIPELINE_PATH and links the
-// four tools' flag libraries.
+// (tests/tools/common/flag_tables_test.cc, tests/robustness/hostile_cli_test.cc). A test that
+// includes this defines HLO_OPT_PATH, HLO_RUN_PATH, HLO_GEN_PATH and HLO_PIPELINE_PATH and links
+// the four tools' flag libraries.
 #pragma once
 
 #include <functional>

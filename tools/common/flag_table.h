@@ -46,9 +46,9 @@ struct Flag {
   // and an optional "FILE.json" as "--report[=FILE.json]".
   std::string placeholder = {};
   // The value names a file the tool writes. Such a path may name neither an input nor another
-  // output (tools/common/output_paths.h); tests/robustness/hostile_cli_test.cc reads this mark to point
-  // every output flag of every tool at an input, and tests/tools/flag_tables_test.cc to check
-  // that every flag whose value names a file is marked or known as an input.
+  // output (tools/common/output_paths.h); tests/robustness/hostile_cli_test.cc reads this mark to
+  // point every output flag of every tool at an input, and tests/tools/common/flag_tables_test.cc
+  // to check that every flag whose value names a file is marked or known as an input.
   bool output_file = false;
   // The help row's text. A '\n' starts a new line; a line too long for the width is wrapped.
   // Empty: the row before documents this flag too (its label should name it).

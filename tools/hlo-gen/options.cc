@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "fmt/core.h"
+#include "support/bytes.h"
 #include "support/checked_int.h"
 #include "support/status_text.h"
 #include "support/str_util.h"
@@ -110,8 +111,7 @@ std::string CheckSizes(const Options& o) {
   if (!instructions || *instructions > kMaxInstructions) {
     return fmt::format(
         "--layers={}{} would generate about {} instructions, more than the {} hlo-gen writes",
-        o.layers, o.unroll ? " with --unroll" : "",
-        instructions ? fmt::format("{}", *instructions) : std::string("2^63 or more"),
+        o.layers, o.unroll ? " with --unroll" : "", FormatCount(instructions.value_or(kInt64Max)),
         kMaxInstructions);
   }
   return {};

@@ -27,7 +27,6 @@
 #include "hlo/parser.h"
 #include "hlo/printer.h"
 #include "passes/assumed_donation.h"
-#include "support/str_util.h"
 #include "passes/pass_pipeline.h"
 #include "passes/pass_registry.h"
 #include "support/bytes.h"
@@ -36,12 +35,12 @@
 #include "support/str_util.h"
 #include "tools/common/error_line.h"
 #include "tools/common/file_io.h"
-#include "tools/hlo-opt/hlo_opt_flags.h"
-#include "tools/hlo-opt/hlo_opt_output_format.h"
 #include "tools/common/load_input.h"
 #include "tools/common/load_module.h"
 #include "tools/common/output_paths.h"
 #include "tools/common/parallel_modules.h"
+#include "tools/hlo-opt/hlo_opt_flags.h"
+#include "tools/hlo-opt/hlo_opt_output_format.h"
 
 namespace hloscope {
 namespace {
@@ -81,7 +80,7 @@ void AppendStats(const Module& module, const LoadTimes& t, std::string& out) {
   out += fmt::format("  computations          {}\n", module.computations().size());
   out += fmt::format("  instructions          {}\n", instructions);
   if (array_bytes == kInt64Max) {
-    out += "  total array bytes     overflow (2^63 or more)\n";
+    out += fmt::format("  total array bytes     {}\n", kSaturatedText);
   } else {
     out += fmt::format("  total array bytes     {} ({})\n", array_bytes, HumanBytes(array_bytes));
   }
@@ -301,30 +300,20 @@ bool IsBlank(std::string_view text) {
   return text.find_first_not_of(" \t\r\n") == std::string_view::npos;
 }
 
-int Main(int argc, char** argv) {
-  Flags flags;
-  if (absl::Status s = ParseHloOptFlags(argc, argv, &flags); !s.ok()) {
-    return UsageError(StatusText(s));
+// --list-passes: every registered pass with its description and options.
+int ListPasses(const PassRegistry& registry) {
+  size_t width = 0;
+  for (const PassRegistry::Entry* e : registry.Entries()) width = std::max(width, e->name.size());
+  fmt::print("Available passes:\n");
+  for (const PassRegistry::Entry* e : registry.Entries()) {
+    fmt::print("  {:<{}}  {}\n", e->name, width, e->description);
+    fmt::print("{}", PassOptionsListing(e->factory()->pass_options(), width + 4));
   }
-  if (flags.jobs > 0) SetProcessJobs(flags.jobs);  // also for the reports' parallel parsing
-  if (flags.help) {
-    fmt::print("{}", HloOptHelp());
-    return kExitOk;
-  }
-  const PassRegistry& registry = PassRegistry::Global();
-  if (flags.list_passes) {
-    size_t width = 0;
-    for (const PassRegistry::Entry* e : registry.Entries()) width = std::max(width, e->name.size());
-    fmt::print("Available passes:\n");
-    for (const PassRegistry::Entry* e : registry.Entries()) {
-      fmt::print("  {:<{}}  {}\n", e->name, width, e->description);
-      fmt::print("{}", PassOptionsListing(e->factory()->pass_options(), width + 4));
-    }
-    return kExitOk;
-  }
-  // An output that names an input, or two outputs one file, would lose data: refused before
-  // anything is read or written (tools/common/output_paths.h). The files of an --xla-dump directory
-  // are inputs too.
+  return kExitOk;
+}
+
+// Every file the run reads: the inputs named and, with --xla-dump, the dump directory's files.
+std::vector<std::string> InputPathsOf(const Flags& flags) {
   std::vector<std::string> inputs = {flags.input};
   inputs.insert(inputs.end(), flags.more_inputs.begin(), flags.more_inputs.end());
   if (flags.xla_dump.enabled()) {
@@ -334,97 +323,88 @@ int Main(int argc, char** argv) {
       if (it->is_regular_file(ec)) inputs.push_back(it->path().string());
     }
   }
-  if (std::string e = CheckOutputPaths(OutputsOf(flags), inputs); !e.empty()) return UsageError(e);
+  return inputs;
+}
 
-  // Unknown passes are usage errors: report them before reading any input.
-  absl::StatusOr<std::unique_ptr<PassPipeline>> made = MakePipeline(flags);
-  if (!made.ok()) return UsageError(StatusText(made.status()));
-  std::unique_ptr<PassPipeline> pipeline = *std::move(made);
-  CopyReportCollector copy_reports(flags.copy_report);
-
-  if (flags.xla_dump.enabled() && !flags.memory_diff.enabled) {
-    flags.memory.options.dataflow = flags.analysis.print.dataflow;  // as --memory-report's
-    return RunXlaDump(flags.xla_dump, flags.memory, flags.output);
-  }
+// --stage-costs: one JSON of per-stage costs from the input modules (hlo_opt_stage_costs.h).
+int RunStageCosts(Flags& flags) {
   std::string error;
-  if (flags.stage_costs.enabled) {  // tools/hlo-opt/hlo_opt_stage_costs.h
-    std::vector<StageCostsInput> inputs;
-    flags.more_inputs.insert(flags.more_inputs.begin(), flags.input);
-    for (const std::string& path : flags.more_inputs) {
-      StageCostsInput& in = inputs.emplace_back();
-      in.path = path == "-" ? "<stdin>" : path;
-      if (!ReadInput(path, &in.text, &error)) return UsageError(error);
-      std::string converted;  // a proto input's HLO text (tools/common/load_input.h)
-      absl::StatusOr<HloTextInput> text =
-          InputAsHloText(in.path, in.text, flags.input_format, &converted);
-      if (!text.ok()) {
-        PrintError(text.status());
-        return kExitBadInput;
-      }
-      if (text->text.data() == converted.data()) in.text = std::move(converted);
-    }
-    absl::StatusOr<std::string> json =
-        StageCostsJsonOf(inputs, flags.stage_costs, flags.memory.options.backward_regex);
-    if (!json.ok()) {
-      PrintError(json.status());
+  std::vector<StageCostsInput> inputs;
+  flags.more_inputs.insert(flags.more_inputs.begin(), flags.input);
+  for (const std::string& path : flags.more_inputs) {
+    StageCostsInput& in = inputs.emplace_back();
+    in.path = path == "-" ? "<stdin>" : path;
+    if (!ReadInput(path, &in.text, &error)) return UsageError(error);
+    std::string converted;  // a proto input's HLO text (tools/common/load_input.h)
+    absl::StatusOr<HloTextInput> text =
+        InputAsHloText(in.path, in.text, flags.input_format, &converted);
+    if (!text.ok()) {
+      PrintError(text.status());
       return kExitBadInput;
     }
-    if (!WriteOutput(flags.stage_costs.output, *json, &error)) return UsageError(error);
-    return kExitOk;
+    if (text->text.data() == converted.data()) in.text = std::move(converted);
   }
-  if (flags.memory_diff.enabled) {
-    flags.memory.options.dataflow = flags.analysis.print.dataflow;  // as for --memory-report
-    if (flags.xla_dump.enabled()) {
-      return RunXlaDumpMemoryDiff(flags.xla_dump, flags.memory_diff.dump_modules, flags.memory,
-                                  MemoryDiffContextOf(flags, true).output);
-    }
-    return RunMemoryDiff(flags.memory_diff, flags.memory, MemoryDiffContextOf(flags, true));
+  absl::StatusOr<std::string> json =
+      StageCostsJsonOf(inputs, flags.stage_costs, flags.memory.options.backward_regex);
+  if (!json.ok()) {
+    PrintError(json.status());
+    return kExitBadInput;
   }
-  if (flags.memory.enabled) {
-    std::vector<MemoryInput> inputs;
-    std::vector<std::unique_ptr<InputFile>> files;        // what inputs' texts point into
-    std::vector<std::unique_ptr<std::string>> converted;  // or this, for proto inputs
-    flags.more_inputs.insert(flags.more_inputs.begin(), flags.input);
-    for (const std::string& path : flags.more_inputs) {
-      MemoryInput& in = inputs.emplace_back();
-      in.filename = path == "-" ? "<stdin>" : path;
-      files.push_back(std::make_unique<InputFile>());
-      if (!files.back()->Read(path, &error)) return UsageError(error);
-      converted.push_back(std::make_unique<std::string>());
-      absl::StatusOr<HloTextInput> text = InputAsHloText(
-          in.filename, files.back()->text(), flags.input_format, converted.back().get());
-      if (!text.ok()) {
-        PrintError(text.status());
-        return kExitBadInput;
-      }
-      in.text = text->text;
-      in.filename = std::move(text->filename);
+  if (!WriteOutput(flags.stage_costs.output, *json, &error)) return UsageError(error);
+  return kExitOk;
+}
+
+// --memory-report: the memory profile of the input modules, after the passes if any.
+int RunMemoryReportOfInputs(Flags& flags, PassPipeline* pipeline,
+                            CopyReportCollector& copy_reports) {
+  std::string error;
+  std::vector<MemoryInput> inputs;
+  std::vector<std::unique_ptr<InputFile>> files;        // what inputs' texts point into
+  std::vector<std::unique_ptr<std::string>> converted;  // or this, for proto inputs
+  flags.more_inputs.insert(flags.more_inputs.begin(), flags.input);
+  for (const std::string& path : flags.more_inputs) {
+    MemoryInput& in = inputs.emplace_back();
+    in.filename = path == "-" ? "<stdin>" : path;
+    files.push_back(std::make_unique<InputFile>());
+    if (!files.back()->Read(path, &error)) return UsageError(error);
+    converted.push_back(std::make_unique<std::string>());
+    absl::StatusOr<HloTextInput> text = InputAsHloText(in.filename, files.back()->text(),
+                                                       flags.input_format, converted.back().get());
+    if (!text.ok()) {
+      PrintError(text.status());
+      return kExitBadInput;
     }
-    flags.memory.options.dataflow = flags.analysis.print.dataflow;  // one setting for all
-    // One module read from an HloProto that carries XLA's own buffer assignment (every
-    // --xla_dump_hlo_as_proto dump after optimizations): the report shows it beside ours, as
-    // --xla-buffer-assignment would.
-    std::optional<XlaAssignmentSource> from_dump;
-    if (inputs.size() == 1 && !flags.split_input_file &&
-        flags.memory.xla_buffer_assignment.empty() && !converted.front()->empty() &&
-        HasXlaBufferAssignment(files.front()->text())) {
-      from_dump = XlaAssignmentSource{
-          .filename = flags.input, .contents = files.front()->text(), .from_module_dump = true};
-    }
-    const int code = RunMemoryReport(
-        inputs, flags.split_input_file, pipeline.get(), flags.passes, flags.memory,
-        [&](const Module& m, const ModuleAsGiven& as_given) {
-          std::optional<CopyOpportunities> found =
-              flags.copy_report.report ? FindCopyReportOpportunities(pipeline.get(), m, as_given)
-                                       : std::nullopt;
-          copy_reports.Collect(pipeline.get(), m, found ? &*found : nullptr);
-        },
-        from_dump ? &*from_dump : nullptr);
-    // A failed run writes no report: an existing --report=FILE stays as it was.
-    if (code != kExitOk) return code;
-    if (absl::Status s = copy_reports.Finish(); !s.ok()) return UsageError(StatusText(s));
-    return code;
+    in.text = text->text;
+    in.filename = std::move(text->filename);
   }
+  flags.memory.options.dataflow = flags.analysis.print.dataflow;  // one setting for all
+  // One module read from an HloProto that carries XLA's own buffer assignment (every
+  // --xla_dump_hlo_as_proto dump after optimizations): the report shows it beside ours, as
+  // --xla-buffer-assignment would.
+  std::optional<XlaAssignmentSource> from_dump;
+  if (inputs.size() == 1 && !flags.split_input_file && flags.memory.xla_buffer_assignment.empty() &&
+      !converted.front()->empty() && HasXlaBufferAssignment(files.front()->text())) {
+    from_dump = XlaAssignmentSource{
+        .filename = flags.input, .contents = files.front()->text(), .from_module_dump = true};
+  }
+  const int code = RunMemoryReport(
+      inputs, flags.split_input_file, pipeline, flags.passes, flags.memory,
+      [&](const Module& m, const ModuleAsGiven& as_given) {
+        std::optional<CopyOpportunities> found =
+            flags.copy_report.report ? FindCopyReportOpportunities(pipeline, m, as_given)
+                                     : std::nullopt;
+        copy_reports.Collect(pipeline, m, found ? &*found : nullptr);
+      },
+      from_dump ? &*from_dump : nullptr);
+  // A failed run writes no report: an existing --report=FILE stays as it was.
+  if (code != kExitOk) return code;
+  if (absl::Status s = copy_reports.Finish(); !s.ok()) return UsageError(StatusText(s));
+  return code;
+}
+
+// The passes and printers on each module of the input, `--jobs` at a time, in input order.
+int RunOnModules(const Flags& flags, CopyReportCollector& copy_reports) {
+  std::string error;
   InputFile input;  // mapped, not copied (tools/common/file_io.h)
   if (!input.Read(flags.input, &error)) return UsageError(error);
   std::string converted;  // the HLO text of a proto input (tools/common/load_input.h)
@@ -496,6 +476,47 @@ int Main(int argc, char** argv) {
   }
   if (!output.Finish(all_ok, &error)) return UsageError(error);
   return all_ok ? kExitOk : kExitBadInput;
+}
+
+int Main(int argc, char** argv) {
+  Flags flags;
+  if (absl::Status s = ParseHloOptFlags(argc, argv, &flags); !s.ok()) {
+    return UsageError(StatusText(s));
+  }
+  if (flags.jobs > 0) SetProcessJobs(flags.jobs);  // also for the reports' parallel parsing
+  if (flags.help) {
+    fmt::print("{}", HloOptHelp());
+    return kExitOk;
+  }
+  const PassRegistry& registry = PassRegistry::Global();
+  if (flags.list_passes) return ListPasses(registry);
+  // An output that names an input, or two outputs one file, would lose data: refused before
+  // anything is read or written (tools/common/output_paths.h). The files of an --xla-dump directory
+  // are inputs too.
+  const std::vector<std::string> inputs = InputPathsOf(flags);
+  if (std::string e = CheckOutputPaths(OutputsOf(flags), inputs); !e.empty()) return UsageError(e);
+
+  // Unknown passes are usage errors: report them before reading any input.
+  absl::StatusOr<std::unique_ptr<PassPipeline>> made = MakePipeline(flags);
+  if (!made.ok()) return UsageError(StatusText(made.status()));
+  std::unique_ptr<PassPipeline> pipeline = *std::move(made);
+  CopyReportCollector copy_reports(flags.copy_report);
+
+  if (flags.xla_dump.enabled() && !flags.memory_diff.enabled) {
+    flags.memory.options.dataflow = flags.analysis.print.dataflow;  // as --memory-report's
+    return RunXlaDump(flags.xla_dump, flags.memory, flags.output);
+  }
+  if (flags.stage_costs.enabled) return RunStageCosts(flags);  // hlo_opt_stage_costs.h
+  if (flags.memory_diff.enabled) {
+    flags.memory.options.dataflow = flags.analysis.print.dataflow;  // as for --memory-report
+    if (flags.xla_dump.enabled()) {
+      return RunXlaDumpMemoryDiff(flags.xla_dump, flags.memory_diff.dump_modules, flags.memory,
+                                  MemoryDiffContextOf(flags, true).output);
+    }
+    return RunMemoryDiff(flags.memory_diff, flags.memory, MemoryDiffContextOf(flags, true));
+  }
+  if (flags.memory.enabled) return RunMemoryReportOfInputs(flags, pipeline.get(), copy_reports);
+  return RunOnModules(flags, copy_reports);
 }
 
 }  // namespace

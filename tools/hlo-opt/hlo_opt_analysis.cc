@@ -6,6 +6,7 @@
 #include "absl/status/status.h"
 #include "analysis/ordering_report.h"
 #include "fmt/format.h"
+#include "support/status_text.h"
 
 namespace hloscope {
 
@@ -127,14 +128,20 @@ absl::Status AppendAnalysisReports(AnalysisCache& analyses, const AnalysisFlags&
   ordering_options.dataflow = flow_print.dataflow;
   ordering_options.instructions = flags.ordering_of;
   const Module& module = analyses.module();
+  // A name the module lacks is the printers' one NotFound: it came from --ordering-of.
+  auto with_flag = [](const absl::Status& s) {
+    return absl::IsNotFound(s)
+               ? absl::InvalidArgumentError(fmt::format("--ordering-of: {}", StatusText(s)))
+               : s;
+  };
   if (flags.print_ordering) {
     absl::StatusOr<std::string> text = PrintOrdering(module, ordering_options);
-    if (!text.ok()) return text.status();
+    if (!text.ok()) return with_flag(text.status());
     out += *text;
   }
   if (flags.print_sharing) {
     absl::StatusOr<std::string> text = PrintSharing(module, ordering_options);
-    if (!text.ok()) return text.status();
+    if (!text.ok()) return with_flag(text.status());
     out += *text;
   }
   return absl::OkStatus();

@@ -22,8 +22,8 @@
 #include "support/str_util.h"
 #include "tools/common/error_line.h"
 #include "tools/common/file_io.h"
-#include "tools/hlo-opt/hlo_opt_memory_opportunities.h"
 #include "tools/common/parallel_modules.h"
+#include "tools/hlo-opt/hlo_opt_memory_opportunities.h"
 
 namespace hloscope {
 
@@ -58,10 +58,8 @@ absl::Status NonNegative(std::string_view name, std::optional<std::string_view> 
   return absl::OkStatus();
 }
 
-}  // namespace
-
-void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysis) {
-  MemoryOptions& o = flags.options;
+// --memory-report and the form of the report.
+void AddReportFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysis) {
   table.Add({.names = {"--memory-report"},
              .value = FlagValue::kOptional,
              .placeholder = "FILE",
@@ -104,6 +102,11 @@ void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysi
                }
                return absl::OkStatus();
              }});
+}
+
+// How instructions are assigned to pipeline stages and to the forward and backward passes.
+void AddStageFlags(FlagTable& table, MemoryFlags& flags) {
+  MemoryOptions& o = flags.options;
   table.Add({.names = {"--stage-by"},
              .value = FlagValue::kRequired,
              .placeholder = "module|attr:NAME",
@@ -147,6 +150,12 @@ void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysi
                  return absl::OkStatus();
                }});
   }
+}
+
+// What the report sizes and lists: dynamic dimensions, the top buffers, the device's limit,
+// the opportunities, donated parameters.
+void AddReportContentFlags(FlagTable& table, MemoryFlags& flags) {
+  MemoryOptions& o = flags.options;
   table.Add({.names = {"--dim-value"},
              .value = FlagValue::kRequired,
              .placeholder = "N",
@@ -220,6 +229,11 @@ void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysi
                flags.assume_donated_text = std::string(*value);
                return absl::OkStatus();
              }});
+}
+
+// The memory model: tuple tables, the liveness rule, the schedule, the timeline's points.
+void AddModelFlags(FlagTable& table, MemoryFlags& flags) {
+  MemoryOptions& o = flags.options;
   table.Add(SwitchFlag({"--count-tuple-tables"}, &o.count_tuple_tables,
                        "Count tuples' pointer tables (8 bytes per element) as memory."));
   table.Add({.names = {"--memory-model"},
@@ -268,6 +282,10 @@ void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysi
                o.whole_program_timeline = value == "whole-program";
                return absl::OkStatus();
              }});
+}
+
+// Our model of XLA's buffer assignment.
+void AddBufferAssignmentFlags(FlagTable& table, MemoryFlags& flags) {
   table.Add({.names = {"--buffer-assignment"},
              .help = "With the memory report (implies --memory-report): the entry's\n"
                      "memory in XLA's BufferAssignment stats categories; in text, then\n"
@@ -294,6 +312,10 @@ void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysi
                flags.alignment_given = true;
                return absl::OkStatus();
              }});
+}
+
+// The report's stages run under one of hlo-pipeline's schedules.
+void AddPipelineScheduleFlags(FlagTable& table, MemoryFlags& flags) {
   table.Add({.names = {"--pipeline-schedule"},
              .value = FlagValue::kRequired,
              .placeholder = "NAME",
@@ -326,6 +348,10 @@ void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysi
                flags.microbatches = static_cast<int32_t>(n);
                return absl::OkStatus();
              }});
+}
+
+// XLA's own buffer assignment beside ours.
+void AddXlaBufferAssignmentFlag(FlagTable& table, MemoryFlags& flags) {
   table.Add({.names = {"--xla-buffer-assignment"},
              .value = FlagValue::kRequired,
              .placeholder = "FILE",
@@ -348,6 +374,19 @@ void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysi
                flags.xla_buffer_assignment = std::string(*value);
                return absl::OkStatus();
              }});
+}
+
+}  // namespace
+
+// Declaration order is --help's order.
+void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysis) {
+  AddReportFlags(table, flags, analysis);
+  AddStageFlags(table, flags);
+  AddReportContentFlags(table, flags);
+  AddModelFlags(table, flags);
+  AddBufferAssignmentFlags(table, flags);
+  AddPipelineScheduleFlags(table, flags);
+  AddXlaBufferAssignmentFlag(table, flags);
 }
 
 std::string CheckMemoryFlags(const MemoryFlags& flags, const AnalysisFlags& analysis, bool stats,
@@ -400,7 +439,8 @@ ParsedModules ParseAll(const std::vector<MemoryInput>& inputs, bool split_input_
     }
     for (const InputChunk& c : chunks) sources.push_back({c.text, c.first_line, input.filename});
   }
-  // Every file and part at once, --jobs at a time (tools/common/parallel_modules.h); errors in order.
+  // Every file and part at once, --jobs at a time (tools/common/parallel_modules.h); errors in
+  // order.
   ParseModulesInOrder(
       sources, ProcessJobs(),
       // The analyses need one call site per control-flow callee; cloning shared callees
@@ -461,6 +501,152 @@ std::string ReportPathFor(const std::string& output, bool saturated) {
   return saturated && !IsStream(output) ? PartialMemoryReportPath(output) : output;
 }
 
+namespace {
+
+using Modules = std::vector<std::unique_ptr<Module>>;
+
+// The second copy of the modules: donated as --assume-donated says, then the passes. False when
+// a step failed (its error printed).
+bool DonateAndRunPasses(const std::vector<MemoryInput>& inputs, bool split_input_file,
+                        const Modules& modules, PassPipeline* pipeline, const MemoryFlags& flags,
+                        const AfterPasses& after_passes) {
+  const bool donating = flags.assume_donated.has_value();
+  for (size_t i = 0; i < modules.size(); ++i) {
+    const std::unique_ptr<Module>& m = modules[i];
+    if (donating) {
+      absl::StatusOr<DonationResult> donated = AssumeDonated(*m, *flags.assume_donated);
+      if (!donated.ok()) {
+        PrintStatus(absl::InvalidArgumentError(fmt::format(
+            "option '--assume-donated': {}", std::string_view(donated.status().message().data(),
+                                                              donated.status().message().size()))));
+        return false;
+      }
+      PrintUnusedDonations(*flags.assume_donated, *donated);
+    }
+    if (pipeline == nullptr) continue;
+    absl::StatusOr<bool> changed = pipeline->Run(*m);
+    if (!changed.ok()) {
+      PrintStatus(changed.status());
+      return false;
+    }
+    if (!after_passes) continue;
+    // The module as given, parsed again on request (the copy report's opportunities compare
+    // the passes' result with it).
+    after_passes(*m, [&, i]() -> absl::StatusOr<std::unique_ptr<Module>> {
+      ParsedModules again = ParseAll(inputs, split_input_file);
+      if (i >= again.modules.size()) return absl::InternalError("the module parsed again");
+      if (donating) {
+        absl::Status s = AssumeDonated(*again.modules[i], *flags.assume_donated).status();
+        if (!s.ok()) return s;
+      }
+      return std::move(again.modules[i]);
+    });
+  }
+  return true;
+}
+
+// XLA's buffer assignment held against ours in `comparison`. A module that comes with XLA's
+// assignment was assigned by XLA as it is: the model runs on it as given (`given`, parsed here
+// when needed). Our flatten-call-graph would clone the reducer of each asynchronous collective
+// (reduce-scatter-start's to_apply) per call site and so add thread-local allocations XLA never
+// made. Sets `listing_alignment` to the alignment XLA's offsets show unless --alignment was
+// given. False when the run must stop (exit 1; an error other than parsing is printed).
+bool CompareWithXla(const std::vector<MemoryInput>& inputs, bool split_input_file,
+                    const MemoryFlags& flags, const MemoryOptions& options,
+                    const XlaAssignmentSource& xla, const Modules& before,
+                    MemoryComparison& comparison, ParsedModules& given,
+                    int64_t& listing_alignment) {
+  const bool with_model = options.model == MemoryOptions::Model::kXla;
+  if (with_model || flags.buffer_assignment) {
+    given = ParseAll(inputs, split_input_file, /*flatten=*/false);
+    if (!given.all_ok || given.modules.size() != 1) return false;
+  }
+  // Under the xla model XLA's assignment is held against our model of it (AssignLikeXla);
+  // under liveness against the profile's own simulated allocations.
+  if (absl::Status s =
+          AddXlaBufferAssignment(comparison, with_model ? *given.modules.front() : *before.front(),
+                                 xla.contents, xla.filename, options.top_buffers, with_model,
+                                 flags.alignment_given ? flags.alignment : 0);
+      !s.ok()) {
+    if (!xla.from_module_dump) {
+      PrintStatus(s);
+      return false;
+    }
+    fmt::print(stderr, "hlo-opt: warning: XLA's buffer assignment in the dump is not shown: {}\n",
+               StatusText(s));
+  }
+  // The listing at the alignment XLA used, as the comparison beside it.
+  if (flags.buffer_assignment && !flags.alignment_given) {
+    absl::StatusOr<XlaBufferAssignment> parsed =
+        ParseXlaBufferAssignment(xla.contents, xla.filename);
+    if (parsed.ok()) listing_alignment = XlaAlignmentOf(*parsed);
+  }
+  return true;
+}
+
+// XLA's assignment as modeled for each module as given (at `listing_alignment`) and after the
+// passes (at --alignment), kept in `comparison`. False on an error (printed).
+bool ModelXlaAssignments(const Modules& as_given, const Modules& after_passes,
+                         int64_t listing_alignment, int64_t alignment,
+                         MemoryComparison& comparison) {
+  for (const Modules* list : {&as_given, &after_passes}) {
+    const int64_t list_alignment = list == &as_given ? listing_alignment : alignment;
+    for (const auto& m : *list) {
+      absl::StatusOr<XlaModelAssignment> xla = AssignLikeXla(*m, {.alignment = list_alignment});
+      if (!xla.ok()) {
+        PrintStatus(xla.status());
+        return false;
+      }
+      (list == &after_passes ? comparison.xla_models_after : comparison.xla_models)
+          .push_back({std::string(m->name()), *std::move(xla), list_alignment});
+    }
+  }
+  return true;
+}
+
+// The text report's listings of XLA's assignment as modeled, in the layout of XLA's dumps.
+void AppendModeledAssignments(const MemoryComparison& comparison, std::string& text) {
+  for (const auto* list : {&comparison.xla_models, &comparison.xla_models_after}) {
+    for (const XlaModelListing& l : *list) {
+      text += fmt::format("\nXLA's buffer assignment of module {}{} (modeled):\n{}", l.module,
+                          list == &comparison.xla_models_after ? " after the passes" : "",
+                          XlaAssignmentToString(l.assignment));
+      text += XlaPeakBuffersString(l.assignment) + XlaAssignmentStatsString(l.assignment.totals);
+    }
+  }
+}
+
+// What the user could change, from a fresh copy of the modules (copy-elision changes the
+// module it runs on).
+std::string OpportunitiesOf(const std::vector<MemoryInput>& inputs, bool split_input_file,
+                            const MemoryComparison& comparison, const MemoryOptions& options) {
+  ParsedModules scratch = ParseAll(inputs, split_input_file);
+  std::string opportunities;
+  for (size_t i = 0; i < scratch.modules.size() && i < comparison.before.modules.size(); ++i) {
+    opportunities +=
+        MemoryOpportunitiesText(*scratch.modules[i], comparison.before.modules[i], options);
+  }
+  return opportunities;
+}
+
+}  // namespace
+
+int WriteMemoryReport(const std::string& output, bool saturated, const std::string& text) {
+  const std::string path = ReportPathFor(output, saturated);
+  std::string error;
+  if (!WriteOutput(path, text, &error)) {
+    fmt::print(stderr, "{}", ErrorLine("hlo-opt", error));
+    return 2;
+  }
+  if (saturated) {
+    std::string message = "memory sizes past int64 bytes; the saturated numbers are lower bounds";
+    if (path != output) message += fmt::format(" (report written to '{}')", path);
+    fmt::print(stderr, "{}", ErrorLine("hlo-opt", message));
+    return 1;
+  }
+  return 0;
+}
+
 int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_file,
                     PassPipeline* pipeline, std::string_view passes, const MemoryFlags& flags,
                     const AfterPasses& after_passes, const XlaAssignmentSource* xla) {
@@ -494,36 +680,9 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
   const bool donating = flags.assume_donated.has_value();
   if (pipeline != nullptr || donating) {
     after = ParseAll(inputs, split_input_file);
-    for (size_t i = 0; i < after.modules.size(); ++i) {
-      const std::unique_ptr<Module>& m = after.modules[i];
-      if (donating) {
-        absl::StatusOr<DonationResult> donated = AssumeDonated(*m, *flags.assume_donated);
-        if (!donated.ok()) {
-          PrintStatus(absl::InvalidArgumentError(
-              fmt::format("option '--assume-donated': {}",
-                          std::string_view(donated.status().message().data(),
-                                           donated.status().message().size()))));
-          return 1;
-        }
-        PrintUnusedDonations(*flags.assume_donated, *donated);
-      }
-      if (pipeline == nullptr) continue;
-      absl::StatusOr<bool> changed = pipeline->Run(*m);
-      if (!changed.ok()) {
-        PrintStatus(changed.status());
-        return 1;
-      }
-      if (after_passes) {
-        after_passes(*m, [&, i]() -> absl::StatusOr<std::unique_ptr<Module>> {
-          ParsedModules again = ParseAll(inputs, split_input_file);
-          if (i >= again.modules.size()) return absl::InternalError("the module parsed again");
-          if (donating) {
-            absl::Status s = AssumeDonated(*again.modules[i], *flags.assume_donated).status();
-            if (!s.ok()) return s;
-          }
-          return std::move(again.modules[i]);
-        });
-      }
+    if (!DonateAndRunPasses(inputs, split_input_file, after.modules, pipeline, flags,
+                            after_passes)) {
+      return 1;
     }
   }
   const std::vector<const Module*> after_modules = Pointers(after.modules);
@@ -540,56 +699,19 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
     PrintStatus(comparison.status());
     return 1;
   }
-  // A module that comes with XLA's assignment was assigned by XLA as it is: the model runs on
-  // it as given. Our flatten-call-graph would clone the reducer of each asynchronous
-  // collective (reduce-scatter-start's to_apply) per call site and so add thread-local
-  // allocations XLA never made.
-  ParsedModules given;
+  ParsedModules given;  // as XLA assigned it: not flattened (CompareWithXla)
   int64_t listing_alignment = flags.alignment;
-  if (xla != nullptr) {
-    const bool with_model = options.model == MemoryOptions::Model::kXla;
-    if (with_model || flags.buffer_assignment) {
-      given = ParseAll(inputs, split_input_file, /*flatten=*/false);
-      if (!given.all_ok || given.modules.size() != 1) return 1;
-    }
-    // Under the xla model XLA's assignment is held against our model of it (AssignLikeXla);
-    // under liveness against the profile's own simulated allocations.
-    if (absl::Status s = AddXlaBufferAssignment(
-            *comparison, with_model ? *given.modules.front() : *before.modules.front(),
-            xla->contents, xla->filename, options.top_buffers, with_model,
-            flags.alignment_given ? flags.alignment : 0);
-        !s.ok()) {
-      if (!xla->from_module_dump) {
-        PrintStatus(s);
-        return 1;
-      }
-      fmt::print(stderr, "hlo-opt: warning: XLA's buffer assignment in the dump is not shown: {}\n",
-                 StatusText(s));
-    }
-    // The listing at the alignment XLA used, as the comparison beside it.
-    if (flags.buffer_assignment && !flags.alignment_given) {
-      absl::StatusOr<XlaBufferAssignment> parsed =
-          ParseXlaBufferAssignment(xla->contents, xla->filename);
-      if (parsed.ok()) listing_alignment = XlaAlignmentOf(*parsed);
-    }
+  if (xla != nullptr && !CompareWithXla(inputs, split_input_file, flags, options, *xla,
+                                        before.modules, *comparison, given, listing_alignment)) {
+    return 1;
   }
   // XLA's assignment as modeled, listed after the text report and carried in the JSON one.
   if (flags.buffer_assignment &&
       (flags.format == MemoryFormat::kText || flags.format == MemoryFormat::kJson)) {
-    using Modules = std::vector<std::unique_ptr<Module>>;
-    const Modules* as_given = given.modules.empty() ? &before.modules : &given.modules;
-    const Modules* after_passes = &after.modules;
-    for (const Modules* list : {as_given, after_passes}) {
-      const int64_t alignment = list == as_given ? listing_alignment : flags.alignment;
-      for (const auto& m : *list) {
-        absl::StatusOr<XlaModelAssignment> xla = AssignLikeXla(*m, {.alignment = alignment});
-        if (!xla.ok()) {
-          PrintStatus(xla.status());
-          return 1;
-        }
-        (list == after_passes ? comparison->xla_models_after : comparison->xla_models)
-            .push_back({std::string(m->name()), *std::move(xla), alignment});
-      }
+    const Modules& as_given = given.modules.empty() ? before.modules : given.modules;
+    if (!ModelXlaAssignments(as_given, after.modules, listing_alignment, flags.alignment,
+                             *comparison)) {
+      return 1;
     }
   }
   std::vector<std::string> warnings;
@@ -605,48 +727,17 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
     PrintStatus(text.status());
     return 1;
   }
-  if (flags.format == MemoryFormat::kText) {
-    for (const auto* list : {&comparison->xla_models, &comparison->xla_models_after}) {
-      for (const XlaModelListing& l : *list) {
-        *text += fmt::format("\nXLA's buffer assignment of module {}{} (modeled):\n{}", l.module,
-                             list == &comparison->xla_models_after ? " after the passes" : "",
-                             XlaAssignmentToString(l.assignment));
-        *text += XlaPeakBuffersString(l.assignment) + XlaAssignmentStatsString(l.assignment.totals);
-      }
-    }
-  }
-  // The text report ends with what the user could change (a fresh copy: copy-elision changes
-  // the module it runs on).
+  if (flags.format == MemoryFormat::kText) AppendModeledAssignments(*comparison, *text);
+  // The text report ends with what the user could change.
   if (flags.opportunities && flags.format == MemoryFormat::kText && pipeline == nullptr) {
-    ParsedModules scratch = ParseAll(inputs, split_input_file);
-    std::string opportunities;
-    for (size_t i = 0; i < scratch.modules.size() && i < comparison->before.modules.size(); ++i) {
-      opportunities +=
-          MemoryOpportunitiesText(*scratch.modules[i], comparison->before.modules[i], options);
-    }
-    *text += opportunities;
+    *text += OpportunitiesOf(inputs, split_input_file, *comparison, options);
   } else if (flags.format == MemoryFormat::kText && pipeline == nullptr) {
     // Without the flag, a line per module that has some says so (the dump directory's
     // --module report ends the same way).
     ParsedModules scratch = ParseAll(inputs, split_input_file);
     for (const auto& m : scratch.modules) *text += MemoryOpportunitiesHint(*m);
   }
-  // The report says which numbers saturated, so it is written, but it is no success: a file
-  // goes to a name that says so (PartialMemoryReportPath) and FILE stays as it was.
-  const bool saturated = comparison->saturated();
-  const std::string path = ReportPathFor(flags.output, saturated);
-  std::string error;
-  if (!WriteOutput(path, *text, &error)) {
-    fmt::print(stderr, "{}", ErrorLine("hlo-opt", error));
-    return 2;
-  }
-  if (saturated) {
-    std::string message = "memory sizes past int64 bytes; the saturated numbers are lower bounds";
-    if (path != flags.output) message += fmt::format(" (report written to '{}')", path);
-    fmt::print(stderr, "{}", ErrorLine("hlo-opt", message));
-    return 1;
-  }
-  return 0;
+  return WriteMemoryReport(flags.output, comparison->saturated(), *text);
 }
 
 }  // namespace hloscope

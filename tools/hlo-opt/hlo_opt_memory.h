@@ -103,6 +103,10 @@ std::string PartialMemoryReportPath(const std::string& output);
 // to keep (not '-', a device, a FIFO), PartialMemoryReportPath(output), so that FILE stays as it
 // was. The memory report and the memory diff (hlo_opt_memory_diff.h) follow this one rule.
 std::string ReportPathFor(const std::string& output, bool saturated);
+// Writes a report to ReportPathFor(output, saturated); a report whose sizes saturated is written
+// (it says which numbers are bounds) but is no success. The exit code: 0, 1 when saturated, 2
+// when the file cannot be written (errors printed).
+int WriteMemoryReport(const std::string& output, bool saturated, const std::string& text);
 
 using AfterPasses = std::function<void(
     const Module& after, const std::function<absl::StatusOr<std::unique_ptr<Module>>()>& as_given)>;

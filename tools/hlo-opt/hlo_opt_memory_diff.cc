@@ -137,21 +137,8 @@ int WriteMemoryDiff(const DiffInput& before, const DiffInput& after, const Memor
     return 1;
   }
   // Written (it says which numbers saturated), but no success: as --memory-report, a file goes
-  // to FILE.partial and FILE stays as it was (ReportPathFor).
-  const bool saturated = diff->saturated();
-  const std::string path = ReportPathFor(output, saturated);
-  std::string error;
-  if (!WriteOutput(path, *text, &error)) {
-    fmt::print(stderr, "hlo-opt: error: {}\n", error);
-    return 2;
-  }
-  if (saturated) {
-    std::string message = "memory sizes past int64 bytes; the saturated numbers are lower bounds";
-    if (path != output) message += fmt::format(" (report written to '{}')", path);
-    fmt::print(stderr, "{}", ErrorLine("hlo-opt", message));
-    return 1;
-  }
-  return 0;
+  // to FILE.partial and FILE stays as it was.
+  return WriteMemoryReport(output, diff->saturated(), *text);
 }
 
 int RunMemoryDiff(const MemoryDiffFlags& flags, const MemoryFlags& memory,

@@ -137,17 +137,8 @@ Flag OnRowBefore(Flag flag) {
   return flag;
 }
 
-}  // namespace
-
-FlagTable PipelineFlagTable(PipelineFlags& f) {
-  FlagTable table({
-      .unknown =
-          [](std::string_view arg, std::string_view name) {
-            return name.starts_with("--") ? StrCat("unknown flag '", name, "'")
-                                          : StrCat("unexpected argument '", arg, "'");
-          },
-      .takes_no_value = [](std::string_view name) { return StrCat(name, ": takes no value"); },
-  });
+// What to run: the schedules, the ranks and the microbatches.
+void AddWhatToRunFlags(FlagTable& table, PipelineFlags& f) {
   table.Section("what to run:", 19);
   table.Add(
       Text("schedule", "NAME", "simulate one schedule and print a per-rank summary", &f.schedule));
@@ -165,7 +156,10 @@ FlagTable PipelineFlagTable(PipelineFlags& f) {
                        return absl::OkStatus();
                      }));
   }
+}
 
+// Costs given as numbers: times per action and per hop, activation bytes, tokens.
+void AddCostFlags(FlagTable& table, PipelineFlags& f) {
   table.Section(
       "costs (a single value is each rank's share of the model; a list of L values describes the\n"
       "model cut into L parts, split or merged evenly onto the schedule's stages):",
@@ -205,6 +199,10 @@ FlagTable PipelineFlagTable(PipelineFlags& f) {
                      f.microbatch_tokens = *std::move(v);
                      return absl::OkStatus();
                    }));
+}
+
+// Costs measured from HLO: --from-hlo, or hlo-opt --stage-costs's JSON.
+void AddMeasuredCostFlags(FlagTable& table, PipelineFlags& f) {
   table.Add(Names("from-hlo", "S0.hlo,S1.hlo,...",
                   "per-stage costs from HLO, one module per stage (as MPMD\n"
                   "pipelining compiles them): forward, input- and weight-backward\n"
@@ -240,7 +238,10 @@ FlagTable PipelineFlagTable(PipelineFlags& f) {
                  "the same per-stage costs, measured beforehand by\n"
                  "hlo-opt --stage-costs=FILE.json [--tflops=T] S0.hlo S1.hlo...",
                  &f.stage_costs_path));
+}
 
+// The device memory a schedule must fit in.
+void AddMemoryFitFlags(FlagTable& table, PipelineFlags& f) {
   table.Section("memory (plain numbers in stage-equivalents when --activation-bytes is not given):",
                 23);
   table.Add(Valued("memory-limit", "B",
@@ -261,7 +262,10 @@ FlagTable PipelineFlagTable(PipelineFlags& f) {
                      f.static_bytes = *std::move(v);
                      return absl::OkStatus();
                    }));
+}
 
+// What is printed and written, and how schedules are lowered.
+void AddOutputFlags(FlagTable& table, PipelineFlags& f) {
   table.Section("output:", 23);
   table.Add(SwitchFlag({"--grid"}, &f.grid,
                        "print the step grid (Step 00: 0F0 1RECV_F0 ...) of each schedule"));
@@ -313,6 +317,24 @@ FlagTable PipelineFlagTable(PipelineFlags& f) {
                        "lower as PyTorch's runtime does: also UNSHARD/RESHARD (3 stages\n"
                        "prefetched) and REDUCE_GRAD after a stage's last backward"));
   table.Add(SwitchFlag({"-h", "--help"}, &f.help, "this text"));
+}
+
+}  // namespace
+
+FlagTable PipelineFlagTable(PipelineFlags& f) {
+  FlagTable table({
+      .unknown =
+          [](std::string_view arg, std::string_view name) {
+            return name.starts_with("--") ? StrCat("unknown flag '", name, "'")
+                                          : StrCat("unexpected argument '", arg, "'");
+          },
+      .takes_no_value = [](std::string_view name) { return StrCat(name, ": takes no value"); },
+  });
+  AddWhatToRunFlags(table, f);
+  AddCostFlags(table, f);
+  AddMeasuredCostFlags(table, f);
+  AddMemoryFitFlags(table, f);
+  AddOutputFlags(table, f);
   return table;
 }
 

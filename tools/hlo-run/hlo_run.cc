@@ -22,11 +22,11 @@
 #include "support/status_text.h"
 #include "tools/common/error_line.h"
 #include "tools/common/file_io.h"
-#include "tools/hlo-run/hlo_run_flags.h"
-#include "tools/hlo-run/hlo_run_inputs.h"
 #include "tools/common/load_module.h"
 #include "tools/common/output_paths.h"
 #include "tools/common/parallel_modules.h"
+#include "tools/hlo-run/hlo_run_flags.h"
+#include "tools/hlo-run/hlo_run_inputs.h"
 
 namespace hloscope {
 namespace {
@@ -37,10 +37,22 @@ int UsageError(std::string_view message) {
   return kRunBadUsage;
 }
 
+// Why a module cannot run, with the flag that would lift a limit: the interpreter names the
+// EvalOptions field (eval::EvalOptionOf), the flags that set it are hlo-run's.
+std::string CannotRunText(const absl::Status& s) {
+  const std::string option = eval::EvalOptionOf(s);
+  const std::string_view flag = option == "rng_seed"    ? "--rng-seed=N"
+                                : option == "max_bytes" ? "--max-bytes"
+                                : option == "max_steps" ? "--max-steps"
+                                                        : "";
+  if (flag.empty()) return std::string(StatusText(s));
+  return fmt::format("{} ({})", StatusText(s), flag);
+}
+
 // Parse and verifier errors carry their own "file:line:col: error:" prefix; the rest get
 // "hlo-run: error:".
 int CannotRun(const absl::Status& s) {
-  fmt::print(stderr, "{}", ErrorLine("hlo-run", StatusText(s)));
+  fmt::print(stderr, "{}", ErrorLine("hlo-run", CannotRunText(s)));
   return kRunCannotRun;
 }
 
@@ -145,8 +157,9 @@ struct PairResult {
 
 PairResult CannotRunResult(std::string_view context, const absl::Status& s) {
   // A located message (FILE:LINE:COL: error:) names its part already.
-  std::string message = HasErrorPrefix(StatusText(s)) ? std::string(StatusText(s))
-                                                      : fmt::format("{}{}", context, StatusText(s));
+  std::string message = HasErrorPrefix(StatusText(s))
+                            ? CannotRunText(s)
+                            : fmt::format("{}{}", context, CannotRunText(s));
   return {kRunCannotRun, "", ErrorLine("hlo-run", message)};
 }
 

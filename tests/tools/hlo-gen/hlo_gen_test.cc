@@ -385,7 +385,8 @@ TEST(HloGen, OptionsRejectSizesWhoseProductsOverflow) {
             "--layers=100000 with --unroll would generate about 1100000000 instructions, more "
             "than the 200000000 hlo-gen writes");
   EXPECT_EQ(parse({"--layers=9223372036854775807", "--stages=1"}),
-            "--layers=9223372036854775807 would generate about 2^63 or more instructions, more "
+            "--layers=9223372036854775807 would generate about overflow (2^63 or more) "
+            "instructions, more "
             "than the 200000000 hlo-gen writes");
   // Large but representable sizes are fine: hlo-gen only writes text.
   EXPECT_EQ(parse({"--hidden=65536", "--seq=65536"}), "");

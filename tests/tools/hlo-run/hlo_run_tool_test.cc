@@ -62,7 +62,7 @@ TEST_F(HloRunToolTest, ModulesThatCannotRunExitThree) {
   Result r = Run(state);
   EXPECT_EQ(r.code, 3);
   EXPECT_EQ(r.err,
-            "hlo-run: error: hlo-run does not support opcode 'rng-get-and-update-state' "
+            "hlo-run: error: the interpreter does not support opcode 'rng-get-and-update-state' "
             "(instruction %s)\n");
   EXPECT_EQ(Run(Write("bad.hlo", "HloModule m\nENTRY e {\n  ROOT p = f32[4] bogus()\n}\n")).code,
             3);
@@ -75,6 +75,32 @@ TEST_F(HloRunToolTest, ModulesThatCannotRunExitThree) {
                       "  ROOT n = f32[5] negate(p)\n}\n"))
                 .code,
             3);
+}
+
+// The interpreter's refusals name no flag; hlo-run adds the one that lifts the limit, on every
+// path that reports them: one module, replicas, and --compare.
+TEST_F(HloRunToolTest, LimitsNameTheFlagThatLiftsThem) {
+  std::string a = Write("a.hlo", kNeededCopy);
+  Result bytes = Run(a + " --max-bytes=10");
+  EXPECT_EQ(bytes.code, 3);
+  EXPECT_TRUE(bytes.err.starts_with("hlo-run: error: the module needs about ")) << bytes.err;
+  EXPECT_TRUE(bytes.err.ends_with(", more than the limit of 10 bytes (--max-bytes)\n"))
+      << bytes.err;
+  Result steps = Run(a + " --max-steps=1");
+  EXPECT_EQ(steps.code, 3);
+  EXPECT_TRUE(
+      steps.err.starts_with("hlo-run: error: the run evaluated more than 1 instructions; "
+                            "stopped at %"))
+      << steps.err;
+  EXPECT_TRUE(steps.err.ends_with(" (--max-steps)\n")) << steps.err;
+  Result replicas = Run(a + " --replicas=2 --max-steps=1");
+  EXPECT_EQ(replicas.code, 3);
+  EXPECT_TRUE(replicas.err.starts_with("hlo-run: error: replica 0: the run evaluated more than 1 "))
+      << replicas.err;
+  EXPECT_TRUE(replicas.err.ends_with(" (--max-steps)\n")) << replicas.err;
+  Result compare = Run("--compare " + a + " " + a + " --max-steps=1");
+  EXPECT_EQ(compare.code, 3);
+  EXPECT_TRUE(compare.err.ends_with(" (--max-steps)\n")) << compare.err;
 }
 
 }  // namespace
