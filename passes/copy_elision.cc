@@ -742,10 +742,18 @@ absl::StatusOr<bool> CopyElision::RunOnModule(Module& module, AnalysisCache& ana
     CopyDecision d;
     d.name = std::string(copy->name());
     d.computation = std::string(copy->parent()->name());
+    // Names the parameter as the read-only rule does ("(entry parameter N, not donated)"):
+    // donating it would make this copy unnecessary, and the copy report's opportunities
+    // (passes/copy_opportunities.h on main) read that phrase.
+    const Instruction& def = *copy->operand(0);
+    const std::string what =
+        def.opcode() == Opcode::kConstant
+            ? std::string("a constant")
+            : fmt::format("entry parameter {}, not donated", def.parameter_number());
     d.reason = fmt::format(
-        "added: read-only %{} joins a buffer with other values through this copy, taken where "
-        "it is defined (XLA's special-case copy), so the copies that kept it apart could go",
-        copy->operand(0)->name());
+        "added: read-only %{} ({}) joins a buffer with other values through this copy, taken "
+        "where it is defined (XLA's special-case copy), so the copies that kept it apart could go",
+        def.name(), what);
     d.bytes = copy->shape().ByteSize();
     d.executions_per_step = ExecutionsPerStep(*copy, **ordering, &d.executions_known);
     copies.push_back(copy);
