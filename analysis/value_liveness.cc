@@ -139,6 +139,11 @@ bool ValueLiveness::UseBefore(const HloValue& a, const ValueUse& use, const HloV
     c = caller->parent();
     caller = ordering_.CallerOf(*c);
   }
+  // XLA's kRunExclusiveAfter: a read in one branch of a conditional and a definition in
+  // another never happen in the same run of it, and the walk above has already ruled out a
+  // loop around the conditional that would carry one instance of `a` from one run to the
+  // next (`a` is defined inside every loop that holds both). So the read comes first.
+  if (ordering_.MutuallyExclusive(u, d)) return true;
   if (ordering_.ExecutesBefore(u, d)) return true;
   out = {LiveRangeRule::kReadAfter, &use, nullptr, nullptr};
   return false;

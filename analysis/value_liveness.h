@@ -24,6 +24,8 @@
 //    one of them does so itself);
 //  - a use inside a while body or condition of a value defined outside that loop is read on
 //    every iteration: it is not before anything the loop defines;
+//  - otherwise a use in one branch of a conditional is before a definition in another branch
+//    (XLA's kRunExclusiveAfter): one run of the conditional runs one branch only;
 //  - a phi at a while or conditional result is defined when the loop or branch ends: uses
 //    inside it come first;
 //  - otherwise ExecutesBefore(use, b's defining instruction);

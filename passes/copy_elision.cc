@@ -114,8 +114,9 @@ class MergedBuffers {
 class Elider {
  public:
   Elider(Module& module, const AliasAnalysis& alias, ValueLiveness& live,
-         absl::Span<const InputOutputAlias> donated)
-      : module_(module),
+         absl::Span<const InputOutputAlias> donated, bool copy_read_only_at_definition = false)
+      : relocate_read_only_(copy_read_only_at_definition),
+        module_(module),
         flow_(alias.dataflow()),
         live_(live),
         buffers_(alias),
@@ -130,6 +131,9 @@ class Elider {
   std::string Check(Instruction& copy, bool* final);
   void Commit();
   void Abort();
+  // Read-only values that removals merged into a buffer with other values, in the order they
+  // were merged: each is to be copied where it is defined (XLA's special-case copy).
+  const std::vector<ValueId>& relocated() const { return relocated_; }
 
   // Set when the last Check failed on two values of the merged buffer that one control edge
   // would order: a reader of the older value and the writer of the newer one, in one
@@ -142,6 +146,14 @@ class Elider {
   const std::optional<OrderFix>& fix() const { return fix_; }
 
  private:
+  // Whether read-only `r` may join the merged buffer through a copy at its definition: an
+  // array parameter or constant of its own, not a root, without control edges, and not
+  // already the copy's own operand (then that copy is the one XLA would add).
+  bool Relocatable(ValueId r, const Instruction& copy) const;
+  const bool relocate_read_only_;
+  std::vector<ValueId> relocated_;
+  absl::flat_hash_set<ValueId> relocated_set_;
+  std::vector<ValueId> pending_relocations_;
   ValueId Resolve(ValueId v) const {
     while (replaced_[v] != kNoValue) v = replaced_[v];
     return v;
@@ -201,10 +213,21 @@ std::string Elider::Role(ValueId v) const {
 }
 
 bool Elider::ReadOnly(ValueId v) const {
+  if (relocated_set_.contains(v)) return false;  // its copy stands for it in the buffer
   return IsReadOnlyValue(flow_.value(v), module_, donated_);
 }
 
+bool Elider::Relocatable(ValueId r, const Instruction& copy) const {
+  if (!relocate_read_only_) return false;
+  const HloValue& hv = flow_.value(r);
+  if (hv.is_phi || !hv.index.empty() || !hv.shape->IsArray()) return false;
+  const Instruction& def = *hv.instruction;
+  return def.parent()->root() != &def && def.control_predecessors().empty() &&
+         def.control_successors().empty() && copy.operand(0) != &def;
+}
+
 bool Elider::Writes(ValueId v) const {
+  if (relocated_set_.contains(v)) return true;  // its copy writes the buffer
   const HloValue& hv = flow_.value(v);
   return !hv.is_phi && hv.instruction->opcode() != Opcode::kParameter &&
          hv.instruction->opcode() != Opcode::kConstant;
@@ -461,23 +484,36 @@ std::string Elider::Check(Instruction& copy, bool* final) {
   in_source_.insert(source_values.begin(), source_values.end());
 
   // Read-only data must not become written, or part of the result. (A read-only value in
-  // the destination is already overwritten by the copy itself: no new harm there.)
+  // the destination is already overwritten by the copy itself: no new harm there.) As in XLA,
+  // which removes copies by live ranges alone and then copies such a value where it is
+  // defined (AddSpecialCaseCopies), the value may join a buffer with others through that
+  // copy, which then stands for it in the checks below.
+  pending_relocations_.clear();
   if (!same_buffer_) {
+    const bool others = source_values.size() + dest_values.size() > 1;
     for (ValueId r : source_values) {
       if (!ReadOnly(r)) continue;
+      std::string refusal;
       for (ValueId w : dest_values) {
         if (Writes(w)) {
-          return fmt::format("source {} is read-only ({}), and {} would write the merged buffer",
-                             Name(r), ReadOnlyWhat(r), Name(w));
+          refusal = fmt::format("source {} is read-only ({}), and {} would write the merged buffer",
+                                Name(r), ReadOnlyWhat(r), Name(w));
+          break;
         }
       }
       bool live_out = live_.live_out(vc);
       for (ValueId d : dest_values) live_out = live_out || live_.live_out(d);
-      if (live_out) {
-        return fmt::format(
-            "source {} is read-only ({}), and the destination is live out of the entry", Name(r),
-            ReadOnlyWhat(r));
+      if (refusal.empty() && live_out) {
+        refusal =
+            fmt::format("source {} is read-only ({}), and the destination is live out of the entry",
+                        Name(r), ReadOnlyWhat(r));
       }
+      if (refusal.empty()) continue;
+      if (others && Relocatable(r, copy)) {
+        pending_relocations_.push_back(r);
+        continue;
+      }
+      return refusal;
     }
   }
   // Instructions that read the copy: a value they define is "the destination" in messages.
@@ -507,12 +543,17 @@ std::string Elider::Check(Instruction& copy, bool* final) {
 }
 
 void Elider::Commit() {
+  for (ValueId r : pending_relocations_) {
+    if (relocated_set_.insert(r).second) relocated_.push_back(r);
+  }
+  pending_relocations_.clear();
   buffers_.Merge(source_buffer_, dest_buffer_, pending_->vc);
   replaced_[pending_->vc] = source_value_;
   pending_.reset();
 }
 
 void Elider::Abort() {
+  pending_relocations_.clear();
   if (!pending_) return;
   live_.Restore(std::move(pending_->x));
   live_.Restore(std::move(pending_->c));
@@ -764,6 +805,32 @@ void UnorderedReaderOrdering::Report(CopyElisionReport& report) const {
   }
 }
 
+// XLA's special-case copy of a read-only value (a constant or an entry parameter that is not
+// donated) that shares a buffer with other values: a copy that every reader reads instead,
+// placed right after the definition or before the first reader, whichever comes first (a
+// parameter may be listed after instructions that read it). Returns the copy.
+Instruction* CopyWhereDefined(Module& module, const HloValue& value) {
+  Instruction* def = const_cast<Instruction*>(value.instruction);
+  Computation* comp = def->parent();
+  const absl::flat_hash_set<const Instruction*> readers(def->users().begin(), def->users().end());
+  Instruction* before = nullptr;
+  bool after_def = false;
+  for (Instruction* i : comp->instructions()) {
+    if (after_def || readers.contains(i)) {
+      before = i;
+      break;
+    }
+    after_def = i == def;
+  }
+  Instruction* copy = module.CreateInstruction(Opcode::kCopy, def->shape_ptr(),
+                                               module.UniqueInstructionName("copy"), comp);
+  comp->AddInstruction(copy);
+  def->ReplaceAllUsesWith(copy);
+  copy->AppendOperand(def);
+  comp->MoveBefore(copy, before);
+  return copy;
+}
+
 // The product of the trip counts of the loops around `copy`. A product past int64 (200 nested
 // 2-trip loops) is kInt64Max with *known false, never a wrapped value; so is a nest deeper than
 // the walk follows.
@@ -857,8 +924,12 @@ absl::StatusOr<bool> CopyElision::RunOnModule(Module& module, AnalysisCache& ana
       }
     }
   }
+  // XLA's placement of read-only copies (Elider::Relocatable) in the default view only: with
+  // bitcasts as values the pass keeps such copies where they are.
   auto view = std::make_unique<DefaultView>();
-  view->elider = std::make_unique<Elider>(module, **alias, live, donated);
+  view->elider = std::make_unique<Elider>(
+      module, **alias, live, donated,
+      /*copy_read_only_at_definition=*/!options_.dataflow.bitcast_defines_value);
   // With bitcasts as new values, a second view of the same module, whose answers only add
   // reasons to keep a copy (a fusion that cannot update in place through a bitcast).
   const AliasAnalysis* bitcast_alias = nullptr;
@@ -942,6 +1013,11 @@ absl::StatusOr<bool> CopyElision::RunOnModule(Module& module, AnalysisCache& ana
   if (options_.order_unordered_readers && bitcast_elider == nullptr && !(*ordering)->sequential()) {
     orderer.emplace(module, donated, options_.skip_order_check);
   }
+  // The orderer rebuilds the view's analyses from the module, where a read-only value's copy
+  // at its definition (Elider::Relocatable) is not yet placed: once the view has relocated a
+  // value, no edges are tried, so the relocations are always the current view's (placed below
+  // with its dataflow, `flow`, which no rebuild has replaced), and a rebuilt view never
+  // relocates (UnorderedReaderOrdering::Build).
   // The number of removals so far, and for each copy the number at its last failed attempt
   // with edges: nothing changed since, so it would fail again.
   int64_t generation = 0;
@@ -964,7 +1040,8 @@ absl::StatusOr<bool> CopyElision::RunOnModule(Module& module, AnalysisCache& ana
       }
       if (!reason.empty() && orderer.has_value() &&
           (at_added_edge || (!final && view->elider->fix().has_value())) &&
-          order_failed_at[i] != generation && orderer->CanTry()) {
+          order_failed_at[i] != generation && orderer->CanTry() &&
+          view->elider->relocated().empty()) {
         std::optional<Elider::OrderFix> first;
         if (!at_added_edge) first = view->elider->fix();
         reason = orderer->TryRemove(*copies[i], std::move(first), view, std::move(reason));
@@ -984,6 +1061,28 @@ absl::StatusOr<bool> CopyElision::RunOnModule(Module& module, AnalysisCache& ana
     }
   }
   if (orderer.has_value()) orderer->Report(report_);
+  for (ValueId r : view->elider->relocated()) {
+    Instruction* copy = CopyWhereDefined(module, flow.value(r));
+    CopyDecision d;
+    d.name = std::string(copy->name());
+    d.computation = std::string(copy->parent()->name());
+    // Names the parameter as the read-only rule does ("(entry parameter N, not donated)"):
+    // donating it would make this copy unnecessary, and the copy report's opportunities
+    // (passes/copy_opportunities.h) read that phrase.
+    const Instruction& def = *copy->operand(0);
+    const std::string what =
+        def.opcode() == Opcode::kConstant
+            ? std::string("a constant")
+            : fmt::format("entry parameter {}, not donated", def.parameter_number());
+    d.reason = fmt::format(
+        "added: read-only %{} ({}) joins a buffer with other values through this copy, taken "
+        "where it is defined (XLA's special-case copy), so the copies that kept it apart could go",
+        def.name(), what);
+    d.bytes = copy->shape().ByteSize();
+    d.executions_per_step = ExecutionsPerStep(*copy, **ordering, &d.executions_known);
+    copies.push_back(copy);
+    decisions.push_back(std::move(d));
+  }
   // XLA's region analysis in while bodies: a kept parameter/root copy pair of one element goes
   // when the body's readers of the old element can all run before the writer of the new one.
   // Each candidate is tried on a reparsed copy of the module first and applied only if the

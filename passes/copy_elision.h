@@ -24,7 +24,10 @@
 //    or whose source may hold several values;
 //  - never: a merge that makes a read-only buffer (a constant, or an entry parameter that
 //    input_output_alias does not donate) written by another value of the merged buffer, or
-//    part of the entry's result;
+//    part of the entry's result; unless, as XLA does after its removal phase
+//    (AddSpecialCaseCopies), the read-only array is copied where it is defined and that copy
+//    takes its place in the merged buffer (not with bitcast_defines_value; the report lists the
+//    new copy as kept, "added: ...");
 //  - never: a merge that puts one buffer at two array positions of the entry's result (XLA
 //    gives every output its own buffer), which also keeps a donated parameter's buffer at its
 //    input_output_alias output only.
