@@ -10,6 +10,7 @@
 #include "analysis/value_liveness.h"
 #include "fmt/format.h"
 #include "hlo/computation.h"
+#include "support/option_error.h"
 
 namespace hloscope {
 
@@ -31,8 +32,9 @@ absl::StatusOr<std::vector<const Instruction*>> SelectedInstructions(
   }
   for (const std::string& name : options.instructions) {
     if (!found.contains(name)) {
-      return absl::InvalidArgumentError(fmt::format(
-          "--ordering-of: no instruction named '{}' in module {}", name, module.name()));
+      return InvalidOptionError(
+          "", "instructions",
+          fmt::format(": no instruction named '{}' in module {}", name, module.name()));
     }
   }
   return out;

@@ -6,6 +6,7 @@
 #include "absl/container/inlined_vector.h"
 #include "analysis/memory/host_placement.h"
 #include "fmt/format.h"
+#include "support/option_error.h"
 
 namespace hloscope::memory_profile_internal {
 namespace {
@@ -102,10 +103,11 @@ absl::Status SizeBuffers(const Module& module, const AliasAnalysis& alias,
           shape.IsTuple() ? tuple_table_bytes : ArrayBytes(shape, options.dim_value, &notes);
       if (notes.unbounded) {
         const HloValue& value = flow.value(value_id);
-        return absl::InvalidArgumentError(fmt::format(
-            "module '{}': the peak cannot be determined: {} ({}) has an unbounded dynamic "
-            "dimension; size it with --dim-value=N",
-            module.name(), value.instruction->name(), shape.ToString()));
+        return InvalidOptionError(
+            fmt::format("module '{}': the peak cannot be determined: {} ({}) has an unbounded "
+                        "dynamic dimension; size it with ",
+                        module.name(), value.instruction->name(), shape.ToString()),
+            "dim_value", "=N");
       }
       bytes = std::max(bytes, value_bytes);
       int64_t unpadded_value_bytes = value_bytes;

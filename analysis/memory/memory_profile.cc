@@ -24,6 +24,7 @@
 #include "hlo/computation.h"
 #include "hlo/input_output_alias.h"
 #include "support/checked_int.h"
+#include "support/option_error.h"
 
 namespace hloscope {
 namespace memory_profile_internal {
@@ -314,7 +315,7 @@ absl::Status CheckOneCallSitePerCallee(const Module& module, const CallGraph& ca
       if (++sites[site.callee] == 2) {
         return absl::InvalidArgumentError(fmt::format(
             "module '{}': computation '{}' has more than one call site; the memory profiler "
-            "needs one per control-flow callee: run --passes=flatten-call-graph first",
+            "needs one per control-flow callee: run the flatten-call-graph pass first",
             module.name(), site.callee->name()));
       }
     }
@@ -773,7 +774,8 @@ absl::StatusOr<MemoryReport> ProfileModules(std::vector<const Module*> modules,
   if (modules.empty()) return absl::InvalidArgumentError("no module to profile");
   if (options.stage_by == MemoryOptions::StageBy::kFrontendAttribute &&
       options.stage_attr.empty()) {
-    return absl::InvalidArgumentError("--stage-by=attr:NAME needs an attribute name");
+    return InvalidOptionError("", "stage_attr",
+                              " is empty: stages by frontend attribute need the attribute's name");
   }
   MemoryReport report;
   report.dim_value = options.dim_value;

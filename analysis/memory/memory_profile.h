@@ -32,6 +32,9 @@
 //    unbounded one (`?`) without `dim_value` makes the peak undeterminable: an error.
 //  - Sums past int64 saturate at INT64_MAX and set `saturated` (never a wrapped number).
 //
+// Errors about an option name its MemoryOptions field ("stage_regex", "dim_value") and record
+// it in the status (support/option_error.h), so a tool can name its own flag in that place.
+//
 // Stages (one of): several modules, one per stage (ProfileModules); a regular expression with
 // one capture group on metadata op_name; a frontend attribute. Instructions without a stage
 // take their calling instruction's. Without any of these, stash buffers with a stage

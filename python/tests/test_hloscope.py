@@ -150,6 +150,21 @@ def test_bad_memory_option_is_the_clis_usage_error(corpus, hlo_opt):
         m.memory_report(no_such_flag=1)
 
 
+def test_profile_error_names_the_keyword_where_the_cli_names_its_flag(tmp_path, hlo_opt):
+    # The library names the option (dim_value), which is the keyword here; hlo-opt its flag.
+    text = "HloModule u\nENTRY e {\n  ROOT p = f32[?,4] parameter(0)\n}\n"
+    with pytest.raises(hloscope.HloError) as e:
+        hloscope.load(text).memory_report()
+    assert e.value.kind == "memory_report"
+    assert e.value.message.endswith("unbounded dynamic dimension; size it with dim_value=N")
+    assert "--dim-value" not in e.value.message
+    path = tmp_path / "u.hlo"
+    path.write_text(text)
+    cli = cli_error(hlo_opt, path, "--memory-report")
+    assert cli.endswith("unbounded dynamic dimension; size it with --dim-value=N")
+    assert hloscope.load(text).memory_report(dim_value=3).peak_bytes == 48
+
+
 def test_unknown_pass_is_the_clis_usage_error(corpus, hlo_opt):
     m = hloscope.load(corpus / DUS)
     with pytest.raises(hloscope.UsageError) as e:

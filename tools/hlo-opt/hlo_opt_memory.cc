@@ -22,8 +22,9 @@
 #include "support/str_util.h"
 #include "tools/common/error_line.h"
 #include "tools/common/file_io.h"
-#include "tools/hlo-opt/hlo_opt_memory_opportunities.h"
 #include "tools/common/parallel_modules.h"
+#include "tools/hlo-opt/hlo_opt_memory_opportunities.h"
+#include "tools/hlo-opt/hlo_opt_option_flags.h"
 
 namespace hloscope {
 
@@ -398,7 +399,8 @@ ParsedModules ParseAll(const std::vector<MemoryInput>& inputs, bool split_input_
     }
     for (const InputChunk& c : chunks) sources.push_back({c.text, c.first_line, input.filename});
   }
-  // Every file and part at once, --jobs at a time (tools/common/parallel_modules.h); errors in order.
+  // Every file and part at once, --jobs at a time (tools/common/parallel_modules.h); errors in
+  // order.
   ParseModulesInOrder(
       sources, ProcessJobs(),
       // The analyses need one call site per control-flow callee; cloning shared callees
@@ -424,8 +426,9 @@ std::vector<const Module*> Pointers(const std::vector<std::unique_ptr<Module>>& 
   return out;
 }
 
+// A library error that names an option names its flag here.
 void PrintStatus(const absl::Status& s) {
-  fmt::print(stderr, "{}", ErrorLine("hlo-opt", StatusText(s)));
+  fmt::print(stderr, "{}", ErrorLine("hlo-opt", StatusText(WithHloOptFlag(s))));
 }
 
 }  // namespace
