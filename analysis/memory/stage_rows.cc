@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "analysis/memory/host_placement.h"
 #include "fmt/format.h"
 #include "support/checked_int.h"
 
@@ -19,6 +20,50 @@ void FillPeak(const MemoryOptions& options, const ModuleProfile& profile,
   if (highest == live.end()) return;
   row.peak_bytes = *highest;
   row.peak_instruction = std::string(profile.entry.schedule[highest - live.begin()]->name());
+}
+
+// The highest of `live` and the entry step where it is ("" when `live` is empty).
+void HighestStep(const ModuleProfile& profile, const std::vector<int64_t>& live, int64_t* bytes,
+                 std::string* at) {
+  auto highest = std::max_element(live.begin(), live.end());
+  *bytes = highest == live.end() ? 0 : *highest;
+  *at = highest == live.end() ? ""
+                              : std::string(profile.entry.schedule[highest - live.begin()]->name());
+}
+
+// A row of one whole module: the module's device and host peaks (memory_profile.cc).
+void CopyModuleDeviceAndHost(const ModuleProfile& profile, StageMemory& row) {
+  row.device_peak_bytes = profile.memory.device_peak_bytes;
+  row.device_peak_instruction = profile.memory.device_peak_instruction;
+  row.host_peak_bytes = profile.memory.host_peak_bytes;
+  row.host_peak_instruction = profile.memory.host_peak_instruction;
+}
+
+// The device's and the host's part of named stage `stage`: its host buffers on one side, the
+// rest with its steps' copies and callee peaks (device memory: what runs on the device) on
+// the other. A stage without host bytes keeps its peak as the device's.
+void SplitStageDeviceAndHost(const ModuleProfile& profile, int stage, StageMemory& row,
+                             bool* saturated) {
+  row.device_peak_bytes = row.peak_bytes;
+  row.device_peak_instruction = row.peak_instruction;
+  const auto in_stage_on = [&](bool host) {
+    return [&profile, stage, host](BufferId buffer) {
+      const bool on_host = profile.buffer_space[buffer] == kHostMemorySpace;
+      return profile.buffer_stage[buffer] == stage && on_host == host ? profile.buffer_bytes[buffer]
+                                                                      : 0;
+    };
+  };
+  const std::vector<int64_t> host = Series(
+      profile, in_stage_on(true), [](size_t) { return false; }, saturated);
+  if (MaxOf(host) == 0) return;
+  HighestStep(profile, host, &row.host_peak_bytes, &row.host_peak_instruction);
+  const std::vector<int64_t> device = Series(
+      profile, in_stage_on(false),
+      [&](size_t step) {
+        return profile.roles.stage[profile.entry.schedule[step]->unique_id()] == stage;
+      },
+      saturated);
+  HighestStep(profile, device, &row.device_peak_bytes, &row.device_peak_instruction);
 }
 
 // The activations of stage `stage` from its stash buffers.
@@ -72,6 +117,7 @@ void AddRowsPerModule(const MemoryOptions& options, const std::vector<ModuleProf
       row.module = profile.memory.module;
       row.module_index = static_cast<int>(module_index);
       FillPeak(options, profile, profile.entry.live, row);
+      CopyModuleDeviceAndHost(profile, row);
       if (!profile.stashes.empty()) {
         row.activation_source = "stash";
         for (const StashBuffer& stash : profile.stashes) {
@@ -108,6 +154,7 @@ bool NamedStageRow(const MemoryOptions& options, const ModuleProfile& profile, i
       saturated);
   if (MaxOf(live) == 0) return false;
   FillPeak(options, profile, live, row);
+  SplitStageDeviceAndHost(profile, stage, row, saturated);
   if (!profile.stashes.empty()) {
     AddStashActivations(profile, stage, row, saturated);
     row.activation_source = "stash";

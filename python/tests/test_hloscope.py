@@ -1,6 +1,7 @@
-"""import hloscope: every function, every error, and the CLI's figures on corpus modules."""
+"""hloscope: every function, every error, and the CLI's figures on corpus modules."""
 import json
 import os
+import pathlib
 import sys
 import threading
 
@@ -227,6 +228,25 @@ def test_memory_report_stages_and_pipeline_schedule_equal_cli(corpus, hlo_opt):
     same_as_cli(r.to_dict(), cli)
     assert r.pipeline.schedule == "1f1b" and r.pipeline.microbatches == 4
     assert len(r.stages) >= 1 and type(r.stages[0].peak_bytes) is int
+
+
+TWO_STAGES_ONE_OFFLOADED = (pathlib.Path(__file__).resolve().parents[2] / "testdata" / "analysis"
+                            / "memory" / "report_ux" / "Inputs" / "two_stages_one_offloaded.hlo")
+
+
+def test_memory_report_stages_split_device_and_host_as_cli(hlo_opt):
+    # Worked by hand in testdata/analysis/memory/report_ux/stage_host_split.test.
+    flags = dict(memory_model="liveness", stage_regex=r"/stage_(\d+)/", memory_limit="7KiB")
+    r = hloscope.load(TWO_STAGES_ONE_OFFLOADED).memory_report(**flags)
+    cli = run_cli(hlo_opt, TWO_STAGES_ONE_OFFLOADED, "--memory-report", "--format=json",
+                  "--memory-model=liveness", r"--stage-regex=/stage_(\d+)/", "--memory-limit=7KiB")
+    same_as_cli(r.to_dict(), cli)
+    zero, one = r.stages
+    assert (zero.peak_bytes, zero.device_peak_bytes, zero.host_peak_bytes) == (8192, 4096, 4096)
+    assert (zero.device_peak_instruction, zero.host_peak_instruction) == ("a", "h")
+    assert (one.peak_bytes, one.device_peak_bytes, one.host_peak_bytes) == (8192, 8192, 0)
+    assert [v.verdict for v in r.memory_limit.stages] == ["fits", "over"]
+    assert r.memory_limit.stages[0].peak_bytes == 4096
 
 
 def test_memory_report_with_passes_equals_cli(corpus, hlo_opt):
