@@ -174,8 +174,8 @@ void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysi
              .placeholder = "SIZE",
              .help = "With the memory report (text, json, html): the device's memory, e.g.\n"
                      "80GiB, 1.5GB or 4096 (bytes); per module and per stage the peak is\n"
-                     "\"over by X\" or \"fits with X to spare\" (a module's device peak:\n"
-                     "host-offloaded buffers aside; json: memory_limit).",
+                     "\"over by X\" or \"fits with X to spare\" (a module's or a stage's\n"
+                     "device peak: host-offloaded buffers aside; json: memory_limit).",
              .handler = [&flags](std::optional<std::string_view> value) {
                if (!value || value->empty()) return NeedsValue("--memory-limit");
                absl::StatusOr<int64_t> size = ParseMemorySize(*value);
