@@ -10,7 +10,6 @@
 #include "analysis/value_liveness.h"
 #include "fmt/format.h"
 #include "hlo/computation.h"
-#include "support/option_error.h"
 
 namespace hloscope {
 
@@ -32,9 +31,8 @@ absl::StatusOr<std::vector<const Instruction*>> SelectedInstructions(
   }
   for (const std::string& name : options.instructions) {
     if (!found.contains(name)) {
-      return InvalidOptionError(
-          "", "instructions",
-          fmt::format(": no instruction named '{}' in module {}", name, module.name()));
+      return absl::InvalidArgumentError(fmt::format(
+          "--ordering-of: no instruction named '{}' in module {}", name, module.name()));
     }
   }
   return out;

@@ -6,7 +6,6 @@
 #include "absl/status/status.h"
 #include "analysis/ordering_report.h"
 #include "fmt/format.h"
-#include "tools/hlo-opt/hlo_opt_option_flags.h"
 
 namespace hloscope {
 
@@ -130,12 +129,12 @@ absl::Status AppendAnalysisReports(AnalysisCache& analyses, const AnalysisFlags&
   const Module& module = analyses.module();
   if (flags.print_ordering) {
     absl::StatusOr<std::string> text = PrintOrdering(module, ordering_options);
-    if (!text.ok()) return WithHloOptFlag(text.status());
+    if (!text.ok()) return text.status();
     out += *text;
   }
   if (flags.print_sharing) {
     absl::StatusOr<std::string> text = PrintSharing(module, ordering_options);
-    if (!text.ok()) return WithHloOptFlag(text.status());
+    if (!text.ok()) return text.status();
     out += *text;
   }
   return absl::OkStatus();

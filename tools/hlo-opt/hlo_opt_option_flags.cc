@@ -14,7 +14,6 @@ const std::vector<OptionFlag>& HloOptOptionFlags() {
       {"dim_value", "--dim-value", "--dim-value"},
       {"stage_attr", "--stage-by", "the NAME of --stage-by=attr:NAME"},
       {"pipeline_schedule", "--pipeline-schedule", "--pipeline-schedule"},
-      {"instructions", "--ordering-of", "--ordering-of"},
   };
   return kFlags;
 }
