@@ -341,7 +341,7 @@ absl::Status CallGraph::CheckNoMixedContext() const {
     return absl::InvalidArgumentError(fmt::format(
         "computation '{}' is called both as control flow ('{}' in '{}') and embedded; its "
         "parameters cannot both receive their caller's values and define their own (XLA's "
-        "dataflow rejects this too): run --passes=flatten-call-graph first",
+        "dataflow rejects this too): run the flatten-call-graph pass first",
         site.callee->name(), i.name(), i.parent() ? i.parent()->name() : ""));
   }
   return absl::OkStatus();

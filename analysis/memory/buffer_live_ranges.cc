@@ -63,6 +63,175 @@ void LiveRangeBuilder::AddShareCandidates(const Instruction& in, int32_t positio
   }
 }
 
+void LiveRangeBuilder::Touch(BufferId buffer, int32_t step) {
+  if (first_[buffer] < 0) {
+    first_[buffer] = step;
+    last_[buffer] = step;
+    touched_.push_back(buffer);
+    return;
+  }
+  first_[buffer] = std::min(first_[buffer], step);
+  last_[buffer] = std::max(last_[buffer], step);
+}
+
+absl::InlinedVector<BufferId, 8> LiveRangeBuilder::TouchOperands(const Instruction& in,
+                                                                 int32_t step) {
+  const bool backward =
+      in.unique_id() < backward_instruction.size() && backward_instruction[in.unique_id()];
+  // The operand positions `in` touches (UseNotion::kBufferTouch, value_uses.h: every position,
+  // but only the top-level table of a tuple's or get-tuple-element's operand). That rule is the
+  // same for every operand and index, so the positions are counted without asking IsUse for
+  // each.
+  absl::InlinedVector<BufferId, 8> operand_buffers;
+  const UsedPositions used = PositionsUsedBy(UseNotion::kBufferTouch, in.opcode());
+  for (const Instruction* operand : in.operands()) {
+    const int32_t positions = used == UsedPositions::kAny        ? flow_.PositionCount(*operand)
+                              : used == UsedPositions::kTopLevel ? 1
+                                                                 : 0;
+    for (int32_t position = 0; position < positions; ++position) {
+      for (ValueId value : flow_.ValuesAtPosition(*operand, position)) {
+        const BufferId buffer = alias_.BufferOf(value).id;
+        Touch(buffer, step);
+        if (backward) read_by_backward[buffer] = 1;
+        if (operand_buffers.size() < 8) operand_buffers.push_back(buffer);
+      }
+    }
+  }
+  return operand_buffers;
+}
+
+bool LiveRangeBuilder::NeedsSecondCopy(const Instruction& in, int32_t position,
+                                       BufferId buffer) const {
+  const ShapeIndex out_index = flow_.IndexAt(in, position);
+  for (const Instruction* operand : in.operands()) {
+    for (int32_t operand_position = 0; operand_position < flow_.PositionCount(*operand);
+         ++operand_position) {
+      for (ValueId value : flow_.ValuesAtPosition(*operand, operand_position)) {
+        if (alias_.BufferOf(value).id != buffer) continue;
+        // The first value of this position in the buffer decides for the operand.
+        if (in.opcode() == Opcode::kCopy ||
+            !CanShareOperandBufferWithUser(*operand, flow_.IndexAt(*operand, operand_position), in,
+                                           out_index)) {
+          return true;
+        }
+        break;
+      }
+    }
+  }
+  return false;
+}
+
+int64_t LiveRangeBuilder::TouchResults(const Instruction& in, int32_t step,
+                                       absl::Span<const BufferId> operand_buffers,
+                                       std::vector<ShareCandidate>& share_candidates) {
+  const bool may_copy = !NeverCopies(in.opcode());
+  int64_t copy_bytes = 0;
+  for (int32_t position = 0; position < flow_.PositionCount(in); ++position) {
+    for (ValueId value : flow_.ValuesAtPosition(in, position)) {
+      if (flow_.value(value).instruction != &in) continue;
+      const BufferId buffer = alias_.BufferOf(value).id;
+      Touch(buffer, step);
+      if (share_operand_buffers) AddShareCandidates(in, position, buffer, step, share_candidates);
+      if (!may_copy || std::find(operand_buffers.begin(), operand_buffers.end(), buffer) ==
+                           operand_buffers.end()) {
+        continue;
+      }
+      if (NeedsSecondCopy(in, position, buffer)) {
+        copy_bytes = std::min<__int128>(static_cast<__int128>(copy_bytes) + bytes_[buffer],
+                                        std::numeric_limits<int64_t>::max());
+      }
+    }
+  }
+  return copy_bytes;
+}
+
+void LiveRangeBuilder::TouchInterface(const Computation& computation, int32_t steps, bool is_entry,
+                                      const absl::flat_hash_set<BufferId>& donated,
+                                      bool root_is_callers,
+                                      absl::flat_hash_set<BufferId>& interface,
+                                      absl::flat_hash_set<BufferId>& kept) {
+  if (const Instruction* root = computation.root(); root != nullptr && steps > 0) {
+    for (int32_t position = 0; position < flow_.PositionCount(*root); ++position) {
+      for (ValueId value : flow_.ValuesAtPosition(*root, position)) {
+        const BufferId buffer = alias_.BufferOf(value).id;
+        Touch(buffer, steps - 1);
+        if (!is_entry && root_is_callers) interface.insert(buffer);
+        if (is_entry) kept.insert(buffer);  // live out: no later instruction takes it over
+      }
+    }
+  }
+  for (const Instruction* param : computation.parameters()) {
+    for (int32_t position = 0; position < flow_.PositionCount(*param); ++position) {
+      for (ValueId value : flow_.ValuesAtPosition(*param, position)) {
+        const BufferId buffer = alias_.BufferOf(value).id;
+        if (!is_entry) {
+          interface.insert(buffer);
+          continue;
+        }
+        if (steps == 0) continue;
+        Touch(buffer, 0);
+        if (!donated.contains(buffer)) {
+          Touch(buffer, steps - 1);
+          kept.insert(buffer);  // the caller keeps it: no result takes it over
+        }
+      }
+    }
+  }
+}
+
+void LiveRangeBuilder::ShareOperandBuffers(const std::vector<ShareCandidate>& share_candidates,
+                                           const absl::flat_hash_set<BufferId>& interface,
+                                           const absl::flat_hash_set<BufferId>& kept) {
+  absl::flat_hash_set<BufferId> given_away, taken_over;  // one operand to one result
+  for (const ShareCandidate& candidate : share_candidates) {
+    if (interface.contains(candidate.operand) || interface.contains(candidate.result) ||
+        kept.contains(candidate.operand)) {
+      continue;
+    }
+    if (last_[candidate.operand] != candidate.step || first_[candidate.result] != candidate.step ||
+        first_[candidate.operand] >= candidate.step) {
+      continue;
+    }
+    if (given_away.contains(candidate.operand) || !taken_over.insert(candidate.result).second) {
+      continue;
+    }
+    given_away.insert(candidate.operand);
+    last_[candidate.operand] = candidate.step - 1;
+  }
+}
+
+void LiveRangeBuilder::SumSpans(const absl::flat_hash_set<BufferId>& interface,
+                                ComputationLiveness& out) {
+  // A difference array, in 128 bits: every buffer fits in int64 but a sum of them may not, and
+  // a wrapped sum would print as a plausible number.
+  const int32_t steps = static_cast<int32_t>(out.schedule.size());
+  std::vector<__int128> change(static_cast<size_t>(steps) + 1, 0);
+  out.spans.reserve(touched_.size());
+  for (BufferId buffer : touched_) {
+    if (!interface.contains(buffer)) {
+      change[first_[buffer]] += bytes_[buffer];
+      change[last_[buffer] + 1] -= bytes_[buffer];
+      out.spans.push_back({buffer, first_[buffer], last_[buffer]});
+    }
+    first_[buffer] = -1;
+    last_[buffer] = -1;
+  }
+  touched_.clear();
+  out.live.resize(steps);
+  constexpr __int128 kMax = std::numeric_limits<int64_t>::max();
+  __int128 running = 0;
+  for (int32_t step = 0; step < steps; ++step) {
+    running += change[step];
+    const __int128 live = running + out.copy_bytes[step] + out.callee_bytes[step];
+    if (live > kMax) out.saturated = true;
+    out.live[step] = static_cast<int64_t>(std::min(live, kMax));
+    if (out.live[step] > out.peak || out.peak_step < 0) {
+      out.peak = out.live[step];
+      out.peak_step = step;
+    }
+  }
+}
+
 ComputationLiveness LiveRangeBuilder::Run(const Computation& computation, bool is_entry,
                                           const absl::flat_hash_set<BufferId>& donated,
                                           bool root_is_callers) {
@@ -70,163 +239,39 @@ ComputationLiveness LiveRangeBuilder::Run(const Computation& computation, bool i
   out.schedule = scheduled_ || schedule_kind == ScheduleKind::kText
                      ? InstructionSequence(computation, scheduled_)
                      : ScheduleWith(computation, schedule_kind);
-  const int32_t n = static_cast<int32_t>(out.schedule.size());
-  out.copy_bytes.assign(n, 0);
-  out.callee_bytes.assign(n, 0);
-  std::vector<BufferId> touched;
-  auto touch = [&](BufferId b, int32_t t) {
-    if (first_[b] < 0) {
-      first_[b] = t;
-      last_[b] = t;
-      touched.push_back(b);
-      return;
-    }
-    first_[b] = std::min(first_[b], t);
-    last_[b] = std::max(last_[b], t);
-  };
-  absl::InlinedVector<BufferId, 8> operand_buffers;
+  const int32_t steps = static_cast<int32_t>(out.schedule.size());
+  out.copy_bytes.assign(steps, 0);
+  out.callee_bytes.assign(steps, 0);
+  touched_.clear();
   std::vector<ShareCandidate> share_candidates;
   const absl::flat_hash_map<const Instruction*, int64_t> callee_bytes = CalleeBytes(computation);
-  for (int32_t t = 0; t < n; ++t) {
-    const Instruction& in = *out.schedule[t];
-    const bool backward =
-        in.unique_id() < backward_instruction.size() && backward_instruction[in.unique_id()];
-    // Reads: the operand positions `in` touches (UseNotion::kBufferTouch, value_uses.h: every
-    // position, but only the top-level table of a tuple's or get-tuple-element's operand).
-    // That rule is the same for every operand and index, so the positions are counted
-    // without asking IsUse for each.
-    operand_buffers.clear();
-    const UsedPositions used = PositionsUsedBy(UseNotion::kBufferTouch, in.opcode());
-    for (const Instruction* op : in.operands()) {
-      const int32_t positions = used == UsedPositions::kAny        ? flow_.PositionCount(*op)
-                                : used == UsedPositions::kTopLevel ? 1
-                                                                   : 0;
-      for (int32_t p = 0; p < positions; ++p) {
-        for (ValueId v : flow_.ValuesAtPosition(*op, p)) {
-          BufferId b = alias_.BufferOf(v).id;
-          touch(b, t);
-          if (backward) read_by_backward[b] = 1;
-          if (operand_buffers.size() < 8) operand_buffers.push_back(b);
-        }
-      }
-    }
-    // Writes, and a second copy where the result shares a buffer with an operand it cannot
-    // overwrite (a copy always needs its source intact).
-    const bool may_copy = !NeverCopies(in.opcode());
-    for (int32_t p = 0; p < flow_.PositionCount(in); ++p) {
-      for (ValueId v : flow_.ValuesAtPosition(in, p)) {
-        if (flow_.value(v).instruction != &in) continue;
-        BufferId b = alias_.BufferOf(v).id;
-        touch(b, t);
-        if (share_operand_buffers) AddShareCandidates(in, p, b, t, share_candidates);
-        if (!may_copy ||
-            std::find(operand_buffers.begin(), operand_buffers.end(), b) == operand_buffers.end()) {
-          continue;
-        }
-        const ShapeIndex out_index = flow_.IndexAt(in, p);
-        bool needs_copy = false;
-        for (const Instruction* op : in.operands()) {
-          for (int32_t q = 0; q < flow_.PositionCount(*op) && !needs_copy; ++q) {
-            for (ValueId u : flow_.ValuesAtPosition(*op, q)) {
-              if (alias_.BufferOf(u).id != b) continue;
-              needs_copy =
-                  in.opcode() == Opcode::kCopy ||
-                  !CanShareOperandBufferWithUser(*op, flow_.IndexAt(*op, q), in, out_index);
-              break;
-            }
-          }
-          if (needs_copy) break;
-        }
-        if (needs_copy) {
-          out.copy_bytes[t] =
-              std::min<__int128>(static_cast<__int128>(out.copy_bytes[t]) + bytes_[b],
-                                 std::numeric_limits<int64_t>::max());
-        }
-      }
-    }
+  for (int32_t step = 0; step < steps; ++step) {
+    const Instruction& in = *out.schedule[step];
+    const absl::InlinedVector<BufferId, 8> operand_buffers = TouchOperands(in, step);
+    out.copy_bytes[step] = TouchResults(in, step, operand_buffers, share_candidates);
     // A call's result comes out of its callee (the call defines no value), but it exists from
     // the call on, not from its first use; a while's and a conditional's are touched above.
     if (in.opcode() == Opcode::kCall) {
-      for (int32_t p = 0; p < flow_.PositionCount(in); ++p) {
-        for (ValueId v : flow_.ValuesAtPosition(in, p)) touch(alias_.BufferOf(v).id, t);
+      for (int32_t position = 0; position < flow_.PositionCount(in); ++position) {
+        for (ValueId value : flow_.ValuesAtPosition(in, position)) {
+          Touch(alias_.BufferOf(value).id, step);
+        }
       }
     }
     if (!in.called_computations().empty()) {
       if (auto it = callee_bytes.find(&in); it != callee_bytes.end()) {
-        out.callee_bytes[t] = it->second;
+        out.callee_bytes[step] = it->second;
       }
     }
   }
   // The result lives to the end; so do entry parameters the caller keeps.
   absl::flat_hash_set<BufferId> interface;
-  absl::flat_hash_set<BufferId> kept;  // the entry's kept parameters and live-out buffers
-  if (const Instruction* root = computation.root(); root != nullptr && n > 0) {
-    for (int32_t p = 0; p < flow_.PositionCount(*root); ++p) {
-      for (ValueId v : flow_.ValuesAtPosition(*root, p)) {
-        BufferId b = alias_.BufferOf(v).id;
-        touch(b, n - 1);
-        if (!is_entry && root_is_callers) interface.insert(b);
-        if (is_entry) kept.insert(b);  // live out: no later instruction takes it over
-      }
-    }
-  }
-  for (const Instruction* param : computation.parameters()) {
-    for (int32_t p = 0; p < flow_.PositionCount(*param); ++p) {
-      for (ValueId v : flow_.ValuesAtPosition(*param, p)) {
-        BufferId b = alias_.BufferOf(v).id;
-        if (!is_entry) {
-          interface.insert(b);
-          continue;
-        }
-        if (n == 0) continue;
-        touch(b, 0);
-        if (!donated.contains(b)) {
-          touch(b, n - 1);
-          kept.insert(b);  // the caller keeps it: no result takes it over
-        }
-      }
-    }
-  }
+  absl::flat_hash_set<BufferId> kept;
+  TouchInterface(computation, steps, is_entry, donated, root_is_callers, interface, kept);
   // A result that takes over an operand buffer dying at its instruction occupies that memory
   // from then on: the operand's span ends one step earlier, so the step counts one of them.
-  absl::flat_hash_set<BufferId> given_away, taken_over;  // one operand to one result
-  for (const ShareCandidate& c : share_candidates) {
-    if (interface.contains(c.operand) || interface.contains(c.result) || kept.contains(c.operand)) {
-      continue;
-    }
-    if (last_[c.operand] != c.step || first_[c.result] != c.step || first_[c.operand] >= c.step) {
-      continue;
-    }
-    if (given_away.contains(c.operand) || !taken_over.insert(c.result).second) continue;
-    given_away.insert(c.operand);
-    last_[c.operand] = c.step - 1;
-  }
-  // Sum the spans with a difference array, in 128 bits: every buffer fits in int64 but a sum
-  // of them may not, and a wrapped sum would print as a plausible number.
-  std::vector<__int128> diff(static_cast<size_t>(n) + 1, 0);
-  out.spans.reserve(touched.size());
-  for (BufferId b : touched) {
-    if (!interface.contains(b)) {
-      diff[first_[b]] += bytes_[b];
-      diff[last_[b] + 1] -= bytes_[b];
-      out.spans.push_back({b, first_[b], last_[b]});
-    }
-    first_[b] = -1;
-    last_[b] = -1;
-  }
-  out.live.resize(n);
-  constexpr __int128 kMax = std::numeric_limits<int64_t>::max();
-  __int128 running = 0;
-  for (int32_t t = 0; t < n; ++t) {
-    running += diff[t];
-    const __int128 live = running + out.copy_bytes[t] + out.callee_bytes[t];
-    if (live > kMax) out.saturated = true;
-    out.live[t] = static_cast<int64_t>(std::min(live, kMax));
-    if (out.live[t] > out.peak || out.peak_step < 0) {
-      out.peak = out.live[t];
-      out.peak_step = t;
-    }
-  }
+  ShareOperandBuffers(share_candidates, interface, kept);
+  SumSpans(interface, out);
   callee_peak[&computation] = out.peak;
   if (out.saturated) saturated = true;
   return out;

@@ -16,6 +16,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
+#include "absl/types/span.h"
 #include "analysis/alias.h"
 #include "analysis/memory/memory_schedulers.h"
 
@@ -80,12 +82,40 @@ class LiveRangeBuilder {
   // Operand buffers `in`'s result at `position` (in buffer `result`) could take over.
   void AddShareCandidates(const Instruction& in, int32_t position, BufferId result, int32_t step,
                           std::vector<ShareCandidate>& out) const;
+  // The steps of Run, over the scratch below (first_, last_, touched_).
+  void Touch(BufferId buffer, int32_t step);
+  // Marks the operand buffers `in` reads at `step`; returns (up to 8 of) them.
+  absl::InlinedVector<BufferId, 8> TouchOperands(const Instruction& in, int32_t step);
+  // Marks the buffers `in` defines at `step`; returns the bytes of a second copy, where a
+  // result shares a buffer with an operand it cannot overwrite.
+  int64_t TouchResults(const Instruction& in, int32_t step,
+                       absl::Span<const BufferId> operand_buffers,
+                       std::vector<ShareCandidate>& share_candidates);
+  // Whether `in`'s result at `position`, in an operand's buffer `buffer`, needs that operand
+  // intact (a copy always does).
+  bool NeedsSecondCopy(const Instruction& in, int32_t position, BufferId buffer) const;
+  // The buffers of the computation's interface: the root's live to the last step and, in the
+  // entry, the parameters from step 0 (to the end unless donated). Fills `interface` (a
+  // callee's parameters and root, the caller's) and `kept` (the entry's kept parameters and
+  // live-out buffers).
+  void TouchInterface(const Computation& computation, int32_t steps, bool is_entry,
+                      const absl::flat_hash_set<BufferId>& donated, bool root_is_callers,
+                      absl::flat_hash_set<BufferId>& interface,
+                      absl::flat_hash_set<BufferId>& kept);
+  // Ends an operand's span a step early where a result takes its memory over.
+  void ShareOperandBuffers(const std::vector<ShareCandidate>& share_candidates,
+                           const absl::flat_hash_set<BufferId>& interface,
+                           const absl::flat_hash_set<BufferId>& kept);
+  // The spans of the touched buffers not in `interface`, the live bytes at each step and the
+  // peak; resets the scratch.
+  void SumSpans(const absl::flat_hash_set<BufferId>& interface, ComputationLiveness& out);
 
   const AliasAnalysis& alias_;
   const DataflowAnalysis& flow_;
   const std::vector<int64_t>& bytes_;
   bool scheduled_;
   std::vector<int32_t> first_, last_;  // scratch by buffer id, -1 when untouched
+  std::vector<BufferId> touched_;      // scratch: the buffers with a span in this Run
 };
 
 }  // namespace hloscope

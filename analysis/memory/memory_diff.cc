@@ -13,6 +13,7 @@
 #include "analysis/memory/memory_diff_internal.h"
 #include "fmt/format.h"
 #include "support/checked_int.h"
+#include "support/option_error.h"
 #include "support/status_text.h"
 
 namespace hloscope {
@@ -297,7 +298,7 @@ absl::StatusOr<MemoryDiff> DiffModules(const Module& before, const Module& after
                                              std::tuple(&after, &diff.after, after_name)}) {
     absl::StatusOr<MemoryReport> r = ProfileModule(*module, all);
     if (!r.ok()) {
-      return absl::Status(r.status().code(), fmt::format("{}: {}", side, StatusText(r.status())));
+      return PrefixError(r.status(), fmt::format("{}: ", side));
     }
     *report = *std::move(r);
   }

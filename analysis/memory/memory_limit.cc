@@ -68,6 +68,10 @@ int64_t DevicePeakBytes(const ModuleMemory& m) {
   return m.host_peak_bytes > 0 ? m.device_peak_bytes : m.peak_bytes;
 }
 
+int64_t DevicePeakBytes(const StageMemory& s) {
+  return s.host_peak_bytes > 0 ? s.device_peak_bytes : s.peak_bytes;
+}
+
 std::string MemoryLimitText(const MemoryReport& report, int64_t limit) {
   std::string out = fmt::format("memory limit: {} bytes ({})\n", limit, HumanBytes(limit));
   for (const ModuleMemory& m : report.modules) {
@@ -79,8 +83,10 @@ std::string MemoryLimitText(const MemoryReport& report, int64_t limit) {
   }
   if (!memory_report_internal::HasPipelineStages(report)) return out;
   for (const StageMemory& s : report.stages) {
-    out += fmt::format("  stage {}: peak {} ({}): {}\n", s.stage, s.peak_bytes,
-                       HumanBytes(s.peak_bytes), LimitVerdict(s.peak_bytes, limit));
+    const int64_t peak = DevicePeakBytes(s);
+    out += fmt::format("  stage {}: {}peak {} ({}): {}\n", s.stage,
+                       s.host_peak_bytes > 0 ? "device " : "", peak, HumanBytes(peak),
+                       LimitVerdict(peak, limit));
   }
   return out;
 }

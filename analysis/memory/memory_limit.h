@@ -25,6 +25,8 @@ std::string LimitVerdict(int64_t peak_bytes, int64_t limit);
 // What the limit is held against: the device's peak, without host-offloaded buffers
 // (host_placement.h); the module's peak when it has none.
 int64_t DevicePeakBytes(const ModuleMemory& m);
+// The same for a pipeline stage: its device's part, the stage's peak when it has no host buffer.
+int64_t DevicePeakBytes(const StageMemory& s);
 
 // The text report's limit block: the limit, then one line per module and per stage.
 std::string MemoryLimitText(const MemoryReport& report, int64_t limit);

@@ -32,6 +32,9 @@
 //    unbounded one (`?`) without `dim_value` makes the peak undeterminable: an error.
 //  - Sums past int64 saturate at INT64_MAX and set `saturated` (never a wrapped number).
 //
+// Errors about an option name its MemoryOptions field ("stage_regex", "dim_value") and record
+// it in the status (support/option_error.h), so a tool can name its own flag in that place.
+//
 // Stages (one of): several modules, one per stage (ProfileModules); a regular expression with
 // one capture group on metadata op_name; a frontend attribute. Instructions without a stage
 // take their calling instruction's. Without any of these, stash buffers with a stage
@@ -162,6 +165,15 @@ struct StageMemory {
   // Live bytes of this stage's buffers after each entry instruction of `module_index`.
   int module_index = 0;
   std::vector<int64_t> timeline;
+  // The device's part of the stage and the host's (host_placement.h), as ModuleMemory's: the
+  // device's peak holds the stage's other buffers with its steps' copies and callee peaks,
+  // the host's its host buffers, each with where it is. Without host buffers in the stage
+  // host_peak_bytes is 0 and the device's figures are the stage's. --memory-limit holds the
+  // device's peak against the limit.
+  int64_t device_peak_bytes = 0;
+  std::string device_peak_instruction = {};
+  int64_t host_peak_bytes = 0;
+  std::string host_peak_instruction = {};
 };
 
 // A buffer's place in the simulated heap.

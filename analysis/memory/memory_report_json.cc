@@ -58,6 +58,10 @@ void FillMemoryReportProto(const MemoryReport& r, report::MemoryReport* p) {
     o->set_microbatch_slots(s.microbatch_slots);
     o->set_stash_buffers(s.stash_buffers);
     o->set_activation_source(s.activation_source);
+    o->set_device_peak_bytes(s.device_peak_bytes);
+    o->set_device_peak_instruction(s.device_peak_instruction);
+    o->set_host_peak_bytes(s.host_peak_bytes);
+    o->set_host_peak_instruction(s.host_peak_instruction);
   }
   for (const ModuleMemory& m : r.modules) {
     report::ModuleMemory* o = p->add_modules();
@@ -145,7 +149,7 @@ void FillMemoryLimitProto(const MemoryReport& r, int64_t limit, report::MemoryLi
   }
   if (!memory_report_internal::HasPipelineStages(r)) return;
   for (const StageMemory& s : r.stages) {
-    FillLimitVerdict(s.peak_bytes, limit, p->add_stages())->set_stage(s.stage);
+    FillLimitVerdict(DevicePeakBytes(s), limit, p->add_stages())->set_stage(s.stage);
   }
 }
 

@@ -9,6 +9,7 @@
 #include "pipeline/generators.h"
 #include "pipeline/simulator.h"
 #include "support/checked_int.h"
+#include "support/option_error.h"
 #include "support/status_text.h"
 
 namespace hloscope {
@@ -35,17 +36,17 @@ absl::StatusOr<PipelineFigures> SimulateStagePipeline(const MemoryReport& report
   // The stages each rank holds: 1, or v of interleaved / looped-bfs, or zb-v's two.
   const int32_t per_rank = spec->stages_per_rank;
   if (stages == 0 || stages % per_rank != 0) {
-    return absl::InvalidArgumentError(fmt::format(
-        "--pipeline-schedule={} places {} stage(s) per rank, and the memory report has {} "
-        "stage(s)",
-        out.schedule, per_rank, stages));
+    return InvalidOptionError(
+        "", "pipeline_schedule",
+        fmt::format("={} places {} stage(s) per rank, and the memory report has {} stage(s)",
+                    out.schedule, per_rank, stages));
   }
   out.ranks = stages / per_rank;
   absl::StatusOr<pipeline::Schedule> s = pipeline::GenerateSchedule(*spec, out.ranks, microbatches);
   if (!s.ok()) {
-    return absl::InvalidArgumentError(
-        fmt::format("--pipeline-schedule={} with {} ranks and {} microbatches: {}", out.schedule,
-                    out.ranks, microbatches, StatusText(s.status())));
+    return InvalidOptionError("", "pipeline_schedule",
+                              fmt::format("={} with {} ranks and {} microbatches: {}", out.schedule,
+                                          out.ranks, microbatches, StatusText(s.status())));
   }
   pipeline::CostInputs inputs;
   inputs.activation_bytes.clear();

@@ -41,7 +41,8 @@ struct PipelineFigures {
 // Stages are the report's, by name in its order (a stage in several modules sums them); the
 // schedule puts ScheduleSpec::stages_per_rank of them on each rank (1 for gpipe and 1f1b, v
 // for interleaved:v, 2 for zb-v). Errors: an unknown schedule name, a stage
-// count the schedule cannot hold, microbatches it cannot run (as GenerateSchedule says).
+// count the schedule cannot hold, microbatches it cannot run (as GenerateSchedule says); the
+// last two name the schedule as the option `pipeline_schedule` (support/option_error.h).
 absl::StatusOr<PipelineFigures> SimulateStagePipeline(const MemoryReport& report,
                                                       std::string_view schedule,
                                                       int32_t microbatches);

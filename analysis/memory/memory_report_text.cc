@@ -1,9 +1,11 @@
 // The memory report as text: per module the peak, the heap, what is live at the peak and its
 // layout (and XLA's BufferAssignment stats on request), then the stages; with passes, the
 // before/after table with the saving first.
+#include <algorithm>
 #include <limits>
 #include <string>
 
+#include "analysis/memory/memory_limit.h"
 #include "analysis/memory/memory_report_internal.h"
 #include "analysis/memory/memory_report_printers.h"
 #include "analysis/memory/xla_comparison_printers_internal.h"
@@ -124,12 +126,22 @@ void AppendText(const MemoryReport& r, bool buffer_assignment, std::string& out)
     out += fmt::format("dynamic dimensions sized at: {}\n", DynamicSizes(r));
   }
   if (HasPipelineStages(r)) {
-    out += fmt::format("{:<10} {:>14} {:>16} {:>16} {:>6} {:>7}  {}\n", "stage", "peak_bytes",
-                       "act_bytes/mb", "peak_act_bytes", "slots", "source", "peak at");
+    // With host memory in some stage (host_placement.h), each row says the device's part and
+    // the host's after the stage's peak.
+    const bool host = std::any_of(r.stages.begin(), r.stages.end(),
+                                  [](const StageMemory& s) { return s.host_peak_bytes > 0; });
+    const auto device_and_host = [&](std::string_view device, std::string_view host_part) {
+      return host ? fmt::format(" {:>14} {:>14}", device, host_part) : std::string();
+    };
+    out += fmt::format("{:<10} {:>14}{} {:>16} {:>16} {:>6} {:>7}  {}\n", "stage", "peak_bytes",
+                       device_and_host("device_bytes", "host_bytes"), "act_bytes/mb",
+                       "peak_act_bytes", "slots", "source", "peak at");
     for (const StageMemory& s : r.stages) {
-      out += fmt::format("{:<10} {:>14} {:>16} {:>16} {:>6} {:>7}  {}\n", s.stage, s.peak_bytes,
-                         s.activation_bytes_per_microbatch, s.peak_activation_bytes,
-                         s.microbatch_slots, s.activation_source, s.peak_instruction);
+      out += fmt::format(
+          "{:<10} {:>14}{} {:>16} {:>16} {:>6} {:>7}  {}\n", s.stage, s.peak_bytes,
+          device_and_host(std::to_string(DevicePeakBytes(s)), std::to_string(s.host_peak_bytes)),
+          s.activation_bytes_per_microbatch, s.peak_activation_bytes, s.microbatch_slots,
+          s.activation_source, s.peak_instruction);
     }
   }
 }
@@ -150,7 +162,8 @@ std::string MemoryReportText(const MemoryReport& report, const MemoryReport* aft
     return out;
   }
   const int64_t saving = report.peak_bytes - after->peak_bytes;
-  // A title that is flags already (--assume-donated=..., tools/hlo-opt/hlo_opt_memory.cc) reads as is.
+  // A title that is flags already (--assume-donated=..., tools/hlo-opt/hlo_opt_memory.cc) reads as
+  // is.
   out += passes.starts_with("--") ? fmt::format("memory before and after {}\n", passes)
                                   : fmt::format("memory before and after --passes={}\n", passes);
   out += fmt::format("{:<28} {:>14} {:>14} {:>14} {:>8}\n", "", "before", "after", "saving", "%");

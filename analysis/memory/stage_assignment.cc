@@ -8,6 +8,7 @@
 #include "fmt/format.h"
 #include "hlo/computation.h"
 #include "re2/re2.h"
+#include "support/option_error.h"
 #include "support/str_util.h"
 
 namespace hloscope {
@@ -33,11 +34,14 @@ std::vector<int> StageNames::SortedOrder() const {
 
 namespace {
 
-absl::StatusOr<std::unique_ptr<RE2>> Compile(const std::string& pattern, std::string_view flag) {
+// `option`: the MemoryOptions field the pattern comes from (the error names it; a tool names
+// its flag instead: support/option_error.h).
+absl::StatusOr<std::unique_ptr<RE2>> Compile(const std::string& pattern, std::string_view option) {
   auto re = std::make_unique<RE2>(pattern, RE2::Quiet);
   if (!re->ok()) {
-    return absl::InvalidArgumentError(
-        fmt::format("{} '{}' is not a valid regular expression: {}", flag, pattern, re->error()));
+    return InvalidOptionError(
+        "", option,
+        fmt::format(" '{}' is not a valid regular expression: {}", pattern, re->error()));
   }
   return re;
 }
@@ -52,19 +56,18 @@ absl::StatusOr<InstructionRoles> AssignRoles(const Module& module, const CallGra
                                              const MemoryOptions& options, StageNames& names) {
   std::unique_ptr<RE2> stage_re;
   if (options.stage_by == MemoryOptions::StageBy::kOpNameRegex) {
-    absl::StatusOr<std::unique_ptr<RE2>> re = Compile(options.stage_regex, "--stage-regex");
+    absl::StatusOr<std::unique_ptr<RE2>> re = Compile(options.stage_regex, "stage_regex");
     if (!re.ok()) return re.status();
     if ((*re)->NumberOfCapturingGroups() != 1) {
-      return absl::InvalidArgumentError(
-          fmt::format("--stage-regex '{}' needs exactly one capture group (it has {})",
-                      options.stage_regex, (*re)->NumberOfCapturingGroups()));
+      return InvalidOptionError("", "stage_regex",
+                                fmt::format(" '{}' needs exactly one capture group (it has {})",
+                                            options.stage_regex, (*re)->NumberOfCapturingGroups()));
     }
     stage_re = *std::move(re);
   }
-  absl::StatusOr<std::unique_ptr<RE2>> forward = Compile(options.forward_regex, "--forward-regex");
+  absl::StatusOr<std::unique_ptr<RE2>> forward = Compile(options.forward_regex, "forward_regex");
   if (!forward.ok()) return forward.status();
-  absl::StatusOr<std::unique_ptr<RE2>> backward =
-      Compile(options.backward_regex, "--backward-regex");
+  absl::StatusOr<std::unique_ptr<RE2>> backward = Compile(options.backward_regex, "backward_regex");
   if (!backward.ok()) return backward.status();
 
   uint32_t max_id = 0;

@@ -48,7 +48,8 @@ struct InstructionRoles {
 };
 
 // Fails when a regular expression does not compile or the stage regex has no single capture
-// group.
+// group; the error names the option ("stage_regex", "forward_regex", "backward_regex":
+// support/option_error.h).
 absl::StatusOr<InstructionRoles> AssignRoles(const Module& module, const CallGraph& calls,
                                              const MemoryOptions& options, StageNames& names);
 

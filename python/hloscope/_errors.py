@@ -10,7 +10,9 @@ _OFFSET = re.compile(r"\bat byte (?:offset )?(?P<offset>\d+)")
 class HloError(Exception):
     """An input hloscope cannot read, or an analysis that failed on it.
 
-    message is the text the CLI prints (after "hlo-opt: error: " when it has no position);
+    message is the text the CLI prints (after "hlo-opt: error: " when it has no position),
+    except that an option the library names is spelled as the keyword argument ("size it with
+    dim_value=N") where the CLI names its flag ("--dim-value=N");
     file, line and column are set when the message points into a file (the line and column
     of a proto read as HLO text point into that text, named "FILE (as HLO text)"), offset when
     a binary proto could not be decoded; kind says which step failed ("read", "parse",

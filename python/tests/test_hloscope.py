@@ -1,6 +1,7 @@
-"""import hloscope: every function, every error, and the CLI's figures on corpus modules."""
+"""hloscope: every function, every error, and the CLI's figures on corpus modules."""
 import json
 import os
+import pathlib
 import sys
 import threading
 
@@ -150,6 +151,21 @@ def test_bad_memory_option_is_the_clis_usage_error(corpus, hlo_opt):
         m.memory_report(no_such_flag=1)
 
 
+def test_profile_error_names_the_keyword_where_the_cli_names_its_flag(tmp_path, hlo_opt):
+    # The library names the option (dim_value), which is the keyword here; hlo-opt its flag.
+    text = "HloModule u\nENTRY e {\n  ROOT p = f32[?,4] parameter(0)\n}\n"
+    with pytest.raises(hloscope.HloError) as e:
+        hloscope.load(text).memory_report()
+    assert e.value.kind == "memory_report"
+    assert e.value.message.endswith("unbounded dynamic dimension; size it with dim_value=N")
+    assert "--dim-value" not in e.value.message
+    path = tmp_path / "u.hlo"
+    path.write_text(text)
+    cli = cli_error(hlo_opt, path, "--memory-report")
+    assert cli.endswith("unbounded dynamic dimension; size it with --dim-value=N")
+    assert hloscope.load(text).memory_report(dim_value=3).peak_bytes == 48
+
+
 def test_unknown_pass_is_the_clis_usage_error(corpus, hlo_opt):
     m = hloscope.load(corpus / DUS)
     with pytest.raises(hloscope.UsageError) as e:
@@ -212,6 +228,25 @@ def test_memory_report_stages_and_pipeline_schedule_equal_cli(corpus, hlo_opt):
     same_as_cli(r.to_dict(), cli)
     assert r.pipeline.schedule == "1f1b" and r.pipeline.microbatches == 4
     assert len(r.stages) >= 1 and type(r.stages[0].peak_bytes) is int
+
+
+TWO_STAGES_ONE_OFFLOADED = (pathlib.Path(__file__).resolve().parents[2] / "testdata" / "analysis"
+                            / "memory" / "report_ux" / "Inputs" / "two_stages_one_offloaded.hlo")
+
+
+def test_memory_report_stages_split_device_and_host_as_cli(hlo_opt):
+    # Worked by hand in testdata/analysis/memory/report_ux/stage_host_split.test.
+    flags = dict(memory_model="liveness", stage_regex=r"/stage_(\d+)/", memory_limit="7KiB")
+    r = hloscope.load(TWO_STAGES_ONE_OFFLOADED).memory_report(**flags)
+    cli = run_cli(hlo_opt, TWO_STAGES_ONE_OFFLOADED, "--memory-report", "--format=json",
+                  "--memory-model=liveness", r"--stage-regex=/stage_(\d+)/", "--memory-limit=7KiB")
+    same_as_cli(r.to_dict(), cli)
+    zero, one = r.stages
+    assert (zero.peak_bytes, zero.device_peak_bytes, zero.host_peak_bytes) == (8192, 4096, 4096)
+    assert (zero.device_peak_instruction, zero.host_peak_instruction) == ("a", "h")
+    assert (one.peak_bytes, one.device_peak_bytes, one.host_peak_bytes) == (8192, 8192, 0)
+    assert [v.verdict for v in r.memory_limit.stages] == ["fits", "over"]
+    assert r.memory_limit.stages[0].peak_bytes == 4096
 
 
 def test_memory_report_with_passes_equals_cli(corpus, hlo_opt):

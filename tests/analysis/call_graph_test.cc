@@ -182,7 +182,7 @@ ENTRY e {
   absl::StatusOr<MemoryReport> before = ProfileModule(*shared, MemoryOptions{});
   EXPECT_EQ(StatusText(before.status()),
             "module 'm': computation 'wrapped' has more than one call site; the memory profiler "
-            "needs one per control-flow callee: run --passes=flatten-call-graph first");
+            "needs one per control-flow callee: run the flatten-call-graph pass first");
   absl::StatusOr<MemoryReport> after = ProfileModule(*m, MemoryOptions{});
   ASSERT_TRUE(after.ok()) << StatusText(after.status());
   EXPECT_EQ(after->peak_bytes, 28);
@@ -288,7 +288,7 @@ ENTRY e {
   EXPECT_EQ(StatusText(mixed),
             "computation 'add' is called both as control flow ('k' in 'e') and embedded; its "
             "parameters cannot both receive their caller's values and define their own (XLA's "
-            "dataflow rejects this too): run --passes=flatten-call-graph first");
+            "dataflow rejects this too): run the flatten-call-graph pass first");
   // The dataflow reports the same.
   absl::StatusOr<std::unique_ptr<DataflowAnalysis>> flow = DataflowAnalysis::Run(*m);
   ASSERT_FALSE(flow.ok());

@@ -81,7 +81,7 @@ ENTRY e {
 })");
   absl::StatusOr<std::string> text = PrintBuffers(*m, {});
   ASSERT_FALSE(text.ok());
-  EXPECT_NE(StatusText(text.status()).find("--passes=flatten-call-graph"),
+  EXPECT_NE(StatusText(text.status()).find("run the flatten-call-graph pass first"),
             std::string::npos);
 }
 

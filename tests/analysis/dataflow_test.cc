@@ -449,7 +449,7 @@ ENTRY e {
   EXPECT_EQ(StatusText(df.status()),
             "computation 'add' is called both as control flow ('c' in 'e') and embedded; its "
             "parameters cannot both receive their caller's values and define their own (XLA's "
-            "dataflow rejects this too): run --passes=flatten-call-graph first");
+            "dataflow rejects this too): run the flatten-call-graph pass first");
 }
 
 TEST(DataflowTest, ValuesAtAnIndexThatDoesNotExistIsEmpty) {

@@ -167,7 +167,7 @@ ENTRY e {
   EXPECT_EQ(StatusText(df.status()),
             "computation 'c2' is called both as control flow ('k2' in 'e') and embedded; its "
             "parameters cannot both receive their caller's values and define their own (XLA's "
-            "dataflow rejects this too): run --passes=flatten-call-graph first");
+            "dataflow rejects this too): run the flatten-call-graph pass first");
 }
 
 // A loop body whose parameter does not have the loop's shape fails at the parameter, which

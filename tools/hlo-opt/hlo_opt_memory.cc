@@ -24,6 +24,7 @@
 #include "tools/common/file_io.h"
 #include "tools/common/parallel_modules.h"
 #include "tools/hlo-opt/hlo_opt_memory_opportunities.h"
+#include "tools/hlo-opt/hlo_opt_option_flags.h"
 
 namespace hloscope {
 
@@ -182,8 +183,8 @@ void AddReportContentFlags(FlagTable& table, MemoryFlags& flags) {
              .placeholder = "SIZE",
              .help = "With the memory report (text, json, html): the device's memory, e.g.\n"
                      "80GiB, 1.5GB or 4096 (bytes); per module and per stage the peak is\n"
-                     "\"over by X\" or \"fits with X to spare\" (a module's device peak:\n"
-                     "host-offloaded buffers aside; json: memory_limit).",
+                     "\"over by X\" or \"fits with X to spare\" (a module's or a stage's\n"
+                     "device peak: host-offloaded buffers aside; json: memory_limit).",
              .handler = [&flags](std::optional<std::string_view> value) {
                if (!value || value->empty()) return NeedsValue("--memory-limit");
                absl::StatusOr<int64_t> size = ParseMemorySize(*value);
@@ -466,8 +467,9 @@ std::vector<const Module*> Pointers(const std::vector<std::unique_ptr<Module>>& 
   return out;
 }
 
+// A library error that names an option names its flag here.
 void PrintStatus(const absl::Status& s) {
-  fmt::print(stderr, "{}", ErrorLine("hlo-opt", StatusText(s)));
+  fmt::print(stderr, "{}", ErrorLine("hlo-opt", StatusText(WithHloOptFlag(s))));
 }
 
 }  // namespace

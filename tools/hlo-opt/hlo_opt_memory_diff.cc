@@ -8,6 +8,7 @@
 #include "support/status_text.h"
 #include "tools/common/error_line.h"
 #include "tools/common/load_module.h"
+#include "tools/hlo-opt/hlo_opt_option_flags.h"
 
 namespace hloscope {
 
@@ -127,7 +128,7 @@ int WriteMemoryDiff(const DiffInput& before, const DiffInput& after, const Memor
   absl::StatusOr<MemoryDiff> diff =
       DiffModules(*before.module, *after.module, memory.options, before.label, after.label);
   if (!diff.ok()) {
-    fmt::print(stderr, "{}", ErrorLine("hlo-opt", StatusText(diff.status())));
+    fmt::print(stderr, "{}", ErrorLine("hlo-opt", StatusText(WithHloOptFlag(diff.status()))));
     return 1;
   }
   absl::StatusOr<std::string> text = PrintMemoryDiff(

@@ -12,6 +12,7 @@
 #include "fmt/format.h"
 #include "pipeline/stage_costs.h"
 #include "tools/common/load_module.h"
+#include "tools/hlo-opt/hlo_opt_option_flags.h"
 
 namespace hloscope {
 
@@ -84,7 +85,7 @@ absl::StatusOr<std::string> StageCostsJsonOf(std::vector<StageCostsInput>& input
   memory.backward_regex = backward_regex;
   memory.timeline = false;
   absl::StatusOr<MemoryReport> report = ProfileModules(views, memory);
-  if (!report.ok()) return report.status();
+  if (!report.ok()) return WithHloOptFlag(report.status());
   if (report->stages.size() != inputs.size()) {
     return absl::InternalError(fmt::format("the memory profiler gave {} stages for {} modules",
                                            report->stages.size(), inputs.size()));

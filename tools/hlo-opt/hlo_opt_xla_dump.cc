@@ -26,6 +26,7 @@
 #include "tools/common/parallel_modules.h"
 #include "tools/hlo-opt/hlo_opt_memory_diff.h"
 #include "tools/hlo-opt/hlo_opt_memory_opportunities.h"
+#include "tools/hlo-opt/hlo_opt_option_flags.h"
 
 namespace hloscope {
 
@@ -108,7 +109,7 @@ int ExitCodeOf(const absl::Status& s) {
 }
 
 void PrintError(const absl::Status& s) {
-  fmt::print(stderr, "{}", ErrorLine("hlo-opt", StatusText(s)));
+  fmt::print(stderr, "{}", ErrorLine("hlo-opt", StatusText(WithHloOptFlag(s))));
 }
 
 int64_t CountInstructions(const Module& m) {
@@ -154,7 +155,7 @@ MemoryOptions ProfileOptions(const MemoryOptions& base) {
 absl::StatusOr<ModuleMemory> Profile(Module& m, const MemoryOptions& base) {
   if (absl::Status s = FlattenCallGraph().Run(m).status(); !s.ok()) return s;
   absl::StatusOr<MemoryReport> r = ProfileModule(m, ProfileOptions(base));
-  if (!r.ok()) return r.status();
+  if (!r.ok()) return WithHloOptFlag(r.status());
   if (r->modules.empty()) return absl::InternalError("the profiler returned no module");
   return std::move(r->modules.front());
 }

@@ -64,6 +64,31 @@ TEST(MemoryLimitText, OverAndFitsPerModuleAndStage) {
   EXPECT_EQ(LimitVerdict(5, 5), "fits with 0 bytes (0 B) to spare");
 }
 
+// A stage with host memory (host_placement.h) is held against the limit by its device part.
+TEST(MemoryLimitText, AStageWithHostMemoryByItsDevicePart) {
+  MemoryReport r;
+  ModuleMemory m;
+  m.module = "m";
+  m.peak_bytes = 1 << 20;
+  r.modules.push_back(m);
+  StageMemory offloading;
+  offloading.stage = "0";
+  offloading.peak_bytes = 3 << 20;
+  offloading.device_peak_bytes = 1 << 20;
+  offloading.host_peak_bytes = 2 << 20;
+  StageMemory other;
+  other.stage = "1";
+  other.peak_bytes = 1 << 20;
+  r.stages = {offloading, other};
+  EXPECT_EQ(DevicePeakBytes(offloading), 1 << 20);
+  EXPECT_EQ(DevicePeakBytes(other), 1 << 20);  // no host part: the stage's peak
+  const std::string text = MemoryLimitText(r, 2 << 20);
+  EXPECT_NE(text.find("stage 0: device peak 1048576 (1.0 MiB): fits with 1048576 bytes"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("stage 1: peak 1048576 (1.0 MiB): fits"), std::string::npos) << text;
+}
+
 TEST(MemoryContextWarnings, UnscheduledUnfusedUnpartitioned) {
   auto raw = Parse(R"(
 HloModule raw

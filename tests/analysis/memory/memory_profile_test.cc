@@ -8,6 +8,7 @@
 #include "analysis/memory/instruction_sequence.h"
 #include "gtest/gtest.h"
 #include "hlo/computation.h"
+#include "support/option_error.h"
 #include "support/status_text.h"
 #include "tests/test_util.h"
 
@@ -377,23 +378,49 @@ TEST(MemoryProfile, Errors) {
   o.stage_regex = "stage_\\d+";
   absl::StatusOr<MemoryReport> r = ProfileModule(*m, o);
   ASSERT_FALSE(r.ok());
+  // The library names MemoryOptions' fields, never a tool's flags (support/option_error.h).
   EXPECT_EQ(StatusText(r.status()),
-            "--stage-regex 'stage_\\d+' needs exactly one capture group (it has 0)");
+            "stage_regex 'stage_\\d+' needs exactly one capture group (it has 0)");
+  EXPECT_EQ(ErrorOption(r.status()), "stage_regex");
   o.stage_regex = "(unclosed";
   r = ProfileModule(*m, o);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(StatusText(r.status()).find("is not a valid regular expression"), std::string::npos);
+  EXPECT_EQ(ErrorOption(r.status()), "stage_regex");
   MemoryOptions bad_forward;
   bad_forward.forward_regex = "[";
   r = ProfileModule(*m, bad_forward);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(StatusText(r.status()).find("--forward-regex '['"), std::string::npos);
+  EXPECT_EQ(StatusText(r.status()).find("forward_regex '['"), 0u);
+  EXPECT_EQ(ErrorOption(r.status()), "forward_regex");
+  MemoryOptions bad_backward;
+  bad_backward.backward_regex = "(";
+  r = ProfileModule(*m, bad_backward);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(StatusText(r.status()).find("backward_regex '('"), 0u);
+  EXPECT_EQ(ErrorOption(r.status()), "backward_regex");
   MemoryOptions no_attr;
   no_attr.stage_by = MemoryOptions::StageBy::kFrontendAttribute;
   r = ProfileModule(*m, no_attr);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(StatusText(r.status()), "--stage-by=attr:NAME needs an attribute name");
+  EXPECT_EQ(StatusText(r.status()),
+            "stage_attr is empty: stages by frontend attribute need the attribute's name");
+  EXPECT_EQ(ErrorOption(r.status()), "stage_attr");
   EXPECT_FALSE(ProfileModules({}, {}).ok());
+}
+
+TEST(MemoryProfile, UnboundedDimensionNamesDimValue) {
+  auto m = Parse("HloModule u\nENTRY e {\n  ROOT p = f32[?,4] parameter(0)\n}\n");
+  ASSERT_NE(m, nullptr);
+  absl::StatusOr<MemoryReport> r = ProfileModule(*m, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(StatusText(r.status()),
+            "module 'u': the peak cannot be determined: p (f32[?,4]) has an unbounded dynamic "
+            "dimension; size it with dim_value=N");
+  EXPECT_EQ(ErrorOption(r.status()), "dim_value");
+  MemoryOptions sized;
+  sized.dim_value = 3;
+  EXPECT_TRUE(ProfileModule(*m, sized).ok());
 }
 
 TEST(MemoryProfile, ModuleWithoutEntry) {

@@ -278,7 +278,11 @@ MemoryReport EveryFieldReport(int64_t peak) {
                .stash_buffers = 1,
                .activation_source = "stash",
                .module_index = 0,
-               .timeline = {}}};
+               .timeline = {},
+               .device_peak_bytes = peak - 16,
+               .device_peak_instruction = "c",
+               .host_peak_bytes = 16,
+               .host_peak_instruction = "h"}};
   r.stage_names = {"1"};
   r.has_dynamic_dims = true;
   r.dim_value = 7;

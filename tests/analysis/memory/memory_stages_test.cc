@@ -89,6 +89,61 @@ TEST(MemoryStages, ByModule) {
   EXPECT_EQ(r.modules.size(), 2u);
 }
 
+// Each stage row splits the device's part from the host's (host_placement.h), as the module's
+// peak is split (worked by hand in testdata/analysis/memory/report_ux/stage_host_split.test, here
+// under the xla model): stage 0 offloads h to the host, stage 1 brings it back.
+constexpr char kStagesWithHostValue[] = R"(
+HloModule staged_offload, is_scheduled=true
+ENTRY e {
+  p = f32[256] parameter(0)
+  a = f32[4,256] broadcast(p), dimensions={1}, metadata={op_name="jit(f)/stage_0/bcast"}
+  h = f32[4,256] custom-call(a), custom_call_target="MoveToHost", metadata={op_name="jit(f)/stage_0/offload"}
+  d = f32[4,256] custom-call(h), custom_call_target="MoveToDevice", metadata={op_name="jit(f)/stage_1/reload"}
+  ROOT s = f32[2,256] slice(d), slice={[0:2], [0:256]}, metadata={op_name="jit(f)/stage_1/slice"}
+})";
+
+TEST(MemoryStages, DeviceAndHostPerNamedStage) {
+  auto m = Parse(kStagesWithHostValue);
+  ASSERT_NE(m, nullptr);
+  MemoryOptions o;
+  o.stage_by = MemoryOptions::StageBy::kOpNameRegex;
+  o.stage_regex = R"(/stage_(\d+)/)";
+  const MemoryReport r = Profile({m.get()}, o);
+  ASSERT_EQ(r.stages.size(), 2u);
+  // Stage 0: a (4 KiB) until h reads it, h (4 KiB, the host's) until d: 8 KiB at h.
+  const StageMemory& zero = r.stages[0];
+  EXPECT_EQ(zero.peak_bytes, 8192);
+  EXPECT_EQ(zero.host_peak_bytes, 4096);
+  EXPECT_EQ(zero.host_peak_instruction, "h");
+  EXPECT_EQ(zero.device_peak_bytes, 4096);
+  EXPECT_EQ(zero.device_peak_instruction, "a");
+  // Stage 1: d (4 KiB) and s (2 KiB), all on the device: its figures are the stage's.
+  const StageMemory& one = r.stages[1];
+  EXPECT_EQ(one.peak_bytes, 6144);
+  EXPECT_EQ(one.host_peak_bytes, 0);
+  EXPECT_EQ(one.host_peak_instruction, "");
+  EXPECT_EQ(one.device_peak_bytes, 6144);
+  EXPECT_EQ(one.device_peak_instruction, "s");
+  // The module's split holds the same host value.
+  EXPECT_EQ(r.modules[0].host_peak_bytes, 4096);
+}
+
+TEST(MemoryStages, AModuleStageTakesTheModulesDeviceAndHost) {
+  auto m = Parse(kStagesWithHostValue);
+  ASSERT_NE(m, nullptr);
+  MemoryOptions o;
+  o.stage_by = MemoryOptions::StageBy::kModule;
+  const MemoryReport r = Profile({m.get()}, o);
+  ASSERT_EQ(r.stages.size(), 1u);
+  const ModuleMemory& module = r.modules[0];
+  EXPECT_GT(module.host_peak_bytes, 0);
+  EXPECT_EQ(r.stages[0].peak_bytes, module.peak_bytes);
+  EXPECT_EQ(r.stages[0].device_peak_bytes, module.device_peak_bytes);
+  EXPECT_EQ(r.stages[0].device_peak_instruction, module.device_peak_instruction);
+  EXPECT_EQ(r.stages[0].host_peak_bytes, module.host_peak_bytes);
+  EXPECT_EQ(r.stages[0].host_peak_instruction, module.host_peak_instruction);
+}
+
 // Forward values read by the backward pass are activations; a forward value only the forward
 // pass reads is not, nor is a parameter.
 constexpr char kForwardBackward[] = R"(

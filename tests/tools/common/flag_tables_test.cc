@@ -1,6 +1,6 @@
-// Flags declared once (tools/common/flag_table.h): the table's parsing, help rows and "did you mean",
-// and for each tool that its --help and its parser come from one table - every flag a help row
-// names is parsed, every flag the table parses is in --help, and each one parses with a valid
+// Flags declared once (tools/common/flag_table.h): the table's parsing, help rows and "did you
+// mean", and for each tool that its --help and its parser come from one table - every flag a help
+// row names is parsed, every flag the table parses is in --help, and each one parses with a valid
 // value given as `--x=V` and as `--x V`.
 #include <functional>
 #include <map>
@@ -11,7 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "fmt/format.h"
 #include "gtest/gtest.h"
+#include "support/option_error.h"
 #include "support/status_text.h"
 #include "tests/test_util.h"
 #include "tests/tool_test_util.h"
@@ -20,6 +22,7 @@
 #include "tools/common/flag_table.h"
 #include "tools/hlo-gen/options.h"
 #include "tools/hlo-opt/hlo_opt_flags.h"
+#include "tools/hlo-opt/hlo_opt_option_flags.h"
 #include "tools/hlo-pipeline/hlo_pipeline_flags.h"
 #include "tools/hlo-run/hlo_run_flags.h"
 
@@ -388,6 +391,27 @@ TEST(HloGenFlags, TakeValuesAsNextArgument) {
   EXPECT_EQ(o.stages, 2);
   EXPECT_EQ(o.layout, gen::Layout::kMpmd);
   EXPECT_EQ(o.output, "out");
+}
+
+// Library errors name an option as the API spells it and hlo-opt prints its flag instead
+// (tools/hlo-opt/hlo_opt_option_flags.h): every flag named there is one hlo-opt parses, and the
+// text put in the option's place names it.
+TEST(HloOptOptionFlags, EveryOptionIsSpelledAsAFlagHloOptParses) {
+  HloOptFlags flags;
+  const FlagTable table = HloOptFlagTable(flags);
+  std::set<std::string> parsed;
+  for (const Flag& flag : table.flags()) parsed.insert(flag.names.begin(), flag.names.end());
+  for (const OptionFlag& row : HloOptOptionFlags()) {
+    SCOPED_TRACE(std::string(row.option));
+    EXPECT_TRUE(parsed.contains(std::string(row.flag)));
+    EXPECT_NE(row.text.find(row.flag), std::string_view::npos);
+    const absl::Status error = InvalidOptionError("bad ", row.option, " here");
+    EXPECT_EQ(StatusText(WithHloOptFlag(error)), fmt::format("bad {} here", row.text));
+  }
+  // An option hlo-opt has no flag for, and an error naming none, stay as they are.
+  EXPECT_EQ(StatusText(WithHloOptFlag(InvalidOptionError("", "count_tuple_tables", " x"))),
+            "count_tuple_tables x");
+  EXPECT_EQ(StatusText(WithHloOptFlag(absl::InvalidArgumentError("dim_value"))), "dim_value");
 }
 
 // hlo-pipeline took its values only after '=' before its flags were a table.

@@ -1,0 +1,25 @@
+// hlo-opt's flag for each library option an error may name (support/option_error.h): the
+// libraries name MemoryOptions' and the printers' fields ("stage_regex", "dim_value"); hlo-opt
+// prints the flag a user gave ("--stage-regex", "--dim-value").
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace hloscope {
+
+struct OptionFlag {
+  std::string_view option;  // as the library's API spells it
+  std::string_view flag;    // the hlo-opt flag that sets it
+  std::string_view text;    // what the message says in the option's place
+};
+
+// Every option hlo-opt sets from a flag and a library error may name.
+const std::vector<OptionFlag>& HloOptOptionFlags();
+
+// `status` with the option it names, if any, spelled as hlo-opt's flag.
+absl::Status WithHloOptFlag(const absl::Status& status);
+
+}  // namespace hloscope
