@@ -171,7 +171,11 @@ std::string MemoryReportText(const MemoryReport& report, const MemoryReport* aft
                      after->peak_bytes, saving, SavingPercent(saving, report.peak_bytes));
   out += fmt::format("{:<28} {:>14} {:>14}\n", "peak at", report.peak_instruction,
                      after->peak_instruction);
+  // Stage rows only where there are pipeline stages (a module without them is one "stage 0",
+  // which would repeat the peak and say 0 activation bytes).
+  const bool stages = HasPipelineStages(report) || HasPipelineStages(*after);
   ForEachStagePair(report, *after, [&](const StageMemory& b, const StageMemory& a) {
+    if (!stages) return;
     const int64_t s = b.peak_bytes - a.peak_bytes;
     out += fmt::format("{:<28} {:>14} {:>14} {:>14} {:>7.2f}%\n",
                        fmt::format("stage {} peak bytes", b.stage), b.peak_bytes, a.peak_bytes, s,
