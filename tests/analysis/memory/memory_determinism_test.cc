@@ -3,11 +3,11 @@
 // instruction that became ready last) then turned that order into the schedule, so
 // --schedule=list (and min, which may pick list) gave a different top_buffers list on each run.
 // Every parse allocates the instructions anew, so parsing a module again and again stands in
-// for running the tool again and again.
-#include <filesystem>
-#include <fstream>
+// for running the tool again and again. The corpus half (real modules under every schedule and
+// memory model) is memory_determinism_corpus_test.cc, labelled corpus for its run time; the
+// default suite also runs hlo-opt twice on the Llama module in
+// testdata/analysis/memory/bugs/report_determinism.test.
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -17,8 +17,6 @@
 #include "fmt/format.h"
 #include "gtest/gtest.h"
 #include "hlo/computation.h"
-#include "hlo/parser.h"
-#include "passes/flatten_call_graph.h"
 #include "support/status_text.h"
 #include "tests/test_util.h"
 
@@ -38,8 +36,7 @@ std::vector<std::string> ListOrderNames(const Module& m) {
 // Eight users of one parameter become ready together, with the same priority (each defines
 // 4000 bytes and frees nothing). As in XLA's list scheduler, the one that became ready last
 // goes first, and users become ready in program order: n7 first, n0 last, on every parse.
-TEST(MemoryDeterminism, ListSchedulerBreaksTiesByProgramOrder) {
-  constexpr std::string_view kText = R"(
+constexpr std::string_view kTies = R"(
 HloModule ties
 ENTRY e {
   p = f32[1000] parameter(0)
@@ -54,64 +51,47 @@ ENTRY e {
   ROOT t = (f32[1000], f32[1000], f32[1000], f32[1000], f32[1000], f32[1000], f32[1000],
             f32[1000]) tuple(n0, n1, n2, n3, n4, n5, n6, n7)
 })";
+
+TEST(MemoryDeterminism, ListSchedulerBreaksTiesByProgramOrder) {
   const std::vector<std::string> expected = {"p",  "n7", "n6", "n5", "n4",
                                              "n3", "n2", "n1", "n0", "t"};
   // Keep every module alive so that no parse reuses another's addresses.
   std::vector<std::unique_ptr<Module>> modules;
   for (int run = 0; run < 16; ++run) {
-    modules.push_back(Parse(kText));
+    modules.push_back(Parse(kTies));
     ASSERT_NE(modules.back(), nullptr);
     EXPECT_EQ(ListOrderNames(*modules.back()), expected) << "parse " << run;
   }
 }
 
-std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// The JSON and text reports of `path` (parsed anew, flattened as hlo-opt does) under `options`.
-std::string ReportOf(const std::filesystem::path& path, const MemoryOptions& options) {
-  absl::StatusOr<std::unique_ptr<Module>> m =
-      ParseModule(ReadFile(path), {.filename = path.filename().string()});
-  EXPECT_TRUE(m.ok()) << path << ": " << StatusText(m.status());
-  if (!m.ok()) return {};
-  FlattenCallGraph flatten;
-  EXPECT_TRUE(flatten.Run(**m).ok()) << path;
-  absl::StatusOr<MemoryReport> r = ProfileModule(**m, options);
-  EXPECT_TRUE(r.ok()) << path << ": " << StatusText(r.status());
-  if (!r.ok()) return {};
-  absl::StatusOr<std::string> json = MemoryReportJson(*r);
-  EXPECT_TRUE(json.ok()) << path << ": " << StatusText(json.status());
-  return json.value_or("") + MemoryReportText(*r);
-}
-
-// Real modules under every --schedule and --memory-model: two runs, byte for byte. The Llama
-// module is where the bug was seen (list and min differed on every run).
-TEST(MemoryDeterminism, CorpusReportsAreTheSameOnEveryRun) {
-  const std::filesystem::path corpus = HLOSCOPE_CORPUS_DIR;
-  const std::vector<std::string> files = {
-      "openxla_xla__xla_tools_benchmarks_hlo_hlo_llama31_8b_bf16_1x8.hlo",
-      "openxla_xla__xla_tools_data_benchmarking_mobilenet_v2.hlo",
-      "Tixxx_xla__collective_pipeliner_test_h100bug_pax_gpt.hlo",
-  };
-  for (const std::string& file : files) {
-    for (ScheduleKind schedule : {ScheduleKind::kText, ScheduleKind::kDfs, ScheduleKind::kList,
-                                  ScheduleKind::kPostOrder, ScheduleKind::kMin}) {
-      for (MemoryOptions::Model model :
-           {MemoryOptions::Model::kLiveness, MemoryOptions::Model::kXla}) {
-        MemoryOptions options;
-        options.schedule = schedule;
-        options.model = model;
-        const std::string where =
-            fmt::format("{} --schedule={} --memory-model={}", file, ScheduleKindName(schedule),
-                        model == MemoryOptions::Model::kXla ? "xla" : "liveness");
-        const std::string first = ReportOf(corpus / file, options);
-        ASSERT_FALSE(first.empty()) << where;
-        const std::string second = ReportOf(corpus / file, options);
-        EXPECT_TRUE(first == second) << where << ": the two runs' reports differ";
+// The whole report (JSON and text) of the same module under every --schedule and
+// --memory-model, over several parses: byte for byte the same.
+TEST(MemoryDeterminism, ReportsAreTheSameOnEveryParse) {
+  std::vector<std::unique_ptr<Module>> modules;
+  for (ScheduleKind schedule : {ScheduleKind::kText, ScheduleKind::kDfs, ScheduleKind::kList,
+                                ScheduleKind::kPostOrder, ScheduleKind::kMin}) {
+    for (MemoryOptions::Model model :
+         {MemoryOptions::Model::kLiveness, MemoryOptions::Model::kXla}) {
+      MemoryOptions options;
+      options.schedule = schedule;
+      options.model = model;
+      const std::string where =
+          fmt::format("--schedule={} --memory-model={}", ScheduleKindName(schedule),
+                      model == MemoryOptions::Model::kXla ? "xla" : "liveness");
+      std::string first;
+      for (int run = 0; run < 8; ++run) {
+        modules.push_back(Parse(kTies));
+        ASSERT_NE(modules.back(), nullptr);
+        absl::StatusOr<MemoryReport> r = ProfileModule(*modules.back(), options);
+        ASSERT_TRUE(r.ok()) << where << ": " << StatusText(r.status());
+        absl::StatusOr<std::string> json = MemoryReportJson(*r);
+        ASSERT_TRUE(json.ok()) << where << ": " << StatusText(json.status());
+        const std::string report = *json + MemoryReportText(*r);
+        if (run == 0) {
+          first = report;
+        } else {
+          EXPECT_TRUE(report == first) << where << ": parse " << run << "'s report differs";
+        }
       }
     }
   }
