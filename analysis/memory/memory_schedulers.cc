@@ -235,9 +235,23 @@ std::vector<const Instruction*> List(const Computation& c) {
       auto it = waiting.find(next);
       if (it != waiting.end() && --it->second == 0) ready.push_back(next);
     };
-    absl::flat_hash_set<const Instruction*> users(in->users().begin(), in->users().end());
-    for (const Instruction* u : users) release(u);
-    for (const Instruction* s : in->control_successors()) release(s);
+    // Released in program position order, never in hash order: the tie-break above favors the
+    // instruction that became ready last, so the release order decides the schedule, and a
+    // pointer-keyed set would change it from run to run. A user that is also a control
+    // successor waits on both edges, so it is released once per list.
+    auto by_position = [&](absl::Span<Instruction* const> list) {
+      std::vector<const Instruction*> sorted(list.begin(), list.end());
+      auto pos = [&](const Instruction* x) {
+        auto it = position.find(x);
+        return it == position.end() ? std::numeric_limits<int64_t>::max() : it->second;
+      };
+      std::stable_sort(sorted.begin(), sorted.end(),
+                       [&](const Instruction* a, const Instruction* b) { return pos(a) < pos(b); });
+      sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+      return sorted;
+    };
+    for (const Instruction* u : by_position(in->users())) release(u);
+    for (const Instruction* s : by_position(in->control_successors())) release(s);
   }
   return out;
 }
