@@ -18,6 +18,7 @@
 #include "analysis/memory/memory_limit.h"
 #include "analysis/memory/memory_report_html_buffers.h"
 #include "analysis/memory/memory_report_html_callees.h"
+#include "analysis/memory/memory_report_html_stage_split.h"
 #include "analysis/memory/memory_report_internal.h"
 #include "analysis/memory/memory_report_printers.h"
 #include "analysis/memory/xla_comparison_printers_internal.h"
@@ -60,10 +61,11 @@ std::vector<std::pair<size_t, int64_t>> Downsample(const std::vector<int64_t>& v
   return out;
 }
 
-// `svg_class`: the drawing's classes ("plot", and what tells it apart).
+// `svg_class`: the drawing's classes ("plot", and what tells it apart); `limit_title` names
+// the limit line (whose memory it is, where the plot holds more than one).
 void AppendPlot(const std::string& title, const std::vector<Series>& series,
-                std::optional<int64_t> limit, std::string& out,
-                std::string_view svg_class = "plot") {
+                std::optional<int64_t> limit, std::string& out, std::string_view svg_class = "plot",
+                std::string_view limit_title = "memory limit") {
   size_t steps = 1;
   int64_t max_bytes = std::max<int64_t>(1, limit.value_or(1));
   for (const Series& s : series) {
@@ -103,9 +105,10 @@ void AppendPlot(const std::string& title, const std::vector<Series>& series,
     // The device's memory: what the series must stay under.
     out += fmt::format(
         "<line class=\"memory-limit\" x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" "
-        "stroke=\"#d62728\" stroke-width=\"2\" stroke-dasharray=\"8 4\"><title>memory limit "
+        "stroke=\"#d62728\" stroke-width=\"2\" stroke-dasharray=\"8 4\"><title>{} "
         "{} bytes ({})</title></line>\n",
-        kLeft, kWidth - kRight, y(*limit), y(*limit), *limit, Escape(HumanBytes(*limit)));
+        kLeft, kWidth - kRight, y(*limit), y(*limit), Escape(limit_title), *limit,
+        Escape(HumanBytes(*limit)));
   }
   for (const Series& s : series) {
     if (s.values.empty()) continue;
@@ -155,7 +158,7 @@ void AppendHostMemory(const ModuleMemory& m, std::optional<int64_t> limit, std::
   AppendPlot(fmt::format("device and host memory of {}", m.module),
              {{"device", "#1f77b4", false, std::move(device)},
               {"host (offloaded, S(5))", "#ff7f0e", true, std::move(host)}},
-             limit, out, "plot host-memory");
+             limit, out, "plot host-memory", "the device's memory limit");
   out += fmt::format(
       "<p class=\"host-peaks\">device peak {} bytes ({}) at {}; host peak (offloaded, S(5)) {} "
       "bytes ({}) at {}{}</p>\n",
@@ -167,19 +170,44 @@ void AppendHostMemory(const ModuleMemory& m, std::optional<int64_t> limit, std::
             : std::string());
 }
 
-void AppendStageTable(const MemoryReport& r, std::string_view caption, std::string& out) {
+// With host memory in some stage (host_placement.h), each row says after the stage's peak
+// (device and host together, as its timeline) the device's part and the host's, each with where
+// it is, as the text report's device_bytes and host_bytes columns; with a memory limit, each
+// row's verdict, held against the device's part as the text's "stage N: device peak" lines.
+void AppendStageTable(const MemoryReport& r, std::string_view caption, std::optional<int64_t> limit,
+                      std::string& out) {
+  const bool host = memory_report_internal::StagesHoldHostMemory(r);
   out += fmt::format(
-      "<table><caption>{}</caption>\n<tr><th>stage</th><th>module</th>"
-      "<th>peak bytes</th><th>peak at</th><th>activation bytes / microbatch</th>"
-      "<th>peak activation bytes</th><th>stash slots</th><th>source</th></tr>\n",
-      Escape(caption));
+      "<table class=\"stages\"><caption>{}</caption>\n<tr><th>stage</th><th>module</th>"
+      "<th>peak bytes</th><th>peak at</th>{}<th>activation bytes / microbatch</th>"
+      "<th>peak activation bytes</th><th>stash slots</th><th>source</th>{}</tr>\n",
+      Escape(caption),
+      host ? "<th>device bytes</th><th>device peak at</th><th>host bytes (offloaded, "
+             "S(5))</th><th>host peak at</th>"
+           : "",
+      limit ? fmt::format("<th>memory limit {} ({}){}</th>", *limit, Escape(HumanBytes(*limit)),
+                          host ? ", the device's" : "")
+            : std::string());
   for (const StageMemory& s : r.stages) {
+    const int64_t device = DevicePeakBytes(s);
     out += fmt::format(
-        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
-        "<td>{}</td><td>{}</td></tr>\n",
-        Escape(s.stage), Escape(s.module), s.peak_bytes, Escape(s.peak_instruction),
+        "<tr data-stage=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}<td>{}</td>"
+        "<td>{}</td><td>{}</td><td>{}</td>{}</tr>\n",
+        Escape(s.stage), Escape(s.stage), Escape(s.module), s.peak_bytes,
+        Escape(s.peak_instruction),
+        host ? fmt::format(
+                   "<td class=\"device-bytes\">{}</td><td>{}</td>"
+                   "<td class=\"host-bytes\">{}</td><td>{}</td>",
+                   device,
+                   Escape(s.host_peak_bytes > 0 ? s.device_peak_instruction : s.peak_instruction),
+                   s.host_peak_bytes, Escape(s.host_peak_instruction))
+             : std::string(),
         s.activation_bytes_per_microbatch, s.peak_activation_bytes, s.microbatch_slots,
-        Escape(s.activation_source));
+        Escape(s.activation_source),
+        limit ? fmt::format("<td class=\"verdict {}\">{}{}</td>", device > *limit ? "over" : "fits",
+                            s.host_peak_bytes > 0 ? "device: " : "",
+                            Escape(LimitVerdict(device, *limit)))
+              : std::string());
   }
   out += "</table>\n";
 }
@@ -512,7 +540,8 @@ std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* aft
   // without pipeline stages has one stage "0" with no activations: no stage sections then.
   const bool staged = memory_report_internal::HasPipelineStages(report) || pipeline != nullptr;
   if (staged) {
-    AppendStageTable(report, after ? "stages before" : "stages", out);
+    AppendStageTable(report, after ? "stages before" : "stages", memory_limit, out);
+    memory_report_internal::AppendStageDeviceAndHostHtml(report, memory_limit, out);
     AppendStageActivations(report, pipeline, out);
   }
   for (size_t i = 0; i < report.modules.size(); ++i) {
@@ -524,11 +553,15 @@ std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* aft
       series.push_back({"after: all buffers", "#1f77b4", false, Totals(after->modules[i])});
     }
     // Stages named inside the module: one line each.
+    // A stage's line holds its device and host buffers together (its timeline); the device's
+    // part and the host's are in the stage table and the per-stage bars.
     if (!report.stage_names.empty()) {
+      const bool host = memory_report_internal::StagesHoldHostMemory(report);
       size_t color = 0;
       for (const StageMemory& s : report.stages) {
         if (s.module_index != static_cast<int>(i)) continue;
-        series.push_back({"stage " + s.stage, kPalette[color++ % 8], false, s.timeline});
+        series.push_back({"stage " + s.stage + (host ? " (device and host)" : ""),
+                          kPalette[color++ % 8], false, s.timeline});
       }
     }
     std::string title = fmt::format("module {}", m.module);
@@ -547,7 +580,10 @@ std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* aft
     AppendCategories(m, out);
     AppendHeap(m, i, memory_limit, out);
   }
-  if (after != nullptr && staged) AppendStageTable(*after, "stages after", out);
+  if (after != nullptr && staged) {
+    AppendStageTable(*after, "stages after", memory_limit, out);
+    memory_report_internal::AppendStageDeviceAndHostHtml(*after, memory_limit, out);
+  }
   for (const XlaAssignmentComparison& c : xla ? *xla : XlaComparisons()) {
     const ModuleMemory* ours = nullptr;
     for (const ModuleMemory& m : report.modules) {
