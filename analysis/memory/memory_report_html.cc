@@ -174,6 +174,7 @@ void AppendHostMemory(const ModuleMemory& m, std::optional<int64_t> limit, std::
 // (device and host together, as its timeline) the device's part and the host's, each with where
 // it is, as the text report's device_bytes and host_bytes columns; with a memory limit, each
 // row's verdict, held against the device's part as the text's "stage N: device peak" lines.
+// Byte figures read in human units too.
 void AppendStageTable(const MemoryReport& r, std::string_view caption, std::optional<int64_t> limit,
                       std::string& out) {
   const bool host = memory_report_internal::StagesHoldHostMemory(r);
@@ -188,22 +189,23 @@ void AppendStageTable(const MemoryReport& r, std::string_view caption, std::opti
       limit ? fmt::format("<th>memory limit {} ({}){}</th>", *limit, Escape(HumanBytes(*limit)),
                           host ? ", the device's" : "")
             : std::string());
+  const auto bytes = [](int64_t b) { return fmt::format("{} ({})", b, Escape(HumanBytes(b))); };
   for (const StageMemory& s : r.stages) {
     const int64_t device = DevicePeakBytes(s);
     out += fmt::format(
         "<tr data-stage=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}<td>{}</td>"
         "<td>{}</td><td>{}</td><td>{}</td>{}</tr>\n",
-        Escape(s.stage), Escape(s.stage), Escape(s.module), s.peak_bytes,
+        Escape(s.stage), Escape(s.stage), Escape(s.module), bytes(s.peak_bytes),
         Escape(s.peak_instruction),
         host ? fmt::format(
                    "<td class=\"device-bytes\">{}</td><td>{}</td>"
                    "<td class=\"host-bytes\">{}</td><td>{}</td>",
-                   device,
+                   bytes(device),
                    Escape(s.host_peak_bytes > 0 ? s.device_peak_instruction : s.peak_instruction),
-                   s.host_peak_bytes, Escape(s.host_peak_instruction))
+                   bytes(s.host_peak_bytes), Escape(s.host_peak_instruction))
              : std::string(),
-        s.activation_bytes_per_microbatch, s.peak_activation_bytes, s.microbatch_slots,
-        Escape(s.activation_source),
+        bytes(s.activation_bytes_per_microbatch), bytes(s.peak_activation_bytes),
+        s.microbatch_slots, Escape(s.activation_source),
         limit ? fmt::format("<td class=\"verdict {}\">{}{}</td>", device > *limit ? "over" : "fits",
                             s.host_peak_bytes > 0 ? "device: " : "",
                             Escape(LimitVerdict(device, *limit)))

@@ -422,7 +422,11 @@ def check_stage_split(parts, name, want):
     check(set(rows) == set(want), f"{name}: stage rows {sorted(rows)}, expected {sorted(want)}")
     for stage, (device, host, verdict) in want.items():
         r = rows[stage]
-        check(r["device"] == device and r["host"] == host and r["height"] > 0
+        # Each byte cell is "N (human units)".
+        check(all(re.fullmatch(r"\d+ \(\d+(\.\d)? (B|KiB|MiB|GiB|TiB)\)", c or "")
+                  for c in (r["device"], r["host"])),
+              f"{name}: stage {stage}'s device and host cells not as 'N (human units)': {r}")
+        check(r["device"].split()[0] == device and r["host"].split()[0] == host and r["height"] > 0
               and r["verdict"] is not None and verdict in r["verdict"],
               f"{name}: stage {stage}'s row: {r}, expected device {device}, host {host}, {verdict}")
     check(parts["stage_plots"] == 1 and len(parts["stage_limit"]) == 1
