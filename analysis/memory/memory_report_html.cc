@@ -39,6 +39,11 @@ constexpr const char* kPalette[] = {"#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
 
 constexpr auto& Escape = hloscope::HtmlEscape;
 
+// A byte figure of a table cell: the exact count, and in human units (as the text report's).
+std::string BytesCell(int64_t bytes) {
+  return fmt::format("{} ({})", bytes, Escape(HumanBytes(bytes)));
+}
+
 struct Series {
   std::string label;
   std::string color;
@@ -189,22 +194,21 @@ void AppendStageTable(const MemoryReport& r, std::string_view caption, std::opti
       limit ? fmt::format("<th>memory limit {} ({}){}</th>", *limit, Escape(HumanBytes(*limit)),
                           host ? ", the device's" : "")
             : std::string());
-  const auto bytes = [](int64_t b) { return fmt::format("{} ({})", b, Escape(HumanBytes(b))); };
   for (const StageMemory& s : r.stages) {
     const int64_t device = DevicePeakBytes(s);
     out += fmt::format(
         "<tr data-stage=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}<td>{}</td>"
         "<td>{}</td><td>{}</td><td>{}</td>{}</tr>\n",
-        Escape(s.stage), Escape(s.stage), Escape(s.module), bytes(s.peak_bytes),
+        Escape(s.stage), Escape(s.stage), Escape(s.module), BytesCell(s.peak_bytes),
         Escape(s.peak_instruction),
         host ? fmt::format(
                    "<td class=\"device-bytes\">{}</td><td>{}</td>"
                    "<td class=\"host-bytes\">{}</td><td>{}</td>",
-                   bytes(device),
+                   BytesCell(device),
                    Escape(s.host_peak_bytes > 0 ? s.device_peak_instruction : s.peak_instruction),
-                   bytes(s.host_peak_bytes), Escape(s.host_peak_instruction))
+                   BytesCell(s.host_peak_bytes), Escape(s.host_peak_instruction))
              : std::string(),
-        bytes(s.activation_bytes_per_microbatch), bytes(s.peak_activation_bytes),
+        BytesCell(s.activation_bytes_per_microbatch), BytesCell(s.peak_activation_bytes),
         s.microbatch_slots, Escape(s.activation_source),
         limit ? fmt::format("<td class=\"verdict {}\">{}{}</td>", device > *limit ? "over" : "fits",
                             s.host_peak_bytes > 0 ? "device: " : "",
@@ -224,10 +228,10 @@ std::string BufferRef(const std::unordered_map<std::string, std::string>& ids,
 void AppendTopBuffers(const ModuleMemory& m,
                       const std::unordered_map<std::string, std::string>& ids, std::string& out) {
   out += fmt::format(
-      "<table><caption>live at the peak of {} ({} bytes at {})</caption>\n"
+      "<table><caption>live at the peak of {} ({} bytes ({}) at {})</caption>\n"
       "<tr><th>bytes</th><th>kind</th><th>instruction</th><th>shape</th>"
       "<th>stage</th><th>op_name</th></tr>\n",
-      Escape(m.module), m.peak_bytes, Escape(m.peak_instruction));
+      Escape(m.module), m.peak_bytes, Escape(HumanBytes(m.peak_bytes)), Escape(m.peak_instruction));
   for (const LiveBuffer& b : m.top_buffers) {
     out += fmt::format(
         "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
@@ -235,8 +239,8 @@ void AppendTopBuffers(const ModuleMemory& m,
         b.kind == LiveBufferKind::kCopy || b.kind == LiveBufferKind::kCallee
             ? std::string()
             : BufferRef(ids, b.instruction),
-        b.bytes, Escape(LiveBufferKindName(b.kind)), Escape(b.instruction), Escape(b.shape),
-        Escape(b.stage), Escape(b.op_name));
+        BytesCell(b.bytes), Escape(LiveBufferKindName(b.kind)), Escape(b.instruction),
+        Escape(b.shape), Escape(b.stage), Escape(b.op_name));
   }
   out += "</table>\n";
 }
@@ -284,7 +288,8 @@ void AppendPeakGroups(const ModuleMemory& m, std::string& out) {
           g.buffers, bar(g.bytes));
       for (const LiveBuffer& b : g.largest) {
         out += fmt::format(
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", b.bytes,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+            BytesCell(b.bytes),
             Escape(b.kind == LiveBufferKind::kBuffer
                        ? b.instruction
                        : b.instruction + " (" + std::string(LiveBufferKindName(b.kind)) + ")"),
@@ -366,13 +371,14 @@ void AppendHeap(const ModuleMemory& m, size_t module_index, std::optional<int64_
   const int64_t scale = std::max(m.heap_bytes, limit.value_or(0));
   const double heap = static_cast<double>(scale);
   out += fmt::format(
-      "<h2>heap of {} ({} model): {} bytes for {} bytes live at the peak</h2>\n"
+      "<h2>heap of {} ({} model): {} bytes ({}) for {} bytes ({}) live at the peak</h2>\n"
       "<svg class=\"heap\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
       "viewBox=\"0 0 {} {}\">\n"
       "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#f8f8f8\" "
       "stroke=\"#bbb\"/>\n",
-      Escape(m.module), Escape(m.model), m.heap_bytes, m.peak_bytes, kWidth, kHeight, kWidth,
-      kHeight, kLeft, kTop, plot_w, plot_h);
+      Escape(m.module), Escape(m.model), m.heap_bytes, Escape(HumanBytes(m.heap_bytes)),
+      m.peak_bytes, Escape(HumanBytes(m.peak_bytes)), kWidth, kHeight, kWidth, kHeight, kLeft, kTop,
+      plot_w, plot_h);
   for (size_t k = 0; k < m.heap_boxes.size(); ++k) {
     const HeapBox& b = m.heap_boxes[k];
     const double x = kLeft + plot_w * b.first / steps;
@@ -404,7 +410,7 @@ void AppendHeap(const ModuleMemory& m, size_t module_index, std::optional<int64_
       "<tr><th>offset</th><th>bytes</th><th>buffer</th></tr>\n",
       Escape(m.module));
   for (const HeapSlot& h : m.peak_layout) {
-    out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td></tr>\n", h.offset, h.bytes,
+    out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td></tr>\n", h.offset, BytesCell(h.bytes),
                        Escape(h.name));
   }
   out += "</table>\n";
@@ -523,8 +529,9 @@ std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* aft
                      Escape(report.peak_instruction));
   if (after != nullptr) {
     const int64_t saving = report.peak_bytes - after->peak_bytes;
-    out += fmt::format("; after --passes={}: {} bytes, saving {} bytes ({:.2f}%)", Escape(passes),
-                       after->peak_bytes, saving,
+    out += fmt::format("; after --passes={}: {} bytes ({}), saving {} bytes ({}, {:.2f}%)",
+                       Escape(passes), after->peak_bytes, Escape(HumanBytes(after->peak_bytes)),
+                       saving, Escape(HumanBytes(saving)),
                        report.peak_bytes == 0 ? 0.0 : 100.0 * saving / report.peak_bytes);
   }
   out += "</p>\n";
@@ -543,7 +550,10 @@ std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* aft
   const bool staged = memory_report_internal::HasPipelineStages(report) || pipeline != nullptr;
   if (staged) {
     AppendStageTable(report, after ? "stages before" : "stages", memory_limit, out);
-    memory_report_internal::AppendStageDeviceAndHostHtml(report, memory_limit, out);
+    memory_report_internal::AppendStageDeviceAndHostHtml(
+        report, memory_limit,
+        after ? "device and host memory per stage, before" : "device and host memory per stage",
+        out);
     AppendStageActivations(report, pipeline, out);
   }
   for (size_t i = 0; i < report.modules.size(); ++i) {
@@ -584,7 +594,8 @@ std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* aft
   }
   if (after != nullptr && staged) {
     AppendStageTable(*after, "stages after", memory_limit, out);
-    memory_report_internal::AppendStageDeviceAndHostHtml(*after, memory_limit, out);
+    memory_report_internal::AppendStageDeviceAndHostHtml(
+        *after, memory_limit, "device and host memory per stage, after", out);
   }
   for (const XlaAssignmentComparison& c : xla ? *xla : XlaComparisons()) {
     const ModuleMemory* ours = nullptr;

@@ -23,7 +23,7 @@ bool StagesHoldHostMemory(const MemoryReport& r) {
 }
 
 void AppendStageDeviceAndHostHtml(const MemoryReport& r, std::optional<int64_t> limit,
-                                  std::string& out) {
+                                  std::string_view title, std::string& out) {
   if (!StagesHoldHostMemory(r)) return;
   // One scale for every bar and the limit, so a device bar reaching past the line is over.
   int64_t scale = std::max<int64_t>(1, limit.value_or(1));
@@ -35,11 +35,11 @@ void AppendStageDeviceAndHostHtml(const MemoryReport& r, std::optional<int64_t> 
   };
   const int height = kTop + kBottom + static_cast<int>(r.stages.size()) * (2 * kBar + kGap);
   out += fmt::format(
-      "<h2>device and host memory per stage</h2>\n"
+      "<h2>{}</h2>\n"
       "<svg class=\"stage-host-memory\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" "
       "height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\">\n"
       "<title>each stage's peak of device memory and of host memory (offloaded, S(5))</title>\n",
-      kWidth, height, kWidth, height);
+      HtmlEscape(title), kWidth, height, kWidth, height);
   int y = kTop;
   for (const StageMemory& s : r.stages) {
     std::string module = s.module;

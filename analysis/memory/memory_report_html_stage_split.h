@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "analysis/memory/memory_profile.h"
 
@@ -16,8 +17,9 @@ namespace hloscope::memory_report_internal {
 // True when some stage row holds host memory: only then do stages get a device/host split.
 bool StagesHoldHostMemory(const MemoryReport& r);
 
-// Nothing unless StagesHoldHostMemory(r).
+// Nothing unless StagesHoldHostMemory(r). `title`: the drawing's heading ("device and host
+// memory per stage", with "before" or "after" when passes ran).
 void AppendStageDeviceAndHostHtml(const MemoryReport& r, std::optional<int64_t> limit,
-                                  std::string& out);
+                                  std::string_view title, std::string& out);
 
 }  // namespace hloscope::memory_report_internal
