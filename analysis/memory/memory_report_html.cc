@@ -7,8 +7,10 @@
 // the buffers live at the peak grouped by category and op_name scope (collapsible); the
 // simulated heap, each buffer a box over the steps it lives at its offset, with the layout at
 // the peak and a table of its buffers (sortable, hover for a tooltip and the box highlighted:
-// memory_report_html_buffers.h); and, for pipelined modules only, per stage the activations per
-// microbatch, with each rank's peak under a pipeline schedule when one is given.
+// memory_report_html_buffers.h); and, for pipelined modules only, the stage table (with a
+// limit, each stage's verdict; with host memory in a stage, its device and host parts, drawn too:
+// memory_report_html_stage_split.h) and per stage the activations per microbatch, with each
+// rank's peak under a pipeline schedule when one is given.
 #include <algorithm>
 #include <iterator>
 #include <limits>
