@@ -531,10 +531,11 @@ std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* aft
                      Escape(report.peak_instruction));
   if (after != nullptr) {
     const int64_t saving = report.peak_bytes - after->peak_bytes;
-    out += fmt::format("; after --passes={}: {} bytes ({}), saving {} bytes ({}, {:.2f}%)",
+    // The saving's human units in brackets, as the text report's layout lines have them.
+    out += fmt::format("; after --passes={}: {} bytes ({}), saving {} bytes ({:.2f}%) [{}]",
                        Escape(passes), after->peak_bytes, Escape(HumanBytes(after->peak_bytes)),
-                       saving, Escape(HumanBytes(saving)),
-                       report.peak_bytes == 0 ? 0.0 : 100.0 * saving / report.peak_bytes);
+                       saving, report.peak_bytes == 0 ? 0.0 : 100.0 * saving / report.peak_bytes,
+                       Escape(HumanBytes(saving)));
   }
   out += "</p>\n";
   if (memory_limit) {
