@@ -22,7 +22,9 @@ one per buffer; pointer moves (WebDriver Actions) over a box show the tooltip wi
 (buffer, bytes, shape, op, op_name, source, live [start, end], lifetime) and highlight the box
 (class and computed style) and its row; over a table row, the same for that row's box; the sort
 buttons order the rows by lifetime and by size (both directions). A screenshot of each page
-while a tooltip shows is saved in WORK_DIR (hover-NAME.png) and must show the tooltip's colour.
+while a tooltip shows is saved in WORK_DIR (hover-NAME.png) and must show the tooltip's colour;
+so is one of each per-stage device/host drawing (stages-host.png, stage-split.png), which must
+show its device bars.
 
 Usage: memory_html_hover_test.py HLO_OPT CHROMIUM CHROMEDRIVER CORPUS_DIR WORK_DIR STAGE_SPLIT_HLO
 Exit status: 0 pass, 1 fail. Chromium and chromedriver are required (Debian's chromium and
@@ -312,7 +314,7 @@ def count_colour(png, colour):
     return n
 
 
-def check_page(driver, page_path, name, work_dir, expect):
+def check_self_contained(page_path, name):
     with open(page_path, encoding="utf-8") as f:
         text = f.read()
     # One self-contained file: nothing fetched (the SVG namespace is a name, not a fetch).
@@ -320,6 +322,10 @@ def check_page(driver, page_path, name, work_dir, expect):
           f"{name}: the page refers to another file or URL")
     check(re.search(r"https?://(?!www\.w3\.org/2000/svg\")", text) is None,
           f"{name}: the page names a URL")
+
+
+def check_page(driver, page_path, name, work_dir, expect):
+    check_self_contained(page_path, name)
     driver.command("POST", "/url", {"url": "file://" + os.path.abspath(page_path)})
     layout = driver.run(LAYOUT)
     check(layout["tooltip"] and layout["scripts"] == [""],
@@ -414,6 +420,20 @@ def check_page(driver, page_path, name, work_dir, expect):
     check(not errors, f"{name}: the browser logged errors: {errors}")
 
 
+DEVICE_BAR_COLOUR = (0x1F, 0x77, 0xB4)  # #1f77b4, the per-stage device bars
+
+
+def screenshot_stage_split(driver, name, shot):
+    """The per-stage drawing scrolled into view, saved as `shot`; its device bars must show."""
+    driver.run("document.querySelector('svg.stage-host-memory')"
+               ".scrollIntoView({block: 'center'});")
+    with open(shot, "wb") as f:
+        f.write(base64.b64decode(driver.command("GET", "/screenshot")))
+    pixels = count_colour(shot, DEVICE_BAR_COLOUR)
+    print(f"{name}: screenshot {shot}: {pixels} pixels of device bars")
+    check(pixels >= 500, f"{name}: the screenshot shows no device bars ({pixels} pixels of them)")
+
+
 def check_stage_split(parts, name, want):
     """Each stage's device and host parts in the stage table and as bars, laid out, the limit
     line the device's, each device bar on its side of it as the row's verdict says. `want`:
@@ -449,8 +469,9 @@ def check_stage_split(parts, name, want):
         f"stage {s}: device {d}, host {h}, {v}" for s, (d, h, v) in want.items()))
 
 
-def check_parts(driver, page_path, name, expect):
-    """A page of issue 33's parts: laid out, and no script errors."""
+def check_parts(driver, page_path, name, expect, work_dir):
+    """A page of issue 33's parts: one self-contained file, laid out, and no script errors."""
+    check_self_contained(page_path, name)
     driver.command("POST", "/url", {"url": "file://" + os.path.abspath(page_path)})
     parts = driver.run(PARTS)
     if expect == "host":
@@ -468,8 +489,10 @@ def check_parts(driver, page_path, name, expect):
               f"{name}: the device/host plot's limit line is not titled the device's: "
               f"{parts['host_limit_title']}")
         check_stage_split(parts, name, {"0": ("46090593308", "7516192768", "fits")})
+        screenshot_stage_split(driver, name, os.path.join(work_dir, f"stages-{expect}.png"))
     elif expect == "stage-split":
         check_stage_split(parts, name, {"0": ("4096", "4096", "fits"), "1": ("8192", "0", "over")})
+        screenshot_stage_split(driver, name, os.path.join(work_dir, f"{expect}.png"))
     else:
         sections = parts["callee_sections"]
         check(len(sections) == 1 and sections[0]["open"] and sections[0]["rows"] == 3
@@ -517,7 +540,7 @@ def main():
         for page, name, expect in pages:
             check_page(driver, page, name, work_dir, expect)
         for page, name, expect in parts_pages:
-            check_parts(driver, page, name, expect)
+            check_parts(driver, page, name, expect, work_dir)
     finally:
         driver.close()
     print("PASS")
