@@ -485,7 +485,8 @@ def check_parts(driver, page_path, name, expect, work_dir):
               parts["host_peaks"] and "fits with" in parts["host_peaks"],
               f"{name}: the device and host peaks line: {parts['host_peaks']!r}")
         print(f"{name}: device and host lines drawn; {parts['host_peaks']}")
-        check(parts["host_limit_title"] == ["the device's memory limit 51539607552 bytes (48.0 GiB)"],
+        check(parts["host_limit_title"]
+              == ["the device's memory limit 51539607552 bytes (48.0 GiB)"],
               f"{name}: the device/host plot's limit line is not titled the device's: "
               f"{parts['host_limit_title']}")
         check_stage_split(parts, name, {"0": ("46090593308", "7516192768", "fits")})
