@@ -7,8 +7,10 @@
 // the buffers live at the peak grouped by category and op_name scope (collapsible); the
 // simulated heap, each buffer a box over the steps it lives at its offset, with the layout at
 // the peak and a table of its buffers (sortable, hover for a tooltip and the box highlighted:
-// memory_report_html_buffers.h); and, for pipelined modules only, per stage the activations per
-// microbatch, with each rank's peak under a pipeline schedule when one is given.
+// memory_report_html_buffers.h); and, for pipelined modules only, the stage table (with a
+// limit, each stage's verdict; with host memory in a stage, its device and host parts, drawn too:
+// memory_report_html_stage_split.h) and per stage the activations per microbatch, with each
+// rank's peak under a pipeline schedule when one is given.
 #include <algorithm>
 #include <iterator>
 #include <limits>
@@ -18,6 +20,7 @@
 #include "analysis/memory/memory_limit.h"
 #include "analysis/memory/memory_report_html_buffers.h"
 #include "analysis/memory/memory_report_html_callees.h"
+#include "analysis/memory/memory_report_html_stage_split.h"
 #include "analysis/memory/memory_report_internal.h"
 #include "analysis/memory/memory_report_printers.h"
 #include "analysis/memory/xla_comparison_printers_internal.h"
@@ -37,6 +40,11 @@ constexpr const char* kPalette[] = {"#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
                                     "#17becf", "#8c564b", "#e377c2", "#bcbd22"};
 
 constexpr auto& Escape = hloscope::HtmlEscape;
+
+// A byte figure of a table cell: the exact count, and in human units (as the text report's).
+std::string BytesCell(int64_t bytes) {
+  return fmt::format("{} ({})", bytes, Escape(HumanBytes(bytes)));
+}
 
 struct Series {
   std::string label;
@@ -60,10 +68,11 @@ std::vector<std::pair<size_t, int64_t>> Downsample(const std::vector<int64_t>& v
   return out;
 }
 
-// `svg_class`: the drawing's classes ("plot", and what tells it apart).
+// `svg_class`: the drawing's classes ("plot", and what tells it apart); `limit_title` names
+// the limit line (whose memory it is, where the plot holds more than one).
 void AppendPlot(const std::string& title, const std::vector<Series>& series,
-                std::optional<int64_t> limit, std::string& out,
-                std::string_view svg_class = "plot") {
+                std::optional<int64_t> limit, std::string& out, std::string_view svg_class = "plot",
+                std::string_view limit_title = "memory limit") {
   size_t steps = 1;
   int64_t max_bytes = std::max<int64_t>(1, limit.value_or(1));
   for (const Series& s : series) {
@@ -103,9 +112,10 @@ void AppendPlot(const std::string& title, const std::vector<Series>& series,
     // The device's memory: what the series must stay under.
     out += fmt::format(
         "<line class=\"memory-limit\" x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" "
-        "stroke=\"#d62728\" stroke-width=\"2\" stroke-dasharray=\"8 4\"><title>memory limit "
+        "stroke=\"#d62728\" stroke-width=\"2\" stroke-dasharray=\"8 4\"><title>{} "
         "{} bytes ({})</title></line>\n",
-        kLeft, kWidth - kRight, y(*limit), y(*limit), *limit, Escape(HumanBytes(*limit)));
+        kLeft, kWidth - kRight, y(*limit), y(*limit), Escape(limit_title), *limit,
+        Escape(HumanBytes(*limit)));
   }
   for (const Series& s : series) {
     if (s.values.empty()) continue;
@@ -155,7 +165,7 @@ void AppendHostMemory(const ModuleMemory& m, std::optional<int64_t> limit, std::
   AppendPlot(fmt::format("device and host memory of {}", m.module),
              {{"device", "#1f77b4", false, std::move(device)},
               {"host (offloaded, S(5))", "#ff7f0e", true, std::move(host)}},
-             limit, out, "plot host-memory");
+             limit, out, "plot host-memory", "the device's memory limit");
   out += fmt::format(
       "<p class=\"host-peaks\">device peak {} bytes ({}) at {}; host peak (offloaded, S(5)) {} "
       "bytes ({}) at {}{}</p>\n",
@@ -167,19 +177,45 @@ void AppendHostMemory(const ModuleMemory& m, std::optional<int64_t> limit, std::
             : std::string());
 }
 
-void AppendStageTable(const MemoryReport& r, std::string_view caption, std::string& out) {
+// With host memory in some stage (host_placement.h), each row says after the stage's peak
+// (device and host together, as its timeline) the device's part and the host's, each with where
+// it is, as the text report's device_bytes and host_bytes columns; with a memory limit, each
+// row's verdict, held against the device's part as the text's "stage N: device peak" lines.
+// Byte figures read in human units too.
+void AppendStageTable(const MemoryReport& r, std::string_view caption, std::optional<int64_t> limit,
+                      std::string& out) {
+  const bool host = memory_report_internal::StagesHoldHostMemory(r);
   out += fmt::format(
-      "<table><caption>{}</caption>\n<tr><th>stage</th><th>module</th>"
-      "<th>peak bytes</th><th>peak at</th><th>activation bytes / microbatch</th>"
-      "<th>peak activation bytes</th><th>stash slots</th><th>source</th></tr>\n",
-      Escape(caption));
+      "<table class=\"stages\"><caption>{}</caption>\n<tr><th>stage</th><th>module</th>"
+      "<th>peak bytes</th><th>peak at</th>{}<th>activation bytes / microbatch</th>"
+      "<th>peak activation bytes</th><th>stash slots</th><th>source</th>{}</tr>\n",
+      Escape(caption),
+      host ? "<th>device bytes</th><th>device peak at</th><th>host bytes (offloaded, "
+             "S(5))</th><th>host peak at</th>"
+           : "",
+      limit ? fmt::format("<th>memory limit {} ({}){}</th>", *limit, Escape(HumanBytes(*limit)),
+                          host ? ", the device's" : "")
+            : std::string());
   for (const StageMemory& s : r.stages) {
+    const int64_t device = DevicePeakBytes(s);
     out += fmt::format(
-        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
-        "<td>{}</td><td>{}</td></tr>\n",
-        Escape(s.stage), Escape(s.module), s.peak_bytes, Escape(s.peak_instruction),
-        s.activation_bytes_per_microbatch, s.peak_activation_bytes, s.microbatch_slots,
-        Escape(s.activation_source));
+        "<tr data-stage=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}<td>{}</td>"
+        "<td>{}</td><td>{}</td><td>{}</td>{}</tr>\n",
+        Escape(s.stage), Escape(s.stage), Escape(s.module), BytesCell(s.peak_bytes),
+        Escape(s.peak_instruction),
+        host ? fmt::format(
+                   "<td class=\"device-bytes\">{}</td><td>{}</td>"
+                   "<td class=\"host-bytes\">{}</td><td>{}</td>",
+                   BytesCell(device),
+                   Escape(s.host_peak_bytes > 0 ? s.device_peak_instruction : s.peak_instruction),
+                   BytesCell(s.host_peak_bytes), Escape(s.host_peak_instruction))
+             : std::string(),
+        BytesCell(s.activation_bytes_per_microbatch), BytesCell(s.peak_activation_bytes),
+        s.microbatch_slots, Escape(s.activation_source),
+        limit ? fmt::format("<td class=\"verdict {}\">{}{}</td>", device > *limit ? "over" : "fits",
+                            s.host_peak_bytes > 0 ? "device: " : "",
+                            Escape(LimitVerdict(device, *limit)))
+              : std::string());
   }
   out += "</table>\n";
 }
@@ -194,10 +230,10 @@ std::string BufferRef(const std::unordered_map<std::string, std::string>& ids,
 void AppendTopBuffers(const ModuleMemory& m,
                       const std::unordered_map<std::string, std::string>& ids, std::string& out) {
   out += fmt::format(
-      "<table><caption>live at the peak of {} ({} bytes at {})</caption>\n"
+      "<table><caption>live at the peak of {} ({} bytes ({}) at {})</caption>\n"
       "<tr><th>bytes</th><th>kind</th><th>instruction</th><th>shape</th>"
       "<th>stage</th><th>op_name</th></tr>\n",
-      Escape(m.module), m.peak_bytes, Escape(m.peak_instruction));
+      Escape(m.module), m.peak_bytes, Escape(HumanBytes(m.peak_bytes)), Escape(m.peak_instruction));
   for (const LiveBuffer& b : m.top_buffers) {
     out += fmt::format(
         "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
@@ -205,8 +241,8 @@ void AppendTopBuffers(const ModuleMemory& m,
         b.kind == LiveBufferKind::kCopy || b.kind == LiveBufferKind::kCallee
             ? std::string()
             : BufferRef(ids, b.instruction),
-        b.bytes, Escape(LiveBufferKindName(b.kind)), Escape(b.instruction), Escape(b.shape),
-        Escape(b.stage), Escape(b.op_name));
+        BytesCell(b.bytes), Escape(LiveBufferKindName(b.kind)), Escape(b.instruction),
+        Escape(b.shape), Escape(b.stage), Escape(b.op_name));
   }
   out += "</table>\n";
 }
@@ -254,7 +290,8 @@ void AppendPeakGroups(const ModuleMemory& m, std::string& out) {
           g.buffers, bar(g.bytes));
       for (const LiveBuffer& b : g.largest) {
         out += fmt::format(
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", b.bytes,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+            BytesCell(b.bytes),
             Escape(b.kind == LiveBufferKind::kBuffer
                        ? b.instruction
                        : b.instruction + " (" + std::string(LiveBufferKindName(b.kind)) + ")"),
@@ -336,13 +373,14 @@ void AppendHeap(const ModuleMemory& m, size_t module_index, std::optional<int64_
   const int64_t scale = std::max(m.heap_bytes, limit.value_or(0));
   const double heap = static_cast<double>(scale);
   out += fmt::format(
-      "<h2>heap of {} ({} model): {} bytes for {} bytes live at the peak</h2>\n"
+      "<h2>heap of {} ({} model): {} bytes ({}) for {} bytes ({}) live at the peak</h2>\n"
       "<svg class=\"heap\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
       "viewBox=\"0 0 {} {}\">\n"
       "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#f8f8f8\" "
       "stroke=\"#bbb\"/>\n",
-      Escape(m.module), Escape(m.model), m.heap_bytes, m.peak_bytes, kWidth, kHeight, kWidth,
-      kHeight, kLeft, kTop, plot_w, plot_h);
+      Escape(m.module), Escape(m.model), m.heap_bytes, Escape(HumanBytes(m.heap_bytes)),
+      m.peak_bytes, Escape(HumanBytes(m.peak_bytes)), kWidth, kHeight, kWidth, kHeight, kLeft, kTop,
+      plot_w, plot_h);
   for (size_t k = 0; k < m.heap_boxes.size(); ++k) {
     const HeapBox& b = m.heap_boxes[k];
     const double x = kLeft + plot_w * b.first / steps;
@@ -374,7 +412,7 @@ void AppendHeap(const ModuleMemory& m, size_t module_index, std::optional<int64_
       "<tr><th>offset</th><th>bytes</th><th>buffer</th></tr>\n",
       Escape(m.module));
   for (const HeapSlot& h : m.peak_layout) {
-    out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td></tr>\n", h.offset, h.bytes,
+    out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td></tr>\n", h.offset, BytesCell(h.bytes),
                        Escape(h.name));
   }
   out += "</table>\n";
@@ -493,9 +531,11 @@ std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* aft
                      Escape(report.peak_instruction));
   if (after != nullptr) {
     const int64_t saving = report.peak_bytes - after->peak_bytes;
-    out += fmt::format("; after --passes={}: {} bytes, saving {} bytes ({:.2f}%)", Escape(passes),
-                       after->peak_bytes, saving,
-                       report.peak_bytes == 0 ? 0.0 : 100.0 * saving / report.peak_bytes);
+    // The saving's human units in brackets, as the text report's layout lines have them.
+    out += fmt::format("; after --passes={}: {} bytes ({}), saving {} bytes ({:.2f}%) [{}]",
+                       Escape(passes), after->peak_bytes, Escape(HumanBytes(after->peak_bytes)),
+                       saving, report.peak_bytes == 0 ? 0.0 : 100.0 * saving / report.peak_bytes,
+                       Escape(HumanBytes(saving)));
   }
   out += "</p>\n";
   if (memory_limit) {
@@ -512,7 +552,11 @@ std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* aft
   // without pipeline stages has one stage "0" with no activations: no stage sections then.
   const bool staged = memory_report_internal::HasPipelineStages(report) || pipeline != nullptr;
   if (staged) {
-    AppendStageTable(report, after ? "stages before" : "stages", out);
+    AppendStageTable(report, after ? "stages before" : "stages", memory_limit, out);
+    memory_report_internal::AppendStageDeviceAndHostHtml(
+        report, memory_limit,
+        after ? "device and host memory per stage, before" : "device and host memory per stage",
+        out);
     AppendStageActivations(report, pipeline, out);
   }
   for (size_t i = 0; i < report.modules.size(); ++i) {
@@ -524,11 +568,15 @@ std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* aft
       series.push_back({"after: all buffers", "#1f77b4", false, Totals(after->modules[i])});
     }
     // Stages named inside the module: one line each.
+    // A stage's line holds its device and host buffers together (its timeline); the device's
+    // part and the host's are in the stage table and the per-stage bars.
     if (!report.stage_names.empty()) {
+      const bool host = memory_report_internal::StagesHoldHostMemory(report);
       size_t color = 0;
       for (const StageMemory& s : report.stages) {
         if (s.module_index != static_cast<int>(i)) continue;
-        series.push_back({"stage " + s.stage, kPalette[color++ % 8], false, s.timeline});
+        series.push_back({"stage " + s.stage + (host ? " (device and host)" : ""),
+                          kPalette[color++ % 8], false, s.timeline});
       }
     }
     std::string title = fmt::format("module {}", m.module);
@@ -547,7 +595,11 @@ std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* aft
     AppendCategories(m, out);
     AppendHeap(m, i, memory_limit, out);
   }
-  if (after != nullptr && staged) AppendStageTable(*after, "stages after", out);
+  if (after != nullptr && staged) {
+    AppendStageTable(*after, "stages after", memory_limit, out);
+    memory_report_internal::AppendStageDeviceAndHostHtml(
+        *after, memory_limit, "device and host memory per stage, after", out);
+  }
   for (const XlaAssignmentComparison& c : xla ? *xla : XlaComparisons()) {
     const ModuleMemory* ours = nullptr;
     for (const ModuleMemory& m : report.modules) {

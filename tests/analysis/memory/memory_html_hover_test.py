@@ -12,16 +12,21 @@ HTTP protocol (Python's urllib only), on the pages of three corpus modules:
 On the XLA dump's page the side-by-side draws our model of XLA's assignment (issue 29): its
 allocations as bars beside XLA's and its temp heap beside XLA's, every bar and box laid out with
 an area. Two more pages check the parts issue 33 added, drawn and without script errors: the
-device and the host apart (Llama-3-8B with activation offloading, with a memory limit) and the
-breakdown of a peak inside a callee (MaxText's train step, whose peak is inside a call).
+device and the host apart (Llama-3-8B with activation offloading, with a memory limit), per
+module and per pipeline stage, and the breakdown of a peak inside a callee (MaxText's train step,
+whose peak is inside a call); and the per-stage split of a small module of two stages, one of
+them offloading, whose other stage is over the limit (STAGE_SPLIT_HLO, worked by hand in
+testdata/analysis/memory/report_ux/stage_host_split.test).
 On each page: no script errors in the browser log; the heap's boxes and the table's rows are
 one per buffer; pointer moves (WebDriver Actions) over a box show the tooltip with every field
 (buffer, bytes, shape, op, op_name, source, live [start, end], lifetime) and highlight the box
 (class and computed style) and its row; over a table row, the same for that row's box; the sort
 buttons order the rows by lifetime and by size (both directions). A screenshot of each page
-while a tooltip shows is saved in WORK_DIR (hover-NAME.png) and must show the tooltip's colour.
+while a tooltip shows is saved in WORK_DIR (hover-NAME.png) and must show the tooltip's colour;
+so is one of each per-stage device/host drawing (stages-host.png, stage-split.png), which must
+show its device bars.
 
-Usage: memory_html_hover_test.py HLO_OPT CHROMIUM CHROMEDRIVER CORPUS_DIR WORK_DIR
+Usage: memory_html_hover_test.py HLO_OPT CHROMIUM CHROMEDRIVER CORPUS_DIR WORK_DIR STAGE_SPLIT_HLO
 Exit status: 0 pass, 1 fail. Chromium and chromedriver are required (Debian's chromium and
 chromium-driver packages); there is no skip.
 """
@@ -201,6 +206,7 @@ PARTS = r"""
 const all = s => Array.from(document.querySelectorAll(s));
 const area = e => { const r = e.getBoundingClientRect(); return r.width * r.height; };
 const text = s => { const e = document.querySelector(s); return e ? e.textContent : null; };
+const text_of = (r, s) => { const e = r.querySelector(s); return e ? e.textContent : null; };
 return {
   ours_model: text('p.ours-model'),
   xla_bars: all('#xla-allocation-bars rect.allocation-bar.xla').map(area),
@@ -215,6 +221,22 @@ return {
       [e.querySelector('title').textContent, area(e)]),
   host_limit: all('svg.host-memory line.memory-limit').length,
   host_peaks: text('p.host-peaks'),
+  host_limit_title: all('svg.host-memory line.memory-limit > title').map(e => e.textContent),
+  stage_plots: all('svg.stage-host-memory').length,
+  stage_bars: all('svg.stage-host-memory rect.stage-device, svg.stage-host-memory rect.stage-host')
+      .map(e => { const r = e.getBoundingClientRect();
+                  return {stage: e.getAttribute('data-stage'),
+                          kind: e.classList.contains('stage-device') ? 'device' : 'host',
+                          over: e.classList.contains('over'), right: r.right, width: r.width,
+                          height: r.height}; }),
+  stage_limit: all('svg.stage-host-memory line.memory-limit').map(e => {
+      const r = e.getBoundingClientRect();
+      return {x: r.x + r.width / 2, height: r.height,
+              title: e.querySelector('title').textContent}; }),
+  stage_rows: all('table.stages tr[data-stage]').map(r => ({
+      stage: r.getAttribute('data-stage'),
+      device: text_of(r, 'td.device-bytes'), host: text_of(r, 'td.host-bytes'),
+      verdict: text_of(r, 'td.verdict'), height: r.getBoundingClientRect().height})),
   callee_sections: all('div.callee-peaks details.callee-peak').map(e => ({
       open: e.open, summary: e.querySelector('summary').textContent,
       rows: e.querySelector('table.callee-buffers').rows.length - 1,
@@ -292,7 +314,7 @@ def count_colour(png, colour):
     return n
 
 
-def check_page(driver, page_path, name, work_dir, expect):
+def check_self_contained(page_path, name):
     with open(page_path, encoding="utf-8") as f:
         text = f.read()
     # One self-contained file: nothing fetched (the SVG namespace is a name, not a fetch).
@@ -300,6 +322,10 @@ def check_page(driver, page_path, name, work_dir, expect):
           f"{name}: the page refers to another file or URL")
     check(re.search(r"https?://(?!www\.w3\.org/2000/svg\")", text) is None,
           f"{name}: the page names a URL")
+
+
+def check_page(driver, page_path, name, work_dir, expect):
+    check_self_contained(page_path, name)
     driver.command("POST", "/url", {"url": "file://" + os.path.abspath(page_path)})
     layout = driver.run(LAYOUT)
     check(layout["tooltip"] and layout["scripts"] == [""],
@@ -394,8 +420,58 @@ def check_page(driver, page_path, name, work_dir, expect):
     check(not errors, f"{name}: the browser logged errors: {errors}")
 
 
-def check_parts(driver, page_path, name, expect):
-    """A page of issue 33's parts: laid out, and no script errors."""
+DEVICE_BAR_COLOUR = (0x1F, 0x77, 0xB4)  # #1f77b4, the per-stage device bars
+
+
+def screenshot_stage_split(driver, name, shot):
+    """The per-stage drawing scrolled into view, saved as `shot`; its device bars must show."""
+    driver.run("document.querySelector('svg.stage-host-memory')"
+               ".scrollIntoView({block: 'center'});")
+    with open(shot, "wb") as f:
+        f.write(base64.b64decode(driver.command("GET", "/screenshot")))
+    pixels = count_colour(shot, DEVICE_BAR_COLOUR)
+    print(f"{name}: screenshot {shot}: {pixels} pixels of device bars")
+    check(pixels >= 500, f"{name}: the screenshot shows no device bars ({pixels} pixels of them)")
+
+
+def check_stage_split(parts, name, want):
+    """Each stage's device and host parts in the stage table and as bars, laid out, the limit
+    line the device's, each device bar on its side of it as the row's verdict says. `want`:
+    stage -> (device bytes, host bytes, verdict)."""
+    rows = {r["stage"]: r for r in parts["stage_rows"]}
+    check(set(rows) == set(want), f"{name}: stage rows {sorted(rows)}, expected {sorted(want)}")
+    for stage, (device, host, verdict) in want.items():
+        r = rows[stage]
+        # Each byte cell is "N (human units)".
+        check(all(re.fullmatch(r"\d+ \(\d+(\.\d)? (B|KiB|MiB|GiB|TiB)\)", c or "")
+                  for c in (r["device"], r["host"])),
+              f"{name}: stage {stage}'s device and host cells not as 'N (human units)': {r}")
+        check(r["device"].split()[0] == device and r["host"].split()[0] == host and r["height"] > 0
+              and r["verdict"] is not None and verdict in r["verdict"],
+              f"{name}: stage {stage}'s row: {r}, expected device {device}, host {host}, {verdict}")
+    check(parts["stage_plots"] == 1 and len(parts["stage_limit"]) == 1
+          and parts["stage_limit"][0]["height"] > 0
+          and parts["stage_limit"][0]["title"].startswith("the device's memory limit "),
+          f"{name}: expected one per-stage device/host drawing with the device's limit line: "
+          f"{parts['stage_plots']}, {parts['stage_limit']}")
+    limit_x = parts["stage_limit"][0]["x"]
+    bars = {(b["stage"], b["kind"]): b for b in parts["stage_bars"]}
+    check(len(bars) == 2 * len(want), f"{name}: expected a device and a host bar per stage: {bars}")
+    for stage, (device, host, verdict) in want.items():
+        d = bars[(stage, "device")]
+        check(d["width"] > 0 and d["height"] > 0, f"{name}: stage {stage}'s device bar: {d}")
+        check(d["over"] == (verdict == "over") and (d["right"] > limit_x) == (verdict == "over"),
+              f"{name}: stage {stage}'s device bar ends at {d['right']}, the limit at {limit_x}, "
+              f"and its verdict is {verdict}")
+        h = bars[(stage, "host")]
+        check((h["width"] > 0) == (host != "0"), f"{name}: stage {stage}'s host bar: {h}")
+    print(f"{name}: stage split drawn: " + "; ".join(
+        f"stage {s}: device {d}, host {h}, {v}" for s, (d, h, v) in want.items()))
+
+
+def check_parts(driver, page_path, name, expect, work_dir):
+    """A page of issue 33's parts: one self-contained file, laid out, and no script errors."""
+    check_self_contained(page_path, name)
     driver.command("POST", "/url", {"url": "file://" + os.path.abspath(page_path)})
     parts = driver.run(PARTS)
     if expect == "host":
@@ -409,6 +485,15 @@ def check_parts(driver, page_path, name, expect):
               parts["host_peaks"] and "fits with" in parts["host_peaks"],
               f"{name}: the device and host peaks line: {parts['host_peaks']!r}")
         print(f"{name}: device and host lines drawn; {parts['host_peaks']}")
+        check(parts["host_limit_title"]
+              == ["the device's memory limit 51539607552 bytes (48.0 GiB)"],
+              f"{name}: the device/host plot's limit line is not titled the device's: "
+              f"{parts['host_limit_title']}")
+        check_stage_split(parts, name, {"0": ("46090593308", "7516192768", "fits")})
+        screenshot_stage_split(driver, name, os.path.join(work_dir, f"stages-{expect}.png"))
+    elif expect == "stage-split":
+        check_stage_split(parts, name, {"0": ("4096", "4096", "fits"), "1": ("8192", "0", "over")})
+        screenshot_stage_split(driver, name, os.path.join(work_dir, f"{expect}.png"))
     else:
         sections = parts["callee_sections"]
         check(len(sections) == 1 and sections[0]["open"] and sections[0]["rows"] == 3
@@ -421,10 +506,10 @@ def check_parts(driver, page_path, name, expect):
 
 
 def main():
-    if len(sys.argv) != 6:
+    if len(sys.argv) != 7:
         print(__doc__)
         return 2
-    hlo_opt, chromium, chromedriver, corpus, work_dir = sys.argv[1:]
+    hlo_opt, chromium, chromedriver, corpus, work_dir, stage_split = sys.argv[1:]
     check(os.access(chromium, os.X_OK), f"no Chromium at {chromium}: install Debian's 'chromium'")
     check(os.access(chromedriver, os.X_OK),
           f"no chromedriver at {chromedriver}: install Debian's 'chromium-driver'")
@@ -446,12 +531,17 @@ def main():
         subprocess.run([hlo_opt, os.path.join(corpus, module), f"--memory-report={page}",
                         "--format=html", *extra], check=True, stdout=subprocess.DEVNULL)
         parts_pages.append((page, os.path.basename(module), expect))
+    page = os.path.join(work_dir, "parts-stage-split.html")
+    subprocess.run([hlo_opt, stage_split, f"--memory-report={page}", "--format=html",
+                    "--memory-model=liveness", r"--stage-regex=/stage_(\d+)/", "--top=0",
+                    "--memory-limit=7KiB"], check=True, stdout=subprocess.DEVNULL)
+    parts_pages.append((page, os.path.basename(stage_split), "stage-split"))
     driver = WebDriver(chromedriver, chromium, work_dir)
     try:
         for page, name, expect in pages:
             check_page(driver, page, name, work_dir, expect)
         for page, name, expect in parts_pages:
-            check_parts(driver, page, name, expect)
+            check_parts(driver, page, name, expect, work_dir)
     finally:
         driver.close()
     print("PASS")
