@@ -12,7 +12,6 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
-#include "absl/strings/cord.h"
 #include "analysis/alias.h"
 #include "analysis/memory/instruction_sequence.h"
 #include "eval/channel_order.h"
@@ -29,6 +28,7 @@
 #include "hlo/computation.h"
 #include "hlo/input_output_alias.h"
 #include "support/checked_int.h"
+#include "support/option_error.h"
 #include "support/status_text.h"
 #include "support/str_util.h"
 
@@ -49,12 +49,6 @@ struct Value {
 // the stack. Real modules nest a few dozen levels; 256 levels also fit the 8 MiB stack under
 // ASan, whose frames are several times larger (1000 did not).
 constexpr int64_t kMaxNestingDepth = 256;
-
-// `status`, naming the EvalOptions field that would lift it (kEvalOptionPayload).
-absl::Status NamingOption(absl::Status status, std::string_view field) {
-  status.SetPayload(kEvalOptionPayload, absl::Cord(std::string(field)));
-  return status;
-}
 
 absl::Status UnsupportedOpcode(const Instruction& instr) {
   return absl::UnimplementedError(StrCat("the interpreter does not support opcode '",
@@ -191,7 +185,7 @@ absl::Status CheckSupported(const Module& module, const EvalOptions& options) {
                    instr->name(), ")"));
       }
       if (instr->opcode() == Opcode::kRng && !options.rng_seed.has_value()) {
-        return NamingOption(
+        return LiftedByOption(
             absl::UnimplementedError(StrCat(
                 "the interpreter runs rng only with a seed (instruction %", instr->name(),
                 "): XLA draws it from an engine seeded with the module's seed, and from a random "
@@ -391,7 +385,7 @@ class Evaluator {
       // One budget for the whole run, not per loop: 200 nested 2-trip loops or a call graph
       // that fans out to 2^40 call sites would otherwise run for ever.
       if (++steps_ > options_.max_steps) {
-        return NamingOption(
+        return LiftedByOption(
             absl::ResourceExhaustedError(StrCat("the run evaluated more than ", options_.max_steps,
                                                 " instructions; stopped at %", instr->name(),
                                                 " in computation ", c.name())),
@@ -606,10 +600,10 @@ class Evaluator {
         }
         const int64_t size = LoadInt(ops[1].shape->element_type, ops[1].bytes->data());
         if (size != out.dims[static_cast<size_t>(d)]) {
-          return absl::InvalidArgumentError(
-              StrCat("cannot run %", instr.name(), ": set-dimension-size sets dimension ", d,
-                     " to ", size, " but the result's static size is ",
-                     out.dims[static_cast<size_t>(d)], " (the interpreter runs static shapes only)"));
+          return absl::InvalidArgumentError(StrCat(
+              "cannot run %", instr.name(), ": set-dimension-size sets dimension ", d, " to ", size,
+              " but the result's static size is ", out.dims[static_cast<size_t>(d)],
+              " (the interpreter runs static shapes only)"));
         }
         Bytes bytes(static_cast<size_t>(DenseBytes(out)));
         Relayout(in, ops[0].bytes->data(), out, bytes.data());
@@ -818,21 +812,17 @@ bool IsSupportedOpcode(Opcode op) {
   }
 }
 
-std::string EvalOptionOf(const absl::Status& status) {
-  absl::optional<absl::Cord> field = status.GetPayload(kEvalOptionPayload);
-  return field ? std::string(*field) : std::string();
-}
-
 absl::Status CheckRunnable(const Module& module, const EvalOptions& options) {
   if (module.entry() == nullptr)
     return absl::InvalidArgumentError("the module has no entry computation");
   if (absl::Status s = CheckSupported(module, options); !s.ok()) return s;
   int64_t need = RequiredBytes(module);
   if (need > options.max_bytes) {
-    return NamingOption(absl::ResourceExhaustedError(StrCat(
-                            "the module needs about ", need,
-                            " bytes to run, more than the limit of ", options.max_bytes, " bytes")),
-                        "max_bytes");
+    return LiftedByOption(
+        absl::ResourceExhaustedError(StrCat("the module needs about ", need,
+                                            " bytes to run, more than the limit of ",
+                                            options.max_bytes, " bytes")),
+        "max_bytes");
   }
   return absl::OkStatus();
 }
@@ -864,10 +854,8 @@ absl::StatusOr<std::vector<Literal>> EvaluateReplicas(
       results.push_back(*out);
       continue;
     }
-    absl::Status s(out.status().code(), StrCat("replica ", r, ": ", StatusText(out.status())));
-    // The option a refusal names (kEvalOptionPayload) stays with it.
-    out.status().ForEachPayload(
-        [&s](absl::string_view url, const absl::Cord& payload) { s.SetPayload(url, payload); });
+    // The option that would lift a refusal (support/option_error.h) stays with it.
+    absl::Status s = PrefixError(out.status(), StrCat("replica ", r, ": "));
     if (!first.has_value() || (first->code() == absl::StatusCode::kFailedPrecondition &&
                                s.code() != absl::StatusCode::kFailedPrecondition)) {
       first = s;

@@ -36,6 +36,10 @@ namespace hloscope::eval {
 
 enum class EvalMode { kValue, kBuffer };
 
+// A refusal that an EvalOptions field would lift (rng without rng_seed, a module past
+// max_bytes, a run past max_steps) records that field as the option lifting it
+// (support/option_error.h LiftingOption). The message names no tool or flag: a tool that sets
+// the field from a flag says which (hlo-run adds "(--max-bytes)").
 struct EvalOptions {
   EvalMode mode = EvalMode::kValue;
   // Buffer mode: the alias analysis's options (dataflow.bitcast_defines_value true: a bitcast
@@ -81,15 +85,5 @@ absl::StatusOr<Literal> ParseLiteral(std::string_view text, const Shape& shape);
 
 // Whether the interpreter supports `opcode` (tools and the harness use it to skip modules).
 bool IsSupportedOpcode(Opcode opcode);
-
-// A refusal that an EvalOptions field would lift (rng without rng_seed, a module past
-// max_bytes, a run past max_steps) names that field in this payload of its status. The message
-// names no tool or flag: a tool that sets the field from a flag says which (hlo-run adds
-// "(--max-bytes)").
-inline constexpr char kEvalOptionPayload[] = "hloscope.eval.option";
-
-// The EvalOptions field `status` names in kEvalOptionPayload ("rng_seed", "max_bytes",
-// "max_steps"), or "" when it names none.
-std::string EvalOptionOf(const absl::Status& status);
 
 }  // namespace hloscope::eval

@@ -92,13 +92,12 @@ std::optional<std::string> NotHloTextNote(std::string_view text) {
     return std::string(
         "the input is binary, not HLO text (an HloModuleProto or HloSnapshot .pb?); hloscope "
         "reads an HloProto or HloModuleProto as a proto unless the input format is forced "
-        "to HLO text (hlo-opt --input-format)");
+        "to HLO text (input_format)");
   }
   if (LooksLikeTextProto(line, head)) {
     return std::string(
         "this looks like an HloModuleProto in protobuf text format, not HLO text; hloscope "
-        "reads it as a proto unless the input format is forced to HLO text (hlo-opt "
-        "--input-format)");
+        "reads it as a proto unless the input format is forced to HLO text (input_format)");
   }
   if (LooksLikeMlir(line, head)) {
     return std::string(

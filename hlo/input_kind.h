@@ -11,6 +11,10 @@
 
 namespace hloscope {
 
+// The option that forces the input's format, as the notes below name it ("... (input_format)"):
+// a tool spells it as its flag (support/option_error.h; ParseModule records it).
+inline constexpr std::string_view kInputFormatOption = "input_format";
+
 // A one-sentence note naming what `text` looks like and how to get HLO text instead, or
 // nullopt when it looks like HLO text (or like nothing in particular). Only called after a
 // parse error, so it may look at the first few KB freely.

@@ -23,11 +23,16 @@
 #include "hlo/string_hash.h"
 #include "hlo/text_cursor.h"
 #include "support/escapes.h"
+#include "support/option_error.h"
 #include "support/status_text.h"
 #include "support/str_util.h"
 
 namespace hloscope {
 namespace {
+
+// The option a "second HloModule" error names: the splitter's, as the tools call their flag's
+// field (`split_input_file`); each tool spells it as its flag (support/option_error.h).
+constexpr std::string_view kSplitInputFileOption = "split_input_file";
 
 constexpr std::string_view kFrameTableNames[] = {"FileNames", "FunctionNames", "FileLocations",
                                                  "StackFrames"};
@@ -153,9 +158,11 @@ bool Parser::ParseModule() {
     if (!cur_.SkipSpace()) return false;
     if (cur_.AtEnd()) break;
     if (cur_.TryConsumeWord("HloModule")) {
-      return cur_.Error(cur_.pos() - 9,
-                        "a second 'HloModule' in the same input; separate modules with a "
-                        "'// -----' line and use --split-input-file");
+      // The library's splitter is SplitInputFile; a tool names its flag instead.
+      return cur_.OptionError(cur_.pos() - 9,
+                              "a second 'HloModule' in the same input; separate modules with a "
+                              "'// -----' line and use ",
+                              kSplitInputFileOption, "");
     }
     if (!ParseComputation()) return false;
   }
@@ -743,9 +750,17 @@ absl::StatusOr<std::unique_ptr<Module>> ParseModule(std::string_view text,
   // A proto or MLIR file fails at its first line; say what it is and what to use instead.
   std::optional<std::string> note = NotHloTextNote(text);
   if (!note) return module;
-  return absl::Status(module.status().code(),
-                      StrCat(StatusText(module.status()), "\n",
-                             EscapeControlBytes(options.filename), ": note: ", *note));
+  const std::string before =
+      StrCat(StatusText(module.status()), "\n", EscapeControlBytes(options.filename), ": note: ");
+  // A note that ends "(input_format)" names the option that forces the format, for a tool to
+  // spell as its flag (support/option_error.h).
+  const std::string option_end = StrCat("(", kInputFormatOption, ")");
+  if (absl::IsInvalidArgument(module.status()) && std::string_view(*note).ends_with(option_end)) {
+    std::string_view text_before(*note);
+    text_before.remove_suffix(option_end.size() - 1);
+    return InvalidOptionError(StrCat(before, text_before), kInputFormatOption, ")");
+  }
+  return absl::Status(module.status().code(), StrCat(before, *note));
 }
 
 namespace {

@@ -6,6 +6,7 @@
 #endif
 
 #include "support/escapes.h"
+#include "support/option_error.h"
 #include "support/str_util.h"
 
 namespace hloscope {
@@ -266,6 +267,18 @@ std::string TextCursor::FormatError(const char* at, std::string_view message) co
 
 bool TextCursor::Error(const char* at, std::string_view message) {
   if (status_.ok()) status_ = absl::InvalidArgumentError(FormatError(at, message));
+  return false;
+}
+
+bool TextCursor::OptionError(const char* at, std::string_view before, std::string_view option,
+                             std::string_view after) {
+  if (!status_.ok()) return false;
+  // FormatError's text is "FILE:LINE:COL: error: " MESSAGE "\n" SOURCE...; the file name is
+  // escaped, so the first line break is the one after the message.
+  const std::string empty = FormatError(at, "");
+  const size_t message_at = empty.find('\n');
+  status_ = InvalidOptionError(StrCat(empty.substr(0, message_at), before), option,
+                               StrCat(after, empty.substr(message_at)));
   return false;
 }
 

@@ -107,6 +107,10 @@ class TextCursor {
   // Records an error at `at` (first error wins) and returns false.
   bool Error(const char* at, std::string_view message);
   bool ErrorHere(std::string_view message) { return Error(pos_, message); }
+  // Error() whose message, `before` + `option` + `after`, names an option of the library's API
+  // (support/option_error.h), so that a tool can spell it as its flag.
+  bool OptionError(const char* at, std::string_view before, std::string_view option,
+                   std::string_view after);
   // The `file:line:col: error: message` text with source line and caret.
   std::string FormatError(const char* at, std::string_view message) const;
 

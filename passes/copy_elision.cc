@@ -872,12 +872,12 @@ CopyElision::CopyElision(CopyElisionOptions options) : options_(options) {
   mutable_pass_options().AddBool(
       "bitcast-defines-value", &options_.dataflow.bitcast_defines_value,
       "Also require every removal to be safe when a bitcast defines a new value (keeps more "
-      "copies, never fewer); hlo-opt's --bitcast-defines-value sets it too.");
+      "copies, never fewer).");
   mutable_pass_options().AddBool(
       "order-unordered-readers", &options_.order_unordered_readers,
       "Remove a copy kept only because a reader of a donated entry parameter and the writer "
-      "of its buffer are unordered, ordering them with control edges named in --report (XLA's "
-      "copy removal does).");
+      "of its buffer are unordered, ordering them with control edges named in the pass's report "
+      "(XLA's copy removal does).");
 }
 
 std::unique_ptr<PassReport> CopyElision::LastReport() const {

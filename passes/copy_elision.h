@@ -140,7 +140,7 @@ class CopyElision : public Pass {
            "lets both of its copies go (XLA's region analysis), and orders a donated entry "
            "parameter's "
            "unordered reader before the writer of its buffer when that lets a copy go (XLA's "
-           "copy removal), each edge named in --report.";
+           "copy removal), each edge named in the pass's report.";
   }
   absl::StatusOr<bool> RunOnModule(Module& module, AnalysisCache& analyses) override;
   // The report below, for tools (passes/copy_elision_report.h).

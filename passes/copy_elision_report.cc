@@ -13,8 +13,8 @@ namespace {
 std::string NotBufferSafeLine(const CopyElisionReport& r, std::string_view module) {
   return fmt::format(
       "copy-elision left {} unchanged: the module is not buffer-safe as given ({}); no copy "
-      "was removed and no savings are claimed. Run --passes=copy-insertion,copy-elision to add "
-      "the copies it needs first\n",
+      "was removed and no savings are claimed. Run the copy-insertion pass before copy-elision "
+      "to add the copies it needs first\n",
       module, r.not_buffer_safe);
 }
 

@@ -262,7 +262,7 @@ absl::StatusOr<std::vector<Computation*>> ControlFlowComputations(const Module& 
       if (callers.size() > 1) {
         return absl::FailedPreconditionError(fmt::format(
             "copy-insertion needs a flat call graph, but computation {} is called from {} "
-            "places (%{} and %{}); run --passes=flatten-call-graph first",
+            "places (%{} and %{}); run the flatten-call-graph pass first",
             c->name(), callers.size(), callers[0].caller->name(), callers[1].caller->name()));
       }
     }

@@ -119,7 +119,7 @@ class CopyInsertion : public Pass {
     return "Adds the copies XLA's copy insertion adds (in-place operands, while state, "
            "conditional results, entry outputs); copy-elision then removes the ones not needed. "
            "Never copies a buffer still in flight (send, recv, copy-start) or a b(...) buffer: "
-           "orders its readers with control edges, named in --report.";
+           "orders its readers with control edges, named in the pass's report.";
   }
   absl::StatusOr<bool> RunOnModule(Module& module, AnalysisCache& analyses) override;
   // The report below, for tools (passes/copy_elision_report.h).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string_view>
 
+#include "support/option_error.h"
 #include "support/status_text.h"
 #include "support/str_util.h"
 
@@ -115,9 +116,9 @@ absl::StatusOr<CostModel> BuildCostModel(const CostInputs& in, const Schedule& s
   if (backward.empty()) {
     if (in.backward_input_time.size() != in.backward_weight_time.size() &&
         in.backward_input_time.size() != 1 && in.backward_weight_time.size() != 1) {
-      return absl::InvalidArgumentError(
-          "backward-input and backward-weight times have different part counts; give "
-          "--backward-time explicitly");
+      return InvalidOptionError(
+          "backward-input and backward-weight times have different part counts; give ",
+          "backward_time", " explicitly");
     }
     const size_t n = std::max(in.backward_input_time.size(), in.backward_weight_time.size());
     backward.resize(n);

@@ -8,6 +8,7 @@
 #include "pipeline/stage_costs.pb.h"
 #include "pipeline/units.h"
 #include "support/bytes.h"
+#include "support/option_error.h"
 #include "support/proto_json.h"
 
 namespace hloscope::pipeline {
@@ -109,9 +110,9 @@ absl::StatusOr<StageCosts> ParseStageCostsJson(std::string_view json, std::strin
           google::protobuf::StringPiece(json.data(), json.size()), &in, options);
       !status.ok()) {
     const auto message = status.message();
-    return absl::InvalidArgumentError(
-        fmt::format("{}: not stage costs JSON (hlo-opt --stage-costs writes them): {}", source,
-                    std::string_view(message.data(), message.size())));
+    return InvalidOptionError(
+        fmt::format("{}: not stage costs JSON (", source), kStageCostsWriter,
+        fmt::format(" writes them): {}", std::string_view(message.data(), message.size())));
   }
   StageCosts costs;
   if (!in.has_device_tflops()) return Bad(source, "", "\"device_tflops\" is missing");

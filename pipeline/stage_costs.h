@@ -43,6 +43,11 @@ struct StageCosts {
 // One line of JSON (protobuf's printer) and "\n".
 std::string StageCostsJson(const StageCosts& costs);
 
+// The writer a "not stage costs JSON" error names, as an option of support/option_error.h: the
+// library says "(StageCostsJson writes them)", a tool names its own writer (hlo-pipeline:
+// "hlo-opt --stage-costs").
+inline constexpr std::string_view kStageCostsWriter = "StageCostsJson";
+
 // Reads what StageCostsJson wrote. Errors start with `source` and say what is wrong: not JSON
 // of this schema (an unknown field included), no stages, a field left out ("stage 1:
 // \"forward_us\" is missing"), a number that is negative or not finite, or device_tflops <= 0.

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <optional>
+#include <utility>
 
 #include "absl/strings/cord.h"
 #include "support/status_text.h"
@@ -11,6 +12,8 @@ namespace {
 
 // The payload: "OPTION:N", N the bytes of the message after the option's name.
 constexpr std::string_view kPayloadUrl = "hloscope/option-error";
+// The payload of a refusal that an option would lift: the option's name alone.
+constexpr std::string_view kLiftingPayloadUrl = "hloscope/lifting-option";
 
 absl::string_view AbslView(std::string_view text) {
   return absl::string_view(text.data(), text.size());
@@ -62,21 +65,41 @@ std::string ErrorOption(const absl::Status& status) {
   return at ? at->option : std::string();
 }
 
+absl::Status LiftedByOption(absl::Status status, std::string_view option) {
+  if (status.ok()) return status;
+  status.SetPayload(AbslView(kLiftingPayloadUrl), absl::Cord(AbslView(option)));
+  return status;
+}
+
+std::string LiftingOption(const absl::Status& status) {
+  const auto payload = status.GetPayload(AbslView(kLiftingPayloadUrl));
+  return payload ? std::string(*payload) : std::string();
+}
+
 absl::Status PrefixError(const absl::Status& status, std::string_view prefix) {
   const std::string message = std::string(prefix) + StatusText(status);
   absl::Status out(status.code(), AbslView(message));
   if (const std::optional<OptionAt> at = FindOption(status)) SetOption(out, *at);
+  const std::string lifting = LiftingOption(status);
+  if (!lifting.empty()) out = LiftedByOption(std::move(out), lifting);
   return out;
 }
 
 absl::Status RespellOption(const absl::Status& status,
                            const std::function<std::string(std::string_view option)>& spelling) {
   const std::optional<OptionAt> at = FindOption(status);
-  if (!at) return status;
-  const std::string spelled = spelling(at->option);
+  if (at) {
+    const std::string spelled = spelling(at->option);
+    if (spelled.empty()) return status;
+    std::string message = StatusText(status);
+    message.replace(message.size() - at->after - at->option.size(), at->option.size(), spelled);
+    return absl::Status(status.code(), AbslView(message));
+  }
+  const std::string lifting = LiftingOption(status);
+  if (lifting.empty()) return status;
+  const std::string spelled = spelling(lifting);
   if (spelled.empty()) return status;
-  std::string message = StatusText(status);
-  message.replace(message.size() - at->after - at->option.size(), at->option.size(), spelled);
+  const std::string message = StatusText(status) + " (" + spelled + ")";
   return absl::Status(status.code(), AbslView(message));
 }
 

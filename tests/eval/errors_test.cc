@@ -1,5 +1,6 @@
 // Error paths of Evaluate: unsupported opcodes and types, size limit, arguments, bad attributes.
 #include "gtest/gtest.h"
+#include "support/option_error.h"
 #include "support/status_text.h"
 #include "tests/eval/eval_test_util.h"
 
@@ -64,7 +65,7 @@ TEST(EvalErrorsTest, MaxBytesRefusesLargeModules) {
   // turns it into "(--max-bytes)").
   EXPECT_EQ(StatusText(out.status()),
             "the module needs about 8192 bytes to run, more than the limit of 8000 bytes");
-  EXPECT_EQ(EvalOptionOf(out.status()), "max_bytes");
+  EXPECT_EQ(LiftingOption(out.status()), "max_bytes");
   options.max_bytes = 8192;
   EXPECT_TRUE(Evaluate(*m, RandomArguments(*m, 1), options).ok());
 }

@@ -7,6 +7,7 @@
 
 #include "fmt/format.h"
 #include "gtest/gtest.h"
+#include "support/option_error.h"
 #include "support/status_text.h"
 #include "tests/eval/eval_test_util.h"
 
@@ -108,7 +109,7 @@ TEST(RunLimitsTest, NestedLoopsStopOnTheRunsStepBudget) {
     EXPECT_TRUE(StatusText(out.status())
                     .starts_with("the run evaluated more than 100000 instructions; stopped at %"))
         << StatusText(out.status());
-    EXPECT_EQ(EvalOptionOf(out.status()), "max_steps");
+    EXPECT_EQ(LiftingOption(out.status()), "max_steps");
   }
 }
 
@@ -145,7 +146,7 @@ TEST(RunLimitsTest, ExponentialCallGraphStopsOnTheStepBudget) {
   absl::StatusOr<Literal> out = RunSeeded(*m, {.max_steps = 100'000});
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_EQ(EvalOptionOf(out.status()), "max_steps");
+  EXPECT_EQ(LiftingOption(out.status()), "max_steps");
 }
 
 TEST(RunLimitsTest, StorageSumPastInt64SaturatesInsteadOfWrapping) {

@@ -4,6 +4,7 @@
 
 #include "gtest/gtest.h"
 #include "hlo/parser.h"
+#include "support/option_error.h"
 #include "support/status_text.h"
 
 namespace hloscope {
@@ -44,7 +45,39 @@ TEST(NotHloTextNote, FollowsTheParseErrorAndControlBytesAreShownAsQuestionMarks)
             "^\n"
             "m.pb: note: the input is binary, not HLO text (an HloModuleProto or HloSnapshot "
             ".pb?); hloscope reads an HloProto or HloModuleProto as a proto unless the input "
-            "format is forced to HLO text (hlo-opt --input-format)");
+            "format is forced to HLO text (input_format)");
+  // The note names the option as the library does; a tool spells it as its flag.
+  EXPECT_EQ(ErrorOption(m.status()), kInputFormatOption);
+  EXPECT_TRUE(absl::IsInvalidArgument(m.status()));
+}
+
+TEST(NotHloTextNote, MlirNamesNoOption) {
+  auto m = ParseModule("module {\n  func.func @main() {\n  }\n}\n", {.filename = "m.mlir"});
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(StatusText(m.status()).find("m.mlir: note: this looks like MLIR"), std::string::npos)
+      << StatusText(m.status());
+  EXPECT_EQ(ErrorOption(m.status()), "");
+}
+
+TEST(ParseModule, ASecondHloModuleNamesTheSplitOption) {
+  auto m = ParseModule("HloModule a\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\nHloModule b\n",
+                       {.filename = "two.hlo"});
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(StatusText(m.status()),
+            "two.hlo:5:1: error: a second 'HloModule' in the same input; separate modules with a "
+            "'// -----' line and use split_input_file\n"
+            "HloModule b\n"
+            "^");
+  EXPECT_EQ(ErrorOption(m.status()), "split_input_file");
+  // Spelled as a tool's flag in its place, the source line and caret kept.
+  const absl::Status spelled = RespellOption(m.status(), [](std::string_view option) {
+    return option == "split_input_file" ? std::string("--split-input-file") : std::string();
+  });
+  EXPECT_EQ(StatusText(spelled),
+            "two.hlo:5:1: error: a second 'HloModule' in the same input; separate modules with a "
+            "'// -----' line and use --split-input-file\n"
+            "HloModule b\n"
+            "^");
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "support/option_error.h"
+#include "support/status_text.h"
 #include "tests/pipeline/pipeline_test_util.h"
 
 namespace hloscope::pipeline {
@@ -43,6 +45,21 @@ TEST(BuildCostModel, FullBackwardDefaultsToInputPlusWeight) {
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->Duration({0, 0, ActionKind::kBackward}), 9);
   EXPECT_EQ(c->Duration({1, 1, ActionKind::kForward}), 3);
+}
+
+TEST(BuildCostModel, MismatchedBackwardPartsNameTheBackwardTimeOption) {
+  // The library names the CostInputs field; hlo-pipeline respells it as --backward-time.
+  const Schedule s = Generate("1f1b", 2, 2);
+  CostInputs in;
+  in.forward_time = {3};
+  in.backward_input_time = {4, 4};
+  in.backward_weight_time = {5, 5, 5};
+  absl::StatusOr<CostModel> c = BuildCostModel(in, s);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(StatusText(c.status()),
+            "backward-input and backward-weight times have different part counts; give "
+            "backward_time explicitly");
+  EXPECT_EQ(ErrorOption(c.status()), "backward_time");
 }
 
 TEST(BuildCostModel, MicrobatchTokensScaleFromTheLargest) {

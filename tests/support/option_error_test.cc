@@ -1,5 +1,6 @@
 // support/option_error.h: the library names an option its way, a caller respells it; a prefix
 // added on the way up keeps the place, and user text that contains the name is never touched.
+// A refusal an option would lift gets the caller's spelling appended.
 #include "support/option_error.h"
 
 #include <string>
@@ -58,6 +59,38 @@ TEST(OptionError, AMessageRewrittenWithoutTheHelperNamesNoOption) {
   rewritten.SetPayload("hloscope/option-error", *status.GetPayload("hloscope/option-error"));
   EXPECT_EQ(ErrorOption(rewritten), "");
   EXPECT_EQ(StatusText(RespellOption(rewritten, AsFlag)), "something else entirely");
+}
+
+std::string AsRunFlag(std::string_view option) {
+  return option == "max_steps" ? "--max-steps" : "";
+}
+
+TEST(OptionError, ALiftingOptionIsAppendedNotReplaced) {
+  // The message does not name the option; the caller appends its own spelling.
+  const absl::Status status =
+      LiftedByOption(absl::ResourceExhaustedError("the run took max_steps steps"), "max_steps");
+  EXPECT_TRUE(absl::IsResourceExhausted(status));
+  EXPECT_EQ(LiftingOption(status), "max_steps");
+  EXPECT_EQ(ErrorOption(status), "");
+  const absl::Status spelled = RespellOption(status, AsRunFlag);
+  EXPECT_EQ(StatusText(spelled), "the run took max_steps steps (--max-steps)");
+  EXPECT_TRUE(absl::IsResourceExhausted(spelled));
+  EXPECT_EQ(LiftingOption(spelled), "");  // spelled once
+}
+
+TEST(OptionError, APrefixKeepsTheLiftingOption) {
+  const absl::Status status = PrefixError(
+      LiftedByOption(absl::ResourceExhaustedError("too long"), "max_steps"), "replica 1: ");
+  EXPECT_EQ(LiftingOption(status), "max_steps");
+  EXPECT_EQ(StatusText(RespellOption(status, AsRunFlag)), "replica 1: too long (--max-steps)");
+}
+
+TEST(OptionError, ALiftingOptionTheCallerDoesNotSpellIsLeftOut) {
+  const absl::Status status = LiftedByOption(absl::ResourceExhaustedError("too big"), "max_bytes");
+  EXPECT_EQ(StatusText(RespellOption(status, AsRunFlag)), "too big");
+  EXPECT_EQ(LiftingOption(absl::ResourceExhaustedError("too big")), "");
+  EXPECT_TRUE(LiftedByOption(absl::OkStatus(), "max_steps").ok());
+  EXPECT_EQ(LiftingOption(LiftedByOption(absl::OkStatus(), "max_steps")), "");
 }
 
 }  // namespace

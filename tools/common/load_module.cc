@@ -3,14 +3,26 @@
 #include <chrono>
 #include <utility>
 
+#include "hlo/input_kind.h"
 #include "hlo/parser.h"
 #include "hlo/verifier.h"
+#include "support/option_error.h"
 
 namespace hloscope {
 namespace {
 
 double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The parser names its options as the library does (support/option_error.h): splitting the
+// input and forcing its format are the tools' flags.
+absl::Status WithInputFlag(const absl::Status& status) {
+  return RespellOption(status, [](std::string_view option) -> std::string {
+    if (option == "split_input_file") return "--split-input-file";
+    if (option == kInputFormatOption) return "hlo-opt --input-format";
+    return "";
+  });
 }
 
 }  // namespace
@@ -21,7 +33,7 @@ absl::StatusOr<std::unique_ptr<Module>> ParseAndVerify(const ModuleSource& sourc
   absl::StatusOr<std::unique_ptr<Module>> module =
       ParseModule(source.text, {.filename = source.filename, .first_line = source.first_line});
   if (times != nullptr) times->parse_seconds = SecondsSince(start);
-  if (!module.ok()) return module.status();
+  if (!module.ok()) return WithInputFlag(module.status());
   start = std::chrono::steady_clock::now();
   VerifierOptions verifier_options;
   verifier_options.source_text = source.text;  // errors then point into the file

@@ -24,10 +24,10 @@
 #include "support/str_util.h"
 #include "tools/common/error_line.h"
 #include "tools/common/file_io.h"
+#include "tools/common/output_paths.h"
 #include "tools/hlo-pipeline/hlo_pipeline_flags.h"
 #include "tools/hlo-pipeline/hlo_pipeline_hlo_opt.h"
 #include "tools/hlo-pipeline/hlo_pipeline_run.h"  // the simulation of one schedule
-#include "tools/common/output_paths.h"
 
 namespace hloscope::pipeline {
 namespace {
@@ -146,7 +146,7 @@ int Main(int argc, char** argv) {
     absl::StatusOr<StageCosts> costs =
         !f.from_hlo.empty() ? StageCostsFromHlo(f.from_hlo, f.device_tflops, f.backward_regex)
                             : ReadStageCosts(f.stage_costs_path);
-    if (!costs.ok()) return Fail({kBadInput, StatusText(costs.status())});
+    if (!costs.ok()) return Fail({kBadInput, StatusText(WithHloPipelineFlag(costs.status()))});
     if (!f.json) fmt::print("{}\n", FormatStageCosts(*costs));
     hlo = std::move(costs->stages);
   }
@@ -155,7 +155,7 @@ int Main(int argc, char** argv) {
 
   if (f.compare.empty()) {
     absl::StatusOr<Run> run = SimulateSchedule(f, hlo, f.schedule);
-    if (!run.ok()) return Fail({kBadInput, StatusText(run.status())});
+    if (!run.ok()) return Fail({kBadInput, StatusText(WithHloPipelineFlag(run.status()))});
     const ReportOptions own = ScheduleReportOptions(f, hlo, run->schedule);
     if (f.grid) {
       if (std::optional<Failure> bad = PrintGrid(f, *run)) return Fail(*bad);

@@ -1,5 +1,5 @@
-// hlo-pipeline's simulation of one schedule (tools/hlo-pipeline/hlo_pipeline_run.h), moved out of its main
-// so that the Python package gives the same figures.
+// hlo-pipeline's simulation of one schedule (tools/hlo-pipeline/hlo_pipeline_run.h), moved out of
+// its main so that the Python package gives the same figures.
 #include "tools/hlo-pipeline/hlo_pipeline_run.h"
 
 #include <cmath>
@@ -17,6 +17,7 @@
 #include "pipeline/pytorch_lowering.h"
 #include "pipeline/schedule_csv.h"
 #include "pipeline/simulator.h"
+#include "support/option_error.h"
 #include "support/status_text.h"
 #include "support/str_util.h"
 
@@ -262,12 +263,20 @@ ScheduleComparison CompareSchedules(const PipelineFlags& f, const std::vector<St
       c.runs.emplace_back(std::nullopt);
       c.any_failed = true;
       // The first line; a deadlock's grid would not fit in a table cell.
-      const std::string message = StatusText(run.status());
+      const std::string message = StatusText(WithHloPipelineFlag(run.status()));
       e.error = std::string(message.substr(0, message.find('\n')));
     }
     c.entries.push_back(std::move(e));
   }
   return c;
+}
+
+absl::Status WithHloPipelineFlag(const absl::Status& status) {
+  return RespellOption(status, [](std::string_view option) -> std::string {
+    if (option == "backward_time") return "--backward-time";
+    if (option == kStageCostsWriter) return "hlo-opt --stage-costs";
+    return "";
+  });
 }
 
 }  // namespace hloscope::pipeline

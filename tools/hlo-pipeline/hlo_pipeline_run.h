@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "pipeline/report.h"
 #include "pipeline/schedule.h"
@@ -24,6 +25,11 @@ struct ScheduleRun {
   Simulation sim;
   Schedule pytorch_order;  // the compute-only schedule in PyTorch's pipeline_order layout
 };
+
+// `status` with the option a library error names (support/option_error.h) spelled as
+// hlo-pipeline's flag: CostInputs' backward_time is --backward-time, and the stage costs'
+// writer is hlo-opt --stage-costs.
+absl::Status WithHloPipelineFlag(const absl::Status& status);
 
 // The usage error of the schedule names (generator names, `csv:` without a path, --ranks or
 // --microbatches missing for a generated schedule), checked before anything runs; nullopt when

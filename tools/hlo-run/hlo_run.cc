@@ -19,6 +19,7 @@
 #include "hlo/module.h"
 #include "hlo/parser.h"
 #include "passes/assumed_donation.h"
+#include "support/option_error.h"
 #include "support/status_text.h"
 #include "tools/common/error_line.h"
 #include "tools/common/file_io.h"
@@ -37,16 +38,15 @@ int UsageError(std::string_view message) {
   return kRunBadUsage;
 }
 
-// Why a module cannot run, with the flag that would lift a limit: the interpreter names the
-// EvalOptions field (eval::EvalOptionOf), the flags that set it are hlo-run's.
+// Why a module cannot run, with the flag that would lift a limit: the interpreter records the
+// EvalOptions field (support/option_error.h), the flags that set it are hlo-run's.
 std::string CannotRunText(const absl::Status& s) {
-  const std::string option = eval::EvalOptionOf(s);
-  const std::string_view flag = option == "rng_seed"    ? "--rng-seed=N"
-                                : option == "max_bytes" ? "--max-bytes"
-                                : option == "max_steps" ? "--max-steps"
-                                                        : "";
-  if (flag.empty()) return std::string(StatusText(s));
-  return fmt::format("{} ({})", StatusText(s), flag);
+  return std::string(StatusText(RespellOption(s, [](std::string_view option) -> std::string {
+    return option == "rng_seed"    ? "--rng-seed=N"
+           : option == "max_bytes" ? "--max-bytes"
+           : option == "max_steps" ? "--max-steps"
+                                   : "";
+  })));
 }
 
 // Parse and verifier errors carry their own "file:line:col: error:" prefix; the rest get
