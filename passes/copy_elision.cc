@@ -642,6 +642,16 @@ class UnorderedReaderOrdering {
   }
   bool CanTry() const { return attempts_ < kMaxAttempts && spent_ + size_ <= kBudget; }
 
+  // Replaces `view` with analyses of the module as it is now. False, with `view` unchanged,
+  // when the budget is spent or the module is not buffer-safe in its text order.
+  bool Rebuild(std::unique_ptr<DefaultView>& view) {
+    if (spent_ + size_ > kBudget) return false;
+    absl::StatusOr<std::unique_ptr<DefaultView>> built = Build();
+    if (!built.ok()) return false;
+    view = std::move(*built);
+    return true;
+  }
+
   // Tries to remove `copy` with control edges, starting from `first` (the default view's fix,
   // when it has one). "" when the copy is gone: `view` is then the analyses of the changed
   // module. Otherwise why it stays (`kept` when nothing better is known).
@@ -896,6 +906,11 @@ struct ElisionRun {
   std::vector<CopyDecision> decisions;
   // Computations that lost instructions, to compact at the end.
   std::vector<Computation*> touched;
+  // The copies of read-only values placed where they are defined so far (PlaceRelocations),
+  // and whether placing them before control edges are tried failed once (then the remaining
+  // relocations are placed at the end and no more edges are tried).
+  std::vector<Instruction*> relocation_copies;
+  bool relocations_stay = false;
 };
 
 // The copies that copy-elision with its defaults removes from a copy of `module`. With
@@ -977,14 +992,51 @@ std::string TryRemove(ElisionRun& run, Instruction& copy, bool* final) {
   return "";
 }
 
+// Places the copy of each read-only value the view relocated (XLA's special-case copy) and
+// returns them. Only the run's first view relocates (a rebuilt one never does), so the values
+// are the run's first dataflow's; a view's relocations are placed all at once, before the view
+// is rebuilt or at the end.
+std::vector<Instruction*> PlaceRelocations(ElisionRun& run) {
+  std::vector<Instruction*> placed;
+  for (ValueId r : run.view->elider->relocated()) {
+    placed.push_back(CopyWhereDefined(run.module, run.flow.value(r)));
+  }
+  return placed;
+}
+
+// The inverse of CopyWhereDefined: the readers read the value itself again.
+void TakeBackCopy(Instruction* copy) {
+  Instruction* def = copy->operand(0);
+  Computation* comp = copy->parent();
+  copy->ReplaceAllUsesWith(def);
+  (void)comp->RemoveInstruction(copy);
+  comp->CompactInstructions();
+}
+
+// Before control edges are tried on a view that has relocated read-only values: places their
+// copies into the module and rebuilds the view from it, so that the orderer's analyses (which
+// read the module) see them. The view's record and the module then agree; the rebuilt view
+// relocates nothing more. False when the rebuild fails: the copies are taken back, the view is
+// kept, and no edges are tried in this run from then on (its relocations go in at the end).
+bool PlaceRelocationsForOrdering(ElisionRun& run, UnorderedReaderOrdering& orderer) {
+  if (run.relocations_stay) return false;
+  std::vector<Instruction*> placed = PlaceRelocations(run);
+  if (orderer.Rebuild(run.view)) {
+    run.relocation_copies.insert(run.relocation_copies.end(), placed.begin(), placed.end());
+    return true;
+  }
+  for (auto it = placed.rbegin(); it != placed.rend(); ++it) TakeBackCopy(*it);
+  run.relocations_stay = true;
+  return false;
+}
+
 // Sweeps over the copies until a sweep removes none, each removal through TryRemove or, with
 // `orderer`, with control edges (XLA's copy removal forcing the order of unordered readers).
 //
 // The orderer rebuilds the view's analyses from the module, where a read-only value's copy
-// at its definition (Elider::Relocatable) is not yet placed: once the view has relocated a
-// value, no edges are tried, so the relocations are always the current view's (placed by
-// PlaceRelocatedCopies with the run's first dataflow, which no rebuild has replaced), and a
-// rebuilt view never relocates (UnorderedReaderOrdering::Build).
+// at its definition (Elider::Relocatable) is only a record of the view: before edges are tried
+// for a view that has relocated values, their copies are placed and the view rebuilt
+// (PlaceRelocationsForOrdering), so no rebuilt analysis misses a copy still to be placed.
 void SweepCopies(ElisionRun& run, std::optional<UnorderedReaderOrdering>& orderer,
                  int64_t* sweeps) {
   std::vector<bool> settled(run.copies.size(), false);
@@ -1011,12 +1063,20 @@ void SweepCopies(ElisionRun& run, std::optional<UnorderedReaderOrdering>& ordere
       }
       if (!reason.empty() && orderer.has_value() &&
           (at_added_edge || (!final && run.view->elider->fix().has_value())) &&
-          order_failed_at[i] != generation && orderer->CanTry() &&
-          run.view->elider->relocated().empty()) {
+          order_failed_at[i] != generation && orderer->CanTry()) {
         std::optional<Elider::OrderFix> first;
         if (!at_added_edge) first = run.view->elider->fix();
-        reason = orderer->TryRemove(*copy, std::move(first), run.view, std::move(reason));
-        if (!reason.empty()) order_failed_at[i] = generation;
+        bool may_order = true;
+        if (!run.view->elider->relocated().empty()) {
+          // The fix was found before the relocation copies were in the module: the orderer
+          // starts again from the rebuilt view's own answer.
+          may_order = PlaceRelocationsForOrdering(run, *orderer);
+          first.reset();
+        }
+        if (may_order) {
+          reason = orderer->TryRemove(*copy, std::move(first), run.view, std::move(reason));
+          if (!reason.empty()) order_failed_at[i] = generation;
+        }
       }
       if (reason.empty()) {
         ++generation;
@@ -1033,11 +1093,11 @@ void SweepCopies(ElisionRun& run, std::optional<UnorderedReaderOrdering>& ordere
   }
 }
 
-// Places the copy of each read-only value the view relocated (XLA's special-case copy) and
-// reports it as an added copy.
+// Places the view's remaining relocations and reports every relocation copy as an added copy.
 void PlaceRelocatedCopies(ElisionRun& run) {
-  for (ValueId r : run.view->elider->relocated()) {
-    Instruction* copy = CopyWhereDefined(run.module, run.flow.value(r));
+  std::vector<Instruction*> placed = PlaceRelocations(run);
+  run.relocation_copies.insert(run.relocation_copies.end(), placed.begin(), placed.end());
+  for (Instruction* copy : run.relocation_copies) {
     CopyDecision d;
     d.name = std::string(copy->name());
     d.computation = std::string(copy->parent()->name());
