@@ -642,6 +642,16 @@ class UnorderedReaderOrdering {
   }
   bool CanTry() const { return attempts_ < kMaxAttempts && spent_ + size_ <= kBudget; }
 
+  // Replaces `view` with analyses of the module as it is now. False, with `view` unchanged,
+  // when the budget is spent or the module is not buffer-safe in its text order.
+  bool Rebuild(std::unique_ptr<DefaultView>& view) {
+    if (spent_ + size_ > kBudget) return false;
+    absl::StatusOr<std::unique_ptr<DefaultView>> built = Build();
+    if (!built.ok()) return false;
+    view = std::move(*built);
+    return true;
+  }
+
   // Tries to remove `copy` with control edges, starting from `first` (the default view's fix,
   // when it has one). "" when the copy is gone: `view` is then the analyses of the changed
   // module. Otherwise why it stays (`kept` when nothing better is known).
@@ -866,6 +876,376 @@ int64_t ExecutionsPerStep(const Instruction& copy, const ExecutionOrdering& orde
   return product;
 }
 
+// One run of copy-elision: the analyses it decides with, the copies in module order and what
+// was decided for each. Not movable: the Eliders keep references to `live` and `donated`.
+struct ElisionRun {
+  ElisionRun(Module& m, const ExecutionOrdering& o, const DataflowAnalysis& f)
+      : module(m),
+        ordering(o),
+        flow(f),
+        donated(m.input_output_aliases().begin(), m.input_output_aliases().end()),
+        live(f, o) {}
+  ElisionRun(const ElisionRun&) = delete;
+  ElisionRun& operator=(const ElisionRun&) = delete;
+
+  Module& module;
+  const ExecutionOrdering& ordering;
+  // The default view's first dataflow: the relocations are placed with it, whatever later
+  // rebuilds of the view (UnorderedReaderOrdering) replaced.
+  const DataflowAnalysis& flow;
+  const std::vector<InputOutputAlias> donated;
+  ValueLiveness live;
+  std::unique_ptr<DefaultView> view;
+  // With bitcasts as new values, a second view of the same module, whose answers only add
+  // reasons to keep a copy (a fusion that cannot update in place through a bitcast).
+  std::unique_ptr<ValueLiveness> bitcast_live;
+  std::unique_ptr<Elider> bitcast_elider;
+  // With bitcasts as new values, the copies the default removes: only those may go.
+  std::optional<absl::flat_hash_set<std::string>> default_removes;
+  std::vector<Instruction*> copies;
+  std::vector<CopyDecision> decisions;
+  // Computations that lost instructions, to compact at the end.
+  std::vector<Computation*> touched;
+  // The copies of read-only values placed where they are defined so far (PlaceRelocations),
+  // and whether placing them before control edges are tried failed once (then the remaining
+  // relocations are placed at the end and no more edges are tried).
+  std::vector<Instruction*> relocation_copies;
+  bool relocations_stay = false;
+};
+
+// The copies that copy-elision with its defaults removes from a copy of `module`. With
+// bitcasts as new values, the pass removes only those (the documented subset property):
+// removal is greedy, so which of two interfering copies goes depends on what went before, and
+// a copy the bitcast view keeps could let the default's kept partner go. A twin that does not
+// parse or run bounds the run to removing nothing.
+absl::flat_hash_set<std::string> CopiesTheDefaultRemoves(const Module& module) {
+  absl::flat_hash_set<std::string> removes;
+  absl::StatusOr<std::unique_ptr<Module>> twin = ParseModule(PrintModule(module));
+  if (!twin.ok()) return removes;
+  CopyElision by_default;
+  absl::StatusOr<bool> ran = by_default.Run(**twin);
+  if (!ran.ok()) return removes;
+  for (const CopyDecision& d : by_default.report().copies) {
+    if (d.removed) removes.insert(d.name);
+  }
+  return removes;
+}
+
+// The copies in computations that run as control flow, with a decision each (kept, no reason
+// yet). Inside fusions and reducers a copy has no buffer of its own, and a computation that
+// nothing reachable from the entry calls never runs: its copies cost nothing and are neither
+// removed nor reported.
+void CollectCopies(ElisionRun& run) {
+  const absl::flat_hash_set<const Computation*> runs = ReachableComputations(run.module);
+  for (Computation* c : run.module.computations()) {
+    if (run.flow.call_graph().IsEmbedded(c) || !runs.contains(c)) continue;
+    for (Instruction* i : c->instructions()) {
+      if (i->opcode() == Opcode::kCopy) run.copies.push_back(i);
+    }
+  }
+  run.decisions.resize(run.copies.size());
+  for (size_t i = 0; i < run.copies.size(); ++i) {
+    CopyDecision& d = run.decisions[i];
+    d.name = std::string(run.copies[i]->name());
+    d.computation = std::string(run.copies[i]->parent()->name());
+    d.bytes = run.copies[i]->shape().ByteSize();
+    d.executions_per_step = ExecutionsPerStep(*run.copies[i], run.ordering, &d.executions_known);
+  }
+}
+
+// Empty when every view lets `copy` go (it is then gone from the module); otherwise why it
+// stays.
+std::string TryRemove(ElisionRun& run, Instruction& copy, bool* final) {
+  Elider& elider = *run.view->elider;
+  Elider* bitcast = run.bitcast_elider.get();
+  std::string reason;
+  if (bitcast != nullptr) {
+    reason = bitcast->Check(copy, final);
+    if (!reason.empty()) return reason;
+  }
+  reason = elider.Check(copy, final);
+  if (!reason.empty()) {
+    if (bitcast != nullptr) {
+      bitcast->Abort();
+      reason = "at run time a bitcast shares its operand's bytes: " + reason;
+    }
+    return reason;
+  }
+  if (run.default_removes.has_value() && !run.default_removes->contains(std::string(copy.name()))) {
+    elider.Abort();
+    if (bitcast != nullptr) bitcast->Abort();
+    *final = true;
+    return "copy-elision with its defaults keeps it (with bitcasts as new values only copies "
+           "it removes may go)";
+  }
+  Instruction& src = *copy.operand(0);
+  copy.RemoveAllControlEdges();
+  copy.ReplaceAllUsesWith(&src);
+  if (!copy.parent()->RemoveInstruction(&copy)) {
+    // Cannot happen after ReplaceAllUsesWith; keep the analyses true if it does.
+    elider.Abort();
+    if (bitcast != nullptr) bitcast->Abort();
+    return "could not be detached from its users";
+  }
+  elider.Commit();
+  if (bitcast != nullptr) bitcast->Commit();
+  return "";
+}
+
+// Places the copy of each read-only value the view relocated (XLA's special-case copy) and
+// returns them. Only the run's first view relocates (a rebuilt one never does), so the values
+// are the run's first dataflow's; a view's relocations are placed all at once, before the view
+// is rebuilt or at the end.
+std::vector<Instruction*> PlaceRelocations(ElisionRun& run) {
+  std::vector<Instruction*> placed;
+  for (ValueId r : run.view->elider->relocated()) {
+    placed.push_back(CopyWhereDefined(run.module, run.flow.value(r)));
+  }
+  return placed;
+}
+
+// The inverse of CopyWhereDefined: the readers read the value itself again.
+void TakeBackCopy(Instruction* copy) {
+  Instruction* def = copy->operand(0);
+  Computation* comp = copy->parent();
+  copy->ReplaceAllUsesWith(def);
+  (void)comp->RemoveInstruction(copy);
+  comp->CompactInstructions();
+}
+
+// Before control edges are tried on a view that has relocated read-only values: places their
+// copies into the module and rebuilds the view from it, so that the orderer's analyses (which
+// read the module) see them. The view's record and the module then agree; the rebuilt view
+// relocates nothing more. False when the rebuild fails: the copies are taken back, the view is
+// kept, and no edges are tried in this run from then on (its relocations go in at the end).
+bool PlaceRelocationsForOrdering(ElisionRun& run, UnorderedReaderOrdering& orderer) {
+  if (run.relocations_stay) return false;
+  std::vector<Instruction*> placed = PlaceRelocations(run);
+  if (orderer.Rebuild(run.view)) {
+    run.relocation_copies.insert(run.relocation_copies.end(), placed.begin(), placed.end());
+    return true;
+  }
+  for (auto it = placed.rbegin(); it != placed.rend(); ++it) TakeBackCopy(*it);
+  run.relocations_stay = true;
+  return false;
+}
+
+// Sweeps over the copies until a sweep removes none, each removal through TryRemove or, with
+// `orderer`, with control edges (XLA's copy removal forcing the order of unordered readers).
+//
+// The orderer rebuilds the view's analyses from the module, where a read-only value's copy
+// at its definition (Elider::Relocatable) is only a record of the view: before edges are tried
+// for a view that has relocated values, their copies are placed and the view rebuilt
+// (PlaceRelocationsForOrdering), so no rebuilt analysis misses a copy still to be placed.
+void SweepCopies(ElisionRun& run, std::optional<UnorderedReaderOrdering>& orderer,
+                 int64_t* sweeps) {
+  std::vector<bool> settled(run.copies.size(), false);
+  // The number of removals so far, and for each copy the number at its last failed attempt
+  // with edges: nothing changed since, so it would fail again.
+  int64_t generation = 0;
+  std::vector<int64_t> order_failed_at(run.copies.size(), -1);
+  for (bool progress = true; progress;) {
+    progress = false;
+    ++*sweeps;
+    for (size_t i = 0; i < run.copies.size(); ++i) {
+      if (settled[i]) continue;
+      Instruction* copy = run.copies[i];
+      CopyDecision& decision = run.decisions[i];
+      Computation* parent = copy->parent();
+      bool final = false;
+      const bool at_added_edge = orderer.has_value() && orderer->Touches(copy);
+      std::string reason;
+      if (at_added_edge) {  // decided by the orderer only, without its edges (Touches)
+        reason = decision.reason.empty() ? "has control edges added to remove other copies"
+                                         : decision.reason;
+      } else {
+        reason = TryRemove(run, *copy, &final);
+      }
+      if (!reason.empty() && orderer.has_value() &&
+          (at_added_edge || (!final && run.view->elider->fix().has_value())) &&
+          order_failed_at[i] != generation && orderer->CanTry()) {
+        std::optional<Elider::OrderFix> first;
+        if (!at_added_edge) first = run.view->elider->fix();
+        bool may_order = true;
+        if (!run.view->elider->relocated().empty()) {
+          // The fix was found before the relocation copies were in the module: the orderer
+          // starts again from the rebuilt view's own answer.
+          may_order = PlaceRelocationsForOrdering(run, *orderer);
+          first.reset();
+        }
+        if (may_order) {
+          reason = orderer->TryRemove(*copy, std::move(first), run.view, std::move(reason));
+          if (!reason.empty()) order_failed_at[i] = generation;
+        }
+      }
+      if (reason.empty()) {
+        ++generation;
+        decision.removed = true;
+        decision.reason.clear();
+        settled[i] = true;
+        progress = true;
+        run.touched.push_back(parent);
+      } else {
+        decision.reason = std::move(reason);
+        settled[i] = final;
+      }
+    }
+  }
+}
+
+// Places the view's remaining relocations and reports every relocation copy as an added copy.
+void PlaceRelocatedCopies(ElisionRun& run) {
+  std::vector<Instruction*> placed = PlaceRelocations(run);
+  run.relocation_copies.insert(run.relocation_copies.end(), placed.begin(), placed.end());
+  for (Instruction* copy : run.relocation_copies) {
+    CopyDecision d;
+    d.name = std::string(copy->name());
+    d.computation = std::string(copy->parent()->name());
+    // Names the parameter as the read-only rule does ("(entry parameter N, not donated)"):
+    // donating it would make this copy unnecessary, and the copy report's opportunities
+    // (passes/copy_opportunities.h) read that phrase.
+    const Instruction& def = *copy->operand(0);
+    const std::string what =
+        def.opcode() == Opcode::kConstant
+            ? std::string("a constant")
+            : fmt::format("entry parameter {}, not donated", def.parameter_number());
+    d.reason = fmt::format(
+        "added: read-only %{} ({}) joins a buffer with other values through this copy, taken "
+        "where it is defined (XLA's special-case copy), so the copies that kept it apart could go",
+        def.name(), what);
+    d.bytes = copy->shape().ByteSize();
+    d.executions_per_step = ExecutionsPerStep(*copy, run.ordering, &d.executions_known);
+    run.copies.push_back(copy);
+    run.decisions.push_back(std::move(d));
+  }
+}
+
+// A kept parameter/root copy pair of one loop state element whose readers control edges could
+// order before the writer of the element's new value (XLA's region analysis).
+struct LoopStatePair {
+  size_t param_index = 0;  // in ElisionRun::copies
+  size_t root_index = 0;
+  const Instruction* loop = nullptr;
+  Instruction* writer = nullptr;
+  std::vector<Instruction*> readers;
+};
+
+// The pair whose parameter copy is copies[i], when it is one that edges could remove.
+std::optional<LoopStatePair> FindLoopStatePair(const ElisionRun& run, size_t i) {
+  if (run.decisions[i].removed) return std::nullopt;
+  Instruction* param_copy = run.copies[i];
+  Computation* body = param_copy->parent();
+  const Instruction* source = param_copy->operand(0);
+  if (source->opcode() != Opcode::kGetTupleElement ||
+      source->operand(0)->opcode() != Opcode::kParameter) {
+    return std::nullopt;
+  }
+  const Instruction* caller = run.ordering.CallerOf(*body);
+  if (caller == nullptr || caller->opcode() != Opcode::kWhile || caller->while_body() != body) {
+    return std::nullopt;
+  }
+  if (!param_copy->control_predecessors().empty() || param_copy->control_successors().size() != 1) {
+    return std::nullopt;
+  }
+  Instruction* root_copy = param_copy->control_successors()[0];
+  const size_t j = static_cast<size_t>(std::find(run.copies.begin(), run.copies.end(), root_copy) -
+                                       run.copies.begin());
+  if (j == run.copies.size() || run.decisions[j].removed) return std::nullopt;
+  if (root_copy->control_predecessors().size() != 1 || !root_copy->control_successors().empty()) {
+    return std::nullopt;
+  }
+  Instruction* writer = root_copy->operand(0);
+  const Opcode w = writer->opcode();
+  if (writer->parent() != body || w == Opcode::kGetTupleElement || w == Opcode::kParameter ||
+      w == Opcode::kConstant || w == Opcode::kTuple || w == Opcode::kCopy) {
+    return std::nullopt;
+  }
+  std::vector<Instruction*> readers(param_copy->users().begin(), param_copy->users().end());
+  if (readers.empty()) return std::nullopt;
+  for (Instruction* reader : readers) {
+    // A reader that is itself a copy moves the element elsewhere in the loop state (a
+    // swizzle): XLA keeps that pair, and so does this.
+    if (reader == root_copy || reader == body->root() || reader == writer ||
+        reader->opcode() == Opcode::kCopy || RunsBefore(writer, reader) ||
+        // A schedule is kept as it is: the reader must already come first.
+        (run.ordering.sequential() &&
+         run.ordering.Position(*reader) > run.ordering.Position(*writer))) {
+      return std::nullopt;
+    }
+  }
+  return LoopStatePair{i, j, caller, writer, std::move(readers)};
+}
+
+// Whether removing `pair` with its edges leaves a reparsed copy of the module buffer-safe.
+bool LoopStatePairSafe(const ElisionRun& run, const LoopStatePair& pair) {
+  const Instruction& param_copy = *run.copies[pair.param_index];
+  const Instruction& root_copy = *run.copies[pair.root_index];
+  const std::string_view body = param_copy.parent()->name();
+  absl::StatusOr<std::unique_ptr<Module>> twin = ParseModule(PrintModule(run.module));
+  if (!twin.ok()) return false;
+  Instruction* tp = FindByName(**twin, body, param_copy.name());
+  Instruction* tr = FindByName(**twin, body, root_copy.name());
+  if (tp == nullptr || tr == nullptr) return false;
+  std::vector<Instruction*> twin_readers(tp->users().begin(), tp->users().end());
+  OrderLoopReaders(tp, tr, twin_readers);
+  CopyElisionOptions check;
+  check.order_loop_readers = false;
+  check.order_unordered_readers = false;
+  CopyElision checker(check);
+  absl::StatusOr<bool> ran = checker.Run(**twin);
+  return ran.ok() && checker.report().buffer_safe;
+}
+
+// XLA's region analysis in while bodies (CopyElisionOptions::order_loop_readers): a kept
+// parameter/root copy pair of one element goes when the body's readers of the old element can
+// all run before the writer of the new one. Each candidate is tried on a reparsed copy of the
+// module first (unless `skip_check`) and applied only if the result passes the buffer-safety
+// check. At most kMaxOrderings tries, to bound the cost.
+void OrderLoopStatePairs(ElisionRun& run, bool skip_check, CopyElisionReport& report) {
+  constexpr int kMaxOrderings = 16;
+  int tries = 0;
+  for (size_t i = 0; i < run.copies.size() && tries < kMaxOrderings; ++i) {
+    std::optional<LoopStatePair> pair = FindLoopStatePair(run, i);
+    if (!pair.has_value()) continue;
+    ++tries;
+    if (!skip_check && !LoopStatePairSafe(run, *pair)) continue;
+    Instruction* param_copy = run.copies[pair->param_index];
+    Instruction* root_copy = run.copies[pair->root_index];
+    Computation* body = param_copy->parent();
+    for (Instruction* reader : pair->readers) {
+      report.added_edges.push_back(fmt::format(
+          "%{} -> %{} in {}: reads loop state of %{} before %{} writes its next value (XLA's "
+          "region analysis), instead of %{} and %{}",
+          reader->name(), pair->writer->name(), body->name(), pair->loop->name(),
+          pair->writer->name(), param_copy->name(), root_copy->name()));
+      report.added_edge_names.push_back({std::string(body->name()), std::string(reader->name()),
+                                         std::string(pair->writer->name())});
+    }
+    OrderLoopReaders(param_copy, root_copy, pair->readers);
+    for (size_t k : {pair->param_index, pair->root_index}) {
+      run.decisions[k].removed = true;
+      run.decisions[k].reason.clear();
+    }
+    run.touched.push_back(body);
+  }
+}
+
+// The report's totals over `decisions`, which it then holds.
+void Tally(std::vector<CopyDecision> decisions, CopyElisionReport& report) {
+  for (const CopyDecision& d : decisions) {
+    // Saturating: kInt64Max reads as "overflow" in the report, never as a wrapped count.
+    const int64_t traffic = SaturatingMul(d.bytes, d.executions_per_step);
+    if (d.removed) {
+      ++report.removed;
+      report.bytes_saved_per_step = SaturatingAdd(report.bytes_saved_per_step, traffic);
+    } else {
+      ++report.kept;
+      report.bytes_kept_per_step = SaturatingAdd(report.bytes_kept_per_step, traffic);
+    }
+  }
+  report.copies = std::move(decisions);
+}
+
 }  // namespace
 
 CopyElision::CopyElision(CopyElisionOptions options) : options_(options) {
@@ -886,7 +1266,8 @@ std::unique_ptr<PassReport> CopyElision::LastReport() const {
 
 absl::StatusOr<bool> CopyElision::RunOnModule(Module& module, AnalysisCache& analyses) {
   report_ = CopyElisionReport{};
-  report_.bitcast_defines_value = options_.dataflow.bitcast_defines_value;
+  const bool bitcast_values = options_.dataflow.bitcast_defines_value;
+  report_.bitcast_defines_value = bitcast_values;
   // Storage as it is at run time, whatever the option: a bitcast reinterprets its operand's
   // bytes. Every removal must be safe here (the option may only keep more copies).
   // Every analysis is taken here, before the first removal; the removals then keep their own
@@ -896,295 +1277,54 @@ absl::StatusOr<bool> CopyElision::RunOnModule(Module& module, AnalysisCache& ana
   if (!alias.ok()) return alias.status();
   absl::StatusOr<const ExecutionOrdering*> ordering = analyses.Ordering();
   if (!ordering.ok()) return ordering.status();
-  const std::vector<InputOutputAlias> donated(module.input_output_aliases().begin(),
-                                              module.input_output_aliases().end());
-  const DataflowAnalysis& flow = (*alias)->dataflow();
-  ValueLiveness live(flow, **ordering);
+  ElisionRun run(module, **ordering, (*alias)->dataflow());
   // Removal reasons from buffers that already hold a conflict: its answers would be noise.
-  if (std::optional<BufferConflict> conflict = FindBufferConflict(**alias, live, donated)) {
+  if (std::optional<BufferConflict> conflict = FindBufferConflict(**alias, run.live, run.donated)) {
     report_.buffer_safe = false;
     report_.not_buffer_safe = std::move(conflict->message);
     return false;
   }
-  // With bitcasts as new values, the pass removes only copies the default removes (the
-  // documented subset property): removal is greedy, so which of two interfering copies goes
-  // depends on what went before, and a copy the bitcast view keeps could let the default's
-  // kept partner go. The default's choice, made on a copy of the module, bounds this run.
-  std::optional<absl::flat_hash_set<std::string>> default_removes;
-  if (options_.dataflow.bitcast_defines_value) {
-    absl::StatusOr<std::unique_ptr<Module>> twin = ParseModule(PrintModule(module));
-    default_removes.emplace();
-    if (twin.ok()) {
-      CopyElision by_default;
-      absl::StatusOr<bool> ran = by_default.Run(**twin);
-      if (ran.ok()) {
-        for (const CopyDecision& d : by_default.report().copies) {
-          if (d.removed) default_removes->insert(d.name);
-        }
-      }
-    }
-  }
+  if (bitcast_values) run.default_removes = CopiesTheDefaultRemoves(module);
   // XLA's placement of read-only copies (Elider::Relocatable) in the default view only: with
   // bitcasts as values the pass keeps such copies where they are.
-  auto view = std::make_unique<DefaultView>();
-  view->elider = std::make_unique<Elider>(
-      module, **alias, live, donated,
-      /*copy_read_only_at_definition=*/!options_.dataflow.bitcast_defines_value);
-  // With bitcasts as new values, a second view of the same module, whose answers only add
-  // reasons to keep a copy (a fusion that cannot update in place through a bitcast).
-  const AliasAnalysis* bitcast_alias = nullptr;
-  std::unique_ptr<ValueLiveness> bitcast_live;
-  std::unique_ptr<Elider> bitcast_elider;
-  if (options_.dataflow.bitcast_defines_value) {
-    absl::StatusOr<const AliasAnalysis*> a =
+  run.view = std::make_unique<DefaultView>();
+  run.view->elider = std::make_unique<Elider>(module, **alias, run.live, run.donated,
+                                              /*copy_read_only_at_definition=*/!bitcast_values);
+  if (bitcast_values) {
+    absl::StatusOr<const AliasAnalysis*> bitcast_alias =
         analyses.Alias(DataflowOptions{.bitcast_defines_value = true});
-    if (!a.ok()) return a.status();
-    bitcast_alias = *a;
-    bitcast_live = std::make_unique<ValueLiveness>(bitcast_alias->dataflow(), **ordering);
-    bitcast_elider = std::make_unique<Elider>(module, *bitcast_alias, *bitcast_live, donated);
+    if (!bitcast_alias.ok()) return bitcast_alias.status();
+    run.bitcast_live = std::make_unique<ValueLiveness>((*bitcast_alias)->dataflow(), **ordering);
+    run.bitcast_elider =
+        std::make_unique<Elider>(module, **bitcast_alias, *run.bitcast_live, run.donated);
     // A module that overwrites a live value when bitcasts are values is left alone too.
     if (std::optional<BufferConflict> conflict =
-            FindBufferConflict(*bitcast_alias, *bitcast_live, donated)) {
+            FindBufferConflict(**bitcast_alias, *run.bitcast_live, run.donated)) {
       report_.buffer_safe = false;
       report_.not_buffer_safe = "with bitcasts as new values, " + conflict->message;
       return false;
     }
   }
 
-  // Copies in computations that run as control flow; inside fusions and reducers a copy
-  // has no buffer of its own, and a computation that nothing reachable from the entry calls
-  // never runs: its copies cost nothing and are neither removed nor reported.
-  const absl::flat_hash_set<const Computation*> runs = ReachableComputations(module);
-  std::vector<Instruction*> copies;
-  for (Computation* c : module.computations()) {
-    if (flow.call_graph().IsEmbedded(c) || !runs.contains(c)) continue;
-    for (Instruction* i : c->instructions()) {
-      if (i->opcode() == Opcode::kCopy) copies.push_back(i);
-    }
-  }
-  std::vector<CopyDecision> decisions(copies.size());
-  std::vector<bool> settled(copies.size(), false);
-  for (size_t i = 0; i < copies.size(); ++i) {
-    CopyDecision& d = decisions[i];
-    d.name = std::string(copies[i]->name());
-    d.computation = std::string(copies[i]->parent()->name());
-    d.bytes = copies[i]->shape().ByteSize();
-    d.executions_per_step = ExecutionsPerStep(*copies[i], **ordering, &d.executions_known);
-  }
-  // Empty when both views let the copy go (it is then gone); otherwise why it stays.
-  auto try_remove = [&](Instruction& copy, bool* final) -> std::string {
-    std::string reason;
-    if (bitcast_elider != nullptr) {
-      reason = bitcast_elider->Check(copy, final);
-      if (!reason.empty()) return reason;
-    }
-    reason = view->elider->Check(copy, final);
-    if (!reason.empty()) {
-      if (bitcast_elider != nullptr) {
-        bitcast_elider->Abort();
-        reason = "at run time a bitcast shares its operand's bytes: " + reason;
-      }
-      return reason;
-    }
-    if (default_removes.has_value() && !default_removes->contains(std::string(copy.name()))) {
-      view->elider->Abort();
-      if (bitcast_elider != nullptr) bitcast_elider->Abort();
-      *final = true;
-      return "copy-elision with its defaults keeps it (with bitcasts as new values only copies "
-             "it removes may go)";
-    }
-    Instruction& src = *copy.operand(0);
-    copy.RemoveAllControlEdges();
-    copy.ReplaceAllUsesWith(&src);
-    if (!copy.parent()->RemoveInstruction(&copy)) {
-      // Cannot happen after ReplaceAllUsesWith; keep the analyses true if it does.
-      view->elider->Abort();
-      if (bitcast_elider != nullptr) bitcast_elider->Abort();
-      return "could not be detached from its users";
-    }
-    view->elider->Commit();
-    if (bitcast_elider != nullptr) bitcast_elider->Commit();
-    return "";
-  };
+  CollectCopies(run);
   // XLA's copy removal forcing the order of unordered instructions (order_unordered_readers):
   // a copy kept for want of an order goes with control edges. Not where a schedule orders
   // everything, nor with bitcasts as values (that variant removes a subset of the default's).
   std::optional<UnorderedReaderOrdering> orderer;
-  if (options_.order_unordered_readers && bitcast_elider == nullptr && !(*ordering)->sequential()) {
-    orderer.emplace(module, donated, options_.skip_order_check);
+  if (options_.order_unordered_readers && !bitcast_values && !(*ordering)->sequential()) {
+    orderer.emplace(module, run.donated, options_.skip_order_check);
   }
-  // The orderer rebuilds the view's analyses from the module, where a read-only value's copy
-  // at its definition (Elider::Relocatable) is not yet placed: once the view has relocated a
-  // value, no edges are tried, so the relocations are always the current view's (placed below
-  // with its dataflow, `flow`, which no rebuild has replaced), and a rebuilt view never
-  // relocates (UnorderedReaderOrdering::Build).
-  // The number of removals so far, and for each copy the number at its last failed attempt
-  // with edges: nothing changed since, so it would fail again.
-  int64_t generation = 0;
-  std::vector<int64_t> order_failed_at(copies.size(), -1);
-  std::vector<Computation*> touched;
-  for (bool progress = true; progress;) {
-    progress = false;
-    ++report_.sweeps;
-    for (size_t i = 0; i < copies.size(); ++i) {
-      if (settled[i]) continue;
-      Computation* parent = copies[i]->parent();
-      bool final = false;
-      const bool at_added_edge = orderer.has_value() && orderer->Touches(copies[i]);
-      std::string reason;
-      if (at_added_edge) {  // decided by the orderer only, without its edges (Touches)
-        reason = decisions[i].reason.empty() ? "has control edges added to remove other copies"
-                                             : decisions[i].reason;
-      } else {
-        reason = try_remove(*copies[i], &final);
-      }
-      if (!reason.empty() && orderer.has_value() &&
-          (at_added_edge || (!final && view->elider->fix().has_value())) &&
-          order_failed_at[i] != generation && orderer->CanTry() &&
-          view->elider->relocated().empty()) {
-        std::optional<Elider::OrderFix> first;
-        if (!at_added_edge) first = view->elider->fix();
-        reason = orderer->TryRemove(*copies[i], std::move(first), view, std::move(reason));
-        if (!reason.empty()) order_failed_at[i] = generation;
-      }
-      if (reason.empty()) {
-        ++generation;
-        decisions[i].removed = true;
-        decisions[i].reason.clear();
-        settled[i] = true;
-        progress = true;
-        touched.push_back(parent);
-      } else {
-        decisions[i].reason = std::move(reason);
-        settled[i] = final;
-      }
-    }
-  }
+  SweepCopies(run, orderer, &report_.sweeps);
   if (orderer.has_value()) orderer->Report(report_);
-  for (ValueId r : view->elider->relocated()) {
-    Instruction* copy = CopyWhereDefined(module, flow.value(r));
-    CopyDecision d;
-    d.name = std::string(copy->name());
-    d.computation = std::string(copy->parent()->name());
-    // Names the parameter as the read-only rule does ("(entry parameter N, not donated)"):
-    // donating it would make this copy unnecessary, and the copy report's opportunities
-    // (passes/copy_opportunities.h) read that phrase.
-    const Instruction& def = *copy->operand(0);
-    const std::string what =
-        def.opcode() == Opcode::kConstant
-            ? std::string("a constant")
-            : fmt::format("entry parameter {}, not donated", def.parameter_number());
-    d.reason = fmt::format(
-        "added: read-only %{} ({}) joins a buffer with other values through this copy, taken "
-        "where it is defined (XLA's special-case copy), so the copies that kept it apart could go",
-        def.name(), what);
-    d.bytes = copy->shape().ByteSize();
-    d.executions_per_step = ExecutionsPerStep(*copy, **ordering, &d.executions_known);
-    copies.push_back(copy);
-    decisions.push_back(std::move(d));
+  PlaceRelocatedCopies(run);
+  if (options_.order_loop_readers && !bitcast_values) {
+    OrderLoopStatePairs(run, options_.skip_order_check, report_);
   }
-  // XLA's region analysis in while bodies: a kept parameter/root copy pair of one element goes
-  // when the body's readers of the old element can all run before the writer of the new one.
-  // Each candidate is tried on a reparsed copy of the module first and applied only if the
-  // result passes the buffer-safety check. At most kMaxOrderings tries, to bound the cost.
-  constexpr int kMaxOrderings = 16;
-  if (options_.order_loop_readers && !options_.dataflow.bitcast_defines_value) {
-    int tries = 0;
-    for (size_t i = 0; i < copies.size() && tries < kMaxOrderings; ++i) {
-      if (decisions[i].removed) continue;
-      Instruction* param_copy = copies[i];
-      Computation* body = param_copy->parent();
-      const Instruction* source = param_copy->operand(0);
-      if (source->opcode() != Opcode::kGetTupleElement ||
-          source->operand(0)->opcode() != Opcode::kParameter) {
-        continue;
-      }
-      const Instruction* caller = (*ordering)->CallerOf(*body);
-      if (caller == nullptr || caller->opcode() != Opcode::kWhile || caller->while_body() != body) {
-        continue;
-      }
-      if (!param_copy->control_predecessors().empty() ||
-          param_copy->control_successors().size() != 1) {
-        continue;
-      }
-      Instruction* root_copy = param_copy->control_successors()[0];
-      const size_t j =
-          static_cast<size_t>(std::find(copies.begin(), copies.end(), root_copy) - copies.begin());
-      if (j == copies.size() || decisions[j].removed) continue;
-      if (root_copy->control_predecessors().size() != 1 ||
-          !root_copy->control_successors().empty()) {
-        continue;
-      }
-      Instruction* writer = root_copy->operand(0);
-      const Opcode w = writer->opcode();
-      if (writer->parent() != body || w == Opcode::kGetTupleElement || w == Opcode::kParameter ||
-          w == Opcode::kConstant || w == Opcode::kTuple || w == Opcode::kCopy) {
-        continue;
-      }
-      std::vector<Instruction*> readers(param_copy->users().begin(), param_copy->users().end());
-      bool orderable = !readers.empty();
-      for (Instruction* reader : readers) {
-        // A reader that is itself a copy moves the element elsewhere in the loop state (a
-        // swizzle): XLA keeps that pair, and so does this.
-        if (reader == root_copy || reader == body->root() || reader == writer ||
-            reader->opcode() == Opcode::kCopy || RunsBefore(writer, reader) ||
-            // A schedule is kept as it is: the reader must already come first.
-            ((*ordering)->sequential() &&
-             (*ordering)->Position(*reader) > (*ordering)->Position(*writer))) {
-          orderable = false;
-        }
-      }
-      if (!orderable) continue;
-      ++tries;
-      if (!options_.skip_order_check) {
-        absl::StatusOr<std::unique_ptr<Module>> twin = ParseModule(PrintModule(module));
-        if (!twin.ok()) continue;
-        Instruction* tp = FindByName(**twin, body->name(), param_copy->name());
-        Instruction* tr = FindByName(**twin, body->name(), root_copy->name());
-        if (tp == nullptr || tr == nullptr) continue;
-        std::vector<Instruction*> twin_readers(tp->users().begin(), tp->users().end());
-        OrderLoopReaders(tp, tr, twin_readers);
-        CopyElisionOptions check;
-        check.order_loop_readers = false;
-        check.order_unordered_readers = false;
-        CopyElision checker(check);
-        absl::StatusOr<bool> ran = checker.Run(**twin);
-        if (!ran.ok() || !checker.report().buffer_safe) continue;
-      }
-      for (Instruction* reader : readers) {
-        report_.added_edges.push_back(
-            fmt::format("%{} -> %{} in {}: reads loop state of %{} "
-                        "before %{} writes its next value (XLA's region "
-                        "analysis), instead of %{} and %{}",
-                        reader->name(), writer->name(), body->name(), caller->name(),
-                        writer->name(), param_copy->name(), root_copy->name()));
-        report_.added_edge_names.push_back(
-            {std::string(body->name()), std::string(reader->name()), std::string(writer->name())});
-      }
-      OrderLoopReaders(param_copy, root_copy, readers);
-      for (size_t k : {i, j}) {
-        decisions[k].removed = true;
-        decisions[k].reason.clear();
-      }
-      touched.push_back(body);
-    }
-  }
-  std::sort(touched.begin(), touched.end());
-  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-  for (Computation* c : touched) c->CompactInstructions();
+  std::sort(run.touched.begin(), run.touched.end());
+  run.touched.erase(std::unique(run.touched.begin(), run.touched.end()), run.touched.end());
+  for (Computation* c : run.touched) c->CompactInstructions();
 
-  for (CopyDecision& d : decisions) {
-    // Saturating: kInt64Max reads as "overflow" in the report, never as a wrapped count.
-    const int64_t traffic = SaturatingMul(d.bytes, d.executions_per_step);
-    if (d.removed) {
-      ++report_.removed;
-      report_.bytes_saved_per_step = SaturatingAdd(report_.bytes_saved_per_step, traffic);
-    } else {
-      ++report_.kept;
-      report_.bytes_kept_per_step = SaturatingAdd(report_.bytes_kept_per_step, traffic);
-    }
-  }
-  report_.copies = std::move(decisions);
+  Tally(std::move(run.decisions), report_);
   return report_.removed > 0 || !report_.added_edges.empty();
 }
 
