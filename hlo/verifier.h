@@ -40,9 +40,9 @@
 //     floating-point precision); bitcast compares Shape::ByteSize, where layouts (E(n)) matter.
 //     Mismatches between a caller and a called computation's signature are reported at the callee's
 //     parameter or root, where the fix usually goes.
-//  4. With check_shapes, two of XLA's rules on b(...) buffer values (verifier_buffer_rules.cc):
-//     a custom-call returns a buffer operand as one output only, and a buffer value has one
-//     writer at most.
+//  4. With check_shapes, XLA's rules on b(...) buffer values (verifier_buffer_rules.cc):
+//     buffers only where XLA allows them, Pin/Unpin/CreateBuffer's shapes, every buffer
+//     operand and output of a custom-call named by one alias, and one writer per buffer value.
 #pragma once
 
 #include "absl/status/status.h"

@@ -1,9 +1,16 @@
-// b(...) buffers (XLA's Pin/Unpin chains): XLA's verifier rules on who may write a buffer value
-// (hlo_verifier.cc, VerifyBuffers), two of them:
+// b(...) buffers (XLA's Pin/Unpin chains): XLA's verifier rules on buffer values
+// (hlo_verifier.cc, VerifyBuffers), all of them:
 //
-//  - A custom-call may alias one buffer operand with one output only: the same buffer returned
-//    twice would be two live values in one storage ("buffer is used in results multiple
-//    times", XLA's VerifyBuffersBufferInResultMultipleTimes).
+//  - Buffers only where XLA allows them: custom-calls, tuples, get-tuple-elements, whiles,
+//    parameters of computations other than the entry (the caller has no buffer to pass), and a
+//    dynamic-update-slice's operand 0 and result ("buffers aren't allowed in this context").
+//  - Pin makes a buffer from one array of its shape, CreateBuffer from nothing, Unpin an array
+//    of its shape from one buffer; Pin and Unpin through one alias.
+//  - Every other custom-call names each buffer operand and each buffer output in exactly one
+//    output_to_operand_aliasing entry: a buffer read and not returned would have no value after
+//    the call, one returned twice two live values in one storage, and a buffer output with no
+//    operand has no storage ("buffer is used in operands but not in results", "... in results
+//    but not in operands", "... in results multiple times", "... in operands multiple times").
 //  - A buffer value has at most one writer: a custom-call that aliases it, a while or
 //    conditional, a call or fusion, a dynamic-update-slice into it, or the root of a while
 //    body that hands it to the next iteration. Two writers of one value would each update the
@@ -12,14 +19,15 @@
 //    them, through tuples and get-tuple-elements, without looking into called computations:
 //    such a user is taken to write every buffer it receives. The values whose writers are
 //    counted are the ones XLA counts: the buffer outputs a custom-call aliases (Pin and
-//    CreateBuffer included), and the buffer elements of while results and of parameters.
+//    CreateBuffer included), and the buffer elements of while results, parameters and
+//    dynamic-update-slices into buffers.
 //
 // As in XLA, async-start/-update/-done and calls with the stream annotation are not checked
 // (their wrapped computation is), and in a computation an async op wraps only the root
-// custom-call is. Not checked here: XLA's other buffer rules (buffers where only arrays are
-// allowed, a buffer operand or output no alias names, Pin/Unpin's own shapes).
+// custom-call is.
 #include <algorithm>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -115,9 +123,63 @@ class WriterCounter {
   absl::flat_hash_set<const Computation*> wrapped_;      // computations async ops wrap
 };
 
-// A custom-call aliases each buffer operand with one output at most, and each buffer output it
-// aliases has one writer.
-absl::Status CheckCustomCallBuffers(const Instruction& instr, const WriterCounter& writers) {
+// Pin turns one array into a buffer of the same shape (layout aside: XLA's test
+// VerifyBuffersLayoutChangeInPinAllowed), through one alias; the buffer it makes has one writer.
+absl::Status CheckPin(const Instruction& instr, const WriterCounter& writers) {
+  if (instr.operand_count() != 1 || !instr.operand(0)->shape().IsArray()) {
+    return InstrError(instr, "custom-call to Pin must have one array non-buffer operand");
+  }
+  if (!instr.shape().IsBuffer()) {
+    return InstrError(instr, StrCat("custom-call to Pin must have one buffer result, not ",
+                                    ShapeText(instr.shape())));
+  }
+  if (!instr.operand(0)->shape().Compatible(*instr.shape().tuple_elements[0])) {
+    return InstrError(
+        instr, StrCat("custom-call to Pin must have the same shape as the operand: ",
+                      ShapeText(instr.shape()), " pins ", ShapeText(instr.operand(0)->shape())));
+  }
+  if (instr.output_to_operand_aliasing().size() != 1) {
+    return InstrError(instr, "custom-call to Pin must have one output-to-operand aliasing");
+  }
+  return writers.CheckUniqueWriter(instr, {});
+}
+
+absl::Status CheckCreateBuffer(const Instruction& instr, const WriterCounter& writers) {
+  if (instr.operand_count() != 0) {
+    return InstrError(instr, "custom-call to CreateBuffer can't have an operand");
+  }
+  if (!instr.shape().IsBuffer()) {
+    return InstrError(instr, StrCat("custom-call to CreateBuffer must have one buffer result, not ",
+                                    ShapeText(instr.shape())));
+  }
+  return writers.CheckUniqueWriter(instr, {});
+}
+
+// Unpin turns one buffer back into the array it holds, through one alias.
+absl::Status CheckUnpin(const Instruction& instr) {
+  if (instr.operand_count() != 1 || !instr.operand(0)->shape().IsBuffer()) {
+    return InstrError(instr, "custom-call to Unpin must have one buffer operand");
+  }
+  if (!instr.shape().IsArray()) {
+    return InstrError(instr, StrCat("custom-call to Unpin must have one array non-buffer result, "
+                                    "not ",
+                                    ShapeText(instr.shape())));
+  }
+  if (!instr.operand(0)->shape().tuple_elements[0]->Compatible(instr.shape())) {
+    return InstrError(
+        instr, StrCat("custom-call to Unpin must have the same shape as the operand: ",
+                      ShapeText(instr.shape()), " unpins ", ShapeText(instr.operand(0)->shape())));
+  }
+  if (instr.output_to_operand_aliasing().size() != 1) {
+    return InstrError(instr, "custom-call to Unpin must have one output-to-operand aliasing");
+  }
+  return absl::OkStatus();
+}
+
+// Each buffer operand of a custom-call is named by exactly one alias: a buffer the call reads
+// and does not return would have no value after it, one returned twice two values in one
+// storage.
+absl::Status CheckBufferOperandsAliased(const Instruction& instr) {
   const auto aliasing = instr.output_to_operand_aliasing();
   for (int64_t i = 0; i < instr.operand_count(); ++i) {
     absl::Status status;
@@ -129,7 +191,13 @@ absl::Status CheckCustomCallBuffers(const Instruction& instr, const WriterCounte
           outputs.push_back(ShapeIndexToString(a.output_index));
         }
       }
-      if (outputs.size() > 1) {
+      if (outputs.empty()) {
+        status = InstrError(
+            instr, StrCat("custom-call reads buffer ", OperandRef(instr, i), " shape index ",
+                          ShapeIndexToString(index),
+                          " but no output_to_operand_aliasing entry returns it (XLA: buffer is "
+                          "used in operands but not in results)"));
+      } else if (outputs.size() > 1) {
         status = InstrError(
             instr, StrCat("custom-call output_to_operand_aliasing returns buffer ",
                           OperandRef(instr, i), " shape index ", ShapeIndexToString(index),
@@ -140,21 +208,117 @@ absl::Status CheckCustomCallBuffers(const Instruction& instr, const WriterCounte
     });
     if (!status.ok()) return status;
   }
-  // CreateBuffer makes a buffer from nothing: no alias names its output.
-  if (instr.custom_call_target() == "CreateBuffer" && instr.shape().IsBuffer()) {
-    return writers.CheckUniqueWriter(instr, {});
-  }
-  for (const OperandAlias& a : aliasing) {
-    const Shape* out = Subshape(instr.shape(), a.output_index);
-    if (out == nullptr || !out->IsBuffer()) continue;
-    if (absl::Status s = writers.CheckUniqueWriter(instr, a.output_index); !s.ok()) return s;
+  return absl::OkStatus();
+}
+
+// Each buffer output of a custom-call is named by exactly one alias (only Pin and CreateBuffer
+// make buffers), and each has one writer.
+absl::Status CheckBufferResultsAliased(const Instruction& instr, const WriterCounter& writers) {
+  const auto aliasing = instr.output_to_operand_aliasing();
+  absl::Status status;
+  ForEachSubshape(instr.shape(), [&](const Shape& sub, const ShapeIndex& index) {
+    if (!status.ok() || !sub.IsBuffer()) return;
+    const auto count = std::count_if(aliasing.begin(), aliasing.end(), [&](const OperandAlias& a) {
+      return a.output_index == index;
+    });
+    if (count == 0) {
+      status = InstrError(
+          instr, StrCat("custom-call output ", ShapeText(sub), " at shape index ",
+                        ShapeIndexToString(index),
+                        " is a buffer but no output_to_operand_aliasing entry names it (XLA: "
+                        "buffer is used in results but not in operands)"));
+    } else if (count > 1) {
+      status = InstrError(instr,
+                          StrCat("custom-call output_to_operand_aliasing names output shape index ",
+                                 ShapeIndexToString(index), " ", count,
+                                 " times (XLA: buffer is used in operands multiple times)"));
+    } else {
+      status = writers.CheckUniqueWriter(instr, index);
+    }
+  });
+  return status;
+}
+
+absl::Status CheckCustomCallBuffers(const Instruction& instr, const WriterCounter& writers) {
+  const std::string_view target = instr.custom_call_target();
+  if (target == "Pin") return CheckPin(instr, writers);
+  if (target == "CreateBuffer") return CheckCreateBuffer(instr, writers);
+  if (target == "Unpin") return CheckUnpin(instr);
+  if (absl::Status s = CheckBufferOperandsAliased(instr); !s.ok()) return s;
+  return CheckBufferResultsAliased(instr, writers);
+}
+
+// `what` names the shape ("shape", "operand 1 'x'"), `why` says why no buffer may be there.
+absl::Status CheckNoBuffer(const Instruction& instr, const Shape& shape, std::string_view what,
+                           std::string_view why) {
+  absl::Status status;
+  ForEachSubshape(shape, [&](const Shape& sub, const ShapeIndex& index) {
+    if (status.ok() && sub.IsBuffer()) {
+      status =
+          InstrError(instr, StrCat(instr.PrintedOpcode(), " ", what, " has buffer ", ShapeText(sub),
+                                   " at shape index ", ShapeIndexToString(index), ": ", why,
+                                   " (XLA: buffers aren't allowed in this context)"));
+    }
+  });
+  return status;
+}
+
+// XLA lets buffers appear only in custom-calls, tuples, get-tuple-elements, whiles, parameters
+// of non-entry computations and a dynamic-update-slice's operand 0 and result (and async ops,
+// whose wrapped computation is checked): anywhere else an op would read or copy the storage as
+// if it were a value.
+constexpr std::string_view kOnlyWhereAllowed =
+    "buffers may be only in custom-calls, tuples, get-tuple-elements, whiles, parameters of "
+    "computations other than the entry and a dynamic-update-slice's operand 0 and result";
+
+absl::Status CheckNoBuffersInContext(const Instruction& instr, std::string_view why) {
+  if (absl::Status s = CheckNoBuffer(instr, instr.shape(), "shape", why); !s.ok()) return s;
+  for (int64_t i = 0; i < instr.operand_count(); ++i) {
+    if (absl::Status s = CheckNoBuffer(instr, instr.operand(i)->shape(), OperandRef(instr, i), why);
+        !s.ok()) {
+      return s;
+    }
   }
   return absl::OkStatus();
 }
 
+// A dynamic-update-slice into a buffer writes it. That its other operands are arrays and its
+// result is the same buffer is checked by its shape rule (verifier_shape_rules.cc), which runs
+// first.
+absl::Status CheckDynamicUpdateSliceBuffers(const Instruction& instr,
+                                            const WriterCounter& writers) {
+  if (instr.operand(0)->shape().IsBuffer()) return writers.CheckUniqueWriters(instr);
+  return CheckNoBuffersInContext(instr, kOnlyWhereAllowed);
+}
+
+absl::Status CheckInstructionBuffers(const Instruction& instr, const WriterCounter& writers) {
+  switch (instr.opcode()) {
+    case Opcode::kCustomCall:
+      return CheckCustomCallBuffers(instr, writers);
+    case Opcode::kWhile:
+      return writers.CheckUniqueWriters(instr);
+    case Opcode::kParameter:
+      if (instr.parent()->is_entry()) {
+        if (absl::Status s = CheckNoBuffersInContext(
+                instr, "an entry parameter cannot be a buffer, its caller has none to pass");
+            !s.ok()) {
+          return s;
+        }
+      }
+      return writers.CheckUniqueWriters(instr);
+    case Opcode::kDynamicUpdateSlice:
+      return CheckDynamicUpdateSliceBuffers(instr, writers);
+    case Opcode::kGetTupleElement:
+    case Opcode::kTuple:
+      return absl::OkStatus();
+    default:
+      return CheckNoBuffersInContext(instr, kOnlyWhereAllowed);
+  }
+}
+
 }  // namespace
 
-absl::Status CheckBufferWriters(const Module& module) {
+absl::Status CheckBufferRules(const Module& module) {
   const WriterCounter writers(module);
   for (const Computation* c : module.computations()) {
     if (writers.IsWrapped(c)) {
@@ -166,22 +330,7 @@ absl::Status CheckBufferWriters(const Module& module) {
     }
     for (const Instruction* instr : c->instructions()) {
       if (IsAsyncOp(instr->opcode()) || IsStreamAnnotatedCall(*instr)) continue;
-      absl::Status s;
-      switch (instr->opcode()) {
-        case Opcode::kCustomCall:
-          s = CheckCustomCallBuffers(*instr, writers);
-          break;
-        case Opcode::kWhile:
-        case Opcode::kParameter:
-          s = writers.CheckUniqueWriters(*instr);
-          break;
-        case Opcode::kDynamicUpdateSlice:
-          if (instr->operand(0)->shape().IsBuffer()) s = writers.CheckUniqueWriters(*instr);
-          break;
-        default:
-          break;
-      }
-      if (!s.ok()) return s;
+      if (absl::Status s = CheckInstructionBuffers(*instr, writers); !s.ok()) return s;
     }
   }
   return absl::OkStatus();

@@ -75,9 +75,9 @@ absl::Status CheckCallee(const Instruction& instr, const Computation* callee, st
 
 // verifier_alias_rule.cc: the module's input_output_alias against its entry computation.
 absl::Status CheckInputOutputAliases(const Module& module);
-// verifier_buffer_rules.cc: XLA's rules on b(...) buffer values: a custom-call returns a buffer
-// operand as one output at most, and a buffer value has one writer at most.
-absl::Status CheckBufferWriters(const Module& module);
+// verifier_buffer_rules.cc: XLA's rules on b(...) buffer values (VerifyBuffers): where buffers
+// may be, Pin/Unpin/CreateBuffer's shapes, custom-call aliases of buffers, one writer each.
+absl::Status CheckBufferRules(const Module& module);
 
 // Step 3. The rule for one opcode: returns the first problem with the instruction's shape.
 // Rules may assume the instruction and its operands passed step 1; those that read called

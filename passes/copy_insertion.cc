@@ -332,7 +332,25 @@ class Inserter {
     std::vector<std::pair<Instruction*, Instruction*>> edges;  // (done, start)
     std::vector<TransferOperandCopy> operand_copies;
   };
+  // Everything AddInterferenceCopies will do, decided on the unchanged module.
+  struct InterferencePlan {
+    std::vector<WhilePlan> whiles;
+    std::vector<ConditionalPlan> conditionals;
+    std::vector<InPlacePlan> in_place;
+    std::vector<InFlightPlan> in_flight;
+  };
+  absl::Status PlanInterference(const DataflowAnalysis& flow, InterferencePlan& plan) const;
+  void PlanWhile(const DataflowAnalysis& flow, Instruction* xla_while,
+                 InterferencePlan& plan) const;
+  static void PlanConditional(const DataflowAnalysis& flow, Instruction* conditional,
+                              InterferencePlan& plan);
+  static absl::Status PlanInPlace(Instruction* instr, InterferencePlan& plan);
+  void OrderInFlightTransfers(const std::vector<InFlightPlan>& in_flight);
+  void AddInFlightTransitionCopies(const std::vector<InFlightPlan>& in_flight);
   void AddTransferOperandCopies(const std::vector<InFlightPlan>& in_flight);
+  void AddInPlaceOperandCopies(const std::vector<InPlacePlan>& in_place);
+  void AddWhileCopies(std::vector<WhilePlan>& whiles);
+  void AddConditionalCopies(std::vector<ConditionalPlan>& conditionals);
   // The transition copies made after a *-done, each already ordered before the next start.
   absl::flat_hash_set<const Instruction*> transition_copies_;
 
@@ -355,94 +373,129 @@ class Inserter {
 absl::Status Inserter::AddInterferenceCopies() {
   absl::StatusOr<const AliasAnalysis*> alias = analyses_.Alias(DataflowOptions{});
   if (!alias.ok()) return alias.status();
-  const DataflowAnalysis& flow = (*alias)->dataflow();
-
   // Decide everything on the unchanged module first: the analysis knows only the instructions
   // it saw.
-  std::vector<WhilePlan> whiles;
-  std::vector<ConditionalPlan> conditionals;
-  std::vector<InPlacePlan> in_place;
-  std::vector<InFlightPlan> in_flight;
+  InterferencePlan plan;
+  if (absl::Status s = PlanInterference((*alias)->dataflow(), plan); !s.ok()) return s;
+
+  OrderInFlightTransfers(plan.in_flight);
+  if (!Skipped(CopyRule::kInFlightTransition)) {
+    AddInFlightTransitionCopies(plan.in_flight);
+    AddTransferOperandCopies(plan.in_flight);
+  }
+  if (!Skipped(CopyRule::kInPlaceOperand)) AddInPlaceOperandCopies(plan.in_place);
+  AddWhileCopies(plan.whiles);
+  if (!Skipped(CopyRule::kConditionalBranchRoot)) AddConditionalCopies(plan.conditionals);
+  copier_.Flush();
+  return absl::OkStatus();
+}
+
+absl::Status Inserter::PlanInterference(const DataflowAnalysis& flow,
+                                        InterferencePlan& plan) const {
   absl::StatusOr<std::vector<Computation*>> computations =
       ControlFlowComputations(module_, flow.call_graph());
   if (!computations.ok()) return computations.status();
   for (Computation* c : *computations) {
     for (Instruction* instr : c->instructions()) {
       if (instr->opcode() == Opcode::kWhile) {
-        Instruction* init = instr->operand(0);
-        WhilePlan plan{instr, {}, {}, {}};
-        const bool body_pins = StartsNonCopyableChain(*instr->while_body());
-        ForEachSubshape(instr->shape(), [&](const Shape& sub, const ShapeIndex& index) {
-          if (!sub.IsArray()) return;
-          absl::Span<const ValueId> in = flow.ValuesAt(*init, index);
-          absl::Span<const ValueId> out = flow.ValuesAt(*instr, index);
-          const bool changes = in.size() != 1 || out.size() != 1 || in[0] != out[0];
-          if (!changes) return;
-          // XLA never copies a buffer a transfer still owns; it orders the transfer's done
-          // before the next start instead.
-          if (!options_.copy_in_flight_buffers &&
-              (!InFlightStartsAt(flow, *init, index).empty() ||
-               !InFlightStartsAt(flow, *instr->while_body()->root(), index).empty())) {
-            InFlightPlan plan{instr, index, DoneBeforeStartEdges(flow, *instr, index), {}};
-            plan.operand_copies = TransferOperandCopies(flow, *instr, index, plan.edges);
-            in_flight.push_back(std::move(plan));
-            return;
-          }
-          const std::string at = IndexText(index);
-          plan.init.Add(index, CopyRule::kWhileInit,
-                        fmt::format("init of %{} at {}", instr->name(), at));
-          if (options_.copy_in_flight_buffers || !body_pins || !PinnedLoopElement(*instr, index)) {
-            plan.parameter.Add(
-                index, CopyRule::kWhileBodyParameter,
-                fmt::format("loop state {} of %{} as the body reads it", at, instr->name()));
-          }
-          plan.root.Add(
-              index, CopyRule::kWhileBodyRoot,
-              fmt::format("loop state {} of %{} as the body writes it", at, instr->name()));
-        });
-        if (!plan.init.empty()) whiles.push_back(std::move(plan));
+        PlanWhile(flow, instr, plan);
       } else if (instr->opcode() == Opcode::kConditional) {
-        Selection phis;
-        ForEachSubshape(instr->shape(), [&](const Shape& sub, const ShapeIndex& index) {
-          if (!sub.IsArray()) return;
-          for (ValueId v : flow.ValuesAt(*instr, index)) {
-            const HloValue& hv = flow.value(v);
-            if (hv.is_phi && hv.instruction == instr) {
-              phis.Add(index, CopyRule::kConditionalBranchRoot,
-                       fmt::format("result {} of %{} merges the branches' values", IndexText(index),
-                                   instr->name()));
-            }
-          }
-        });
-        if (!phis.empty()) {
-          ConditionalPlan plan{instr, {}};
-          for (size_t b = 0; b < instr->branch_computations().size(); ++b)
-            plan.roots.push_back(phis);
-          conditionals.push_back(std::move(plan));
-        }
+        PlanConditional(flow, instr, plan);
       } else if (MayHaveInPlacePairs(instr->opcode())) {
-        std::vector<int64_t> done;
-        for (const InPlacePair& p : GetInPlaceInputOutputPairs(*instr)) {
-          const int64_t k = p.input.operand_number;
-          if (k < 0 || k >= instr->operand_count()) {
-            // XLA's verifier rejects such an output_to_operand_aliasing; ours lets it through.
-            return absl::InvalidArgumentError(fmt::format(
-                "copy-insertion: %{} aliases its output with operand {}, but it has {} operands",
-                instr->name(), k, instr->operand_count()));
-          }
-          if (std::find(done.begin(), done.end(), k) != done.end()) continue;
-          done.push_back(k);
-          in_place.push_back({instr, k});
-        }
-        for (int64_t k : WrappedInPlaceOperands(*instr)) {
-          if (std::find(done.begin(), done.end(), k) != done.end()) continue;
-          done.push_back(k);
-          in_place.push_back({instr, k});
-        }
+        if (absl::Status s = PlanInPlace(instr, plan); !s.ok()) return s;
       }
     }
   }
+  return absl::OkStatus();
+}
 
+// The copies of each loop state element whose value the body changes: init, body parameter and
+// body root; an element holding an in-flight buffer gets order instead (InFlightPlan).
+void Inserter::PlanWhile(const DataflowAnalysis& flow, Instruction* xla_while,
+                         InterferencePlan& plans) const {
+  Instruction* init = xla_while->operand(0);
+  WhilePlan plan{xla_while, {}, {}, {}};
+  const bool body_pins = StartsNonCopyableChain(*xla_while->while_body());
+  ForEachSubshape(xla_while->shape(), [&](const Shape& sub, const ShapeIndex& index) {
+    if (!sub.IsArray()) return;
+    absl::Span<const ValueId> in = flow.ValuesAt(*init, index);
+    absl::Span<const ValueId> out = flow.ValuesAt(*xla_while, index);
+    const bool changes = in.size() != 1 || out.size() != 1 || in[0] != out[0];
+    if (!changes) return;
+    // XLA never copies a buffer a transfer still owns; it orders the transfer's done
+    // before the next start instead.
+    if (!options_.copy_in_flight_buffers &&
+        (!InFlightStartsAt(flow, *init, index).empty() ||
+         !InFlightStartsAt(flow, *xla_while->while_body()->root(), index).empty())) {
+      InFlightPlan in_flight{xla_while, index, DoneBeforeStartEdges(flow, *xla_while, index), {}};
+      in_flight.operand_copies = TransferOperandCopies(flow, *xla_while, index, in_flight.edges);
+      plans.in_flight.push_back(std::move(in_flight));
+      return;
+    }
+    const std::string at = IndexText(index);
+    plan.init.Add(index, CopyRule::kWhileInit,
+                  fmt::format("init of %{} at {}", xla_while->name(), at));
+    if (options_.copy_in_flight_buffers || !body_pins || !PinnedLoopElement(*xla_while, index)) {
+      plan.parameter.Add(
+          index, CopyRule::kWhileBodyParameter,
+          fmt::format("loop state {} of %{} as the body reads it", at, xla_while->name()));
+    }
+    plan.root.Add(index, CopyRule::kWhileBodyRoot,
+                  fmt::format("loop state {} of %{} as the body writes it", at, xla_while->name()));
+  });
+  if (!plan.init.empty()) plans.whiles.push_back(std::move(plan));
+}
+
+// A copy of each branch root's element where the conditional's result merges the branches'
+// values (a phi).
+void Inserter::PlanConditional(const DataflowAnalysis& flow, Instruction* conditional,
+                               InterferencePlan& plans) {
+  Selection phis;
+  ForEachSubshape(conditional->shape(), [&](const Shape& sub, const ShapeIndex& index) {
+    if (!sub.IsArray()) return;
+    for (ValueId v : flow.ValuesAt(*conditional, index)) {
+      const HloValue& hv = flow.value(v);
+      if (hv.is_phi && hv.instruction == conditional) {
+        phis.Add(index, CopyRule::kConditionalBranchRoot,
+                 fmt::format("result {} of %{} merges the branches' values", IndexText(index),
+                             conditional->name()));
+      }
+    }
+  });
+  if (phis.empty()) return;
+  ConditionalPlan plan{conditional, {}};
+  for (size_t b = 0; b < conditional->branch_computations().size(); ++b) {
+    plan.roots.push_back(phis);
+  }
+  plans.conditionals.push_back(std::move(plan));
+}
+
+// Each operand `instr` (or the op an async-start wraps) updates in place, once.
+absl::Status Inserter::PlanInPlace(Instruction* instr, InterferencePlan& plans) {
+  std::vector<int64_t> done;
+  for (const InPlacePair& p : GetInPlaceInputOutputPairs(*instr)) {
+    const int64_t k = p.input.operand_number;
+    if (k < 0 || k >= instr->operand_count()) {
+      // XLA's verifier rejects such an output_to_operand_aliasing; ours lets it through.
+      return absl::InvalidArgumentError(fmt::format(
+          "copy-insertion: %{} aliases its output with operand {}, but it has {} operands",
+          instr->name(), k, instr->operand_count()));
+    }
+    if (std::find(done.begin(), done.end(), k) != done.end()) continue;
+    done.push_back(k);
+    plans.in_place.push_back({instr, k});
+  }
+  for (int64_t k : WrappedInPlaceOperands(*instr)) {
+    if (std::find(done.begin(), done.end(), k) != done.end()) continue;
+    done.push_back(k);
+    plans.in_place.push_back({instr, k});
+  }
+  return absl::OkStatus();
+}
+
+// Each pipelined transfer's *-done before the *-start that hands its buffer out again, where
+// the dependencies do not already order them.
+void Inserter::OrderInFlightTransfers(const std::vector<InFlightPlan>& in_flight) {
   for (const InFlightPlan& p : in_flight) {
     for (const auto& [done, start] : p.edges) {
       if (RunsBefore(done, start)) continue;  // already ordered
@@ -456,58 +509,65 @@ absl::Status Inserter::AddInterferenceCopies() {
                        done->name(), IndexText(p.index), p.xla_while->name(), start->name())});
     }
   }
-  // A finished transfer's data read after the next transfer starts in the same buffer: XLA's
-  // transition copy, taken right after the *-done and ordered before the next *-start.
-  if (!Skipped(CopyRule::kInFlightTransition)) {
-    for (const InFlightPlan& p : in_flight) {
-      for (const auto& [done, start] : p.edges) {
-        // The finished data: the done itself (copy-done) or its tuple's array elements.
-        std::vector<Instruction*> elements;
-        if (done->shape().IsArray()) {
-          elements.push_back(done);
-        } else {
-          for (Instruction* user : done->users()) {
-            if (user->opcode() == Opcode::kGetTupleElement && user->shape().IsArray())
-              elements.push_back(user);
-          }
+}
+
+// A finished transfer's data read after the next transfer starts in the same buffer: XLA's
+// transition copy, taken right after the *-done and ordered before the next *-start.
+void Inserter::AddInFlightTransitionCopies(const std::vector<InFlightPlan>& in_flight) {
+  for (const InFlightPlan& p : in_flight) {
+    for (const auto& [done, start] : p.edges) {
+      // The finished data: the done itself (copy-done) or its tuple's array elements.
+      std::vector<Instruction*> elements;
+      if (done->shape().IsArray()) {
+        elements.push_back(done);
+      } else {
+        for (Instruction* user : done->users()) {
+          if (user->opcode() == Opcode::kGetTupleElement && user->shape().IsArray())
+            elements.push_back(user);
         }
-        for (Instruction* element : elements) {
-          std::vector<Instruction*> late;
-          for (Instruction* user : element->users()) {
-            if (user != start && !RunsBefore(user, start)) late.push_back(user);
-          }
-          if (late.empty()) continue;
-          Selection whole;
-          whole.Add({}, CopyRule::kInFlightTransition,
-                    fmt::format("%{} is read after %{} starts the next transfer into its buffer",
-                                element->name(), start->name()));
-          if (Instruction* copy = copier_.Copy(element, whole, Next(element))) {
-            ReplaceUses(element, copy, late);
-            transition_copies_.insert(copy);
-            AddPrintedControlEdge(copy, start);
-            ++control_edges_added_;
-          }
+      }
+      for (Instruction* element : elements) {
+        std::vector<Instruction*> late;
+        for (Instruction* user : element->users()) {
+          if (user != start && !RunsBefore(user, start)) late.push_back(user);
+        }
+        if (late.empty()) continue;
+        Selection whole;
+        whole.Add({}, CopyRule::kInFlightTransition,
+                  fmt::format("%{} is read after %{} starts the next transfer into its buffer",
+                              element->name(), start->name()));
+        if (Instruction* copy = copier_.Copy(element, whole, Next(element))) {
+          ReplaceUses(element, copy, late);
+          transition_copies_.insert(copy);
+          AddPrintedControlEdge(copy, start);
+          ++control_edges_added_;
         }
       }
     }
   }
-  if (!Skipped(CopyRule::kInFlightTransition)) AddTransferOperandCopies(in_flight);
-  if (!Skipped(CopyRule::kInPlaceOperand)) {
-    for (const InPlacePlan& p : in_place) {
-      Instruction* operand = p.op->operand(p.operand);
-      Selection all;
-      ForEachSubshape(operand->shape(), [&](const Shape& sub, const ShapeIndex& index) {
-        if (sub.IsArray()) {
-          all.Add(
-              index, CopyRule::kInPlaceOperand,
-              fmt::format("operand {} of %{}, which updates it in place", p.operand, p.op->name()));
-        }
-      });
-      if (Instruction* copy = copier_.Copy(operand, all, p.op)) {
-        p.op->ReplaceOperand(p.operand, copy);
+}
+
+// Every array of each operand that an instruction updates in place, copied just before it.
+void Inserter::AddInPlaceOperandCopies(const std::vector<InPlacePlan>& in_place) {
+  for (const InPlacePlan& p : in_place) {
+    Instruction* operand = p.op->operand(p.operand);
+    Selection all;
+    ForEachSubshape(operand->shape(), [&](const Shape& sub, const ShapeIndex& index) {
+      if (sub.IsArray()) {
+        all.Add(
+            index, CopyRule::kInPlaceOperand,
+            fmt::format("operand {} of %{}, which updates it in place", p.operand, p.op->name()));
       }
+    });
+    if (Instruction* copy = copier_.Copy(operand, all, p.op)) {
+      p.op->ReplaceOperand(p.operand, copy);
     }
   }
+}
+
+// Each planned loop's init copy, body parameter copy (read by the body's instructions) and body
+// root copy, the parameter's copies ordered before the root's.
+void Inserter::AddWhileCopies(std::vector<WhilePlan>& whiles) {
   for (WhilePlan& w : whiles) {
     Instruction* xla_while = w.xla_while;
     if (!Skipped(CopyRule::kWhileInit)) {
@@ -535,21 +595,21 @@ absl::Status Inserter::AddInterferenceCopies() {
       }
     }
   }
-  if (!Skipped(CopyRule::kConditionalBranchRoot)) {
-    for (ConditionalPlan& plan : conditionals) {
-      std::vector<Computation*> branches = plan.conditional->branch_computations();
-      for (size_t b = 0; b < branches.size(); ++b) {
-        Instruction* root = branches[b]->root();
-        std::vector<Instruction*> users(root->users().begin(), root->users().end());
-        if (Instruction* copy = copier_.Copy(root, plan.roots[b], nullptr)) {
-          ReplaceUses(root, copy, users);
-          branches[b]->set_root(copy);
-        }
+}
+
+// Each branch's root copied where the conditional merges the branches' values.
+void Inserter::AddConditionalCopies(std::vector<ConditionalPlan>& conditionals) {
+  for (ConditionalPlan& plan : conditionals) {
+    std::vector<Computation*> branches = plan.conditional->branch_computations();
+    for (size_t b = 0; b < branches.size(); ++b) {
+      Instruction* root = branches[b]->root();
+      std::vector<Instruction*> users(root->users().begin(), root->users().end());
+      if (Instruction* copy = copier_.Copy(root, plan.roots[b], nullptr)) {
+        ReplaceUses(root, copy, users);
+        branches[b]->set_root(copy);
       }
     }
   }
-  copier_.Flush();
-  return absl::OkStatus();
 }
 
 // XLA's transition into a pipelined transfer: the start reads a copy of its operand (taken

@@ -78,8 +78,8 @@ std::vector<Instruction*> InFlightStartsAt(const DataflowAnalysis& flow, const I
 }
 
 bool TransfersOperand(const Instruction& start) {
-  return start.opcode() == Opcode::kSend && start.operand_count() > 0 &&
-         start.operand(0)->shape().IsArray();
+  return (start.opcode() == Opcode::kSend || start.opcode() == Opcode::kCopyStart) &&
+         start.operand_count() > 0 && start.operand(0)->shape().IsArray();
 }
 
 bool IsPipelinedTransfer(const Instruction& start) {

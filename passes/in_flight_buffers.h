@@ -48,9 +48,11 @@ struct TransferOperandCopy {
   Instruction* start;
   Instruction* done;
 };
-// Whether `start` hands its operand 0 (an array) to the transfer: send. (XLA treats
-// copy-start's operand so too; whether its copy removal keeps that copy is not known here, so
-// copy-start keeps hloscope's earlier rules.)
+// Whether `start` hands its operand 0 (an array) to the transfer: send and copy-start (whose
+// result forwards the operand as its source element). XLA's AddCopiesForNonCopyableTransitions
+// copies the operand of both alike, and its copy removal has no rule that tells them apart
+// (copy_removal.cc asks IsAsynchronousOperationStart, true for both), so it keeps or removes
+// such a copy of a copy-start as it does a send's.
 bool TransfersOperand(const Instruction& start);
 // Whether `start`'s result is carried into a loop (a tuple that a while takes, or a
 // computation's root): the transfer runs across iterations.

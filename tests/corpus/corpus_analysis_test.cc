@@ -465,6 +465,41 @@ TEST(CorpusAnalysisSample, BufferRulesRejectUnsafeModules) {
   EXPECT_EQ(checker.counts().unverified, static_cast<int>(std::size(kModules)));
 }
 
+// XLA's VerifyBuffers tests in the bulk archive (hlo_verifier_test.cc): the modules XLA's
+// verifier rejects are rejected here too (each rule of hlo/verifier_buffer_rules.cc, and add's
+// shape rule for VerifyBuffersAddOpCannotHaveBuffers), and the ones it accepts verify.
+TEST(CorpusAnalysisSample, BufferRulesAsXla) {
+  const fs::path bulk(HLOSCOPE_BULK_DIR);
+  if (!fs::is_directory(bulk / "cc_hlo")) GTEST_SKIP() << "no bulk archive at " << bulk;
+  auto check = [&](std::initializer_list<const char*> modules) {
+    CorpusChecker checker;
+    for (const char* m : modules) {
+      const std::string name =
+          fmt::format("cc_hlo/xla__xla_service_hlo_verifier_test__VerifyBuffers{}.hlo", m);
+      EXPECT_TRUE(fs::is_regular_file(bulk / name)) << name;
+      checker.CheckFile(bulk / name, name);
+    }
+    return checker.counts();
+  };
+  const auto rejected = {
+      "EntryParameterCannotHaveBuffers", "PinMissingAlias",          "UnpinMissingAlias",
+      "ResultBufferNotInOperands",       "OperandBufferNotInResult", "AddOpCannotHaveBuffers"};
+  EXPECT_EQ(check(rejected).unverified, static_cast<int>(rejected.size()));
+  const auto accepted = {"SpecialCustomCallTargets",
+                         "NestedInOperands",
+                         "NestedInResults",
+                         "StraightLineChain",
+                         "RotatedChain",
+                         "LayoutChangeInPinAllowed",
+                         "AsyncCallWithAlias",
+                         "AsyncCallWithoutAlias",
+                         "AsyncCallStreamAnnotated",
+                         "AsyncCallExpandedStreamAnnotated"};
+  const Counts counts = check(accepted);
+  EXPECT_EQ(counts.unverified, 0);
+  EXPECT_EQ(counts.modules, static_cast<int>(accepted.size()));
+}
+
 INSTANTIATE_TEST_SUITE_P(Archives, CorpusAnalysisBulk,
                          ::testing::Values("bulk_gh", "cc_hlo", "xla"),
                          [](const auto& info) { return info.param; });
