@@ -19,6 +19,7 @@
 #include "eval/collectives.h"
 #include "eval/custom_calls.h"
 #include "eval/element_io.h"
+#include "eval/inplace_permute.h"
 #include "eval/kernels.h"
 #include "eval/layout_util.h"
 #include "eval/operand_checks.h"
@@ -185,10 +186,8 @@ absl::Status CheckSupported(const Module& module, const EvalOptions& options) {
       if ((instr->opcode() == Opcode::kCollectivePermute ||
            instr->opcode() == Opcode::kCollectivePermuteStart) &&
           IsInPlaceCollectivePermute(*instr)) {
-        return absl::UnimplementedError(
-            StrCat("the interpreter does not run the in-place collective-permute (input, output, "
-                   "offsets, slice_sizes) (instruction %",
-                   instr->name(), ")"));
+        absl::Status layout = CheckInPlacePermuteLayout(*instr);
+        if (!layout.ok()) return layout;
       }
       if (instr->opcode() == Opcode::kRng && !options.rng_seed.has_value()) {
         return NamingOption(
@@ -606,10 +605,10 @@ class Evaluator {
         }
         const int64_t size = LoadInt(ops[1].shape->element_type, ops[1].bytes->data());
         if (size != out.dims[static_cast<size_t>(d)]) {
-          return absl::InvalidArgumentError(
-              StrCat("cannot run %", instr.name(), ": set-dimension-size sets dimension ", d,
-                     " to ", size, " but the result's static size is ",
-                     out.dims[static_cast<size_t>(d)], " (the interpreter runs static shapes only)"));
+          return absl::InvalidArgumentError(StrCat(
+              "cannot run %", instr.name(), ": set-dimension-size sets dimension ", d, " to ", size,
+              " but the result's static size is ", out.dims[static_cast<size_t>(d)],
+              " (the interpreter runs static shapes only)"));
         }
         Bytes bytes(static_cast<size_t>(DenseBytes(out)));
         Relayout(in, ops[0].bytes->data(), out, bytes.data());
