@@ -15,6 +15,7 @@
 #include "absl/strings/cord.h"
 #include "analysis/alias.h"
 #include "analysis/memory/instruction_sequence.h"
+#include "eval/block_scaled_dot.h"
 #include "eval/channel_order.h"
 #include "eval/collectives.h"
 #include "eval/custom_calls.h"
@@ -656,6 +657,11 @@ class Evaluator {
         if (!r.ok()) return r.status();
         return ArrayValue(instr, std::move(*r));
       }
+      case Opcode::kScaledDot: {
+        absl::StatusOr<Bytes> r = EvalBlockScaledDot(instr, arrays, ReadDotDimensionNumbers(instr));
+        if (!r.ok()) return r.status();
+        return ArrayValue(instr, std::move(*r));
+      }
       case Opcode::kRaggedDot:
       case Opcode::kDot: {
         if (absl::Status s = CheckArrayOperands(instr, ops); !s.ok()) return s;
@@ -801,6 +807,7 @@ bool IsSupportedOpcode(Opcode op) {
     case Opcode::kConditional:
     case Opcode::kDot:
     case Opcode::kRaggedDot:
+    case Opcode::kScaledDot:
     case Opcode::kReduce:
     case Opcode::kScatter:
     case Opcode::kMap:
