@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "absl/status/status.h"
+#include "eval/block_scaled_dot.h"
 #include "eval/element_io.h"
 #include "eval/layout_util.h"
 #include "support/str_util.h"
@@ -109,7 +110,8 @@ bool IsKnownCustomCallTarget(std::string_view target) {
              std::end(kIdentityTargets) ||
          target == "SPMDFullToShardShape" || target == "SPMDShardToFullShape" ||
          target == "AllocateBuffer" || target == "TopK" || target == "__cublas$gemm" ||
-         target == "__cublas$lt$matmul" || IsCudnnConvolutionTarget(target);
+         target == "__cublas$lt$matmul" || target == "__op$block_scaled_dot" ||
+         IsCudnnConvolutionTarget(target);
 }
 
 absl::StatusOr<std::vector<Bytes>> EvalCustomCall(const Instruction& instr,
@@ -127,6 +129,14 @@ absl::StatusOr<std::vector<Bytes>> EvalCustomCall(const Instruction& instr,
     return EvalCublasGemm(instr, operands, results);
   }
   if (IsCudnnConvolutionTarget(target)) return EvalCudnnConvolution(instr, operands, results);
+  if (target == "__op$block_scaled_dot") {
+    if (results.size() != 1) return Refuse(instr, "needs one array result");
+    absl::StatusOr<Bytes> r = EvalBlockScaledDotCustomCall(instr, operands);
+    if (!r.ok()) return r.status();
+    std::vector<Bytes> out;
+    out.push_back(std::move(*r));
+    return out;
+  }
   if (target == "AllocateBuffer") {
     std::vector<Bytes> out;
     for (const Shape* r : results) out.emplace_back(static_cast<size_t>(DenseBytes(*r)), 0);

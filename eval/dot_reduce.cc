@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "eval/attributes.h"
+#include "eval/dot_dims.h"
 #include "eval/element_io.h"
 #include "eval/kernels.h"
 #include "eval/layout_util.h"
@@ -135,7 +136,12 @@ Bytes DotWith(const Instruction& instr, const ArrayRef& lhs, const ArrayRef& rhs
 }  // namespace
 
 absl::StatusOr<Bytes> EvalDot(const Instruction& instr, absl::Span<const ArrayRef> operands) {
-  const DotDimensionNumbers dnums = ReadDotDimensionNumbers(instr);
+  return EvalDotWithDimensions(instr, operands, ReadDotDimensionNumbers(instr));
+}
+
+absl::StatusOr<Bytes> EvalDotWithDimensions(const Instruction& instr,
+                                            absl::Span<const ArrayRef> operands,
+                                            const DotDimensionNumbers& dnums) {
   absl::Span<const int64_t> lb = dnums.lhs_batch, lc = dnums.lhs_contracting;
   absl::Span<const int64_t> rb = dnums.rhs_batch, rc = dnums.rhs_contracting;
   const Shape& ls = *operands[0].shape;

@@ -14,10 +14,12 @@
 #include "absl/status/status.h"
 #include "analysis/alias.h"
 #include "analysis/memory/instruction_sequence.h"
+#include "eval/block_scaled_dot.h"
 #include "eval/channel_order.h"
 #include "eval/collectives.h"
 #include "eval/custom_calls.h"
 #include "eval/element_io.h"
+#include "eval/inplace_permute.h"
 #include "eval/kernels.h"
 #include "eval/layout_util.h"
 #include "eval/operand_checks.h"
@@ -179,10 +181,8 @@ absl::Status CheckSupported(const Module& module, const EvalOptions& options) {
       if ((instr->opcode() == Opcode::kCollectivePermute ||
            instr->opcode() == Opcode::kCollectivePermuteStart) &&
           IsInPlaceCollectivePermute(*instr)) {
-        return absl::UnimplementedError(
-            StrCat("the interpreter does not run the in-place collective-permute (input, output, "
-                   "offsets, slice_sizes) (instruction %",
-                   instr->name(), ")"));
+        absl::Status layout = CheckInPlacePermuteLayout(*instr);
+        if (!layout.ok()) return layout;
       }
       if (instr->opcode() == Opcode::kRng && !options.rng_seed.has_value()) {
         return LiftedByOption(
@@ -651,6 +651,11 @@ class Evaluator {
         if (!r.ok()) return r.status();
         return ArrayValue(instr, std::move(*r));
       }
+      case Opcode::kScaledDot: {
+        absl::StatusOr<Bytes> r = EvalBlockScaledDot(instr, arrays, ReadDotDimensionNumbers(instr));
+        if (!r.ok()) return r.status();
+        return ArrayValue(instr, std::move(*r));
+      }
       case Opcode::kRaggedDot:
       case Opcode::kDot: {
         if (absl::Status s = CheckArrayOperands(instr, ops); !s.ok()) return s;
@@ -796,6 +801,7 @@ bool IsSupportedOpcode(Opcode op) {
     case Opcode::kConditional:
     case Opcode::kDot:
     case Opcode::kRaggedDot:
+    case Opcode::kScaledDot:
     case Opcode::kReduce:
     case Opcode::kScatter:
     case Opcode::kMap:

@@ -1,0 +1,17 @@
+// dot with the dimension numbers given, not read from the instruction's attributes: for the
+// ops that are a dot after some preparation of their operands (block_scaled_dot.cc). The
+// result is `instr`'s array shape, summed as EvalDot sums (dot_reduce.cc).
+#pragma once
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "eval/kernels.h"
+#include "hlo/attribute_values.h"
+
+namespace hloscope::eval {
+
+absl::StatusOr<Bytes> EvalDotWithDimensions(const Instruction& instr,
+                                            absl::Span<const ArrayRef> operands,
+                                            const DotDimensionNumbers& dnums);
+
+}  // namespace hloscope::eval
