@@ -69,13 +69,4 @@ std::string MemoryOpportunitiesText(Module& module, const ModuleMemory& memory,
   return out.empty() ? out : fmt::format("opportunities in {}:\n{}", memory.module, out);
 }
 
-std::string MemoryOpportunitiesHint(Module& module) {
-  CopyOpportunities found;
-  CopyElisionReport default_run;
-  found.bitcast_hidden = FindBitcastHiddenCopies(module, &default_run);
-  found.donation = FindDonationOpportunity(default_run);
-  if (found.count() == 0) return "";
-  return fmt::format("{}: {}\n", module.name(), OpportunitiesHintText(found));
-}
-
 }  // namespace hloscope

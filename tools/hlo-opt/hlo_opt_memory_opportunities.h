@@ -19,10 +19,4 @@ namespace hloscope {
 std::string MemoryOpportunitiesText(Module& module, const ModuleMemory& memory,
                                     const MemoryOptions& options);
 
-// Without --opportunities the text report ends with one line per module that has copy
-// opportunities (passes/copy_opportunities.h): "M: 1 opportunity (7.2 GiB of copies per step):
-// --opportunities lists it". `module` is changed (copy-elision runs on it): pass a copy. ""
-// when it has none.
-std::string MemoryOpportunitiesHint(Module& module);
-
 }  // namespace hloscope

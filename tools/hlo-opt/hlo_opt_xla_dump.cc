@@ -912,12 +912,6 @@ int RunOneModule(const DumpDirectory& dir, const DumpModule& m, const MemoryFlag
   }
   // The copy opportunities' hint, as the plain text report ends (a copy of its own, flattened
   // as that report's is: copy-elision changes it).
-  if (format == MemoryFormat::kText) {
-    if (absl::StatusOr<LoadedModule> scratch = LoadDumpModule(*final_file);
-        scratch.ok() && FlattenCallGraph().Run(*scratch->module).ok()) {
-      *report += MemoryOpportunitiesHint(*scratch->module);
-    }
-  }
   const int64_t ours = comparison->before.peak_bytes;
   const std::vector<CopyOrigin> origins = TraceCopies(
       final_copies, points, final_file == (m.passes.empty() ? nullptr : &m.passes.back()));
