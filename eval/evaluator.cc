@@ -675,13 +675,7 @@ class Evaluator {
         if (absl::Status s = CheckArrayOperands(instr, ops); !s.ok()) return s;
         absl::StatusOr<std::vector<Bytes>> r = EvalWithComputations(instr, arrays);
         if (!r.ok()) return r.status();
-        if (!instr.shape().IsTuple()) return ArrayValue(instr, std::move((*r)[0]));
-        auto elements = std::make_shared<std::vector<Value>>();
-        for (size_t i = 0; i < r->size(); ++i) {
-          elements->push_back(Value{instr.shape().tuple_elements[i],
-                                    std::make_shared<Bytes>(std::move((*r)[i])), nullptr});
-        }
-        return Value{instr.shape_ptr(), nullptr, std::move(elements)};
+        return ResultsValue(instr.shape(), *std::move(r));
       }
       default:
         break;
@@ -739,13 +733,7 @@ class Evaluator {
     };
     absl::StatusOr<std::vector<Bytes>> r = EvalScan(instr, arrays, results, run);
     if (!r.ok()) return r.status();
-    if (!instr.shape().IsTuple()) return ArrayValue(instr, std::move((*r)[0]));
-    auto elements = std::make_shared<std::vector<Value>>();
-    for (size_t i = 0; i < r->size(); ++i) {
-      elements->push_back(Value{instr.shape().tuple_elements[i],
-                                std::make_shared<Bytes>(std::move((*r)[i])), nullptr});
-    }
-    return Value{instr.shape_ptr(), nullptr, std::move(elements)};
+    return ResultsValue(instr.shape(), *std::move(r));
   }
 
   static absl::Status CheckArrayOperands(const Instruction& instr, absl::Span<const Value> ops) {
