@@ -79,6 +79,16 @@ const Shape* Module::InternShape(Shape shape) {
   return s;
 }
 
+bool Module::HasBufferShapes() const {
+  for (size_t k = 0; k < shapes_.size(); ++k) {
+    bool found = false;
+    ForEachSubshape(shapes_[k],
+                    [&](const Shape& sub, const ShapeIndex&) { found = found || sub.IsBuffer(); });
+    if (found) return true;
+  }
+  return false;
+}
+
 Computation* Module::AddComputation(std::string_view name) {
   std::string_view saved = arena_.Save(name);
   Computation* c = &computation_storage_.emplace_back(saved, this);

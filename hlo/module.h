@@ -69,6 +69,9 @@ class Module {
   std::string_view Save(std::string_view s) { return arena_.Save(s); }
   // Returns the module's single copy of a shape equal to `shape`.
   const Shape* InternShape(Shape shape);
+  // Whether any shape of the module holds a b(...) buffer at some depth. XLA's rules for
+  // buffers then cost the verifier nothing on the modules without one (almost all).
+  bool HasBufferShapes() const;
   Computation* AddComputation(std::string_view name);
   // Creates an instruction owned by the module; the caller adds it to a computation.
   Instruction* CreateInstruction(Opcode opcode, const Shape* shape, std::string_view name,

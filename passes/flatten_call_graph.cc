@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "analysis/analysis_cache.h"
 #include "analysis/call_graph.h"
 #include "fmt/format.h"
 #include "hlo/computation.h"
@@ -108,8 +109,13 @@ FlattenedSize CountFlattened(const Module& module, const CallGraph& calls) {
 
 }  // namespace
 
-absl::StatusOr<bool> FlattenCallGraph::RunOnModule(Module& module, AnalysisCache& /*analyses*/) {
-  if (FlattenedSize size = CountFlattened(module, *CallGraph::Build(module));
+absl::StatusOr<bool> FlattenCallGraph::RunOnModule(Module& module, AnalysisCache& analyses) {
+  // The cache's call graph serves the size check and the first round; a module with nothing to
+  // flatten (the usual case) keeps it for the analyses after the pass. Later rounds see a
+  // changed module and build their own.
+  const CallGraph* calls = &analyses.Calls();
+  std::unique_ptr<CallGraph> rebuilt;
+  if (FlattenedSize size = CountFlattened(module, *calls);
       size.acyclic && size.instructions > kMaxFlattenedInstructions) {
     return absl::ResourceExhaustedError(fmt::format(
         "flatten-call-graph: the flattened module would hold {} instructions, more than the "
@@ -123,7 +129,10 @@ absl::StatusOr<bool> FlattenCallGraph::RunOnModule(Module& module, AnalysisCache
   // shared from then on and handled in the next round. The verifier guarantees the call
   // graph has no cycle, so the rounds end; the bound catches a module that skipped it.
   for (int round = 0; round < 1000; ++round) {
-    const std::unique_ptr<CallGraph> calls = CallGraph::Build(module);
+    if (round > 0) {
+      rebuilt = CallGraph::Build(module);
+      calls = rebuilt.get();
+    }
     absl::flat_hash_map<const Computation*, int64_t> sites;
     std::vector<CallSite> to_clone;
     for (const CallSite& site : calls->sites()) {

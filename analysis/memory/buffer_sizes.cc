@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "analysis/memory/host_placement.h"
 #include "fmt/format.h"
@@ -91,16 +92,38 @@ absl::Status SizeBuffers(const Module& module, const AliasAnalysis& alias,
   profile.buffer_bytes.assign(buffer_count, 0);
   profile.buffer_space.assign(buffer_count, 0);
   profile.unpadded_bytes.assign(buffer_count, 0);
+  // Shapes are interned, and a module has few distinct ones: each is sized once.
+  struct ValueSizes {
+    int64_t bytes = 0;
+    int64_t unpadded = 0;
+    int64_t space = 0;
+  };
+  absl::flat_hash_map<const Shape*, ValueSizes> sized;
+  auto sizes_of = [&](const Shape& shape) {
+    auto [it, inserted] = sized.try_emplace(&shape);
+    if (!inserted) return it->second;
+    ValueSizes& sizes = it->second;
+    const int64_t tuple_table_bytes =
+        options.count_tuple_tables ? 8 * static_cast<int64_t>(shape.tuple_elements.size()) : 0;
+    sizes.bytes =
+        shape.IsTuple() ? tuple_table_bytes : ArrayBytes(shape, options.dim_value, &notes);
+    sizes.unpadded = sizes.bytes;
+    if (shape.IsArray() && HasTiledLayout(shape)) {
+      Shape untiled = shape;
+      untiled.layout.tiles.clear();
+      untiled.layout.tail_padding_alignment = 1;
+      sizes.unpadded = ArrayBytes(untiled, options.dim_value, &notes);
+    }
+    if (shape.IsArray()) sizes.space = shape.layout.memory_space;
+    return sizes;
+  };
   for (const HloBuffer& buffer : alias.buffers()) {
     int64_t bytes = 0;
     int64_t unpadded = 0;  // the same without tile padding, for the HTML page to say both
     int64_t space = 0;     // S(n) of its arrays (the largest when they differ)
     for (ValueId value_id : buffer.values) {
       const Shape& shape = *flow.value(value_id).shape;
-      const int64_t tuple_table_bytes =
-          options.count_tuple_tables ? 8 * static_cast<int64_t>(shape.tuple_elements.size()) : 0;
-      const int64_t value_bytes =
-          shape.IsTuple() ? tuple_table_bytes : ArrayBytes(shape, options.dim_value, &notes);
+      const ValueSizes sizes = sizes_of(shape);
       if (notes.unbounded) {
         const HloValue& value = flow.value(value_id);
         return InvalidOptionError(
@@ -109,16 +132,9 @@ absl::Status SizeBuffers(const Module& module, const AliasAnalysis& alias,
                         module.name(), value.instruction->name(), shape.ToString()),
             "dim_value", "=N");
       }
-      bytes = std::max(bytes, value_bytes);
-      int64_t unpadded_value_bytes = value_bytes;
-      if (shape.IsArray() && HasTiledLayout(shape)) {
-        Shape untiled = shape;
-        untiled.layout.tiles.clear();
-        untiled.layout.tail_padding_alignment = 1;
-        unpadded_value_bytes = ArrayBytes(untiled, options.dim_value, &notes);
-      }
-      unpadded = std::max(unpadded, unpadded_value_bytes);
-      if (shape.IsArray()) space = std::max(space, shape.layout.memory_space);
+      bytes = std::max(bytes, sizes.bytes);
+      unpadded = std::max(unpadded, sizes.unpadded);
+      space = std::max(space, sizes.space);
     }
     profile.buffer_bytes[buffer.id] = bytes;
     profile.unpadded_bytes[buffer.id] = unpadded;
