@@ -18,8 +18,11 @@
 //   TAB <first line of the error> TAB <what XLA does with the module>
 // A listed module that now passes, or fails differently, fails the test (stale row). Modules
 // that do not parse or verify are the round-trip test's business (bulk_expectations.tsv,
-// curated_invalid.tsv) and are only counted here. One test per curated file set and per
-// archive; each prints its counts and time.
+// curated_invalid.tsv) and are only counted here (HLOSCOPE_ALL_REFUSALS=1 prints each with
+// its first error). A module is read as XLA reads it: a template of XLA's C++ tests as the
+// instance its test parses (template_instances.tsv), a part in protobuf text format (XLA's
+// importer tests) as the HLO text XLA prints for that HloModuleProto. One test per curated file set
+// and per archive; each prints its counts and time.
 //
 // Coverage: each test prints how many modules the interpreter judged (item 3) and a histogram
 // of why the others were not (the interpreter's refusal, instruction names dropped, or the
