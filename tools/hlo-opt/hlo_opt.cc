@@ -41,6 +41,7 @@
 #include "tools/common/parallel_modules.h"
 #include "tools/hlo-opt/hlo_opt_flags.h"
 #include "tools/hlo-opt/hlo_opt_output_format.h"
+#include "tools/hlo-opt/hlo_opt_split_proto.h"
 
 namespace hloscope {
 namespace {
@@ -407,18 +408,31 @@ int RunOnModules(const Flags& flags, CopyReportCollector& copy_reports) {
   std::string error;
   InputFile input;  // mapped, not copied (tools/common/file_io.h)
   if (!input.Read(flags.input, &error)) return UsageError(error);
+  const std::string input_name = flags.input == "-" ? "<stdin>" : flags.input;
   std::string converted;  // the HLO text of a proto input (tools/common/load_input.h)
-  absl::StatusOr<HloTextInput> input_text = InputAsHloText(
-      flags.input == "-" ? "<stdin>" : flags.input, input.text(), flags.input_format, &converted);
+  std::vector<InputChunk> chunks;
+  // With --split-input-file, a protobuf text-format input is split first and each part
+  // converted, as XLA's hlo-translate reads its split lit tests of HloModuleProtos; a part that
+  // does not convert fails alone (hlo_opt_split_proto.h).
+  SplitProtoParts proto_parts;
+  const bool split_proto =
+      flags.split_input_file && flags.input_format.value_or(DetectInputFormat(
+                                    input_name, input.text())) == InputFormat::kTextProto;
+  absl::StatusOr<HloTextInput> input_text =
+      split_proto ? absl::StatusOr<HloTextInput>(HloTextInput{input.text(), input_name})
+                  : InputAsHloText(input_name, input.text(), flags.input_format, &converted);
   if (!input_text.ok()) {
     PrintError(input_text.status());
     return kExitBadInput;
   }
   const std::string_view text = input_text->text;
-  const std::string filename = std::move(input_text->filename);
+  std::string filename = std::move(input_text->filename);
 
-  std::vector<InputChunk> chunks;
-  if (flags.split_input_file) {
+  if (split_proto) {
+    proto_parts = ConvertProtoParts(input_name, text);
+    chunks = proto_parts.chunks;
+    filename = input_name + " (as HLO text)";
+  } else if (flags.split_input_file) {
     for (const InputChunk& chunk : SplitInputFile(text)) {
       if (!IsBlank(chunk.text)) chunks.push_back(chunk);  // e.g. after a trailing separator
     }
@@ -447,6 +461,10 @@ int RunOnModules(const Flags& flags, CopyReportCollector& copy_reports) {
           return;
         }
         run.pipeline = *std::move(made);
+        if (split_proto && !proto_parts.errors[k].ok()) {
+          run.status = proto_parts.errors[k];
+          return;
+        }
         run.status = ProcessModule(chunks[k], filename, flags, run.pipeline.get(), run.module,
                                    run.opportunities, run.out);
       },

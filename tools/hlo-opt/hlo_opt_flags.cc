@@ -96,7 +96,9 @@ FlagTable HloOptFlagTable(HloOptFlags& flags) {
                        "Treat each part of the input between lines '// -----' as its own\n"
                        "module: each is processed on its own, errors name lines of the whole\n"
                        "file, and the outputs are printed separated by '// -----' lines. A\n"
-                       "failing part does not stop the others."));
+                       "failing part does not stop the others. An input in protobuf text\n"
+                       "format is split first, each part one HloModuleProto (as XLA's\n"
+                       "hlo-translate reads its split importer tests)."));
   table.Add({.names = {"--jobs"},
              .value = FlagValue::kRequired,
              .placeholder = "N",
