@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "analysis/alias.h"
 #include "analysis/memory/instruction_sequence.h"
+#include "eval/batch_norm.h"
 #include "eval/block_scaled_dot.h"
 #include "eval/channel_order.h"
 #include "eval/collectives.h"
@@ -677,6 +678,13 @@ class Evaluator {
         if (!r.ok()) return r.status();
         return ResultsValue(instr.shape(), *std::move(r));
       }
+      case Opcode::kBatchNormTraining:
+      case Opcode::kBatchNormInference:
+      case Opcode::kBatchNormGrad: {
+        absl::StatusOr<std::vector<Bytes>> r = EvalBatchNorm(instr, arrays);
+        if (!r.ok()) return r.status();
+        return ResultsValue(instr.shape(), *std::move(r));
+      }
       default:
         break;
     }
@@ -802,7 +810,7 @@ bool IsSupportedOpcode(Opcode op) {
     case Opcode::kScan:
       return true;
     default:
-      return false;
+      return IsBatchNorm(op);
   }
 }
 
