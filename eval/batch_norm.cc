@@ -40,6 +40,9 @@ class RowMajor {
  public:
   explicit RowMajor(const ArrayRef& a)
       : type_(a.shape->element_type), data_(RowMajorData(*a.shape, a.data, scratch_)) {}
+  // data_ may point into scratch_.
+  RowMajor(const RowMajor&) = delete;
+  RowMajor& operator=(const RowMajor&) = delete;
   double operator[](int64_t i) const { return LoadDouble(type_, data_ + i * ElementBytes(type_)); }
 
  private:
