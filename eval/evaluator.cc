@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "analysis/alias.h"
 #include "analysis/memory/instruction_sequence.h"
+#include "eval/batch_norm.h"
 #include "eval/block_scaled_dot.h"
 #include "eval/channel_order.h"
 #include "eval/collectives.h"
@@ -56,6 +57,12 @@ absl::Status UnsupportedOpcode(const Instruction& instr) {
   return absl::UnimplementedError(StrCat("the interpreter does not support opcode '",
                                          instr.PrintedOpcode(), "' (instruction %", instr.name(),
                                          ")"));
+}
+
+absl::Status UnsupportedCustomCallTarget(const Instruction& instr) {
+  return absl::UnimplementedError(StrCat("the interpreter does not support custom-call target '",
+                                         instr.custom_call_target(), "' (instruction %",
+                                         instr.name(), ")"));
 }
 
 bool IsForwarding(Opcode op) {
@@ -122,12 +129,14 @@ int64_t LeafBytes(const Shape& shape) {
 }
 
 // Whether hlo-run runs `<op>-start` (the async wrapper written with the wrapped op's name):
-// calls, collectives, known custom-calls and elementwise ops whose meaning needs no
-// attribute (compare's direction is not kept for the wrapped op).
+// calls, fusions (calls= names the fused computation), collectives, known custom-calls and
+// elementwise ops whose meaning needs no attribute (compare's direction is not kept for the
+// wrapped op).
 bool IsRunnableWrapped(const Instruction& instr) {
   switch (instr.async_wrapped_opcode()) {
     case Opcode::kOpcodeCount:
     case Opcode::kCall:
+    case Opcode::kFusion:
     case Opcode::kAllReduce:
     case Opcode::kAllGather:
     case Opcode::kReduceScatter:
@@ -163,6 +172,11 @@ bool IsInPlaceCollectivePermute(const Instruction& instr) {
 absl::Status CheckSupported(const Module& module, const EvalOptions& options) {
   for (const Computation* c : module.computations()) {
     for (const Instruction* instr : c->instructions()) {
+      if (instr->opcode() == Opcode::kAsyncStart &&
+          instr->async_wrapped_opcode() == Opcode::kCustomCall && !IsRunnableWrapped(*instr)) {
+        // custom-call-start: refused by its target, as the custom-call itself would be.
+        return UnsupportedCustomCallTarget(*instr);
+      }
       if (!IsSupportedOpcode(instr->opcode()) || !IsRunnableWrapped(*instr)) {
         return UnsupportedOpcode(*instr);
       }
@@ -174,9 +188,7 @@ absl::Status CheckSupported(const Module& module, const EvalOptions& options) {
       }
       if (instr->opcode() == Opcode::kCustomCall &&
           !IsKnownCustomCallTarget(instr->custom_call_target())) {
-        return absl::UnimplementedError(
-            StrCat("the interpreter does not support custom-call target '",
-                   instr->custom_call_target(), "' (instruction %", instr->name(), ")"));
+        return UnsupportedCustomCallTarget(*instr);
       }
       if ((instr->opcode() == Opcode::kCollectivePermute ||
            instr->opcode() == Opcode::kCollectivePermuteStart) &&
@@ -646,6 +658,8 @@ class Evaluator {
         return RunComputation(*branches[static_cast<size_t>(b)], {ops[static_cast<size_t>(b + 1)]},
                               buffered);
       }
+      case Opcode::kRngGetAndUpdateState:
+        return RngGetAndUpdateState(instr);
       case Opcode::kRng: {
         absl::StatusOr<Bytes> r = EvalRng(instr, arrays, rng_engine_);
         if (!r.ok()) return r.status();
@@ -677,6 +691,13 @@ class Evaluator {
         if (!r.ok()) return r.status();
         return ResultsValue(instr.shape(), *std::move(r));
       }
+      case Opcode::kBatchNormTraining:
+      case Opcode::kBatchNormInference:
+      case Opcode::kBatchNormGrad: {
+        absl::StatusOr<std::vector<Bytes>> r = EvalBatchNorm(instr, arrays);
+        if (!r.ok()) return r.status();
+        return ResultsValue(instr.shape(), *std::move(r));
+      }
       default:
         break;
     }
@@ -693,6 +714,33 @@ class Evaluator {
     }
     if (!r.ok()) return r.status();
     return ArrayValue(instr, std::move(*r));
+  }
+
+  // rng-get-and-update-state, delta=D: XLA's CPU and GPU runtimes keep a 128-bit state per
+  // instruction, 0x7012395 when the program is loaded; each run returns it as u64[2] (low
+  // word, high word) and then adds D. So a run gives what a freshly loaded program's first
+  // execution gives: 0x7012395 at the first evaluation of each such instruction, D more at each
+  // further one (a loop's iterations).
+  absl::StatusOr<Value> RngGetAndUpdateState(const Instruction& instr) {
+    const Shape& shape = instr.shape();
+    const std::optional<int64_t> delta = IntAttribute(instr, "delta");
+    if (!shape.IsArray() || shape.element_type != PrimitiveType::kU64 || shape.dims.size() != 1 ||
+        shape.dims[0] != 2 || !delta.has_value()) {
+      return absl::InvalidArgumentError(
+          StrCat("cannot run %", instr.name(),
+                 ": rng-get-and-update-state gives u64[2] and needs an integer delta="));
+    }
+    auto [it, inserted] = rng_states_.try_emplace(&instr, RngState{0x7012395, 0});
+    RngState& state = it->second;
+    Bytes bytes(16);
+    StoreInt(PrimitiveType::kU64, bytes.data(), static_cast<int64_t>(state.low));
+    StoreInt(PrimitiveType::kU64, bytes.data() + 8, static_cast<int64_t>(state.high));
+    // state += delta, in 128 bits (delta sign-extended).
+    const auto d = static_cast<uint64_t>(*delta);
+    const uint64_t low = state.low + d;
+    state.high += (*delta < 0 ? ~uint64_t{0} : 0) + (low < state.low ? 1 : 0);
+    state.low = low;
+    return ArrayValue(instr, std::move(bytes));
   }
 
   // scan: the body runs by value once per step (like a fusion's inside, its values are the
@@ -764,8 +812,13 @@ class Evaluator {
   // send -> recv within the module: the values sent on each channel_id, not yet received.
   absl::flat_hash_map<int64_t, std::deque<Value>> channels_;
   std::minstd_rand0 rng_engine_;  // rng's engine, seeded with options_.rng_seed
-  int64_t depth_ = 0;             // computations running inside each other now
-  int64_t steps_ = 0;             // instructions evaluated so far in this run
+  // rng-get-and-update-state's 128-bit state, per instruction.
+  struct RngState {
+    uint64_t low = 0, high = 0;
+  };
+  absl::flat_hash_map<const Instruction*, RngState> rng_states_;
+  int64_t depth_ = 0;  // computations running inside each other now
+  int64_t steps_ = 0;  // instructions evaluated so far in this run
 };
 
 }  // namespace
@@ -799,10 +852,11 @@ bool IsSupportedOpcode(Opcode op) {
     case Opcode::kTopk:
     case Opcode::kRngBitGenerator:
     case Opcode::kRng:
+    case Opcode::kRngGetAndUpdateState:
     case Opcode::kScan:
       return true;
     default:
-      return false;
+      return IsBatchNorm(op);
   }
 }
 

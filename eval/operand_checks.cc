@@ -39,9 +39,10 @@ absl::Status CheckElementwise(const Instruction& instr, absl::Span<const Shape* 
        ops[2]->element_type != out.element_type)) {
     return Bad(instr, "select needs a pred and two operands of the result type");
   }
-  // map's operands are f's parameters, each of its own type.
+  // map's operands are f's parameters, each of its own type; stochastic-convert's random bits
+  // are unsigned integers (its kernel checks them).
   if (ops.size() >= 2 && op != Opcode::kSelect && op != Opcode::kMap &&
-      ops[0]->element_type != ops[1]->element_type) {
+      op != Opcode::kStochasticConvert && ops[0]->element_type != ops[1]->element_type) {
     return Bad(instr, "operands have different element types");
   }
   return absl::OkStatus();

@@ -143,11 +143,12 @@ TEST(HarnessTest, SkipsWhatItCannotJudge) {
   EXPECT_EQ(bad.verdict, Verdict::kSkipped);
   EXPECT_EQ(bad.reason, "does not verify");
   ModuleResult unsupported = CheckModule(
-      "HloModule m\nENTRY e {\n  p = f32[4,4] parameter(0)\n  ROOT r = u64[2] "
-      "rng-get-and-update-state(), delta=4096\n}\n",
+      "HloModule m\nENTRY e {\n  p = f32[4,4] parameter(0)\n  tok = token[] after-all()\n"
+      "  in = (f32[4,4], token[]) infeed(tok)\n"
+      "  ROOT r = f32[4,4] get-tuple-element(in), index=0\n}\n",
       RegisteredPasses(), {});
   EXPECT_EQ(unsupported.verdict, Verdict::kSkipped);
-  EXPECT_EQ(unsupported.reason, "unsupported opcode 'rng-get-and-update-state'");
+  EXPECT_EQ(unsupported.reason, "unsupported opcode 'infeed'");
   // One computation called from two sites, not flattened: as in XLA's alias analysis both
   // calls' results are the callee root's one buffer (XLA flattens the call graph before it
   // assigns buffers), so the second call overwrites the first: not buffer-safe as given.

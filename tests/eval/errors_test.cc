@@ -14,7 +14,9 @@ TEST(EvalErrorsTest, UnsupportedOpcodeHasTheExactMessage) {
 HloModule m
 ENTRY e {
   a = f32[4,4] parameter(0)
-  ROOT s = u64[2] rng-get-and-update-state(), delta=4096
+  tok = token[] after-all()
+  s = (f32[4,4], token[]) infeed(tok)
+  ROOT d = f32[4,4] get-tuple-element(s), index=0
 }
 )";
   std::unique_ptr<Module> m = testing::Parse(text);
@@ -23,26 +25,38 @@ ENTRY e {
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_EQ(StatusText(out.status()),
-            "the interpreter does not support opcode 'rng-get-and-update-state' (instruction %s)");
-  EXPECT_FALSE(IsSupportedOpcode(Opcode::kRngGetAndUpdateState));
+            "the interpreter does not support opcode 'infeed' (instruction %s)");
+  EXPECT_FALSE(IsSupportedOpcode(Opcode::kInfeed));
   EXPECT_TRUE(IsSupportedOpcode(Opcode::kDynamicUpdateSlice));
 }
 
 TEST(EvalErrorsTest, UnsupportedOpcodeInsideAFusionIsFoundBeforeRunning) {
-  EXPECT_EQ(
-      RunText(R"(
+  EXPECT_EQ(RunText(R"(
 HloModule m
 fused {
   a = f32[4] parameter(0)
-  ROOT s = u64[2] rng-get-and-update-state(), delta=4096
+  tok = token[] after-all()
+  s = (f32[4], token[]) infeed(tok)
+  ROOT d = f32[4] get-tuple-element(s), index=0
 }
 ENTRY e {
   a = f32[4] parameter(0)
-  ROOT f = u64[2] fusion(a), kind=kLoop, calls=fused
+  ROOT f = f32[4] fusion(a), kind=kLoop, calls=fused
 }
 )",
-              {"{1, 2, 3, 4}"}),
-      "error: the interpreter does not support opcode 'rng-get-and-update-state' (instruction %s)");
+                    {"{1, 2, 3, 4}"}),
+            "error: the interpreter does not support opcode 'infeed' (instruction %s)");
+}
+
+TEST(EvalErrorsTest, RngGetAndUpdateStateOfAnotherShapeIsRefused) {
+  // The verifier refuses it too; a library caller may not have verified the module.
+  std::unique_ptr<Module> m = testing::Parse(
+      "HloModule m\nENTRY e {\n  ROOT s = u32[4] rng-get-and-update-state(), delta=1\n}\n");
+  ASSERT_NE(m, nullptr);
+  absl::StatusOr<Literal> out = Evaluate(*m, {}, {});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(StatusText(out.status()),
+            "cannot run %s: rng-get-and-update-state gives u64[2] and needs an integer delta=");
 }
 
 TEST(EvalErrorsTest, UnsupportedElementType) {

@@ -58,12 +58,12 @@ TEST_F(HloRunToolTest, UsageErrorsExitTwo) {
 TEST_F(HloRunToolTest, ModulesThatCannotRunExitThree) {
   std::string state = Write("state.hlo",
                             "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n"
-                            "  ROOT s = u64[2] rng-get-and-update-state(), delta=4096\n}\n");
+                            "  tok = token[] after-all()\n  s = (f32[4], token[]) infeed(tok)\n"
+                            "  ROOT d = f32[4] get-tuple-element(s), index=0\n}\n");
   Result r = Run(state);
   EXPECT_EQ(r.code, 3);
   EXPECT_EQ(r.err,
-            "hlo-run: error: the interpreter does not support opcode 'rng-get-and-update-state' "
-            "(instruction %s)\n");
+            "hlo-run: error: the interpreter does not support opcode 'infeed' (instruction %s)\n");
   EXPECT_EQ(Run(Write("bad.hlo", "HloModule m\nENTRY e {\n  ROOT p = f32[4] bogus()\n}\n")).code,
             3);
   std::string a = Write("a.hlo", kNeededCopy);
