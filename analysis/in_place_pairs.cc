@@ -150,6 +150,18 @@ std::vector<InPlacePair> PairsOf(const Instruction& instr, const DataflowOptions
         output.insert(output.end(), a.output_index.begin(), a.output_index.end());
         out.push_back({{a.operand, a.operand_index}, std::move(output)});
       }
+      // A wrapped fusion (`fusion-start(...), calls=body`, as XLA:GPU prints an async
+      // dynamic-update-slice fusion) updates in place what its body does, as the fusion
+      // would: its operands are the fusion's, its result is element {1}.
+      const Shape* result = Subshape(instr.shape(), {1});
+      if (wrapped == Opcode::kFusion && result != nullptr) {
+        std::vector<InPlacePair> fused;
+        FusedPairs(instr.fused_computation(), *result, options, depth, fused);
+        for (InPlacePair& p : fused) {
+          p.output_index.insert(p.output_index.begin(), 1);
+          out.push_back(std::move(p));
+        }
+      }
       break;
     }
     case Opcode::kFusion:
@@ -162,23 +174,33 @@ std::vector<InPlacePair> PairsOf(const Instruction& instr, const DataflowOptions
   return out;
 }
 
-// Every transitive use of `instr` inside its computation is elementwise or a tuple.
-bool UsesAreElementwiseOrTuple(const Instruction& instr, int depth = 0) {
-  if (depth > 256) return false;
-  for (const Instruction* user : instr.users()) {
-    if (user->opcode() == Opcode::kTuple) continue;
-    if (!IsElementwise(user->opcode())) return false;
-    if (!UsesAreElementwiseOrTuple(*user, depth + 1)) return false;
-  }
-  return true;
-}
-
 std::vector<int64_t> OperandNumbers(const Instruction& user, const Instruction& operand) {
   std::vector<int64_t> out;
   for (int64_t i = 0; i < user.operand_count(); ++i) {
     if (user.operand(i) == &operand) out.push_back(i);
   }
   return out;
+}
+
+// Every transitive use of `instr` inside its computation is elementwise on it or a tuple. A
+// dynamic-update-slice that takes `instr` only as the array it updates (operand 0) is
+// elementwise on it: each element of its result reads that element of `instr` or the update.
+// XLA:GPU's buffer-sharing hint (FusionCanShareBufferHint) accepts that path, and its
+// after-optimization modules rely on it (a loop fusion's select feeding an in-place
+// dynamic-update-slice, written into its operand's buffer).
+bool UsesAreElementwiseOrTuple(const Instruction& instr, int depth = 0) {
+  if (depth > 256) return false;
+  for (const Instruction* user : instr.users()) {
+    if (user->opcode() == Opcode::kTuple) continue;
+    if (user->opcode() == Opcode::kDynamicUpdateSlice) {
+      const std::vector<int64_t> numbers = OperandNumbers(*user, instr);
+      if (numbers.size() != 1 || numbers[0] != 0) return false;
+    } else if (!IsElementwise(user->opcode())) {
+      return false;
+    }
+    if (!UsesAreElementwiseOrTuple(*user, depth + 1)) return false;
+  }
+  return true;
 }
 
 }  // namespace

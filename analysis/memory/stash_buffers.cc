@@ -7,6 +7,15 @@
 namespace hloscope {
 namespace {
 
+// A fusion, or XLA:GPU's asynchronous one in its short form (`fusion-start(...), calls=body`):
+// the start takes the fusion's operands and runs its fused computation.
+bool RunsFusedComputation(const Instruction& in) {
+  const bool fusion =
+      in.opcode() == Opcode::kFusion ||
+      (in.opcode() == Opcode::kAsyncStart && in.async_wrapped_opcode() == Opcode::kFusion);
+  return fusion && in.fused_computation() != nullptr;
+}
+
 const Instruction* SkipBitcasts(const Instruction* in) {
   while (in->opcode() == Opcode::kBitcast && in->operand_count() == 1) in = in->operand(0);
   return in;
@@ -49,7 +58,11 @@ Write FindWrite(const Computation& body, int64_t index) {
     output = out->tuple_index();
     fusion = out->operand(0);
   }
-  if (fusion->opcode() != Opcode::kFusion || fusion->fused_computation() == nullptr) return {};
+  // The result of an asynchronous fusion is its done's.
+  if (fusion->opcode() == Opcode::kAsyncDone && fusion->operand_count() == 1) {
+    fusion = fusion->operand(0);
+  }
+  if (!RunsFusedComputation(*fusion)) return {};
   const Instruction* fused_root = fusion->fused_computation()->root();
   if (output >= 0) {
     if (fused_root->opcode() != Opcode::kTuple || output >= fused_root->operand_count()) return {};
@@ -87,7 +100,7 @@ absl::flat_hash_set<BufferId> BuffersReadByDynamicSlice(const AliasAnalysis& ali
   absl::flat_hash_set<const Computation*> fused;
   for (const Computation* c : module.computations()) {
     for (const Instruction* in : c->instructions()) {
-      if (in->opcode() == Opcode::kFusion && in->fused_computation() != nullptr) {
+      if (RunsFusedComputation(*in)) {
         fused.insert(in->fused_computation());
       }
     }
@@ -100,7 +113,7 @@ absl::flat_hash_set<BufferId> BuffersReadByDynamicSlice(const AliasAnalysis& ali
     for (const Instruction* in : c->instructions()) {
       if (in->opcode() == Opcode::kDynamicSlice) {
         mark(*in->operand(0));
-      } else if (in->opcode() == Opcode::kFusion && in->fused_computation() != nullptr) {
+      } else if (RunsFusedComputation(*in)) {
         const Computation* f = in->fused_computation();
         for (int64_t p = 0; p < f->parameter_count() && p < in->operand_count(); ++p) {
           if (FeedsDynamicSlice(f->parameter(p))) mark(*in->operand(p));
@@ -184,7 +197,7 @@ std::vector<StashBuffer> FindStashBuffers(const AliasAnalysis& alias,
   // rows that are read: the step reserves them for the backward pass all the same.
   absl::flat_hash_set<const Instruction*> confirmed_writers;
   for (const StashBuffer& s : out) {
-    if (s.read_back && s.writer->opcode() == Opcode::kFusion) confirmed_writers.insert(s.writer);
+    if (s.read_back && RunsFusedComputation(*s.writer)) confirmed_writers.insert(s.writer);
   }
   std::erase_if(out, [&](const StashBuffer& s) {
     return !s.read_back && !confirmed_writers.contains(s.writer);

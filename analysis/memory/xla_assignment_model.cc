@@ -38,7 +38,13 @@ absl::flat_hash_map<const Computation*, Scope> Scopes(const Module& module) {
     for (const Instruction* in : c->instructions()) {
       for (const Computation* callee : in->called_computations()) {
         Scope s = Scope::kNone;
-        if (in->opcode() != Opcode::kFusion) {
+        // A fusion's body is not assigned (its values live in registers), also when the
+        // fusion runs asynchronously: the short form `fusion-start(...), calls=body` that XLA
+        // prints for an async-start wrapping a fusion names the body itself.
+        const bool fusion_body =
+            in->opcode() == Opcode::kFusion ||
+            (in->opcode() == Opcode::kAsyncStart && in->async_wrapped_opcode() == Opcode::kFusion);
+        if (!fusion_body) {
           s = here == Scope::kGlobal && CallContextOf(*in, *callee) == CallContext::kControlFlow
                   ? Scope::kGlobal
                   : Scope::kThreadLocal;
