@@ -26,6 +26,7 @@
 #include "eval/replicas.h"
 #include "eval/rng.h"
 #include "eval/scan.h"
+#include "eval/send_recv_pairs.h"
 #include "hlo/attribute_values.h"
 #include "hlo/computation.h"
 #include "hlo/input_output_alias.h"
@@ -763,6 +764,11 @@ class Evaluator {
   absl::flat_hash_map<const Instruction*, int64_t> collective_runs_;
   // send -> recv within the module: the values sent on each channel_id, not yet received.
   absl::flat_hash_map<int64_t, std::deque<Value>> channels_;
+  // send/recv between replicas: sends made to each target, receives posted from each source,
+  // and every receive posted (a recv's context holds 1 + its index).
+  absl::flat_hash_map<int64_t, int64_t> sends_to_;
+  absl::flat_hash_map<int64_t, int64_t> receives_from_;
+  std::vector<PostedReceive> posted_receives_;
   std::minstd_rand0 rng_engine_;  // rng's engine, seeded with options_.rng_seed
   int64_t depth_ = 0;             // computations running inside each other now
   int64_t steps_ = 0;             // instructions evaluated so far in this run
