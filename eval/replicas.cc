@@ -10,7 +10,9 @@ absl::Status Rendezvous::Wait(std::unique_lock<std::mutex>& lock, int64_t replic
   if (ready()) return absl::OkStatus();
   waiting_[replica] = Waiter{std::move(what), std::move(ready)};
   while (true) {
-    if (waiting_.at(replica).ready()) break;
+    // A deadlock found by another waiter ends this wait too, even when a replica's failure
+    // since then (that waiter's) would make it look ready.
+    if (deadlock_.empty() && waiting_.at(replica).ready()) break;
     if (deadlock_.empty()) {
       // Deadlocked when every replica has stopped or waits for something that cannot come.
       bool stuck = true;
