@@ -835,16 +835,29 @@ absl::StatusOr<std::vector<Literal>> EvaluateReplicas(
   if (n < 1) return absl::InvalidArgumentError("EvaluateReplicas needs at least one replica");
   Rendezvous rendezvous(n);
   std::vector<std::optional<absl::StatusOr<Literal>>> outs(static_cast<size_t>(n));
+  // Each replica lists its own read-only overwrites (one vector per thread); merged below.
+  std::vector<std::vector<std::string>> overwrites(static_cast<size_t>(n));
   std::vector<std::thread> threads;
   for (int64_t r = 0; r < n; ++r) {
     threads.emplace_back([&, r] {
-      Evaluator evaluator(module, options);
+      EvalOptions mine = options;
+      if (options.read_only_overwrites != nullptr)
+        mine.read_only_overwrites = &overwrites[static_cast<size_t>(r)];
+      Evaluator evaluator(module, mine);
       evaluator.SetReplica(r, n, &rendezvous);
       outs[static_cast<size_t>(r)] = evaluator.Run(arguments[static_cast<size_t>(r)]);
       rendezvous.Finished(r);
     });
   }
   for (std::thread& t : threads) t.join();
+  if (options.read_only_overwrites != nullptr) {
+    std::vector<std::string>& names = *options.read_only_overwrites;
+    names.clear();
+    for (const std::vector<std::string>& o : overwrites)
+      names.insert(names.end(), o.begin(), o.end());
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+  }
   std::vector<Literal> results;
   // The first replica that failed for its own reason, rather than one that waited on it.
   std::optional<absl::Status> first;

@@ -35,7 +35,8 @@
 namespace hloscope::eval {
 
 // `arguments[r]` are replica r's entry arguments; returns each replica's outputs. Errors are
-// the first failing replica's, prefixed with "replica R: ".
+// the first failing replica's, prefixed with "replica R: ". options.read_only_overwrites
+// receives the names any replica overwrote (sorted, each once).
 absl::StatusOr<std::vector<Literal>> EvaluateReplicas(
     const Module& module, absl::Span<const std::vector<Literal>> arguments,
     const EvalOptions& options);
