@@ -27,6 +27,7 @@
 #include "eval/replicas.h"
 #include "eval/rng.h"
 #include "eval/scan.h"
+#include "eval/send_recv_pairs.h"
 #include "hlo/attribute_values.h"
 #include "hlo/computation.h"
 #include "hlo/input_output_alias.h"
@@ -811,6 +812,11 @@ class Evaluator {
   absl::flat_hash_map<const Instruction*, int64_t> collective_runs_;
   // send -> recv within the module: the values sent on each channel_id, not yet received.
   absl::flat_hash_map<int64_t, std::deque<Value>> channels_;
+  // send/recv between replicas: sends made to each target, receives posted from each source,
+  // and every receive posted (a recv's context holds 1 + its index).
+  absl::flat_hash_map<int64_t, int64_t> sends_to_;
+  absl::flat_hash_map<int64_t, int64_t> receives_from_;
+  std::vector<PostedReceive> posted_receives_;
   std::minstd_rand0 rng_engine_;  // rng's engine, seeded with options_.rng_seed
   // rng-get-and-update-state's 128-bit state, per instruction.
   struct RngState {
@@ -883,16 +889,29 @@ absl::StatusOr<std::vector<Literal>> EvaluateReplicas(
   if (n < 1) return absl::InvalidArgumentError("EvaluateReplicas needs at least one replica");
   Rendezvous rendezvous(n);
   std::vector<std::optional<absl::StatusOr<Literal>>> outs(static_cast<size_t>(n));
+  // Each replica lists its own read-only overwrites (one vector per thread); merged below.
+  std::vector<std::vector<std::string>> overwrites(static_cast<size_t>(n));
   std::vector<std::thread> threads;
   for (int64_t r = 0; r < n; ++r) {
     threads.emplace_back([&, r] {
-      Evaluator evaluator(module, options);
+      EvalOptions mine = options;
+      if (options.read_only_overwrites != nullptr)
+        mine.read_only_overwrites = &overwrites[static_cast<size_t>(r)];
+      Evaluator evaluator(module, mine);
       evaluator.SetReplica(r, n, &rendezvous);
       outs[static_cast<size_t>(r)] = evaluator.Run(arguments[static_cast<size_t>(r)]);
       rendezvous.Finished(r);
     });
   }
   for (std::thread& t : threads) t.join();
+  if (options.read_only_overwrites != nullptr) {
+    std::vector<std::string>& names = *options.read_only_overwrites;
+    names.clear();
+    for (const std::vector<std::string>& o : overwrites)
+      names.insert(names.end(), o.begin(), o.end());
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+  }
   std::vector<Literal> results;
   // The first replica that failed for its own reason, rather than one that waited on it.
   std::optional<absl::Status> first;

@@ -66,8 +66,10 @@ std::vector<Instruction*> InFlightStartsAt(const DataflowAnalysis& flow, const I
     for (ValueId v : flow.ValuesAt(holder, prefix)) {
       const HloValue& hv = flow.value(v);
       if (hv.is_phi || !StartsInFlightBuffer(*hv.instruction)) continue;
-      // At a tuple above `index` only the start's own tuple counts (not a tuple holding it).
-      if (prefix.size() < index.size() && !hv.index.empty()) continue;
+      // Only the start's own tuple counts, as in XLA (IsNonCopyableInWhileInit: the element
+      // is the start itself): an array of it held alone, as recv-done's data is once the
+      // transfer is done, is copyable.
+      if (!hv.index.empty()) continue;
       Instruction* start = const_cast<Instruction*>(hv.instruction);
       if (std::find(starts.begin(), starts.end(), start) == starts.end()) starts.push_back(start);
     }

@@ -32,7 +32,8 @@ bool RunsBefore(const Instruction* first, const Instruction* second);
 bool HoldsInFlightBuffer(const DataflowAnalysis& flow, absl::Span<const ValueId> values);
 
 // The transfers whose result holds element `index` of `holder` (a while's init, a body's root):
-// a start that defines the value at `index` or at a tuple above it. A send's data element
+// a start whose whole result (its tuple) is at `index` or at a tuple above it. One array of a
+// start's result held alone (recv-done's data, once the transfer is done) is copyable. A send's data element
 // forwards the send's operand, yet it belongs to the transfer until send-done as the rest of
 // the send's tuple does: XLA treats every element of an in-flight start's result as
 // non-copyable (copy_insertion.cc, IsNonCopyableInWhileInit).

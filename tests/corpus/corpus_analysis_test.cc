@@ -11,7 +11,9 @@
 //   3. where the interpreter can run the module (supported opcodes, at most 1 MiB of storage,
 //      at most 10^5 steps: a test of thousands of modules), compute after those passes, with
 //      storage shared as the alias analysis says (buffer mode), what the module as given computes
-//      by value, on seeded random arguments, and write into no read-only value,
+//      by value, on seeded random arguments, and write into no read-only value (a
+//      cross-replica pipeline, whose recv runs before any send and whose
+//      _xla_send_recv_source_target_pairs name N <= 8 replicas, runs as N replicas),
 // unless tests/corpus/analysis_exceptions.tsv lists it:
 //   <file relative to the corpus or bulk dir> TAB <chunk> TAB
 //   <stage: analysis|passes|safety|judge>
@@ -48,6 +50,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "analysis/alias.h"
 #include "analysis/analysis_cache.h"
 #include "analysis/buffer_consistency.h"
@@ -56,6 +59,8 @@
 #include "analysis/value_liveness.h"
 #include "eval/evaluator.h"
 #include "eval/literal.h"
+#include "eval/replicas.h"
+#include "eval/send_recv_pairs.h"
 #include "fmt/core.h"
 #include "gtest/gtest.h"
 #include "hlo/module.h"
@@ -325,6 +330,26 @@ class CorpusChecker {
     return absl::OkStatus();
   }
 
+  // The judge runs a cross-replica pipeline on at most this many replicas (one thread each).
+  static constexpr int64_t kMaxJudgedReplicas = 8;
+
+  // The interpreter's refusal of a recv that runs before any send on its channel.
+  static bool IsSendRecvOrder(const absl::Status& s) {
+    return absl::StrContains(StatusText(s), "runs before any send on that channel");
+  }
+
+  // The outputs of one run (replicas 0) or of `replicas` replicas in lockstep.
+  static absl::StatusOr<std::vector<eval::Literal>> Outputs(
+      const Module& m, const std::vector<std::vector<eval::Literal>>& args, int64_t replicas,
+      const eval::EvalOptions& options) {
+    if (replicas > 0) return eval::EvaluateReplicas(m, args, options);
+    absl::StatusOr<eval::Literal> out = eval::Evaluate(m, args[0], options);
+    if (!out.ok()) return out.status();
+    std::vector<eval::Literal> outs;
+    outs.push_back(*std::move(out));
+    return outs;
+  }
+
   // Item 3: the module as given (`text`) by value against `transformed` in buffer mode.
   void Judge(const std::string& file, int chunk, std::string_view text, const Module& transformed) {
     absl::StatusOr<std::unique_ptr<Module>> original = ParseModule(text, {});
@@ -345,22 +370,42 @@ class CorpusChecker {
       ++refusals_["after the passes: " + RefusalReason(FirstLineOf(s))];
       return;
     }
-    const std::vector<eval::Literal> args = eval::RandomArguments(**original, 1);
-    absl::StatusOr<eval::Literal> expected = eval::Evaluate(**original, args, by_value);
+    // One replica; a cross-replica pipeline (a recv that runs before any send, with
+    // _xla_send_recv_source_target_pairs) as many replicas as its pairs name, each with its
+    // own seeded arguments (seed 1 + R).
+    int64_t replicas = 0;
+    std::vector<std::vector<eval::Literal>> args = {eval::RandomArguments(**original, 1)};
+    absl::StatusOr<std::vector<eval::Literal>> expected = Outputs(**original, args, 0, by_value);
+    if (!expected.ok() && IsSendRecvOrder(expected.status())) {
+      replicas = eval::ReplicasForSendRecv(**original);
+      if (replicas >= 2 && replicas <= kMaxJudgedReplicas) {
+        for (int64_t r = 1; r < replicas; ++r)
+          args.push_back(eval::RandomArguments(**original, 1 + static_cast<uint64_t>(r)));
+        expected = Outputs(**original, args, replicas, by_value);
+      }
+    }
     if (!expected.ok()) {  // e.g. past the step budget: not judged
       ++refusals_["run: " + RefusalReason(FirstLineOf(expected.status()))];
       return;
     }
     std::vector<std::string> overwrites;
     in_buffers.read_only_overwrites = &overwrites;
-    absl::StatusOr<eval::Literal> got = eval::Evaluate(transformed, args, in_buffers);
+    absl::StatusOr<std::vector<eval::Literal>> got =
+        Outputs(transformed, args, replicas, in_buffers);
     absl::Status verdict;
+    std::optional<std::string> difference;
+    for (size_t r = 0; got.ok() && r < got->size() && !difference.has_value(); ++r) {
+      difference = eval::FirstDifference((*expected)[r], (*got)[r]);
+      if (difference.has_value() && replicas > 0)
+        difference = fmt::format("replica {}: {}", r, *difference);
+    }
     if (!got.ok()) {
       verdict = absl::InternalError("after copy-insertion,copy-elision, buffer mode fails: " +
                                     FirstLineOf(got.status()));
-    } else if (std::optional<std::string> d = eval::FirstDifference(*expected, *got)) {
+    } else if (difference.has_value()) {
       verdict = absl::InternalError(
-          "after copy-insertion,copy-elision, buffer mode differs from the module by value: " + *d);
+          "after copy-insertion,copy-elision, buffer mode differs from the module by value: " +
+          *difference);
     } else if (!overwrites.empty()) {
       verdict = absl::InternalError(
           "after copy-insertion,copy-elision, a read-only value is written: " + overwrites.front());

@@ -1,6 +1,5 @@
-// Two properties of copy-insertion from issue 30, checked on modules the interpreter cannot run
-// (send, recv and copy-start are not interpreted), so by the static checks rather than by
-// buffer mode:
+// Two properties of copy-insertion from issue 30, checked by the static checks rather than by
+// buffer mode (send_recv_replicas_test.cc judges a pipelined send/recv by value on replicas):
 //  - its output always passes our buffer-safety check (the one copy-elision runs first,
 //    analysis/buffer_consistency.h);
 //  - it never inserts a copy of a buffer an asynchronous transfer still owns: no copy reads a

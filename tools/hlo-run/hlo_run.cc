@@ -188,26 +188,48 @@ PairResult ComparePair(const RunFlags& flags, const Module& a, const Module& b,
                      "cannot compare: the entry parameters differ: {} takes ({}), {} takes ({})",
                      flags.file, sa, flags.file_b, sb)));
   }
-  int code = 0;
-  absl::StatusOr<std::vector<eval::Literal>> args = Arguments(flags, a, &code);
-  if (!args.ok()) {
-    if (code != kRunBadUsage) return CannotRunResult(context, args.status());
-    return {kRunBadUsage, "",
-            fmt::format("hlo-run: error: {}\nRun 'hlo-run --help' for usage.\n",
-                        StatusText(args.status()))};
+  // One argument list per replica (seed + R, as --replicas alone gives them); one without.
+  std::vector<std::vector<eval::Literal>> args;
+  for (int64_t r = 0; r < std::max<int64_t>(flags.replicas, 1); ++r) {
+    int code = 0;
+    RunFlags mine = flags;
+    mine.seed = flags.seed + static_cast<uint64_t>(r);
+    absl::StatusOr<std::vector<eval::Literal>> arg = Arguments(mine, a, &code);
+    if (!arg.ok()) {
+      if (code != kRunBadUsage) return CannotRunResult(context, arg.status());
+      return {kRunBadUsage, "",
+              fmt::format("hlo-run: error: {}\nRun 'hlo-run --help' for usage.\n",
+                          StatusText(arg.status()))};
+    }
+    args.push_back(*std::move(arg));
   }
-  absl::StatusOr<eval::Literal> out_a = eval::Evaluate(a, *args, Options(flags, flags.mode_a));
+  auto run = [&](const Module& m,
+                 eval::EvalMode mode) -> absl::StatusOr<std::vector<eval::Literal>> {
+    if (flags.replicas > 0) return eval::EvaluateReplicas(m, args, Options(flags, mode));
+    absl::StatusOr<eval::Literal> out = eval::Evaluate(m, args[0], Options(flags, mode));
+    if (!out.ok()) return out.status();
+    std::vector<eval::Literal> outs;
+    outs.push_back(*std::move(out));
+    return outs;
+  };
+  absl::StatusOr<std::vector<eval::Literal>> out_a = run(a, flags.mode_a);
   if (!out_a.ok()) return CannotRunResult(context, out_a.status());
-  absl::StatusOr<eval::Literal> out_b = eval::Evaluate(b, *args, Options(flags, flags.mode_b));
+  absl::StatusOr<std::vector<eval::Literal>> out_b = run(b, flags.mode_b);
   if (!out_b.ok()) return CannotRunResult(context, out_b.status());
-  if (std::optional<std::string> diff = eval::FirstDifference(*out_a, *out_b)) {
-    return {kRunDiffer,
-            fmt::format("{}outputs differ: {} ({}) vs {} ({}): {}\n", context, flags.file,
-                        ModeName(flags.mode_a), flags.file_b, ModeName(flags.mode_b), *diff),
-            ""};
+  int64_t elements = 0;
+  for (size_t r = 0; r < out_a->size(); ++r) {
+    if (std::optional<std::string> diff = eval::FirstDifference((*out_a)[r], (*out_b)[r])) {
+      std::string where = flags.replicas > 0 ? fmt::format("replica {}: ", r) : "";
+      return {
+          kRunDiffer,
+          fmt::format("{}outputs differ: {} ({}) vs {} ({}): {}{}\n", context, flags.file,
+                      ModeName(flags.mode_a), flags.file_b, ModeName(flags.mode_b), where, *diff),
+          ""};
+    }
+    elements += eval::TotalElementCount((*out_a)[r]);
   }
-  return {kRunOk,
-          fmt::format("{}outputs match ({} elements)\n", context, eval::TotalElementCount(*out_a)),
+  std::string replicas = flags.replicas > 0 ? fmt::format(" in {} replicas", flags.replicas) : "";
+  return {kRunOk, fmt::format("{}outputs match ({} elements{})\n", context, elements, replicas),
           ""};
 }
 

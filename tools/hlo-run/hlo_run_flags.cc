@@ -43,7 +43,9 @@ and send/recv on one channel_id within the module run; custom-calls run only for
 documented meaning (Sharding, ShardBarrierFrom/To, MoveToHost, MoveToDevice, AllocateBuffer,
 SPMDFullToShardShape, SPMDShardToFullShape, Pin, Unpin, TopK, __cublas$gemm, __cublas$lt$matmul,
 the __cudnn$conv* convolutions, ...), others are refused by name.
-With --replicas=N, N replicas run in lockstep and collectives are computed from all of them.
+With --replicas=N, N replicas run in lockstep and collectives are computed from all of them;
+send and recv with _xla_send_recv_source_target_pairs carry data between replicas (a replica
+that no pair targets receives zeros; a deadlock is reported naming the waiting instructions).
 
 )";
 
@@ -176,7 +178,9 @@ FlagTable RunFlagTable(RunFlags& flags) {
                    "Run N replicas of FILE in lockstep (1 to 1024), one thread each:\n"
                    "collectives exchange the replicas' operands, replica-id gives each its\n"
                    "number. Replica R gets random arguments of seed --seed + R (or the\n"
-                   "same --inputs); prints each replica's outputs after 'replica R:'.",
+                   "same --inputs); prints each replica's outputs after 'replica R:'.\n"
+                   "With --compare, A and B each run as N replicas on those arguments\n"
+                   "and every replica's outputs are compared.",
                    [&flags](std::string_view, std::string_view value) {
                      if (!ParseInteger(value, &flags.replicas) || flags.replicas < 1 ||
                          flags.replicas > 1024) {
@@ -234,8 +238,6 @@ std::optional<std::string> ParseRunFlags(int argc, char** argv, RunFlags* flags)
   if (flags->help) return std::nullopt;
   if (flags->split_input_file && !flags->compare)
     return std::string("--split-input-file needs --compare");
-  if (flags->replicas > 0 && flags->compare)
-    return std::string("--replicas runs one module; it cannot be used with --compare");
   size_t want = flags->compare ? 2 : 1;
   if (files.size() != want) {
     return flags->compare  ? fmt::format("--compare needs two files, got {}", files.size())
