@@ -1485,16 +1485,16 @@ CopyElision::CopyElision(CopyElisionOptions options) : options_(options) {
       "Also require every removal to be safe when a bitcast defines a new value (keeps more "
       "copies, never fewer).");
   mutable_pass_options().AddBool(
+      "order-unordered-readers", &options_.order_unordered_readers,
+      "Remove a copy kept only because a reader of a donated entry parameter and the writer "
+      "of its buffer are unordered, ordering them with control edges named in the pass's report "
+      "(XLA's copy removal does).");
+  mutable_pass_options().AddBool(
       "region-analysis", &options_.xla_region_analysis,
       "Decide as XLA's copy insertion with region analysis on (use_region_based_live_range_"
       "analysis=-1, as many of XLA's tests run it): a removal must also fit XLA's ordered value "
       "lists, and a copy kept only because the instruction it copies cannot write over its "
       "operand is moved to that operand.");
-  mutable_pass_options().AddBool(
-      "order-unordered-readers", &options_.order_unordered_readers,
-      "Remove a copy kept only because a reader of a donated entry parameter and the writer "
-      "of its buffer are unordered, ordering them with control edges named in the pass's report "
-      "(XLA's copy removal does).");
 }
 
 std::unique_ptr<PassReport> CopyElision::LastReport() const {
