@@ -615,10 +615,11 @@ std::string Elider::Check(Instruction& copy, bool* final) {
   dest_definers_.clear();
   for (const ValueUse& u : live_.uses(vc)) dest_definers_.insert(u.instruction);
 
-  // XLA's order first: its lists compare the values as they are, before the copy's reads move.
-  if (value_lists_ && !same_buffer_) {
-    if (std::optional<std::string> problem = ListProblem(x, vc)) return *problem;
-  }
+  // XLA's lists compare the values as they are, before the copy's reads move. A copy they
+  // refuse still goes through the checks below, which may find the control edge that XLA's
+  // region analysis would add (fix_) or the operand it would copy (not_in_place_).
+  std::optional<std::string> list_problem;
+  if (value_lists_ && !same_buffer_) list_problem = ListProblem(x, vc);
   // Tentatively let x take over the copy's uses, then check the merged buffer.
   ValueLiveness::SavedValue saved_x = live_.Save(x);
   ValueLiveness::SavedValue saved_c = live_.Save(vc);
@@ -632,10 +633,10 @@ std::string Elider::Check(Instruction& copy, bool* final) {
   }
   // Last: a more telling reason above names the instructions whose order is at stake.
   if (!problem && !same_buffer_) problem = EntryOutputProblem();
-  if (problem) {
+  if (problem || list_problem) {
     live_.Restore(std::move(saved_x));
     live_.Restore(std::move(saved_c));
-    return *problem;
+    return problem ? *problem : *list_problem;
   }
   pending_ = Pending{std::move(saved_x), std::move(saved_c), vc};
   return "";
@@ -731,8 +732,8 @@ void RestoreOrder(Computation& c, const std::vector<Instruction*>& order) {
 class UnorderedReaderOrdering {
  public:
   UnorderedReaderOrdering(Module& module, absl::Span<const InputOutputAlias> donated,
-                          bool skip_check)
-      : module_(module), donated_(donated), skip_check_(skip_check) {
+                          bool skip_check, bool value_lists)
+      : module_(module), donated_(donated), skip_check_(skip_check), value_lists_(value_lists) {
     int64_t size = 0;
     for (const Computation* c : module.computations()) {
       size += static_cast<int64_t>(c->instructions().size());
@@ -786,6 +787,9 @@ class UnorderedReaderOrdering {
   Module& module_;
   absl::Span<const InputOutputAlias> donated_;
   bool skip_check_;
+  // XLA's ordered value lists (xla_region_analysis): a rebuilt view starts them afresh from
+  // the changed module.
+  bool value_lists_;
   int64_t size_ = 1;
   int64_t spent_ = 0;
   int attempts_ = 0;
@@ -809,7 +813,8 @@ absl::StatusOr<std::unique_ptr<DefaultView>> UnorderedReaderOrdering::Build(bool
   if (check_safe && FindBufferConflict(*view->own_alias, *view->live, donated_)) {
     return absl::FailedPreconditionError("not buffer-safe in the new order");
   }
-  view->elider = std::make_unique<Elider>(module_, *view->own_alias, *view->live, donated_);
+  view->elider = std::make_unique<Elider>(module_, *view->own_alias, *view->live, donated_,
+                                          /*copy_read_only_at_definition=*/false, value_lists_);
   return view;
 }
 
@@ -1551,7 +1556,7 @@ absl::StatusOr<bool> CopyElision::RunOnModule(Module& module, AnalysisCache& ana
   // everything, nor with bitcasts as values (that variant removes a subset of the default's).
   std::optional<UnorderedReaderOrdering> orderer;
   if (options_.order_unordered_readers && !bitcast_values && !(*ordering)->sequential()) {
-    orderer.emplace(module, run.donated, options_.skip_order_check);
+    orderer.emplace(module, run.donated, options_.skip_order_check, options_.xla_region_analysis);
   }
   SweepCopies(run, orderer, &report_.sweeps);
   if (orderer.has_value()) orderer->Report(report_);

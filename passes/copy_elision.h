@@ -93,7 +93,7 @@ struct CopyElisionOptions {
   //    copied where it is defined instead: XLA's region analysis removes the first, and its
   //    special-case phase adds the second. Tried on a reparsed copy of the module first and
   //    applied only if the result is buffer-safe.
-  // Not with bitcast_defines_value; the views rebuilt for control edges keep no lists.
+  // Not with bitcast_defines_value; a view rebuilt for control edges starts its lists afresh.
   // Pass option `region-analysis`.
   bool xla_region_analysis = false;
   // Only for tests: add those edges and remove the copies without the safety check (the broken
