@@ -473,13 +473,19 @@ void Elider::NoteFix(ValueId a, ValueId b, const LiveRangeOrder& ab,
   // The input/output-alias case, where XLA's tests have its copy removal add edges: the older
   // value is a donated entry parameter, read by an instruction that is not itself a copy
   // (XLA's default pipelines run without this analysis, and its tests of other cases expect
-  // the copies that stay without it).
+  // the copies that stay without it). With XLA's region analysis asked for (value_lists_:
+  // xla_region_analysis) also a reader that is itself a copy, of any value that is not
+  // read-only, as its ForceRuntimeOrder orders one (a copy moving a loop state element to
+  // another index, which OrderLoopStatePairs leaves alone); XLA skips that analysis for a copy
+  // of a broadcast.
   const HloValue& old_value = flow_.value(older);
-  if (old_value.is_phi || old_value.instruction->opcode() != Opcode::kParameter ||
-      old_value.instruction->parent() != module_.entry() || ReadOnly(older) ||
-      why->use->instruction->opcode() == Opcode::kCopy) {
-    return;
-  }
+  const bool reader_is_copy = why->use->instruction->opcode() == Opcode::kCopy;
+  const bool donated_case =
+      !old_value.is_phi && old_value.instruction->opcode() == Opcode::kParameter &&
+      old_value.instruction->parent() == module_.entry() && !ReadOnly(older) && !reader_is_copy;
+  const bool copy_reader_case = value_lists_ && reader_is_copy && !ReadOnly(older) &&
+                                (source_ == nullptr || source_->opcode() != Opcode::kBroadcast);
+  if (!donated_case && !copy_reader_case) return;
   const HloValue& written = flow_.value(newer);
   if (written.is_phi) return;
   // The module is this pass's to edit; the analyses hand out const pointers into it.
@@ -1364,7 +1370,9 @@ std::optional<OperandCopy> FindOperandCopy(const ElisionRun& run, size_t i) {
   Instruction* copy = run.copies[i];
   const Elider::NotInPlace& why = *run.not_in_place[i];
   Instruction* reader = copy->operand(0);
-  if (why.reader != reader || why.operand < 0 || why.operand >= reader->operand_count()) {
+  // XLA's region analysis skips copies of broadcasts.
+  if (why.reader != reader || reader->opcode() == Opcode::kBroadcast || why.operand < 0 ||
+      why.operand >= reader->operand_count()) {
     return std::nullopt;
   }
   const Instruction* operand = reader->operand(why.operand);
