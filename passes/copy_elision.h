@@ -82,12 +82,15 @@ struct CopyElisionOptions {
   // `order-unordered-readers`.
   bool order_unordered_readers = true;
   // XLA's CopyInsertion with use_region_based_live_range_analysis=-1, as many of XLA's tests
-  // construct it (off by default, as in XLA). Two rules on top of the live ranges:
+  // construct it (off by default, as in XLA). Three rules on top of the live ranges:
   //  - XLA's ordered value lists (CopyRemover): each buffer's values sorted by definition; a
   //    copy goes only if the source's list can be spliced in at the copy's place, the copy
   //    defining the destination's first value or reading the source's last, with every value
   //    before the splice point ending before every value after it. Where XLA would then ask
   //    its region analysis, this keeps the copy (so this may keep a copy XLA removes).
+  //  - order_unordered_readers also orders a reader that is itself a copy, of any value that is
+  //    not read-only, before the writer (XLA's ForceRuntimeOrder; not for copies of
+  //    broadcasts, which XLA's region analysis skips);
   //  - a copy kept only because the instruction it copies cannot write over an operand of the
   //    merged buffer (a reverse reading the buffer it would write) goes, and the operand is
   //    copied where it is defined instead: XLA's region analysis removes the first, and its
