@@ -1439,8 +1439,8 @@ bool OperandCopySafe(const ElisionRun& run, const OperandCopy& change) {
 // cannot write over one of its operands, a value of the merged buffer, goes, and that operand
 // is copied instead: XLA's region analysis removes such a copy, and its special-case phase
 // copies the operand back (CanShareOperandBufferWithUser is false). One copy for one, placed
-// as XLA places it; each tried on a reparsed copy of the module first.
-void CopyOperandsInstead(ElisionRun& run) {
+// as XLA places it; each tried on a reparsed copy of the module first (unless `skip_check`).
+void CopyOperandsInstead(ElisionRun& run, bool skip_check) {
   constexpr int kMaxTries = 16;
   int tries = 0;
   const size_t kept_before = run.copies.size();
@@ -1448,7 +1448,7 @@ void CopyOperandsInstead(ElisionRun& run) {
     std::optional<OperandCopy> change = FindOperandCopy(run, i);
     if (!change.has_value()) continue;
     ++tries;
-    if (!OperandCopySafe(run, *change)) continue;
+    if (!skip_check && !OperandCopySafe(run, *change)) continue;
     Instruction* copy = run.copies[i];
     const std::string copy_name(copy->name());
     Computation* home = copy->parent();
@@ -1573,7 +1573,8 @@ absl::StatusOr<bool> CopyElision::RunOnModule(Module& module, AnalysisCache& ana
   if (options_.order_loop_readers && !bitcast_values) {
     OrderLoopStatePairs(run, options_.skip_order_check, report_);
   }
-  if (options_.xla_region_analysis && !bitcast_values) CopyOperandsInstead(run);
+  if (options_.xla_region_analysis && !bitcast_values)
+    CopyOperandsInstead(run, options_.skip_order_check);
   std::sort(run.touched.begin(), run.touched.end());
   run.touched.erase(std::unique(run.touched.begin(), run.touched.end()), run.touched.end());
   for (Computation* c : run.touched) c->CompactInstructions();

@@ -100,8 +100,9 @@ struct CopyElisionOptions {
   // Pass option `region-analysis`.
   bool xla_region_analysis = false;
   // Only for tests: add those edges and remove the copies without the safety check (the broken
-  // variant the harness must catch): loop state pairs without checking the result, and for
-  // order_unordered_readers the first edge found without deciding again with it in place.
+  // variant the harness must catch): loop state pairs without checking the result, for
+  // order_unordered_readers the first edge found without deciding again with it in place, and
+  // for xla_region_analysis a copy moved to its source's operand without checking the result.
   bool skip_order_check = false;
 };
 
