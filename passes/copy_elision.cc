@@ -114,8 +114,10 @@ class MergedBuffers {
 class Elider {
  public:
   Elider(Module& module, const AliasAnalysis& alias, ValueLiveness& live,
-         absl::Span<const InputOutputAlias> donated, bool copy_read_only_at_definition = false)
+         absl::Span<const InputOutputAlias> donated, bool copy_read_only_at_definition = false,
+         bool value_lists = false)
       : relocate_read_only_(copy_read_only_at_definition),
+        value_lists_(value_lists),
         module_(module),
         flow_(alias.dataflow()),
         live_(live),
@@ -145,12 +147,29 @@ class Elider {
   };
   const std::optional<OrderFix>& fix() const { return fix_; }
 
+  // Set when the last Check failed because an instruction reads a value of the merged buffer at
+  // an operand it cannot write over (LiveRangeRule::kNotInPlace): that reader and operand.
+  struct NotInPlace {
+    const Instruction* reader = nullptr;
+    int64_t operand = 0;
+  };
+  const std::optional<NotInPlace>& not_in_place() const { return not_in_place_; }
+
  private:
   // Whether read-only `r` may join the merged buffer through a copy at its definition: an
   // array parameter or constant of its own, not a root, without control edges, and not
   // already the copy's own operand (then that copy is the one XLA would add).
   bool Relocatable(ValueId r, const Instruction& copy) const;
   const bool relocate_read_only_;
+  // XLA's ordered value lists (CopyElisionOptions::xla_region_analysis): each buffer's values in
+  // the order XLA's CopyRemover keeps them, built when a buffer is first merged.
+  const bool value_lists_;
+  absl::flat_hash_map<BufferId, std::vector<ValueId>> lists_;
+  std::vector<ValueId> pending_list_;  // the merged list, set by Check for Commit
+  const std::vector<ValueId>& ListOf(BufferId root);
+  // Why merging source value x's list into the destination's, in place of the copy's value vc,
+  // does not fit XLA's order; sets pending_list_ when it fits.
+  std::optional<std::string> ListProblem(ValueId x, ValueId vc);
   std::vector<ValueId> relocated_;
   absl::flat_hash_set<ValueId> relocated_set_;
   std::vector<ValueId> pending_relocations_;
@@ -199,6 +218,7 @@ class Elider {
   absl::flat_hash_set<ValueId> in_source_;
   absl::flat_hash_set<const Instruction*> dest_definers_;
   mutable std::optional<OrderFix> fix_;
+  mutable std::optional<NotInPlace> not_in_place_;
 };
 
 std::string Elider::Name(ValueId v) const {
@@ -358,7 +378,81 @@ std::optional<std::string> Elider::Interference(ValueId a, ValueId b) const {
   const LiveRangeOrder ba = live_.StrictlyBefore(b, a);
   if (ba.before()) return std::nullopt;
   NoteFix(a, b, ab, ba);
+  const LiveRangeOrder& why = Rank(ab.rule) <= Rank(ba.rule) ? ab : ba;
+  if (why.rule == LiveRangeRule::kNotInPlace && why.use != nullptr) {
+    not_in_place_ = NotInPlace{why.use->instruction, why.use->operand_number};
+  }
   return Rank(ab.rule) <= Rank(ba.rule) ? Explain(a, b, ab) : Explain(b, a, ba);
+}
+
+const std::vector<ValueId>& Elider::ListOf(BufferId root) {
+  auto [it, added] = lists_.try_emplace(root);
+  if (!added) return it->second;
+  // XLA sorts a buffer's values by IsDefinedBefore. An insertion sort from id order: each value
+  // goes before the first one it is defined before, so unordered values keep their id order.
+  std::vector<ValueId>& list = it->second;
+  for (ValueId v : buffers_.Members(root)) {
+    auto at = list.begin();
+    while (at != list.end() && !live_.IsDefinedBefore(v, *at)) ++at;
+    list.insert(at, v);
+  }
+  return list;
+}
+
+std::optional<std::string> Elider::ListProblem(ValueId x, ValueId vc) {
+  // Copies of the lists: ListOf may rehash lists_.
+  const std::vector<ValueId> src = ListOf(source_buffer_);
+  const std::vector<ValueId> dst = ListOf(dest_buffer_);
+  const size_t i = static_cast<size_t>(std::find(src.begin(), src.end(), x) - src.begin());
+  const size_t j = static_cast<size_t>(std::find(dst.begin(), dst.end(), vc) - dst.begin());
+  if (i == src.size() || j == dst.size()) return std::nullopt;  // not tracked: no XLA order
+  // XLA's LiveRangeBefore: every read of a ends before b is defined.
+  auto all_before = [&](absl::Span<const ValueId> first,
+                        absl::Span<const ValueId> then) -> std::optional<std::string> {
+    for (ValueId b : then) {
+      for (ValueId a : first) {
+        const LiveRangeOrder order = live_.StrictlyBefore(a, b);
+        if (!order.before()) {
+          if (order.rule == LiveRangeRule::kNotInPlace && order.use != nullptr) {
+            not_in_place_ = NotInPlace{order.use->instruction, order.use->operand_number};
+          }
+          return fmt::format(
+              "XLA's copy removal keeps it: in its ordered value lists {} would have to end "
+              "before {} is defined",
+              Name(a), Name(b));
+        }
+      }
+    }
+    return std::nullopt;
+  };
+  const absl::Span<const ValueId> s(src), d(dst);
+  pending_list_.clear();
+  if (j == 0) {
+    // The copy defines the destination's first value: the source's values up to x, then the
+    // destination's after the copy, then the source's after x.
+    if (auto p = all_before(s.subspan(0, i + 1), d.subspan(1))) return p;
+    if (auto p = all_before(d, s.subspan(i + 1))) return p;
+    pending_list_.assign(src.begin(), src.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+    pending_list_.insert(pending_list_.end(), dst.begin() + 1, dst.end());
+    pending_list_.insert(pending_list_.end(), src.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                         src.end());
+    return std::nullopt;
+  }
+  if (i + 1 == src.size()) {
+    // The copy reads the source's last value: the destination's values before the copy, the
+    // whole source, then the destination's after the copy.
+    if (auto p = all_before(d.subspan(0, j), s)) return p;
+    if (auto p = all_before(s, d.subspan(j + 1))) return p;
+    pending_list_.assign(dst.begin(), dst.begin() + static_cast<std::ptrdiff_t>(j));
+    pending_list_.insert(pending_list_.end(), src.begin(), src.end());
+    pending_list_.insert(pending_list_.end(), dst.begin() + static_cast<std::ptrdiff_t>(j) + 1,
+                         dst.end());
+    return std::nullopt;
+  }
+  return fmt::format(
+      "XLA's copy removal keeps it: in its ordered value lists it copies {} from the middle of "
+      "one buffer's values into the middle of another's",
+      Name(x));
 }
 
 void Elider::NoteFix(ValueId a, ValueId b, const LiveRangeOrder& ab,
@@ -379,13 +473,19 @@ void Elider::NoteFix(ValueId a, ValueId b, const LiveRangeOrder& ab,
   // The input/output-alias case, where XLA's tests have its copy removal add edges: the older
   // value is a donated entry parameter, read by an instruction that is not itself a copy
   // (XLA's default pipelines run without this analysis, and its tests of other cases expect
-  // the copies that stay without it).
+  // the copies that stay without it). With XLA's region analysis asked for (value_lists_:
+  // xla_region_analysis) also a reader that is itself a copy, of any value that is not
+  // read-only, as its ForceRuntimeOrder orders one (a copy moving a loop state element to
+  // another index, which OrderLoopStatePairs leaves alone); XLA skips that analysis for a copy
+  // of a broadcast.
   const HloValue& old_value = flow_.value(older);
-  if (old_value.is_phi || old_value.instruction->opcode() != Opcode::kParameter ||
-      old_value.instruction->parent() != module_.entry() || ReadOnly(older) ||
-      why->use->instruction->opcode() == Opcode::kCopy) {
-    return;
-  }
+  const bool reader_is_copy = why->use->instruction->opcode() == Opcode::kCopy;
+  const bool donated_case =
+      !old_value.is_phi && old_value.instruction->opcode() == Opcode::kParameter &&
+      old_value.instruction->parent() == module_.entry() && !ReadOnly(older) && !reader_is_copy;
+  const bool copy_reader_case = value_lists_ && reader_is_copy && !ReadOnly(older) &&
+                                (source_ == nullptr || source_->opcode() != Opcode::kBroadcast);
+  if (!donated_case && !copy_reader_case) return;
   const HloValue& written = flow_.value(newer);
   if (written.is_phi) return;
   // The module is this pass's to edit; the analyses hand out const pointers into it.
@@ -430,6 +530,7 @@ std::string Elider::Check(Instruction& copy, bool* final) {
   *final = true;
   pending_.reset();
   fix_.reset();
+  not_in_place_.reset();
   // Control edges between two copies are those copy-insertion adds (a while element's
   // parameter copy runs before its root copy): the live-range checks below decide, and a removed
   // copy takes its edges with it, as in XLA. An edge to anything else orders the program.
@@ -520,6 +621,11 @@ std::string Elider::Check(Instruction& copy, bool* final) {
   dest_definers_.clear();
   for (const ValueUse& u : live_.uses(vc)) dest_definers_.insert(u.instruction);
 
+  // XLA's lists compare the values as they are, before the copy's reads move. A copy they
+  // refuse still goes through the checks below, which may find the control edge that XLA's
+  // region analysis would add (fix_) or the operand it would copy (not_in_place_).
+  std::optional<std::string> list_problem;
+  if (value_lists_ && !same_buffer_) list_problem = ListProblem(x, vc);
   // Tentatively let x take over the copy's uses, then check the merged buffer.
   ValueLiveness::SavedValue saved_x = live_.Save(x);
   ValueLiveness::SavedValue saved_c = live_.Save(vc);
@@ -533,10 +639,10 @@ std::string Elider::Check(Instruction& copy, bool* final) {
   }
   // Last: a more telling reason above names the instructions whose order is at stake.
   if (!problem && !same_buffer_) problem = EntryOutputProblem();
-  if (problem) {
+  if (problem || list_problem) {
     live_.Restore(std::move(saved_x));
     live_.Restore(std::move(saved_c));
-    return *problem;
+    return problem ? *problem : *list_problem;
   }
   pending_ = Pending{std::move(saved_x), std::move(saved_c), vc};
   return "";
@@ -547,7 +653,14 @@ void Elider::Commit() {
     if (relocated_set_.insert(r).second) relocated_.push_back(r);
   }
   pending_relocations_.clear();
+  const BufferId old_source = buffers_.Find(source_buffer_), old_dest = buffers_.Find(dest_buffer_);
   buffers_.Merge(source_buffer_, dest_buffer_, pending_->vc);
+  if (value_lists_ && !same_buffer_) {
+    lists_.erase(old_source);
+    lists_.erase(old_dest);
+    lists_[buffers_.Find(old_source)] = std::move(pending_list_);
+    pending_list_.clear();
+  }
   replaced_[pending_->vc] = source_value_;
   pending_.reset();
 }
@@ -625,8 +738,8 @@ void RestoreOrder(Computation& c, const std::vector<Instruction*>& order) {
 class UnorderedReaderOrdering {
  public:
   UnorderedReaderOrdering(Module& module, absl::Span<const InputOutputAlias> donated,
-                          bool skip_check)
-      : module_(module), donated_(donated), skip_check_(skip_check) {
+                          bool skip_check, bool value_lists)
+      : module_(module), donated_(donated), skip_check_(skip_check), value_lists_(value_lists) {
     int64_t size = 0;
     for (const Computation* c : module.computations()) {
       size += static_cast<int64_t>(c->instructions().size());
@@ -680,6 +793,9 @@ class UnorderedReaderOrdering {
   Module& module_;
   absl::Span<const InputOutputAlias> donated_;
   bool skip_check_;
+  // XLA's ordered value lists (xla_region_analysis): a rebuilt view starts them afresh from
+  // the changed module.
+  bool value_lists_;
   int64_t size_ = 1;
   int64_t spent_ = 0;
   int attempts_ = 0;
@@ -703,7 +819,8 @@ absl::StatusOr<std::unique_ptr<DefaultView>> UnorderedReaderOrdering::Build(bool
   if (check_safe && FindBufferConflict(*view->own_alias, *view->live, donated_)) {
     return absl::FailedPreconditionError("not buffer-safe in the new order");
   }
-  view->elider = std::make_unique<Elider>(module_, *view->own_alias, *view->live, donated_);
+  view->elider = std::make_unique<Elider>(module_, *view->own_alias, *view->live, donated_,
+                                          /*copy_read_only_at_definition=*/false, value_lists_);
   return view;
 }
 
@@ -815,12 +932,10 @@ void UnorderedReaderOrdering::Report(CopyElisionReport& report) const {
   }
 }
 
-// XLA's special-case copy of a read-only value (a constant or an entry parameter that is not
-// donated) that shares a buffer with other values: a copy that every reader reads instead,
-// placed right after the definition or before the first reader, whichever comes first (a
-// parameter may be listed after instructions that read it). Returns the copy.
-Instruction* CopyWhereDefined(Module& module, const HloValue& value) {
-  Instruction* def = const_cast<Instruction*>(value.instruction);
+// A copy of `def` (not a root) that every reader of it reads instead, placed right after it or
+// before its first reader, whichever comes first (a parameter may be listed after instructions
+// that read it), as XLA's special-case copies are. Returns the copy.
+Instruction* CopyAfter(Module& module, Instruction* def) {
   Computation* comp = def->parent();
   const absl::flat_hash_set<const Instruction*> readers(def->users().begin(), def->users().end());
   Instruction* before = nullptr;
@@ -839,6 +954,12 @@ Instruction* CopyWhereDefined(Module& module, const HloValue& value) {
   copy->AppendOperand(def);
   comp->MoveBefore(copy, before);
   return copy;
+}
+
+// XLA's special-case copy of a read-only value (a constant or an entry parameter that is not
+// donated) that shares a buffer with other values.
+Instruction* CopyWhereDefined(Module& module, const HloValue& value) {
+  return CopyAfter(module, const_cast<Instruction*>(value.instruction));
 }
 
 // The product of the trip counts of the loops around `copy`. A product past int64 (200 nested
@@ -904,6 +1025,8 @@ struct ElisionRun {
   std::optional<absl::flat_hash_set<std::string>> default_removes;
   std::vector<Instruction*> copies;
   std::vector<CopyDecision> decisions;
+  // Per copy, when its last try failed on an instruction that cannot write over an operand.
+  std::vector<std::optional<Elider::NotInPlace>> not_in_place;
   // Computations that lost instructions, to compact at the end.
   std::vector<Computation*> touched;
   // The copies of read-only values placed where they are defined so far (PlaceRelocations),
@@ -944,6 +1067,7 @@ void CollectCopies(ElisionRun& run) {
     }
   }
   run.decisions.resize(run.copies.size());
+  run.not_in_place.resize(run.copies.size());
   for (size_t i = 0; i < run.copies.size(); ++i) {
     CopyDecision& d = run.decisions[i];
     d.name = std::string(run.copies[i]->name());
@@ -1060,6 +1184,9 @@ void SweepCopies(ElisionRun& run, std::optional<UnorderedReaderOrdering>& ordere
                                          : decision.reason;
       } else {
         reason = TryRemove(run, *copy, &final);
+        if (!reason.empty() && run.bitcast_elider == nullptr) {
+          run.not_in_place[i] = run.view->elider->not_in_place();
+        }
       }
       if (!reason.empty() && orderer.has_value() &&
           (at_added_edge || (!final && run.view->elider->fix().has_value())) &&
@@ -1230,6 +1357,123 @@ void OrderLoopStatePairs(ElisionRun& run, bool skip_check, CopyElisionReport& re
   }
 }
 
+// A kept copy of an instruction's result that XLA's region analysis lets go, its special-case
+// phase then copying the operand the instruction cannot write over (CopyOperandsInstead).
+struct OperandCopy {
+  size_t index = 0;  // of the kept copy, in ElisionRun::copies
+  Instruction* reader = nullptr;
+  int64_t operand = 0;
+};
+
+std::optional<OperandCopy> FindOperandCopy(const ElisionRun& run, size_t i) {
+  if (run.decisions[i].removed || !run.not_in_place[i].has_value()) return std::nullopt;
+  Instruction* copy = run.copies[i];
+  const Elider::NotInPlace& why = *run.not_in_place[i];
+  Instruction* reader = copy->operand(0);
+  // XLA's region analysis skips copies of broadcasts.
+  if (why.reader != reader || reader->opcode() == Opcode::kBroadcast || why.operand < 0 ||
+      why.operand >= reader->operand_count()) {
+    return std::nullopt;
+  }
+  const Instruction* operand = reader->operand(why.operand);
+  if (!copy->control_predecessors().empty() || !copy->control_successors().empty() ||
+      !operand->shape().IsArray() || !(operand->shape() == reader->shape()) ||
+      operand->parent() != reader->parent() || operand->IsRoot() ||
+      !operand->control_successors().empty()) {
+    return std::nullopt;
+  }
+  return OperandCopy{i, reader, why.operand};
+}
+
+// The change itself: the operand copied where it is defined (every reader of it reads the
+// copy, as XLA's special-case copy), and the kept copy gone. Returns the new copy.
+Instruction* MoveCopyToOperand(Module& module, Instruction* copy, Instruction* reader,
+                               int64_t operand) {
+  Instruction* added = CopyAfter(module, reader->operand(operand));
+  copy->ReplaceAllUsesWith(reader);
+  Computation* home = copy->parent();
+  (void)home->RemoveInstruction(copy);
+  home->CompactInstructions();
+  return added;
+}
+
+// Whether `change` leaves a reparsed copy of the module buffer-safe, with no read-only value in
+// the reader's buffer (XLA would copy it again) and that buffer at one entry output at most.
+bool OperandCopySafe(const ElisionRun& run, const OperandCopy& change) {
+  const Instruction& copy = *run.copies[change.index];
+  absl::StatusOr<std::unique_ptr<Module>> twin = ParseModule(PrintModule(run.module));
+  if (!twin.ok()) return false;
+  Instruction* tc = FindByName(**twin, copy.parent()->name(), copy.name());
+  Instruction* tr = FindByName(**twin, change.reader->parent()->name(), change.reader->name());
+  if (tc == nullptr || tr == nullptr || tc->operand(0) != tr) return false;
+  MoveCopyToOperand(**twin, tc, tr, change.operand);
+  CopyElisionOptions check;
+  check.order_loop_readers = false;
+  check.order_unordered_readers = false;
+  CopyElision checker(check);
+  absl::StatusOr<bool> ran = checker.Run(**twin);
+  if (!ran.ok() || !checker.report().buffer_safe) return false;
+  absl::StatusOr<std::unique_ptr<AliasAnalysis>> alias = AliasAnalysis::Run(**twin);
+  if (!alias.ok()) return false;
+  const DataflowAnalysis& flow = (*alias)->dataflow();
+  const ValueId written = flow.ValueDefinedAt(*tr);
+  if (written == kNoValue) return false;
+  const HloBuffer& buffer = (*alias)->BufferOf(written);
+  for (ValueId v : buffer.values) {
+    if (IsReadOnlyValue(flow.value(v), **twin, (*twin)->input_output_aliases())) return false;
+  }
+  const Instruction* root = (*twin)->entry() != nullptr ? (*twin)->entry()->root() : nullptr;
+  int outputs = 0;
+  for (int32_t p = 0; root != nullptr && p < flow.PositionCount(*root); ++p) {
+    for (ValueId v : flow.ValuesAtPosition(*root, p)) {
+      if ((*alias)->BufferOf(v).id == buffer.id) {
+        ++outputs;
+        break;
+      }
+    }
+  }
+  return outputs <= 1;
+}
+
+// CopyElisionOptions::xla_region_analysis: a copy kept only because the instruction it copies
+// cannot write over one of its operands, a value of the merged buffer, goes, and that operand
+// is copied instead: XLA's region analysis removes such a copy, and its special-case phase
+// copies the operand back (CanShareOperandBufferWithUser is false). One copy for one, placed
+// as XLA places it; each tried on a reparsed copy of the module first (unless `skip_check`).
+void CopyOperandsInstead(ElisionRun& run, bool skip_check) {
+  constexpr int kMaxTries = 16;
+  int tries = 0;
+  const size_t kept_before = run.copies.size();
+  for (size_t i = 0; i < kept_before && tries < kMaxTries; ++i) {
+    std::optional<OperandCopy> change = FindOperandCopy(run, i);
+    if (!change.has_value()) continue;
+    ++tries;
+    if (!skip_check && !OperandCopySafe(run, *change)) continue;
+    Instruction* copy = run.copies[i];
+    const std::string copy_name(copy->name());
+    Computation* home = copy->parent();
+    const Instruction& operand = *change->reader->operand(change->operand);
+    const std::string operand_name(operand.name());
+    Instruction* added = MoveCopyToOperand(run.module, copy, change->reader, change->operand);
+    run.decisions[i].removed = true;
+    run.decisions[i].reason.clear();
+    run.touched.push_back(home);
+    CopyDecision d;
+    d.name = std::string(added->name());
+    d.computation = std::string(added->parent()->name());
+    d.reason = fmt::format(
+        "added: %{} cannot write over its operand %{}, so that is copied instead of its result "
+        "%{} (XLA's region analysis removes the copy of the result, and its special-case copy "
+        "takes the operand)",
+        change->reader->name(), operand_name, copy_name);
+    d.bytes = added->shape().ByteSize();
+    d.executions_per_step = ExecutionsPerStep(*added, run.ordering, &d.executions_known);
+    run.copies.push_back(added);
+    run.decisions.push_back(std::move(d));
+    run.not_in_place.emplace_back();
+  }
+}
+
 // The report's totals over `decisions`, which it then holds.
 void Tally(std::vector<CopyDecision> decisions, CopyElisionReport& report) {
   for (const CopyDecision& d : decisions) {
@@ -1258,6 +1502,13 @@ CopyElision::CopyElision(CopyElisionOptions options) : options_(options) {
       "Remove a copy kept only because a reader of a donated entry parameter and the writer "
       "of its buffer are unordered, ordering them with control edges named in the pass's report "
       "(XLA's copy removal does).");
+  mutable_pass_options().AddBool(
+      "region-analysis", &options_.xla_region_analysis,
+      "Decide as XLA's copy insertion with region analysis on (use_region_based_live_range_"
+      "analysis=-1, as many of XLA's tests run it): a removal must also fit XLA's ordered value "
+      "lists, an unordered reader that is itself a copy may be ordered before the writer with a "
+      "control edge, and a copy kept only because the instruction it copies cannot write over "
+      "its operand is moved to that operand.");
 }
 
 std::unique_ptr<PassReport> CopyElision::LastReport() const {
@@ -1288,8 +1539,10 @@ absl::StatusOr<bool> CopyElision::RunOnModule(Module& module, AnalysisCache& ana
   // XLA's placement of read-only copies (Elider::Relocatable) in the default view only: with
   // bitcasts as values the pass keeps such copies where they are.
   run.view = std::make_unique<DefaultView>();
-  run.view->elider = std::make_unique<Elider>(module, **alias, run.live, run.donated,
-                                              /*copy_read_only_at_definition=*/!bitcast_values);
+  run.view->elider =
+      std::make_unique<Elider>(module, **alias, run.live, run.donated,
+                               /*copy_read_only_at_definition=*/!bitcast_values,
+                               /*value_lists=*/options_.xla_region_analysis && !bitcast_values);
   if (bitcast_values) {
     absl::StatusOr<const AliasAnalysis*> bitcast_alias =
         analyses.Alias(DataflowOptions{.bitcast_defines_value = true});
@@ -1312,7 +1565,7 @@ absl::StatusOr<bool> CopyElision::RunOnModule(Module& module, AnalysisCache& ana
   // everything, nor with bitcasts as values (that variant removes a subset of the default's).
   std::optional<UnorderedReaderOrdering> orderer;
   if (options_.order_unordered_readers && !bitcast_values && !(*ordering)->sequential()) {
-    orderer.emplace(module, run.donated, options_.skip_order_check);
+    orderer.emplace(module, run.donated, options_.skip_order_check, options_.xla_region_analysis);
   }
   SweepCopies(run, orderer, &report_.sweeps);
   if (orderer.has_value()) orderer->Report(report_);
@@ -1320,6 +1573,8 @@ absl::StatusOr<bool> CopyElision::RunOnModule(Module& module, AnalysisCache& ana
   if (options_.order_loop_readers && !bitcast_values) {
     OrderLoopStatePairs(run, options_.skip_order_check, report_);
   }
+  if (options_.xla_region_analysis && !bitcast_values)
+    CopyOperandsInstead(run, options_.skip_order_check);
   std::sort(run.touched.begin(), run.touched.end());
   run.touched.erase(std::unique(run.touched.begin(), run.touched.end()), run.touched.end());
   for (Computation* c : run.touched) c->CompactInstructions();

@@ -81,9 +81,28 @@ struct CopyElisionOptions {
   // (the input/output-alias case: AddControlDependencyForInputOutputAlias). Pass option
   // `order-unordered-readers`.
   bool order_unordered_readers = true;
+  // XLA's CopyInsertion with use_region_based_live_range_analysis=-1, as many of XLA's tests
+  // construct it (off by default, as in XLA). Three rules on top of the live ranges:
+  //  - XLA's ordered value lists (CopyRemover): each buffer's values sorted by definition; a
+  //    copy goes only if the source's list can be spliced in at the copy's place, the copy
+  //    defining the destination's first value or reading the source's last, with every value
+  //    before the splice point ending before every value after it. Where XLA would then ask
+  //    its region analysis, this keeps the copy (so this may keep a copy XLA removes).
+  //  - order_unordered_readers also orders a reader that is itself a copy, of any value that is
+  //    not read-only, before the writer (XLA's ForceRuntimeOrder; not for copies of
+  //    broadcasts, which XLA's region analysis skips);
+  //  - a copy kept only because the instruction it copies cannot write over an operand of the
+  //    merged buffer (a reverse reading the buffer it would write) goes, and the operand is
+  //    copied where it is defined instead: XLA's region analysis removes the first, and its
+  //    special-case phase adds the second. Tried on a reparsed copy of the module first and
+  //    applied only if the result is buffer-safe.
+  // Not with bitcast_defines_value; a view rebuilt for control edges starts its lists afresh.
+  // Pass option `region-analysis`.
+  bool xla_region_analysis = false;
   // Only for tests: add those edges and remove the copies without the safety check (the broken
-  // variant the harness must catch): loop state pairs without checking the result, and for
-  // order_unordered_readers the first edge found without deciding again with it in place.
+  // variant the harness must catch): loop state pairs without checking the result, for
+  // order_unordered_readers the first edge found without deciding again with it in place, and
+  // for xla_region_analysis a copy moved to its source's operand without checking the result.
   bool skip_order_check = false;
 };
 

@@ -56,7 +56,7 @@ struct Check {
 // Runs `text` in value mode (the expected results) and in buffer mode, then copy-insertion
 // (and copy-elision when `elide`) on a fresh parse and the result in buffer mode.
 Check CheckSafety(const std::string& text, const CopyInsertionOptions& options, bool elide,
-                  int seeds = 2) {
+                  int seeds = 2, const CopyElisionOptions& elision_options = {}) {
   Check out;
   absl::StatusOr<std::unique_ptr<Module>> original = ParseModule(text, {});
   if (!original.ok()) return out;
@@ -77,7 +77,7 @@ Check CheckSafety(const std::string& text, const CopyInsertionOptions& options, 
     return out;
   }
   if (elide) {
-    CopyElision elision;
+    CopyElision elision(elision_options);
     if (absl::StatusOr<bool> e = elision.Run(**changed); !e.ok()) {
       out.judged = true;
       out.after = "copy-elision failed: " + StatusText(e.status());
@@ -137,6 +137,25 @@ TEST(CopyInsertionPropertyTest, RandomModulesWithoutCopiesBecomeBufferSafe) {
   EXPECT_GE(judged, 200);
   // The check has teeth only if taking the copies out breaks many modules.
   EXPECT_GE(unsafe_before, 40);
+}
+
+// copy-elision{region-analysis=true} (XLA's lists, the edges it forces for readers that are
+// copies, a copy moved to the operand its source cannot write over) keeps the same property.
+TEST(CopyInsertionPropertyTest, RandomModulesStayBufferSafeWithRegionAnalysis) {
+  CopyElisionOptions region;
+  region.xla_region_analysis = true;
+  int judged = 0;
+  for (uint64_t seed = 0; seed < kModules; ++seed) {
+    std::optional<std::string> text = WithoutCopies(RandomModuleText(seed));
+    if (!text) continue;
+    Check c = CheckSafety(*text, {}, /*elide=*/true, 2, region);
+    if (!c.judged) continue;
+    ++judged;
+    EXPECT_EQ(c.after, "") << "random module seed " << seed
+                           << " after copy-insertion,copy-elision{region-analysis=true}\n"
+                           << *text;
+  }
+  EXPECT_GE(judged, 200);
 }
 
 TEST(CopyInsertionPropertyTest, HloGenMpmdStagesBecomeBufferSafe) {

@@ -2,7 +2,8 @@
 // pair of loop state copies goes when the body's readers of the old element are ordered before
 // the writer of the new one with control edges. The harness property: every edge it adds
 // keeps the module acyclic (it verifies) and buffer mode equal to value mode; the variant that
-// adds the edges without the buffer-safety check must be caught.
+// adds the edges without the buffer-safety check must be caught. Also the operand copy of
+// copy-elision{region-analysis=true}, with its unchecked variant.
 #include <memory>
 #include <string>
 #include <vector>
@@ -199,6 +200,54 @@ TEST(LoopReaderOrder, VariantsStayCorrectAndTheUncheckedOrderIsCaught) {
              with_edges, broken_failed);
   EXPECT_GE(with_edges, 2);
   EXPECT_GE(broken_failed, 1);
+}
+
+// copy-elision{region-analysis=true} moves the body root's copy of %r to %r's operand only if
+// that is buffer-safe. Here %g2 reads the old loop state {1} after %r, which would then write
+// that buffer: the move is refused, and the variant that moves without the check is caught.
+constexpr char kLateReader[] = R"(HloModule late_reader
+body {
+  s = (s32[], f32[4], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  a = f32[4] get-tuple-element(s), index=1
+  r = f32[4] reverse(a), dimensions={0}
+  g2 = f32[4] get-tuple-element(s), index=1
+  late = f32[4] add(g2, r)
+  c = f32[4] copy(r)
+  ROOT t = (s32[], f32[4], f32[4]) tuple(i1, c, late)
+}
+cond {
+  s = (s32[], f32[4], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY e {
+  p = f32[4] parameter(0)
+  z = s32[] constant(0)
+  x = f32[4] negate(p)
+  y = f32[4] exponential(p)
+  init = (s32[], f32[4], f32[4]) tuple(z, x, y)
+  w = (s32[], f32[4], f32[4]) while(init), condition=cond, body=body
+  ROOT o = f32[4] get-tuple-element(w), index=2
+})";
+
+TEST(RegionAnalysisOperandCopy, UncheckedMoveIsCaught) {
+  CopyElisionOptions region;
+  region.xla_region_analysis = true;
+  auto m = ParseModule(kLateReader);
+  ASSERT_TRUE(m.ok());
+  CopyElision pass(region);
+  ASSERT_TRUE(pass.Run(**m).ok());
+  EXPECT_EQ(pass.report().removed, 0);
+  ModuleResult ok = CheckModule(kLateReader, {Elision("copy-elision-region", region)}, {});
+  EXPECT_EQ(ok.verdict, Verdict::kPass) << Failures(ok);
+  CopyElisionOptions broken = region;
+  broken.skip_order_check = true;
+  ModuleResult r = CheckModule(kLateReader, {Elision("copy-elision-region-unchecked", broken)}, {});
+  EXPECT_EQ(r.verdict, Verdict::kFail) << Failures(r);
 }
 
 }  // namespace
