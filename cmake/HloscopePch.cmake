@@ -146,6 +146,9 @@ function(hloscope_enable_pch)
       set(host hloscope_pch_${kind}_${host_count})
       if(kind STREQUAL "exe")
         add_executable(${host} EXCLUDE_FROM_ALL "${PROJECT_SOURCE_DIR}/cmake/pch_host.cc")
+        # Out of the way: nothing runs it.
+        set_target_properties(${host} PROPERTIES
+                              RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/CMakeFiles/pch_hosts")
       else()
         add_library(${host} OBJECT EXCLUDE_FROM_ALL "${PROJECT_SOURCE_DIR}/cmake/pch_host.cc")
       endif()
