@@ -1,13 +1,15 @@
 # HLOSCOPE_PCH: precompiled headers for a clean build (CI; docs/testing.md, "Build time").
 #
-# Most of a clean build's compile time is spent parsing the same standard, Abseil, fmt and
-# GoogleTest headers again in each of ~340 files. With the option on, each group of targets that
-# compiles with the same flags shares one precompiled header of them (REUSE_FROM a small host
-# target per group), so they are parsed once per group instead of once per file.
+# At -O0 much of each compile is parsing the same standard, Abseil, fmt and GoogleTest headers
+# again. With the option on, each group of targets that compiles with the same flags shares one
+# precompiled header of them (REUSE_FROM a small host target per group), so they are parsed once
+# per group instead of once per file.
 #
 # Off by default: ccache (which developers use) cannot cache a compile that reads a precompiled
 # header unless its sloppiness is loosened, and a build without it is the one that finds a
-# missing #include. scripts/test, which builds from scratch without ccache, turns it on.
+# missing #include. scripts/test, which builds from scratch without ccache, turns it on for the
+# -O0 sanitizer build only: at -O2 it changes GCC's inlining, and -Werror then fails on
+# -Warray-bounds false positives inside absl::InlinedVector (docs/testing.md, "Build time").
 #
 # GCC uses a precompiled header only when the compile's -fPIC/-fPIE and the macros the headers
 # read (FMT_SHARED, GTEST_HAS_PTHREAD, -pthread's _REENTRANT, -O1's __OPTIMIZE__) are the ones
