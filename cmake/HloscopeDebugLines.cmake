@@ -1,7 +1,7 @@
 # HLOSCOPE_DEBUG_LINES: line tables only (-g1) instead of full debug info (-g) in RelWithDebInfo
 # and Debug builds, for a faster clean build (CI; docs/testing.md, "Build time").
 #
-# At -O2, -g's variable locations (var-tracking) cost about a quarter of each compile and make
+# At -O2, -g's variable locations (var-tracking) cost about a fifth of each compile and make
 # every object and executable larger to link. -g1 changes no generated code and no warning, and
 # keeps what a crash's backtrace needs: function names, files and lines. What it drops is the
 # debugger's view of local variables, which CI never uses.
