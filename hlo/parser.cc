@@ -86,6 +86,11 @@ class Parser {
                                     const char** root_at, bool allow_attributes);
   bool ParseInstruction(Computation* comp, const char** root_at);
   bool ParseOperands(Instruction* instr);
+  Instruction* ParseTupleElementOperand(Instruction* user, Instruction* base,
+                                        std::string_view base_name, const char* at);
+  bool SetTupleElementShape(Instruction* gte, const char* at, std::string_view tuple_text);
+  bool ResolveTupleElementShapes();
+  bool NameTupleElements();
   bool ParseLiteralOperand(Instruction* instr);
   bool AtNestedInstruction() const;
   Instruction* ParseNestedInstruction(Instruction* user, const Shape* shape);
@@ -141,6 +146,19 @@ class Parser {
   // Instructions that got a generated name (nested operands); renamed if the input later
   // defines the same name itself.
   absl::flat_hash_set<const Instruction*> generated_;
+  // `%t#i` operands (XLA's printer folds get-tuple-element into its users): the instruction
+  // made for each distinct `name#i#j` text of the current computation, so every use of one
+  // element shares one get-tuple-element.
+  absl::flat_hash_map<std::string, Instruction*> tuple_elements_;
+  // Those whose tuple is defined after their first use: shaped at the closing brace.
+  struct PendingElement {
+    Instruction* gte;
+    const char* at;          // the '#'
+    std::string tuple_text;  // the operand as written before that '#', for messages
+  };
+  std::vector<PendingElement> pending_elements_;
+  // Every get-tuple-element made for a `#` operand, named once the whole module is known.
+  std::vector<Instruction*> synthesized_elements_;
 };
 
 bool Parser::ParseModule() {
@@ -173,6 +191,7 @@ bool Parser::ParseModule() {
   // written in place inside an instruction are added after their caller and do not count).
   if (module_->entry() == nullptr) module_->set_entry(last_top_level_);
   if (!ResolveComputationReferences()) return false;
+  if (!synthesized_elements_.empty()) NameTupleElements();
   // Every instruction went through names_, which refuses a name defined twice in one
   // computation: the verifier need not check that again.
   module_->set_instruction_names_known_unique(true);
@@ -326,6 +345,8 @@ bool Parser::ParseComputationBody(Computation* comp, const char* name_at) {
   // After the opening brace; parses instructions up to and including the closing brace.
   std::string_view name = comp->name();
   pending_.clear();
+  tuple_elements_.clear();
+  pending_elements_.clear();
   computation_has_forward_refs_ = false;
   const char* root_at = nullptr;
   while (true) {
@@ -345,7 +366,8 @@ bool Parser::ParseComputationBody(Computation* comp, const char* name_at) {
   }
   if (comp->root() == nullptr) comp->set_root(comp->instructions().back());
   if (!RegisterParameters(comp, name_at)) return false;
-  return ResolveForwardReferences(comp, name_at);
+  if (!ResolveForwardReferences(comp, name_at)) return false;
+  return pending_elements_.empty() || ResolveTupleElementShapes();
 }
 
 bool Parser::RegisterParameters(Computation* comp, const char* name_at) {
@@ -390,6 +412,10 @@ bool Parser::ParseInlineComputation(std::string_view base_name, Computation** ou
   auto saved_pending = std::move(pending_);
   auto saved_params = std::move(params_);
   params_ = {};
+  auto saved_elements = std::move(tuple_elements_);
+  auto saved_pending_elements = std::move(pending_elements_);
+  tuple_elements_ = {};
+  pending_elements_ = {};
   bool saved_forward = computation_has_forward_refs_;
   auto saved_controls = attrs_.TakePendingControls();
   names_ = {};
@@ -398,6 +424,8 @@ bool Parser::ParseInlineComputation(std::string_view base_name, Computation** ou
   names_ = std::move(saved_names);
   pending_ = std::move(saved_pending);
   params_ = std::move(saved_params);
+  tuple_elements_ = std::move(saved_elements);
+  pending_elements_ = std::move(saved_pending_elements);
   computation_has_forward_refs_ = saved_forward;
   attrs_.RestorePendingControls(std::move(saved_controls));
   *out = comp;
@@ -593,10 +621,14 @@ bool Parser::ParseOperands(Instruction* instr) {
       return cur_.Expect(')', "to close the operand list");
     }
     Instruction* found = FindLocal(name, instr->parent());
-    if (found != nullptr) {
-      if (found == instr) {
-        return cur_.Error(at, StrCat("instruction '", name, "' uses itself as an operand"));
-      }
+    if (found == instr) {
+      return cur_.Error(at, StrCat("instruction '", name, "' uses itself as an operand"));
+    }
+    if (cur_.Peek() == '#') {  // `%t#1`: element 1 of the tuple `t`
+      Instruction* element = ParseTupleElementOperand(instr, found, name, at);
+      if (element == nullptr) return false;
+      instr->AppendOperand(element);
+    } else if (found != nullptr) {
       instr->AppendOperand(found);
     } else {
       // Possibly defined later in this computation; resolved at the closing brace.
@@ -607,6 +639,101 @@ bool Parser::ParseOperands(Instruction* instr) {
     if (cur_.TryConsume(',')) continue;
     return cur_.Expect(')', "to close the operand list");
   }
+}
+
+Instruction* Parser::ParseTupleElementOperand(Instruction* user, Instruction* base,
+                                              std::string_view base_name, const char* at) {
+  // XLA's printer writes `%t#1` for a get-tuple-element of `t` with index 1 and omits the
+  // get-tuple-element line; `%t#1#0` takes element 0 of that. Each step becomes one
+  // get-tuple-element, shared by every use of the same text in this computation and placed
+  // before its first user, so a scheduled module's text order stays a valid schedule.
+  Computation* comp = user->parent();
+  if (base != nullptr && base->shape_ptr() == nullptr) {
+    // Only the instruction being parsed (or one a nested operand sits in) has no shape yet.
+    cur_.Error(at, StrCat("instruction '", base_name, "' uses itself as an operand"));
+    return nullptr;
+  }
+  std::string key(base_name);
+  Instruction* element = nullptr;
+  while (cur_.Peek() == '#') {
+    const char* hash_at = cur_.pos();
+    cur_.set_pos(hash_at + 1);
+    char c = cur_.Peek();
+    if (c < '0' || c > '9') {
+      cur_.ErrorHere(StrCat("expected a tuple element index after '#', found ",
+                            DescribeChar(cur_.pos(), cur_.end())));
+      return nullptr;
+    }
+    int64_t index;
+    if (!cur_.ParseInt(&index, "a tuple element index")) return nullptr;
+    StrAppend(&key, "#", index);
+    auto [slot, inserted] = tuple_elements_.try_emplace(key, nullptr);
+    if (!inserted) {
+      element = slot->second;
+      continue;
+    }
+    Instruction* gte = module_->CreateInstruction(Opcode::kGetTupleElement, nullptr, "", comp);
+    slot->second = gte;
+    module_->SetSourceOffset(*gte, static_cast<size_t>(hash_at - text_begin_));
+    InstructionBuilder builder(gte);
+    builder.set_number(index);
+    Attribute attr;
+    attr.key = kAttrIndex;
+    attr.value = module_->Save(StrCat(index));
+    builder.AddAttribute(attr);
+    Instruction* tuple = element != nullptr ? element : base;
+    if (tuple != nullptr) {
+      gte->AppendOperand(tuple);
+    } else {
+      // `t` is defined later in this computation: linked at the closing brace, shaped after.
+      pending_.push_back({gte, 0, base_name, at});
+      builder.AppendOperandPlaceholder();
+      computation_has_forward_refs_ = true;
+    }
+    std::string_view tuple_text(key.data(), key.rfind('#'));
+    if (tuple != nullptr && tuple->shape_ptr() != nullptr) {
+      if (!SetTupleElementShape(gte, hash_at, tuple_text)) return nullptr;
+    } else {
+      pending_elements_.push_back({gte, hash_at, std::string(tuple_text)});
+    }
+    comp->AddInstruction(gte);
+    synthesized_elements_.push_back(gte);
+    element = gte;
+  }
+  return element;
+}
+
+bool Parser::SetTupleElementShape(Instruction* gte, const char* at, std::string_view tuple_name) {
+  const Shape& shape = gte->operand(0)->shape();
+  if (!shape.IsTuple()) {
+    return cur_.Error(at, StrCat("'#", gte->tuple_index(), "' selects a tuple element, but '",
+                                 tuple_name, "' has shape ", shape.ToString(), ", not a tuple"));
+  }
+  if (gte->tuple_index() >= static_cast<int64_t>(shape.tuple_elements.size())) {
+    return cur_.Error(at + 1, StrCat("tuple element index ", gte->tuple_index(),
+                                     " is out of range: '", tuple_name, "' has ",
+                                     shape.tuple_elements.size(), " elements, ", shape.ToString()));
+  }
+  InstructionBuilder(gte).set_shape(shape.tuple_elements[static_cast<size_t>(gte->tuple_index())]);
+  return true;
+}
+
+bool Parser::ResolveTupleElementShapes() {
+  // In creation order, so the inner step of a chain is shaped before the outer one.
+  for (const PendingElement& p : pending_elements_) {
+    if (!SetTupleElementShape(p.gte, p.at, p.tuple_text)) return false;
+  }
+  pending_elements_.clear();
+  return true;
+}
+
+bool Parser::NameTupleElements() {
+  // Named only now: a name the input uses anywhere in the module, even after the `#` operand
+  // or in a later computation, must not be taken.
+  for (Instruction* gte : synthesized_elements_) {
+    InstructionBuilder(gte).set_name(module_->UniqueInstructionName("get-tuple-element"));
+  }
+  return true;
 }
 
 bool Parser::AtNestedInstruction() const {
