@@ -710,9 +710,11 @@ bool Parser::SetTupleElementShape(Instruction* gte, const char* at, std::string_
                                  tuple_name, "' has shape ", shape.ToString(), ", not a tuple"));
   }
   if (gte->tuple_index() >= static_cast<int64_t>(shape.tuple_elements.size())) {
-    return cur_.Error(at + 1, StrCat("tuple element index ", gte->tuple_index(),
-                                     " is out of range: '", tuple_name, "' has ",
-                                     shape.tuple_elements.size(), " elements, ", shape.ToString()));
+    return cur_.Error(
+        at + 1,
+        StrCat("tuple element index ", gte->tuple_index(), " is out of range: '", tuple_name,
+               "' has ", shape.tuple_elements.size(),
+               shape.tuple_elements.size() == 1 ? " element, " : " elements, ", shape.ToString()));
   }
   InstructionBuilder(gte).set_shape(shape.tuple_elements[static_cast<size_t>(gte->tuple_index())]);
   return true;
