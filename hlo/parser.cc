@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
+#include <span>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -75,6 +77,8 @@ class Parser {
   bool ParseModule();
   bool ParseHeader();
   bool ParseFrameTables();
+  int AtFrameTable() const;  // index in kFrameTableNames, or -1
+  bool ParseFrameTableEntries(int table);
   bool ParseComputation();
   bool ParseSignature();
   bool ParseComputationBody(Computation* comp, const char* name_at);
@@ -116,6 +120,7 @@ class Parser {
   bool computation_has_forward_refs_ = false;
   int nested_counter_ = 0;
   Computation* last_top_level_ = nullptr;
+  uint32_t seen_frame_tables_ = 0;  // bit i: kFrameTableNames[i] was parsed
   // Nested operands and in-place computations recurse; bounding the depth keeps adversarial
   // input from exhausting the stack.
   static constexpr int kMaxNesting = 200;
@@ -182,6 +187,10 @@ bool Parser::ParseModule() {
                               "'// -----' line and use ",
                               kSplitInputFileOption, "");
     }
+    if (AtFrameTable() >= 0) {  // tables after the computations
+      if (!ParseFrameTables()) return false;
+      continue;
+    }
     if (!ParseComputation()) return false;
   }
   if (module_->computations().empty()) {
@@ -228,44 +237,146 @@ bool Parser::ParseHeader() {
   return cur_.ok();
 }
 
+int Parser::AtFrameTable() const {
+  // A table keyword alone on its line; `FileNames {` would be a computation of that name.
+  const char* p = cur_.pos();
+  for (int t = 0; t < static_cast<int>(std::size(kFrameTableNames)); ++t) {
+    std::string_view table = kFrameTableNames[t];
+    if (static_cast<size_t>(cur_.end() - p) < table.size() ||
+        std::string_view(p, table.size()) != table) {
+      continue;
+    }
+    const char* q = p + table.size();
+    while (q < cur_.end() && (*q == ' ' || *q == '\t' || *q == '\r')) ++q;
+    if (q == cur_.end() || *q == '\n') return t;
+  }
+  return -1;
+}
+
 bool Parser::ParseFrameTables() {
-  // Stack-frame tables are kept verbatim: a keyword line, then lines that start with an id.
+  // The stack-frame tables XLA prints after the header (`FileNames`, `FunctionNames`,
+  // `FileLocations`, `StackFrames`; metadata points into them with stack_frame_id) are kept
+  // verbatim, since printing them back needs nothing else; they are checked here as the proto
+  // writer will read them, so a damaged table is an error with its position now.
   if (!cur_.SkipSpace()) return false;
   const char* start = cur_.pos();
   const char* end = start;
   while (true) {
     if (!cur_.SkipSpace()) return false;
-    bool found = false;
-    for (std::string_view table : kFrameTableNames) {
-      if (cur_.TryConsumeWord(table)) {
-        found = true;
-        break;
-      }
+    const int table = AtFrameTable();
+    if (table < 0) break;
+    const std::string_view table_name = kFrameTableNames[table];
+    if (seen_frame_tables_ & (1u << table)) {
+      return cur_.ErrorHere(StrCat("stack-frame table '", table_name, "' is given twice"));
     }
-    if (!found) break;
-    while (true) {
-      cur_.SkipBlanks();
-      if (cur_.Peek() == '\n') cur_.set_pos(cur_.pos() + 1);
-      cur_.SkipBlanks();
-      char c = cur_.Peek();
-      if (c < '0' || c > '9') break;
-      while (!cur_.AtEnd() && cur_.Peek() != '\n') {
-        if (cur_.Peek() == '"') {
-          std::string_view ignored;
-          if (!cur_.ParseQuoted(&ignored)) return false;
-        } else {
-          cur_.set_pos(cur_.pos() + 1);
-        }
-      }
-    }
+    seen_frame_tables_ |= 1u << table;
+    cur_.set_pos(cur_.pos() + table_name.size());
+    if (!ParseFrameTableEntries(table)) return false;
     end = cur_.pos();
-    while (end > start && (end[-1] == '\n' || end[-1] == ' ' || end[-1] == '\t')) --end;
+    while (end > start && (end[-1] == '\n' || end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+      --end;
   }
   if (end > start) {
+    std::string_view tables(start, static_cast<size_t>(end - start));
+    // Tables after the computations join those before them; all are printed after the header.
     module_->set_stack_frame_tables(
-        module_->Save(std::string_view(start, static_cast<size_t>(end - start))));
+        module_->stack_frame_tables().empty()
+            ? module_->Save(tables)
+            : module_->Save(StrCat(module_->stack_frame_tables(), "\n\n", tables)));
   }
   return true;
+}
+
+bool Parser::ParseFrameTableEntries(int table) {
+  // `N "name"` (FileNames, FunctionNames) or `N {key=int ...}` (FileLocations, StackFrames),
+  // one per line, numbered 1, 2, ... as XLA numbers them (ids in metadata and in the other
+  // tables count from 1).
+  static constexpr std::string_view kLocationKeys[] = {
+      "file_name_id", "function_name_id", "line", "end_line", "column", "end_column"};
+  static constexpr std::string_view kFrameKeys[] = {"file_location_id", "parent_frame_id"};
+  const std::string_view table_name = kFrameTableNames[table];
+  const bool names = table <= 1;
+  int64_t expected = 1;
+  while (true) {
+    cur_.SkipBlanks();
+    if (cur_.Peek() == '\r') cur_.set_pos(cur_.pos() + 1);
+    if (cur_.Peek() != '\n') {
+      if (cur_.AtEnd()) return true;
+      return cur_.ErrorHere(StrCat("expected the end of the line in '", table_name, "', found ",
+                                   DescribeChar(cur_.pos(), cur_.end())));
+    }
+    const char* line_start = cur_.pos() + 1;
+    cur_.set_pos(line_start);
+    cur_.SkipBlanks();
+    const char c = cur_.Peek();
+    if (c < '0' || c > '9') {
+      cur_.set_pos(line_start);
+      return true;
+    }
+    const char* id_at = cur_.pos();
+    int64_t id;
+    if (!cur_.ParseInt(&id, StrCat("an entry number in '", table_name, "'"))) return false;
+    if (id != expected) {
+      return cur_.Error(id_at, StrCat("expected entry ", expected, " of '", table_name,
+                                      "', found entry ", id, " (entries are numbered 1, 2, ...)"));
+    }
+    ++expected;
+    cur_.SkipBlanks();
+    if (names) {
+      if (cur_.Peek() != '"') {
+        return cur_.ErrorHere(StrCat("expected a quoted name in '", table_name, "', found ",
+                                     DescribeChar(cur_.pos(), cur_.end())));
+      }
+      std::string_view ignored;
+      if (!cur_.ParseQuoted(&ignored)) return false;
+      continue;
+    }
+    if (cur_.Peek() != '{') {
+      return cur_.ErrorHere(StrCat("expected '{key=value ...}' in '", table_name, "', found ",
+                                   DescribeChar(cur_.pos(), cur_.end())));
+    }
+    cur_.set_pos(cur_.pos() + 1);
+    while (true) {
+      cur_.SkipBlanks();
+      if (cur_.Peek() == '}') {
+        cur_.set_pos(cur_.pos() + 1);
+        break;
+      }
+      const char* key_at = cur_.pos();
+      const char* key_end = key_at;
+      while (key_end < cur_.end() && TextCursor::IsNameChar(*key_end)) ++key_end;
+      std::string_view key(key_at, static_cast<size_t>(key_end - key_at));
+      if (key.empty()) {
+        return cur_.ErrorHere(StrCat("expected a key or '}' in '", table_name, "', found ",
+                                     DescribeChar(cur_.pos(), cur_.end())));
+      }
+      const auto& keys = table == 2 ? std::span<const std::string_view>(kLocationKeys)
+                                    : std::span<const std::string_view>(kFrameKeys);
+      if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+        std::string known;
+        for (std::string_view k : keys) StrAppend(&known, known.empty() ? "" : ", ", k);
+        return cur_.Error(
+            key_at, StrCat("unknown key '", key, "' in '", table_name, "' (known: ", known, ")"));
+      }
+      cur_.set_pos(key_end);
+      if (cur_.Peek() != '=') {
+        return cur_.ErrorHere(
+            StrCat("expected '=' after '", key, "', found ", DescribeChar(cur_.pos(), cur_.end())));
+      }
+      cur_.set_pos(cur_.pos() + 1);
+      const char* value_at = cur_.pos();
+      const char v = cur_.Peek();
+      if (v < '0' || v > '9') {
+        return cur_.ErrorHere(StrCat("expected a non-negative integer after '", key, "=', found ",
+                                     DescribeChar(cur_.pos(), cur_.end())));
+      }
+      int64_t value;
+      if (!cur_.ParseInt(&value, StrCat("'", key, "'"))) return false;
+      if (value > std::numeric_limits<int32_t>::max()) {
+        return cur_.Error(value_at, StrCat("'", key, "' is out of range for a 32-bit integer"));
+      }
+    }
+  }
 }
 
 bool Parser::ParseSignature() {
