@@ -94,7 +94,7 @@ class Parser {
                                         std::string_view base_name, const char* at);
   bool SetTupleElementShape(Instruction* gte, const char* at, std::string_view tuple_text);
   bool ResolveTupleElementShapes();
-  bool NameTupleElements();
+  void NameTupleElements();
   bool ParseLiteralOperand(Instruction* instr);
   bool AtNestedInstruction() const;
   Instruction* ParseNestedInstruction(Instruction* user, const Shape* shape);
@@ -840,13 +840,12 @@ bool Parser::ResolveTupleElementShapes() {
   return true;
 }
 
-bool Parser::NameTupleElements() {
+void Parser::NameTupleElements() {
   // Named only now: a name the input uses anywhere in the module, even after the `#` operand
   // or in a later computation, must not be taken.
   for (Instruction* gte : synthesized_elements_) {
     InstructionBuilder(gte).set_name(module_->UniqueInstructionName("get-tuple-element"));
   }
-  return true;
 }
 
 bool Parser::AtNestedInstruction() const {
