@@ -988,13 +988,17 @@ absl::StatusOr<int64_t> ReadXlaTotalBytes(const std::string& path) {
       std::string_view digits = l.substr(key.size());
       digits = digits.substr(0, digits.find_first_not_of("0123456789"));
       int64_t total = 0;
-      if (!ParseInteger(digits, &total) || total < 0 ||
-          (per_space && total > std::numeric_limits<int64_t>::max() - space_sum)) {
+      if (!ParseInteger(digits, &total) || total < 0) {
         return absl::InvalidArgumentError(
             fmt::format("{}:{}:{}: error: expected a byte count after '{}'", path, line,
                         key.size() + 1, key.substr(0, key.size() - 1)));
       }
       if (!per_space) return total;
+      if (total > std::numeric_limits<int64_t>::max() - space_sum) {
+        return absl::InvalidArgumentError(fmt::format(
+            "{}:{}:{}: error: the memory spaces' totals add up to more than int64 bytes", path,
+            line, key.size() + 1));
+      }
       space_sum += total;
       have_space_total = true;
     }
