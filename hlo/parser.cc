@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
+#include <span>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -75,6 +77,8 @@ class Parser {
   bool ParseModule();
   bool ParseHeader();
   bool ParseFrameTables();
+  int AtFrameTable() const;  // index in kFrameTableNames, or -1
+  bool ParseFrameTableEntries(int table);
   bool ParseComputation();
   bool ParseSignature();
   bool ParseComputationBody(Computation* comp, const char* name_at);
@@ -86,6 +90,11 @@ class Parser {
                                     const char** root_at, bool allow_attributes);
   bool ParseInstruction(Computation* comp, const char** root_at);
   bool ParseOperands(Instruction* instr);
+  Instruction* ParseTupleElementOperand(Instruction* user, Instruction* base,
+                                        std::string_view base_name, const char* at);
+  bool SetTupleElementShape(Instruction* gte, const char* at, std::string_view tuple_text);
+  bool ResolveTupleElementShapes();
+  void NameTupleElements();
   bool ParseLiteralOperand(Instruction* instr);
   bool AtNestedInstruction() const;
   Instruction* ParseNestedInstruction(Instruction* user, const Shape* shape);
@@ -111,6 +120,7 @@ class Parser {
   bool computation_has_forward_refs_ = false;
   int nested_counter_ = 0;
   Computation* last_top_level_ = nullptr;
+  uint32_t seen_frame_tables_ = 0;  // bit i: kFrameTableNames[i] was parsed
   // Nested operands and in-place computations recurse; bounding the depth keeps adversarial
   // input from exhausting the stack.
   static constexpr int kMaxNesting = 200;
@@ -141,6 +151,19 @@ class Parser {
   // Instructions that got a generated name (nested operands); renamed if the input later
   // defines the same name itself.
   absl::flat_hash_set<const Instruction*> generated_;
+  // `%t#i` operands (XLA's printer folds get-tuple-element into its users): the instruction
+  // made for each distinct `name#i#j` text of the current computation, so every use of one
+  // element shares one get-tuple-element.
+  absl::flat_hash_map<std::string, Instruction*> tuple_elements_;
+  // Those whose tuple is defined after their first use: shaped at the closing brace.
+  struct PendingElement {
+    Instruction* gte;
+    const char* at;          // the '#'
+    std::string tuple_text;  // the operand as written before that '#', for messages
+  };
+  std::vector<PendingElement> pending_elements_;
+  // Every get-tuple-element made for a `#` operand, named once the whole module is known.
+  std::vector<Instruction*> synthesized_elements_;
 };
 
 bool Parser::ParseModule() {
@@ -164,6 +187,10 @@ bool Parser::ParseModule() {
                               "'// -----' line and use ",
                               kSplitInputFileOption, "");
     }
+    if (AtFrameTable() >= 0) {  // tables after the computations
+      if (!ParseFrameTables()) return false;
+      continue;
+    }
     if (!ParseComputation()) return false;
   }
   if (module_->computations().empty()) {
@@ -173,6 +200,7 @@ bool Parser::ParseModule() {
   // written in place inside an instruction are added after their caller and do not count).
   if (module_->entry() == nullptr) module_->set_entry(last_top_level_);
   if (!ResolveComputationReferences()) return false;
+  if (!synthesized_elements_.empty()) NameTupleElements();
   // Every instruction went through names_, which refuses a name defined twice in one
   // computation: the verifier need not check that again.
   module_->set_instruction_names_known_unique(true);
@@ -209,44 +237,146 @@ bool Parser::ParseHeader() {
   return cur_.ok();
 }
 
+int Parser::AtFrameTable() const {
+  // A table keyword alone on its line; `FileNames {` would be a computation of that name.
+  const char* p = cur_.pos();
+  for (int t = 0; t < static_cast<int>(std::size(kFrameTableNames)); ++t) {
+    std::string_view table = kFrameTableNames[t];
+    if (static_cast<size_t>(cur_.end() - p) < table.size() ||
+        std::string_view(p, table.size()) != table) {
+      continue;
+    }
+    const char* q = p + table.size();
+    while (q < cur_.end() && (*q == ' ' || *q == '\t' || *q == '\r')) ++q;
+    if (q == cur_.end() || *q == '\n') return t;
+  }
+  return -1;
+}
+
 bool Parser::ParseFrameTables() {
-  // Stack-frame tables are kept verbatim: a keyword line, then lines that start with an id.
+  // The stack-frame tables XLA prints after the header (`FileNames`, `FunctionNames`,
+  // `FileLocations`, `StackFrames`; metadata points into them with stack_frame_id) are kept
+  // verbatim, since printing them back needs nothing else; they are checked here as the proto
+  // writer will read them, so a damaged table is an error with its position now.
   if (!cur_.SkipSpace()) return false;
   const char* start = cur_.pos();
   const char* end = start;
   while (true) {
     if (!cur_.SkipSpace()) return false;
-    bool found = false;
-    for (std::string_view table : kFrameTableNames) {
-      if (cur_.TryConsumeWord(table)) {
-        found = true;
-        break;
-      }
+    const int table = AtFrameTable();
+    if (table < 0) break;
+    const std::string_view table_name = kFrameTableNames[table];
+    if (seen_frame_tables_ & (1u << table)) {
+      return cur_.ErrorHere(StrCat("stack-frame table '", table_name, "' is given twice"));
     }
-    if (!found) break;
-    while (true) {
-      cur_.SkipBlanks();
-      if (cur_.Peek() == '\n') cur_.set_pos(cur_.pos() + 1);
-      cur_.SkipBlanks();
-      char c = cur_.Peek();
-      if (c < '0' || c > '9') break;
-      while (!cur_.AtEnd() && cur_.Peek() != '\n') {
-        if (cur_.Peek() == '"') {
-          std::string_view ignored;
-          if (!cur_.ParseQuoted(&ignored)) return false;
-        } else {
-          cur_.set_pos(cur_.pos() + 1);
-        }
-      }
-    }
+    seen_frame_tables_ |= 1u << table;
+    cur_.set_pos(cur_.pos() + table_name.size());
+    if (!ParseFrameTableEntries(table)) return false;
     end = cur_.pos();
-    while (end > start && (end[-1] == '\n' || end[-1] == ' ' || end[-1] == '\t')) --end;
+    while (end > start && (end[-1] == '\n' || end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+      --end;
   }
   if (end > start) {
+    std::string_view tables(start, static_cast<size_t>(end - start));
+    // Tables after the computations join those before them; all are printed after the header.
     module_->set_stack_frame_tables(
-        module_->Save(std::string_view(start, static_cast<size_t>(end - start))));
+        module_->stack_frame_tables().empty()
+            ? module_->Save(tables)
+            : module_->Save(StrCat(module_->stack_frame_tables(), "\n\n", tables)));
   }
   return true;
+}
+
+bool Parser::ParseFrameTableEntries(int table) {
+  // `N "name"` (FileNames, FunctionNames) or `N {key=int ...}` (FileLocations, StackFrames),
+  // one per line, numbered 1, 2, ... as XLA numbers them (ids in metadata and in the other
+  // tables count from 1).
+  static constexpr std::string_view kLocationKeys[] = {
+      "file_name_id", "function_name_id", "line", "end_line", "column", "end_column"};
+  static constexpr std::string_view kFrameKeys[] = {"file_location_id", "parent_frame_id"};
+  const std::string_view table_name = kFrameTableNames[table];
+  const bool names = table <= 1;
+  int64_t expected = 1;
+  while (true) {
+    cur_.SkipBlanks();
+    if (cur_.Peek() == '\r') cur_.set_pos(cur_.pos() + 1);
+    if (cur_.Peek() != '\n') {
+      if (cur_.AtEnd()) return true;
+      return cur_.ErrorHere(StrCat("expected the end of the line in '", table_name, "', found ",
+                                   DescribeChar(cur_.pos(), cur_.end())));
+    }
+    const char* line_start = cur_.pos() + 1;
+    cur_.set_pos(line_start);
+    cur_.SkipBlanks();
+    const char c = cur_.Peek();
+    if (c < '0' || c > '9') {
+      cur_.set_pos(line_start);
+      return true;
+    }
+    const char* id_at = cur_.pos();
+    int64_t id;
+    if (!cur_.ParseInt(&id, StrCat("an entry number in '", table_name, "'"))) return false;
+    if (id != expected) {
+      return cur_.Error(id_at, StrCat("expected entry ", expected, " of '", table_name,
+                                      "', found entry ", id, " (entries are numbered 1, 2, ...)"));
+    }
+    ++expected;
+    cur_.SkipBlanks();
+    if (names) {
+      if (cur_.Peek() != '"') {
+        return cur_.ErrorHere(StrCat("expected a quoted name in '", table_name, "', found ",
+                                     DescribeChar(cur_.pos(), cur_.end())));
+      }
+      std::string_view ignored;
+      if (!cur_.ParseQuoted(&ignored)) return false;
+      continue;
+    }
+    if (cur_.Peek() != '{') {
+      return cur_.ErrorHere(StrCat("expected '{key=value ...}' in '", table_name, "', found ",
+                                   DescribeChar(cur_.pos(), cur_.end())));
+    }
+    cur_.set_pos(cur_.pos() + 1);
+    while (true) {
+      cur_.SkipBlanks();
+      if (cur_.Peek() == '}') {
+        cur_.set_pos(cur_.pos() + 1);
+        break;
+      }
+      const char* key_at = cur_.pos();
+      const char* key_end = key_at;
+      while (key_end < cur_.end() && TextCursor::IsNameChar(*key_end)) ++key_end;
+      std::string_view key(key_at, static_cast<size_t>(key_end - key_at));
+      if (key.empty()) {
+        return cur_.ErrorHere(StrCat("expected a key or '}' in '", table_name, "', found ",
+                                     DescribeChar(cur_.pos(), cur_.end())));
+      }
+      const auto& keys = table == 2 ? std::span<const std::string_view>(kLocationKeys)
+                                    : std::span<const std::string_view>(kFrameKeys);
+      if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+        std::string known;
+        for (std::string_view k : keys) StrAppend(&known, known.empty() ? "" : ", ", k);
+        return cur_.Error(
+            key_at, StrCat("unknown key '", key, "' in '", table_name, "' (known: ", known, ")"));
+      }
+      cur_.set_pos(key_end);
+      if (cur_.Peek() != '=') {
+        return cur_.ErrorHere(
+            StrCat("expected '=' after '", key, "', found ", DescribeChar(cur_.pos(), cur_.end())));
+      }
+      cur_.set_pos(cur_.pos() + 1);
+      const char* value_at = cur_.pos();
+      const char v = cur_.Peek();
+      if (v < '0' || v > '9') {
+        return cur_.ErrorHere(StrCat("expected a non-negative integer after '", key, "=', found ",
+                                     DescribeChar(cur_.pos(), cur_.end())));
+      }
+      int64_t value;
+      if (!cur_.ParseInt(&value, StrCat("'", key, "'"))) return false;
+      if (value > std::numeric_limits<int32_t>::max()) {
+        return cur_.Error(value_at, StrCat("'", key, "' is out of range for a 32-bit integer"));
+      }
+    }
+  }
 }
 
 bool Parser::ParseSignature() {
@@ -326,6 +456,8 @@ bool Parser::ParseComputationBody(Computation* comp, const char* name_at) {
   // After the opening brace; parses instructions up to and including the closing brace.
   std::string_view name = comp->name();
   pending_.clear();
+  tuple_elements_.clear();
+  pending_elements_.clear();
   computation_has_forward_refs_ = false;
   const char* root_at = nullptr;
   while (true) {
@@ -345,7 +477,8 @@ bool Parser::ParseComputationBody(Computation* comp, const char* name_at) {
   }
   if (comp->root() == nullptr) comp->set_root(comp->instructions().back());
   if (!RegisterParameters(comp, name_at)) return false;
-  return ResolveForwardReferences(comp, name_at);
+  if (!ResolveForwardReferences(comp, name_at)) return false;
+  return pending_elements_.empty() || ResolveTupleElementShapes();
 }
 
 bool Parser::RegisterParameters(Computation* comp, const char* name_at) {
@@ -390,6 +523,10 @@ bool Parser::ParseInlineComputation(std::string_view base_name, Computation** ou
   auto saved_pending = std::move(pending_);
   auto saved_params = std::move(params_);
   params_ = {};
+  auto saved_elements = std::move(tuple_elements_);
+  auto saved_pending_elements = std::move(pending_elements_);
+  tuple_elements_ = {};
+  pending_elements_ = {};
   bool saved_forward = computation_has_forward_refs_;
   auto saved_controls = attrs_.TakePendingControls();
   names_ = {};
@@ -398,6 +535,8 @@ bool Parser::ParseInlineComputation(std::string_view base_name, Computation** ou
   names_ = std::move(saved_names);
   pending_ = std::move(saved_pending);
   params_ = std::move(saved_params);
+  tuple_elements_ = std::move(saved_elements);
+  pending_elements_ = std::move(saved_pending_elements);
   computation_has_forward_refs_ = saved_forward;
   attrs_.RestorePendingControls(std::move(saved_controls));
   *out = comp;
@@ -593,10 +732,14 @@ bool Parser::ParseOperands(Instruction* instr) {
       return cur_.Expect(')', "to close the operand list");
     }
     Instruction* found = FindLocal(name, instr->parent());
-    if (found != nullptr) {
-      if (found == instr) {
-        return cur_.Error(at, StrCat("instruction '", name, "' uses itself as an operand"));
-      }
+    if (found == instr) {
+      return cur_.Error(at, StrCat("instruction '", name, "' uses itself as an operand"));
+    }
+    if (cur_.Peek() == '#') {  // `%t#1`: element 1 of the tuple `t`
+      Instruction* element = ParseTupleElementOperand(instr, found, name, at);
+      if (element == nullptr) return false;
+      instr->AppendOperand(element);
+    } else if (found != nullptr) {
       instr->AppendOperand(found);
     } else {
       // Possibly defined later in this computation; resolved at the closing brace.
@@ -606,6 +749,102 @@ bool Parser::ParseOperands(Instruction* instr) {
     }
     if (cur_.TryConsume(',')) continue;
     return cur_.Expect(')', "to close the operand list");
+  }
+}
+
+Instruction* Parser::ParseTupleElementOperand(Instruction* user, Instruction* base,
+                                              std::string_view base_name, const char* at) {
+  // XLA's printer writes `%t#1` for a get-tuple-element of `t` with index 1 and omits the
+  // get-tuple-element line; `%t#1#0` takes element 0 of that. Each step becomes one
+  // get-tuple-element, shared by every use of the same text in this computation and placed
+  // before its first user, so a scheduled module's text order stays a valid schedule.
+  Computation* comp = user->parent();
+  if (base != nullptr && base->shape_ptr() == nullptr) {
+    // Only the instruction being parsed (or one a nested operand sits in) has no shape yet.
+    cur_.Error(at, StrCat("instruction '", base_name, "' uses itself as an operand"));
+    return nullptr;
+  }
+  std::string key(base_name);
+  Instruction* element = nullptr;
+  while (cur_.Peek() == '#') {
+    const char* hash_at = cur_.pos();
+    cur_.set_pos(hash_at + 1);
+    char c = cur_.Peek();
+    if (c < '0' || c > '9') {
+      cur_.ErrorHere(StrCat("expected a tuple element index after '#', found ",
+                            DescribeChar(cur_.pos(), cur_.end())));
+      return nullptr;
+    }
+    int64_t index;
+    if (!cur_.ParseInt(&index, "a tuple element index")) return nullptr;
+    StrAppend(&key, "#", index);
+    auto [slot, inserted] = tuple_elements_.try_emplace(key, nullptr);
+    if (!inserted) {
+      element = slot->second;
+      continue;
+    }
+    Instruction* gte = module_->CreateInstruction(Opcode::kGetTupleElement, nullptr, "", comp);
+    slot->second = gte;
+    module_->SetSourceOffset(*gte, static_cast<size_t>(hash_at - text_begin_));
+    InstructionBuilder builder(gte);
+    builder.set_number(index);
+    Attribute attr;
+    attr.key = kAttrIndex;
+    attr.value = module_->Save(StrCat(index));
+    builder.AddAttribute(attr);
+    Instruction* tuple = element != nullptr ? element : base;
+    if (tuple != nullptr) {
+      gte->AppendOperand(tuple);
+    } else {
+      // `t` is defined later in this computation: linked at the closing brace, shaped after.
+      pending_.push_back({gte, 0, base_name, at});
+      builder.AppendOperandPlaceholder();
+      computation_has_forward_refs_ = true;
+    }
+    std::string_view tuple_text(key.data(), key.rfind('#'));
+    if (tuple != nullptr && tuple->shape_ptr() != nullptr) {
+      if (!SetTupleElementShape(gte, hash_at, tuple_text)) return nullptr;
+    } else {
+      pending_elements_.push_back({gte, hash_at, std::string(tuple_text)});
+    }
+    comp->AddInstruction(gte);
+    synthesized_elements_.push_back(gte);
+    element = gte;
+  }
+  return element;
+}
+
+bool Parser::SetTupleElementShape(Instruction* gte, const char* at, std::string_view tuple_name) {
+  const Shape& shape = gte->operand(0)->shape();
+  if (!shape.IsTuple()) {
+    return cur_.Error(at, StrCat("'#", gte->tuple_index(), "' selects a tuple element, but '",
+                                 tuple_name, "' has shape ", shape.ToString(), ", not a tuple"));
+  }
+  if (gte->tuple_index() >= static_cast<int64_t>(shape.tuple_elements.size())) {
+    return cur_.Error(
+        at + 1,
+        StrCat("tuple element index ", gte->tuple_index(), " is out of range: '", tuple_name,
+               "' has ", shape.tuple_elements.size(),
+               shape.tuple_elements.size() == 1 ? " element, " : " elements, ", shape.ToString()));
+  }
+  InstructionBuilder(gte).set_shape(shape.tuple_elements[static_cast<size_t>(gte->tuple_index())]);
+  return true;
+}
+
+bool Parser::ResolveTupleElementShapes() {
+  // In creation order, so the inner step of a chain is shaped before the outer one.
+  for (const PendingElement& p : pending_elements_) {
+    if (!SetTupleElementShape(p.gte, p.at, p.tuple_text)) return false;
+  }
+  pending_elements_.clear();
+  return true;
+}
+
+void Parser::NameTupleElements() {
+  // Named only now: a name the input uses anywhere in the module, even after the `#` operand
+  // or in a later computation, must not be taken.
+  for (Instruction* gte : synthesized_elements_) {
+    InstructionBuilder(gte).set_name(module_->UniqueInstructionName("get-tuple-element"));
   }
 }
 

@@ -911,15 +911,19 @@ class ModuleTextWriter {
     out_ += "\nFileLocations\n";
     for (int i = 0; i < index.file_locations_size(); ++i) {
       const auto& l = index.file_locations(i);
+      // As XLA prints them (HloModule's stack-frame printer), end_line and end_column always.
       StrAppend(&out_, i + 1, " {file_name_id=", l.file_name_id(),
                 " function_name_id=", l.function_name_id(), " line=", l.line(),
-                " column=", l.column(), "}\n");
+                " end_line=", l.end_line(), " column=", l.column(), " end_column=", l.end_column(),
+                "}\n");
     }
     out_ += "\nStackFrames\n";
     for (int i = 0; i < index.stack_frames_size(); ++i) {
       const auto& f = index.stack_frames(i);
+      // XLA's text writes the proto's parent_frame_id plus one (a root frame, parent 0 in the
+      // proto, reads parent_frame_id=1); the proto writer subtracts it again.
       StrAppend(&out_, i + 1, " {file_location_id=", f.file_location_id(),
-                " parent_frame_id=", f.parent_frame_id(), "}\n");
+                " parent_frame_id=", int64_t{f.parent_frame_id()} + 1, "}\n");
     }
   }
 

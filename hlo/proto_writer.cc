@@ -190,10 +190,16 @@ absl::Status StackFramesToProto(std::string_view tables, xla_proto::StackFrameIn
         location->set_line(n);
       } else if (location != nullptr && key == "column") {
         location->set_column(n);
+      } else if (location != nullptr && key == "end_line") {
+        location->set_end_line(n);
+      } else if (location != nullptr && key == "end_column") {
+        location->set_end_column(n);
       } else if (frame != nullptr && key == "file_location_id") {
         frame->set_file_location_id(n);
       } else if (frame != nullptr && key == "parent_frame_id") {
-        frame->set_parent_frame_id(n);
+        // XLA prints the proto's value plus one (see proto_module_text.cc); 0, which XLA never
+        // prints, is read as no parent too.
+        frame->set_parent_frame_id(n > 0 ? n - 1 : 0);
       } else {
         return error(StrCat("StackFrameIndexProto has no field for '", key, "'"));
       }

@@ -603,20 +603,53 @@ ENTRY main {
   ASSERT_EQ(s.stack_frames_size(), 1);
   EXPECT_EQ(s.stack_frames(0).file_location_id(), 1);
   EXPECT_EQ(Find(p, "a")->metadata().stack_frame_id(), 1);
-  EXPECT_EQ(WriteError(R"(HloModule m
+  // The parser refuses a key the proto has no field for; tables set by other means still get
+  // the writer's error.
+  std::unique_ptr<Module> m = Parse(R"(HloModule m
+ENTRY main {
+  ROOT a = f32[4] parameter(0)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  m->set_stack_frame_tables(
+      "FileNames\n1 \"a.py\"\n\nFileLocations\n1 {file_name_id=1 function_name_id=1 line=7 "
+      "end_row=9}");
+  absl::StatusOr<xp::HloModuleProto> bad = ModuleToProto(*m);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(StatusText(bad.status()),
+            "line 5 of the stack frame tables: StackFrameIndexProto has no field for 'end_row': "
+            "'1 {file_name_id=1 function_name_id=1 line=7 end_row=9}'");
+}
+
+TEST(ProtoWriter, StackFrameTablesAsCurrentXlaPrintsThem) {
+  // end_line and end_column are fields 5 and 6; parent_frame_id in the text is the proto's
+  // value plus one (XLA's printer adds it: a root frame reads parent_frame_id=1).
+  xp::HloModuleProto p = Write(R"(HloModule m
 
 FileNames
 1 "a.py"
 
+FunctionNames
+1 "f"
+
 FileLocations
-1 {file_name_id=1 function_name_id=1 line=7 end_line=9}
+1 {file_name_id=1 function_name_id=1 line=7 end_line=9 column=3 end_column=12}
+
+StackFrames
+1 {file_location_id=1 parent_frame_id=1}
+2 {file_location_id=1 parent_frame_id=2}
 
 ENTRY main {
-  ROOT a = f32[4] parameter(0)
+  ROOT a = f32[4] parameter(0), metadata={op_name="x" stack_frame_id=2}
 }
-)"),
-            "line 5 of the stack frame tables: StackFrameIndexProto has no field for 'end_line': "
-            "'1 {file_name_id=1 function_name_id=1 line=7 end_line=9}'");
+)");
+  const xp::StackFrameIndexProto& s = p.stack_frame_index();
+  ASSERT_EQ(s.file_locations_size(), 1);
+  EXPECT_EQ(s.file_locations(0).end_line(), 9);
+  EXPECT_EQ(s.file_locations(0).end_column(), 12);
+  ASSERT_EQ(s.stack_frames_size(), 2);
+  EXPECT_EQ(s.stack_frames(0).parent_frame_id(), 0);
+  EXPECT_EQ(s.stack_frames(1).parent_frame_id(), 1);
 }
 
 TEST(ProtoWriter, BinaryAndTextFormatsParseBack) {

@@ -42,10 +42,11 @@ constexpr Extension kExtensions[] = {
 };
 
 // The module's name and the platform before "after_optimizations" ("sm_9.0_gpu" has a dot,
-// so it is tried first; a name may hold dots, so the name is the shortest that fits, and
-// none at all when that fits: XLA leaves out names that make the file name too long).
+// so it is tried first; Hopper's is "sm_9.0a_gpu", with the architecture-specific suffix; a name
+// may hold dots, so the name is the shortest that fits, and none at all when that fits: XLA leaves
+// out names that make the file name too long).
 const RE2& AfterOptimizationsStem() {
-  static const RE2 re(R"(^(?:(.*?)\.)??(?:(sm_\d+\.\d+_gpu|[^.]+)_)?after_optimizations$)");
+  static const RE2 re(R"(^(?:(.*?)\.)??(?:(sm_\d+\.\d+[a-z]?_gpu|[^.]+)_)?after_optimizations$)");
   return re;
 }
 const RE2& BeforeOptimizationsStem() {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <set>
 #include <vector>
 
@@ -968,27 +969,43 @@ absl::StatusOr<int64_t> ReadXlaTotalBytes(const std::string& path) {
   std::string error;
   if (!file.Read(path, &error)) return absl::FailedPreconditionError(error);
   constexpr std::string_view kTotal = "Total bytes used: ";
+  // XLA since 2026 writes the memory usage report per memory space, each section headed
+  // "Memory Space: default (color=0)" and then "Total bytes: N (...)"; the module's total is
+  // their sum, as "Total bytes used" summed every allocation.
+  constexpr std::string_view kSpaceTotal = "Total bytes: ";
   std::string_view text = file.text();
   int line = 1;
   size_t pos = 0;
+  int64_t space_sum = 0;
+  bool have_space_total = false;
   while (pos < text.size()) {
     size_t end = text.find('\n', pos);
     if (end == std::string_view::npos) end = text.size();
     std::string_view l = text.substr(pos, end - pos);
-    if (l.starts_with(kTotal)) {
-      std::string_view digits = l.substr(kTotal.size());
+    const bool per_space = l.starts_with(kSpaceTotal);
+    if (l.starts_with(kTotal) || per_space) {
+      const std::string_view key = per_space ? kSpaceTotal : kTotal;
+      std::string_view digits = l.substr(key.size());
       digits = digits.substr(0, digits.find_first_not_of("0123456789"));
       int64_t total = 0;
       if (!ParseInteger(digits, &total) || total < 0) {
         return absl::InvalidArgumentError(
-            fmt::format("{}:{}:{}: error: expected a byte count after 'Total bytes used:'", path,
-                        line, kTotal.size() + 1));
+            fmt::format("{}:{}:{}: error: expected a byte count after '{}'", path, line,
+                        key.size() + 1, key.substr(0, key.size() - 1)));
       }
-      return total;
+      if (!per_space) return total;
+      if (total > std::numeric_limits<int64_t>::max() - space_sum) {
+        return absl::InvalidArgumentError(fmt::format(
+            "{}:{}:{}: error: the memory spaces' totals add up to more than int64 bytes", path,
+            line, key.size() + 1));
+      }
+      space_sum += total;
+      have_space_total = true;
     }
     pos = end + 1;
     ++line;
   }
+  if (have_space_total) return space_sum;
   return absl::InvalidArgumentError(fmt::format(
       "{}:1:1: error: no 'Total bytes used: N' line: not XLA's memory usage report or buffer "
       "assignment",

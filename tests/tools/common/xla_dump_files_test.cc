@@ -33,6 +33,20 @@ TEST(XlaDumpFileNameTest, AfterOptimizationsWithGpuPlatformHoldingADot) {
   EXPECT_EQ(f.platform, "sm_9.0_gpu");
 }
 
+TEST(XlaDumpFileNameTest, AfterOptimizationsOnHopperWithArchitectureSuffix) {
+  // sm_90a targets (H100/H200): the platform is "sm_9.0a_gpu", and the module name stays whole.
+  DumpFileName f =
+      Classify("module_51630.jit_pipelined_train_step_remat.sm_9.0a_gpu_after_optimizations.txt");
+  EXPECT_EQ(f.kind, DumpFileKind::kAfterOptimizations);
+  EXPECT_EQ(f.module_name, "jit_pipelined_train_step_remat");
+  EXPECT_EQ(f.platform, "sm_9.0a_gpu");
+  DumpFileName report = Classify(
+      "module_5967.jit_pipelined_train_step.sm_9.0a_gpu_after_optimizations-memory-usage-report."
+      "txt");
+  EXPECT_EQ(report.module_name, "jit_pipelined_train_step");
+  EXPECT_EQ(report.platform, "sm_9.0a_gpu");
+}
+
 TEST(XlaDumpFileNameTest, AfterOptimizationsOnCpuAndWithoutPlatform) {
   DumpFileName cpu = Classify("module_0873.jit__gn_fit_kernel.cpu_after_optimizations.txt");
   EXPECT_EQ(cpu.kind, DumpFileKind::kAfterOptimizations);
