@@ -283,19 +283,19 @@ void AddPeakLayout(const AliasAnalysis& alias, const std::vector<int64_t>& offse
 // The simulated heap of the entry (every buffer counted in it, and each step's copies and
 // callee peak as buffers of that one step), the buffers at the peak with their offsets, and
 // XLA's allocation categories.
-void FillHeap(const AliasAnalysis& alias, int top, bool list_allocations, ModuleProfile& profile) {
+void FillHeap(const AliasAnalysis& alias, const MemoryOptions& options, ModuleProfile& profile) {
   const absl::flat_hash_set<BufferId> live_out = LiveOutBuffers(alias, profile.entry);
   int64_t fixed = 0;
   const std::vector<int64_t> offset = LayOutHeap(live_out, profile, &fixed);
-  if (list_allocations) ListAllocations(alias, live_out, offset, fixed, profile);
+  if (options.list_allocations) ListAllocations(alias, live_out, offset, fixed, profile);
   AllocationSummary& allocations = profile.memory.allocations;
   allocations.total_bytes = allocations.parameter_bytes;
   for (int64_t part :
        {allocations.constant_bytes, allocations.maybe_live_out_bytes, allocations.temp_bytes}) {
     allocations.total_bytes = SaturatingAdd(allocations.total_bytes, part, &profile.saturated);
   }
-  AddHeapBoxes(alias, offset, profile);
-  AddPeakLayout(alias, offset, top, profile);
+  if (options.heap_boxes) AddHeapBoxes(alias, offset, profile);
+  AddPeakLayout(alias, offset, options.top_buffers, profile);
 }
 
 // A control-flow callee with two call sites is one set of buffers for both callers: the
@@ -637,7 +637,7 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
   AssignCategories(module, alias, profile);
   FillSummary(module, options, profile);
   DescribePeak(alias, callees, names, options.top_buffers, profile);
-  if (options.heap) FillHeap(alias, options.top_buffers, options.list_allocations, profile);
+  if (options.heap) FillHeap(alias, options, profile);
   FillTimeline(options, callees, profile);
   return profile;
 }

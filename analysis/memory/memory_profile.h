@@ -99,6 +99,9 @@ struct MemoryOptions {
   // (ModuleMemory::simulated_allocations), to hold against XLA's (xla_assignment_comparison.h).
   // Needs `heap`.
   bool list_allocations = false;
+  // Keep the largest buffers' boxes (ModuleMemory::heap_boxes) that the HTML page draws. Off
+  // when nothing draws them: they cost a name, a shape and an op name per box.
+  bool heap_boxes = true;
 };
 
 // What a buffer live at a peak is.

@@ -675,6 +675,7 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
   }
   MemoryOptions options = flags.options;
   options.list_allocations = xla != nullptr;
+  options.heap_boxes = flags.format == MemoryFormat::kHtml;  // only the page draws them
   // The passes change modules in place and the report points into them: a second copy. With
   // --assume-donated the second copy is the what-if (donated, then the passes), and the first
   // stays the module as given, so the comparison shows what donating would save.
