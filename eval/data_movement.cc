@@ -8,6 +8,7 @@
 #include "eval/element_io.h"
 #include "eval/kernels.h"
 #include "eval/layout_util.h"
+#include "eval/wrapped_ops.h"
 #include "support/str_util.h"
 
 namespace hloscope::eval {
@@ -137,9 +138,8 @@ bool IsSupportedDataMovement(Opcode op) {
 namespace {
 
 // dynamic-slice: the window at the clamped start indices (operands 1..rank).
-void DynamicSliceInto(const Instruction& instr, absl::Span<const ArrayRef> operands,
+void DynamicSliceInto(const Shape& out, absl::Span<const ArrayRef> operands,
                       const RowMajor& operand, Bytes& result) {
-  const Shape& out = instr.shape();
   const int eb = ElementBytes(out.element_type);
   const auto ueb = static_cast<size_t>(eb);
   int64_t linear = 0;
@@ -158,9 +158,8 @@ void DynamicSliceInto(const Instruction& instr, absl::Span<const ArrayRef> opera
 }
 
 // dynamic-update-slice: the operand with the update written at the clamped start indices.
-void DynamicUpdateSliceInto(const Instruction& instr, absl::Span<const ArrayRef> operands,
+void DynamicUpdateSliceInto(const Shape& out, absl::Span<const ArrayRef> operands,
                             const RowMajor& operand, const RowMajor& update, Bytes& result) {
-  const Shape& out = instr.shape();
   const int eb = ElementBytes(out.element_type);
   const auto ueb = static_cast<size_t>(eb);
   int64_t linear = 0;
@@ -177,6 +176,20 @@ void DynamicUpdateSliceInto(const Instruction& instr, absl::Span<const ArrayRef>
     int64_t dst = 0;
     for (size_t i = 0; i < u.size(); ++i) dst += (start[i] + u[i]) * ostrides[i];
     std::memcpy(result.data() + dst * eb, update.data + linear++ * eb, ueb);
+  });
+}
+
+// slice: every stride-th element from each dimension's start.
+void SliceInto(const Shape& out, absl::Span<const SliceDim> slice, const RowMajor& operand,
+               Bytes& result) {
+  const int eb = ElementBytes(out.element_type);
+  const auto ueb = static_cast<size_t>(eb);
+  int64_t linear = 0;
+  ForEachIndex(out.dims, [&](const std::vector<int64_t>& o) {
+    int64_t src = 0;
+    for (size_t i = 0; i < o.size(); ++i)
+      src += (slice[i].start + o[i] * slice[i].stride) * operand.strides[i];
+    std::memcpy(result.data() + linear++ * eb, operand.data + src * eb, ueb);
   });
 }
 
@@ -289,21 +302,14 @@ absl::StatusOr<Bytes> EvalDataMovement(const Instruction& instr,
       });
       break;
     }
-    case Opcode::kSlice: {
-      auto slice = instr.slice();
-      ForEachIndex(out.dims, [&](const std::vector<int64_t>& o) {
-        int64_t src = 0;
-        for (size_t i = 0; i < o.size(); ++i)
-          src += (slice[i].start + o[i] * slice[i].stride) * in[0].strides[i];
-        std::memcpy(result.data() + linear++ * eb, in[0].data + src * eb, ueb);
-      });
+    case Opcode::kSlice:
+      SliceInto(out, instr.slice(), in[0], result);
       break;
-    }
     case Opcode::kDynamicSlice:
-      DynamicSliceInto(instr, operands, in[0], result);
+      DynamicSliceInto(out, operands, in[0], result);
       break;
     case Opcode::kDynamicUpdateSlice:
-      DynamicUpdateSliceInto(instr, operands, in[0], in[1], result);
+      DynamicUpdateSliceInto(out, operands, in[0], in[1], result);
       break;
     case Opcode::kConcatenate:
       ConcatenateInto(instr, in, result);
@@ -334,6 +340,21 @@ absl::StatusOr<Bytes> EvalDataMovement(const Instruction& instr,
     }
     default:
       return Unsupported(instr, StrCat("opcode '", OpcodeName(instr.opcode()), "'"));
+  }
+  return ToPhysical(out, std::move(result));
+}
+
+absl::StatusOr<Bytes> EvalSliceAs(Opcode op, absl::Span<const SliceDim> slice, const Shape& out,
+                                  absl::Span<const ArrayRef> operands) {
+  std::vector<RowMajor> in(std::min<size_t>(operands.size(), 2));
+  for (size_t k = 0; k < in.size(); ++k) MakeRowMajor(operands[k], in[k]);
+  Bytes result(static_cast<size_t>(DenseBytes(out)));
+  if (op == Opcode::kSlice) {
+    SliceInto(out, slice, in[0], result);
+  } else if (op == Opcode::kDynamicSlice) {
+    DynamicSliceInto(out, operands, in[0], result);
+  } else {
+    DynamicUpdateSliceInto(out, operands, in[0], in[1], result);
   }
   return ToPhysical(out, std::move(result));
 }

@@ -13,5 +13,10 @@ namespace hloscope::eval {
 absl::StatusOr<Bytes> EvalDotWithDimensions(const Instruction& instr,
                                             absl::Span<const ArrayRef> operands,
                                             const DotDimensionNumbers& dnums);
+// The same with the result shape given: a dot wrapped in an async start (`dot-start`), whose
+// own shape is the async tuple; `instr` names the op in messages.
+absl::StatusOr<Bytes> EvalDotAs(const Instruction& instr, const Shape& out,
+                                absl::Span<const ArrayRef> operands,
+                                const DotDimensionNumbers& dnums);
 
 }  // namespace hloscope::eval

@@ -71,7 +71,7 @@ std::vector<Acc> Arrange(const ArrayRef& a, absl::Span<const int64_t> batch,
 }
 
 template <typename Acc>
-Bytes DotWith(const Instruction& instr, const ArrayRef& lhs, const ArrayRef& rhs,
+Bytes DotWith(const Shape& out, const ArrayRef& lhs, const ArrayRef& rhs,
               absl::Span<const int64_t> lb, absl::Span<const int64_t> lc,
               absl::Span<const int64_t> rb, absl::Span<const int64_t> rc) {
   auto free_dims = [](const Shape& s, absl::Span<const int64_t> b, absl::Span<const int64_t> c) {
@@ -93,7 +93,6 @@ Bytes DotWith(const Instruction& instr, const ArrayRef& lhs, const ArrayRef& rhs
   };
   int64_t B = extent(*lhs.shape, lb), M = extent(*lhs.shape, lf), K = extent(*lhs.shape, lc),
           N = extent(*rhs.shape, rf);
-  const Shape& out = instr.shape();
   int eb = ElementBytes(out.element_type);
   Bytes result(static_cast<size_t>(B * M * N * eb));
   std::vector<Acc> acc(static_cast<size_t>(N));
@@ -142,6 +141,12 @@ absl::StatusOr<Bytes> EvalDot(const Instruction& instr, absl::Span<const ArrayRe
 absl::StatusOr<Bytes> EvalDotWithDimensions(const Instruction& instr,
                                             absl::Span<const ArrayRef> operands,
                                             const DotDimensionNumbers& dnums) {
+  return EvalDotAs(instr, instr.shape(), operands, dnums);
+}
+
+absl::StatusOr<Bytes> EvalDotAs(const Instruction& instr, const Shape& out,
+                                absl::Span<const ArrayRef> operands,
+                                const DotDimensionNumbers& dnums) {
   absl::Span<const int64_t> lb = dnums.lhs_batch, lc = dnums.lhs_contracting;
   absl::Span<const int64_t> rb = dnums.rhs_batch, rc = dnums.rhs_contracting;
   const Shape& ls = *operands[0].shape;
@@ -155,17 +160,17 @@ absl::StatusOr<Bytes> EvalDotWithDimensions(const Instruction& instr,
     return absl::InvalidArgumentError(
         StrCat("dot %", instr.name(), ": batch or contracting dimensions do not match"));
   }
-  PrimitiveType t = instr.shape().element_type;
+  PrimitiveType t = out.element_type;
   if (t == PrimitiveType::kF64)
-    return DotWith<double>(instr, operands[0], operands[1], lb, lc, rb, rc);
+    return DotWith<double>(out, operands[0], operands[1], lb, lc, rb, rc);
   if (t == PrimitiveType::kC64) {
-    return DotWith<std::complex<float>>(instr, operands[0], operands[1], lb, lc, rb, rc);
+    return DotWith<std::complex<float>>(out, operands[0], operands[1], lb, lc, rb, rc);
   }
   if (t == PrimitiveType::kC128) {
-    return DotWith<std::complex<double>>(instr, operands[0], operands[1], lb, lc, rb, rc);
+    return DotWith<std::complex<double>>(out, operands[0], operands[1], lb, lc, rb, rc);
   }
-  if (IsFloatType(t)) return DotWith<float>(instr, operands[0], operands[1], lb, lc, rb, rc);
-  return DotWith<int64_t>(instr, operands[0], operands[1], lb, lc, rb, rc);
+  if (IsFloatType(t)) return DotWith<float>(out, operands[0], operands[1], lb, lc, rb, rc);
+  return DotWith<int64_t>(out, operands[0], operands[1], lb, lc, rb, rc);
 }
 
 namespace {

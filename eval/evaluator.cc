@@ -28,6 +28,7 @@
 #include "eval/rng.h"
 #include "eval/scan.h"
 #include "eval/send_recv_pairs.h"
+#include "eval/wrapped_ops.h"
 #include "hlo/attribute_values.h"
 #include "hlo/computation.h"
 #include "hlo/input_output_alias.h"
@@ -130,9 +131,9 @@ int64_t LeafBytes(const Shape& shape) {
 }
 
 // Whether hlo-run runs `<op>-start` (the async wrapper written with the wrapped op's name):
-// calls, fusions (calls= names the fused computation), collectives, known custom-calls and
-// elementwise ops whose meaning needs no attribute (compare's direction is not kept for the
-// wrapped op).
+// calls, fusions (calls= names the fused computation), collectives, known custom-calls,
+// slice, dynamic-slice, dynamic-update-slice and dot (eval/wrapped_ops.h) and elementwise ops whose
+// meaning needs no attribute (compare's direction is not kept for the wrapped op).
 bool IsRunnableWrapped(const Instruction& instr) {
   switch (instr.async_wrapped_opcode()) {
     case Opcode::kOpcodeCount:
@@ -152,7 +153,8 @@ bool IsRunnableWrapped(const Instruction& instr) {
     case Opcode::kCompare:
       return false;
     default:
-      return IsSupportedElementwise(instr.async_wrapped_opcode());
+      return IsSupportedElementwise(instr.async_wrapped_opcode()) ||
+             IsWrappedArrayOp(instr.async_wrapped_opcode());
   }
 }
 

@@ -1,6 +1,8 @@
 #include "tests/corpus/template_instances.h"
 
 #include <algorithm>
+#include <map>
+#include <string>
 
 #include "absl/status/status.h"
 #include "fmt/core.h"
@@ -45,15 +47,30 @@ absl::StatusOr<TemplateInstanceTable> ParseTemplateInstances(std::string_view te
     if (cols[0].empty()) return error("empty file name");
     if (cols[1].empty()) return error("empty placeholder");
     if (cols[3].empty()) return error("empty source: say where the value was read");
+    // `text#N`: the N-th occurrence of text only (StrFormat's sequential %s).
+    std::string_view placeholder = cols[1];
+    int occurrence = 0;
+    if (size_t hash = placeholder.rfind('#'); hash != std::string_view::npos && hash > 0 &&
+                                              hash + 1 < placeholder.size() &&
+                                              placeholder.size() - hash <= 7) {
+      std::string_view digits = placeholder.substr(hash + 1);
+      if (std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        occurrence = std::stoi(std::string(digits));
+        if (occurrence == 0) {
+          return error(fmt::format("placeholder '{}': occurrences count from #1", cols[1]));
+        }
+        placeholder = placeholder.substr(0, hash);
+      }
+    }
     std::vector<TemplateSubstitution>& subs = table[std::string(cols[0])];
     for (const TemplateSubstitution& s : subs) {
-      if (s.placeholder == cols[1]) {
+      if (s.placeholder == placeholder && s.occurrence == occurrence) {
         return error(fmt::format("placeholder '{}' of {} is already given on line {}", cols[1],
                                  cols[0], s.line));
       }
     }
-    subs.push_back(TemplateSubstitution{std::string(cols[1]), UnescapeCString(cols[2]),
-                                        std::string(cols[3]), line_number});
+    subs.push_back(TemplateSubstitution{std::string(placeholder), UnescapeCString(cols[2]),
+                                        std::string(cols[3]), line_number, occurrence});
   }
   return table;
 }
@@ -68,6 +85,7 @@ std::string InstantiateTemplate(std::string_view text,
   std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
     return a->placeholder.size() > b->placeholder.size();
   });
+  std::map<std::string_view, int> seen;  // occurrences of each placeholder text so far
   std::string out;
   out.reserve(text.size());
   size_t k = 0;
@@ -83,8 +101,19 @@ std::string InstantiateTemplate(std::string_view text,
       out += text[k++];
       continue;
     }
-    out += match->value;
-    k += match->placeholder.size();
+    // The longest text matches here; of its substitutions, the one for this occurrence.
+    const std::string_view matched = match->placeholder;
+    const int n = ++seen[matched];
+    const TemplateSubstitution* every = nullptr;
+    const TemplateSubstitution* this_one = nullptr;
+    for (const TemplateSubstitution* s : order) {
+      if (s->placeholder != matched) continue;
+      if (s->occurrence == n) this_one = s;
+      if (s->occurrence == 0) every = s;
+    }
+    const TemplateSubstitution* use = this_one != nullptr ? this_one : every;
+    out += use != nullptr ? std::string_view(use->value) : matched;
+    k += matched.size();
   }
   return out;
 }
