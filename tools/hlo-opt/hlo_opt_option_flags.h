@@ -3,6 +3,7 @@
 // prints the flag a user gave ("--stage-regex", "--dim-value").
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -21,5 +22,9 @@ const std::vector<OptionFlag>& HloOptOptionFlags();
 
 // `status` with the option it names, if any, spelled as hlo-opt's flag.
 absl::Status WithHloOptFlag(const absl::Status& status);
+
+// The hlo-opt flag that sets `option` ("--top" for "top"); "" for one it has none for. Reports
+// take it as their OptionSpelling (support/option_spelling.h), so their hints name the flag.
+std::string HloOptFlagOf(std::string_view option);
 
 }  // namespace hloscope
