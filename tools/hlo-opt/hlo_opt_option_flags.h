@@ -1,6 +1,7 @@
-// hlo-opt's flag for each library option an error may name (support/option_error.h): the
-// libraries name MemoryOptions' and the printers' fields ("stage_regex", "dim_value"); hlo-opt
-// prints the flag a user gave ("--stage-regex", "--dim-value").
+// hlo-opt's flag for each library option an error or a report's hint may name
+// (support/option_error.h, support/option_spelling.h): the libraries name MemoryOptions' and the
+// printers' fields ("stage_regex", "dim_value", "top"); hlo-opt prints the flag a user gave
+// ("--stage-regex", "--dim-value", "--top").
 #pragma once
 
 #include <string>
@@ -17,7 +18,7 @@ struct OptionFlag {
   std::string_view text;    // what the message says in the option's place
 };
 
-// Every option hlo-opt sets from a flag and a library error may name.
+// Every option hlo-opt sets from a flag and a library error or hint may name.
 const std::vector<OptionFlag>& HloOptOptionFlags();
 
 // `status` with the option it names, if any, spelled as hlo-opt's flag.
