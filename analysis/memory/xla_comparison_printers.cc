@@ -329,12 +329,12 @@ void AppendXlaComparisonHtml(const XlaAssignmentComparison& c, const ModuleMemor
     out += "<p>XLA's dump has no heap-simulator trace: its heap cannot be drawn.</p>\n";
   }
   if (model) {
-    AppendHeapSvg(
-        "our-heap",
-        c.ours_heap_bytes > 0
-            ? fmt::format("ours: the xla model's preallocated temp ({} bytes)", c.ours_heap_bytes)
-            : std::string("ours: the xla model has no preallocated temp allocation"),
-        "whole-module timeline", c.ours_heap, c.ours_heap_steps, scale, out);
+    AppendHeapSvg("our-heap",
+                  c.ours_heap_bytes > 0
+                      ? fmt::format("ours: the xla model's preallocated temp ({} bytes, {})",
+                                    c.ours_heap_bytes, HumanBytes(c.ours_heap_bytes))
+                      : std::string("ours: the xla model has no preallocated temp allocation"),
+                  "whole-module timeline", c.ours_heap, c.ours_heap_steps, scale, out);
   } else if (ours != nullptr) {
     const int64_t fixed = ours->heap_bytes - ours->allocations.temp_bytes;
     std::vector<XlaHeapBox> boxes;
