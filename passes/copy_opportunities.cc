@@ -104,12 +104,14 @@ std::vector<BitcastHiddenCopy> FindBitcastHiddenCopies(Module& module,
   return found;
 }
 
-std::string OpportunitiesHintText(const CopyOpportunities& found) {
+std::string OpportunitiesHintText(const CopyOpportunities& found,
+                                  const OptionSpelling& option_spelling) {
   const int64_t n = found.count();
   if (n == 0) return "";
-  return fmt::format("{} {} ({}{} of copies per step): --opportunities lists {}", n,
+  return fmt::format("{} {} ({}{} of copies per step): {} lists {}", n,
                      n == 1 ? "opportunity" : "opportunities", found.known() ? "" : "at least ",
-                     HumanBytes(found.bytes_per_step()), n == 1 ? "it" : "them");
+                     HumanBytes(found.bytes_per_step()),
+                     SpellOption(option_spelling, "opportunities"), n == 1 ? "it" : "them");
 }
 
 std::string ParameterList(const std::vector<int64_t>& parameters) {
@@ -130,16 +132,18 @@ std::string DonationOpportunityText(const DonationOpportunity& donation, std::st
       one_parameter ? "it comes" : "they come", one_copy ? "it" : "them", then);
 }
 
-std::string BitcastHiddenCopyText(const BitcastHiddenCopy& b) {
+std::string BitcastHiddenCopyText(const BitcastHiddenCopy& b,
+                                  const OptionSpelling& option_spelling) {
   const CopyDecision& d = b.copy;
   const char* at_least = d.executions_known ? "" : "at least ";
   return fmt::format(
       "copy %{} in {} ({} bytes ({}) x {}{} per step) only looks needed: {}; the update is in "
-      "place (a bitcast reinterprets its operand's buffer), and --passes=copy-elision removes "
+      "place (a bitcast reinterprets its operand's buffer), and {}=copy-elision removes "
       "it, saving {}{} bytes ({}) of copy traffic per step (the bitcast-hidden stash copy of "
       "google/paxml issue 17)",
       d.name, d.computation, d.bytes, HumanBytes(d.bytes), at_least, d.executions_per_step,
-      b.reason, at_least, b.bytes_per_step, HumanBytes(b.bytes_per_step));
+      b.reason, SpellOption(option_spelling, "passes"), at_least, b.bytes_per_step,
+      HumanBytes(b.bytes_per_step));
 }
 
 }  // namespace hloscope

@@ -25,6 +25,7 @@
 
 #include "hlo/module.h"
 #include "passes/copy_elision.h"
+#include "support/option_spelling.h"
 
 namespace hloscope {
 
@@ -77,11 +78,16 @@ std::vector<BitcastHiddenCopy> FindBitcastHiddenCopies(Module& module,
 // The text of one opportunity, as both reports print it (no indentation, no newline).
 // `then`: what follows the donation what-if, e.g. how to see its effect.
 std::string DonationOpportunityText(const DonationOpportunity& donation, std::string_view then);
-std::string BitcastHiddenCopyText(const BitcastHiddenCopy& copy);
+// `option_spelling` (support/option_spelling.h): how the caller names the options the text
+// points at ("passes", "opportunities"), e.g. as its flags.
+std::string BitcastHiddenCopyText(const BitcastHiddenCopy& copy,
+                                  const OptionSpelling& option_spelling = {});
 
-// A report's one-line hint when --opportunities is off: "1 opportunity (7.2 GiB of copies per
-// step): --opportunities lists it" (no indentation, no newline); empty when there are none.
-std::string OpportunitiesHintText(const CopyOpportunities& found);
+// A report's one-line hint when the list is off: "1 opportunity (7.2 GiB of copies per step):
+// --opportunities lists it" (hlo-opt's spelling of "opportunities"; no indentation, no
+// newline); empty when there are none.
+std::string OpportunitiesHintText(const CopyOpportunities& found,
+                                  const OptionSpelling& option_spelling = {});
 
 // "28,29" for --assume-donated.
 std::string ParameterList(const std::vector<int64_t>& parameters);

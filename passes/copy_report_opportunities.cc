@@ -9,16 +9,20 @@ namespace hloscope {
 namespace {
 
 // After the copy report's own list, the donation what-if says how to see it done.
-std::string DonationLine(const DonationOpportunity& donation) {
-  return DonationOpportunityText(donation,
-                                 fmt::format(" (--assume-donated={} --passes=copy-elision does it)",
-                                             ParameterList(donation.parameters)));
+std::string DonationLine(const DonationOpportunity& donation,
+                         const OptionSpelling& option_spelling) {
+  return DonationOpportunityText(
+      donation,
+      fmt::format(" ({}={} {}=copy-elision does it)",
+                  SpellOption(option_spelling, "assume_donated"),
+                  ParameterList(donation.parameters), SpellOption(option_spelling, "passes")));
 }
 
 }  // namespace
 
 void AddCopyReportOpportunities(std::string_view module, const CopyOpportunities& found,
-                                report::CopyElisionReport& document) {
+                                report::CopyElisionReport& document,
+                                const OptionSpelling& option_spelling) {
   if (found.donation) {
     const DonationOpportunity& d = *found.donation;
     report::CopyOpportunity* out = document.add_opportunities();
@@ -28,7 +32,7 @@ void AddCopyReportOpportunities(std::string_view module, const CopyOpportunities
     for (const std::string& c : d.copies) out->add_copies(c);
     out->set_bytes_per_step(d.bytes_per_step);
     out->set_bytes_known(d.known);
-    out->set_text(DonationLine(d));
+    out->set_text(DonationLine(d, option_spelling));
   }
   for (const BitcastHiddenCopy& b : found.bitcast_hidden) {
     report::CopyOpportunity* out = document.add_opportunities();
@@ -39,18 +43,20 @@ void AddCopyReportOpportunities(std::string_view module, const CopyOpportunities
     out->set_bytes_known(b.copy.executions_known);
     out->set_computation(b.copy.computation);
     out->set_reason(b.reason);
-    out->set_text(BitcastHiddenCopyText(b));
+    out->set_text(BitcastHiddenCopyText(b, option_spelling));
   }
 }
 
 std::string CopyReportOpportunitiesText(std::string_view module, const CopyOpportunities& found,
-                                        bool list) {
+                                        bool list, const OptionSpelling& option_spelling) {
   if (found.count() == 0) return "";
-  if (!list) return fmt::format("  {}\n", OpportunitiesHintText(found));
+  if (!list) return fmt::format("  {}\n", OpportunitiesHintText(found, option_spelling));
   std::string out = fmt::format("opportunities in {}:\n", module);
-  if (found.donation) out += fmt::format("  {}\n", DonationLine(*found.donation));
+  if (found.donation) {
+    out += fmt::format("  {}\n", DonationLine(*found.donation, option_spelling));
+  }
   for (const BitcastHiddenCopy& b : found.bitcast_hidden) {
-    out += fmt::format("  {}\n", BitcastHiddenCopyText(b));
+    out += fmt::format("  {}\n", BitcastHiddenCopyText(b, option_spelling));
   }
   return out;
 }

@@ -40,12 +40,15 @@ std::optional<CopyOpportunities> FindCopyReportOpportunities(const PassPipeline*
                                                              const ModuleAsGiven& as_given);
 
 // The text after a module's copy list: with `list`, "opportunities in M:" and one line each;
-// without, the one-line hint. Lines end in '\n'; "" when there are none.
+// without, the one-line hint. Lines end in '\n'; "" when there are none. `option_spelling`
+// (support/option_spelling.h): how the caller names the options the lines point at
+// ("passes", "assume_donated", "opportunities"), e.g. as its flags.
 std::string CopyReportOpportunitiesText(std::string_view module, const CopyOpportunities& found,
-                                        bool list);
+                                        bool list, const OptionSpelling& option_spelling = {});
 
-// Adds them to the JSON document's `opportunities`.
+// Adds them to the JSON document's `opportunities` (their text spelled as the caller's).
 void AddCopyReportOpportunities(std::string_view module, const CopyOpportunities& found,
-                                report::CopyElisionReport& document);
+                                report::CopyElisionReport& document,
+                                const OptionSpelling& option_spelling = {});
 
 }  // namespace hloscope

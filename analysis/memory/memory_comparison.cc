@@ -79,7 +79,8 @@ absl::StatusOr<std::string> PrintMemoryComparison(const MemoryComparison& c,
       // The caveats come first: they say how far to trust every number after them.
       std::string text;
       for (const std::string& w : options.warnings) text += fmt::format("warning: {}\n", w);
-      text += MemoryReportText(c.before, after, c.passes, options.buffer_assignment, &c.xla);
+      text += MemoryReportText(c.before, after, c.passes, options.buffer_assignment, &c.xla,
+                               options.option_spelling);
       if (figures != nullptr) text += PipelineFiguresText(*figures);
       if (options.memory_limit) {
         text += MemoryLimitText(after != nullptr ? *after : c.before, *options.memory_limit);
@@ -87,9 +88,8 @@ absl::StatusOr<std::string> PrintMemoryComparison(const MemoryComparison& c,
       return text;
     }
     case MemoryFormat::kJson: {
-      absl::StatusOr<std::string> json =
-          MemoryReportJson(c.before, after, c.passes, figures, &c.xla, options.memory_limit,
-                           options.warnings);
+      absl::StatusOr<std::string> json = MemoryReportJson(
+          c.before, after, c.passes, figures, &c.xla, options.memory_limit, options.warnings);
       if (!json.ok() || (c.xla_models.empty() && c.xla_models_after.empty())) return json;
       return AddXlaModelsToJson(*json, after != nullptr, c.xla_models, c.xla_models_after);
     }
@@ -97,7 +97,7 @@ absl::StatusOr<std::string> PrintMemoryComparison(const MemoryComparison& c,
       return MemoryReportCsv(c.before, after, &c.xla);
     case MemoryFormat::kHtml:
       return MemoryReportHtml(c.before, after, c.passes, figures, &c.xla, options.memory_limit,
-                              options.warnings);
+                              options.warnings, options.option_spelling);
   }
   return absl::InternalError("unknown memory report format");
 }

@@ -17,6 +17,7 @@
 #include "analysis/memory/xla_assignment_comparison.h"
 #include "analysis/memory/xla_model_json.h"
 #include "hlo/module.h"
+#include "support/option_spelling.h"
 
 namespace hloscope {
 
@@ -78,6 +79,9 @@ struct MemoryPrintOptions {
   std::optional<int64_t> memory_limit = std::nullopt;
   // text and html: one line each before the numbers (memory_context.h); json: `warnings`.
   std::vector<std::string> warnings = {};
+  // text and html: how the caller names the options a line points at ("passes", "top"),
+  // support/option_spelling.h.
+  OptionSpelling option_spelling = {};
 };
 
 // The comparison in one format (memory_report_printers.h); the pipeline figures go to text,

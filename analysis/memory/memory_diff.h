@@ -24,6 +24,7 @@
 #include "analysis/memory/memory_comparison.h"
 #include "analysis/memory/memory_profile.h"
 #include "hlo/module.h"
+#include "support/option_spelling.h"
 
 namespace hloscope {
 
@@ -118,6 +119,8 @@ struct MemoryDiffPrintOptions {
   // What the two modules are called in the report (their files); the module names when empty.
   std::string before_label = {};
   std::string after_label = {};
+  // How the caller names the options a hint points at ("top"), e.g. as its flags.
+  OptionSpelling option_spelling = {};
 };
 
 // The diff in one format: text, JSON (analysis/memory/memory_diff.proto) or a self-contained

@@ -11,6 +11,7 @@
 #include "fmt/format.h"
 #include "support/bytes.h"
 #include "support/escapes.h"
+#include "support/option_spelling.h"
 #include "support/str_util.h"
 
 namespace hloscope::memory_diff_internal {
@@ -21,6 +22,21 @@ constexpr int kLeft = 90, kRight = 20, kTop = 20, kBottom = 40;
 constexpr size_t kMaxPoints = 1500;  // a polyline stays light whatever the module's size
 
 constexpr auto& Escape = hloscope::HtmlEscape;
+
+// A byte figure as the text report writes it: the exact count, and in human units.
+std::string Bytes(int64_t bytes) {
+  return fmt::format("{} ({})", bytes, Escape(HumanBytes(bytes)));
+}
+
+// A change of bytes in human units: "+16.0 MiB", "-2 B", "0 B".
+std::string SignedHuman(int64_t delta) {
+  return (delta > 0 ? "+" : "") + Escape(HumanBytes(delta));
+}
+
+// A change of bytes: "+16777216 (+16.0 MiB)", "-2 (-2 B)", "0 (0 B)".
+std::string SignedBytes(int64_t delta) {
+  return fmt::format("{} ({})", Signed(delta), SignedHuman(delta));
+}
 
 std::vector<int64_t> LiveBytes(const MemoryReport& r) {
   std::vector<int64_t> v;
@@ -85,13 +101,14 @@ void AppendPlot(const MemoryDiff& d, std::string& out) {
 }
 
 void AppendChanges(std::string_view title, const std::vector<PeakBufferDiff>& list,
-                   const PeakChangeTotal& total, std::string& out) {
+                   const PeakChangeTotal& total, const OptionSpelling& spelling, std::string& out) {
   if (total.buffers == 0) return;  // the line above the tables counts it
   out += fmt::format(
-      "<table class=\"changes\"><caption>{}: {} buffer{}, {} bytes</caption>\n<tr><th>delta "
+      "<table class=\"changes\"><caption>{}: {} buffer{}, {} bytes ({})</caption>\n<tr><th>delta "
       "bytes</th><th>before</th><th>after</th><th>kind</th><th>instruction</th><th>shape</th>"
       "<th>op_name</th><th>matched by</th></tr>\n",
-      Escape(title), total.buffers, total.buffers == 1 ? "" : "s", Signed(total.delta_bytes));
+      Escape(title), total.buffers, total.buffers == 1 ? "" : "s", Signed(total.delta_bytes),
+      SignedHuman(total.delta_bytes));
   for (const PeakBufferDiff& d : list) {
     const LiveBuffer& b = d.change == PeakBufferChange::kGone ? d.before : d.after;
     std::string name = b.instruction;
@@ -101,32 +118,35 @@ void AppendChanges(std::string_view title, const std::vector<PeakBufferDiff>& li
     out += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td>{}</td></tr>\n",
-        Signed(d.delta_bytes()), d.before.bytes, d.after.bytes, Escape(LiveBufferKindName(b.kind)),
-        Escape(name), Escape(b.shape), Escape(b.op_name), Escape(d.matched_by));
+        SignedBytes(d.delta_bytes()), Bytes(d.before.bytes), Bytes(d.after.bytes),
+        Escape(LiveBufferKindName(b.kind)), Escape(name), Escape(b.shape), Escape(b.op_name),
+        Escape(d.matched_by));
   }
   if (total.buffers > static_cast<int64_t>(list.size())) {
-    out += fmt::format("<tr><td colspan=\"8\">and {} more (--top=N lists more)</td></tr>\n",
-                       total.buffers - static_cast<int64_t>(list.size()));
+    out += fmt::format("<tr><td colspan=\"8\">and {} more ({}=N lists more)</td></tr>\n",
+                       total.buffers - static_cast<int64_t>(list.size()),
+                       Escape(SpellOption(spelling, "top")));
   }
   out += "</table>\n";
 }
 
 void AppendCopies(std::string_view title, const std::vector<CopyChange>& copies,
-                  const CopyChangeTotal& total, std::string& out) {
+                  const CopyChangeTotal& total, const OptionSpelling& spelling, std::string& out) {
   out += fmt::format(
-      "<table class=\"copies\"><caption>{}: {}, {} "
-      "bytes</caption>\n<tr><th>bytes</th><th>instruction"
+      "<table class=\"copies\"><caption>{}: {}, {} bytes "
+      "({})</caption>\n<tr><th>bytes</th><th>instruction"
       "</th><th>shape</th><th>computation</th><th>in a loop</th><th>op_name</th></tr>\n",
-      Escape(title), total.copies, total.bytes);
+      Escape(title), total.copies, total.bytes, Escape(HumanBytes(total.bytes)));
   for (const CopyChange& c : copies) {
     out +=
         fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                    c.bytes, Escape(c.instruction), Escape(c.shape), Escape(c.computation),
+                    Bytes(c.bytes), Escape(c.instruction), Escape(c.shape), Escape(c.computation),
                     c.in_loop ? "yes" : "no", Escape(c.op_name));
   }
   if (total.copies > static_cast<int64_t>(copies.size())) {
-    out += fmt::format("<tr><td colspan=\"6\">and {} more (--top=N lists more)</td></tr>\n",
-                       total.copies - static_cast<int64_t>(copies.size()));
+    out += fmt::format("<tr><td colspan=\"6\">and {} more ({}=N lists more)</td></tr>\n",
+                       total.copies - static_cast<int64_t>(copies.size()),
+                       Escape(SpellOption(spelling, "top")));
   }
   out += "</table>\n";
 }
@@ -163,7 +183,8 @@ std::string MemoryDiffHtml(const MemoryDiff& d, const MemoryDiffPrintOptions& op
       "<table class=\"sides\"><caption>before and after</caption>\n<tr><th></th><th>{}</th>"
       "<th>{}</th><th>delta</th></tr>\n",
       Escape(before), Escape(after));
-  row("peak bytes", d.before.peak_bytes, d.after.peak_bytes, Signed(delta));
+  out += fmt::format("<tr><th>peak bytes</th><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                     Bytes(d.before.peak_bytes), Bytes(d.after.peak_bytes), SignedBytes(delta));
   row("peak at", d.before.peak_instruction, d.after.peak_instruction, "");
   row("buffers live at the peak", d.peak_buffers_before, d.peak_buffers_after,
       Signed(d.peak_buffers_after - d.peak_buffers_before));
@@ -182,13 +203,14 @@ std::string MemoryDiffHtml(const MemoryDiff& d, const MemoryDiffPrintOptions& op
       "(matched by op_name and shape, then by name)</p>\n",
       d.new_total.buffers, d.gone_total.buffers, d.grown_total.buffers, d.shrunk_total.buffers,
       d.unchanged_buffers);
-  AppendChanges("new at the peak", d.new_buffers, d.new_total, out);
-  AppendChanges("gone from the peak", d.gone_buffers, d.gone_total, out);
-  AppendChanges("grown", d.grown_buffers, d.grown_total, out);
-  AppendChanges("shrunk", d.shrunk_buffers, d.shrunk_total, out);
+  AppendChanges("new at the peak", d.new_buffers, d.new_total, options.option_spelling, out);
+  AppendChanges("gone from the peak", d.gone_buffers, d.gone_total, options.option_spelling, out);
+  AppendChanges("grown", d.grown_buffers, d.grown_total, options.option_spelling, out);
+  AppendChanges("shrunk", d.shrunk_buffers, d.shrunk_total, options.option_spelling, out);
   out += "<h2>copies</h2>\n";
-  AppendCopies("copies added", d.copies_added, d.copies_added_total, out);
-  AppendCopies("copies removed", d.copies_removed, d.copies_removed_total, out);
+  AppendCopies("copies added", d.copies_added, d.copies_added_total, options.option_spelling, out);
+  AppendCopies("copies removed", d.copies_removed, d.copies_removed_total, options.option_spelling,
+               out);
   out +=
       "<h2>instructions per opcode</h2>\n<table class=\"opcodes\"><caption>where the count "
       "changed</caption>\n<tr><th>opcode</th><th>before</th><th>after</th><th>delta</th></tr>\n";

@@ -7,6 +7,7 @@
 #include "analysis/memory/memory_diff_internal.h"
 #include "analysis/memory/memory_report_internal.h"
 #include "fmt/format.h"
+#include "support/option_spelling.h"
 #include "support/str_util.h"
 
 namespace hloscope::memory_diff_internal {
@@ -39,19 +40,20 @@ void AppendBuffer(const PeakBufferDiff& d, std::string& out) {
 }
 
 void AppendChanges(std::string_view title, const std::vector<PeakBufferDiff>& list,
-                   const PeakChangeTotal& total, std::string& out) {
+                   const PeakChangeTotal& total, const OptionSpelling& spelling, std::string& out) {
   if (total.buffers == 0) return;
   out += fmt::format("{} ({} buffer{}, {} bytes):\n", title, total.buffers,
                      total.buffers == 1 ? "" : "s", Signed(total.delta_bytes));
   for (const PeakBufferDiff& d : list) AppendBuffer(d, out);
   if (total.buffers > static_cast<int64_t>(list.size())) {
-    out += fmt::format("  and {} more (--top=N lists more)\n",
-                       total.buffers - static_cast<int64_t>(list.size()));
+    out += fmt::format("  and {} more ({}=N lists more)\n",
+                       total.buffers - static_cast<int64_t>(list.size()),
+                       SpellOption(spelling, "top"));
   }
 }
 
 void AppendCopies(std::string_view title, const std::vector<CopyChange>& copies,
-                  const CopyChangeTotal& total, std::string& out) {
+                  const CopyChangeTotal& total, const OptionSpelling& spelling, std::string& out) {
   if (total.copies == 0) {
     out += fmt::format("{}: none\n", title);
     return;
@@ -63,8 +65,9 @@ void AppendCopies(std::string_view title, const std::vector<CopyChange>& copies,
                        c.op_name.empty() ? "" : " (" + c.op_name + ")");
   }
   if (total.copies > static_cast<int64_t>(copies.size())) {
-    out += fmt::format("  and {} more (--top=N lists more)\n",
-                       total.copies - static_cast<int64_t>(copies.size()));
+    out += fmt::format("  and {} more ({}=N lists more)\n",
+                       total.copies - static_cast<int64_t>(copies.size()),
+                       SpellOption(spelling, "top"));
   }
 }
 
@@ -97,13 +100,14 @@ std::string MemoryDiffText(const MemoryDiff& d, const MemoryDiffPrintOptions& op
   out += fmt::format("\nbuffers at the peak: {} new, {} gone, {} grown, {} shrunk, {} unchanged\n",
                      d.new_total.buffers, d.gone_total.buffers, d.grown_total.buffers,
                      d.shrunk_total.buffers, d.unchanged_buffers);
-  AppendChanges("new at the peak", d.new_buffers, d.new_total, out);
-  AppendChanges("gone from the peak", d.gone_buffers, d.gone_total, out);
-  AppendChanges("grown", d.grown_buffers, d.grown_total, out);
-  AppendChanges("shrunk", d.shrunk_buffers, d.shrunk_total, out);
+  AppendChanges("new at the peak", d.new_buffers, d.new_total, options.option_spelling, out);
+  AppendChanges("gone from the peak", d.gone_buffers, d.gone_total, options.option_spelling, out);
+  AppendChanges("grown", d.grown_buffers, d.grown_total, options.option_spelling, out);
+  AppendChanges("shrunk", d.shrunk_buffers, d.shrunk_total, options.option_spelling, out);
   out += "\n";
-  AppendCopies("copies added", d.copies_added, d.copies_added_total, out);
-  AppendCopies("copies removed", d.copies_removed, d.copies_removed_total, out);
+  AppendCopies("copies added", d.copies_added, d.copies_added_total, options.option_spelling, out);
+  AppendCopies("copies removed", d.copies_removed, d.copies_removed_total, options.option_spelling,
+               out);
   out += "\n";
   if (d.opcodes.empty()) {
     out += "instructions per opcode: no change\n";

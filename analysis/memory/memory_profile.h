@@ -177,6 +177,11 @@ struct StageMemory {
   std::string device_peak_instruction = {};
   int64_t host_peak_bytes = 0;
   std::string host_peak_instruction = {};
+  // With `timeline` and host buffers in the stage: its device's part and its host's after each
+  // entry instruction, the series the two peaks above are the highest of (the HTML page draws
+  // them as two lines); empty otherwise.
+  std::vector<int64_t> device_timeline = {};
+  std::vector<int64_t> host_timeline = {};
 };
 
 // A buffer's place in the simulated heap.

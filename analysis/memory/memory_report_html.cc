@@ -250,7 +250,8 @@ void AppendTopBuffers(const ModuleMemory& m,
 // Every buffer live at the peak, grouped: one collapsible block per category (its bytes,
 // buffer count and share of the peak as a bar), inside it one per op_name scope, inside that
 // the scope's largest buffers. <details> folds without a script.
-void AppendPeakGroups(const ModuleMemory& m, std::string& out) {
+void AppendPeakGroups(const ModuleMemory& m, const OptionSpelling& option_spelling,
+                      std::string& out) {
   if (m.peak_groups.empty()) return;
   int64_t total = 0, buffers = 0;
   for (const PeakGroup& g : m.peak_groups) {
@@ -298,8 +299,9 @@ void AppendPeakGroups(const ModuleMemory& m, std::string& out) {
             Escape(b.shape), Escape(b.stage), Escape(b.op_name));
       }
       if (g.buffers > static_cast<int64_t>(g.largest.size())) {
-        out += fmt::format("<tr><td colspan=\"5\">and {} smaller (--top=N lists more)</td></tr>\n",
-                           g.buffers - static_cast<int64_t>(g.largest.size()));
+        out += fmt::format("<tr><td colspan=\"5\">and {} smaller ({}=N lists more)</td></tr>\n",
+                           g.buffers - static_cast<int64_t>(g.largest.size()),
+                           Escape(SpellOption(option_spelling, "top")));
       }
       out += "</table></details>\n";
     }
@@ -510,7 +512,8 @@ void AppendStageActivations(const MemoryReport& r, const PipelineFigures* pipeli
 std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* after,
                              std::string_view passes, const PipelineFigures* pipeline,
                              const XlaComparisons* xla, std::optional<int64_t> memory_limit,
-                             std::span<const std::string> warnings) {
+                             std::span<const std::string> warnings,
+                             const OptionSpelling& option_spelling) {
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
       "<title>hloscope memory report</title>\n<style>\n"
@@ -532,9 +535,10 @@ std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* aft
   if (after != nullptr) {
     const int64_t saving = report.peak_bytes - after->peak_bytes;
     // The saving's human units in brackets, as the text report's layout lines have them.
-    out += fmt::format("; after --passes={}: {} bytes ({}), saving {} bytes ({:.2f}%) [{}]",
-                       Escape(passes), after->peak_bytes, Escape(HumanBytes(after->peak_bytes)),
-                       saving, report.peak_bytes == 0 ? 0.0 : 100.0 * saving / report.peak_bytes,
+    out += fmt::format("; after {}={}: {} bytes ({}), saving {} bytes ({:.2f}%) [{}]",
+                       Escape(SpellOption(option_spelling, "passes")), Escape(passes),
+                       after->peak_bytes, Escape(HumanBytes(after->peak_bytes)), saving,
+                       report.peak_bytes == 0 ? 0.0 : 100.0 * saving / report.peak_bytes,
                        Escape(HumanBytes(saving)));
   }
   out += "</p>\n";
@@ -567,16 +571,27 @@ std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* aft
     if (after != nullptr && i < after->modules.size()) {
       series.push_back({"after: all buffers", "#1f77b4", false, Totals(after->modules[i])});
     }
-    // Stages named inside the module: one line each.
-    // A stage's line holds its device and host buffers together (its timeline); the device's
-    // part and the host's are in the stage table and the per-stage bars.
+    // Stages named inside the module: one line each. With host memory in some stage, a stage's
+    // device part and its host part are two lines in its colour (the host's dashed), as the
+    // stage table splits them: the device's line is the one the memory limit is held against.
     if (!report.stage_names.empty()) {
       const bool host = memory_report_internal::StagesHoldHostMemory(report);
       size_t color = 0;
       for (const StageMemory& s : report.stages) {
         if (s.module_index != static_cast<int>(i)) continue;
-        series.push_back({"stage " + s.stage + (host ? " (device and host)" : ""),
-                          kPalette[color++ % 8], false, s.timeline});
+        const std::string stage_color = kPalette[color++ % 8];
+        if (!host) {
+          series.push_back({"stage " + s.stage, stage_color, false, s.timeline});
+          continue;
+        }
+        // A stage without host buffers is all device memory: its timeline is the device's.
+        const bool split = !s.host_timeline.empty();
+        series.push_back({"stage " + s.stage + ": device", stage_color, false,
+                          split ? s.device_timeline : s.timeline});
+        if (split) {
+          series.push_back({"stage " + s.stage + ": host (offloaded, S(5))", stage_color, true,
+                            s.host_timeline});
+        }
       }
     }
     std::string title = fmt::format("module {}", m.module);
@@ -591,7 +606,7 @@ std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* aft
     AppendHostMemory(m, memory_limit, out);
     AppendTopBuffers(m, ids, out);
     memory_report_internal::AppendCalleePeaksHtml(m, out);
-    AppendPeakGroups(m, out);
+    AppendPeakGroups(m, option_spelling, out);
     AppendCategories(m, out);
     AppendHeap(m, i, memory_limit, out);
   }
@@ -605,7 +620,7 @@ std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* aft
     for (const ModuleMemory& m : report.modules) {
       if (m.module == c.module) ours = &m;
     }
-    AppendXlaComparisonHtml(c, ours, out);
+    AppendXlaComparisonHtml(c, ours, option_spelling, out);
   }
   memory_report_internal::AppendBufferScript(out);
   out += "</body></html>\n";

@@ -17,16 +17,20 @@
 #include "analysis/memory/memory_profile.h"
 #include "analysis/memory/memory_report_pipeline.h"
 #include "analysis/memory/xla_assignment_comparison.h"
+#include "support/option_spelling.h"
 
 namespace hloscope {
 
+// `option_spelling` (support/option_spelling.h): how the caller names the options the text and
+// HTML pages point at ("passes", "top", "memory_model"), e.g. as its flags.
 // `after` (with `passes`) makes a before/after comparison. `buffer_assignment` adds XLA's
 // "BufferAssignment stats" block per module. `xla` (each printer): XLA's own assignment of
 // modules of `report` beside ours (xla_assignment_comparison.h).
 using XlaComparisons = std::vector<XlaAssignmentComparison>;
 std::string MemoryReportText(const MemoryReport& report, const MemoryReport* after = nullptr,
                              std::string_view passes = {}, bool buffer_assignment = false,
-                             const XlaComparisons* xla = nullptr);
+                             const XlaComparisons* xla = nullptr,
+                             const OptionSpelling& option_spelling = {});
 // Fails only if protobuf's printer does. `memory_limit` (--memory-limit): the verdicts per
 // module and stage of each report (`memory_limit`); `warnings` (memory_context.h): the
 // report's `warnings` (with `after`: the comparison's and its `before`'s).
@@ -47,6 +51,7 @@ std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* aft
                              const PipelineFigures* pipeline = nullptr,
                              const XlaComparisons* xla = nullptr,
                              std::optional<int64_t> memory_limit = std::nullopt,
-                             std::span<const std::string> warnings = {});
+                             std::span<const std::string> warnings = {},
+                             const OptionSpelling& option_spelling = {});
 
 }  // namespace hloscope

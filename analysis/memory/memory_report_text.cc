@@ -150,7 +150,7 @@ void AppendText(const MemoryReport& r, bool buffer_assignment, std::string& out)
 
 std::string MemoryReportText(const MemoryReport& report, const MemoryReport* after,
                              std::string_view passes, bool buffer_assignment,
-                             const XlaComparisons* xla) {
+                             const XlaComparisons* xla, const OptionSpelling& option_spelling) {
   std::string out;
   auto append_xla = [&] {
     if (xla == nullptr) return;
@@ -165,7 +165,8 @@ std::string MemoryReportText(const MemoryReport& report, const MemoryReport* aft
   // A title that is flags already (--assume-donated=..., tools/hlo-opt/hlo_opt_memory.cc) reads as
   // is.
   out += passes.starts_with("--") ? fmt::format("memory before and after {}\n", passes)
-                                  : fmt::format("memory before and after --passes={}\n", passes);
+                                  : fmt::format("memory before and after {}={}\n",
+                                                SpellOption(option_spelling, "passes"), passes);
   out += fmt::format("{:<28} {:>14} {:>14} {:>14} {:>8}\n", "", "before", "after", "saving", "%");
   out += fmt::format("{:<28} {:>14} {:>14} {:>14} {:>7.2f}%\n", "peak bytes", report.peak_bytes,
                      after->peak_bytes, saving, SavingPercent(saving, report.peak_bytes));

@@ -41,9 +41,10 @@ void CopyModuleDeviceAndHost(const ModuleProfile& profile, StageMemory& row) {
 
 // The device's and the host's part of named stage `stage`: its host buffers on one side, the
 // rest with its steps' copies and callee peaks (device memory: what runs on the device) on
-// the other. A stage without host bytes keeps its peak as the device's.
-void SplitStageDeviceAndHost(const ModuleProfile& profile, int stage, StageMemory& row,
-                             bool* saturated) {
+// the other. A stage without host bytes keeps its peak as the device's. With `timeline`, the
+// row keeps both series.
+void SplitStageDeviceAndHost(const ModuleProfile& profile, int stage, bool timeline,
+                             StageMemory& row, bool* saturated) {
   row.device_peak_bytes = row.peak_bytes;
   row.device_peak_instruction = row.peak_instruction;
   const auto in_stage_on = [&](bool host) {
@@ -64,6 +65,10 @@ void SplitStageDeviceAndHost(const ModuleProfile& profile, int stage, StageMemor
       },
       saturated);
   HighestStep(profile, device, &row.device_peak_bytes, &row.device_peak_instruction);
+  if (timeline) {
+    row.device_timeline = device;
+    row.host_timeline = host;
+  }
 }
 
 // The activations of stage `stage` from its stash buffers.
@@ -154,7 +159,7 @@ bool NamedStageRow(const MemoryOptions& options, const ModuleProfile& profile, i
       saturated);
   if (MaxOf(live) == 0) return false;
   FillPeak(options, profile, live, row);
-  SplitStageDeviceAndHost(profile, stage, row, saturated);
+  SplitStageDeviceAndHost(profile, stage, options.timeline, row, saturated);
   if (!profile.stashes.empty()) {
     AddStashActivations(profile, stage, row, saturated);
     row.activation_source = "stash";

@@ -24,6 +24,18 @@ std::string Values(int64_t n) { return fmt::format("{} value{}", n, n == 1 ? "" 
 
 std::string Index(int64_t i) { return i < 0 ? "-" : std::to_string(i); }
 
+// A byte figure of the HTML tables: the exact count and, beside it, in human units, as the
+// memory report's own tables (memory_report_html.cc) write theirs.
+std::string BytesCell(int64_t bytes) {
+  return fmt::format("{} ({})", bytes, HtmlEscape(HumanBytes(bytes)));
+}
+
+// A difference of bytes in the same way, its sign on both: "+4096 (+4.0 KiB)", "-2 (-2 B)".
+std::string SignedBytesCell(int64_t delta) {
+  const char* plus = delta > 0 ? "+" : "";
+  return fmt::format("{}{} ({}{})", plus, delta, plus, HtmlEscape(HumanBytes(delta)));
+}
+
 // A pair whose two sides differ in size or kind, or that has one side only: it stands out.
 bool PairDiffers(const XlaAllocationPair& a) {
   return a.xla_index < 0 || a.ours_index < 0 || a.xla_bytes != a.ours_bytes ||
@@ -251,24 +263,27 @@ void AppendAllocationBars(const XlaAssignmentComparison& c, std::string& out) {
 }  // namespace
 
 void AppendXlaComparisonHtml(const XlaAssignmentComparison& c, const ModuleMemory* ours,
-                             std::string& out) {
+                             const OptionSpelling& option_spelling, std::string& out) {
   out += fmt::format("<h2>XLA's buffer assignment beside ours: module {}</h2>\n<p>from {}</p>\n",
                      HtmlEscape(c.module), HtmlEscape(c.source));
   if (c.ours_model == "xla") {
-    out +=
-        "<p class=\"ours-model\">ours: the xla model (<code>--memory-model=xla</code>), our model "
-        "of XLA's buffer assignment: its allocations, kinds and offsets</p>\n";
+    out += fmt::format(
+        "<p class=\"ours-model\">ours: the xla model (<code>{}=xla</code>), our model "
+        "of XLA's buffer assignment: its allocations, kinds and offsets</p>\n",
+        HtmlEscape(SpellOption(option_spelling, "memory_model")));
   } else if (c.ours_model == "liveness") {
-    out +=
-        "<p class=\"ours-model\">ours: the liveness profile (<code>--memory-model=liveness</code>"
-        "): its simulated allocations; a callee's buffers are one block at its call</p>\n";
+    out += fmt::format(
+        "<p class=\"ours-model\">ours: the liveness profile (<code>{}=liveness</code>"
+        "): its simulated allocations; a callee's buffers are one block at its call</p>\n",
+        HtmlEscape(SpellOption(option_spelling, "memory_model")));
   }
   out +=
       "<table class=\"xla-totals\"><caption>bytes per kind</caption>\n"
       "<tr><th>kind</th><th>ours</th><th>XLA's</th><th>difference</th><th>%</th></tr>\n";
   for (const XlaKindTotal& t : c.totals) {
     out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", t.kind,
-                       t.ours, t.xla, t.difference(), Percent(t.difference(), t.xla));
+                       BytesCell(t.ours), BytesCell(t.xla), SignedBytesCell(t.difference()),
+                       Percent(t.difference(), t.xla));
   }
   out += "</table>\n";
   out +=
@@ -281,20 +296,21 @@ void AppendXlaComparisonHtml(const XlaAssignmentComparison& c, const ModuleMemor
         "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td>{}</td><td>{}</td></tr>\n",
         differs ? " class=\"differs\"" : "", Index(a.xla_index), HtmlEscape(a.xla_kind),
-        a.xla_bytes, a.xla_values, Index(a.ours_index), HtmlEscape(a.ours_kind), a.ours_bytes,
-        a.ours_values, HtmlEscape(a.example_value));
+        BytesCell(a.xla_bytes), a.xla_values, Index(a.ours_index), HtmlEscape(a.ours_kind),
+        BytesCell(a.ours_bytes), a.ours_values, HtmlEscape(a.example_value));
   }
   out += "</table>\n";
   out += fmt::format(
-      "<table class=\"xla-differences\"><caption>values that differ: {} ({} bytes), largest "
+      "<table class=\"xla-differences\"><caption>values that differ: {} ({} bytes, {}), largest "
       "first</caption>\n<tr><th>bytes</th><th>difference</th><th>value</th><th>XLA's</th>"
       "<th>ours</th></tr>\n",
-      c.differing_values, c.differing_bytes);
+      c.differing_values, c.differing_bytes, HtmlEscape(HumanBytes(c.differing_bytes)));
   for (const XlaValueDifference& d : c.differences) {
     std::string kind(XlaValueDifferenceName(d.kind));
     out += fmt::format(
         "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-        ClassName(kind), d.bytes, kind, HtmlEscape(d.value), HtmlEscape(d.xla), HtmlEscape(d.ours));
+        ClassName(kind), BytesCell(d.bytes), kind, HtmlEscape(d.value), HtmlEscape(d.xla),
+        HtmlEscape(d.ours));
   }
   out += "</table>\n";
   AppendAllocationBars(c, out);
@@ -313,12 +329,12 @@ void AppendXlaComparisonHtml(const XlaAssignmentComparison& c, const ModuleMemor
     out += "<p>XLA's dump has no heap-simulator trace: its heap cannot be drawn.</p>\n";
   }
   if (model) {
-    AppendHeapSvg(
-        "our-heap",
-        c.ours_heap_bytes > 0
-            ? fmt::format("ours: the xla model's preallocated temp ({} bytes)", c.ours_heap_bytes)
-            : std::string("ours: the xla model has no preallocated temp allocation"),
-        "whole-module timeline", c.ours_heap, c.ours_heap_steps, scale, out);
+    AppendHeapSvg("our-heap",
+                  c.ours_heap_bytes > 0
+                      ? fmt::format("ours: the xla model's preallocated temp ({} bytes, {})",
+                                    c.ours_heap_bytes, HumanBytes(c.ours_heap_bytes))
+                      : std::string("ours: the xla model has no preallocated temp allocation"),
+                  "whole-module timeline", c.ours_heap, c.ours_heap_steps, scale, out);
   } else if (ours != nullptr) {
     const int64_t fixed = ours->heap_bytes - ours->allocations.temp_bytes;
     std::vector<XlaHeapBox> boxes;

@@ -7,6 +7,7 @@
 
 #include "analysis/memory/memory_profile.h"
 #include "analysis/memory/xla_assignment_comparison.h"
+#include "support/option_spelling.h"
 
 namespace hloscope {
 
@@ -23,6 +24,6 @@ void AppendXlaComparisonCsv(const XlaAssignmentComparison& c, std::string& out);
 // liveness the profile's simulated heap (`ours`: the module's memory, for its heap boxes; null
 // draws XLA's alone).
 void AppendXlaComparisonHtml(const XlaAssignmentComparison& c, const ModuleMemory* ours,
-                             std::string& out);
+                             const OptionSpelling& option_spelling, std::string& out);
 
 }  // namespace hloscope

@@ -57,6 +57,14 @@ namespace py = pybind11;
 namespace hloscope::python {
 namespace {
 
+// How the reports' hints name an option here (support/option_spelling.h): as the keyword of
+// memory_report() or memory_diff() that sets it, or the result field that holds what it lists;
+// an option Python has no keyword for keeps the library's name.
+std::string PythonKeywordOf(std::string_view option) {
+  if (option == "opportunities") return "copy_report.opportunities";
+  return std::string(option);  // top=, passes=, memory_model= are the keywords themselves
+}
+
 // Text from the input (names, metadata, an error quoting a line of a binary file) need not be
 // UTF-8: undecodable bytes become U+FFFD rather than failing the call.
 py::str Str(std::string_view text) {
@@ -222,7 +230,8 @@ struct ReportHandle {
   std::string Html() const {
     const MemoryComparison& c = comparison;
     return MemoryReportHtml(c.before, c.after_or_null(), c.passes,
-                            c.pipeline ? &*c.pipeline : nullptr, &c.xla);
+                            c.pipeline ? &*c.pipeline : nullptr, &c.xla, std::nullopt, {},
+                            PythonKeywordOf);
   }
 };
 
@@ -359,8 +368,11 @@ py::tuple MemoryDiffOf(const PyModule& before, const PyModule& after,
       if (!diff.ok()) return diff.status();
       saturated = diff->saturated();
       for (const MemoryFormat format : {MemoryFormat::kJson, MemoryFormat::kHtml}) {
-        absl::StatusOr<std::string> text = PrintMemoryDiff(
-            *diff, {.format = format, .before_label = before.label, .after_label = after.label});
+        absl::StatusOr<std::string> text =
+            PrintMemoryDiff(*diff, {.format = format,
+                                    .before_label = before.label,
+                                    .after_label = after.label,
+                                    .option_spelling = PythonKeywordOf});
         if (!text.ok()) return text.status();
         (format == MemoryFormat::kJson ? json : html) = *std::move(text);
       }
@@ -407,8 +419,9 @@ py::tuple RunPasses(const PyModule& m, const std::string& passes) {
       // summary: the one-line hint).
       if (std::optional<CopyOpportunities> found =
               FindCopyReportOpportunities(pipeline->get(), **copy, [&] { return Reparse(m); })) {
-        AddCopyReportOpportunities((*copy)->name(), *found, document);
-        summary += CopyReportOpportunitiesText((*copy)->name(), *found, /*list=*/false);
+        AddCopyReportOpportunities((*copy)->name(), *found, document, PythonKeywordOf);
+        summary +=
+            CopyReportOpportunitiesText((*copy)->name(), *found, /*list=*/false, PythonKeywordOf);
       }
       text = PrintModule(**copy);
       return absl::OkStatus();

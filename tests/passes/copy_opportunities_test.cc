@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "gtest/gtest.h"
+#include "passes/copy_report_opportunities.h"
 
 namespace hloscope {
 namespace {
@@ -89,6 +90,36 @@ TEST(CopyOpportunities, AnUnknownTripCountMakesTheSavingAFloor) {
   EXPECT_EQ(all.count(), 2);
   EXPECT_FALSE(all.known());
   EXPECT_EQ(all.bytes_per_step(), 80);
+}
+
+// The hints name the options as the API does unless the caller spells them (issue 31):
+// hlo-opt's flags, Python's keywords.
+TEST(CopyOpportunities, TheCallerSpellsTheOptionsTheHintsNameTheirWay) {
+  CopyElisionReport report;
+  report.copies.push_back(Kept("c", NotDonated(0), 4, 1, /*known=*/true));
+  std::optional<DonationOpportunity> d = FindDonationOpportunity(report);
+  ASSERT_TRUE(d.has_value());
+  BitcastHiddenCopy hidden{Kept("stash", "", 16, 1, /*known=*/true), "%b defines a new value", 16};
+  const CopyOpportunities all{.donation = d, .bitcast_hidden = {hidden}};
+  EXPECT_NE(OpportunitiesHintText(all).find("): opportunities lists them"), std::string::npos)
+      << OpportunitiesHintText(all);
+  EXPECT_NE(BitcastHiddenCopyText(hidden).find("and passes=copy-elision removes it"),
+            std::string::npos);
+  const OptionSpelling as_flags = [](std::string_view option) -> std::string {
+    if (option == "opportunities") return "--opportunities";
+    if (option == "passes") return "--passes";
+    return "";
+  };
+  EXPECT_NE(OpportunitiesHintText(all, as_flags).find("): --opportunities lists them"),
+            std::string::npos);
+  EXPECT_NE(BitcastHiddenCopyText(hidden, as_flags).find("and --passes=copy-elision removes it"),
+            std::string::npos);
+  // An option the caller has no spelling for keeps the API's name.
+  const std::string listed = CopyReportOpportunitiesText("m", all, /*list=*/true, as_flags);
+  EXPECT_NE(listed.find("(assume_donated=0 --passes=copy-elision does it)"), std::string::npos)
+      << listed;
+  EXPECT_EQ(CopyReportOpportunitiesText("m", all, /*list=*/false, as_flags),
+            "  2 opportunities (20 B of copies per step): --opportunities lists them\n");
 }
 
 TEST(CopyOpportunities, SumsSaturate) {

@@ -10,6 +10,7 @@
 #include "passes/pass_report.h"
 #include "support/proto_json.h"
 #include "tools/common/file_io.h"
+#include "tools/hlo-opt/hlo_opt_option_flags.h"
 
 namespace hloscope {
 
@@ -93,9 +94,10 @@ void CopyReportCollector::Collect(const PassPipeline* pipeline, const Module& mo
   if (opportunities == nullptr || !flags_.report) return;
   if (summary) {
     fmt::print(stderr, "{}",
-               CopyReportOpportunitiesText(module.name(), *opportunities, flags_.opportunities));
+               CopyReportOpportunitiesText(module.name(), *opportunities, flags_.opportunities,
+                                           HloOptFlagOf));
   } else {
-    AddCopyReportOpportunities(module.name(), *opportunities, state_->all);
+    AddCopyReportOpportunities(module.name(), *opportunities, state_->all, HloOptFlagOf);
   }
 }
 

@@ -725,7 +725,8 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
       PrintMemoryComparison(*comparison, {.format = flags.format,
                                           .buffer_assignment = flags.buffer_assignment,
                                           .memory_limit = flags.memory_limit,
-                                          .warnings = std::move(warnings)});
+                                          .warnings = std::move(warnings),
+                                          .option_spelling = HloOptFlagOf});
   if (!text.ok()) {
     PrintStatus(text.status());
     return 1;

@@ -131,8 +131,10 @@ int WriteMemoryDiff(const DiffInput& before, const DiffInput& after, const Memor
     fmt::print(stderr, "{}", ErrorLine("hlo-opt", StatusText(WithHloOptFlag(diff.status()))));
     return 1;
   }
-  absl::StatusOr<std::string> text = PrintMemoryDiff(
-      *diff, {.format = memory.format, .before_label = before.label, .after_label = after.label});
+  absl::StatusOr<std::string> text = PrintMemoryDiff(*diff, {.format = memory.format,
+                                                             .before_label = before.label,
+                                                             .after_label = after.label,
+                                                             .option_spelling = HloOptFlagOf});
   if (!text.ok()) {
     fmt::print(stderr, "{}", ErrorLine("hlo-opt", StatusText(text.status())));
     return 1;

@@ -10,6 +10,7 @@
 #include "passes/copy_elision.h"
 #include "passes/copy_opportunities.h"
 #include "support/bytes.h"
+#include "tools/hlo-opt/hlo_opt_option_flags.h"
 
 namespace hloscope {
 
@@ -38,7 +39,7 @@ std::string MemoryOpportunitiesText(Module& module, const ModuleMemory& memory,
   // The copy opportunities, as the copy report finds them (passes/copy_opportunities.h).
   CopyElisionReport default_run;
   for (const BitcastHiddenCopy& b : FindBitcastHiddenCopies(module, &default_run)) {
-    out += fmt::format("  {}\n", BitcastHiddenCopyText(b));
+    out += fmt::format("  {}\n", BitcastHiddenCopyText(b, HloOptFlagOf));
   }
   if (std::optional<DonationOpportunity> donation = FindDonationOpportunity(default_run)) {
     const std::string list = ParameterList(donation->parameters);

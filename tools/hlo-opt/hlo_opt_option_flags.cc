@@ -14,6 +14,12 @@ const std::vector<OptionFlag>& HloOptOptionFlags() {
       {"dim_value", "--dim-value", "--dim-value"},
       {"stage_attr", "--stage-by", "the NAME of --stage-by=attr:NAME"},
       {"pipeline_schedule", "--pipeline-schedule", "--pipeline-schedule"},
+      // The options the reports' hints point at (support/option_spelling.h).
+      {"top", "--top", "--top"},
+      {"passes", "--passes", "--passes"},
+      {"opportunities", "--opportunities", "--opportunities"},
+      {"assume_donated", "--assume-donated", "--assume-donated"},
+      {"memory_model", "--memory-model", "--memory-model"},
   };
   return kFlags;
 }
@@ -25,6 +31,13 @@ absl::Status WithHloOptFlag(const absl::Status& status) {
     }
     return std::string();
   });
+}
+
+std::string HloOptFlagOf(std::string_view option) {
+  for (const OptionFlag& row : HloOptOptionFlags()) {
+    if (row.option == option) return std::string(row.flag);
+  }
+  return std::string();
 }
 
 }  // namespace hloscope

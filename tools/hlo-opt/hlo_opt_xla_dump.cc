@@ -906,7 +906,8 @@ int RunOneModule(const DumpDirectory& dir, const DumpModule& m, const MemoryFlag
       PrintMemoryComparison(*comparison, {.format = format,
                                           .buffer_assignment = memory.buffer_assignment,
                                           .memory_limit = memory.memory_limit,
-                                          .warnings = MemoryContextWarnings(module)});
+                                          .warnings = MemoryContextWarnings(module),
+                                          .option_spelling = HloOptFlagOf});
   if (!report.ok()) {
     PrintError(report.status());
     return 1;

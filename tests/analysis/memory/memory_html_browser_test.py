@@ -48,6 +48,10 @@ MEASURE = r"""
   const size = e => { const r = e.getBoundingClientRect(); return [r.width, r.height]; };
   const m = {
     series: all('polyline.series').map(e => e.points.numberOfItems),
+    series_lines: all('polyline.series').map(e => ({
+      title: e.querySelector('title').textContent, points: e.points.numberOfItems,
+      size: size(e), dashed: e.getAttribute('stroke-dasharray') !== null,
+      color: e.getAttribute('stroke')})),
     areas: all('polygon.area').map(size),
     buffers: all('rect.buffer').map(size),
     layout_rows: all('table.layout tr').length,
@@ -297,6 +301,27 @@ def main():
           f"our temp heap should show 3 boxes with an area: {m['our_heap']}")
     check(m["our_heap_caption"] == ["ours: the liveness profile's preallocated temp (simulated)"],
           f"the liveness heap's caption: {m['our_heap_caption']}")
+
+    # A stage with host memory (issue 31): the module plot draws its device part and its host
+    # part (dashed, the same colour) as two laid-out lines, as the stage table splits them; a
+    # stage without host buffers has its device line alone.
+    offloaded_hlo = os.path.join(os.path.dirname(small_hlo), "..", "report_ux", "Inputs",
+                                 "two_stages_one_offloaded.hlo")
+    offloaded = os.path.join(work_dir, "offloaded.html")
+    subprocess.run([hlo_opt, offloaded_hlo, f"--memory-report={offloaded}", "--format=html",
+                    "--memory-model=liveness", r"--stage-regex=/stage_(\d+)/"], check=True)
+    m = measure(chromium, offloaded, work_dir)
+    lines = {s["title"]: s for s in m["series_lines"]}
+    for title in ("stage 0: device", "stage 0: host (offloaded, S(5))", "stage 1: device"):
+        check(title in lines, f"no line '{title}' in {sorted(lines)}")
+    check("stage 1: host (offloaded, S(5))" not in lines, "stage 1 holds no host memory")
+    check(not any("(device and host)" in t for t in lines), f"a joint stage line: {sorted(lines)}")
+    device, host = lines.get("stage 0: device"), lines.get("stage 0: host (offloaded, S(5))")
+    if device and host:
+        check(host["dashed"] and not device["dashed"], "stage 0's host line is not the dashed one")
+        check(host["color"] == device["color"], "stage 0's two lines differ in colour")
+        check(all(x["points"] >= 2 and x["size"][0] > 0 for x in (device, host)),
+              f"stage 0's lines are not laid out: {device} {host}")
     print("PASS")
     return 0
 

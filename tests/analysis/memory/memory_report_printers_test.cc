@@ -93,7 +93,17 @@ TEST(HloOptMemoryPrinters, BeforeAndAfter) {
   ASSERT_NE(b, nullptr);
   MemoryReport before = Profile(*a), after = Profile(*b);
   const std::string text = MemoryReportText(before, &after, "dce");
-  EXPECT_NE(text.find("memory before and after --passes=dce"), std::string::npos);
+  // The option as the API names it, or as the caller spells it (a tool: its flag; issue 31).
+  EXPECT_NE(text.find("memory before and after passes=dce\n"), std::string::npos) << text;
+  const OptionSpelling as_flags = [](std::string_view option) {
+    return "--" + std::string(option);
+  };
+  EXPECT_NE(MemoryReportText(before, &after, "dce", false, nullptr, as_flags)
+                .find("memory before and after --passes=dce\n"),
+            std::string::npos);
+  EXPECT_NE(MemoryReportHtml(before, &after, "dce", nullptr, nullptr, std::nullopt, {}, as_flags)
+                .find("; after --passes=dce: "),
+            std::string::npos);
   // 9216 -> 6144: 3072 bytes, a third.
   const size_t line = text.find("\npeak bytes ");
   ASSERT_NE(line, std::string::npos) << text;

@@ -1,5 +1,6 @@
 // Memory profiler: per-stage attribution by each method (modules, op_name regex, frontend
 // attribute, stash buffers) and activations told apart by op_name.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -126,6 +127,20 @@ TEST(MemoryStages, DeviceAndHostPerNamedStage) {
   EXPECT_EQ(one.device_peak_instruction, "s");
   // The module's split holds the same host value.
   EXPECT_EQ(r.modules[0].host_peak_bytes, 4096);
+  // The series the HTML plot draws per stage (issue 31): stage 0's device part and host part
+  // step by step, adding up to its timeline, each peaking where its peak above is; stage 1
+  // holds no host buffer and keeps its timeline alone.
+  ASSERT_EQ(zero.device_timeline.size(), zero.timeline.size());
+  ASSERT_EQ(zero.host_timeline.size(), zero.timeline.size());
+  for (size_t t = 0; t < zero.timeline.size(); ++t) {
+    EXPECT_EQ(zero.device_timeline[t] + zero.host_timeline[t], zero.timeline[t]) << "step " << t;
+  }
+  EXPECT_EQ(*std::max_element(zero.device_timeline.begin(), zero.device_timeline.end()), 4096);
+  EXPECT_EQ(*std::max_element(zero.host_timeline.begin(), zero.host_timeline.end()), 4096);
+  EXPECT_EQ(zero.host_timeline[1], 0);     // a: on the device alone
+  EXPECT_EQ(zero.host_timeline[2], 4096);  // h: on the host
+  EXPECT_TRUE(one.device_timeline.empty());
+  EXPECT_TRUE(one.host_timeline.empty());
 }
 
 TEST(MemoryStages, AModuleStageTakesTheModulesDeviceAndHost) {

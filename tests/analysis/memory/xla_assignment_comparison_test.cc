@@ -347,9 +347,10 @@ TEST_F(XlaAssignmentComparisonTest, AValueInAnotherAllocationOfTheSameKind) {
             std::string::npos);
   absl::StatusOr<std::string> html = PrintMemoryComparison(*mc, {.format = MemoryFormat::kHtml});
   ASSERT_TRUE(html.ok());
-  EXPECT_NE(html->find("<tr class=\"other-allocation\"><td>1024</td><td>other allocation</td>"
-                       "<td>n</td>"),
-            std::string::npos)
+  EXPECT_NE(
+      html->find("<tr class=\"other-allocation\"><td>1024 (1.0 KiB)</td><td>other allocation</td>"
+                 "<td>n</td>"),
+      std::string::npos)
       << *html;
   EXPECT_NE(html->find("in allocation 0 here, 4 in XLA's"), std::string::npos);
   // The model's side is drawn: no temp allocation in it, said so, and both allocations of
