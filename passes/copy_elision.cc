@@ -660,6 +660,12 @@ void Elider::Commit() {
     lists_.erase(old_dest);
     lists_[buffers_.Find(old_source)] = std::move(pending_list_);
     pending_list_.clear();
+  } else if (value_lists_) {
+    // A copy within one buffer goes with its value (XLA's RemoveCopyValue): left in the list,
+    // the removed copy's value would be a value later checks must order the others around.
+    if (auto it = lists_.find(old_source); it != lists_.end()) {
+      std::erase(it->second, pending_->vc);
+    }
   }
   replaced_[pending_->vc] = source_value_;
   pending_.reset();
