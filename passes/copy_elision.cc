@@ -474,16 +474,18 @@ void Elider::NoteFix(ValueId a, ValueId b, const LiveRangeOrder& ab,
   // value is a donated entry parameter, read by an instruction that is not itself a copy
   // (XLA's default pipelines run without this analysis, and its tests of other cases expect
   // the copies that stay without it). With XLA's region analysis asked for (value_lists_:
-  // xla_region_analysis) also a reader that is itself a copy, of any value that is not
-  // read-only, as its ForceRuntimeOrder orders one (a copy moving a loop state element to
-  // another index, which OrderLoopStatePairs leaves alone); XLA skips that analysis for a copy
-  // of a broadcast.
+  // xla_region_analysis) any reader of a value that is not read-only, as its ForceRuntimeOrder
+  // orders one: a copy moving a loop state element to another index (which
+  // OrderLoopStatePairs leaves alone), or the reader of a loop state element whose parameter
+  // copy XLA removes first, ordered before the root copy of that element
+  // (RegionAnalysisNoCopyOfAddOutputInsideWhileBody). XLA skips that analysis for a copy of a
+  // broadcast.
   const HloValue& old_value = flow_.value(older);
   const bool reader_is_copy = why->use->instruction->opcode() == Opcode::kCopy;
   const bool donated_case =
       !old_value.is_phi && old_value.instruction->opcode() == Opcode::kParameter &&
       old_value.instruction->parent() == module_.entry() && !ReadOnly(older) && !reader_is_copy;
-  const bool copy_reader_case = value_lists_ && reader_is_copy && !ReadOnly(older) &&
+  const bool copy_reader_case = value_lists_ && !ReadOnly(older) &&
                                 (source_ == nullptr || source_->opcode() != Opcode::kBroadcast);
   if (!donated_case && !copy_reader_case) return;
   const HloValue& written = flow_.value(newer);
@@ -660,6 +662,12 @@ void Elider::Commit() {
     lists_.erase(old_dest);
     lists_[buffers_.Find(old_source)] = std::move(pending_list_);
     pending_list_.clear();
+  } else if (value_lists_) {
+    // A copy within one buffer goes with its value (XLA's RemoveCopyValue): left in the list,
+    // the removed copy's value would be a value later checks must order the others around.
+    if (auto it = lists_.find(old_source); it != lists_.end()) {
+      std::erase(it->second, pending_->vc);
+    }
   }
   replaced_[pending_->vc] = source_value_;
   pending_.reset();
@@ -1506,8 +1514,9 @@ CopyElision::CopyElision(CopyElisionOptions options) : options_(options) {
       "region-analysis", &options_.xla_region_analysis,
       "Decide as XLA's copy insertion with region analysis on (use_region_based_live_range_"
       "analysis=-1, as many of XLA's tests run it): a removal must also fit XLA's ordered value "
-      "lists, an unordered reader that is itself a copy may be ordered before the writer with a "
-      "control edge, and a copy kept only because the instruction it copies cannot write over "
+      "lists, an unordered reader of a value that is not read-only may be ordered before the "
+      "writer with a control edge, and a copy kept only because the instruction it copies cannot "
+      "write over "
       "its operand is moved to that operand.");
 }
 

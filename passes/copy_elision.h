@@ -88,9 +88,9 @@ struct CopyElisionOptions {
   //    defining the destination's first value or reading the source's last, with every value
   //    before the splice point ending before every value after it. Where XLA would then ask
   //    its region analysis, this keeps the copy (so this may keep a copy XLA removes).
-  //  - order_unordered_readers also orders a reader that is itself a copy, of any value that is
-  //    not read-only, before the writer (XLA's ForceRuntimeOrder; not for copies of
-  //    broadcasts, which XLA's region analysis skips);
+  //  - order_unordered_readers also orders any reader (a copy or not) of a value that is not
+  //    read-only before the writer (XLA's ForceRuntimeOrder; not for copies of broadcasts,
+  //    which XLA's region analysis skips);
   //  - a copy kept only because the instruction it copies cannot write over an operand of the
   //    merged buffer (a reverse reading the buffer it would write) goes, and the operand is
   //    copied where it is defined instead: XLA's region analysis removes the first, and its
