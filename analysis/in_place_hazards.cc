@@ -181,7 +181,15 @@ InPlaceHazardReport FindInPlaceHazards(const Module& module) {
   InPlaceHazardReport report;
   for (const Computation* c : module.computations()) {
     for (const Instruction* f : c->instructions()) {
-      if (f->opcode() != Opcode::kFusion || f->fused_computation() == nullptr) continue;
+      // A fusion, or an async fusion in its short form (`fusion-start(...), calls=body`). The
+      // long form's fusion sits in the wrapped computation and is met there, so each async
+      // fusion counts once in either form.
+      const bool short_async_fusion =
+          f->opcode() == Opcode::kAsyncStart && f->async_wrapped_opcode() == Opcode::kFusion;
+      if ((f->opcode() != Opcode::kFusion && !short_async_fusion) ||
+          f->fused_computation() == nullptr) {
+        continue;
+      }
       std::vector<InPlacePair> pairs = GetInPlaceInputOutputPairs(*f);
       if (pairs.empty()) continue;
       ++report.in_place_fusions;

@@ -63,3 +63,42 @@ AsyncBinding FindAsyncParameterBinding(const Instruction& start, int64_t n) {
 }
 
 }  // namespace hloscope
+
+namespace hloscope {
+namespace {
+
+// The fusion a long-form async fusion's wrapped computation holds: its root, a fusion whose
+// operands are the computation's parameters in order, with nothing else beside them (XLA's
+// HloComputation::CanExpandIntoSingleInstruction, as its parser builds `fusion-start`).
+const Instruction* WrappedFusion(const Computation& c) {
+  const Instruction* root = c.root();
+  if (root == nullptr || root->opcode() != Opcode::kFusion ||
+      root->fused_computation() == nullptr || root->operand_count() != c.parameter_count()) {
+    return nullptr;
+  }
+  for (int64_t i = 0; i < root->operand_count(); ++i) {
+    const Instruction* operand = root->operand(i);
+    if (operand->opcode() != Opcode::kParameter || operand->parameter_number() != i) return nullptr;
+  }
+  for (const Instruction* in : c.instructions()) {
+    if (in != root && in->opcode() != Opcode::kParameter) return nullptr;
+  }
+  return root;
+}
+
+}  // namespace
+
+const Computation* FusedComputationRunBy(const Instruction& in) {
+  if (in.opcode() == Opcode::kFusion) return in.fused_computation();
+  if (in.opcode() != Opcode::kAsyncStart) return nullptr;
+  if (in.async_wrapped_opcode() == Opcode::kFusion) return in.fused_computation();
+  if (in.async_wrapped_opcode() != Opcode::kOpcodeCount) return nullptr;
+  const Computation* wrapped = in.fused_computation();
+  if (wrapped == nullptr || wrapped->parameter_count() != in.operand_count()) return nullptr;
+  const Instruction* fusion = WrappedFusion(*wrapped);
+  return fusion != nullptr ? fusion->fused_computation() : nullptr;
+}
+
+bool IsAsyncFusionWrapper(const Computation& c) { return WrappedFusion(c) != nullptr; }
+
+}  // namespace hloscope

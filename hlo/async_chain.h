@@ -44,3 +44,21 @@ struct AsyncBinding {
 AsyncBinding FindAsyncParameterBinding(const Instruction& start, int64_t n);
 
 }  // namespace hloscope
+
+namespace hloscope {
+
+// The fused computation that `in` runs on its own operands (operand i as the body's parameter
+// i), or nullptr: a fusion's calls=, and an async fusion's in either form XLA writes it. XLA
+// has one async fusion, an async-start whose wrapped computation is parameters and a fusion of
+// them; its printer may show it as `fusion-start(...), calls=body` (the short form) or as
+// `async-start(...), calls=%async_computation` with the fusion inside (the long form, what
+// current XLA:GPU dumps print, while our proto reader builds the short form). The analyses
+// ask this so that both forms give one answer.
+const Computation* FusedComputationRunBy(const Instruction& in);
+
+// Whether `c` could be the wrapped computation of a long-form async fusion: only parameters
+// and a fusion of them in order. Analyses that step over fusion bodies step over such a
+// computation of an async-start too (its fusion is the start's).
+bool IsAsyncFusionWrapper(const Computation& c);
+
+}  // namespace hloscope

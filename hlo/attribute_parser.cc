@@ -93,6 +93,51 @@ std::string_view CanonicalValueText(std::string_view written, std::string& stora
   return storage;
 }
 
+namespace {
+
+// `{a=1, b="x,y"}` -> `{a=1 b="x,y"}`: XLA's parser takes its metadata's fields with or without
+// commas between them (its hlo_parser_test CommaBetweenSubAttributes) and its printer separates
+// them with a space; stored so, the module prints as XLA prints it, and text -> proto -> text
+// is a fixed point. Commas inside quotes or nested braces are the fields' own.
+std::string_view CanonicalMetadataText(std::string_view text, std::string& storage) {
+  if (text.size() < 2 || text.front() != '{' || text.find(',') == std::string_view::npos) {
+    return text;
+  }
+  std::string out;
+  out.reserve(text.size());
+  int depth = 0;
+  bool quoted = false;
+  bool changed = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) {
+        out += text[++i];
+      } else if (c == '"') {
+        quoted = false;
+      }
+      continue;
+    }
+    if (c == '"') quoted = true;
+    if (c == '{') ++depth;
+    if (c == '}') --depth;
+    if (c == ',' && depth == 1) {
+      while (i + 1 < text.size() && text[i + 1] == ' ') ++i;
+      while (!out.empty() && out.back() == ' ') out.pop_back();
+      out += ' ';
+      changed = true;
+      continue;
+    }
+    out += c;
+  }
+  if (!changed) return text;
+  storage = std::move(out);
+  return storage;
+}
+
+}  // namespace
+
 int64_t FindKnownTripCount(std::string_view config) {
   size_t k = config.find("known_trip_count");
   if (k == std::string_view::npos) return -1;
@@ -511,7 +556,10 @@ bool AttributeParser::ParseAttribute(Instruction* instr) {
   std::string_view written(value_at, static_cast<size_t>(cur_.pos() - value_at));
   // Values written over several lines or with comments are printed in one canonical line.
   std::string storage;
-  std::string_view text = module_.Save(CanonicalValueText(written, storage));
+  std::string_view canonical = CanonicalValueText(written, storage);
+  std::string metadata_storage;
+  if (key == kAttrMetadata) canonical = CanonicalMetadataText(canonical, metadata_storage);
+  std::string_view text = module_.Save(canonical);
   Attribute attr;
   attr.key = key;
   attr.value = text;

@@ -714,7 +714,8 @@ bool IsValidName(std::string_view name) {
 
 class ModuleTextWriter {
  public:
-  explicit ModuleTextWriter(const xla::HloModuleProto& module) : module_(module) {}
+  ModuleTextWriter(const xla::HloModuleProto& module, const xla::HloModuleConfigProto* config)
+      : module_(module), config_(config) {}
 
   absl::StatusOr<std::string> Run() {
     if (absl::Status s = IndexComputations(); !s.ok()) return s;
@@ -882,11 +883,35 @@ class ModuleTextWriter {
       AppendShape(program->result(), out_);
       out_ += '}';
     }
+    if (config_ != nullptr) AppendConfig(*config_);
     if (!module_.frontend_attributes().map().empty()) {
       out_ += ", frontend_attributes=";
       AppendFrontendAttributes(module_.frontend_attributes(), out_);
     }
     out_ += '\n';
+  }
+
+  // The header attributes XLA keeps in the module's config, in the order XLA's printer puts
+  // them: after the entry layout, before the frontend attributes. A field left at its default
+  // (no list, a count of 0) is not printed.
+  void AppendConfig(const xla::HloModuleConfigProto& config) {
+    auto bools = [&](std::string_view key, const google::protobuf::RepeatedField<bool>& list) {
+      if (list.empty()) return;
+      StrAppend(&out_, ", ", key, "={");
+      for (int i = 0; i < list.size(); ++i) {
+        if (i) out_ += ',';
+        out_ += list.Get(i) ? "true" : "false";
+      }
+      out_ += '}';
+    };
+    bools("allow_spmd_sharding_propagation_to_parameters",
+          config.allow_spmd_sharding_propagation_to_parameters());
+    bools("allow_spmd_sharding_propagation_to_output",
+          config.allow_spmd_sharding_propagation_to_output());
+    if (config.replica_count() != 0) StrAppend(&out_, ", replica_count=", config.replica_count());
+    if (config.num_partitions() != 0) {
+      StrAppend(&out_, ", num_partitions=", config.num_partitions());
+    }
   }
 
   void AppendStackFrames() {
@@ -1488,6 +1513,7 @@ class ModuleTextWriter {
   }
 
   const xla::HloModuleProto& module_;
+  const xla::HloModuleConfigProto* config_ = nullptr;  // HloModuleProtoWithConfig's, if any
   const HloComputationProto* entry_ = nullptr;
   absl::flat_hash_map<int64_t, const HloComputationProto*> computation_by_id_;
   absl::flat_hash_map<int64_t, const HloInstructionProto*> instr_by_id_;
@@ -1497,8 +1523,9 @@ class ModuleTextWriter {
 
 }  // namespace
 
-absl::StatusOr<std::string> HloModuleProtoToText(const xla::HloModuleProto& module) {
-  return ModuleTextWriter(module).Run();
+absl::StatusOr<std::string> HloModuleProtoToText(const xla::HloModuleProto& module,
+                                                 const xla::HloModuleConfigProto* config) {
+  return ModuleTextWriter(module, config).Run();
 }
 
 }  // namespace hloscope

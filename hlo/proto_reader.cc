@@ -116,11 +116,17 @@ absl::Status FileError(std::string_view filename, std::string_view message) {
   return absl::InvalidArgumentError(StrCat(filename, ": ", message));
 }
 
+// The module a proto holds, with its config when it came as HloModuleProtoWithConfig; both live
+// in the arena.
+struct DecodedModule {
+  const xla::HloModuleProto* module = nullptr;
+  const xla::HloModuleConfigProto* config = nullptr;
+};
+
 // The decoded module lives in `arena`: tens of thousands of small messages are allocated and
 // freed in one block each way (malloc and free of the pieces were a third of the reading time).
-absl::StatusOr<const xla::HloModuleProto*> DecodeBinary(std::string_view bytes,
-                                                        std::string_view filename,
-                                                        google::protobuf::Arena* arena) {
+absl::StatusOr<DecodedModule> DecodeBinary(std::string_view bytes, std::string_view filename,
+                                           google::protobuf::Arena* arena) {
   if (bytes.size() > static_cast<size_t>(INT_MAX)) {
     return FileError(filename, "binary proto larger than 2 GiB, which protobuf cannot read");
   }
@@ -129,19 +135,27 @@ absl::StatusOr<const xla::HloModuleProto*> DecodeBinary(std::string_view bytes,
   google::protobuf::LogSilencer quiet;
   // An HloProto's field 1 is the module; an HloModuleProto's field 1 is its name. Both decode
   // as either often enough that the module's computations decide.
+  // HloModuleProtoWithConfig (what hlo-opt writes for a header with config attributes) shares
+  // field 1 with HloProto and adds the config as field 2, which XLA's HloProto leaves unused.
+  auto* with_config = google::protobuf::Arena::CreateMessage<xla::HloModuleProtoWithConfig>(arena);
+  if (with_config->ParseFromArray(bytes.data(), size) &&
+      with_config->hlo_module().computations_size() > 0) {
+    return DecodedModule{with_config->mutable_hlo_module(),
+                         with_config->has_config() ? &with_config->config() : nullptr};
+  }
   xla::HloProto* hlo_proto = google::protobuf::Arena::CreateMessage<xla::HloProto>(arena);
   const bool as_hlo_proto = hlo_proto->ParseFromArray(bytes.data(), size);
   if (as_hlo_proto && hlo_proto->hlo_module().computations_size() > 0) {
-    return hlo_proto->mutable_hlo_module();
+    return DecodedModule{hlo_proto->mutable_hlo_module()};
   }
   auto* module = google::protobuf::Arena::CreateMessage<xla::HloModuleProto>(arena);
   const bool as_module = module->ParseFromArray(bytes.data(), size);
-  if (as_module && module->computations_size() > 0) return module;
+  if (as_module && module->computations_size() > 0) return DecodedModule{module};
   // An HloSnapshot holds an HloProto as its field 1.
   auto* snapshot = google::protobuf::Arena::CreateMessage<xla::HloSnapshot>(arena);
   if (snapshot->ParseFromArray(bytes.data(), size) &&
       snapshot->hlo().hlo_module().computations_size() > 0) {
-    return snapshot->mutable_hlo()->mutable_hlo_module();
+    return DecodedModule{snapshot->mutable_hlo()->mutable_hlo_module()};
   }
   if (!as_hlo_proto && !as_module) {
     // Corrupt or truncated: report where, read as whichever message gets further.
@@ -196,9 +210,8 @@ class FirstErrorCollector : public google::protobuf::io::ErrorCollector {
   std::string message_;
 };
 
-absl::StatusOr<const xla::HloModuleProto*> DecodeText(std::string_view bytes,
-                                                      std::string_view filename,
-                                                      google::protobuf::Arena* arena) {
+absl::StatusOr<DecodedModule> DecodeText(std::string_view bytes, std::string_view filename,
+                                         google::protobuf::Arena* arena) {
   if (bytes.size() > static_cast<size_t>(INT_MAX)) {
     return FileError(filename, "text proto larger than 2 GiB, which protobuf cannot read");
   }
@@ -211,11 +224,16 @@ absl::StatusOr<const xla::HloModuleProto*> DecodeText(std::string_view bytes,
   const bool is_hlo_proto = FirstTextProtoField(bytes) == "hlo_module";
   google::protobuf::io::ArrayInputStream input(bytes.data(), static_cast<int>(bytes.size()));
   xla::HloModuleProto* module = nullptr;
+  const xla::HloModuleConfigProto* config = nullptr;
   bool ok;
   if (is_hlo_proto) {
-    auto* hlo_proto = google::protobuf::Arena::CreateMessage<xla::HloProto>(arena);
-    ok = parser.Parse(&input, hlo_proto);
-    module = hlo_proto->mutable_hlo_module();
+    // HloProto or HloModuleProtoWithConfig: the latter's fields are HloProto's module and the
+    // config (HloProto's buffer assignment is skipped as an unknown field either way).
+    auto* with_config =
+        google::protobuf::Arena::CreateMessage<xla::HloModuleProtoWithConfig>(arena);
+    ok = parser.Parse(&input, with_config);
+    module = with_config->mutable_hlo_module();
+    if (with_config->has_config()) config = &with_config->config();
   } else {
     module = google::protobuf::Arena::CreateMessage<xla::HloModuleProto>(arena);
     ok = parser.Parse(&input, module);
@@ -228,7 +246,7 @@ absl::StatusOr<const xla::HloModuleProto*> DecodeText(std::string_view bytes,
     return FileError(filename,
                      "not an HloModuleProto or HloProto: the text proto holds no computations");
   }
-  return module;
+  return DecodedModule{module, config};
 }
 
 }  // namespace
@@ -271,11 +289,11 @@ InputFormat DetectInputFormat(std::string_view path, std::string_view bytes) {
 absl::StatusOr<std::string> ProtoToHloText(std::string_view bytes, InputFormat format,
                                            std::string_view filename) {
   google::protobuf::Arena arena;
-  absl::StatusOr<const xla::HloModuleProto*> module = format == InputFormat::kTextProto
-                                                          ? DecodeText(bytes, filename, &arena)
-                                                          : DecodeBinary(bytes, filename, &arena);
-  if (!module.ok()) return module.status();
-  absl::StatusOr<std::string> text = HloModuleProtoToText(**module);
+  absl::StatusOr<DecodedModule> decoded = format == InputFormat::kTextProto
+                                              ? DecodeText(bytes, filename, &arena)
+                                              : DecodeBinary(bytes, filename, &arena);
+  if (!decoded.ok()) return decoded.status();
+  absl::StatusOr<std::string> text = HloModuleProtoToText(*decoded->module, decoded->config);
   if (!text.ok()) return FileError(filename, StatusText(text.status()));
   return text;
 }

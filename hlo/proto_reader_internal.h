@@ -29,8 +29,10 @@ namespace hloscope {
 
 // The text of `module`. Errors name the computation and instruction whose proto does not make
 // a module: an id that names nothing, a literal that does not fit its shape, a name that is no
-// HLO identifier.
-absl::StatusOr<std::string> HloModuleProtoToText(const xla::HloModuleProto& module);
+// HLO identifier. `config` (HloModuleProtoWithConfig's, or nullptr) adds its attributes to the
+// module header.
+absl::StatusOr<std::string> HloModuleProtoToText(const xla::HloModuleProto& module,
+                                                 const xla::HloModuleConfigProto* config = nullptr);
 
 // Appends the text of `literal`, whose shape is `shape` (the constant's; the literal's own
 // shape, when it has one, gives the order of the stored values). An error says what does not

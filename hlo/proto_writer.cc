@@ -561,12 +561,27 @@ class Writer {
         absl::StatusOr<std::string_view> body = BraceBody(a.value);
         s = body.ok() ? FrontendAttributesToProto(*body, proto->mutable_frontend_attributes())
                       : body.status();
+      } else if (a.key == "replica_count" || a.key == "num_partitions") {
+        // XLA's HloModuleConfig, not HloModuleProto: written beside the module
+        // (HloModuleProtoWithConfig).
+        int64_t n = 0;
+        if (!ParseInteger(StripWhitespace(a.value), &n) || n < 1) {
+          s = absl::InvalidArgumentError(
+              StrCat("expected a positive integer, found '", a.value, "'"));
+        } else if (a.key == "replica_count") {
+          config_.set_replica_count(n);
+        } else {
+          config_.set_num_partitions(n);
+        }
+      } else if (a.key == "allow_spmd_sharding_propagation_to_parameters") {
+        s = BoolListToProto(a.value,
+                            config_.mutable_allow_spmd_sharding_propagation_to_parameters());
+      } else if (a.key == "allow_spmd_sharding_propagation_to_output") {
+        s = BoolListToProto(a.value, config_.mutable_allow_spmd_sharding_propagation_to_output());
       } else {
-        // replica_count, num_partitions, allow_spmd_sharding_propagation_*, ... are XLA's
-        // HloModuleConfig, which HloModuleProto does not carry.
         s = absl::UnimplementedError(
-            "HloModuleProto has no field for it (XLA keeps it in the module's config, not in "
-            "the module)");
+            "neither HloModuleProto nor the config beside it (replica_count, num_partitions, "
+            "allow_spmd_sharding_propagation_to_parameters / _to_output) has a field for it");
       }
       if (!s.ok()) return Annotate(s, StrCat("module header attribute '", a.key, "'"));
     }
@@ -578,6 +593,35 @@ class Writer {
     return absl::OkStatus();
   }
 
+  // `true`, or `{true,false,...}` as XLA's parser takes them.
+  static absl::Status BoolListToProto(std::string_view text,
+                                      google::protobuf::RepeatedField<bool>* out) {
+    text = StripWhitespace(text);
+    if (!text.empty() && text.front() == '{') {
+      absl::StatusOr<std::string_view> body = proto_writer::BraceBody(text);
+      if (!body.ok()) return body.status();
+      if (body->empty()) return absl::OkStatus();
+      std::string_view rest = *body;
+      while (true) {
+        const size_t comma = rest.find(',');
+        absl::StatusOr<bool> b = proto_writer::OneBool(rest.substr(0, comma));
+        if (!b.ok()) return b.status();
+        out->Add(*b);
+        if (comma == std::string_view::npos) return absl::OkStatus();
+        rest = rest.substr(comma + 1);
+      }
+    }
+    absl::StatusOr<bool> b = proto_writer::OneBool(text);
+    if (!b.ok()) return b.status();
+    out->Add(*b);
+    return absl::OkStatus();
+  }
+
+ public:
+  // The config attributes of the header (empty when it has none).
+  const xla_proto::HloModuleConfigProto& config() const { return config_; }
+
+ private:
   void WriteSchedule(const std::vector<const Computation*>& order,
                      xla_proto::HloScheduleProto* out) {
     // XLA schedules every computation but fusion bodies; the sequence is the text order.
@@ -595,6 +639,7 @@ class Writer {
   }
 
   const Module& module_;
+  xla_proto::HloModuleConfigProto config_;
   int64_t next_id_ = 1;
   absl::flat_hash_set<std::string> used_computation_names_;
   // Computations made for sugared async starts of the computation being written, and their
@@ -612,15 +657,31 @@ absl::StatusOr<xla_proto::HloModuleProto> ModuleToProto(const Module& module) {
   return Writer(module).Run();
 }
 
-absl::StatusOr<std::string> WriteModuleProto(const Module& module, ProtoFormat format) {
-  absl::StatusOr<xla_proto::HloModuleProto> proto = ModuleToProto(module);
+absl::StatusOr<xla_proto::HloModuleProtoWithConfig> ModuleToProtoWithConfig(const Module& module) {
+  Writer writer(module);
+  absl::StatusOr<xla_proto::HloModuleProto> proto = writer.Run();
   if (!proto.ok()) return proto.status();
+  xla_proto::HloModuleProtoWithConfig out;
+  *out.mutable_hlo_module() = *std::move(proto);
+  if (writer.config().ByteSizeLong() > 0) *out.mutable_config() = writer.config();
+  return out;
+}
+
+absl::StatusOr<std::string> WriteModuleProto(const Module& module, ProtoFormat format) {
+  absl::StatusOr<xla_proto::HloModuleProtoWithConfig> proto = ModuleToProtoWithConfig(module);
+  if (!proto.ok()) return proto.status();
+  // A module whose header says nothing of its config is written as a bare HloModuleProto, as
+  // before; one with replica_count, num_partitions or allow_spmd_sharding_propagation_* as
+  // XLA's HloModuleProtoWithConfig, the only message of XLA's that holds both.
+  const google::protobuf::Message& message =
+      proto->has_config() ? static_cast<const google::protobuf::Message&>(*proto)
+                          : proto->hlo_module();
   std::string out;
   if (format == ProtoFormat::kBinary) {
-    if (!proto->SerializeToString(&out)) {
+    if (!message.SerializeToString(&out)) {
       return absl::InternalError("HloModuleProto could not be serialized (over 2 GiB?)");
     }
-  } else if (!google::protobuf::TextFormat::PrintToString(*proto, &out)) {
+  } else if (!google::protobuf::TextFormat::PrintToString(message, &out)) {
     return absl::InternalError("HloModuleProto could not be printed as text format");
   }
   return out;

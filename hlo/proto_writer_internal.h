@@ -24,6 +24,9 @@ namespace xla_proto = ::hloscope::xla;
 // are 1, 2, ... in text order and computation ids follow them, so ids are unique in the module;
 // called computations come before their callers, as XLA's loader requires.
 absl::StatusOr<xla_proto::HloModuleProto> ModuleToProto(const Module& module);
+// The same with the config attributes of the module header (replica_count, num_partitions,
+// allow_spmd_sharding_propagation_*) in `config`, set only when the header has any.
+absl::StatusOr<xla_proto::HloModuleProtoWithConfig> ModuleToProtoWithConfig(const Module& module);
 
 }  // namespace hloscope
 

@@ -1,20 +1,16 @@
 #include "analysis/memory/stash_buffers.h"
 
 #include "absl/container/flat_hash_set.h"
+#include "hlo/async_chain.h"
 #include "hlo/computation.h"
 #include "hlo/module.h"
 
 namespace hloscope {
 namespace {
 
-// A fusion, or XLA:GPU's asynchronous one in its short form (`fusion-start(...), calls=body`):
-// the start takes the fusion's operands and runs its fused computation.
-bool RunsFusedComputation(const Instruction& in) {
-  const bool fusion =
-      in.opcode() == Opcode::kFusion ||
-      (in.opcode() == Opcode::kAsyncStart && in.async_wrapped_opcode() == Opcode::kFusion);
-  return fusion && in.fused_computation() != nullptr;
-}
+// A fusion, or XLA:GPU's asynchronous one in either form (hlo/async_chain.h): the start takes
+// the fusion's operands and runs its fused computation.
+bool RunsFusedComputation(const Instruction& in) { return FusedComputationRunBy(in) != nullptr; }
 
 const Instruction* SkipBitcasts(const Instruction* in) {
   while (in->opcode() == Opcode::kBitcast && in->operand_count() == 1) in = in->operand(0);
@@ -63,7 +59,7 @@ Write FindWrite(const Computation& body, int64_t index) {
     fusion = fusion->operand(0);
   }
   if (!RunsFusedComputation(*fusion)) return {};
-  const Instruction* fused_root = fusion->fused_computation()->root();
+  const Instruction* fused_root = FusedComputationRunBy(*fusion)->root();
   if (output >= 0) {
     if (fused_root->opcode() != Opcode::kTuple || output >= fused_root->operand_count()) return {};
     fused_root = fused_root->operand(output);
@@ -100,8 +96,12 @@ absl::flat_hash_set<BufferId> BuffersReadByDynamicSlice(const AliasAnalysis& ali
   absl::flat_hash_set<const Computation*> fused;
   for (const Computation* c : module.computations()) {
     for (const Instruction* in : c->instructions()) {
-      if (RunsFusedComputation(*in)) {
-        fused.insert(in->fused_computation());
+      if (const Computation* f = FusedComputationRunBy(*in); f != nullptr) {
+        fused.insert(f);
+        // A long-form async fusion's wrapped computation: its fusion is the start's.
+        if (in->opcode() == Opcode::kAsyncStart && in->fused_computation() != f) {
+          fused.insert(in->fused_computation());
+        }
       }
     }
   }
@@ -113,8 +113,7 @@ absl::flat_hash_set<BufferId> BuffersReadByDynamicSlice(const AliasAnalysis& ali
     for (const Instruction* in : c->instructions()) {
       if (in->opcode() == Opcode::kDynamicSlice) {
         mark(*in->operand(0));
-      } else if (RunsFusedComputation(*in)) {
-        const Computation* f = in->fused_computation();
+      } else if (const Computation* f = FusedComputationRunBy(*in); f != nullptr) {
         for (int64_t p = 0; p < f->parameter_count() && p < in->operand_count(); ++p) {
           if (FeedsDynamicSlice(f->parameter(p))) mark(*in->operand(p));
         }

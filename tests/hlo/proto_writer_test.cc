@@ -355,6 +355,38 @@ ENTRY main {
   EXPECT_FALSE(p.has_schedule());
 }
 
+// The header attributes XLA keeps in HloModuleConfig go to HloModuleProtoWithConfig's config,
+// and the module beside it is the same as without them.
+TEST(ProtoWriter, ConfigHeaderAttributesGoToTheConfig) {
+  std::unique_ptr<Module> m = Parse(
+      R"(HloModule m, allow_spmd_sharding_propagation_to_parameters={true,false}, allow_spmd_sharding_propagation_to_output=true, replica_count=2, num_partitions=4
+ENTRY main {
+  a = f32[4] parameter(0)
+  ROOT b = f32[4] parameter(1)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  absl::StatusOr<xp::HloModuleProtoWithConfig> p = ModuleToProtoWithConfig(*m);
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_TRUE(p->has_config());
+  const xp::HloModuleConfigProto& c = p->config();
+  EXPECT_EQ(c.replica_count(), 2);
+  EXPECT_EQ(c.num_partitions(), 4);
+  ASSERT_EQ(c.allow_spmd_sharding_propagation_to_parameters_size(), 2);
+  EXPECT_TRUE(c.allow_spmd_sharding_propagation_to_parameters(0));
+  EXPECT_FALSE(c.allow_spmd_sharding_propagation_to_parameters(1));
+  ASSERT_EQ(c.allow_spmd_sharding_propagation_to_output_size(), 1);
+  EXPECT_TRUE(c.allow_spmd_sharding_propagation_to_output(0));
+  EXPECT_EQ(p->hlo_module().name(), "m");
+  // Without config attributes there is no config.
+  std::unique_ptr<Module> plain =
+      Parse("HloModule m\nENTRY main {\n  ROOT a = f32[4] parameter(0)\n}\n");
+  ASSERT_NE(plain, nullptr);
+  absl::StatusOr<xp::HloModuleProtoWithConfig> q = ModuleToProtoWithConfig(*plain);
+  ASSERT_TRUE(q.ok()) << q.status();
+  EXPECT_FALSE(q->has_config());
+}
+
 TEST(ProtoWriter, WhatHasNoFieldIsAnErrorNamingInstructionAndAttribute) {
   EXPECT_EQ(WriteError(R"(HloModule m
 ENTRY main {
@@ -364,13 +396,27 @@ ENTRY main {
 )"),
             "computation 'main', instruction 'n': attribute 'my_attribute': HloInstructionProto "
             "has no field this writer maps 'my_attribute' of negate to");
-  EXPECT_EQ(WriteError(R"(HloModule m, num_partitions=4
+  EXPECT_EQ(WriteError(R"(HloModule m, my_config=4
 ENTRY main {
   ROOT a = f32[4] parameter(0)
 }
 )"),
-            "module header attribute 'num_partitions': HloModuleProto has no field for it (XLA "
-            "keeps it in the module's config, not in the module)");
+            "module header attribute 'my_config': neither HloModuleProto nor the config beside "
+            "it (replica_count, num_partitions, allow_spmd_sharding_propagation_to_parameters / "
+            "_to_output) has a field for it");
+  EXPECT_EQ(WriteError(R"(HloModule m, num_partitions=0
+ENTRY main {
+  ROOT a = f32[4] parameter(0)
+}
+)"),
+            "module header attribute 'num_partitions': expected a positive integer, found '0'");
+  EXPECT_EQ(WriteError(R"(HloModule m, allow_spmd_sharding_propagation_to_output={true,maybe}
+ENTRY main {
+  ROOT a = f32[4] parameter(0)
+}
+)"),
+            "module header attribute 'allow_spmd_sharding_propagation_to_output': expected true "
+            "or false, found 'maybe'");
   EXPECT_EQ(WriteError(R"(HloModule m
 ENTRY main {
   ROOT c = f32[4] constant({...})

@@ -68,7 +68,9 @@ FlagTable HloOptFlagTable(HloOptFlags& flags) {
                      "format). Default: from -o's extension ('.pb' binary, '.pbtxt' or\n"
                      "'.textproto' text format), else HLO text. A proto holds one module:\n"
                      "not with --split-input-file, --stats, --check-in-place or an\n"
-                     "analysis report. An attribute with no HloModuleProto field is an\n"
+                     "analysis report. A header with replica_count, num_partitions or\n"
+                     "allow_spmd_sharding_propagation_* (XLA's module config) makes it\n"
+                     "XLA's HloModuleProtoWithConfig. An attribute with no field is an\n"
                      "error (exit 1) naming the instruction and attribute.",
              .handler = [&flags](std::optional<std::string_view> value) {
                if (!value) return FlagError("option '--output-format' needs a value");
