@@ -93,6 +93,11 @@ absl::Status ParseAllocationLine(LineCursor& c, XlaAllocation* a) {
   while (c.Consume(", ")) {
     if (c.Consume("color ")) {
       if (!c.Integer(&a->color)) return c.Error("expected the color's number");
+    } else if (c.Consume("page ")) {
+      // Current XLA (2026) writes the allocation's page after its size; sizes, kinds and
+      // values are what the comparison reads, so the page is checked and not kept.
+      int64_t page = 0;
+      if (!c.Integer(&page) || page < 0) return c.Error("expected the page's number");
     } else if (c.Consume("parameter ")) {
       parameter = true;
       std::string_view shape;
