@@ -7,9 +7,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <string>
 
 #include "analysis/memory/memory_comparison.h"
@@ -18,23 +16,10 @@
 #include "fmt/format.h"
 #include "gtest/gtest.h"
 #include "hlo/proto_reader.h"
+#include "tests/analysis/memory/xla_dump_checks.h"
 
 namespace hloscope {
 namespace {
-
-std::string ReadAll(const std::filesystem::path& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-void ExpectWithinOnePercent(std::string_view kind, int64_t ours, int64_t xla,
-                            const std::string& file) {
-  const double tolerance = 0.01 * static_cast<double>(xla);
-  EXPECT_LE(std::abs(static_cast<double>(ours) - static_cast<double>(xla)), tolerance)
-      << file << ": " << kind << " ours " << ours << ", XLA's " << xla;
-}
 
 TEST(XlaRealDumps, PerKindTotalsWithinOnePercent) {
   const std::filesystem::path dir = std::filesystem::path(HLOSCOPE_CORPUS_DIR) / "xla_dumps";
@@ -42,26 +27,7 @@ TEST(XlaRealDumps, PerKindTotalsWithinOnePercent) {
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() != ".pb") continue;
     ++files;
-    const std::string file = entry.path().filename().string();
-    const std::string bytes = ReadAll(entry.path());
-    absl::StatusOr<std::unique_ptr<Module>> module =
-        ParseModuleProto(bytes, InputFormat::kBinaryProto, entry.path().string());
-    ASSERT_TRUE(module.ok()) << module.status();
-    absl::StatusOr<XlaBufferAssignment> xla =
-        ReadXlaBufferAssignmentProto(bytes, entry.path().string());
-    ASSERT_TRUE(xla.ok()) << xla.status();
-    absl::StatusOr<XlaModelAssignment> ours = AssignLikeXla(**module, {.alignment = 128});
-    ASSERT_TRUE(ours.ok()) << ours.status();
-    const XlaAllocationTotals x = xla->Totals();
-    const XlaModelTotals& o = ours->totals;
-    ExpectWithinOnePercent("parameter", o.parameter_bytes, x.parameter_bytes, file);
-    ExpectWithinOnePercent("constant", o.constant_bytes, x.constant_bytes, file);
-    ExpectWithinOnePercent("maybe-live-out", o.maybe_live_out_bytes, x.maybe_live_out_bytes, file);
-    ExpectWithinOnePercent("thread-local", o.thread_local_bytes, x.thread_local_bytes, file);
-    ExpectWithinOnePercent("preallocated temp", o.preallocated_temp_bytes,
-                           x.preallocated_temp_bytes, file);
-    ExpectWithinOnePercent("total", o.total_bytes, x.total_bytes, file);
-    EXPECT_EQ(static_cast<int64_t>(ours->allocations.size()), x.allocations) << file;
+    ExpectModelWithinOnePercentOfXla(entry.path(), 128);
   }
   EXPECT_EQ(files, 3);
 }

@@ -1,0 +1,66 @@
+// What the tests of real XLA dumps check alike (memory_xla_dumps_test.cc: the corpus's three
+// dumps; xla_jax_pipeline_dumps_test.cc: the JAX pipeline dumps of testdata/dumps): an
+// after-optimization HloProto holds the module and XLA's own buffer assignment of it, and our
+// model of that assignment must be within 1% of XLA's per kind, with as many allocations.
+#ifndef HLOSCOPE_TESTS_ANALYSIS_MEMORY_XLA_DUMP_CHECKS_H_
+#define HLOSCOPE_TESTS_ANALYSIS_MEMORY_XLA_DUMP_CHECKS_H_
+
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+
+#include "analysis/memory/xla_assignment_model.h"
+#include "analysis/memory/xla_buffer_assignment.h"
+#include "gtest/gtest.h"
+#include "hlo/proto_reader.h"
+
+namespace hloscope {
+
+inline std::string ReadAll(const std::filesystem::path& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+inline void ExpectWithinOnePercent(std::string_view kind, int64_t ours, int64_t xla,
+                                   const std::string& file) {
+  const double tolerance = 0.01 * static_cast<double>(xla);
+  EXPECT_LE(std::abs(static_cast<double>(ours) - static_cast<double>(xla)), tolerance)
+      << file << ": " << kind << " ours " << ours << ", XLA's " << xla;
+}
+
+// The model at `alignment`, or at the alignment XLA's offsets show when there is none.
+inline void ExpectModelWithinOnePercentOfXla(const std::filesystem::path& path,
+                                             std::optional<int64_t> alignment) {
+  const std::string file = path.filename().string();
+  const std::string bytes = ReadAll(path);
+  absl::StatusOr<std::unique_ptr<Module>> module =
+      ParseModuleProto(bytes, InputFormat::kBinaryProto, path.string());
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<XlaBufferAssignment> xla = ReadXlaBufferAssignmentProto(bytes, path.string());
+  ASSERT_TRUE(xla.ok()) << xla.status();
+  absl::StatusOr<XlaModelAssignment> ours =
+      AssignLikeXla(**module, {.alignment = alignment.value_or(XlaAlignmentOf(*xla))});
+  ASSERT_TRUE(ours.ok()) << ours.status();
+  const XlaAllocationTotals x = xla->Totals();
+  const XlaModelTotals& o = ours->totals;
+  ExpectWithinOnePercent("parameter", o.parameter_bytes, x.parameter_bytes, file);
+  ExpectWithinOnePercent("constant", o.constant_bytes, x.constant_bytes, file);
+  ExpectWithinOnePercent("maybe-live-out", o.maybe_live_out_bytes, x.maybe_live_out_bytes, file);
+  ExpectWithinOnePercent("thread-local", o.thread_local_bytes, x.thread_local_bytes, file);
+  ExpectWithinOnePercent("preallocated temp", o.preallocated_temp_bytes, x.preallocated_temp_bytes,
+                         file);
+  ExpectWithinOnePercent("total", o.total_bytes, x.total_bytes, file);
+  EXPECT_EQ(static_cast<int64_t>(ours->allocations.size()), x.allocations) << file;
+}
+
+}  // namespace hloscope
+
+#endif  // HLOSCOPE_TESTS_ANALYSIS_MEMORY_XLA_DUMP_CHECKS_H_
