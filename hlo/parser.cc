@@ -14,6 +14,7 @@
 #include <cstring>
 #include <limits>
 #include <span>
+#include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -152,14 +153,16 @@ class Parser {
   // defines the same name itself.
   absl::flat_hash_set<const Instruction*> generated_;
   // `%t#i` operands (XLA's printer folds get-tuple-element into its users): the instruction
-  // made for each distinct `name#i#j` text of the current computation, so every use of one
-  // element shares one get-tuple-element.
-  absl::flat_hash_map<std::string, Instruction*> tuple_elements_;
+  // made for each distinct (tuple, index) of the current computation, so every use of one
+  // element shares one get-tuple-element. Keyed by the tuple instruction (or the element
+  // taken before, for `t#1#0`); by the name as written while `t` is not yet defined.
+  absl::flat_hash_map<std::pair<const Instruction*, int64_t>, Instruction*> tuple_elements_;
+  absl::flat_hash_map<std::pair<std::string_view, int64_t>, Instruction*> forward_elements_;
   // Those whose tuple is defined after their first use: shaped at the closing brace.
   struct PendingElement {
     Instruction* gte;
-    const char* at;          // the '#'
-    std::string tuple_text;  // the operand as written before that '#', for messages
+    const char* at;               // the '#'
+    std::string_view tuple_text;  // the operand as written before that '#' (input text)
   };
   std::vector<PendingElement> pending_elements_;
   // Every get-tuple-element made for a `#` operand, named once the whole module is known.
@@ -457,6 +460,7 @@ bool Parser::ParseComputationBody(Computation* comp, const char* name_at) {
   std::string_view name = comp->name();
   pending_.clear();
   tuple_elements_.clear();
+  forward_elements_.clear();
   pending_elements_.clear();
   computation_has_forward_refs_ = false;
   const char* root_at = nullptr;
@@ -524,8 +528,10 @@ bool Parser::ParseInlineComputation(std::string_view base_name, Computation** ou
   auto saved_params = std::move(params_);
   params_ = {};
   auto saved_elements = std::move(tuple_elements_);
+  auto saved_forward_elements = std::move(forward_elements_);
   auto saved_pending_elements = std::move(pending_elements_);
   tuple_elements_ = {};
+  forward_elements_ = {};
   pending_elements_ = {};
   bool saved_forward = computation_has_forward_refs_;
   auto saved_controls = attrs_.TakePendingControls();
@@ -536,6 +542,7 @@ bool Parser::ParseInlineComputation(std::string_view base_name, Computation** ou
   pending_ = std::move(saved_pending);
   params_ = std::move(saved_params);
   tuple_elements_ = std::move(saved_elements);
+  forward_elements_ = std::move(saved_forward_elements);
   pending_elements_ = std::move(saved_pending_elements);
   computation_has_forward_refs_ = saved_forward;
   attrs_.RestorePendingControls(std::move(saved_controls));
@@ -764,10 +771,12 @@ Instruction* Parser::ParseTupleElementOperand(Instruction* user, Instruction* ba
     cur_.Error(at, StrCat("instruction '", base_name, "' uses itself as an operand"));
     return nullptr;
   }
-  std::string key(base_name);
   Instruction* element = nullptr;
   while (cur_.Peek() == '#') {
     const char* hash_at = cur_.pos();
+    // What this step selects from, as written: `t`, or `t#1` for the next step of `t#1#0`.
+    const std::string_view tuple_text(base_name.data(),
+                                      static_cast<size_t>(hash_at - base_name.data()));
     cur_.set_pos(hash_at + 1);
     char c = cur_.Peek();
     if (c < '0' || c > '9') {
@@ -777,14 +786,23 @@ Instruction* Parser::ParseTupleElementOperand(Instruction* user, Instruction* ba
     }
     int64_t index;
     if (!cur_.ParseInt(&index, "a tuple element index")) return nullptr;
-    StrAppend(&key, "#", index);
-    auto [slot, inserted] = tuple_elements_.try_emplace(key, nullptr);
-    if (!inserted) {
-      element = slot->second;
+    const Instruction* tuple_key = element != nullptr ? element : base;
+    Instruction** slot = nullptr;
+    if (element == nullptr && !forward_elements_.empty()) {
+      // `t#i` used before `t` was defined shares that element with the uses after it.
+      auto forward = forward_elements_.find({base_name, index});
+      if (forward != forward_elements_.end()) slot = &forward->second;
+    }
+    if (slot == nullptr) {
+      slot = tuple_key == nullptr ? &forward_elements_[{base_name, index}]
+                                  : &tuple_elements_[{tuple_key, index}];
+    }
+    if (*slot != nullptr) {
+      element = *slot;
       continue;
     }
     Instruction* gte = module_->CreateInstruction(Opcode::kGetTupleElement, nullptr, "", comp);
-    slot->second = gte;
+    *slot = gte;
     module_->SetSourceOffset(*gte, static_cast<size_t>(hash_at - text_begin_));
     InstructionBuilder builder(gte);
     builder.set_number(index);
@@ -801,11 +819,10 @@ Instruction* Parser::ParseTupleElementOperand(Instruction* user, Instruction* ba
       builder.AppendOperandPlaceholder();
       computation_has_forward_refs_ = true;
     }
-    std::string_view tuple_text(key.data(), key.rfind('#'));
     if (tuple != nullptr && tuple->shape_ptr() != nullptr) {
       if (!SetTupleElementShape(gte, hash_at, tuple_text)) return nullptr;
     } else {
-      pending_elements_.push_back({gte, hash_at, std::string(tuple_text)});
+      pending_elements_.push_back({gte, hash_at, tuple_text});
     }
     comp->AddInstruction(gte);
     synthesized_elements_.push_back(gte);
