@@ -62,9 +62,6 @@ AsyncBinding FindAsyncParameterBinding(const Instruction& start, int64_t n) {
   return {};
 }
 
-}  // namespace hloscope
-
-namespace hloscope {
 namespace {
 
 // The fusion a long-form async fusion's wrapped computation holds: its root, a fusion whose

@@ -8,10 +8,6 @@
 namespace hloscope {
 namespace {
 
-// A fusion, or XLA:GPU's asynchronous one in either form (hlo/async_chain.h): the start takes
-// the fusion's operands and runs its fused computation.
-bool RunsFusedComputation(const Instruction& in) { return FusedComputationRunBy(in) != nullptr; }
-
 const Instruction* SkipBitcasts(const Instruction* in) {
   while (in->opcode() == Opcode::kBitcast && in->operand_count() == 1) in = in->operand(0);
   return in;
@@ -58,8 +54,10 @@ Write FindWrite(const Computation& body, int64_t index) {
   if (fusion->opcode() == Opcode::kAsyncDone && fusion->operand_count() == 1) {
     fusion = fusion->operand(0);
   }
-  if (!RunsFusedComputation(*fusion)) return {};
-  const Instruction* fused_root = FusedComputationRunBy(*fusion)->root();
+  // A fusion, or XLA:GPU's asynchronous one in either form (hlo/async_chain.h).
+  const Computation* fused = FusedComputationRunBy(*fusion);
+  if (fused == nullptr) return {};
+  const Instruction* fused_root = fused->root();
   if (output >= 0) {
     if (fused_root->opcode() != Opcode::kTuple || output >= fused_root->operand_count()) return {};
     fused_root = fused_root->operand(output);
@@ -196,7 +194,9 @@ std::vector<StashBuffer> FindStashBuffers(const AliasAnalysis& alias,
   // rows that are read: the step reserves them for the backward pass all the same.
   absl::flat_hash_set<const Instruction*> confirmed_writers;
   for (const StashBuffer& s : out) {
-    if (s.read_back && RunsFusedComputation(*s.writer)) confirmed_writers.insert(s.writer);
+    if (s.read_back && FusedComputationRunBy(*s.writer) != nullptr) {
+      confirmed_writers.insert(s.writer);
+    }
   }
   std::erase_if(out, [&](const StashBuffer& s) {
     return !s.read_back && !confirmed_writers.contains(s.writer);
