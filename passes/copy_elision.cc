@@ -1311,6 +1311,17 @@ std::optional<LoopStatePair> FindLoopStatePair(const ElisionRun& run, size_t i) 
   return LoopStatePair{i, j, caller, writer, std::move(readers)};
 }
 
+// Whether a changed copy of the module (a twin: reparsed, then given a candidate change) passes
+// copy-elision's buffer-safety check, run without the orderings that could change it further.
+bool TwinBufferSafe(Module& twin) {
+  CopyElisionOptions check;
+  check.order_loop_readers = false;
+  check.order_unordered_readers = false;
+  CopyElision checker(check);
+  absl::StatusOr<bool> ran = checker.Run(twin);
+  return ran.ok() && checker.report().buffer_safe;
+}
+
 // Whether removing `pair` with its edges leaves a reparsed copy of the module buffer-safe.
 bool LoopStatePairSafe(const ElisionRun& run, const LoopStatePair& pair) {
   const Instruction& param_copy = *run.copies[pair.param_index];
@@ -1323,12 +1334,7 @@ bool LoopStatePairSafe(const ElisionRun& run, const LoopStatePair& pair) {
   if (tp == nullptr || tr == nullptr) return false;
   std::vector<Instruction*> twin_readers(tp->users().begin(), tp->users().end());
   OrderLoopReaders(tp, tr, twin_readers);
-  CopyElisionOptions check;
-  check.order_loop_readers = false;
-  check.order_unordered_readers = false;
-  CopyElision checker(check);
-  absl::StatusOr<bool> ran = checker.Run(**twin);
-  return ran.ok() && checker.report().buffer_safe;
+  return TwinBufferSafe(**twin);
 }
 
 // XLA's region analysis in while bodies (CopyElisionOptions::order_loop_readers): a kept
@@ -1415,12 +1421,7 @@ bool OperandCopySafe(const ElisionRun& run, const OperandCopy& change) {
   Instruction* tr = FindByName(**twin, change.reader->parent()->name(), change.reader->name());
   if (tc == nullptr || tr == nullptr || tc->operand(0) != tr) return false;
   MoveCopyToOperand(**twin, tc, tr, change.operand);
-  CopyElisionOptions check;
-  check.order_loop_readers = false;
-  check.order_unordered_readers = false;
-  CopyElision checker(check);
-  absl::StatusOr<bool> ran = checker.Run(**twin);
-  if (!ran.ok() || !checker.report().buffer_safe) return false;
+  if (!TwinBufferSafe(**twin)) return false;
   absl::StatusOr<std::unique_ptr<AliasAnalysis>> alias = AliasAnalysis::Run(**twin);
   if (!alias.ok()) return false;
   const DataflowAnalysis& flow = (*alias)->dataflow();
