@@ -385,6 +385,40 @@ absl::Status CheckPad(const Instruction& instr, const VerifierOptions& options) 
 
 // reduce(inputs..., inits...): N inputs of the same dimensions and N scalar init values; the
 // result (an array, or a tuple of N arrays) is the input without the reduced dimensions.
+// XLA's reducer rule (ShapeInference's VerifyReducerShape): a reduce of N inputs applies a
+// computation of 2N scalar parameters (N accumulators, then N input elements) that returns one
+// scalar, or a tuple of N. The interpreter applies it element by element on that promise.
+absl::Status CheckReducer(const Instruction& instr, int64_t n) {
+  const Computation* reducer = instr.to_apply();
+  if (reducer == nullptr) return absl::OkStatus();  // the structure check names a missing one
+  if (reducer->parameter_count() != 2 * n) {
+    return InstrError(instr, StrCat("reduce to_apply '", reducer->name(), "' has ",
+                                    Count(reducer->parameter_count(), "parameter", "parameters"),
+                                    ", expected ", 2 * n, " (an accumulator and an element for ",
+                                    Count(n, "input", "inputs"), ")"));
+  }
+  auto scalar = [](const Shape& s) { return s.IsArray() && s.rank() == 0; };
+  for (int64_t i = 0; i < reducer->parameter_count(); ++i) {
+    const Shape& s = reducer->parameter(i)->shape();
+    if (!scalar(s)) {
+      return InstrError(instr, StrCat("reduce to_apply '", reducer->name(), "' parameter ", i,
+                                      " has shape ", ShapeText(s), ", not a scalar"));
+    }
+  }
+  const Shape& root = reducer->root()->shape();
+  bool root_ok = n == 1 && scalar(root);
+  if (root.IsTuple() && static_cast<int64_t>(root.tuple_elements.size()) == n) {
+    root_ok = std::all_of(root.tuple_elements.begin(), root.tuple_elements.end(),
+                          [&](const Shape* e) { return scalar(*e); });
+  }
+  if (!root_ok) {
+    return InstrError(
+        instr, StrCat("reduce to_apply '", reducer->name(), "' returns ", ShapeText(root), ", not ",
+                      n == 1 ? "a scalar" : StrCat("a tuple of ", n, " scalars")));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckReduce(const Instruction& instr, const VerifierOptions& options) {
   const int64_t n = instr.operand_count() / 2;
   if (instr.operand_count() % 2 != 0 || n == 0) {
@@ -446,7 +480,7 @@ absl::Status CheckReduce(const Instruction& instr, const VerifierOptions& option
                                       " left after reducing ", DimsAttr("dimensions", reduced)));
     }
   }
-  return absl::OkStatus();
+  return CheckReducer(instr, n);
 }
 
 // The result shape inferred for a convolution or reduce-window (hlo/shape_inference.h) and

@@ -442,6 +442,8 @@ const RuleTable kRules = [] {
   }
   // async-start's rule compares with its wrapped computation.
   t.callees[static_cast<size_t>(Opcode::kAsyncStart)] = true;
+  // reduce's rule checks its to_apply's signature.
+  t.callees[static_cast<size_t>(Opcode::kReduce)] = true;
   for (const RuleEntry& e : kShapeRules) {
     t.rule[static_cast<size_t>(e.op)] = e.rule;
     t.callees[static_cast<size_t>(e.op)] = e.callees;
