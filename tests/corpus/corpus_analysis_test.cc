@@ -261,6 +261,14 @@ class CorpusChecker {
     }
   }
 
+  // A module the judge does not run: counted under `reason`; with HLOSCOPE_ALL_REFUSALS set
+  // also printed with its file and chunk (`grep ^refused` lists the modules of one reason).
+  void Refuse(const std::string& file, int chunk, const std::string& reason) {
+    ++refusals_[reason];
+    if (std::getenv("HLOSCOPE_ALL_REFUSALS") != nullptr)
+      fmt::print("refused\t{}\t{}\t{}\n", file, chunk, reason);
+  }
+
   // With HLOSCOPE_ALL_REFUSALS set, each module that does not load is printed with the first
   // line of its error (scripts/judge-coverage --load-errors groups them): which of those XLA
   // accepts is docs/interpreter_coverage.md's question.
@@ -363,11 +371,11 @@ class CorpusChecker {
     eval::EvalOptions in_buffers = by_value;
     in_buffers.mode = eval::EvalMode::kBuffer;
     if (absl::Status s = eval::CheckRunnable(**original, by_value); !s.ok()) {
-      ++refusals_[RefusalReason(FirstLineOf(s))];
+      Refuse(file, chunk, RefusalReason(FirstLineOf(s)));
       return;
     }
     if (absl::Status s = eval::CheckRunnable(transformed, in_buffers); !s.ok()) {
-      ++refusals_["after the passes: " + RefusalReason(FirstLineOf(s))];
+      Refuse(file, chunk, "after the passes: " + RefusalReason(FirstLineOf(s)));
       return;
     }
     // One replica; a cross-replica pipeline (a recv that runs before any send, with
@@ -385,7 +393,7 @@ class CorpusChecker {
       }
     }
     if (!expected.ok()) {  // e.g. past the step budget: not judged
-      ++refusals_["run: " + RefusalReason(FirstLineOf(expected.status()))];
+      Refuse(file, chunk, "run: " + RefusalReason(FirstLineOf(expected.status())));
       return;
     }
     std::vector<std::string> overwrites;
