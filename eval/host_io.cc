@@ -19,7 +19,8 @@ int64_t ChannelOf(const Instruction& instr) {
 // A send or recv whose peer is another replica of this module (eval/send_recv_pairs.h); an
 // attribute that does not parse counts as one, so the run reports it rather than guessing.
 bool NamesReplicas(const Instruction& instr) {
-  return RawAttribute(instr, kSendRecvPairsAttribute).has_value();
+  absl::StatusOr<std::optional<std::vector<SourceTargetPair>>> pairs = SendRecvPairs(instr);
+  return !pairs.ok() || pairs->has_value();
 }
 
 // SplitMix64's finalizer: the k-th read's seed spread over all 64 bits.
