@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -122,6 +123,9 @@ bool IsAsyncOrCollective(Opcode op) {
   }
 }
 
+// infeed and outfeed: run only with EvalOptions::host_io == kSeeded (eval/host_io.h).
+bool IsHostIoOpcode(Opcode op) { return op == Opcode::kInfeed || op == Opcode::kOutfeed; }
+
 // Saturates at kInt64Max (a sum that does not fit is more than any --max-bytes).
 int64_t LeafBytes(const Shape& shape) {
   if (shape.IsArray()) return DenseBytes(shape);
@@ -180,7 +184,11 @@ absl::Status CheckSupported(const Module& module, const EvalOptions& options) {
         // custom-call-start: refused by its target, as the custom-call itself would be.
         return UnsupportedCustomCallTarget(*instr);
       }
-      if (!IsSupportedOpcode(instr->opcode()) || !IsRunnableWrapped(*instr)) {
+      if (IsHostIoOpcode(instr->opcode()) && options.host_io != HostIo::kSeeded) {
+        return LiftedByOption(UnsupportedOpcode(*instr), "host_io");
+      }
+      if ((!IsSupportedOpcode(instr->opcode()) && !IsHostIoOpcode(instr->opcode())) ||
+          !IsRunnableWrapped(*instr)) {
         return UnsupportedOpcode(*instr);
       }
       if (instr->opcode() == Opcode::kConstant &&
@@ -247,7 +255,11 @@ namespace {
 
 class Evaluator {
  public:
-  Evaluator(const Module& module, const EvalOptions& options) : module_(module), options_(options) {
+  Evaluator(const Module& module, const EvalOptions& options)
+      : module_(module),
+        options_(options),
+        host_channels_(module),
+        outside_reads_(options.host_io_seed) {
     if (options.rng_seed) rng_engine_.seed(*options.rng_seed);
   }
 
@@ -312,6 +324,7 @@ class Evaluator {
       for (const Instruction* r : overwritten_read_only_) names.push_back(StrCat("%", r->name()));
       std::sort(names.begin(), names.end());
     }
+    if (options_.outside_writes != nullptr) *options_.outside_writes = std::move(outside_writes_);
     return ToLiteral(*out);
   }
 
@@ -663,6 +676,10 @@ class Evaluator {
       }
       case Opcode::kRngGetAndUpdateState:
         return RngGetAndUpdateState(instr);
+      case Opcode::kInfeed:
+        return EvalInfeed(instr);
+      case Opcode::kOutfeed:
+        return EvalOutfeed(instr, ops);
       case Opcode::kRng: {
         absl::StatusOr<Bytes> r = EvalRng(instr, arrays, rng_engine_);
         if (!r.ok()) return r.status();
@@ -794,6 +811,7 @@ class Evaluator {
   }
 
 #include "eval/evaluator_async.inc"
+#include "eval/evaluator_host_io.inc"
 
   const Module& module_;
   EvalOptions options_;
@@ -825,6 +843,11 @@ class Evaluator {
     uint64_t low = 0, high = 0;
   };
   absl::flat_hash_map<const Instruction*, RngState> rng_states_;
+  // Reads from and writes to outside the program (EvalOptions::host_io).
+  HostChannels host_channels_;
+  OutsideReads outside_reads_;
+  std::vector<OutsideWrite> outside_writes_;
+  absl::flat_hash_map<const Instruction*, int64_t> outside_write_counts_;
   int64_t depth_ = 0;  // computations running inside each other now
   int64_t steps_ = 0;  // instructions evaluated so far in this run
 };
@@ -893,12 +916,16 @@ absl::StatusOr<std::vector<Literal>> EvaluateReplicas(
   std::vector<std::optional<absl::StatusOr<Literal>>> outs(static_cast<size_t>(n));
   // Each replica lists its own read-only overwrites (one vector per thread); merged below.
   std::vector<std::vector<std::string>> overwrites(static_cast<size_t>(n));
+  std::vector<std::vector<OutsideWrite>> writes(static_cast<size_t>(n));
   std::vector<std::thread> threads;
   for (int64_t r = 0; r < n; ++r) {
     threads.emplace_back([&, r] {
       EvalOptions mine = options;
       if (options.read_only_overwrites != nullptr)
         mine.read_only_overwrites = &overwrites[static_cast<size_t>(r)];
+      // Each replica reads its own stream (seed + R) and logs its own writes.
+      mine.host_io_seed = options.host_io_seed + static_cast<uint64_t>(r);
+      if (options.outside_writes != nullptr) mine.outside_writes = &writes[static_cast<size_t>(r)];
       Evaluator evaluator(module, mine);
       evaluator.SetReplica(r, n, &rendezvous);
       outs[static_cast<size_t>(r)] = evaluator.Run(arguments[static_cast<size_t>(r)]);
@@ -913,6 +940,12 @@ absl::StatusOr<std::vector<Literal>> EvaluateReplicas(
       names.insert(names.end(), o.begin(), o.end());
     std::sort(names.begin(), names.end());
     names.erase(std::unique(names.begin(), names.end()), names.end());
+  }
+  if (options.outside_writes != nullptr) {
+    options.outside_writes->clear();
+    for (std::vector<OutsideWrite>& w : writes) {
+      std::move(w.begin(), w.end(), std::back_inserter(*options.outside_writes));
+    }
   }
   std::vector<Literal> results;
   // The first replica that failed for its own reason, rather than one that waited on it.

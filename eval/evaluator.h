@@ -29,6 +29,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "analysis/dataflow_options.h"
+#include "eval/host_io.h"
 #include "eval/literal.h"
 #include "hlo/module.h"
 
@@ -62,6 +63,16 @@ struct EvalOptions {
   // of the run, drawn from by every rng in evaluation order. Without one, modules with rng are
   // refused (XLA then seeds from a true random source: the results are not defined).
   std::optional<uint64_t> rng_seed = std::nullopt;
+  // Data from and to outside the program (eval/host_io.h): infeed, outfeed, host send/recv, a
+  // recv with no send on its channel in the module, a send with no recv. kRefuse (as XLA's
+  // evaluator) refuses infeed, outfeed and those recvs; kSeeded gives each read from outside
+  // the next value of a stream seeded with host_io_seed (+ R for replica R of
+  // EvaluateReplicas) and logs each write to outside in *outside_writes, in run order.
+  HostIo host_io = HostIo::kRefuse;
+  uint64_t host_io_seed = 0;
+  // When set, receives the run's writes to outside (kSeeded; cleared first). EvaluateReplicas
+  // gives replica 0's writes, then replica 1's, ...
+  std::vector<OutsideWrite>* outside_writes = nullptr;
 };
 
 // Runs the entry computation on `arguments` (one per entry parameter, shapes compatible with the

@@ -13,7 +13,11 @@
 //      storage shared as the alias analysis says (buffer mode), what the module as given computes
 //      by value, on seeded random arguments, and write into no read-only value (a
 //      cross-replica pipeline, whose recv runs before any send and whose
-//      _xla_send_recv_source_target_pairs name N <= 8 replicas, runs as N replicas),
+//      _xla_send_recv_source_target_pairs name N <= 8 replicas, runs as N replicas); data from
+//      outside the program (infeed, host recv, a recv with no send on its channel) is read
+//      from one seeded stream in both runs (eval/host_io.h, HostIo::kSeeded), and the data
+//      written outside (outfeed, host send, a send with no recv) must be the same too, in
+//      order, bit for bit (JudgeDifference),
 // unless tests/corpus/analysis_exceptions.tsv lists it:
 //   <file relative to the corpus or bulk dir> TAB <chunk> TAB
 //   <stage: analysis|passes|safety|judge>
@@ -42,10 +46,12 @@
 #include <functional>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -175,6 +181,24 @@ const TemplateInstanceTable& TemplateInstances() {
     return new TemplateInstanceTable(*std::move(parsed));
   }();
   return *table;
+}
+
+// What the judge holds against the module by value (`expected`) and the transformed module in
+// buffer mode (`got`): each replica's outputs, then the writes to outside; the first
+// difference, or nullopt when both agree bit for bit.
+std::optional<std::string> JudgeDifference(const std::vector<eval::Literal>& expected,
+                                           const std::vector<eval::OutsideWrite>& expected_writes,
+                                           const std::vector<eval::Literal>& got,
+                                           const std::vector<eval::OutsideWrite>& got_writes,
+                                           int64_t replicas) {
+  if (expected.size() != got.size())
+    return fmt::format("{} replicas' outputs vs {}", expected.size(), got.size());
+  for (size_t r = 0; r < got.size(); ++r) {
+    if (std::optional<std::string> difference = eval::FirstDifference(expected[r], got[r])) {
+      return replicas > 0 ? fmt::format("replica {}: {}", r, *difference) : *difference;
+    }
+  }
+  return eval::FirstOutsideWriteDifference(expected_writes, got_writes, replicas > 0);
 }
 
 class CorpusChecker {
@@ -368,6 +392,12 @@ class CorpusChecker {
     // rng draws from one seeded engine in evaluation order; copy-insertion and copy-elision add
     // and remove copies but keep the other instructions' order, so both runs draw alike.
     by_value.rng_seed = 1;
+    // Reads from outside draw from one seeded stream in read order, which the passes keep as
+    // they keep rng's; the writes to outside are compared below.
+    by_value.host_io = eval::HostIo::kSeeded;
+    by_value.host_io_seed = 1;
+    std::vector<eval::OutsideWrite> expected_writes;
+    by_value.outside_writes = &expected_writes;
     eval::EvalOptions in_buffers = by_value;
     in_buffers.mode = eval::EvalMode::kBuffer;
     if (absl::Status s = eval::CheckRunnable(**original, by_value); !s.ok()) {
@@ -398,15 +428,14 @@ class CorpusChecker {
     }
     std::vector<std::string> overwrites;
     in_buffers.read_only_overwrites = &overwrites;
+    std::vector<eval::OutsideWrite> got_writes;
+    in_buffers.outside_writes = &got_writes;
     absl::StatusOr<std::vector<eval::Literal>> got =
         Outputs(transformed, args, replicas, in_buffers);
     absl::Status verdict;
     std::optional<std::string> difference;
-    for (size_t r = 0; got.ok() && r < got->size() && !difference.has_value(); ++r) {
-      difference = eval::FirstDifference((*expected)[r], (*got)[r]);
-      if (difference.has_value() && replicas > 0)
-        difference = fmt::format("replica {}: {}", r, *difference);
-    }
+    if (got.ok())
+      difference = JudgeDifference(*expected, expected_writes, *got, got_writes, replicas);
     if (!got.ok()) {
       verdict = absl::InternalError("after copy-insertion,copy-elision, buffer mode fails: " +
                                     FirstLineOf(got.status()));
@@ -623,6 +652,65 @@ TEST(CorpusAnalysisSample, BufferRulesAsXla) {
   const Counts counts = check(accepted);
   EXPECT_EQ(counts.unverified, 0);
   EXPECT_EQ(counts.modules, static_cast<int>(accepted.size()));
+}
+
+// The judge's comparison fails a module whose outputs agree but whose outfeed differs: the
+// broken variant outfeeds the infeed's data before adding one instead of after, as a pass that
+// let the outfeed read a buffer overwritten too early would.
+TEST(CorpusAnalysisSample, JudgeFailsADifferentOutfeed) {
+  constexpr const char* kModule = R"(
+HloModule m
+ENTRY e {
+  p = f32[3] parameter(0)
+  tok = token[] after-all()
+  in = (f32[3], token[]) infeed(tok)
+  x = f32[3] get-tuple-element(in), index=0
+  t = token[] get-tuple-element(in), index=1
+  one = f32[] constant(1)
+  ones = f32[3] broadcast(one), dimensions={}
+  y = f32[3] add(x, ones)
+  o = token[] outfeed(OUTFED, t), outfeed_shape=f32[3]{0}
+  ROOT r = f32[3] add(y, p)
+}
+)";
+  auto parse = [&](std::string_view outfed) {
+    std::string text = kModule;
+    text.replace(text.find("OUTFED"), 6, outfed);
+    absl::StatusOr<std::unique_ptr<Module>> m = ParseModule(text, {});
+    EXPECT_TRUE(m.ok()) << StatusText(m.status());
+    return m.ok() ? *std::move(m) : nullptr;
+  };
+  std::unique_ptr<Module> good = parse("y");
+  std::unique_ptr<Module> broken = parse("x");
+  ASSERT_NE(good, nullptr);
+  ASSERT_NE(broken, nullptr);
+  const std::vector<std::vector<eval::Literal>> args = {eval::RandomArguments(*good, 1)};
+  auto run = [&](const Module& m, eval::EvalMode mode, std::vector<eval::OutsideWrite>* writes) {
+    eval::EvalOptions options;
+    options.mode = mode;
+    options.host_io = eval::HostIo::kSeeded;
+    options.host_io_seed = 1;
+    options.outside_writes = writes;
+    absl::StatusOr<eval::Literal> out = eval::Evaluate(m, args[0], options);
+    EXPECT_TRUE(out.ok()) << StatusText(out.status());
+    std::vector<eval::Literal> outs;
+    if (out.ok()) outs.push_back(*std::move(out));
+    return outs;
+  };
+  std::vector<eval::OutsideWrite> expected_writes, same_writes, broken_writes;
+  const std::vector<eval::Literal> expected = run(*good, eval::EvalMode::kValue, &expected_writes);
+  const std::vector<eval::Literal> same = run(*good, eval::EvalMode::kBuffer, &same_writes);
+  const std::vector<eval::Literal> differs = run(*broken, eval::EvalMode::kBuffer, &broken_writes);
+  ASSERT_EQ(expected_writes.size(), 1u);
+  EXPECT_EQ(JudgeDifference(expected, expected_writes, same, same_writes, 0), std::nullopt);
+  // The outputs agree, so only the outfeed tells the broken variant apart.
+  ASSERT_EQ(differs.size(), 1u);
+  EXPECT_EQ(eval::FirstDifference(expected[0], differs[0]), std::nullopt);
+  const std::optional<std::string> difference =
+      JudgeDifference(expected, expected_writes, differs, broken_writes, 0);
+  ASSERT_TRUE(difference.has_value());
+  EXPECT_EQ(difference->rfind("outside write 0 (outfeed %o #0): output {}: element [0]: ", 0), 0u)
+      << *difference;
 }
 
 INSTANTIATE_TEST_SUITE_P(Archives, CorpusAnalysisBulk,

@@ -43,6 +43,7 @@ int UsageError(std::string_view message) {
 std::string CannotRunText(const absl::Status& s) {
   return std::string(StatusText(RespellOption(s, [](std::string_view option) -> std::string {
     return option == "rng_seed"    ? "--rng-seed=N"
+           : option == "host_io"   ? "--host-io=seeded"
            : option == "max_bytes" ? "--max-bytes"
            : option == "max_steps" ? "--max-steps"
                                    : "";
@@ -103,7 +104,18 @@ eval::EvalOptions Options(const RunFlags& flags, eval::EvalMode mode) {
   options.max_bytes = flags.max_bytes;
   options.max_steps = flags.max_steps;
   options.rng_seed = flags.rng_seed;
+  options.host_io = flags.host_io;
+  options.host_io_seed = flags.seed;
   return options;
+}
+
+// --host-io=seeded: the run's writes to outside, after the outputs (eval/host_io.h's form).
+std::string OutsideWritesText(const RunFlags& flags,
+                              const std::vector<eval::OutsideWrite>& writes) {
+  std::string out;
+  for (const eval::OutsideWrite& w : writes)
+    out += eval::FormatOutsideWrite(w, flags.print_all, flags.replicas > 0);
+  return out;
 }
 
 std::string_view ModeName(eval::EvalMode m) {
@@ -122,12 +134,15 @@ int RunReplicas(const RunFlags& flags, const Module& module) {
       return code == kRunBadUsage ? UsageError(StatusText(a.status())) : CannotRun(a.status());
     args.push_back(*std::move(a));
   }
-  absl::StatusOr<std::vector<eval::Literal>> outs =
-      eval::EvaluateReplicas(module, args, Options(flags, flags.mode));
+  std::vector<eval::OutsideWrite> writes;
+  eval::EvalOptions options = Options(flags, flags.mode);
+  options.outside_writes = &writes;
+  absl::StatusOr<std::vector<eval::Literal>> outs = eval::EvaluateReplicas(module, args, options);
   if (!outs.ok()) return CannotRun(outs.status());
   for (size_t r = 0; r < outs->size(); ++r) {
     fmt::print("replica {}:\n{}", r, eval::FormatLiteral((*outs)[r], flags.print_all));
   }
+  fmt::print("{}", OutsideWritesText(flags, writes));
   return kRunOk;
 }
 
@@ -141,9 +156,12 @@ int RunOne(const RunFlags& flags) {
   absl::StatusOr<std::vector<eval::Literal>> args = Arguments(flags, *a->module, &code);
   if (!args.ok())
     return code == kRunBadUsage ? UsageError(StatusText(args.status())) : CannotRun(args.status());
-  absl::StatusOr<eval::Literal> out = eval::Evaluate(*a->module, *args, Options(flags, flags.mode));
+  std::vector<eval::OutsideWrite> writes;
+  eval::EvalOptions options = Options(flags, flags.mode);
+  options.outside_writes = &writes;
+  absl::StatusOr<eval::Literal> out = eval::Evaluate(*a->module, *args, options);
   if (!out.ok()) return CannotRun(out.status());
-  fmt::print("{}", eval::FormatLiteral(*out, flags.print_all));
+  fmt::print("{}{}", eval::FormatLiteral(*out, flags.print_all), OutsideWritesText(flags, writes));
   return kRunOk;
 }
 
@@ -203,18 +221,23 @@ PairResult ComparePair(const RunFlags& flags, const Module& a, const Module& b,
     }
     args.push_back(*std::move(arg));
   }
-  auto run = [&](const Module& m,
-                 eval::EvalMode mode) -> absl::StatusOr<std::vector<eval::Literal>> {
-    if (flags.replicas > 0) return eval::EvaluateReplicas(m, args, Options(flags, mode));
-    absl::StatusOr<eval::Literal> out = eval::Evaluate(m, args[0], Options(flags, mode));
+  // --host-io=seeded: A and B read the same stream; their writes to outside are compared too.
+  std::vector<eval::OutsideWrite> writes_a, writes_b;
+  auto run =
+      [&](const Module& m, eval::EvalMode mode,
+          std::vector<eval::OutsideWrite>* writes) -> absl::StatusOr<std::vector<eval::Literal>> {
+    eval::EvalOptions options = Options(flags, mode);
+    options.outside_writes = writes;
+    if (flags.replicas > 0) return eval::EvaluateReplicas(m, args, options);
+    absl::StatusOr<eval::Literal> out = eval::Evaluate(m, args[0], options);
     if (!out.ok()) return out.status();
     std::vector<eval::Literal> outs;
     outs.push_back(*std::move(out));
     return outs;
   };
-  absl::StatusOr<std::vector<eval::Literal>> out_a = run(a, flags.mode_a);
+  absl::StatusOr<std::vector<eval::Literal>> out_a = run(a, flags.mode_a, &writes_a);
   if (!out_a.ok()) return CannotRunResult(context, out_a.status());
-  absl::StatusOr<std::vector<eval::Literal>> out_b = run(b, flags.mode_b);
+  absl::StatusOr<std::vector<eval::Literal>> out_b = run(b, flags.mode_b, &writes_b);
   if (!out_b.ok()) return CannotRunResult(context, out_b.status());
   int64_t elements = 0;
   for (size_t r = 0; r < out_a->size(); ++r) {
@@ -227,6 +250,13 @@ PairResult ComparePair(const RunFlags& flags, const Module& a, const Module& b,
           ""};
     }
     elements += eval::TotalElementCount((*out_a)[r]);
+  }
+  if (std::optional<std::string> diff =
+          eval::FirstOutsideWriteDifference(writes_a, writes_b, flags.replicas > 0)) {
+    return {kRunDiffer,
+            fmt::format("{}outside writes differ: {} ({}) vs {} ({}): {}\n", context, flags.file,
+                        ModeName(flags.mode_a), flags.file_b, ModeName(flags.mode_b), *diff),
+            ""};
   }
   std::string replicas = flags.replicas > 0 ? fmt::format(" in {} replicas", flags.replicas) : "";
   return {kRunOk, fmt::format("{}outputs match ({} elements{})\n", context, elements, replicas),

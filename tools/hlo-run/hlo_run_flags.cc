@@ -52,7 +52,7 @@ that no pair targets receives zeros; a deadlock is reported naming the waiting i
 constexpr std::string_view kHelpTail = R"(
 EXIT STATUS:
   0  success; with --compare, the outputs are equal
-  1  --compare: the outputs differ
+  1  --compare: the outputs differ (or, with --host-io=seeded, the writes to outside)
   2  bad usage: unknown option, bad value, missing or unreadable file
   3  cannot run: parse or verifier error, unsupported opcode, module too large (past
      --max-bytes, or more memory than this process may use), bad --inputs, more than
@@ -133,6 +133,27 @@ FlagTable RunFlagTable(RunFlags& flags) {
                      uint64_t n = 0;
                      if (!ParseInteger(value, &n)) return BadValue(name, value);
                      flags.rng_seed = n;
+                     return absl::OkStatus();
+                   }));
+  table.Add(Valued("--host-io", "refuse|seeded",
+                   "Data from and to outside the program: infeed, outfeed, send/recv\n"
+                   "with is_host_transfer=true, a recv whose channel has no send in FILE,\n"
+                   "a send whose channel has no recv. 'refuse' (the default, as XLA's\n"
+                   "evaluator) refuses infeed, outfeed and such recvs; 'seeded' gives each\n"
+                   "read the next value of a stream seeded with --seed (+ R for replica R)\n"
+                   "and prints each write after the outputs, in run order, as\n"
+                   "'outfeed %NAME #K: LITERAL' or 'send %NAME #K: LITERAL' (K counts\n"
+                   "that instruction's writes from 0; a tuple's elements follow on\n"
+                   "indented lines). With --compare the writes are compared as well.",
+                   [&flags](std::string_view name, std::string_view value) {
+                     if (value == "refuse") {
+                       flags.host_io = eval::HostIo::kRefuse;
+                     } else if (value == "seeded") {
+                       flags.host_io = eval::HostIo::kSeeded;
+                     } else {
+                       return FlagError(fmt::format(
+                           "bad value '{}' for {} (expected 'refuse' or 'seeded')", value, name));
+                     }
                      return absl::OkStatus();
                    }));
   table.Add(Mode("--mode", "value|buffer", "How to run FILE (default value).", &flags.mode));

@@ -63,7 +63,8 @@ TEST_F(HloRunToolTest, ModulesThatCannotRunExitThree) {
   Result r = Run(state);
   EXPECT_EQ(r.code, 3);
   EXPECT_EQ(r.err,
-            "hlo-run: error: the interpreter does not support opcode 'infeed' (instruction %s)\n");
+            "hlo-run: error: the interpreter does not support opcode 'infeed' (instruction %s) "
+            "(--host-io=seeded)\n");
   EXPECT_EQ(Run(Write("bad.hlo", "HloModule m\nENTRY e {\n  ROOT p = f32[4] bogus()\n}\n")).code,
             3);
   std::string a = Write("a.hlo", kNeededCopy);
