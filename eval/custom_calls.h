@@ -39,8 +39,8 @@ absl::StatusOr<std::vector<Bytes>> EvalCustomCall(const Instruction& instr,
                                                   absl::Span<const Shape* const> results,
                                                   const ScalarPredicate& less);
 
-// custom-calls __cublas$gemm and __cublas$lt$matmul (without an epilogue): alpha * dot(a, b)
-// (+ beta * c) by their gemm_backend_config
+// custom-calls __cublas$gemm and __cublas$lt$matmul: alpha * dot(a, b)
+// (+ beta * c, then a cublasLt epilogue) by their gemm_backend_config, read with proto3 defaults
 // (cublas_gemm.cc).
 absl::StatusOr<std::vector<Bytes>> EvalCublasGemm(const Instruction& instr,
                                                   absl::Span<const ArrayRef> operands,
