@@ -44,6 +44,12 @@ namespace {
 
 enum class Activation { kNone, kRelu, kGelu };
 
+// The FP8 result types GemmConfig::For accepts.
+bool IsFp8(PrimitiveType t) {
+  return t == PrimitiveType::kF8E4M3FN || t == PrimitiveType::kF8E5M2 ||
+         t == PrimitiveType::kF8E4M3FNUZ || t == PrimitiveType::kF8E5M2FNUZ;
+}
+
 // The epilogue's activation on one value, in the accumulator's type.
 template <typename Acc>
 Acc Activate(Activation act, Acc x) {
@@ -133,7 +139,7 @@ Bytes Gemm(const Shape& out, const ArrayRef& a, const ArrayRef& b, const ArrayRe
 }  // namespace
 
 absl::StatusOr<std::vector<Bytes>> EvalCublasGemm(const Instruction& instr,
-                                                  absl::Span<const ArrayRef> operands,
+                                                  absl::Span<const ArrayRef> all_operands,
                                                   absl::Span<const Shape* const> results) {
   auto refuse = [&](std::string_view why) {
     return absl::UnimplementedError(StrCat("the interpreter runs custom-call ",
@@ -160,6 +166,41 @@ absl::StatusOr<std::vector<Bytes>> EvalCublasGemm(const Instruction& instr,
   if (!has_bias && act == Activation::kNone && epilogue != "DEFAULT") {
     return refuse("with the epilogues DEFAULT, BIAS, RELU, BIAS_RELU, GELU and BIAS_GELU");
   }
+  // __cublas$lt$matmul$f8 (ThunkEmitter::EmitCublasLtMatmulThunkF8 in
+  // xla/service/gpu/thunk_emitter.cc): (a, b[, c], a_scale, b_scale[, bias][, d_scale]); the
+  // scales are cuBLASLt's A and B scale pointers, so the product is alpha * a_scale * b_scale *
+  // dot(a, b). Only a result that is not FP8 is run (an FP8 result is scaled by d_scale and may
+  // report its amax), and without damax_output.
+  std::vector<ArrayRef> kept(all_operands.begin(), all_operands.end());
+  double scaled_alpha = alpha;
+  if (instr.custom_call_target() == "__cublas$lt$matmul$f8") {
+    if (all_operands.size() < 4 || all_operands.size() > 7) {
+      return absl::InvalidArgumentError(
+          StrCat("XLA rejects custom-call %", instr.name(), " (", instr.custom_call_target(),
+                 "): EmitCublasLtMatmulThunkF8 takes 4 to 7 operands (a, b[, c], a_scale, "
+                 "b_scale[, bias][, d_scale]), not ",
+                 all_operands.size()));
+    }
+    if (results.empty() || IsFp8(results[0]->element_type)) {
+      return refuse("with a result that is not FP8 (an FP8 result's d_scale is not run)");
+    }
+    if (ConfigWord(config, "damax_output").value_or("false") == "true") {
+      return refuse("without damax_output");
+    }
+    const size_t scale_at = beta != 0 ? 3 : 2;
+    const ArrayRef& a_scale = all_operands[scale_at];
+    const ArrayRef& b_scale = all_operands[scale_at + 1];
+    for (const ArrayRef* scale : {&a_scale, &b_scale}) {
+      if (scale->shape->rank() != 0 || !IsFloatType(scale->shape->element_type)) {
+        return refuse("when a_scale and b_scale are float scalars");
+      }
+    }
+    scaled_alpha = alpha * LoadDouble(a_scale.shape->element_type, a_scale.data) *
+                   LoadDouble(b_scale.shape->element_type, b_scale.data);
+    kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(scale_at),
+               kept.begin() + static_cast<std::ptrdiff_t>(scale_at) + 2);
+  }
+  const absl::Span<const ArrayRef> operands(kept);
   const size_t want_operands = (beta != 0 ? 3 : 2) + (has_bias ? 1 : 0);
   if (operands.size() != want_operands || results.empty() || results.size() > 2) {
     return refuse(
@@ -226,11 +267,14 @@ absl::StatusOr<std::vector<Bytes>> EvalCublasGemm(const Instruction& instr,
   }
   Bytes r;
   if (out.element_type == PrimitiveType::kF64) {
-    r = Gemm<double>(out, operands[0], operands[1], c, lb, lc, rb, rc, alpha, beta, bias, act);
+    r = Gemm<double>(out, operands[0], operands[1], c, lb, lc, rb, rc, scaled_alpha, beta, bias,
+                     act);
   } else if (IsFloatType(out.element_type)) {
-    r = Gemm<float>(out, operands[0], operands[1], c, lb, lc, rb, rc, alpha, beta, bias, act);
+    r = Gemm<float>(out, operands[0], operands[1], c, lb, lc, rb, rc, scaled_alpha, beta, bias,
+                    act);
   } else {
-    r = Gemm<int64_t>(out, operands[0], operands[1], c, lb, lc, rb, rc, alpha, beta, bias, act);
+    r = Gemm<int64_t>(out, operands[0], operands[1], c, lb, lc, rb, rc, scaled_alpha, beta, bias,
+                      act);
   }
   std::vector<Bytes> outs;
   outs.push_back(std::move(r));
