@@ -13,7 +13,9 @@
 // that check, so it is refused with XLA's reason. RunGemm skips a gemm with alpha 0 and beta 0
 // and zeroes its output ("cuBLAS internally has exactly the same optimization for
 // compatibility with NETLIB"), so with alpha 0 a and b are not read: the result is beta * c
-// (zeros without c), before any epilogue.
+// (zeros without c), before any epilogue. The cuBLASLt thunk hands alpha 0 to cublasLtMatmul
+// without that branch; the same rule is used for it (it differs from 0 * dot(a, b) only where
+// a or b holds NaN or Inf).
 //
 // Only a real alpha (alpha_imag 0) is run, and the cublasLt epilogues
 // (GemmBackendConfig.Epilogue) DEFAULT, BIAS, RELU, BIAS_RELU, GELU and BIAS_GELU on float
