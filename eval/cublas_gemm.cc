@@ -267,6 +267,25 @@ absl::StatusOr<std::vector<Bytes>> EvalCublasGemm(const Instruction& instr,
   if ((has_bias || act != Activation::kNone) && !IsFloatType(out.element_type)) {
     return refuse("with an epilogue on a float result");
   }
+  // GemmConfig::For's result types: float ones, complex ones, and s32 from s8 operands.
+  const PrimitiveType ot = out.element_type;
+  if (ot == PrimitiveType::kC64 || ot == PrimitiveType::kC128) {
+    return refuse("with a real result type");
+  }
+  const bool xla_float = IsFp8(ot) || ot == PrimitiveType::kF16 || ot == PrimitiveType::kBF16 ||
+                         ot == PrimitiveType::kF32 || ot == PrimitiveType::kF64;
+  if (!xla_float && ot != PrimitiveType::kS32) {
+    return absl::InvalidArgumentError(
+        StrCat("XLA rejects custom-call %", instr.name(), " (", instr.custom_call_target(),
+               "): Unexpected GEMM datatype: ", PrimitiveTypeName(ot)));
+  }
+  if (ot == PrimitiveType::kS32 &&
+      (as.element_type != PrimitiveType::kS8 || bs.element_type != PrimitiveType::kS8)) {
+    return absl::InvalidArgumentError(
+        StrCat("XLA rejects custom-call %", instr.name(), " (", instr.custom_call_target(),
+               "): For int32 gemm output only int8 input is supported, got input: ",
+               PrimitiveTypeName(as.element_type), ", ", PrimitiveTypeName(bs.element_type)));
+  }
   Bytes r;
   if (out.element_type == PrimitiveType::kF64) {
     r = Gemm<double>(out, operands[0], operands[1], c, lb, lc, rb, rc, scaled_alpha, beta, bias,
