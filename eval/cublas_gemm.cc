@@ -4,7 +4,20 @@
 // alpha and beta in backend_config's gemm_backend_config. The result is the output array, or
 // a tuple of it and a u8/s8 workspace (its contents are cuBLAS's scratch: zeros here).
 //
-// Only what that config states is run: a real alpha (alpha_imag 0) and the cublasLt epilogues
+// The config is read as XLA reads it (xla/service/gpu/matmul_utils.cc, GemmConfig::For, at
+// openxla/xla 2c731115ef3bbd9457cfbc46cd5fba5a35ee74bb): GemmBackendConfig is proto3
+// (backend_configs.proto), so an absent alpha_real, alpha_imag or beta is 0 and an absent list
+// of dot dimensions is empty; a missing backend_config is the all-default message. XLA then
+// checks that the result's rank is the batch dimensions plus both operands' non-contracting
+// dimensions (a RET_CHECK); a config without dot_dimension_numbers contracts nothing and fails
+// that check, so it is refused with XLA's reason. RunGemm skips a gemm with alpha 0 and beta 0
+// and zeroes its output ("cuBLAS internally has exactly the same optimization for
+// compatibility with NETLIB"), so with alpha 0 a and b are not read: the result is beta * c
+// (zeros without c), before any epilogue. The cuBLASLt thunk hands alpha 0 to cublasLtMatmul
+// without that branch; the same rule is used for it (it differs from 0 * dot(a, b) only where
+// a or b holds NaN or Inf).
+//
+// Only a real alpha (alpha_imag 0) is run, and the cublasLt epilogues
 // (GemmBackendConfig.Epilogue) DEFAULT, BIAS, RELU, BIAS_RELU, GELU and BIAS_GELU on float
 // results: result = activation(alpha * dot(a, b) + beta * c + bias), the bias a vector operand
 // after (a, b[, c]) of the result's last dimension, broadcast along the others; GELU is
@@ -32,6 +45,12 @@ namespace hloscope::eval {
 namespace {
 
 enum class Activation { kNone, kRelu, kGelu };
+
+// The FP8 result types GemmConfig::For accepts.
+bool IsFp8(PrimitiveType t) {
+  return t == PrimitiveType::kF8E4M3FN || t == PrimitiveType::kF8E5M2 ||
+         t == PrimitiveType::kF8E4M3FNUZ || t == PrimitiveType::kF8E5M2FNUZ;
+}
 
 // The epilogue's activation on one value, in the accumulator's type.
 template <typename Acc>
@@ -79,23 +98,24 @@ Bytes Gemm(const Shape& out, const ArrayRef& a, const ArrayRef& b, const ArrayRe
     for (int64_t d : af) ai[static_cast<size_t>(d)] = o[p++];
     for (int64_t d : bf) bi[static_cast<size_t>(d)] = o[p++];
     Acc acc{0};
-    ForEachIndex(kdims, [&](const std::vector<int64_t>& k) {
-      for (size_t i = 0; i < k.size(); ++i) {
-        ai[static_cast<size_t>(lc[i])] = k[i];
-        bi[static_cast<size_t>(rc[i])] = k[i];
-      }
-      int64_t ao = 0, bo = 0;
-      for (size_t d = 0; d < ai.size(); ++d) ao += ai[d] * astr[d];
-      for (size_t d = 0; d < bi.size(); ++d) bo += bi[d] * bstr[d];
-      const Acc x = LoadAs<Acc>(as.element_type, a.data + ao * aeb);
-      const Acc y = LoadAs<Acc>(bs.element_type, b.data + bo * beb);
-      if constexpr (std::is_same_v<Acc, int64_t>) {
-        acc = static_cast<int64_t>(static_cast<uint64_t>(acc) +
-                                   static_cast<uint64_t>(x) * static_cast<uint64_t>(y));
-      } else {
-        acc += x * y;
-      }
-    });
+    if (alpha != 0)
+      ForEachIndex(kdims, [&](const std::vector<int64_t>& k) {
+        for (size_t i = 0; i < k.size(); ++i) {
+          ai[static_cast<size_t>(lc[i])] = k[i];
+          bi[static_cast<size_t>(rc[i])] = k[i];
+        }
+        int64_t ao = 0, bo = 0;
+        for (size_t d = 0; d < ai.size(); ++d) ao += ai[d] * astr[d];
+        for (size_t d = 0; d < bi.size(); ++d) bo += bi[d] * bstr[d];
+        const Acc x = LoadAs<Acc>(as.element_type, a.data + ao * aeb);
+        const Acc y = LoadAs<Acc>(bs.element_type, b.data + bo * beb);
+        if constexpr (std::is_same_v<Acc, int64_t>) {
+          acc = static_cast<int64_t>(static_cast<uint64_t>(acc) +
+                                     static_cast<uint64_t>(x) * static_cast<uint64_t>(y));
+        } else {
+          acc += x * y;
+        }
+      });
     uint8_t* dst = result.data() + linear * oeb;
     if constexpr (std::is_same_v<Acc, int64_t>) {
       int64_t v = static_cast<int64_t>(alpha) * acc;
@@ -121,7 +141,7 @@ Bytes Gemm(const Shape& out, const ArrayRef& a, const ArrayRef& b, const ArrayRe
 }  // namespace
 
 absl::StatusOr<std::vector<Bytes>> EvalCublasGemm(const Instruction& instr,
-                                                  absl::Span<const ArrayRef> operands,
+                                                  absl::Span<const ArrayRef> all_operands,
                                                   absl::Span<const Shape* const> results) {
   auto refuse = [&](std::string_view why) {
     return absl::UnimplementedError(StrCat("the interpreter runs custom-call ",
@@ -129,17 +149,17 @@ absl::StatusOr<std::vector<Bytes>> EvalCublasGemm(const Instruction& instr,
                                            " (instruction %", instr.name(), ")"));
   };
   const std::string config = BackendConfigText(instr);
-  const std::optional<double> alpha = ConfigNumber(config, "alpha_real");
+  // proto3 defaults: absent numbers are 0, absent repeated fields are empty.
+  const double alpha = ConfigNumber(config, "alpha_real").value_or(0);
   const double beta = ConfigNumber(config, "beta").value_or(0);
   const double alpha_imag = ConfigNumber(config, "alpha_imag").value_or(0);
   const std::string_view epilogue = ConfigWord(config, "epilogue").value_or("DEFAULT");
-  std::optional<std::vector<int64_t>> lc = ConfigIntList(config, "lhs_contracting_dimensions"),
-                                      rc = ConfigIntList(config, "rhs_contracting_dimensions"),
-                                      lb = ConfigIntList(config, "lhs_batch_dimensions"),
-                                      rb = ConfigIntList(config, "rhs_batch_dimensions");
-  if (!alpha || !lc || !rc || !lb || !rb) {
-    return refuse("with alpha_real and the dot dimension numbers in its gemm_backend_config");
-  }
+  auto dims = [&](std::string_view key) {
+    return ConfigIntList(config, key).value_or(std::vector<int64_t>());
+  };
+  const std::vector<int64_t> lc = dims("lhs_contracting_dimensions"),
+                             rc = dims("rhs_contracting_dimensions"),
+                             lb = dims("lhs_batch_dimensions"), rb = dims("rhs_batch_dimensions");
   if (alpha_imag != 0) return refuse("with a real alpha (alpha_imag 0)");
   const bool has_bias = epilogue == "BIAS" || epilogue == "BIAS_RELU" || epilogue == "BIAS_GELU";
   Activation act = Activation::kNone;
@@ -148,6 +168,41 @@ absl::StatusOr<std::vector<Bytes>> EvalCublasGemm(const Instruction& instr,
   if (!has_bias && act == Activation::kNone && epilogue != "DEFAULT") {
     return refuse("with the epilogues DEFAULT, BIAS, RELU, BIAS_RELU, GELU and BIAS_GELU");
   }
+  // __cublas$lt$matmul$f8 (ThunkEmitter::EmitCublasLtMatmulThunkF8 in
+  // xla/service/gpu/thunk_emitter.cc): (a, b[, c], a_scale, b_scale[, bias][, d_scale]); the
+  // scales are cuBLASLt's A and B scale pointers, so the product is alpha * a_scale * b_scale *
+  // dot(a, b). Only a result that is not FP8 is run (an FP8 result is scaled by d_scale and may
+  // report its amax), and without damax_output.
+  std::vector<ArrayRef> kept(all_operands.begin(), all_operands.end());
+  double scaled_alpha = alpha;
+  if (instr.custom_call_target() == "__cublas$lt$matmul$f8") {
+    if (all_operands.size() < 4 || all_operands.size() > 7) {
+      return absl::InvalidArgumentError(
+          StrCat("XLA rejects custom-call %", instr.name(), " (", instr.custom_call_target(),
+                 "): EmitCublasLtMatmulThunkF8 takes 4 to 7 operands (a, b[, c], a_scale, "
+                 "b_scale[, bias][, d_scale]), not ",
+                 all_operands.size()));
+    }
+    if (results.empty() || IsFp8(results[0]->element_type)) {
+      return refuse("with a result that is not FP8 (an FP8 result's d_scale is not run)");
+    }
+    if (ConfigWord(config, "damax_output").value_or("false") == "true") {
+      return refuse("without damax_output");
+    }
+    const size_t scale_at = beta != 0 ? 3 : 2;
+    const ArrayRef& a_scale = all_operands[scale_at];
+    const ArrayRef& b_scale = all_operands[scale_at + 1];
+    for (const ArrayRef* scale : {&a_scale, &b_scale}) {
+      if (scale->shape->rank() != 0 || !IsFloatType(scale->shape->element_type)) {
+        return refuse("when a_scale and b_scale are float scalars");
+      }
+    }
+    scaled_alpha = alpha * LoadDouble(a_scale.shape->element_type, a_scale.data) *
+                   LoadDouble(b_scale.shape->element_type, b_scale.data);
+    kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(scale_at),
+               kept.begin() + static_cast<std::ptrdiff_t>(scale_at) + 2);
+  }
+  const absl::Span<const ArrayRef> operands(kept);
   const size_t want_operands = (beta != 0 ? 3 : 2) + (has_bias ? 1 : 0);
   if (operands.size() != want_operands || results.empty() || results.size() > 2) {
     return refuse(
@@ -160,22 +215,37 @@ absl::StatusOr<std::vector<Bytes>> EvalCublasGemm(const Instruction& instr,
   auto valid = [](const std::vector<int64_t>& v, const Shape& s) {
     return std::all_of(v.begin(), v.end(), [&](int64_t d) { return d >= 0 && d < s.rank(); });
   };
-  bool ok = lb->size() == rb->size() && lc->size() == rc->size() && valid(*lb, as) &&
-            valid(*lc, as) && valid(*rb, bs) && valid(*rc, bs);
-  for (size_t i = 0; ok && i < lb->size(); ++i)
-    ok = as.dims[static_cast<size_t>((*lb)[i])] == bs.dims[static_cast<size_t>((*rb)[i])];
-  for (size_t i = 0; ok && i < lc->size(); ++i)
-    ok = as.dims[static_cast<size_t>((*lc)[i])] == bs.dims[static_cast<size_t>((*rc)[i])];
+  const bool dims_valid = valid(lb, as) && valid(lc, as) && valid(rb, bs) && valid(rc, bs);
+  if (dims_valid) {
+    // XLA's TF_RET_CHECK in GemmConfig::For: output rank == batch + lhs rows + rhs columns.
+    const int64_t xla_rank = static_cast<int64_t>(std::max(lb.size(), rb.size())) +
+                             (as.rank() - static_cast<int64_t>(lb.size() + lc.size())) +
+                             (bs.rank() - static_cast<int64_t>(rb.size() + rc.size()));
+    if (out.rank() != xla_rank) {
+      return absl::InvalidArgumentError(StrCat(
+          "XLA rejects custom-call %", instr.name(), " (", instr.custom_call_target(),
+          "): GemmConfig::For checks that the result's rank is the batch dimensions plus both "
+          "operands' non-contracting dimensions, and its gemm_backend_config's dot dimension "
+          "numbers",
+          lc.empty() && rc.empty() ? " (none: an absent config contracts nothing)" : "",
+          " give rank ", xla_rank, " for the result ", out.ToString(false)));
+    }
+  }
+  bool ok = lb.size() == rb.size() && lc.size() == rc.size() && dims_valid;
+  for (size_t i = 0; ok && i < lb.size(); ++i)
+    ok = as.dims[static_cast<size_t>(lb[i])] == bs.dims[static_cast<size_t>(rb[i])];
+  for (size_t i = 0; ok && i < lc.size(); ++i)
+    ok = as.dims[static_cast<size_t>(lc[i])] == bs.dims[static_cast<size_t>(rc[i])];
   // The result: batch dims, then a's free dims, then b's free dims.
   std::vector<int64_t> want;
-  for (int64_t d : *lb) want.push_back(ok ? as.dims[static_cast<size_t>(d)] : 0);
+  for (int64_t d : lb) want.push_back(ok ? as.dims[static_cast<size_t>(d)] : 0);
   for (int64_t d = 0; ok && d < as.rank(); ++d)
-    if (std::find(lb->begin(), lb->end(), d) == lb->end() &&
-        std::find(lc->begin(), lc->end(), d) == lc->end())
+    if (std::find(lb.begin(), lb.end(), d) == lb.end() &&
+        std::find(lc.begin(), lc.end(), d) == lc.end())
       want.push_back(as.dims[static_cast<size_t>(d)]);
   for (int64_t d = 0; ok && d < bs.rank(); ++d)
-    if (std::find(rb->begin(), rb->end(), d) == rb->end() &&
-        std::find(rc->begin(), rc->end(), d) == rc->end())
+    if (std::find(rb.begin(), rb.end(), d) == rb.end() &&
+        std::find(rc.begin(), rc.end(), d) == rc.end())
       want.push_back(bs.dims[static_cast<size_t>(d)]);
   ok = ok && std::vector<int64_t>(out.dims.begin(), out.dims.end()) == want;
   if (ok && beta != 0) {
@@ -197,13 +267,34 @@ absl::StatusOr<std::vector<Bytes>> EvalCublasGemm(const Instruction& instr,
   if ((has_bias || act != Activation::kNone) && !IsFloatType(out.element_type)) {
     return refuse("with an epilogue on a float result");
   }
+  // GemmConfig::For's result types: float ones, complex ones, and s32 from s8 operands.
+  const PrimitiveType ot = out.element_type;
+  if (ot == PrimitiveType::kC64 || ot == PrimitiveType::kC128) {
+    return refuse("with a real result type");
+  }
+  const bool xla_float = IsFp8(ot) || ot == PrimitiveType::kF16 || ot == PrimitiveType::kBF16 ||
+                         ot == PrimitiveType::kF32 || ot == PrimitiveType::kF64;
+  if (!xla_float && ot != PrimitiveType::kS32) {
+    return absl::InvalidArgumentError(
+        StrCat("XLA rejects custom-call %", instr.name(), " (", instr.custom_call_target(),
+               "): Unexpected GEMM datatype: ", PrimitiveTypeName(ot)));
+  }
+  if (ot == PrimitiveType::kS32 &&
+      (as.element_type != PrimitiveType::kS8 || bs.element_type != PrimitiveType::kS8)) {
+    return absl::InvalidArgumentError(
+        StrCat("XLA rejects custom-call %", instr.name(), " (", instr.custom_call_target(),
+               "): For int32 gemm output only int8 input is supported, got input: ",
+               PrimitiveTypeName(as.element_type), ", ", PrimitiveTypeName(bs.element_type)));
+  }
   Bytes r;
   if (out.element_type == PrimitiveType::kF64) {
-    r = Gemm<double>(out, operands[0], operands[1], c, *lb, *lc, *rb, *rc, *alpha, beta, bias, act);
+    r = Gemm<double>(out, operands[0], operands[1], c, lb, lc, rb, rc, scaled_alpha, beta, bias,
+                     act);
   } else if (IsFloatType(out.element_type)) {
-    r = Gemm<float>(out, operands[0], operands[1], c, *lb, *lc, *rb, *rc, *alpha, beta, bias, act);
+    r = Gemm<float>(out, operands[0], operands[1], c, lb, lc, rb, rc, scaled_alpha, beta, bias,
+                    act);
   } else {
-    r = Gemm<int64_t>(out, operands[0], operands[1], c, *lb, *lc, *rb, *rc, *alpha, beta, bias,
+    r = Gemm<int64_t>(out, operands[0], operands[1], c, lb, lc, rb, rc, scaled_alpha, beta, bias,
                       act);
   }
   std::vector<Bytes> outs;

@@ -180,8 +180,11 @@ absl::StatusOr<std::vector<Bytes>> EvalCudnnConvolution(const Instruction& instr
   absl::StatusOr<Shape> inferred = InferConvolutionShape(xs, ws, *attrs);
   if (!inferred.ok()) return Refuse(instr, StatusText(inferred.status()));
   if (inferred->dims != ys.dims) {
+    // XLA runs it no better: GetGpuConvConfig (gpu_conv_runner.cc) gives cuDNN the shapes as
+    // written, and cuDNN computes only the output size the window gives.
     return Refuse(instr, StrCat("its window and dim_labels give ", inferred->ToString(false),
-                                " for the convolution's output, not ", ys.ToString(false)));
+                                " for the convolution's output, not ", ys.ToString(false),
+                                " (XLA's conv runner passes these shapes to cuDNN as written)"));
   }
   std::vector<Bytes> outs;
   if (kind == ConvKind::kBackwardInput || kind == ConvKind::kBackwardFilter) {

@@ -110,8 +110,8 @@ bool IsKnownCustomCallTarget(std::string_view target) {
              std::end(kIdentityTargets) ||
          target == "SPMDFullToShardShape" || target == "SPMDShardToFullShape" ||
          target == "AllocateBuffer" || target == "TopK" || target == "__cublas$gemm" ||
-         target == "__cublas$lt$matmul" || target == "__op$block_scaled_dot" ||
-         IsCudnnConvolutionTarget(target);
+         target == "__cublas$lt$matmul" || target == "__cublas$lt$matmul$f8" ||
+         target == "__op$block_scaled_dot" || IsCudnnConvolutionTarget(target);
 }
 
 absl::StatusOr<std::vector<Bytes>> EvalCustomCall(const Instruction& instr,
@@ -125,7 +125,8 @@ absl::StatusOr<std::vector<Bytes>> EvalCustomCall(const Instruction& instr,
   for (const Shape* r : results) {
     if (!r->IsArray()) return Refuse(instr, "needs array results");
   }
-  if (target == "__cublas$gemm" || target == "__cublas$lt$matmul") {
+  if (target == "__cublas$gemm" || target == "__cublas$lt$matmul" ||
+      target == "__cublas$lt$matmul$f8") {
     return EvalCublasGemm(instr, operands, results);
   }
   if (IsCudnnConvolutionTarget(target)) return EvalCudnnConvolution(instr, operands, results);

@@ -14,7 +14,8 @@
 //   TopK                                   (values, s32 indices) of the k greatest along the last
 //                                          dimension, ordered by the comparator; ties keep the
 //                                          lower index first
-//   __cublas$gemm, __cublas$lt$matmul      cublas_gemm.cc
+//   __cublas$gemm, __cublas$lt$matmul,     cublas_gemm.cc
+//   __cublas$lt$matmul$f8
 //   __cudnn$conv*                          cudnn_conv.cc
 #pragma once
 
@@ -39,8 +40,8 @@ absl::StatusOr<std::vector<Bytes>> EvalCustomCall(const Instruction& instr,
                                                   absl::Span<const Shape* const> results,
                                                   const ScalarPredicate& less);
 
-// custom-calls __cublas$gemm and __cublas$lt$matmul (without an epilogue): alpha * dot(a, b)
-// (+ beta * c) by their gemm_backend_config
+// custom-calls __cublas$gemm, __cublas$lt$matmul and __cublas$lt$matmul$f8: alpha * dot(a, b)
+// (+ beta * c, then a cublasLt epilogue) by their gemm_backend_config, read with proto3 defaults
 // (cublas_gemm.cc).
 absl::StatusOr<std::vector<Bytes>> EvalCublasGemm(const Instruction& instr,
                                                   absl::Span<const ArrayRef> operands,

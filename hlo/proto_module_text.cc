@@ -413,8 +413,11 @@ void AppendWindow(const xla::Window& w, std::string& out) {
     return false;
   };
   out += '{';
-  out += "size=";
-  out += dims([](const xla::WindowDimension& d, std::string& s) { StrAppend(&s, d.size()); });
+  // As XLA's window_util::ToString: a window of no dimensions is `{}`, not `{size=}`.
+  if (w.dimensions_size() > 0) {
+    out += "size=";
+    out += dims([](const xla::WindowDimension& d, std::string& s) { StrAppend(&s, d.size()); });
+  }
   if (any([](const xla::WindowDimension& d) { return d.stride() != 1; })) {
     out += " stride=";
     out += dims([](const xla::WindowDimension& d, std::string& s) { StrAppend(&s, d.stride()); });
@@ -1215,8 +1218,12 @@ class ModuleTextWriter {
         }
       }
     } else if (op == "convolution") {
-      out += ", window=";
-      AppendWindow(instr.window(), out);
+      // XLA's printer leaves out a window of no dimensions on these opcodes (a custom-call
+      // that has a window prints it, `{}` included).
+      if (instr.window().dimensions_size() > 0) {
+        out += ", window=";
+        AppendWindow(instr.window(), out);
+      }
       StrAppend(&out, ", dim_labels=", DimLabels(instr.convolution_dimension_numbers()));
       if (instr.feature_group_count() > 1) {
         StrAppend(&out, ", feature_group_count=", instr.feature_group_count());
@@ -1226,8 +1233,10 @@ class ModuleTextWriter {
       }
       AppendPrecisionConfig(instr.precision_config(), out);
     } else if (op == "reduce-window" || op == "select-and-scatter") {
-      out += ", window=";
-      AppendWindow(instr.window(), out);
+      if (instr.window().dimensions_size() > 0) {
+        out += ", window=";
+        AppendWindow(instr.window(), out);
+      }
     } else if (op == "gather") {
       const auto& g = instr.gather_dimension_numbers();
       out += ", offset_dims=";

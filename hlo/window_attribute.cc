@@ -1,5 +1,7 @@
 #include "hlo/window_attribute.h"
 
+#include <algorithm>
+#include <iterator>
 #include <optional>
 
 #include "absl/status/status.h"
@@ -108,6 +110,12 @@ absl::StatusOr<std::vector<WindowDim>> ParseWindow(std::string_view text) {
   }
 
   const std::optional<std::vector<int64_t>>& size = ints[0];
+  // XLA's parser (HloParserImpl::ParseWindow, openxla/xla 2c731115) reads `{}` as a window of no
+  // dimensions: a convolution without spatial dimensions, such as a 0-D cuDNN convolution.
+  const bool any_given =
+      pad || reversal ||
+      std::any_of(std::begin(ints), std::end(ints), [](const auto& v) { return v.has_value(); });
+  if (!any_given) return std::vector<WindowDim>();
   if (!size) return WindowError("has no 'size='");
   auto check_count = [&](std::string_view key, size_t count) -> absl::Status {
     if (count == size->size()) return absl::OkStatus();

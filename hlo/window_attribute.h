@@ -28,7 +28,7 @@ struct WindowDim {
 };
 
 // `text` is the attribute value as written, braces included. An error names the offending
-// sub-attribute; an empty window `{}` is an error (XLA requires `size=`).
+// sub-attribute; `{}` is a window of no dimensions, as in XLA's parser.
 absl::StatusOr<std::vector<WindowDim>> ParseWindow(std::string_view text);
 
 // Number of window positions along a dimension of `base` elements (XLA's windowed output

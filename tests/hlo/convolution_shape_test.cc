@@ -305,6 +305,16 @@ TEST(WindowAttribute, ParsesEveryField) {
   EXPECT_FALSE((*one)[0].reversal);
 }
 
+// XLA's parser reads `window={}` as no dimensions (a 0-D convolution); a window that gives
+// other sub-attributes but no size= is still malformed (see MalformedWindows).
+TEST(WindowAttribute, EmptyBracesAreNoDimensions) {
+  for (const char* text : {"{}", "{ }", " {\n} "}) {
+    absl::StatusOr<std::vector<WindowDim>> w = ParseWindow(text);
+    ASSERT_TRUE(w.ok()) << text << ": " << StatusText(w.status());
+    EXPECT_TRUE(w->empty()) << text;
+  }
+}
+
 TEST(WindowAttribute, MalformedWindows) {
   struct Case {
     const char* text;
@@ -322,7 +332,6 @@ TEST(WindowAttribute, MalformedWindows) {
       {"{size=3x3 pad=1x1}", "window 'pad=1x1' is not a list of low_high paddings like 1_1x0_0"},
       {"{size=3 pad=1_1_0}", "window 'pad=1_1_0' is not a list of low_high paddings like 1_1x0_0"},
       {"{stride=2x2}", "window has no 'size='"},
-      {"{}", "window has no 'size='"},
       {"{size=3x3 stride=2}", "window 'stride=' has 1 value but 'size=' has 2"},
       {"{size=3 pad=0_0x1_1}", "window 'pad=' has 2 values but 'size=' has 1"},
       {"{size=3 rhs_reversal=0x1}", "window 'rhs_reversal=' has 2 values but 'size=' has 1"},
