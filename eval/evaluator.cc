@@ -20,6 +20,7 @@
 #include "eval/collectives.h"
 #include "eval/custom_calls.h"
 #include "eval/element_io.h"
+#include "eval/elided_constants.h"
 #include "eval/inplace_permute.h"
 #include "eval/kernels.h"
 #include "eval/layout_util.h"
@@ -183,12 +184,7 @@ absl::Status CheckSupported(const Module& module, const EvalOptions& options) {
       if (!IsSupportedOpcode(instr->opcode()) || !IsRunnableWrapped(*instr)) {
         return UnsupportedOpcode(*instr);
       }
-      if (instr->opcode() == Opcode::kConstant &&
-          instr->literal().find("...") != std::string_view::npos) {
-        return absl::UnimplementedError(
-            StrCat("the interpreter cannot run constant %", instr->name(),
-                   ": its contents were elided ({...}) when the module was dumped"));
-      }
+      if (absl::Status s = CheckElidedConstant(*instr, options); !s.ok()) return s;
       if (instr->opcode() == Opcode::kCustomCall &&
           !IsKnownCustomCallTarget(instr->custom_call_target())) {
         return UnsupportedCustomCallTarget(*instr);
@@ -558,7 +554,7 @@ class Evaluator {
       case Opcode::kConstant: {
         auto [it, inserted] = constants_.try_emplace(&instr);
         if (inserted) {
-          absl::StatusOr<Literal> lit = ParseLiteral(instr.literal(), instr.shape());
+          absl::StatusOr<Literal> lit = ConstantValue(instr, options_);
           if (!lit.ok()) {
             constants_.erase(&instr);
             return absl::InvalidArgumentError(

@@ -42,10 +42,11 @@ int UsageError(std::string_view message) {
 // EvalOptions field (support/option_error.h), the flags that set it are hlo-run's.
 std::string CannotRunText(const absl::Status& s) {
   return std::string(StatusText(RespellOption(s, [](std::string_view option) -> std::string {
-    return option == "rng_seed"    ? "--rng-seed=N"
-           : option == "max_bytes" ? "--max-bytes"
-           : option == "max_steps" ? "--max-steps"
-                                   : "";
+    return option == "rng_seed"           ? "--rng-seed=N"
+           : option == "max_bytes"        ? "--max-bytes"
+           : option == "max_steps"        ? "--max-steps"
+           : option == "elided_constants" ? "--elided-constants=seeded"
+                                          : "";
   })));
 }
 
@@ -103,6 +104,8 @@ eval::EvalOptions Options(const RunFlags& flags, eval::EvalMode mode) {
   options.max_bytes = flags.max_bytes;
   options.max_steps = flags.max_steps;
   options.rng_seed = flags.rng_seed;
+  options.elided_constants = flags.elided_constants;
+  options.elided_constants_seed = flags.seed;
   return options;
 }
 

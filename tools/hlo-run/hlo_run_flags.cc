@@ -135,6 +135,23 @@ FlagTable RunFlagTable(RunFlags& flags) {
                      flags.rng_seed = n;
                      return absl::OkStatus();
                    }));
+  table.Add(Valued("--elided-constants", "refuse|seeded",
+                   "Constants whose contents were elided when the module was dumped\n"
+                   "(constant({...}), XLA's dumps without --xla_dump_large_constants=true):\n"
+                   "'refuse' (default) refuses the module, their values being unknown (XLA's\n"
+                   "parser fills them from a counter that depends on what it parsed\n"
+                   "before); 'seeded' gives each the values of a random argument, seeded\n"
+                   "by --seed and the constant's name. An elided integer constant that\n"
+                   "bounds a loop or indexes an array gets such a value too (in [-8,8)).",
+                   [&flags](std::string_view name, std::string_view value) {
+                     if (value != "refuse" && value != "seeded") {
+                       return FlagError(fmt::format(
+                           "bad value '{}' for {} (expected 'refuse' or 'seeded')", value, name));
+                     }
+                     flags.elided_constants = value == "seeded" ? eval::ElidedConstants::kSeeded
+                                                                : eval::ElidedConstants::kRefuse;
+                     return absl::OkStatus();
+                   }));
   table.Add(Mode("--mode", "value|buffer", "How to run FILE (default value).", &flags.mode));
   Flag mode_a =
       Mode("--mode-a", "M", "With --compare: the modes of A and B (defaults value and buffer).",

@@ -1,5 +1,5 @@
-// Command line of hlo-run (tools/hlo-run/hlo_run.cc): the flags (one table, tools/common/flag_table.h), their
-// checks and the help text.
+// Command line of hlo-run (tools/hlo-run/hlo_run.cc): the flags (one table,
+// tools/common/flag_table.h), their checks and the help text.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +24,8 @@ struct RunFlags {
   int jobs = 0;                   // pairs compared at once; 0: one per core
   uint64_t seed = 0;
   std::optional<uint64_t> rng_seed = std::nullopt;  // --rng-seed=N: the seed of rng's engine
+  // --elided-constants=refuse|seeded: what constants dumped as {...} hold.
+  eval::ElidedConstants elided_constants = eval::ElidedConstants::kRefuse;
   eval::EvalMode mode = eval::EvalMode::kValue;
   eval::EvalMode mode_a = eval::EvalMode::kValue;
   eval::EvalMode mode_b = eval::EvalMode::kBuffer;

@@ -194,6 +194,7 @@ const std::map<std::string, std::string, std::less<>> kSamples = {
     {"--inputs", "args.txt"},
     {"--max-bytes", "1000"},
     {"--max-steps", "1000"},
+    {"--elided-constants", "seeded"},
     // hlo-gen
     {"--layout", "mpmd"},
     {"--stage", "1"},
