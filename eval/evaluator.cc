@@ -16,6 +16,7 @@
 #include "analysis/memory/instruction_sequence.h"
 #include "eval/batch_norm.h"
 #include "eval/block_scaled_dot.h"
+#include "eval/buffers.h"
 #include "eval/channel_order.h"
 #include "eval/collectives.h"
 #include "eval/custom_calls.h"
@@ -186,7 +187,7 @@ absl::Status CheckSupported(const Module& module, const EvalOptions& options) {
       }
       if (absl::Status s = CheckElidedConstant(*instr, options); !s.ok()) return s;
       if (instr->opcode() == Opcode::kCustomCall &&
-          !IsKnownCustomCallTarget(instr->custom_call_target())) {
+          !IsKnownCustomCallTarget(instr->custom_call_target()) && !IsBufferOp(*instr)) {
         return UnsupportedCustomCallTarget(*instr);
       }
       if ((instr->opcode() == Opcode::kCollectivePermute ||
@@ -205,8 +206,7 @@ absl::Status CheckSupported(const Module& module, const EvalOptions& options) {
       }
       absl::Status bad_type;
       ForEachSubshape(instr->shape(), [&](const Shape& s, const ShapeIndex&) {
-        if (bad_type.ok() &&
-            (s.IsArray() || s.IsBuffer() || s.element_type == PrimitiveType::kOpaque) &&
+        if (bad_type.ok() && (s.IsArray() || s.element_type == PrimitiveType::kOpaque) &&
             !IsSupportedElementType(s.element_type)) {
           bad_type = absl::UnimplementedError(
               StrCat("the interpreter does not support element type '",
@@ -221,7 +221,7 @@ absl::Status CheckSupported(const Module& module, const EvalOptions& options) {
       if (!bad_type.ok()) return bad_type;
     }
   }
-  return absl::OkStatus();
+  return CheckBufferUses(module);
 }
 
 }  // namespace
@@ -419,7 +419,7 @@ class Evaluator {
   // Buffer mode: every array that `instr` defines is written into its buffer's storage, and the
   // value then refers to that storage. Forwarded arrays already refer to it.
   void Place(const Instruction& instr, Value& v, ShapeIndex& index) {
-    if (v.shape->IsTuple()) {
+    if (v.shape->IsTuple() || v.shape->IsBuffer()) {  // a buffer: its array at index {0}
       if (v.elements == nullptr) return;
       std::vector<Value> elements = *v.elements;
       bool changed = false;
@@ -427,13 +427,13 @@ class Evaluator {
         index.push_back(static_cast<int64_t>(i));
         std::shared_ptr<Bytes> before = elements[i].bytes;
         Place(instr, elements[i], index);
-        changed |= elements[i].bytes != before || elements[i].shape->IsTuple();
+        changed |= elements[i].bytes != before || !elements[i].shape->IsArray();
         index.pop_back();
       }
       if (changed) v.elements = std::make_shared<const std::vector<Value>>(std::move(elements));
       return;
     }
-    if (!v.shape->IsArray() || IsReadOnly(instr, index)) return;
+    if (!v.shape->IsArray() || v.bytes == nullptr || IsReadOnly(instr, index)) return;
     ValueId id = alias_->dataflow().ValueDefinedAt(instr, index);
     if (id == kNoValue) return;
     const BufferId buffer = alias_->BufferOf(id).id;
@@ -549,6 +549,7 @@ class Evaluator {
     for (const Value& o : ops)
       arrays.push_back(ArrayRef{o.shape, o.bytes ? o.bytes->data() : nullptr});
     Opcode op = instr.opcode();
+    if (IsBufferOp(instr)) return EvalBuffer(instr, ops);
     if (IsAsyncOrCollective(op)) return EvalAsyncOrCollective(instr, ops, buffered);
     switch (op) {
       case Opcode::kConstant: {
@@ -713,6 +714,22 @@ class Evaluator {
     }
     if (!r.ok()) return r.status();
     return ArrayValue(instr, std::move(*r));
+  }
+
+  // Pin, Unpin, CreateBuffer and dynamic-update-slice into a buffer (eval/buffers.h): a buffer
+  // is a value of one element, its array (bytes nullptr while nothing wrote it).
+  absl::StatusOr<Value> EvalBuffer(const Instruction& instr, absl::Span<const Value> ops) {
+    std::vector<ArrayRef> arrays;
+    for (const Value& o : ops) {
+      const Value& a = o.shape->IsBuffer() ? (*o.elements)[0] : o;
+      arrays.push_back(ArrayRef{a.shape, a.bytes ? a.bytes->data() : nullptr});
+    }
+    absl::StatusOr<BufferContents> r = EvalBufferOp(instr, arrays);
+    if (!r.ok()) return r.status();
+    Value array{r->shape, r->bytes ? std::make_shared<Bytes>(*std::move(r->bytes)) : nullptr,
+                nullptr};
+    if (!instr.shape().IsBuffer()) return array;
+    return Value{instr.shape_ptr(), nullptr, std::make_shared<const std::vector<Value>>(1, array)};
   }
 
   // rng-get-and-update-state, delta=D: XLA's CPU and GPU runtimes keep a 128-bit state per
