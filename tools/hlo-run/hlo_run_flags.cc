@@ -41,8 +41,10 @@ Collectives run as replica 0 of partition 0, the other participants of its group
 the same operands (a group of one: XLA's one-participant meaning). Async pairs, copy-start/done
 and send/recv on one channel_id within the module run; custom-calls run only for targets with a
 documented meaning (Sharding, ShardBarrierFrom/To, MoveToHost, MoveToDevice, AllocateBuffer,
-SPMDFullToShardShape, SPMDShardToFullShape, Pin, Unpin, TopK, __cublas$gemm, __cublas$lt$matmul,
-the __cudnn$conv* convolutions, ...), others are refused by name.
+SPMDFullToShardShape, SPMDShardToFullShape, Pin, Unpin, CreateBuffer, TopK, __cublas$gemm,
+__cublas$lt$matmul, the __cudnn$conv* convolutions, ...), others are refused by name. Buffers
+b(T) hold an array that Pin takes in, Unpin gives back and dynamic-update-slice updates in
+place; reading a CreateBuffer buffer that nothing wrote is refused.
 With --replicas=N, N replicas run in lockstep and collectives are computed from all of them;
 send and recv with _xla_send_recv_source_target_pairs carry data between replicas (a replica
 that no pair targets receives zeros; a deadlock is reported naming the waiting instructions).
