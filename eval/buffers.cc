@@ -96,14 +96,14 @@ absl::StatusOr<BufferContents> EvalBufferOp(const Instruction& instr,
     return BufferContents{shape.tuple_elements[0], std::nullopt};
   }
   if (IsTarget(instr, "Pin")) {
-    if (operands.size() != 1 || !shape.IsBuffer() || !operands[0].shape->IsArray() ||
+    if (operands.size() != 1 || !shape.IsBuffer() || !instr.operand(0)->shape().IsArray() ||
         !operands[0].shape->Compatible(*shape.tuple_elements[0])) {
       return Refuse(instr, "Pin takes one array and gives a buffer of its shape");
     }
     return BufferContents{shape.tuple_elements[0], Relaid(operands[0], *shape.tuple_elements[0])};
   }
   if (IsTarget(instr, "Unpin")) {
-    if (operands.size() != 1 || !shape.IsArray() || operands[0].shape == nullptr ||
+    if (operands.size() != 1 || !shape.IsArray() || !instr.operand(0)->shape().IsBuffer() ||
         !operands[0].shape->Compatible(shape)) {
       return Refuse(instr, "Unpin takes one buffer and gives an array of its shape");
     }
@@ -112,8 +112,8 @@ absl::StatusOr<BufferContents> EvalBufferOp(const Instruction& instr,
   }
   // dynamic-update-slice into a buffer: operand 0 is the buffer's array.
   const Shape& array = *shape.tuple_elements[0];
-  if (operands.size() < 2 || !operands[1].shape->IsArray() ||
-      operands[1].shape->rank() != array.rank() ||
+  if (operands.size() < 2 || !instr.operand(0)->shape().IsBuffer() ||
+      !operands[1].shape->IsArray() || operands[1].shape->rank() != array.rank() ||
       operands.size() != static_cast<size_t>(2 + array.rank())) {
     return Refuse(instr,
                   "a dynamic-update-slice into a buffer takes the buffer, an update of its rank "
