@@ -17,10 +17,12 @@
 #include "analysis/memory/instruction_sequence.h"
 #include "eval/batch_norm.h"
 #include "eval/block_scaled_dot.h"
+#include "eval/buffers.h"
 #include "eval/channel_order.h"
 #include "eval/collectives.h"
 #include "eval/custom_calls.h"
 #include "eval/element_io.h"
+#include "eval/elided_constants.h"
 #include "eval/inplace_permute.h"
 #include "eval/kernels.h"
 #include "eval/layout_util.h"
@@ -191,14 +193,9 @@ absl::Status CheckSupported(const Module& module, const EvalOptions& options) {
           !IsRunnableWrapped(*instr)) {
         return UnsupportedOpcode(*instr);
       }
-      if (instr->opcode() == Opcode::kConstant &&
-          instr->literal().find("...") != std::string_view::npos) {
-        return absl::UnimplementedError(
-            StrCat("the interpreter cannot run constant %", instr->name(),
-                   ": its contents were elided ({...}) when the module was dumped"));
-      }
+      if (absl::Status s = CheckElidedConstant(*instr, options); !s.ok()) return s;
       if (instr->opcode() == Opcode::kCustomCall &&
-          !IsKnownCustomCallTarget(instr->custom_call_target())) {
+          !IsKnownCustomCallTarget(instr->custom_call_target()) && !IsBufferOp(*instr)) {
         return UnsupportedCustomCallTarget(*instr);
       }
       if ((instr->opcode() == Opcode::kCollectivePermute ||
@@ -217,8 +214,7 @@ absl::Status CheckSupported(const Module& module, const EvalOptions& options) {
       }
       absl::Status bad_type;
       ForEachSubshape(instr->shape(), [&](const Shape& s, const ShapeIndex&) {
-        if (bad_type.ok() &&
-            (s.IsArray() || s.IsBuffer() || s.element_type == PrimitiveType::kOpaque) &&
+        if (bad_type.ok() && (s.IsArray() || s.element_type == PrimitiveType::kOpaque) &&
             !IsSupportedElementType(s.element_type)) {
           bad_type = absl::UnimplementedError(
               StrCat("the interpreter does not support element type '",
@@ -233,7 +229,7 @@ absl::Status CheckSupported(const Module& module, const EvalOptions& options) {
       if (!bad_type.ok()) return bad_type;
     }
   }
-  return absl::OkStatus();
+  return CheckBufferUses(module);
 }
 
 }  // namespace
@@ -436,7 +432,7 @@ class Evaluator {
   // Buffer mode: every array that `instr` defines is written into its buffer's storage, and the
   // value then refers to that storage. Forwarded arrays already refer to it.
   void Place(const Instruction& instr, Value& v, ShapeIndex& index) {
-    if (v.shape->IsTuple()) {
+    if (v.shape->IsTuple() || v.shape->IsBuffer()) {  // a buffer: its array at index {0}
       if (v.elements == nullptr) return;
       std::vector<Value> elements = *v.elements;
       bool changed = false;
@@ -444,13 +440,13 @@ class Evaluator {
         index.push_back(static_cast<int64_t>(i));
         std::shared_ptr<Bytes> before = elements[i].bytes;
         Place(instr, elements[i], index);
-        changed |= elements[i].bytes != before || elements[i].shape->IsTuple();
+        changed |= elements[i].bytes != before || !elements[i].shape->IsArray();
         index.pop_back();
       }
       if (changed) v.elements = std::make_shared<const std::vector<Value>>(std::move(elements));
       return;
     }
-    if (!v.shape->IsArray() || IsReadOnly(instr, index)) return;
+    if (!v.shape->IsArray() || v.bytes == nullptr || IsReadOnly(instr, index)) return;
     ValueId id = alias_->dataflow().ValueDefinedAt(instr, index);
     if (id == kNoValue) return;
     const BufferId buffer = alias_->BufferOf(id).id;
@@ -566,12 +562,13 @@ class Evaluator {
     for (const Value& o : ops)
       arrays.push_back(ArrayRef{o.shape, o.bytes ? o.bytes->data() : nullptr});
     Opcode op = instr.opcode();
+    if (IsBufferOp(instr)) return EvalBuffer(instr, ops);
     if (IsAsyncOrCollective(op)) return EvalAsyncOrCollective(instr, ops, buffered);
     switch (op) {
       case Opcode::kConstant: {
         auto [it, inserted] = constants_.try_emplace(&instr);
         if (inserted) {
-          absl::StatusOr<Literal> lit = ParseLiteral(instr.literal(), instr.shape());
+          absl::StatusOr<Literal> lit = ConstantValue(instr, options_);
           if (!lit.ok()) {
             constants_.erase(&instr);
             return absl::InvalidArgumentError(
@@ -734,6 +731,22 @@ class Evaluator {
     }
     if (!r.ok()) return r.status();
     return ArrayValue(instr, std::move(*r));
+  }
+
+  // Pin, Unpin, CreateBuffer and dynamic-update-slice into a buffer (eval/buffers.h): a buffer
+  // is a value of one element, its array (bytes nullptr while nothing wrote it).
+  absl::StatusOr<Value> EvalBuffer(const Instruction& instr, absl::Span<const Value> ops) {
+    std::vector<ArrayRef> arrays;
+    for (const Value& o : ops) {
+      const Value& a = o.shape->IsBuffer() ? (*o.elements)[0] : o;
+      arrays.push_back(ArrayRef{a.shape, a.bytes ? a.bytes->data() : nullptr});
+    }
+    absl::StatusOr<BufferContents> r = EvalBufferOp(instr, arrays);
+    if (!r.ok()) return r.status();
+    Value array{r->shape, r->bytes ? std::make_shared<Bytes>(*std::move(r->bytes)) : nullptr,
+                nullptr};
+    if (!instr.shape().IsBuffer()) return array;
+    return Value{instr.shape_ptr(), nullptr, std::make_shared<const std::vector<Value>>(1, array)};
   }
 
   // rng-get-and-update-state, delta=D: XLA's CPU and GPU runtimes keep a 128-bit state per

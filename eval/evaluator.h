@@ -37,10 +37,15 @@ namespace hloscope::eval {
 
 enum class EvalMode { kValue, kBuffer };
 
+// What to do with constants whose contents were elided when the module was dumped
+// (`constant({...})`): refuse the module (their values are unknown), or fill each with seeded
+// values keyed by its name (eval/elided_constants.h says why and how).
+enum class ElidedConstants { kRefuse, kSeeded };
+
 // A refusal that an EvalOptions field would lift (rng without rng_seed, a module past
-// max_bytes, a run past max_steps) records that field as the option lifting it
-// (support/option_error.h LiftingOption). The message names no tool or flag: a tool that sets
-// the field from a flag says which (hlo-run adds "(--max-bytes)").
+// max_bytes, a run past max_steps, an elided constant without elided_constants) records that field
+// as the option lifting it (support/option_error.h LiftingOption). The message names no tool or
+// flag: a tool that sets the field from a flag says which (hlo-run adds "(--max-bytes)").
 struct EvalOptions {
   EvalMode mode = EvalMode::kValue;
   // Buffer mode: the alias analysis's options (dataflow.bitcast_defines_value true: a bitcast
@@ -73,6 +78,10 @@ struct EvalOptions {
   // When set, receives the run's writes to outside (kSeeded; cleared first). EvaluateReplicas
   // gives replica 0's writes, then replica 1's, ...
   std::vector<OutsideWrite>* outside_writes = nullptr;
+  // Elided constants: refused by default; kSeeded fills each with RandomLiteral values of a seed
+  // mixed from elided_constants_seed and the constant's name (eval/elided_constants.h).
+  ElidedConstants elided_constants = ElidedConstants::kRefuse;
+  uint64_t elided_constants_seed = 0;
 };
 
 // Runs the entry computation on `arguments` (one per entry parameter, shapes compatible with the

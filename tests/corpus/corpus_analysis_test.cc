@@ -11,7 +11,8 @@
 //   3. where the interpreter can run the module (supported opcodes, at most 1 MiB of storage,
 //      at most 10^5 steps: a test of thousands of modules), compute after those passes, with
 //      storage shared as the alias analysis says (buffer mode), what the module as given computes
-//      by value, on seeded random arguments, and write into no read-only value (a
+//      by value, on seeded random arguments (and seeded values for constants dumped as {...}),
+//      and write into no read-only value (a
 //      cross-replica pipeline, whose recv runs before any send and whose
 //      _xla_send_recv_source_target_pairs name N <= 8 replicas, runs as N replicas); data from
 //      outside the program (infeed, host recv, a recv with no send on its channel) is read
@@ -398,6 +399,10 @@ class CorpusChecker {
     by_value.host_io_seed = 1;
     std::vector<eval::OutsideWrite> expected_writes;
     by_value.outside_writes = &expected_writes;
+    // Constants dumped as {...}: seeded values keyed by the constant's name, which the passes
+    // keep, so both runs see the same values (eval/elided_constants.h).
+    by_value.elided_constants = eval::ElidedConstants::kSeeded;
+    by_value.elided_constants_seed = 1;
     eval::EvalOptions in_buffers = by_value;
     in_buffers.mode = eval::EvalMode::kBuffer;
     if (absl::Status s = eval::CheckRunnable(**original, by_value); !s.ok()) {

@@ -42,11 +42,12 @@ int UsageError(std::string_view message) {
 // EvalOptions field (support/option_error.h), the flags that set it are hlo-run's.
 std::string CannotRunText(const absl::Status& s) {
   return std::string(StatusText(RespellOption(s, [](std::string_view option) -> std::string {
-    return option == "rng_seed"    ? "--rng-seed=N"
-           : option == "host_io"   ? "--host-io=seeded"
-           : option == "max_bytes" ? "--max-bytes"
-           : option == "max_steps" ? "--max-steps"
-                                   : "";
+    return option == "rng_seed"           ? "--rng-seed=N"
+           : option == "host_io"          ? "--host-io=seeded"
+           : option == "max_bytes"        ? "--max-bytes"
+           : option == "max_steps"        ? "--max-steps"
+           : option == "elided_constants" ? "--elided-constants=seeded"
+                                          : "";
   })));
 }
 
@@ -106,6 +107,8 @@ eval::EvalOptions Options(const RunFlags& flags, eval::EvalMode mode) {
   options.rng_seed = flags.rng_seed;
   options.host_io = flags.host_io;
   options.host_io_seed = flags.seed;
+  options.elided_constants = flags.elided_constants;
+  options.elided_constants_seed = flags.seed;
   return options;
 }
 

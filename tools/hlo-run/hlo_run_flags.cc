@@ -41,8 +41,10 @@ Collectives run as replica 0 of partition 0, the other participants of its group
 the same operands (a group of one: XLA's one-participant meaning). Async pairs, copy-start/done
 and send/recv on one channel_id within the module run; custom-calls run only for targets with a
 documented meaning (Sharding, ShardBarrierFrom/To, MoveToHost, MoveToDevice, AllocateBuffer,
-SPMDFullToShardShape, SPMDShardToFullShape, Pin, Unpin, TopK, __cublas$gemm, __cublas$lt$matmul,
-the __cudnn$conv* convolutions, ...), others are refused by name.
+SPMDFullToShardShape, SPMDShardToFullShape, Pin, Unpin, CreateBuffer, TopK, __cublas$gemm,
+__cublas$lt$matmul, the __cudnn$conv* convolutions, ...), others are refused by name. Buffers
+b(T) hold an array that Pin takes in, Unpin gives back and dynamic-update-slice updates in
+place; reading a CreateBuffer buffer that nothing wrote is refused.
 With --replicas=N, N replicas run in lockstep and collectives are computed from all of them;
 send and recv with _xla_send_recv_source_target_pairs carry data between replicas (a replica
 that no pair targets receives zeros; a deadlock is reported naming the waiting instructions).
@@ -154,6 +156,23 @@ FlagTable RunFlagTable(RunFlags& flags) {
                        return FlagError(fmt::format(
                            "bad value '{}' for {} (expected 'refuse' or 'seeded')", value, name));
                      }
+                     return absl::OkStatus();
+                   }));
+  table.Add(Valued("--elided-constants", "refuse|seeded",
+                   "Constants whose contents were elided when the module was dumped\n"
+                   "(constant({...}), XLA's dumps without --xla_dump_large_constants=true):\n"
+                   "'refuse' (default) refuses the module, their values being unknown (XLA's\n"
+                   "parser fills them from a counter that depends on what it parsed\n"
+                   "before); 'seeded' gives each the values of a random argument, seeded\n"
+                   "by --seed and the constant's name. An elided integer constant that\n"
+                   "bounds a loop or indexes an array gets such a value too (in [-8,8)).",
+                   [&flags](std::string_view name, std::string_view value) {
+                     if (value != "refuse" && value != "seeded") {
+                       return FlagError(fmt::format(
+                           "bad value '{}' for {} (expected 'refuse' or 'seeded')", value, name));
+                     }
+                     flags.elided_constants = value == "seeded" ? eval::ElidedConstants::kSeeded
+                                                                : eval::ElidedConstants::kRefuse;
                      return absl::OkStatus();
                    }));
   table.Add(Mode("--mode", "value|buffer", "How to run FILE (default value).", &flags.mode));

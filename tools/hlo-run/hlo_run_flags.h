@@ -25,6 +25,8 @@ struct RunFlags {
   uint64_t seed = 0;
   std::optional<uint64_t> rng_seed = std::nullopt;  // --rng-seed=N: the seed of rng's engine
   eval::HostIo host_io = eval::HostIo::kRefuse;     // --host-io=refuse|seeded
+  // --elided-constants=refuse|seeded: what constants dumped as {...} hold.
+  eval::ElidedConstants elided_constants = eval::ElidedConstants::kRefuse;
   eval::EvalMode mode = eval::EvalMode::kValue;
   eval::EvalMode mode_a = eval::EvalMode::kValue;
   eval::EvalMode mode_b = eval::EvalMode::kBuffer;

@@ -195,6 +195,7 @@ const std::map<std::string, std::string, std::less<>> kSamples = {
     {"--max-bytes", "1000"},
     {"--max-steps", "1000"},
     {"--host-io", "seeded"},
+    {"--elided-constants", "seeded"},
     // hlo-gen
     {"--layout", "mpmd"},
     {"--stage", "1"},
