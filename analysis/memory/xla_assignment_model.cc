@@ -9,6 +9,7 @@
 #include <tuple>
 #include <utility>
 
+#include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "analysis/alias.h"
@@ -387,12 +388,18 @@ class Assigner {
         }
       }
       // A result takes over the chunk of an operand value that dies at its instruction (XLA's
-      // heap simulator ShareWith), once per operand value.
+      // heap simulator ShareWith), once per operand value. As HeapSimulator::RunComputation
+      // does, only between values that are alone in their buffers (a value of a buffer with
+      // several, a while's state say, stays where its buffer is, so its chunk is not free
+      // after its own last use), and only when the operand value is defined by an operand of
+      // the user itself (not one forwarded through a get-tuple-element or a bitcast).
       absl::flat_hash_set<int32_t> shared;
       for (size_t i = 0; i < heap.size(); ++i) {
         const HloValue& v = flow_.value(value_of[i]);
         if (v.is_phi || heap[i].colocated_with >= 0) continue;
+        if (alias_.BufferOf(value_of[i]).values.size() != 1) continue;
         const Instruction* in = v.instruction;
+        if (in->opcode() == Opcode::kCopy) continue;
         const int64_t t = RangeOf(value_of[i]).start;
         bool done = false;
         for (const Instruction* op : in->operands()) {
@@ -400,6 +407,8 @@ class Assigner {
             for (ValueId u : flow_.ValuesAtPosition(*op, q)) {
               auto it = index_of.find(u);
               if (it == index_of.end() || shared.contains(it->second)) continue;
+              if (alias_.BufferOf(u).values.size() != 1) continue;
+              if (!absl::c_linear_search(in->operands(), flow_.value(u).instruction)) continue;
               const HeapBuffer& hu = heap[it->second];
               if (hu.bytes != heap[i].bytes || hu.last != t) continue;
               if (!CanShareOperandBufferWithUser(*op, flow_.IndexAt(*op, q), *in, v.index,
