@@ -119,6 +119,9 @@ class Assigner {
       if (s == Scope::kGlobal) global.push_back(&b);
       if (s == Scope::kThreadLocal) thread_local_buffers.push_back(&b);
     }
+    // As XLA's RunAssignBuffers: the global computations' buffers, their temporaries' heap,
+    // then the thread-local computations' buffers (the order the allocations are made in
+    // decides where CombineTemporaries puts each).
     for (auto* list : {&global, &thread_local_buffers}) {
       std::vector<const HloBuffer*>& buffers = *list;
       std::sort(buffers.begin(), buffers.end(), [&](const HloBuffer* a, const HloBuffer* b) {
@@ -127,8 +130,8 @@ class Assigner {
       });
       reusable_.clear();
       for (const HloBuffer* b : buffers) AssignOne(*b, list == &thread_local_buffers);
+      if (list == &global) PackTemporaries();
     }
-    PackTemporaries();
     CombineTemporaries();
     out_.value_allocation = allocation_of_value_;
     out_.timeline = ranges_.sequence;
@@ -442,6 +445,9 @@ class Assigner {
       for (ValueId v : value_of) allocation_of_value_[v] = m.index;
       FindPeak(heap, layout, value_of, m);
       out_.allocations.push_back(std::move(m));
+      // allocations_ stays parallel to out_.allocations: thread-local allocations follow.
+      allocations_.emplace_back();
+      allocations_.back().reusable = false;
     }
   }
 
@@ -539,15 +545,40 @@ class Assigner {
     return peak;
   }
 
-  // XLA's CombineTempAllocations: per memory space, every temp allocation (each temporary
-  // tuple table's, then the heap's) concatenated into one, each part starting at a multiple of
-  // the alignment; it goes after the other allocations.
+  // The allocations in the order XLA's CombineTempAllocations leaves them: it moves the temp
+  // allocations after the others with std::partition, which is not stable. Both standard
+  // libraries partition a random-access range the same way: the first temp allocation from
+  // the front swaps places with the last other one from the back, and so on until the two
+  // meet. So the first temp allocations made (the largest tuple tables) end up last, after
+  // the heap, and the thread-local allocations made after the heap come forward, in reverse.
+  std::vector<size_t> XlaPartitionOrder() const {
+    std::vector<size_t> order(out_.allocations.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    auto temp = [&](size_t i) { return out_.allocations[order[i]].preallocated_temp; };
+    size_t first = 0, last = order.size();
+    while (true) {
+      while (first != last && !temp(first)) ++first;
+      if (first == last) break;
+      --last;
+      while (first != last && temp(last)) --last;
+      if (first == last) break;
+      std::swap(order[first], order[last]);
+      ++first;
+    }
+    return order;
+  }
+
+  // XLA's CombineTempAllocations: per memory space, every temp allocation (the temporary
+  // tuple tables' and the heap's, in XlaPartitionOrder) concatenated into one, each part
+  // starting at a multiple of the alignment; it goes after the other allocations, which keep
+  // XlaPartitionOrder too.
   void CombineTemporaries() {
     std::vector<XlaModelAllocation> kept;
     std::map<int64_t, XlaModelAllocation> combined;  // by memory space
     std::vector<int64_t> new_index(out_.allocations.size(), -1);
     std::vector<int64_t> space_of(out_.allocations.size(), -1);
-    for (XlaModelAllocation& a : out_.allocations) {
+    for (size_t k : XlaPartitionOrder()) {
+      XlaModelAllocation& a = out_.allocations[k];
       const int64_t old = a.index;
       if (!a.preallocated_temp) {
         a.index = static_cast<int64_t>(kept.size());

@@ -51,7 +51,7 @@
 namespace hloscope {
 
 struct XlaModelOptions {
-  int64_t alignment = 1;  // of chunks in the temp allocation (XLA:GPU uses 128; its tests 1, 64)
+  int64_t alignment = 1;  // of temp chunks (XLA:GPU: 256, older versions 128; its tests 1, 64)
   HeapOrder heap_order = HeapOrder::kXla;
   XlaLiveRangeOptions live_ranges = {};
 };

@@ -1147,6 +1147,44 @@ ENTRY e {
   EXPECT_EQ(a.totals.preallocated_temp_bytes, 12304);
 }
 
+// Rule 3, the order of the temp allocation's parts. XLA makes the allocations of the global
+// computations' buffers (here t's 24-byte tuple table, a temporary, first: the largest
+// buffer), then the heap of their temporaries, then the thread-local computation's (add's a, b
+// and s); CombineTempAllocations then moves the temp allocations behind the others with
+// std::partition (xla/service/buffer_assignment.cc, tensorflow/tensorflow commit
+// 82b9b83886813607fcfcd195acfc43cd83774744), which swaps the first temp allocation from the
+// front with the last other one from the back: t's table trades places with add's last
+// thread-local allocation and ends up after the heap. At alignment 64: the heap (x, f32[4], at
+// 0; the reduce's f32[] result s, live with x at the reduce, at 64: 68 bytes) first, t's table
+// at 128: 152 bytes (t first, as the model had it, gave x at 64 and 132 bytes). The
+// XLA:GPU dumps of testdata/dumps show the same: their three largest tuple tables after the
+// heap, and their thread-local allocations in reverse.
+TEST(XlaBufferAssignmentModel, RuleTempPartsInXlaPartitionOrder) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule Order, is_scheduled=true
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  p = f32[4] parameter(0)
+  x = f32[4] negate(p)
+  t = (f32[4], f32[4], f32[4]) tuple(x, p, p)
+  g = f32[4] get-tuple-element(t), index=0
+  zero = f32[] constant(0)
+  s = f32[] reduce(g, zero), dimensions={0}, to_apply=add
+  ROOT r = pred[] compare(s, s), direction=GT
+})",
+                                      {.alignment = 64});
+  EXPECT_EQ(SliceOf(a, "x"), std::make_tuple(int64_t{6}, int64_t{0}, int64_t{16}));
+  EXPECT_EQ(SliceOf(a, "t"), std::make_tuple(int64_t{6}, int64_t{128}, int64_t{24}));
+  EXPECT_EQ(a.totals.preallocated_temp_bytes, 152);
+  // The other allocations in partition order: the thread-local ones came forward, reversed.
+  ASSERT_EQ(a.allocations.size(), 7u);
+  EXPECT_TRUE(a.allocations[0].thread_local_);
+}
+
 // XLA's -buffer-assignment.txt layout, on Basic: the output allocation first (created first: the
 // largest live-out buffer), its values by id (ours: the text order), then the parameters.
 TEST(XlaBufferAssignmentModel, PrintsXlaLayout) {
