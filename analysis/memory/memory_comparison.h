@@ -65,8 +65,8 @@ absl::Status AddXlaBufferAssignment(MemoryComparison& c, const Module& module,
                                     bool with_model = false, int64_t alignment = 0);
 
 // The chunk alignment XLA used, read from its own assignment: the largest power of two up to
-// 128 (XLA:GPU's) that divides the offset of every value in its temp allocations (1 when
-// there are none).
+// 256 (current XLA:GPU's; older XLA:GPU used 128) that divides the offset of every value in
+// its temp allocations (1 when there are none).
 int64_t XlaAlignmentOf(const XlaBufferAssignment& xla);
 
 enum class MemoryFormat { kText, kJson, kCsv, kHtml };

@@ -9,6 +9,7 @@
 #include <tuple>
 #include <utility>
 
+#include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "analysis/alias.h"
@@ -118,6 +119,9 @@ class Assigner {
       if (s == Scope::kGlobal) global.push_back(&b);
       if (s == Scope::kThreadLocal) thread_local_buffers.push_back(&b);
     }
+    // As XLA's RunAssignBuffers: the global computations' buffers, their temporaries' heap,
+    // then the thread-local computations' buffers (the order the allocations are made in
+    // decides where CombineTemporaries puts each).
     for (auto* list : {&global, &thread_local_buffers}) {
       std::vector<const HloBuffer*>& buffers = *list;
       std::sort(buffers.begin(), buffers.end(), [&](const HloBuffer* a, const HloBuffer* b) {
@@ -126,8 +130,8 @@ class Assigner {
       });
       reusable_.clear();
       for (const HloBuffer* b : buffers) AssignOne(*b, list == &thread_local_buffers);
+      if (list == &global) PackTemporaries();
     }
-    PackTemporaries();
     CombineTemporaries();
     out_.value_allocation = allocation_of_value_;
     out_.timeline = ranges_.sequence;
@@ -387,12 +391,18 @@ class Assigner {
         }
       }
       // A result takes over the chunk of an operand value that dies at its instruction (XLA's
-      // heap simulator ShareWith), once per operand value.
+      // heap simulator ShareWith), once per operand value. As HeapSimulator::RunComputation
+      // does, only between values that are alone in their buffers (a value of a buffer with
+      // several, a while's state say, stays where its buffer is, so its chunk is not free
+      // after its own last use), and only when the operand value is defined by an operand of
+      // the user itself (not one forwarded through a get-tuple-element or a bitcast).
       absl::flat_hash_set<int32_t> shared;
       for (size_t i = 0; i < heap.size(); ++i) {
         const HloValue& v = flow_.value(value_of[i]);
         if (v.is_phi || heap[i].colocated_with >= 0) continue;
+        if (alias_.BufferOf(value_of[i]).values.size() != 1) continue;
         const Instruction* in = v.instruction;
+        if (in->opcode() == Opcode::kCopy) continue;
         const int64_t t = RangeOf(value_of[i]).start;
         bool done = false;
         for (const Instruction* op : in->operands()) {
@@ -400,6 +410,8 @@ class Assigner {
             for (ValueId u : flow_.ValuesAtPosition(*op, q)) {
               auto it = index_of.find(u);
               if (it == index_of.end() || shared.contains(it->second)) continue;
+              if (alias_.BufferOf(u).values.size() != 1) continue;
+              if (!absl::c_linear_search(in->operands(), flow_.value(u).instruction)) continue;
               const HeapBuffer& hu = heap[it->second];
               if (hu.bytes != heap[i].bytes || hu.last != t) continue;
               if (!CanShareOperandBufferWithUser(*op, flow_.IndexAt(*op, q), *in, v.index,
@@ -433,6 +445,9 @@ class Assigner {
       for (ValueId v : value_of) allocation_of_value_[v] = m.index;
       FindPeak(heap, layout, value_of, m);
       out_.allocations.push_back(std::move(m));
+      // allocations_ stays parallel to out_.allocations: thread-local allocations follow.
+      allocations_.emplace_back();
+      allocations_.back().reusable = false;
     }
   }
 
@@ -530,15 +545,40 @@ class Assigner {
     return peak;
   }
 
-  // XLA's CombineTempAllocations: per memory space, every temp allocation (each temporary
-  // tuple table's, then the heap's) concatenated into one, each part starting at a multiple of
-  // the alignment; it goes after the other allocations.
+  // The allocations in the order XLA's CombineTempAllocations leaves them: it moves the temp
+  // allocations after the others with std::partition, which is not stable. Both standard
+  // libraries partition a random-access range the same way: the first temp allocation from
+  // the front swaps places with the last other one from the back, and so on until the two
+  // meet. So the first temp allocations made (the largest tuple tables) end up last, after
+  // the heap, and the thread-local allocations made after the heap come forward, in reverse.
+  std::vector<size_t> XlaPartitionOrder() const {
+    std::vector<size_t> order(out_.allocations.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    auto temp = [&](size_t i) { return out_.allocations[order[i]].preallocated_temp; };
+    size_t first = 0, last = order.size();
+    while (true) {
+      while (first != last && !temp(first)) ++first;
+      if (first == last) break;
+      --last;
+      while (first != last && temp(last)) --last;
+      if (first == last) break;
+      std::swap(order[first], order[last]);
+      ++first;
+    }
+    return order;
+  }
+
+  // XLA's CombineTempAllocations: per memory space, every temp allocation (the temporary
+  // tuple tables' and the heap's, in XlaPartitionOrder) concatenated into one, each part
+  // starting at a multiple of the alignment; it goes after the other allocations, which keep
+  // XlaPartitionOrder too.
   void CombineTemporaries() {
     std::vector<XlaModelAllocation> kept;
     std::map<int64_t, XlaModelAllocation> combined;  // by memory space
     std::vector<int64_t> new_index(out_.allocations.size(), -1);
     std::vector<int64_t> space_of(out_.allocations.size(), -1);
-    for (XlaModelAllocation& a : out_.allocations) {
+    for (size_t k : XlaPartitionOrder()) {
+      XlaModelAllocation& a = out_.allocations[k];
       const int64_t old = a.index;
       if (!a.preallocated_temp) {
         a.index = static_cast<int64_t>(kept.size());

@@ -27,13 +27,17 @@
 //  3. Temporaries are packed into one preallocated temp allocation per memory space by the
 //     heap simulator over the whole-module timeline (xla_live_range.h): values of one buffer
 //     share a chunk, a result shares the chunk of an operand value that dies at its
-//     instruction when CanShareOperandBufferWithUser allows (once per operand value), and the
-//     packing is XLA's (heap_simulation.h, HeapOrder::kXla: both orders, the smaller heap),
-//     every chunk at a multiple of `alignment`. `ideal_temp_bytes` is the same heap packed by
-//     our own order (kIdeal): what a better packer would need. Then, as XLA's
+//     instruction when CanShareOperandBufferWithUser allows (once per operand value; only
+//     when both are alone in their buffers and the result's instruction reads the operand
+//     value directly, as HeapSimulator::RunComputation), and the packing is XLA's
+//     (heap_simulation.h, HeapOrder::kXla: both orders, the smaller heap), every chunk at a
+//     multiple of `alignment`. `ideal_temp_bytes` is the same heap packed by our own order
+//     (kIdeal): what a better packer would need. The heap is made after the global
+//     computations' allocations and before the thread-local ones. Then, as XLA's
 //     CombineTempAllocations, every temp allocation of a memory space (the temporary tuple
 //     tables' and the heap's) is concatenated into one, each part at a multiple of
-//     `alignment`, after the other allocations.
+//     `alignment`, after the other allocations, all in the order XLA's unstable
+//     std::partition leaves them (the largest tuple tables after the heap).
 //  4. An allocation is maybe-live-out when a value in it may be in the entry's result,
 //     parameter and constant allocations included. Totals add each allocation to every kind it
 //     has, as XLA's BufferAssignment stats do.
@@ -51,7 +55,7 @@
 namespace hloscope {
 
 struct XlaModelOptions {
-  int64_t alignment = 1;  // of chunks in the temp allocation (XLA:GPU uses 128; its tests 1, 64)
+  int64_t alignment = 1;  // of temp chunks (XLA:GPU: 256, older versions 128; its tests 1, 64)
   HeapOrder heap_order = HeapOrder::kXla;
   XlaLiveRangeOptions live_ranges = {};
 };

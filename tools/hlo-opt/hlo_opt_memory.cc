@@ -303,8 +303,9 @@ void AddBufferAssignmentFlags(FlagTable& table, MemoryFlags& flags) {
              .value = FlagValue::kRequired,
              .placeholder = "N",
              .help = "With --buffer-assignment: chunks of the modeled temp allocation\n"
-                     "start at multiples of N bytes (default 1; XLA:GPU uses 128). Beside\n"
-                     "XLA's assignment the default is the alignment XLA's offsets show.",
+                     "start at multiples of N bytes (default 1; XLA:GPU uses 256, older\n"
+                     "versions 128). Beside XLA's assignment the default is the\n"
+                     "alignment XLA's offsets show.",
              .handler = [&flags](std::optional<std::string_view> value) {
                int64_t n = 0;
                if (absl::Status s = NonNegative("--alignment", value, &n); !s.ok()) return s;

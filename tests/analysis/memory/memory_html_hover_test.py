@@ -357,7 +357,7 @@ def check_page(driver, page_path, name, work_dir, expect):
               f"{name}: the model's temp heap should show its 85 values with an area: "
               f"{len(parts['our_heap'])}")
         check(parts["our_heap_caption"]
-              == "ours: the xla model's preallocated temp (7556 bytes, 7.4 KiB)",
+              == "ours: the xla model's preallocated temp (7560 bytes, 7.4 KiB)",
               f"{name}: our heap's caption: {parts['our_heap_caption']!r}")
         print(f"{name}: {len(parts['xla_bars'])} + {len(parts['our_bars'])} allocation bars, "
               f"{len(parts['xla_heap'])} + {len(parts['our_heap'])} heap boxes")

@@ -1092,6 +1092,99 @@ ENTRY e {
   EXPECT_EQ(Assign(kText, {.alignment = 128}).totals.preallocated_temp_bytes, 132);
 }
 
+// Rule 3, the heap's operand sharing only between lone values (HeapSimulator::RunComputation,
+// xla/service/heap_simulator/heap_simulator.cc, tensorflow/tensorflow commit
+// 035ec0cc308efcd2bebfc058a648edcc049b019d: neither the user's buffer nor the operand's may
+// hold more than one value). d updates a in place, so a and d are one buffer of two values
+// (4 KiB); y is read-only by r (pred[1024], 1 KiB: no f32[1024] fits its output allocation),
+// so both are temporaries. d's value dies at y, which is elementwise, but its buffer holds a
+// too: y gets a chunk of its own, 8 KiB in all (sharing, as the model did before, gave 4 KiB).
+// On the XLA:GPU dumps of testdata/dumps this was most of the 32 KiB the temp allocation was
+// short: a while body's result took the chunk of a loop state element (a buffer of six values)
+// that the loop still used after it.
+TEST(XlaBufferAssignmentModel, RuleHeapSharesNoBufferOfSeveralValues) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule InPlace, is_scheduled=true
+ENTRY e {
+  p = f32[1024] parameter(0)
+  u = f32[8] parameter(1)
+  i = s32[] parameter(2)
+  a = f32[1024] negate(p)
+  d = f32[1024] dynamic-update-slice(a, u, i)
+  y = f32[1024] exponential(d)
+  ROOT r = pred[1024] compare(y, y), direction=GT
+})");
+  ASSERT_EQ(std::get<0>(SliceOf(a, "d")), std::get<0>(SliceOf(a, "y")));
+  EXPECT_EQ(std::get<1>(SliceOf(a, "a")), std::get<1>(SliceOf(a, "d")));
+  EXPECT_NE(std::get<1>(SliceOf(a, "d")), std::get<1>(SliceOf(a, "y")));
+  EXPECT_EQ(a.totals.preallocated_temp_bytes, 8192);
+}
+
+// Rule 3, and only with a value its user reads directly (the same XLA function: the user must
+// be a user of the instruction that defines the operand value, so not of one reached through
+// a get-tuple-element or a bitcast). Timeline: p 0, a 1, b 2, t 3, g 4, y 5, h 6, z 7, r 8.
+// a [1,5] (last read by y through g), b [2,7], y [5,7], z [7,8]; all f32[1024] (4 KiB), r a
+// pred[1024] output (1 KiB, no f32 fits it), t's 16-byte tuple table its own temporary
+// allocation. y reads a through g: no sharing, so a, b and y are live together at 5 (12 KiB);
+// z shares y's chunk (y dies at z, which reads it directly). Temp: 12288 + 16 = 12304 (with
+// the sharing through g, as before, a, y and z shared one chunk: 8208).
+TEST(XlaBufferAssignmentModel, RuleHeapSharesOnlyAValueTheUserReadsDirectly) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule Gte, is_scheduled=true
+ENTRY e {
+  p = f32[1024] parameter(0)
+  a = f32[1024] negate(p)
+  b = f32[1024] exponential(p)
+  t = (f32[1024], f32[1024]) tuple(a, b)
+  g = f32[1024] get-tuple-element(t), index=0
+  y = f32[1024] sqrt(g)
+  h = f32[1024] get-tuple-element(t), index=1
+  z = f32[1024] add(y, h)
+  ROOT r = pred[1024] compare(z, z), direction=GT
+})");
+  EXPECT_NE(std::get<1>(SliceOf(a, "a")), std::get<1>(SliceOf(a, "y")));
+  EXPECT_EQ(std::get<1>(SliceOf(a, "y")), std::get<1>(SliceOf(a, "z")));
+  EXPECT_EQ(a.totals.preallocated_temp_bytes, 12304);
+}
+
+// Rule 3, the order of the temp allocation's parts. XLA makes the allocations of the global
+// computations' buffers (here t's 24-byte tuple table, a temporary, first: the largest
+// buffer), then the heap of their temporaries, then the thread-local computation's (add's a, b
+// and s); CombineTempAllocations then moves the temp allocations behind the others with
+// std::partition (xla/service/buffer_assignment.cc, tensorflow/tensorflow commit
+// 82b9b83886813607fcfcd195acfc43cd83774744), which swaps the first temp allocation from the
+// front with the last other one from the back: t's table trades places with add's last
+// thread-local allocation and ends up after the heap. At alignment 64: the heap (x, f32[4], at
+// 0; the reduce's f32[] result s, live with x at the reduce, at 64: 68 bytes) first, t's table
+// at 128: 152 bytes (t first, as the model had it, gave x at 64 and 132 bytes). The
+// XLA:GPU dumps of testdata/dumps show the same: their three largest tuple tables after the
+// heap, and their thread-local allocations in reverse.
+TEST(XlaBufferAssignmentModel, RuleTempPartsInXlaPartitionOrder) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule Order, is_scheduled=true
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  p = f32[4] parameter(0)
+  x = f32[4] negate(p)
+  t = (f32[4], f32[4], f32[4]) tuple(x, p, p)
+  g = f32[4] get-tuple-element(t), index=0
+  zero = f32[] constant(0)
+  s = f32[] reduce(g, zero), dimensions={0}, to_apply=add
+  ROOT r = pred[] compare(s, s), direction=GT
+})",
+                                      {.alignment = 64});
+  EXPECT_EQ(SliceOf(a, "x"), std::make_tuple(int64_t{6}, int64_t{0}, int64_t{16}));
+  EXPECT_EQ(SliceOf(a, "t"), std::make_tuple(int64_t{6}, int64_t{128}, int64_t{24}));
+  EXPECT_EQ(a.totals.preallocated_temp_bytes, 152);
+  // The other allocations in partition order: the thread-local ones came forward, reversed.
+  ASSERT_EQ(a.allocations.size(), 7u);
+  EXPECT_TRUE(a.allocations[0].thread_local_);
+}
+
 // XLA's -buffer-assignment.txt layout, on Basic: the output allocation first (created first: the
 // largest live-out buffer), its values by id (ours: the text order), then the parameters.
 TEST(XlaBufferAssignmentModel, PrintsXlaLayout) {

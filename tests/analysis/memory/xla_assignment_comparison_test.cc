@@ -220,8 +220,8 @@ TEST_F(XlaAssignmentComparisonTest, AddedToTheReportAndPrintedInEveryFormat) {
 namespace hloscope {
 namespace {
 
-// XlaAlignmentOf: the largest power of two up to 128 dividing every offset in XLA's temp
-// allocations; 1 without any.
+// XlaAlignmentOf: the largest power of two up to 256 (current XLA:GPU's) dividing every offset
+// in XLA's temp allocations; 1 without any.
 TEST(XlaAlignmentOf, ReadsTheAlignmentFromXlasTempOffsets) {
   auto at = [](int64_t offset) {
     XlaAssignedValue v;
@@ -233,6 +233,8 @@ TEST(XlaAlignmentOf, ReadsTheAlignmentFromXlasTempOffsets) {
   XlaAllocation temp;
   temp.values = {at(0), at(1024)};
   xla.allocations = {temp};
+  EXPECT_EQ(XlaAlignmentOf(xla), 256);
+  xla.allocations[0].values.push_back(at(384));
   EXPECT_EQ(XlaAlignmentOf(xla), 128);
   xla.allocations[0].values.push_back(at(192));
   EXPECT_EQ(XlaAlignmentOf(xla), 64);
