@@ -8,6 +8,7 @@
 #include "eval/block_scaled_dot.h"
 #include "eval/element_io.h"
 #include "eval/layout_util.h"
+#include "eval/xla_builder_calls.h"
 #include "support/str_util.h"
 
 namespace hloscope::eval {
@@ -111,7 +112,7 @@ bool IsKnownCustomCallTarget(std::string_view target) {
          target == "SPMDFullToShardShape" || target == "SPMDShardToFullShape" ||
          target == "AllocateBuffer" || target == "TopK" || target == "__cublas$gemm" ||
          target == "__cublas$lt$matmul" || target == "__op$block_scaled_dot" ||
-         IsCudnnConvolutionTarget(target);
+         IsCudnnConvolutionTarget(target) || IsXlaBuilderTarget(target);
 }
 
 absl::StatusOr<std::vector<Bytes>> EvalCustomCall(const Instruction& instr,
@@ -137,6 +138,7 @@ absl::StatusOr<std::vector<Bytes>> EvalCustomCall(const Instruction& instr,
     out.push_back(std::move(*r));
     return out;
   }
+  if (IsXlaBuilderTarget(target)) return EvalXlaBuilderCall(instr, operands, results);
   if (target == "AllocateBuffer") {
     std::vector<Bytes> out;
     for (const Shape* r : results) out.emplace_back(static_cast<size_t>(DenseBytes(*r)), 0);

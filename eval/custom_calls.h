@@ -16,6 +16,8 @@
 //                                          lower index first
 //   __cublas$gemm, __cublas$lt$matmul      cublas_gemm.cc
 //   __cudnn$conv*                          cudnn_conv.cc
+//   xla_builder.math.*                     the HLO XLA's builder expands them into
+//                                          (xla_builder_calls.h)
 #pragma once
 
 #include <string_view>
