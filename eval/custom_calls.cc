@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "eval/block_scaled_dot.h"
+#include "eval/cub_sort.h"
 #include "eval/element_io.h"
 #include "eval/layout_util.h"
 #include "eval/xla_builder_calls.h"
@@ -112,7 +113,7 @@ bool IsKnownCustomCallTarget(std::string_view target) {
          target == "SPMDFullToShardShape" || target == "SPMDShardToFullShape" ||
          target == "AllocateBuffer" || target == "TopK" || target == "__cublas$gemm" ||
          target == "__cublas$lt$matmul" || target == "__op$block_scaled_dot" ||
-         IsCudnnConvolutionTarget(target) || IsXlaBuilderTarget(target);
+         IsCudnnConvolutionTarget(target) || IsXlaBuilderTarget(target) || IsCubSortTarget(target);
 }
 
 absl::StatusOr<std::vector<Bytes>> EvalCustomCall(const Instruction& instr,
@@ -139,6 +140,7 @@ absl::StatusOr<std::vector<Bytes>> EvalCustomCall(const Instruction& instr,
     return out;
   }
   if (IsXlaBuilderTarget(target)) return EvalXlaBuilderCall(instr, operands, results);
+  if (IsCubSortTarget(target)) return EvalCubSort(instr, operands, results);
   if (target == "AllocateBuffer") {
     std::vector<Bytes> out;
     for (const Shape* r : results) out.emplace_back(static_cast<size_t>(DenseBytes(*r)), 0);

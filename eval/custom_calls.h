@@ -18,6 +18,7 @@
 //   __cudnn$conv*                          cudnn_conv.cc
 //   xla_builder.math.*                     the HLO XLA's builder expands them into
 //                                          (xla_builder_calls.h)
+//   xla.gpu.ext.cub_sort_*                 CUB's radix sort (cub_sort.h)
 #pragma once
 
 #include <string_view>
