@@ -9,6 +9,7 @@
 #include "eval/cub_sort.h"
 #include "eval/element_io.h"
 #include "eval/layout_util.h"
+#include "eval/spmd_multi_slice.h"
 #include "eval/xla_builder_calls.h"
 #include "support/str_util.h"
 
@@ -23,7 +24,13 @@ constexpr std::string_view kIdentityTargets[] = {"Sharding",
                                                  "Pin",
                                                  "Unpin",
                                                  "ShardBarrierFrom",
-                                                 "ShardBarrierTo"};
+                                                 "ShardBarrierTo",
+                                                 "LayoutConstraint"};
+
+// Shardy's round-trip markers of a manual computation: per operand, what SPMDFullToShardShape
+// and SPMDShardToFullShape give.
+constexpr std::string_view kGlobalToLocal = "xla.sdy.GlobalToLocalShape";
+constexpr std::string_view kLocalToGlobal = "xla.sdy.LocalToGlobalShape";
 
 absl::Status Refuse(const Instruction& instr, std::string_view why) {
   return absl::InvalidArgumentError(StrCat("cannot run custom-call %", instr.name(), " (",
@@ -113,7 +120,9 @@ bool IsKnownCustomCallTarget(std::string_view target) {
          target == "SPMDFullToShardShape" || target == "SPMDShardToFullShape" ||
          target == "AllocateBuffer" || target == "TopK" || target == "__cublas$gemm" ||
          target == "__cublas$lt$matmul" || target == "__op$block_scaled_dot" ||
-         IsCudnnConvolutionTarget(target) || IsXlaBuilderTarget(target) || IsCubSortTarget(target);
+         IsCudnnConvolutionTarget(target) || IsXlaBuilderTarget(target) ||
+         IsCubSortTarget(target) || target == kGlobalToLocal || target == kLocalToGlobal ||
+         target == "_SPMDInternalOp_MultiSlice";
 }
 
 absl::StatusOr<std::vector<Bytes>> EvalCustomCall(const Instruction& instr,
@@ -146,7 +155,22 @@ absl::StatusOr<std::vector<Bytes>> EvalCustomCall(const Instruction& instr,
     for (const Shape* r : results) out.emplace_back(static_cast<size_t>(DenseBytes(*r)), 0);
     return out;
   }
+  if (target == kGlobalToLocal || target == kLocalToGlobal) {
+    if (operands.size() != results.size()) {
+      return Refuse(instr, "needs one result per operand");
+    }
+    std::vector<Bytes> out;
+    for (size_t i = 0; i < operands.size(); ++i) {
+      absl::StatusOr<Bytes> r = Tile(instr, operands[i], *results[i]);
+      if (!r.ok()) return r.status();
+      out.push_back(std::move(*r));
+    }
+    return out;
+  }
   if (operands.size() != 1) return Refuse(instr, "needs exactly one operand");
+  if (target == "_SPMDInternalOp_MultiSlice") {
+    return EvalSpmdMultiSlice(instr, operands[0], results);
+  }
   if (target == "TopK") return TopK(instr, operands[0], results, less);
   if (results.size() != 1) return Refuse(instr, "needs one array result");
   const bool identity = std::find(std::begin(kIdentityTargets), std::end(kIdentityTargets),

@@ -19,6 +19,12 @@
 //   xla_builder.math.*                     the HLO XLA's builder expands them into
 //                                          (xla_builder_calls.h)
 //   xla.gpu.ext.cub_sort_*                 CUB's radix sort (cub_sort.h)
+//   LayoutConstraint                       the operand in the result's layout (XLA's algebraic
+//                                          simplifier makes it a copy)
+//   xla.sdy.GlobalToLocalShape,            Shardy's round-trip markers of a manual computation:
+//   xla.sdy.LocalToGlobalShape             per operand, as SPMDFullToShardShape and
+//                                          SPMDShardToFullShape
+//   _SPMDInternalOp_MultiSlice             amount + 1 shifted slices (spmd_multi_slice.h)
 #pragma once
 
 #include <string_view>
