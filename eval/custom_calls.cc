@@ -128,7 +128,8 @@ bool IsKnownCustomCallTarget(std::string_view target) {
 absl::StatusOr<std::vector<Bytes>> EvalCustomCall(const Instruction& instr,
                                                   absl::Span<const ArrayRef> operands,
                                                   absl::Span<const Shape* const> results,
-                                                  const ScalarPredicate& less) {
+                                                  const ScalarPredicate& less,
+                                                  const ScalarRunner& run) {
   const std::string_view target = instr.custom_call_target();
   for (const ArrayRef& o : operands) {
     if (o.shape == nullptr || !o.shape->IsArray()) return Refuse(instr, "needs array operands");
@@ -148,7 +149,7 @@ absl::StatusOr<std::vector<Bytes>> EvalCustomCall(const Instruction& instr,
     out.push_back(std::move(*r));
     return out;
   }
-  if (IsXlaBuilderTarget(target)) return EvalXlaBuilderCall(instr, operands, results);
+  if (IsXlaBuilderTarget(target)) return EvalXlaBuilderCall(instr, operands, results, run);
   if (IsCubSortTarget(target)) return EvalCubSort(instr, operands, results);
   if (target == "AllocateBuffer") {
     std::vector<Bytes> out;

@@ -16,8 +16,8 @@
 //                                          lower index first
 //   __cublas$gemm, __cublas$lt$matmul      cublas_gemm.cc
 //   __cudnn$conv*                          cudnn_conv.cc
-//   xla_builder.math.*                     the HLO XLA's builder expands them into
-//                                          (xla_builder_calls.h)
+//   xla_builder.math.*                     the formula XLA's builder expands them into, run
+//                                          per element by `run` (xla_builder_calls.h)
 //   xla.gpu.ext.cub_sort_*                 CUB's radix sort (cub_sort.h)
 //   LayoutConstraint                       the operand in the result's layout (XLA's algebraic
 //                                          simplifier makes it a copy)
@@ -33,6 +33,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "eval/kernels.h"
+#include "eval/xla_builder_calls.h"
 #include "hlo/instruction.h"
 
 namespace hloscope::eval {
@@ -40,13 +41,15 @@ namespace hloscope::eval {
 bool IsKnownCustomCallTarget(std::string_view target);
 
 // `less` is TopK's comparator on two scalars (true: the first comes first); unused otherwise.
+// `run` applies a scalar computation inside the current run (xla_builder.math.*).
 using ScalarPredicate = std::function<absl::StatusOr<bool>(const Scalar& a, const Scalar& b)>;
 
 // One result per array of the instruction's shape (a tuple's elements in order).
 absl::StatusOr<std::vector<Bytes>> EvalCustomCall(const Instruction& instr,
                                                   absl::Span<const ArrayRef> operands,
                                                   absl::Span<const Shape* const> results,
-                                                  const ScalarPredicate& less);
+                                                  const ScalarPredicate& less,
+                                                  const ScalarRunner& run);
 
 // custom-calls __cublas$gemm and __cublas$lt$matmul (without an epilogue): alpha * dot(a, b)
 // (+ beta * c) by their gemm_backend_config
