@@ -13,6 +13,7 @@
 #include "hlo/module.h"
 #include "hlo/parser.h"
 #include "hlo/primitive_type.h"
+#include "support/option_error.h"
 #include "support/str_util.h"
 
 namespace hloscope::eval {
@@ -88,9 +89,10 @@ absl::StatusOr<std::vector<Bytes>> EvalXlaBuilderCall(const Instruction& instr,
     }
     absl::StatusOr<std::vector<Scalar>> r = run(**function, args);
     if (!r.ok()) {
-      return absl::Status(r.status().code(),
-                          StrCat("custom-call %", instr.name(), " (", target,
-                                 "), in its expansion: ", std::string(r.status().message())));
+      // PrefixError keeps what the evaluator recorded (a run past max_steps names the option
+      // that lifts it).
+      return PrefixError(
+          r.status(), StrCat("custom-call %", instr.name(), " (", target, "), in its expansion: "));
     }
     StoreScalar(type, out.data() + k * width, (*r)[0]);
   }

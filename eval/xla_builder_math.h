@@ -3,7 +3,7 @@
 // `xla_builder.math.<Name>` into, stated as scalar HLO computations in hloscope's own code
 // (eval/xla_builder_math.cc): the same formula, with the same operations, constants and
 // order of roundings in the operand's element type, so that hlo-run's ops give what XLA's
-// expansion gives, bit for bit (testdata/tools/hlo_run/evaluator/xla_builder_vs_xla.test
+// expansion gives, bit for bit (testdata/tools/hlo_run/evaluator/xla_builder_math.hlo
 // compares them against XLA's own test expectations, read from the corpus by path).
 //
 //   Acos, Acosh, Asin, Asinh, Atan, Cosh   f32, f64, c64, c128
