@@ -6,8 +6,11 @@
 
 #include "absl/status/status.h"
 #include "eval/block_scaled_dot.h"
+#include "eval/cub_sort.h"
 #include "eval/element_io.h"
 #include "eval/layout_util.h"
+#include "eval/spmd_multi_slice.h"
+#include "eval/xla_builder_calls.h"
 #include "support/str_util.h"
 
 namespace hloscope::eval {
@@ -21,7 +24,13 @@ constexpr std::string_view kIdentityTargets[] = {"Sharding",
                                                  "Pin",
                                                  "Unpin",
                                                  "ShardBarrierFrom",
-                                                 "ShardBarrierTo"};
+                                                 "ShardBarrierTo",
+                                                 "LayoutConstraint"};
+
+// Shardy's round-trip markers of a manual computation: per operand, what SPMDFullToShardShape
+// and SPMDShardToFullShape give.
+constexpr std::string_view kGlobalToLocal = "xla.sdy.GlobalToLocalShape";
+constexpr std::string_view kLocalToGlobal = "xla.sdy.LocalToGlobalShape";
 
 absl::Status Refuse(const Instruction& instr, std::string_view why) {
   return absl::InvalidArgumentError(StrCat("cannot run custom-call %", instr.name(), " (",
@@ -111,13 +120,16 @@ bool IsKnownCustomCallTarget(std::string_view target) {
          target == "SPMDFullToShardShape" || target == "SPMDShardToFullShape" ||
          target == "AllocateBuffer" || target == "TopK" || target == "__cublas$gemm" ||
          target == "__cublas$lt$matmul" || target == "__cublas$lt$matmul$f8" ||
-         target == "__op$block_scaled_dot" || IsCudnnConvolutionTarget(target);
+         target == "__op$block_scaled_dot" || IsCudnnConvolutionTarget(target) ||
+         IsXlaBuilderTarget(target) || IsCubSortTarget(target) || target == kGlobalToLocal ||
+         target == kLocalToGlobal || target == "_SPMDInternalOp_MultiSlice";
 }
 
 absl::StatusOr<std::vector<Bytes>> EvalCustomCall(const Instruction& instr,
                                                   absl::Span<const ArrayRef> operands,
                                                   absl::Span<const Shape* const> results,
-                                                  const ScalarPredicate& less) {
+                                                  const ScalarPredicate& less,
+                                                  const ScalarRunner& run) {
   const std::string_view target = instr.custom_call_target();
   for (const ArrayRef& o : operands) {
     if (o.shape == nullptr || !o.shape->IsArray()) return Refuse(instr, "needs array operands");
@@ -138,12 +150,29 @@ absl::StatusOr<std::vector<Bytes>> EvalCustomCall(const Instruction& instr,
     out.push_back(std::move(*r));
     return out;
   }
+  if (IsXlaBuilderTarget(target)) return EvalXlaBuilderCall(instr, operands, results, run);
+  if (IsCubSortTarget(target)) return EvalCubSort(instr, operands, results);
   if (target == "AllocateBuffer") {
     std::vector<Bytes> out;
     for (const Shape* r : results) out.emplace_back(static_cast<size_t>(DenseBytes(*r)), 0);
     return out;
   }
+  if (target == kGlobalToLocal || target == kLocalToGlobal) {
+    if (operands.size() != results.size()) {
+      return Refuse(instr, "needs one result per operand");
+    }
+    std::vector<Bytes> out;
+    for (size_t i = 0; i < operands.size(); ++i) {
+      absl::StatusOr<Bytes> r = Tile(instr, operands[i], *results[i]);
+      if (!r.ok()) return r.status();
+      out.push_back(std::move(*r));
+    }
+    return out;
+  }
   if (operands.size() != 1) return Refuse(instr, "needs exactly one operand");
+  if (target == "_SPMDInternalOp_MultiSlice") {
+    return EvalSpmdMultiSlice(instr, operands[0], results);
+  }
   if (target == "TopK") return TopK(instr, operands[0], results, less);
   if (results.size() != 1) return Refuse(instr, "needs one array result");
   const bool identity = std::find(std::begin(kIdentityTargets), std::end(kIdentityTargets),

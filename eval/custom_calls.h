@@ -17,6 +17,15 @@
 //   __cublas$gemm, __cublas$lt$matmul,     cublas_gemm.cc
 //   __cublas$lt$matmul$f8
 //   __cudnn$conv*                          cudnn_conv.cc
+//   xla_builder.math.*                     the formula XLA's builder expands them into, run
+//                                          per element by `run` (xla_builder_calls.h)
+//   xla.gpu.ext.cub_sort_*                 CUB's radix sort (cub_sort.h)
+//   LayoutConstraint                       the operand in the result's layout (XLA's algebraic
+//                                          simplifier makes it a copy)
+//   xla.sdy.GlobalToLocalShape,            Shardy's round-trip markers of a manual computation:
+//   xla.sdy.LocalToGlobalShape             per operand, as SPMDFullToShardShape and
+//                                          SPMDShardToFullShape
+//   _SPMDInternalOp_MultiSlice             amount + 1 shifted slices (spmd_multi_slice.h)
 #pragma once
 
 #include <string_view>
@@ -25,6 +34,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "eval/kernels.h"
+#include "eval/xla_builder_calls.h"
 #include "hlo/instruction.h"
 
 namespace hloscope::eval {
@@ -32,13 +42,15 @@ namespace hloscope::eval {
 bool IsKnownCustomCallTarget(std::string_view target);
 
 // `less` is TopK's comparator on two scalars (true: the first comes first); unused otherwise.
+// `run` applies a scalar computation inside the current run (xla_builder.math.*).
 using ScalarPredicate = std::function<absl::StatusOr<bool>(const Scalar& a, const Scalar& b)>;
 
 // One result per array of the instruction's shape (a tuple's elements in order).
 absl::StatusOr<std::vector<Bytes>> EvalCustomCall(const Instruction& instr,
                                                   absl::Span<const ArrayRef> operands,
                                                   absl::Span<const Shape* const> results,
-                                                  const ScalarPredicate& less);
+                                                  const ScalarPredicate& less,
+                                                  const ScalarRunner& run);
 
 // custom-calls __cublas$gemm, __cublas$lt$matmul and __cublas$lt$matmul$f8: alpha * dot(a, b)
 // (+ beta * c, then a cublasLt epilogue) by their gemm_backend_config, read with proto3 defaults
