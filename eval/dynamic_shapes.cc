@@ -31,6 +31,14 @@ DynamicSizes SizesOrBound(const Shape& shape, absl::Span<const int64_t> sizes) {
   return DynamicSizes(sizes.begin(), sizes.end());
 }
 
+DynamicSizes OutputSizes(const Shape& shape, absl::Span<const int64_t> sizes) {
+  DynamicSizes out = SizesOrBound(shape, sizes);
+  for (size_t i = 0; i < out.size() && i < shape.dims.size(); ++i) {
+    if (!shape.dynamic[i]) out[i] = shape.dims[i];
+  }
+  return out;
+}
+
 bool IsDynamicShapeCustomCall(std::string_view target) {
   return target == "PadToStatic" || target == "SliceToDynamic";
 }

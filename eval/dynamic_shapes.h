@@ -32,6 +32,10 @@ bool BelowBound(const Shape& shape, absl::Span<const int64_t> sizes);
 // `sizes`, or the dims when empty.
 DynamicSizes SizesOrBound(const Shape& shape, absl::Span<const int64_t> sizes);
 
+// The sizes an output literal of `shape` carries: `sizes` on its dynamic dimensions, the
+// static size on the others.
+DynamicSizes OutputSizes(const Shape& shape, absl::Span<const int64_t> sizes);
+
 // The custom-call targets that convert between dynamic and static arrays.
 bool IsDynamicShapeCustomCall(std::string_view target);
 
@@ -91,6 +95,15 @@ absl::StatusOr<DynamicResult> ReverseValid(const Instruction& instr, const Array
 // DynamicPadInteriorPadding): each result size is low + high + n + (n-1) * interior.
 absl::StatusOr<DynamicResult> PadValid(const Instruction& instr, const ArrayRef& operand,
                                        absl::Span<const int64_t> sizes, const ArrayRef& value);
+
+// sort (sort.cc) with only the first `valid_length` elements of each slice along the sort
+// dimension ordered and the rest left in place, as XLA's padder sorts a dynamic dimension
+// (dynamic_padder_test.cc DynamicSort: {1, 4, 3, 2} of size 3 sorted descending gives
+// {4, 3, 1, 2}); -1: the whole dimension.
+absl::StatusOr<std::vector<Bytes>> EvalSortValid(const Instruction& instr,
+                                                 absl::Span<const ArrayRef> operands,
+                                                 const ScalarComputation& compare,
+                                                 int64_t valid_length);
 
 // The refusal for an op that is not run on an operand below its bound.
 absl::Status RefuseBelowBound(const Instruction& instr, std::string_view why);

@@ -349,8 +349,9 @@ class Evaluator {
     auto n = static_cast<size_t>(DenseBytes(*v.shape));
     Literal lit = Literal::FromBytes(
         *v.shape, Bytes(v.bytes->begin(), v.bytes->begin() + static_cast<std::ptrdiff_t>(n)));
-    if (v.shape->IsDynamic() || v.sizes != nullptr)
-      lit.set_dynamic_sizes(SizesOrBound(*v.shape, SizesOf(v)));
+    // As XLA's Literal: sizes only on a dynamic shape, a static dimension at its size (an
+    // output declared static is the whole array, padding included).
+    if (v.shape->IsDynamic()) lit.set_dynamic_sizes(OutputSizes(*v.shape, SizesOf(v)));
     return lit;
   }
 

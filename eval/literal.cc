@@ -368,8 +368,7 @@ void FormatInto(const Literal& lit, bool print_all, ShapeIndex& at, std::string&
   if (lit.is_array()) {
     const std::vector<int64_t> valid = lit.ValidSizes();
     // XLA's Literal::ToString: a dynamic shape is followed by every dimension's size.
-    if (lit.shape().IsDynamic() || !lit.dynamic_sizes().empty())
-      out += StrCat("(", StrJoin(valid, ","), ")");
+    if (lit.shape().IsDynamic()) out += StrCat("(", StrJoin(valid, ","), ")");
     out += ' ';
     if (lit.element_count() == 0 && BracePairsOfEmpty(lit.shape()) > kFormatFullLimit) {
       // f32[1000000000000,0] has no elements but 10^12 '{}' in full form: not printed.
