@@ -3,6 +3,7 @@
 // variadic reduce, reshape of a column-major array, transpose), in value and buffer mode.
 // XLA's own execution cases are lit tests: testdata/tools/hlo_run/dynamic/.
 #include <cstring>
+#include <string>
 
 #include "eval/literal.h"
 #include "gtest/gtest.h"
@@ -132,6 +133,77 @@ ENTRY e {
                     {"{1, 2, 3, 4}"}),
             "error: the interpreter does not run reduce-window %r on a dynamic dimension below "
             "its bound: XLA's dynamic padder rewrites this op in ways not run here");
+}
+
+// Each error path of the dynamic kernels, on a module that verifies: `d` is s32[<=3] of size 2.
+TEST(DynamicShapesTest, EveryMisfitIsRefusedWithAReason) {
+  struct Case {
+    const char* computations;
+    const char* body;
+    const char* message;
+  };
+  const Case cases[] = {
+      {R"(sm {
+  a0 = s32[] parameter(0)
+  a1 = s32[] parameter(1)
+  b0 = s32[] parameter(2)
+  b1 = s32[] parameter(3)
+  s = s32[] add(a0, b0)
+  m = s32[] maximum(a1, b1)
+  ROOT t = (s32[], s32[]) tuple(s, m)
+})",
+       "  zero = s32[] constant(0)\n"
+       "  ROOT r = (s32[], s32[]) reduce(d, p, zero, zero), dimensions={0}, to_apply=sm",
+       "error: cannot run %r: its inputs' dynamic sizes differ"},
+      {R"(gt {
+  a0 = s32[] parameter(0)
+  a1 = s32[] parameter(1)
+  b0 = s32[] parameter(2)
+  b1 = s32[] parameter(3)
+  ROOT c = pred[] compare(a0, a1), direction=GT
+})",
+       "  ROOT s = (s32[<=3], s32[3]) sort(d, p), dimensions={0}, to_apply=gt",
+       "error: the interpreter does not run sort %s on a dynamic dimension below its bound: its "
+       "operands' dynamic sizes differ"},
+      {"", "  nine = s32[] constant(9)\n  ROOT r = s32[<=6] dynamic-reshape(d, nine)",
+       "error: cannot run %r: dynamic-reshape size 9 of dimension 0 does not fit s32[<=6]"},
+      {"", "  ROOT c = (f32[3], s32[]) custom-call(d), custom_call_target=\"PadToStatic\"",
+       "error: cannot run %c: PadToStatic needs one array operand and gives (the array, one size "
+       "per dimension)"},
+      {"",
+       "  t = (s32[<=3]) tuple(d)\n"
+       "  ROOT c = (s32[<=3]) custom-call(t), custom_call_target=\"Sharding\"",
+       "error: the interpreter does not run custom-call %c on a dynamic dimension below its "
+       "bound: a tuple operand holds a dynamic array"},
+      {"", "  ROOT c = s16[<=3,2] bitcast-convert(d)",
+       "error: the interpreter does not run bitcast-convert %c on a dynamic dimension below its "
+       "bound: its operand and result ranks differ"},
+      {"", "  ROOT b = s32[3] bitcast(d)",
+       "error: the interpreter does not run bitcast %b on a dynamic dimension below its bound: "
+       "XLA's dynamic padder rewrites this op in ways not run here"},
+  };
+  for (const Case& c : cases) {
+    const std::string text = std::string("HloModule m\n") + c.computations +
+                             "\nENTRY e {\n  p = s32[3] parameter(0)\n  two = s32[] constant(2)\n"
+                             "  d = s32[<=3] set-dimension-size(p, two), dimensions={0}\n" +
+                             c.body + "\n}\n";
+    EXPECT_EQ(RunBoth(text, {"{1, 2, 3}"}), c.message) << text;
+  }
+}
+
+TEST(DynamicShapesTest, AReshapeWithNoWholeSizeIsAnError) {
+  // 2 x 4 = 8 valid elements cannot fill rows of 3.
+  EXPECT_EQ(RunBoth(R"(
+HloModule reshape_whole
+ENTRY e {
+  p = s32[3,4] parameter(0)
+  two = s32[] constant(2)
+  d = s32[<=3,4] set-dimension-size(p, two), dimensions={0}
+  ROOT r = s32[<=4,3] reshape(d)
+})",
+                    {"{{1, 2, 3, 4}, {5, 6, 7, 8}, {9, 10, 11, 12}}"}),
+            "error: cannot run %r: reshape of 8 valid elements into s32[<=4,3] leaves no whole "
+            "size for dimension 0");
 }
 
 }  // namespace
