@@ -54,6 +54,8 @@ bool KeepsValidRegion(Opcode op) {
     // region of the operand stays where it is (dynamic_padder_test.cc WhileLoopStack).
     case Opcode::kDynamicSlice:
     case Opcode::kDynamicUpdateSlice:
+    // A whole dynamic dimension gathered keeps its size (GatherSizes).
+    case Opcode::kGather:
       return true;
     default:
       return IsSupportedElementwise(op);
@@ -66,9 +68,68 @@ absl::Status RefuseBelowBound(const Instruction& instr, std::string_view why) {
                                          " on a dynamic dimension below its bound: ", why));
 }
 
+namespace {
+
+bool Contains(const std::vector<int64_t>& list, int64_t x) {
+  return std::find(list.begin(), list.end(), x) != list.end();
+}
+
+// gather, as dynamic_dimension_inference.cc HandleGather: an operand dimension sliced whole
+// gives its size to its offset dimension of the result, one sliced to 1 loses it, any other
+// slice is refused; the indices' dimensions give theirs to the batch dimensions.
+absl::StatusOr<DynamicSizes> GatherSizes(const Instruction& instr,
+                                         absl::Span<const ArrayRef> operands,
+                                         absl::Span<const DynamicSizes> sizes) {
+  const Shape& out = instr.shape();
+  DynamicSizes result(out.dims.begin(), out.dims.end());
+  if (operands.size() != 2) return result;
+  const std::vector<int64_t> offset_dims = IntListAttribute(instr, "offset_dims");
+  const std::vector<int64_t> collapsed = IntListAttribute(instr, "collapsed_slice_dims");
+  const std::vector<int64_t> batching = IntListAttribute(instr, "operand_batching_dims");
+  const std::vector<int64_t> slice_sizes = IntListAttribute(instr, "slice_sizes");
+  const Shape& operand = *operands[0].shape;
+  const DynamicSizes valid = SizesOrBound(operand, sizes[0]);
+  size_t window = 0;  // the offset dimensions take the operand's uncollapsed ones in order
+  for (size_t i = 0; i < valid.size(); ++i) {
+    const auto d = static_cast<int64_t>(i);
+    if (Contains(collapsed, d) || Contains(batching, d)) {
+      if (valid[i] < operand.dims[i]) {
+        return RefuseBelowBound(instr, "a collapsed operand dimension is dynamic");
+      }
+      continue;
+    }
+    const size_t at = window++;
+    if (valid[i] == operand.dims[i] || i >= slice_sizes.size() || slice_sizes[i] == 1) continue;
+    if (slice_sizes[i] != operand.dims[i] || at >= offset_dims.size()) {
+      return RefuseBelowBound(instr, "it gathers part of a dynamic dimension");
+    }
+    result[static_cast<size_t>(offset_dims[at])] = valid[i];
+  }
+  const Shape& indices = *operands[1].shape;
+  const DynamicSizes index_sizes = SizesOrBound(indices, sizes[1]);
+  const std::vector<int64_t> ivd = IntListAttribute(instr, "index_vector_dim");
+  const int64_t index_vector_dim = ivd.empty() ? indices.rank() : ivd[0];
+  std::vector<size_t> batch_dims;  // result dimensions that are not offset dimensions
+  for (size_t d = 0; d < out.dims.size(); ++d) {
+    if (!Contains(offset_dims, static_cast<int64_t>(d))) batch_dims.push_back(d);
+  }
+  size_t batch = 0;
+  for (size_t j = 0; j < index_sizes.size(); ++j) {
+    if (static_cast<int64_t>(j) == index_vector_dim) continue;
+    const size_t at = batch++;
+    if (index_sizes[j] < indices.dims[j] && at < batch_dims.size()) {
+      result[batch_dims[at]] = index_sizes[j];
+    }
+  }
+  return result;
+}
+
+}  // namespace
+
 absl::StatusOr<DynamicSizes> PropagatedSizes(const Instruction& instr,
                                              absl::Span<const ArrayRef> operands,
                                              absl::Span<const DynamicSizes> sizes) {
+  if (instr.opcode() == Opcode::kGather) return GatherSizes(instr, operands, sizes);
   const Shape& out = instr.shape();
   DynamicSizes result(out.dims.begin(), out.dims.end());
   std::vector<bool> taken(out.dims.size(), false);

@@ -178,6 +178,12 @@ TEST(DynamicShapesTest, EveryMisfitIsRefusedWithAReason) {
       {"", "  ROOT c = s16[<=3,2] bitcast-convert(d)",
        "error: the interpreter does not run bitcast-convert %c on a dynamic dimension below its "
        "bound: its operand and result ranks differ"},
+      {"",
+       "  i = s32[] constant(0)\n"
+       "  ROOT g = s32[2] gather(d, i), offset_dims={0}, collapsed_slice_dims={}, "
+       "start_index_map={0}, index_vector_dim=0, slice_sizes={2}",
+       "error: the interpreter does not run gather %g on a dynamic dimension below its bound: it "
+       "gathers part of a dynamic dimension"},
       {"", "  ROOT b = s32[3] bitcast(d)",
        "error: the interpreter does not run bitcast %b on a dynamic dimension below its bound: "
        "XLA's dynamic padder rewrites this op in ways not run here"},
