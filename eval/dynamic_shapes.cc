@@ -34,7 +34,7 @@ DynamicSizes SizesOrBound(const Shape& shape, absl::Span<const int64_t> sizes) {
 DynamicSizes OutputSizes(const Shape& shape, absl::Span<const int64_t> sizes) {
   DynamicSizes out = SizesOrBound(shape, sizes);
   for (size_t i = 0; i < out.size() && i < shape.dims.size(); ++i) {
-    if (!shape.dynamic[i]) out[i] = shape.dims[i];
+    if (!IsDynamicDim(shape, i)) out[i] = shape.dims[i];
   }
   return out;
 }
@@ -157,7 +157,7 @@ absl::StatusOr<DynamicSizes> PropagatedSizes(const Instruction& instr,
       // A static operand dimension at its size is cut to the dynamic size. (A dimension
       // declared static can still hold a valid size below it: XLA's verifier compares shapes
       // ignoring dynamism, and its dynamic dimension inference tracks sizes set on them.)
-      if (!s->dynamic[i] && mine[i] == s->dims[i]) continue;
+      if (!IsDynamicDim(*s, i) && mine[i] == s->dims[i]) continue;
       size_t rd = i;
       if (op == Opcode::kBroadcast) {
         if (i >= instr.dimensions().size()) break;
@@ -196,7 +196,8 @@ std::vector<std::vector<size_t>> ImplicitBroadcasts(absl::Span<const ArrayRef> o
       // Broadcast when another operand is dynamic in this dimension with a larger size.
       for (size_t j = 0; j < operands.size(); ++j) {
         const Shape* o = operands[j].shape;
-        if (j == k || o == nullptr || !o->IsArray() || o->rank() != s->rank() || !o->dynamic[i])
+        if (j == k || o == nullptr || !o->IsArray() || o->rank() != s->rank() ||
+            !IsDynamicDim(*o, i))
           continue;
         if (SizesOrBound(*o, sizes[j])[i] > 1) {
           out[k].push_back(i);
@@ -348,7 +349,7 @@ absl::StatusOr<DynamicSizes> ReshapeResultSizes(const Instruction& instr,
     if (count == pout) continue;
     std::vector<size_t> candidates;
     for (size_t k = j0; k < j; ++k) {
-      if (out.dynamic[k]) candidates.push_back(k);
+      if (IsDynamicDim(out, k)) candidates.push_back(k);
     }
     if (candidates.empty() && inferred.has_value() && *inferred >= static_cast<int64_t>(j0) &&
         *inferred < static_cast<int64_t>(j)) {

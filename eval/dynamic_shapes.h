@@ -25,6 +25,11 @@ namespace hloscope::eval {
 // One valid size per dimension (each in [0, bound]).
 using DynamicSizes = std::vector<int64_t>;
 
+// Whether dimension `i` of `shape` is marked dynamic (`<=N`); false past the flags a shape
+// built in code may lack.
+inline bool IsDynamicDim(const Shape& shape, size_t i) {
+  return i < shape.dynamic.size() && shape.dynamic[i];
+}
 // Whether a dimension of `shape` is unbounded (`?`): such shapes are refused.
 bool HasUnboundedDimension(const Shape& shape);
 // Whether `sizes` are below `shape`'s dims in some dimension (empty sizes: at the bound).
