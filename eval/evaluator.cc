@@ -21,6 +21,7 @@
 #include "eval/channel_order.h"
 #include "eval/collectives.h"
 #include "eval/custom_calls.h"
+#include "eval/dynamic_shapes.h"
 #include "eval/element_io.h"
 #include "eval/elided_constants.h"
 #include "eval/inplace_permute.h"
@@ -50,6 +51,8 @@ struct Value {
   const Shape* shape = nullptr;
   std::shared_ptr<Bytes> bytes;
   std::shared_ptr<const std::vector<Value>> elements;
+  // A dynamic array's valid sizes (eval/dynamic_shapes.h); null: every dimension at its bound.
+  std::shared_ptr<const DynamicSizes> sizes = nullptr;
 };
 
 // Computations nested deeper than this (call, while, conditional, fusion, to_apply) are
@@ -195,7 +198,8 @@ absl::Status CheckSupported(const Module& module, const EvalOptions& options) {
       }
       if (absl::Status s = CheckElidedConstant(*instr, options); !s.ok()) return s;
       if (instr->opcode() == Opcode::kCustomCall &&
-          !IsKnownCustomCallTarget(instr->custom_call_target()) && !IsBufferOp(*instr)) {
+          !IsKnownCustomCallTarget(instr->custom_call_target()) &&
+          !IsDynamicShapeCustomCall(instr->custom_call_target()) && !IsBufferOp(*instr)) {
         return UnsupportedCustomCallTarget(*instr);
       }
       if ((instr->opcode() == Opcode::kCollectivePermute ||
@@ -220,9 +224,10 @@ absl::Status CheckSupported(const Module& module, const EvalOptions& options) {
               StrCat("the interpreter does not support element type '",
                      PrimitiveTypeName(s.element_type), "' (instruction %", instr->name(), ")"));
         }
-        if (bad_type.ok() && s.IsDynamic()) {
+        if (bad_type.ok() && HasUnboundedDimension(s)) {
           bad_type = absl::UnimplementedError(
-              StrCat("the interpreter does not support dynamic shapes (instruction %",
+              StrCat("the interpreter does not support dynamic shapes with unbounded (?) "
+                     "dimensions (instruction %",
                      instr->name(), ")"));
         }
       });
@@ -282,7 +287,9 @@ class Evaluator {
             StrCat("argument ", i, " has shape ", a.shape().ToString(false), " but parameter %",
                    p.name(), " has shape ", p.shape().ToString(false)));
       }
-      args.push_back(ToValue(a, p.shape()));
+      Value v = ToValue(a, p.shape());
+      if (!a.dynamic_sizes().empty()) v = WithSizes(std::move(v), a.dynamic_sizes());
+      args.push_back(std::move(v));
     }
     if (options_.mode == EvalMode::kBuffer) {
       absl::StatusOr<std::unique_ptr<AliasAnalysis>> aa =
@@ -349,8 +356,12 @@ class Evaluator {
     }
     if (!v.shape->IsArray()) return Literal::Zeros(*v.shape);
     auto n = static_cast<size_t>(DenseBytes(*v.shape));
-    return Literal::FromBytes(
+    Literal lit = Literal::FromBytes(
         *v.shape, Bytes(v.bytes->begin(), v.bytes->begin() + static_cast<std::ptrdiff_t>(n)));
+    // As XLA's Literal: sizes only on a dynamic shape, a static dimension at its size (an
+    // output declared static is the whole array, padding included).
+    if (v.shape->IsDynamic()) lit.set_dynamic_sizes(OutputSizes(*v.shape, SizesOf(v)));
+    return lit;
   }
 
   static Value ArrayValue(const Instruction& instr, Bytes bytes) {
@@ -562,6 +573,7 @@ class Evaluator {
     for (const Value& o : ops)
       arrays.push_back(ArrayRef{o.shape, o.bytes ? o.bytes->data() : nullptr});
     Opcode op = instr.opcode();
+    if (NeedsDynamicEval(instr, ops)) return EvalDynamic(instr, ops, buffered);
     if (IsBufferOp(instr)) return EvalBuffer(instr, ops);
     if (IsAsyncOrCollective(op)) return EvalAsyncOrCollective(instr, ops, buffered);
     switch (op) {
@@ -594,46 +606,6 @@ class Evaluator {
       case Opcode::kOptBarrier:
       case Opcode::kDomain:  // a sharding-domain marker: its operand, unchanged
         return ops[0];
-      case Opcode::kGetDimensionSize: {
-        // Shapes here are static (dynamic ones are refused): the dimension's size.
-        const Shape& in = *ops[0].shape;
-        const int64_t d = instr.dimensions().empty() ? -1 : instr.dimensions()[0];
-        if (!in.IsArray() || d < 0 || d >= in.rank() || !instr.shape().IsArray() ||
-            instr.shape().rank() != 0) {
-          return absl::InvalidArgumentError(
-              StrCat("cannot run %", instr.name(),
-                     ": get-dimension-size needs an array operand and "
-                     "one of its dimensions, and gives a scalar"));
-        }
-        Bytes size(static_cast<size_t>(ElementBytes(instr.shape().element_type)));
-        StoreInt(instr.shape().element_type, size.data(), in.dims[static_cast<size_t>(d)]);
-        return ArrayValue(instr, std::move(size));
-      }
-      case Opcode::kSetDimensionSize: {
-        // Dynamic results are refused before the run; a static one is the operand when the
-        // size set is the dimension's static size, and undefined otherwise.
-        const Shape& in = *ops[0].shape;
-        const Shape& out = instr.shape();
-        const int64_t d = instr.dimensions().empty() ? -1 : instr.dimensions()[0];
-        if (!in.IsArray() || !out.IsArray() || in.dims != out.dims || d < 0 || d >= in.rank() ||
-            ops.size() != 2 || !ops[1].shape->IsArray() || ops[1].shape->rank() != 0 ||
-            IsFloatType(ops[1].shape->element_type)) {
-          return absl::InvalidArgumentError(
-              StrCat("cannot run %", instr.name(),
-                     ": set-dimension-size needs an array, an integer scalar size and one of the "
-                     "array's dimensions, and a result of the array's dimensions"));
-        }
-        const int64_t size = LoadInt(ops[1].shape->element_type, ops[1].bytes->data());
-        if (size != out.dims[static_cast<size_t>(d)]) {
-          return absl::InvalidArgumentError(StrCat(
-              "cannot run %", instr.name(), ": set-dimension-size sets dimension ", d, " to ", size,
-              " but the result's static size is ", out.dims[static_cast<size_t>(d)],
-              " (the interpreter runs static shapes only)"));
-        }
-        Bytes bytes(static_cast<size_t>(DenseBytes(out)));
-        Relayout(in, ops[0].bytes->data(), out, bytes.data());
-        return ArrayValue(instr, std::move(bytes));
-      }
       case Opcode::kCopy:
         if (instr.shape().IsTuple()) return Value{instr.shape_ptr(), nullptr, ops[0].elements};
         break;
@@ -825,6 +797,7 @@ class Evaluator {
 
 #include "eval/evaluator_async.inc"
 #include "eval/evaluator_host_io.inc"
+#include "eval/evaluator_dynamic.inc"
 
   const Module& module_;
   EvalOptions options_;
@@ -880,6 +853,7 @@ bool IsSupportedOpcode(Opcode op) {
     case Opcode::kDomain:
     case Opcode::kGetDimensionSize:
     case Opcode::kSetDimensionSize:
+    case Opcode::kDynamicReshape:
     case Opcode::kCall:
     case Opcode::kFusion:
     case Opcode::kWhile:

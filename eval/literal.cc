@@ -87,6 +87,11 @@ void Literal::Set(absl::Span<const int64_t> index, double value) {
   StoreDouble(shape().element_type, data_.data() + PhysicalOffset(index), value);
 }
 
+std::vector<int64_t> Literal::ValidSizes() const {
+  if (!dynamic_sizes_.empty()) return dynamic_sizes_;
+  return std::vector<int64_t>(shape().dims.begin(), shape().dims.end());
+}
+
 double Literal::GetLinear(int64_t linear) const {
   std::vector<int64_t> index(shape().dims.size());
   for (int64_t k = shape().rank() - 1; k >= 0; --k) {
@@ -201,11 +206,17 @@ std::optional<std::string> Diff(const Literal& a, const Literal& b, ShapeIndex& 
     return StrCat(where(), "shape ", a.shape().ToString(false), " vs ", b.shape().ToString(false));
   }
   if (!a.is_array()) return std::nullopt;
+  const std::vector<int64_t> valid = a.ValidSizes();
+  if (valid != b.ValidSizes()) {
+    return StrCat(where(), "dynamic sizes (", StrJoin(valid, ","), ") vs (",
+                  StrJoin(b.ValidSizes(), ","), ")");
+  }
   PrimitiveType t = a.shape().element_type;
   size_t bytes = static_cast<size_t>(ElementBytes(t));
   std::vector<int64_t> sa = PhysicalStrides(a.shape()), sb = PhysicalStrides(b.shape());
   std::optional<std::string> first;
-  ForEachIndex(a.shape().dims, [&](const std::vector<int64_t>& index) {
+  // Only the elements inside the dynamic sizes are the value; the rest is padding.
+  ForEachIndex(valid, [&](const std::vector<int64_t>& index) {
     if (first) return;
     int64_t oa = 0, ob = 0;
     for (size_t k = 0; k < index.size(); ++k) {
@@ -235,7 +246,11 @@ std::optional<std::string> FirstDifference(const Literal& expected, const Litera
 }
 
 int64_t TotalElementCount(const Literal& literal) {
-  if (literal.is_array()) return literal.element_count();
+  if (literal.is_array()) {
+    int64_t n = 1;
+    for (int64_t d : literal.ValidSizes()) n *= d;
+    return n;
+  }
   int64_t n = 0;
   for (const Literal& e : literal.elements()) n += TotalElementCount(e);
   return n;
@@ -253,7 +268,8 @@ int64_t BracePairsOfEmpty(const Shape& s) {
   return n;
 }
 
-void FormatArrayFull(const Literal& lit, std::string& out) {
+// `dims`: the sizes to print (the dims, or a dynamic array's valid sizes).
+void FormatArrayFull(const Literal& lit, const std::vector<int64_t>& dims, std::string& out) {
   const Shape& s = lit.shape();
   if (s.rank() == 0) {
     out += FormatElement(s.element_type, lit.data().data());
@@ -268,7 +284,7 @@ void FormatArrayFull(const Literal& lit, std::string& out) {
   size_t dim = 0;
   out += '{';
   while (true) {
-    if (index[dim] < s.dims[dim]) {
+    if (index[dim] < dims[dim]) {
       if (index[dim] > 0) out += ", ";
       if (dim + 1 == rank) {
         int64_t off = 0;
@@ -295,17 +311,28 @@ void FormatArraySummary(const Literal& lit, std::string& out) {
   int64_t n = s.ElementCount(), nan = 0;
   // Complex numbers have no order: their summary is of the magnitudes |x|.
   const bool complex = IsComplexType(s.element_type);
-  for (int64_t i = 0; i < n; ++i) {
-    const uint8_t* p = lit.data().data() + i * ElementBytes(s.element_type);
+  auto add = [&](const uint8_t* p) {
     double v = complex ? std::abs(LoadComplex(s.element_type, p)) : LoadDouble(s.element_type, p);
     if (std::isnan(v)) {
       ++nan;
-      continue;
+      return;
     }
     lo = std::min(lo, v);
     hi = std::max(hi, v);
     sum += v;
+  };
+  if (!lit.dynamic_sizes().empty()) {
+    // A dynamic array: the statistics of the elements inside its sizes only.
+    n = TotalElementCount(lit);
+    ForEachIndex(lit.dynamic_sizes(), [&](const std::vector<int64_t>& index) {
+      add(lit.data().data() + lit.PhysicalOffset(index));
+    });
+    out += fmt::format("{}min={} max={} mean={:.6g}", complex ? "|x| " : "", lo, hi,
+                       n > nan ? sum / static_cast<double>(n - nan) : 0.0);
+    if (nan > 0) out += fmt::format(" nan={}", nan);
+    return;
   }
+  for (int64_t i = 0; i < n; ++i) add(lit.data().data() + i * ElementBytes(s.element_type));
   out += fmt::format("{}min={} max={} mean={:.6g}", complex ? "|x| " : "", lo, hi,
                      n > nan ? sum / static_cast<double>(n - nan) : 0.0);
   if (nan > 0) out += fmt::format(" nan={}", nan);
@@ -339,12 +366,15 @@ void FormatInto(const Literal& lit, bool print_all, ShapeIndex& at, std::string&
   if (!at.empty()) out += StrCat(ShapeIndexToString(at), ": ");
   out += lit.shape().ToString(false);
   if (lit.is_array()) {
+    const std::vector<int64_t> valid = lit.ValidSizes();
+    // XLA's Literal::ToString: a dynamic shape is followed by every dimension's size.
+    if (lit.shape().IsDynamic()) out += StrCat("(", StrJoin(valid, ","), ")");
     out += ' ';
     if (lit.element_count() == 0 && BracePairsOfEmpty(lit.shape()) > kFormatFullLimit) {
       // f32[1000000000000,0] has no elements but 10^12 '{}' in full form: not printed.
       out += "{...} (no elements)";
-    } else if (print_all || lit.element_count() <= kFormatFullLimit) {
-      FormatArrayFull(lit, out);
+    } else if (print_all || TotalElementCount(lit) <= kFormatFullLimit) {
+      FormatArrayFull(lit, valid, out);
     } else {
       FormatArraySummary(lit, out);
     }

@@ -62,11 +62,21 @@ class Literal {
   // The element at a LINEAR logical index (row-major over the dims), as double.
   double GetLinear(int64_t linear) const;
 
+  // Arrays of a bounded dynamic shape (`f32[<=10]`): the valid size of each dimension, as
+  // XLA's Literal keeps them (each at most its bound; a static dimension's is its size).
+  // Storage stays at the bound; only the elements inside these sizes are the value, so
+  // printing and comparison read those. Empty: every dimension at its bound.
+  const std::vector<int64_t>& dynamic_sizes() const { return dynamic_sizes_; }
+  void set_dynamic_sizes(std::vector<int64_t> sizes) { dynamic_sizes_ = std::move(sizes); }
+  // dynamic_sizes(), or the dimensions when it is empty.
+  std::vector<int64_t> ValidSizes() const;
+
  private:
   struct OwnedShape;  // a deep copy of a shape and its tuple elements
   std::shared_ptr<const OwnedShape> shape_;
   std::vector<uint8_t> data_;
   std::vector<Literal> elements_;
+  std::vector<int64_t> dynamic_sizes_;
 };
 
 // Deterministic pseudo-random contents (same shape + seed -> same bytes on every machine; no
@@ -78,15 +88,17 @@ Literal RandomLiteral(const Shape& shape, uint64_t seed);
 std::vector<Literal> RandomArguments(const Module& module, uint64_t seed);
 
 // Bitwise comparison of logical elements. nullopt when the shapes agree (tuple structure, dims
-// and element types; layouts may differ) and every element's bits are equal; otherwise a message
-// naming the first difference, e.g. "output {1}: element [2,3]: 1.5 vs 1.25" (expected first).
+// and element types; layouts may differ), the dynamic sizes agree and every element inside them
+// has equal bits; otherwise a message naming the first difference, e.g.
+// "output {1}: element [2,3]: 1.5 vs 1.25" (expected first).
 std::optional<std::string> FirstDifference(const Literal& expected, const Literal& actual);
 // Number of array elements over all leaves (used for "outputs match (N elements)").
 int64_t TotalElementCount(const Literal& literal);
 
-// Text for printing: `f32[2,2] {{1, 2}, {3, 4}}` with full values, or for arrays of more than
-// kFormatFullLimit elements (unless print_all) a summary: shape, min/max/mean and the first
-// few elements. Tuples print one element per line, prefixed with its index.
+// Text for printing: `f32[2,2] {{1, 2}, {3, 4}}` with full values (a dynamic shape as XLA's
+// Literal::ToString prints it: `f32[<=4,2](3,2) {...}`, the elements inside the sizes), or for
+// arrays of more than kFormatFullLimit elements (unless print_all) a summary: shape, min/max/mean
+// and the first few elements. Tuples print one element per line, prefixed with its index.
 inline constexpr int64_t kFormatFullLimit = 64;
 std::string FormatLiteral(const Literal& literal, bool print_all);
 

@@ -6,9 +6,11 @@
 // not guaranteed to be a strict weak order, and std::sort may read outside the range when it is
 // not; a merge sort never does. It is stable, which is one of the orders an unstable sort may
 // give, and the only one is_stable=true allows.
+#include <algorithm>
 #include <cstring>
 
 #include "absl/status/status.h"
+#include "eval/dynamic_shapes.h"
 #include "eval/element_io.h"
 #include "eval/kernels.h"
 #include "eval/layout_util.h"
@@ -46,6 +48,13 @@ absl::Status MergeSort(std::vector<int64_t>& order,
 absl::StatusOr<std::vector<Bytes>> EvalSort(const Instruction& instr,
                                             absl::Span<const ArrayRef> operands,
                                             const ScalarComputation& compare) {
+  return EvalSortValid(instr, operands, compare, -1);
+}
+
+absl::StatusOr<std::vector<Bytes>> EvalSortValid(const Instruction& instr,
+                                                 absl::Span<const ArrayRef> operands,
+                                                 const ScalarComputation& compare,
+                                                 int64_t valid_length) {
   size_t n = operands.size();
   std::vector<const Shape*> out_shapes;
   if (instr.shape().IsTuple()) {
@@ -87,16 +96,19 @@ absl::StatusOr<std::vector<Bytes>> EvalSort(const Instruction& instr,
   }
   std::vector<int64_t> strides = RowMajorStrides(first.dims);
   const int64_t length = first.dims[d], step = strides[d];
+  // A dynamic sort dimension: only its first valid_length elements are ordered, the padding
+  // after them stays where it is.
+  const int64_t sorted = valid_length < 0 ? length : std::min(valid_length, length);
   std::vector<int64_t> outer(first.dims.begin(), first.dims.end());
   outer[d] = 1;
   std::vector<Scalar> args(2 * n);
-  std::vector<int64_t> order(static_cast<size_t>(length));
+  std::vector<int64_t> order(static_cast<size_t>(sorted));
   absl::Status status;
   ForEachIndex(outer, [&](const std::vector<int64_t>& o) {
     if (!status.ok()) return;
     int64_t base = 0;
     for (size_t i = 0; i < o.size(); ++i) base += o[i] * strides[i];
-    for (int64_t i = 0; i < length; ++i) order[static_cast<size_t>(i)] = i;
+    for (int64_t i = 0; i < sorted; ++i) order[static_cast<size_t>(i)] = i;
     auto less = [&](int64_t a, int64_t b) -> absl::StatusOr<bool> {
       for (size_t k = 0; k < n; ++k) {
         args[2 * k] = LoadScalar(types[k], data[k] + (base + a * step) * ebs[k]);
@@ -110,9 +122,9 @@ absl::StatusOr<std::vector<Bytes>> EvalSort(const Instruction& instr,
     if (!status.ok()) return;
     for (size_t k = 0; k < n; ++k) {
       for (int64_t i = 0; i < length; ++i) {
+        const int64_t from = i < sorted ? order[static_cast<size_t>(i)] : i;
         std::memcpy(results[k].data() + (base + i * step) * ebs[k],
-                    data[k] + (base + order[static_cast<size_t>(i)] * step) * ebs[k],
-                    static_cast<size_t>(ebs[k]));
+                    data[k] + (base + from * step) * ebs[k], static_cast<size_t>(ebs[k]));
       }
     }
   });

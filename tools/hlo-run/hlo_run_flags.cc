@@ -22,6 +22,10 @@ Parses and verifies FILE, runs its entry computation on seeded pseudo-random arg
 literals of --inputs) and prints the outputs. Small arrays are printed in full, larger ones as a
 summary (shape, min/max/mean, first elements).
 
+Bounded dynamic shapes (f32[<=8]) run: an argument of a dynamic parameter is at its bound, and
+set-dimension-size or SliceToDynamic set smaller sizes. A dynamic output prints as XLA prints
+it, its sizes after the shape and only the elements inside them: 's32[<=9](7) {1, 2, ...}'.
+
 With --compare, runs A and B on the same arguments (their entry parameter shapes must match)
 and compares the outputs bit for bit: A in --mode-a, B in --mode-b. Prints 'outputs match (N
 elements)', or the first differing output index and element.
