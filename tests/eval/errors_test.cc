@@ -138,7 +138,7 @@ TEST(EvalErrorsTest, BadConstantTextNamesTheInstruction) {
   absl::StatusOr<Literal> out = Evaluate(*m, {}, EvalOptions());
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(StatusText(out.status()),
-            "constant %c: literal column 6: expected '}' : dimension 0 of s32[2] has 2 elements");
+            "constant %c: literal column 8: expected '}' : dimension 0 of s32[2] has 2 elements");
 }
 
 TEST(EvalErrorsTest, ElidedConstantIsRefused) {
