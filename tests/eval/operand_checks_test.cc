@@ -26,7 +26,8 @@ TEST(OperandChecksTest, EveryMisfitIsRefusedWithAReason) {
       {"  p = f32[4] parameter(0)\n  ROOT n = f32[5] negate(p)",
        "cannot run %n: operand 0 has shape f32[4] but the result is f32[5]"},
       {"  p = f32[4] parameter(0)\n  q = s32[4] parameter(1)\n  ROOT n = f32[4] add(p, q)",
-       "cannot run %n: operands have different element types"},
+       "cannot run %n: operands have different element types, f32 and s32 (mixed precision is "
+       "not run: XLA's evaluator reads both operands as one type)"},
       {"  p = f32[4] parameter(0)\n  ROOT n = f32[4] select(p, p, p)",
        "cannot run %n: select needs a pred and two operands of the result type"},
       {"  p = f32[4] parameter(0)\n  ROOT n = f32[8] slice(p), slice={[0:8]}",
