@@ -169,6 +169,23 @@ TEST(EvalErrorsTest, BitcastThatChangesTheSize) {
   EXPECT_EQ(StatusText(out.status()), "bitcast %b grows the size from 16 to 32 bytes");
 }
 
+// The verifier rejects a group_sizes of the wrong shape (XLA's rule); unverified, the
+// interpreter refuses it with the rule of the module's mode.
+TEST(EvalErrorsTest, RaggedDotGroupSizesOfTheWrongShape) {
+  std::unique_ptr<Module> m = testing::Parse(
+      "HloModule m\nENTRY e {\n  l = f32[2,1,3] parameter(0)\n  r = f32[2,3,1] parameter(1)\n"
+      "  s = s32[3,2] parameter(2)\n  ROOT d = f32[2,2,1,1] ragged-dot(l, r, s), "
+      "lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, "
+      "rhs_contracting_dims={1}, lhs_ragged_dims={2}\n}\n");
+  ASSERT_NE(m, nullptr);
+  EXPECT_FALSE(VerifyModule(*m).ok());
+  absl::StatusOr<Literal> out = Evaluate(*m, RandomArguments(*m, 1), {});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(StatusText(out.status()),
+            "cannot run %d: ragged-dot group_sizes s32[3,2] must be [G] or [the lhs batch "
+            "dims..., the lhs contracting dims before the ragged one..., G]");
+}
+
 // XLA's evaluator lets a bitcast shrink and reads the operand's first bytes (HandleBitcast in
 // xla/hlo/evaluator/hlo_evaluator.cc at openxla/xla 2c731115; XLA's memory-space-assignment
 // tests bitcast u32[10] to u32[5]), in both of the interpreter's modes.
