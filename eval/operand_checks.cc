@@ -37,7 +37,19 @@ absl::Status CheckElementwise(const Instruction& instr, absl::Span<const Shape* 
   if (op == Opcode::kSelect && ops.size() == 3 &&
       (ops[0]->element_type != PrimitiveType::kPred || ops[1]->element_type != out.element_type ||
        ops[2]->element_type != out.element_type)) {
-    return Bad(instr, "select needs a pred and two operands of the result type");
+    // Mixed precision (f32 and bf16 branches) verifies by default, but XLA's evaluator reads
+    // both branches as the result type (ElementwiseTernaryOp), undefined for another type.
+    const bool mixed = ops[0]->element_type == PrimitiveType::kPred &&
+                       IsFloatType(ops[1]->element_type) && IsFloatType(ops[2]->element_type) &&
+                       IsFloatType(out.element_type);
+    return Bad(instr, StrCat("select needs a pred and two operands of the result type, not ",
+                             PrimitiveTypeName(ops[0]->element_type), ", ",
+                             PrimitiveTypeName(ops[1]->element_type), " and ",
+                             PrimitiveTypeName(ops[2]->element_type), " into ",
+                             PrimitiveTypeName(out.element_type),
+                             mixed ? " (mixed precision is not run: XLA's evaluator reads both "
+                                     "branches as the result type)"
+                                   : ""));
   }
   // map's operands are f's parameters, each of its own type; stochastic-convert's random bits
   // are unsigned integers (its kernel checks them).

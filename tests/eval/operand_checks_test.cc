@@ -29,7 +29,13 @@ TEST(OperandChecksTest, EveryMisfitIsRefusedWithAReason) {
        "cannot run %n: operands have different element types, f32 and s32 (mixed precision is "
        "not run: XLA's evaluator reads both operands as one type)"},
       {"  p = f32[4] parameter(0)\n  ROOT n = f32[4] select(p, p, p)",
-       "cannot run %n: select needs a pred and two operands of the result type"},
+       "cannot run %n: select needs a pred and two operands of the result type, not f32, f32 "
+       "and f32 into f32"},
+      {"  c = pred[4] parameter(0)\n  p = f32[4] parameter(1)\n  q = bf16[4] parameter(2)\n"
+       "  ROOT n = f32[4] select(c, p, q)",
+       "cannot run %n: select needs a pred and two operands of the result type, not pred, f32 "
+       "and bf16 into f32 (mixed precision is not run: XLA's evaluator reads both branches as "
+       "the result type)"},
       {"  p = f32[4] parameter(0)\n  ROOT n = f32[8] slice(p), slice={[0:8]}",
        "cannot run %n: slice dimension 0 [0:8:1] does not fit f32[4] -> f32[8]"},
       {"  p = f32[4] parameter(0)\n  ROOT n = f32[4,3] broadcast(p), dimensions={1}",
