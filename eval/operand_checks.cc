@@ -107,10 +107,13 @@ absl::Status CheckMovedElementTypes(const Instruction& instr, absl::Span<const S
       continue;
     }
     if (ops[k]->element_type != out.element_type) {
-      return Bad(instr, StrCat(OpcodeName(op), " moves operand ", k, "'s ",
-                               PrimitiveTypeName(ops[k]->element_type), " elements into a ",
-                               PrimitiveTypeName(out.element_type),
-                               " result (mixed precision is not run)"));
+      // XLA's evaluator refuses a broadcast from another type outright (HandleBroadcast:
+      // "broadcast from a different data type is not supported").
+      return Bad(instr,
+                 StrCat(OpcodeName(op), " moves operand ", k, "'s ",
+                        PrimitiveTypeName(ops[k]->element_type), " elements into a ",
+                        PrimitiveTypeName(out.element_type), " result (mixed precision is not run",
+                        op == Opcode::kBroadcast ? ", nor by XLA's evaluator)" : ")"));
     }
   }
   return absl::OkStatus();

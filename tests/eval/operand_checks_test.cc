@@ -59,7 +59,7 @@ TEST(OperandChecksTest, EveryMisfitIsRefusedWithAReason) {
       // BroadcastsAreAlwaysDuplicableIntoConsumers broadcasts f16 to f32).
       {"  p = f16[4] parameter(0)\n  ROOT n = f32[4,3] broadcast(p), dimensions={0}",
        "cannot run %n: broadcast moves operand 0's f16 elements into a f32 result (mixed "
-       "precision is not run)"},
+       "precision is not run, nor by XLA's evaluator)"},
       {"  p = bf16[4,3] parameter(0)\n  ROOT n = f32[3,4] transpose(p), dimensions={1,0}",
        "cannot run %n: transpose moves operand 0's bf16 elements into a f32 result (mixed "
        "precision is not run)"},
