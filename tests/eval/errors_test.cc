@@ -2,6 +2,7 @@
 #include "gtest/gtest.h"
 #include "support/option_error.h"
 #include "support/status_text.h"
+#include "support/str_util.h"
 #include "tests/eval/eval_test_util.h"
 
 namespace hloscope::eval {
@@ -184,6 +185,34 @@ TEST(EvalErrorsTest, RaggedDotGroupSizesOfTheWrongShape) {
   EXPECT_EQ(StatusText(out.status()),
             "cannot run %d: ragged-dot group_sizes s32[3,2] must be [G] or [the lhs batch "
             "dims..., the lhs contracting dims before the ragged one..., G]");
+}
+
+// A sparse convolution that XLA's MaterializeSparseOperand does not define is refused.
+TEST(EvalErrorsTest, SparseConvolutionsXlaDoesNotDefine) {
+  auto error = [](std::string_view config, std::string_view indices_type) {
+    std::unique_ptr<Module> m = testing::Parse(
+        StrCat("HloModule m\nENTRY e {\n  l = f32[1,4] constant({{1, 2, 3, 4}})\n"
+               "  v = f32[1,1] constant({{10}})\n  i = ",
+               indices_type, "[1,1] constant({{1}})\n  k = (f32[1,1], ", indices_type,
+               "[1,1]) tuple(v, i)\n  ROOT c = f32[1,1] convolution(l, k), dim_labels=bf_io->bf, "
+               "sparsity_config=",
+               config, "\n}\n"));
+    if (m == nullptr) return std::string("parse error");
+    absl::StatusOr<Literal> out = Evaluate(*m, {}, {});
+    return out.ok() ? std::string("ok") : std::string(StatusText(out.status()));
+  };
+  EXPECT_EQ(error("{rhs={sparsity=1x4 dimension=0 stride=1}}", "s32"), "ok");
+  EXPECT_EQ(error("{rhs={sparsity=2x4 dimension=0 stride=1}}", "s32"),
+            "cannot run %c: rhs sparsity: only 1:N sparsity is defined (XLA's evaluator)");
+  EXPECT_EQ(error("{rhs={sparsity=1x4 dimension=0}}", "s32"),
+            "cannot run %c: rhs sparsity: only stride=1 is defined (XLA's evaluator)");
+  EXPECT_EQ(error("{rhs={sparsity=1x4 dimension=2 stride=1}}", "s32"),
+            "cannot run %c: rhs sparsity: dimension=2 is not a dimension of f32[1,1]");
+  EXPECT_EQ(error("{rhs={sparsity=1x4 dimension=0 stride=1}}", "f32"),
+            "cannot run %c: rhs sparsity: the indices f32[1,1] must be integers of the values' "
+            "dims f32[1,1]");
+  EXPECT_EQ(error("{rhs={sparsity=1x0 dimension=0 stride=1}}", "s32"),
+            "cannot run %c: rhs sparsity: the block size must be positive");
 }
 
 // XLA's evaluator lets a bitcast shrink and reads the operand's first bytes (HandleBitcast in

@@ -176,6 +176,9 @@ TEST(LiteralTest, NanPayloadsSetTheMantissa) {
   ASSERT_FALSE(wide.ok());
   EXPECT_EQ(StatusText(wide.status()),
             "literal column 6: 'nan(0x3ff)': NaN payload 0x3ff is out of range for bf16 (0x7f)");
+  absl::StatusOr<Literal> malformed = ParseLiteral("(7, {nan(0xZZ), 1, 2, 3})", s[2]);
+  ASSERT_FALSE(malformed.ok());
+  EXPECT_EQ(StatusText(malformed.status()), "literal column 6: 'nan(0xZZ)' is not a bf16 value");
   absl::StatusOr<Literal> f32 = ParseLiteral("{{nan(0x1), 0, 0}, {0, 0, 0}}", s[0]);
   ASSERT_TRUE(f32.ok()) << StatusText(f32.status());
   uint32_t word = 0;

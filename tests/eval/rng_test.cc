@@ -189,6 +189,20 @@ TEST(RngTest, Refusals) {
   EXPECT_EQ(error("s32", "rng_uniform", "4", "4", 1),
             "cannot run %r: rng_uniform needs low < high, got low 4 and high 4 "
             "(std::uniform_int_distribution is undefined on an empty range)");
+  // f32 bounds of an f16 rng verify with mixed precision, but XLA's evaluator reads them as
+  // f16; XLA's rng-expander tests give a third operand, which XLA's verifier rejects.
+  auto run = [](std::string_view body) {
+    absl::StatusOr<Literal> out =
+        RunSeeded(StrCat("HloModule r\nENTRY main {\n", body, "\n}\n"), 1);
+    return out.ok() ? std::string("ok") : std::string(StatusText(out.status()));
+  };
+  EXPECT_EQ(run("  a = f32[] constant(0)\n  b = f32[] constant(1)\n"
+                "  ROOT r = f16[3] rng(a, b), distribution=rng_uniform"),
+            "cannot run %r: rng takes two scalars of its element type f16, not f32[] and f32[] "
+            "(XLA's evaluator reads the bounds as the result type)");
+  EXPECT_EQ(run("  a = f32[] constant(0)\n  b = f32[] constant(1)\n  s = u64[1] constant({3})\n"
+                "  ROOT r = f32[3] rng(a, b, s), distribution=rng_uniform"),
+            "cannot run %r: rng takes two operands (the bounds), not 3");
   EXPECT_EQ(error("f64", "rng_normal", "0", "0", 1),
             "cannot run %r: rng_normal needs stddev > 0, got 0");
 }
