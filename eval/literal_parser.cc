@@ -50,11 +50,14 @@ class LiteralTextParser {
         return Error(StrCat("expected '(' to start a tuple of shape ", shape.ToString()));
       std::vector<Literal> elements;
       for (size_t i = 0; i < shape.tuple_elements.size(); ++i) {
-        if (i > 0 && !Consume(',')) return Error("expected ',' between tuple elements");
+        // Commas are skipped here too, as by the verifier's constant rule (XLA's
+        // ParseTupleLiteral does not stop at a missing one either).
+        SkipCommas();
         Literal e;
         if (absl::Status s = ParseValue(*shape.tuple_elements[i], &e); !s.ok()) return s;
         elements.push_back(std::move(e));
       }
+      SkipCommas();
       if (!Consume(')'))
         return Error(StrCat("expected ')' after ", shape.tuple_elements.size(), " tuple elements"));
       *out = Literal::MakeTuple(std::move(elements));

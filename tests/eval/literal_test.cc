@@ -154,7 +154,8 @@ TEST(LiteralTest, ParseLiteralReportsWhatWasExpected) {
             "literal column 24: unexpected text after the literal");
   EXPECT_EQ(err("{true, false, 2}", 4), "literal column 15: '2' is not a pred value");
   EXPECT_EQ(err("{1, 256}", 5), "literal column 5: '256' is out of range for u8");
-  EXPECT_EQ(err("(1 {1,2,3,4})", 2), "literal column 4: expected ',' between tuple elements");
+  EXPECT_EQ(err("(1 {1,2,3,4})", 2), "ok");  // commas are optional between tuple elements too
+  EXPECT_EQ(err("(1, {1,2,3,4}, 5)", 2), "literal column 16: expected ')' after 2 tuple elements");
   EXPECT_EQ(err("{1, /*index=1*/ 2}", 5), "ok");
 }
 
