@@ -35,6 +35,17 @@ absl::StatusOr<Bytes> EvalBitcastConvertWidths(const Instruction& instr, const A
     dims.push_back(out_bits / in_bits);
     fits = dims == in.dims;
   }
+  if (!whole_bytes && in.IsArray() && out.IsArray() && in_bits != out_bits) {
+    // XLA's evaluator refuses these too: its literals keep a sub-byte element in a byte, and
+    // Literal::BitcastConvert wants the two byte sizes equal (xla/literal.cc at openxla/xla
+    // 2c731115), which s4[8,2] (16 bytes there) and s8[8] are not.
+    return absl::UnimplementedError(
+        StrCat("the interpreter does not run bitcast-convert between ",
+               PrimitiveTypeName(in.element_type), " and ", PrimitiveTypeName(out.element_type),
+               ": a sub-byte type is not the bits of a wider one in XLA's evaluator, which keeps "
+               "one element a byte and refuses the size change (instruction %",
+               instr.name(), ")"));
+  }
   if (!fits) {
     return absl::UnimplementedError(
         StrCat("the interpreter supports bitcast-convert between types of different widths only "

@@ -12,10 +12,12 @@
 #include "eval/block_scaled_dot.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "eval/backend_config.h"
 #include "eval/dot_dims.h"
 #include "eval/element_io.h"
 #include "eval/layout_util.h"
@@ -29,23 +31,27 @@ absl::Status Refuse(const Instruction& instr, std::string_view what, std::string
 }
 
 // `operand` times its block's scale, in `type`, row-major; `dequantized` gets its shape.
+// `scale_dims` (the scale's own dims when empty) may be smaller than the scale's: the blocks
+// then come from those leading entries of each dimension (a padded scale, sliced).
 absl::StatusOr<Bytes> Dequantize(const Instruction& instr, std::string_view what,
                                  std::string_view side, const ArrayRef& operand,
-                                 const ArrayRef& scale, PrimitiveType type, Shape& dequantized) {
+                                 const ArrayRef& scale, PrimitiveType type, Shape& dequantized,
+                                 absl::Span<const int64_t> scale_dims = {}) {
   const Shape& os = *operand.shape;
   const Shape& ss = *scale.shape;
+  if (scale_dims.empty()) scale_dims = ss.dims;
   if (ss.rank() != 0 && ss.rank() != os.rank()) {
     return Refuse(instr, what,
                   StrCat("the ", side, " scale must be a scalar or have the ", side, "'s rank"));
   }
   std::vector<int64_t> block(os.dims.size(), 1);
   for (size_t d = 0; ss.rank() != 0 && d < os.dims.size(); ++d) {
-    if (ss.dims[d] <= 0 || os.dims[d] % ss.dims[d] != 0) {
+    if (scale_dims[d] <= 0 || os.dims[d] % scale_dims[d] != 0) {
       return Refuse(instr, what,
                     StrCat("the ", side, " scale does not split dimension ", d, " (size ",
                            os.dims[d], ") into whole blocks"));
     }
-    block[d] = os.dims[d] / ss.dims[d];
+    block[d] = os.dims[d] / scale_dims[d];
   }
   dequantized = Shape();  // row-major: no layout
   dequantized.element_type = type;
@@ -104,15 +110,29 @@ absl::StatusOr<Bytes> EvalBlockScaledDot(const Instruction& instr,
   return EvalDotWithDimensions(instr, dequantized, dnums);
 }
 
+// The custom-call as XLA:GPU's BlockScalingRewriter expands it (ExpandBlockScaledDotCustomCall
+// and BuildBlockScaledDotInput in xla/backends/gpu/transforms/block_scaling_rewriter.cc at
+// openxla/xla 2c731115): operands lhs, rhs, lhs_scale, then optionally rhs_scale (without it
+// rhs is used as it is) and a global scale (a scalar of the result type the dot is multiplied
+// by). A scale may be padded: its dimension next to last may be longer than the operand's,
+// and with block_size in the backend config (block_scaled_dot_backend_config) its last one
+// may cover more than the operand; the scale is sliced to what the operand needs (ceil(k /
+// block_size) in the last dimension) and the blocks follow from the sliced sizes.
 absl::StatusOr<Bytes> EvalBlockScaledDotCustomCall(const Instruction& instr,
                                                    absl::Span<const ArrayRef> operands) {
-  if (operands.size() != 4) {
-    return Refuse(instr, instr.custom_call_target(),
-                  "it takes lhs, rhs, lhs_scale and rhs_scale (4 operands)");
+  const std::string what(instr.custom_call_target());
+  if (operands.size() < 3 || operands.size() > 5) {
+    return Refuse(instr, what,
+                  "it takes lhs, rhs, lhs_scale, and optionally rhs_scale and a global scale (3 "
+                  "to 5 operands)");
   }
   const int64_t rank = operands[0].shape->rank();
   if ((rank != 2 && rank != 3) || operands[1].shape->rank() != rank) {
-    return Refuse(instr, instr.custom_call_target(), "lhs and rhs must both be of rank 2 or 3");
+    return Refuse(instr, what, "lhs and rhs must both be of rank 2 or 3");
+  }
+  const Shape& out = instr.shape();
+  if (!out.IsArray() || !IsFloatType(out.element_type)) {
+    return Refuse(instr, what, "its result must be a float array");
   }
   DotDimensionNumbers dnums;
   dnums.lhs_contracting.push_back(rank - 1);
@@ -121,17 +141,69 @@ absl::StatusOr<Bytes> EvalBlockScaledDotCustomCall(const Instruction& instr,
     dnums.lhs_batch.push_back(0);
     dnums.rhs_batch.push_back(0);
   }
-  // The block lies along the last dimension only: the other dimensions of a scale match.
-  for (int k = 2; k < 4; ++k) {
-    const Shape& s = *operands[static_cast<size_t>(k)].shape;
-    const Shape& o = *operands[static_cast<size_t>(k - 2)].shape;
-    if (s.rank() != rank || !std::equal(s.dims.begin(), s.dims.end() - 1, o.dims.begin())) {
-      return Refuse(instr, instr.custom_call_target(),
-                    StrCat("its ", k == 2 ? "lhs" : "rhs",
-                           " scale must match its operand but in the last dimension"));
+  std::optional<int64_t> block_size;
+  if (std::optional<double> b = ConfigNumber(BackendConfigText(instr), "block_size")) {
+    if (*b < 1 || *b != static_cast<double>(static_cast<int64_t>(*b))) {
+      return Refuse(instr, what, "its block_size must be a positive integer");
     }
+    block_size = static_cast<int64_t>(*b);
   }
-  return EvalBlockScaledDot(instr, operands, dnums);
+  Shape dequantized[2];
+  Bytes data[2];
+  for (size_t k = 0; k < 2; ++k) {
+    const char* side = k == 0 ? "lhs" : "rhs";
+    const ArrayRef& operand = operands[k];
+    const Shape& o = *operand.shape;
+    absl::StatusOr<Bytes> d;
+    if (k == 1 && operands.size() == 3) {
+      // No rhs scale: rhs as it is, in the result type (a scale of 1 changes nothing).
+      Shape one_shape;
+      one_shape.element_type = out.element_type;
+      Bytes one(static_cast<size_t>(ElementBytes(out.element_type)));
+      StoreDouble(out.element_type, one.data(), 1.0);
+      d = Dequantize(instr, what, side, operand, ArrayRef{&one_shape, one.data()}, out.element_type,
+                     dequantized[k]);
+    } else {
+      const Shape& sc = *operands[k + 2].shape;
+      std::vector<int64_t> dims(sc.dims.begin(), sc.dims.end());
+      bool fits = sc.rank() == rank && (rank != 3 || sc.dims[0] == o.dims[0]) &&
+                  o.dims[static_cast<size_t>(rank - 2)] <= sc.dims[static_cast<size_t>(rank - 2)];
+      if (fits) dims[static_cast<size_t>(rank - 2)] = o.dims[static_cast<size_t>(rank - 2)];
+      if (fits && block_size) {
+        const int64_t kdim = o.dims[static_cast<size_t>(rank - 1)];
+        fits = kdim <= *block_size * sc.dims[static_cast<size_t>(rank - 1)];
+        dims[static_cast<size_t>(rank - 1)] = (kdim + *block_size - 1) / *block_size;
+      }
+      if (!fits) {
+        return Refuse(instr, what,
+                      StrCat("its ", side, " scale ", sc.ToString(false), " does not cover ",
+                             o.ToString(false),
+                             block_size ? StrCat(" in blocks of ", *block_size) : std::string(),
+                             " (the same batch, at least as many rows, the last dimension in "
+                             "blocks)"));
+      }
+      d = Dequantize(instr, what, side, operand, operands[k + 2], out.element_type, dequantized[k],
+                     dims);
+    }
+    if (!d.ok()) return d.status();
+    data[k] = *std::move(d);
+  }
+  const ArrayRef both[2] = {ArrayRef{&dequantized[0], data[0].data()},
+                            ArrayRef{&dequantized[1], data[1].data()}};
+  absl::StatusOr<Bytes> r = EvalDotWithDimensions(instr, both, dnums);
+  if (!r.ok() || operands.size() != 5) return r;
+  const Shape& g = *operands[4].shape;
+  if (!g.IsArray() || g.rank() != 0 || g.element_type != out.element_type) {
+    return Refuse(instr, what, "its global scale must be a scalar of the result type");
+  }
+  // The dot's result times the global scale, in the result type (XLA's Mul).
+  const double scale = LoadDouble(g.element_type, operands[4].data);
+  const int eb = ElementBytes(out.element_type);
+  for (int64_t i = 0; i < out.ElementCount(); ++i) {
+    uint8_t* p = r->data() + i * eb;
+    StoreDouble(out.element_type, p, LoadDouble(out.element_type, p) * scale);
+  }
+  return r;
 }
 
 }  // namespace hloscope::eval

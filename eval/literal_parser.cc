@@ -13,6 +13,7 @@
 #include "eval/layout_util.h"
 #include "hlo/float_range.h"
 #include "hlo/literal_text.h"
+#include "hlo/nan_payload.h"
 #include "support/str_util.h"
 
 namespace hloscope::eval {
@@ -38,6 +39,10 @@ class LiteralTextParser {
   }
 
   bool Consume(char c) { return cur_.Consume(c); }
+  void SkipCommas() {
+    while (Consume(',')) {
+    }
+  }
 
   absl::Status ParseValue(const Shape& shape, Literal* out) {
     if (shape.IsTuple()) {
@@ -45,11 +50,14 @@ class LiteralTextParser {
         return Error(StrCat("expected '(' to start a tuple of shape ", shape.ToString()));
       std::vector<Literal> elements;
       for (size_t i = 0; i < shape.tuple_elements.size(); ++i) {
-        if (i > 0 && !Consume(',')) return Error("expected ',' between tuple elements");
+        // Commas are skipped here too, as by the verifier's constant rule (XLA's
+        // ParseTupleLiteral does not stop at a missing one either).
+        SkipCommas();
         Literal e;
         if (absl::Status s = ParseValue(*shape.tuple_elements[i], &e); !s.ok()) return s;
         elements.push_back(std::move(e));
       }
+      SkipCommas();
       if (!Consume(')'))
         return Error(StrCat("expected ')' after ", shape.tuple_elements.size(), " tuple elements"));
       *out = Literal::MakeTuple(std::move(elements));
@@ -92,14 +100,18 @@ class LiteralTextParser {
     if (!Consume('{'))
       return Error(StrCat("expected '{' for dimension ", dim, " of ", shape.ToString(false)));
     int64_t n = shape.dims[dim];
+    // XLA's parser skips commas wherever they are (hlo_parser.cc ParseDenseLiteral), so
+    // `{1 2}` and `{1,2,}` are two values there and here (XLA's own tests have `} {` rows).
     for (int64_t i = 0; i < n; ++i) {
-      if (i > 0 && !Consume(',')) {
-        return Error(StrCat("expected ',' : dimension ", dim, " of ", shape.ToString(false),
-                            " has ", n, " elements"));
+      SkipCommas();
+      if (cur_.Peek() == '}') {
+        return Error(StrCat("dimension ", dim, " of ", shape.ToString(false), " has ", n,
+                            " elements, found '}' after ", i));
       }
       absl::Status s = dim + 1 == shape.dims.size() ? ParseElement() : ParseDim(shape, dim + 1);
       if (!s.ok()) return s;
     }
+    SkipCommas();
     if (!Consume('}')) {
       return Error(StrCat("expected '}' : dimension ", dim, " of ", shape.ToString(false), " has ",
                           n, " elements"));
@@ -117,20 +129,29 @@ class LiteralTextParser {
     }
     const PrimitiveType part = ComponentType(type_);
     double parts[2] = {0, 0};
+    std::optional<uint64_t> payloads[2];
     for (int k = 0; k < 2; ++k) {
       if (k == 1 && !Consume(',')) return Error("expected ',' between the real and imaginary part");
       cur_.SkipSpace();
       const size_t start = cur_.pos();
-      std::string token(cur_.Word());
+      std::string token(cur_.Word(/*nan_payload=*/true));
       if (token.empty()) return Error(StrCat("expected a ", PrimitiveTypeName(part), " value"));
       absl::StatusOr<double> v = ReadFloat(token, part, start);
       if (!v.ok()) return v.status();
       parts[k] = *v;
+      payloads[k] = NanWordPayload(token);
     }
     if (!Consume(')')) return Error("expected ')' after the imaginary part");
     size_t at = bytes_.size();
     bytes_.resize(at + static_cast<size_t>(ElementBytes(type_)));
     StoreComplex(type_, bytes_.data() + at, {parts[0], parts[1]});
+    const size_t half = static_cast<size_t>(ElementBytes(part));
+    for (int k = 0; k < 2; ++k) {
+      if (payloads[k]) {
+        SetNanBits(part, bytes_.data() + at + static_cast<size_t>(k) * half, std::signbit(parts[k]),
+                   *payloads[k]);
+      }
+    }
     return absl::OkStatus();
   }
 
@@ -138,8 +159,26 @@ class LiteralTextParser {
   absl::StatusOr<double> ReadFloat(const std::string& token, PrimitiveType type, size_t start) {
     std::string t = token;
     for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (t == "nan" || t == "+nan") return std::nan("");
-    if (t == "-nan") return -std::nan("");
+    const std::string_view bare = std::string_view(t).substr(0, t.find('('));
+    if (bare == "nan" || bare == "+nan" || bare == "-nan") {
+      // A payload `nan(0x7f)` must fit the type, as XLA's parser checks it; the caller sets
+      // its bits (SetNanBits).
+      if (t.size() != bare.size()) {
+        std::optional<uint64_t> payload = NanWordPayload(t);
+        const bool plain = !payload && (t.ends_with("(0x0)") || t.ends_with("(0x8000000000000)"));
+        if (!payload && !plain) {
+          cur_.set_pos(start);
+          return Error(StrCat("'", token, "' is not a ", PrimitiveTypeName(type), " value"));
+        }
+        if (payload) {
+          if (std::optional<std::string> why = NanPayloadProblem(*payload, type)) {
+            cur_.set_pos(start);
+            return Error(StrCat("'", token, "': ", *why));
+          }
+        }
+      }
+      return bare == "-nan" ? -std::nan("") : std::nan("");
+    }
     if (t == "inf" || t == "+inf") return static_cast<double>(INFINITY);
     if (t == "-inf") return -static_cast<double>(INFINITY);
     char* end = nullptr;
@@ -158,11 +197,18 @@ class LiteralTextParser {
     return v;
   }
 
+  // A NaN with a payload (checked by ReadFloat to fit `type`), stored little-endian as
+  // every element is.
+  static void SetNanBits(PrimitiveType type, uint8_t* p, bool negative, uint64_t payload) {
+    const uint64_t bits = NanBitsWithPayload(type, negative, payload);
+    for (int b = 0; b < ElementBytes(type); ++b) p[b] = static_cast<uint8_t>(bits >> (8 * b));
+  }
+
   absl::Status ParseElement() {
     if (IsComplexType(type_)) return ParseComplexElement();
     cur_.SkipSpace();
     const size_t start = cur_.pos();
-    std::string token(cur_.Word());
+    std::string token(cur_.Word(/*nan_payload=*/IsFloatType(type_)));
     if (token.empty()) {
       return Error(StrCat("expected a ", PrimitiveTypeName(type_), " value"));
     }
@@ -187,6 +233,9 @@ class LiteralTextParser {
       absl::StatusOr<double> v = ReadFloat(token, type_, start);
       if (!v.ok()) return v.status();
       StoreDouble(type_, p, *v);
+      if (std::optional<uint64_t> payload = NanWordPayload(token)) {
+        SetNanBits(type_, p, std::signbit(*v), *payload);
+      }
       return absl::OkStatus();
     }
     const char* b = token.data();

@@ -37,13 +37,33 @@ absl::Status CheckElementwise(const Instruction& instr, absl::Span<const Shape* 
   if (op == Opcode::kSelect && ops.size() == 3 &&
       (ops[0]->element_type != PrimitiveType::kPred || ops[1]->element_type != out.element_type ||
        ops[2]->element_type != out.element_type)) {
-    return Bad(instr, "select needs a pred and two operands of the result type");
+    // Mixed precision (f32 and bf16 branches) verifies by default, but XLA's evaluator reads
+    // both branches as the result type (ElementwiseTernaryOp), undefined for another type.
+    const bool mixed = ops[0]->element_type == PrimitiveType::kPred &&
+                       IsFloatType(ops[1]->element_type) && IsFloatType(ops[2]->element_type) &&
+                       IsFloatType(out.element_type);
+    return Bad(instr, StrCat("select needs a pred and two operands of the result type, not ",
+                             PrimitiveTypeName(ops[0]->element_type), ", ",
+                             PrimitiveTypeName(ops[1]->element_type), " and ",
+                             PrimitiveTypeName(ops[2]->element_type), " into ",
+                             PrimitiveTypeName(out.element_type),
+                             mixed ? " (mixed precision is not run: XLA's evaluator reads both "
+                                     "branches as the result type)"
+                                   : ""));
   }
   // map's operands are f's parameters, each of its own type; stochastic-convert's random bits
   // are unsigned integers (its kernel checks them).
+  // Mixed precision (add(f16, f32) -> f32) verifies by default, but XLA's evaluator reads both
+  // operands as one type (ElementWiseBinaryOp: lhs_literal.Get<ReturnT>, only a DCHECK
+  // guarding it; hlo_evaluator_typed_visitor.h at openxla/xla 2c731115), so what it computes
+  // is not defined: refused, as it is not really run there either.
   if (ops.size() >= 2 && op != Opcode::kSelect && op != Opcode::kMap &&
       op != Opcode::kStochasticConvert && ops[0]->element_type != ops[1]->element_type) {
-    return Bad(instr, "operands have different element types");
+    return Bad(instr, StrCat("operands have different element types, ",
+                             PrimitiveTypeName(ops[0]->element_type), " and ",
+                             PrimitiveTypeName(ops[1]->element_type),
+                             " (mixed precision is not run: XLA's evaluator reads both operands as "
+                             "one type)"));
   }
   return absl::OkStatus();
 }
@@ -87,10 +107,13 @@ absl::Status CheckMovedElementTypes(const Instruction& instr, absl::Span<const S
       continue;
     }
     if (ops[k]->element_type != out.element_type) {
-      return Bad(instr, StrCat(OpcodeName(op), " moves operand ", k, "'s ",
-                               PrimitiveTypeName(ops[k]->element_type), " elements into a ",
-                               PrimitiveTypeName(out.element_type),
-                               " result (mixed precision is not run)"));
+      // XLA's evaluator refuses a broadcast from another type outright (HandleBroadcast:
+      // "broadcast from a different data type is not supported").
+      return Bad(instr,
+                 StrCat(OpcodeName(op), " moves operand ", k, "'s ",
+                        PrimitiveTypeName(ops[k]->element_type), " elements into a ",
+                        PrimitiveTypeName(out.element_type), " result (mixed precision is not run",
+                        op == Opcode::kBroadcast ? ", nor by XLA's evaluator)" : ")"));
     }
   }
   return absl::OkStatus();
@@ -112,8 +135,31 @@ absl::Status CheckBroadcast(const Instruction& instr, absl::Span<const Shape* co
   return absl::OkStatus();
 }
 
+// The old form of dynamic-slice and dynamic-update-slice: all start indices in one rank-1
+// operand (`dynamic-slice(s32[4,5,6] p, s32[3] i)`). XLA's verifier accepts it (shape
+// inference's vector path), but XLA's evaluator reads only the first element of each start
+// operand (GetS64Indices), so it slices right only where that is all: a rank-1 operand with a
+// [1] start vector, which runs here as its scalar form. A longer vector is refused, as
+// XLA's evaluator indexes past its one start there (HandleDynamicSlice, HandleDynamicUpdateSlice
+// in xla/hlo/evaluator/hlo_evaluator.cc at openxla/xla 2c731115).
+absl::Status CheckStartVector(const Instruction& instr, absl::Span<const Shape* const> ops,
+                              size_t first_start) {
+  if (ops.size() != first_start + 1 || ops[first_start]->rank() != 1) return absl::OkStatus();
+  const int64_t rank = ops[0]->rank();
+  if (rank == 1 && ops[first_start]->dims[0] == 1) return absl::OkStatus();
+  return Bad(instr, StrCat(OpcodeName(instr.opcode()), " with its ", rank,
+                           " start indices in one vector ", Dims(*ops[first_start]),
+                           " (the old form) is not run: XLA's evaluator reads only its first "
+                           "element"));
+}
+
+bool IsStart(const Shape& s, int64_t rank, size_t starts) {
+  return s.rank() == 0 || (rank == 1 && starts == 1 && s.rank() == 1 && s.dims[0] == 1);
+}
+
 // dynamic-slice: one scalar start per dimension, the result no larger than the operand.
 absl::Status CheckDynamicSlice(const Instruction& instr, absl::Span<const Shape* const> ops) {
+  if (absl::Status s = CheckStartVector(instr, ops, 1); !s.ok()) return s;
   const Shape& out = instr.shape();
   auto sizes = instr.dynamic_slice_sizes();
   bool ok = static_cast<int64_t>(ops.size()) == 1 + ops[0]->rank() && out.rank() == ops[0]->rank();
@@ -121,19 +167,24 @@ absl::Status CheckDynamicSlice(const Instruction& instr, absl::Span<const Shape*
     auto u = static_cast<size_t>(d);
     ok = out.dims[u] <= ops[0]->dims[u] && (sizes.empty() || sizes[u] == out.dims[u]);
   }
-  for (size_t k = 1; ok && k < ops.size(); ++k) ok = ops[k]->rank() == 0;
+  for (size_t k = 1; ok && k < ops.size(); ++k)
+    ok = IsStart(*ops[k], ops[0]->rank(), ops.size() - 1);
   return ok ? absl::OkStatus() : Bad(instr, "dynamic-slice operands do not fit the result");
 }
 
 // dynamic-update-slice: the update fits inside the operand, one scalar start per dimension.
 absl::Status CheckDynamicUpdateSlice(const Instruction& instr, absl::Span<const Shape* const> ops) {
+  if (ops.size() >= 2) {
+    if (absl::Status s = CheckStartVector(instr, ops, 2); !s.ok()) return s;
+  }
   const Shape& out = instr.shape();
   bool ok = static_cast<int64_t>(ops.size()) == 2 + ops[0]->rank() &&
             ops[1]->rank() == ops[0]->rank() && SameDims(*ops[0], out) &&
             ops[0]->element_type == ops[1]->element_type;
   for (int64_t d = 0; ok && d < out.rank(); ++d)
     ok = ops[1]->dims[static_cast<size_t>(d)] <= out.dims[static_cast<size_t>(d)];
-  for (size_t k = 2; ok && k < ops.size(); ++k) ok = ops[k]->rank() == 0;
+  for (size_t k = 2; ok && k < ops.size(); ++k)
+    ok = IsStart(*ops[k], ops[0]->rank(), ops.size() - 2);
   return ok ? absl::OkStatus() : Bad(instr, "dynamic-update-slice operands do not fit the result");
 }
 

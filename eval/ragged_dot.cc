@@ -7,8 +7,12 @@
 //   - contracting: the contraction is split by group; result [G, batch, lhs free, rhs free],
 //     entry g summing only over the contracted positions in group g.
 //   - batch: the groups change nothing; a plain dot.
-// group_sizes is [G], or [the lhs batch dims..., the lhs free dims before the ragged one...,
-// G] (a set of groups for each index of those dims), as XLA's verifier requires. A group's extent
+// group_sizes is [G], or [b..., x..., G] (a set of groups for each index of those dims), as
+// XLA's shape inference requires (InferRaggedDotOpShape in xla/service/shape_inference.cc at
+// openxla/xla 2c731115): b... are the lhs batch dims (in batch mode only those before the
+// ragged one), x... the lhs dims of the ragged one's kind before it: free dims in
+// non-contracting mode, contracting dims (in lhs_contracting_dims order) in contracting mode,
+// none in batch mode. A group's extent
 // is clipped to the ragged dimension. Products are summed in the accumulator type dot uses (f64 for
 // f64, float for narrower floats, 64-bit wrapping for integers).
 #include <algorithm>
@@ -60,22 +64,40 @@ absl::StatusOr<Bytes> RaggedDotWith(const Instruction& instr, absl::Span<const A
   for (int64_t d = 0; d < rs.rank(); ++d)
     if (!Has(dn.rhs_batch, d) && !Has(dn.rhs_contracting, d) && d != group_dim) rf.push_back(d);
   const int64_t G = gs.dims.back();
-  // With more than one dimension, group_sizes has a set of groups for each index of the lhs
-  // batch dims and of the free dims before the ragged one.
+  // With more than one dimension, group_sizes has a set of groups for each index of the
+  // prefix dims (the header's b... and x...).
   std::vector<int64_t> prefix;
   if (gs.rank() > 1) {
-    prefix.assign(dn.lhs_batch.begin(), dn.lhs_batch.end());
-    for (int64_t d = 0; d < ragged; ++d)
-      if (!Has(dn.lhs_contracting, d) && !Has(dn.lhs_batch, d)) prefix.push_back(d);
+    auto before_ragged = [&](absl::Span<const int64_t> dims) {
+      for (int64_t d : dims) {
+        if (d == ragged) break;
+        prefix.push_back(d);
+      }
+    };
+    if (mode == kBatch) {
+      before_ragged(dn.lhs_batch);
+    } else {
+      prefix.assign(dn.lhs_batch.begin(), dn.lhs_batch.end());
+      before_ragged(mode == kContracting ? absl::Span<const int64_t>(dn.lhs_contracting)
+                                         : absl::Span<const int64_t>(lf));
+    }
     bool fits = static_cast<size_t>(gs.rank() - 1) == prefix.size();
     for (size_t i = 0; fits && i < prefix.size(); ++i)
       fits = gs.dims[i] == ls.dims[static_cast<size_t>(prefix[i])];
     if (!fits) {
-      return refuse(
-          "group_sizes must be [G] or [lhs batch dims..., lhs free dims before the ragged "
-          "one..., G]");
+      return refuse(StrCat("group_sizes ", gs.ToString(false), " must be [G] or [",
+                           mode == kBatch ? "the lhs batch dims before the ragged one"
+                           : mode == kContracting
+                               ? "the lhs batch dims..., the lhs contracting dims before the "
+                                 "ragged one"
+                               : "the lhs batch dims..., the lhs free dims before the ragged one",
+                           "..., G]"));
     }
   }
+  // In contracting mode the groups may differ between contracted positions (a contracting
+  // dim in the prefix): they are then found for each one.
+  bool groups_per_contraction = false;
+  for (int64_t d : prefix) groups_per_contraction |= Has(dn.lhs_contracting, d);
   std::vector<int64_t> want;
   if (mode == kContracting) want.push_back(G);
   for (int64_t d : dn.lhs_batch) want.push_back(ls.dims[static_cast<size_t>(d)]);
@@ -149,7 +171,8 @@ absl::StatusOr<Bytes> RaggedDotWith(const Instruction& instr, absl::Span<const A
         }
         if (mode == kContracting) {
           const int64_t at = lidx[static_cast<size_t>(ragged)];
-          const auto& b = bounds[static_cast<size_t>(g)];
+          const auto b = groups_per_contraction ? groups(lidx)[static_cast<size_t>(g)]
+                                                : bounds[static_cast<size_t>(g)];
           if (at < b.first || at >= b.second) return;
         }
         int64_t lo = 0, ro = 0;

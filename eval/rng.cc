@@ -7,7 +7,8 @@
 //   integers, pred   std::uniform_int_distribution<int64_t>(low, high - 1), uniform only
 // The engine is fully specified by the C++ standard; the distributions are not, so the values
 // equal XLA's when both are built with the same standard library (hloscope and XLA's CPU
-// builds both use libstdc++). bf16, f16 and complex results are refused, as XLA refuses them.
+// builds both use libstdc++). Narrower floats (bf16, f16, f8...) are drawn in f32 and rounded,
+// as XLA's evaluator computes them in f32; complex results are refused, as XLA refuses them.
 #include "eval/rng.h"
 
 #include <cstring>
@@ -65,6 +66,27 @@ void FillNormal(T mean, T stddev, int64_t n, int eb, uint8_t* out, std::minstd_r
   }
 }
 
+// A float type narrower than f32 (bf16, f16, the f8, f6 and f4 types): XLA's evaluator computes
+// them in f32 (HloEvaluatorTypedVisitor<T, float>), so a uniform draw is
+// std::uniform_real_distribution<float>(low, high) rounded to the type and drawn again until
+// the rounded value is below high (rounding can reach it), and a normal draw is
+// std::normal_distribution<float>(mean, stddev) rounded to the type.
+void FillNarrowFloat(PrimitiveType t, bool uniform, float a, float b, int64_t n, int eb,
+                     uint8_t* out, std::minstd_rand0& engine) {
+  if (uniform) {
+    std::uniform_real_distribution<float> dist(a, b);
+    for (int64_t i = 0; i < n; ++i) {
+      uint8_t* p = out + i * eb;
+      do {
+        StoreDouble(t, p, static_cast<double>(dist(engine)));
+      } while (!(LoadDouble(t, p) < static_cast<double>(b)));
+    }
+    return;
+  }
+  std::normal_distribution<float> dist(a, b);
+  for (int64_t i = 0; i < n; ++i) StoreDouble(t, out + i * eb, static_cast<double>(dist(engine)));
+}
+
 }  // namespace
 
 absl::StatusOr<Bytes> EvalRng(const Instruction& instr, absl::Span<const ArrayRef> operands,
@@ -77,22 +99,46 @@ absl::StatusOr<Bytes> EvalRng(const Instruction& instr, absl::Span<const ArrayRe
   if (!uniform && !normal) {
     return Bad(instr, "rng needs distribution=rng_uniform or distribution=rng_normal");
   }
-  if (operands.size() != 2 || operands[0].shape->rank() != 0 || operands[1].shape->rank() != 0 ||
+  if (operands.size() != 2) {
+    // XLA's verifier wants exactly two (HandleRng: CheckOperandCount); XLA's rng-expander
+    // tests give a third, the shape, that only that pass reads.
+    return Bad(instr, StrCat("rng takes two operands (the bounds), not ", operands.size()));
+  }
+  if (operands[0].shape->rank() != 0 || operands[1].shape->rank() != 0 ||
       operands[0].shape->element_type != t || operands[1].shape->element_type != t) {
-    return Bad(instr, StrCat("rng takes two scalars of its element type ", PrimitiveTypeName(t)));
+    // Mixed precision (f32 bounds for an f16 result) verifies, but XLA's evaluator reads the
+    // bounds as the result type (low.Get<ReturnT>), which is not defined for other types.
+    return Bad(instr, StrCat("rng takes two scalars of its element type ", PrimitiveTypeName(t),
+                             ", not ", operands[0].shape->ToString(false), " and ",
+                             operands[1].shape->ToString(false),
+                             " (XLA's evaluator reads the bounds as the result type)"));
   }
   const bool real = t == PrimitiveType::kF32 || t == PrimitiveType::kF64;
+  const bool narrow = IsFloatType(t) && !real;
   const bool integral = IsSignedType(t) || IsUnsignedType(t) || t == PrimitiveType::kPred;
-  if (!real && !integral) {
+  if (!real && !narrow && !integral) {
     return absl::UnimplementedError(
         StrCat("the interpreter does not run rng on ", PrimitiveTypeName(t),
-               ": XLA's evaluator draws only f32, f64, integers and pred (instruction %",
+               ": XLA's evaluator draws only floats, integers and pred (instruction %",
                instr.name(), ")"));
   }
-  if (normal && !real) {
+  if (narrow) {
+    const double a = LoadDouble(t, operands[0].data), b = LoadDouble(t, operands[1].data);
+    if (uniform && !(a < b)) {
+      return Bad(instr, fmt::format("rng_uniform needs low < high, got [{}, {})", a, b));
+    }
+    if (normal && !(b > 0))
+      return Bad(instr, fmt::format("rng_normal needs stddev > 0, got {}", b));
+    const int eb = ElementBytes(t);
+    Bytes result(static_cast<size_t>(out.ElementCount() * eb));
+    FillNarrowFloat(t, uniform, static_cast<float>(a), static_cast<float>(b), out.ElementCount(),
+                    eb, result.data(), engine);
+    return result;
+  }
+  if (normal && !real && !narrow) {
     return absl::UnimplementedError(
         StrCat("the interpreter does not run rng_normal on ", PrimitiveTypeName(t),
-               ": XLA defines the normal distribution for f32 and f64 only (instruction %",
+               ": XLA defines the normal distribution for floating-point types only (instruction %",
                instr.name(), ")"));
   }
   const int eb = ElementBytes(t);
@@ -123,7 +169,10 @@ absl::StatusOr<Bytes> EvalRng(const Instruction& instr, absl::Span<const ArrayRe
   const int64_t low = LoadInt(t, operands[0].data);
   const int64_t high = HighMinusOne(t, LoadInt(t, operands[1].data));
   if (low > high) {
-    return Bad(instr, StrCat("rng_uniform needs low < high, got [", low, ", ", high, "]"));
+    // high - 1 as XLA computes it; the message gives the bounds as written.
+    return Bad(instr, StrCat("rng_uniform needs low < high, got low ", low, " and high ",
+                             LoadInt(t, operands[1].data),
+                             " (std::uniform_int_distribution is undefined on an empty range)"));
   }
   std::uniform_int_distribution<int64_t> d(low, high);
   for (int64_t i = 0; i < n; ++i) StoreInt(t, result.data() + i * eb, d(engine));

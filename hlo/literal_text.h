@@ -11,8 +11,9 @@
 // The readers: the verifier's constant rule (hlo/verifier_constant_rule.cc) checks a literal
 // against its shape without reading values, as leniently as XLA's parser (commas optional,
 // `...` elides the rest, one value for a whole array); the interpreter's literal parser
-// (eval/literal_parser.cc) reads values and wants the exact form. They walk braces and tuples
-// by their own rules, and give their own messages, over these tokens.
+// (eval/literal_parser.cc) reads values and wants braces that match the shape (commas are
+// optional there too, in arrays and tuples, as in XLA). They walk braces and tuples by their
+// own rules, and give their own messages, over these tokens.
 #pragma once
 
 #include <cstddef>

@@ -9,9 +9,9 @@
 //     that dimension's size (up to the bound for a `<=N` dimension, any number for `?`), and
 //     values only at depth r; a scalar is written bare or in one pair of braces;
 //   - values: integers for integer types and pred (`true`/`false` too), numbers, `nan`, `inf`
-//     and `-inf` (with a NaN payload `nan(0x..)`) for floating types, `(re, im)` pairs for
-//     complex types; a number that rounds past the type's largest finite value is out of
-//     range, as in XLA (`f16 constant(-65520)`; hlo/float_range.h).
+//     and `-inf` (with a NaN payload `nan(0x..)` that fits the type, hlo/nan_payload.h) for
+//     floating types, `(re, im)` pairs for complex types; a number that rounds past the type's
+//     largest finite value is out of range, as in XLA (`f16 constant(-65520)`; hlo/float_range.h).
 // Leniencies, as XLA's own parser has them: a single bare value stands for an array of any
 // shape (XLA's tests write `f32[32,32,40,40] constant(0.65)`), `...` marks an elided literal
 // (`{...}`) and stops the check, and the old form that starts with the shape
@@ -24,6 +24,7 @@
 
 #include "hlo/float_range.h"
 #include "hlo/literal_text.h"
+#include "hlo/nan_payload.h"
 #include "hlo/primitive_type.h"
 #include "hlo/verifier_internal.h"
 #include "support/str_util.h"
@@ -184,6 +185,15 @@ class LiteralChecker {
     std::string_view token = cur_.Word(/*nan_payload=*/floating);
     if (IsValue(token, floating)) {
       if (floating) {
+        // As XLA's parser: a NaN payload must fit the type's mantissa, and types without
+        // signaling NaNs take none (hlo/nan_payload.h).
+        if (std::optional<uint64_t> payload = NanWordPayload(token)) {
+          if (std::optional<std::string> why =
+                  NanPayloadProblem(*payload, ComponentType(shape.element_type))) {
+            return Error(
+                StrCat("'", token, "': ", *why, " (in the literal of ", ShapeText(shape), ")"));
+          }
+        }
         // As XLA's parser: a value that rounds past the type's largest finite value is an
         // error, not an infinity (hlo/float_range.h).
         if (std::optional<std::string> why = FloatOutOfRange(token, shape.element_type)) {

@@ -15,7 +15,7 @@
 //    mantissa_bits >= 0.
 //  - topk(x), k=K returns (values, s32 indices) of x's shape with the last dimension K.
 //  - rng(a, b) returns an array of the scalar bounds' element type (floating point for
-//    rng_normal).
+//    rng_normal); the two bounds have one type even with mixed precision, as in XLA.
 // Floating-point types may differ with allow_mixed_precision, as elsewhere.
 #include <cstdint>
 #include <optional>
@@ -251,6 +251,14 @@ absl::Status CheckRng(const Instruction& instr, const VerifierOptions& options) 
           instr, i,
           StrCat("a scalar of the result's element type ", PrimitiveTypeName(out.element_type)));
     }
+  }
+  // The bounds have one element type even with mixed precision (XLA's verifier,
+  // HasCompatibleElementTypes: only the result may differ in floating-point precision).
+  const PrimitiveType low = instr.operand(0)->shape().element_type;
+  const PrimitiveType high = instr.operand(1)->shape().element_type;
+  if (low != high) {
+    return InstrError(instr, StrCat("rng bounds ", PrimitiveTypeName(low), " and ",
+                                    PrimitiveTypeName(high), " are not of one element type"));
   }
   const std::optional<std::string_view> distribution = RawAttribute(instr, "distribution");
   if (distribution && StripWhitespace(*distribution) == "rng_normal" &&

@@ -83,8 +83,8 @@ ENTRY e {
   p = bf16[2] parameter(0)
   ROOT a = f32[2] all-reduce(p), replica_groups={}, to_apply=add
 })")),
-            "cannot run %a (all-reduce): needs array operands of the results' element types and "
-            "ranks");
+            "cannot run %a (all-reduce): operand 0 is bf16[2] but result 0 is f32[2] (mixed "
+            "precision is not run)");
 }
 
 TEST(CollectivesTest, MalformedIotaReplicaGroupsAreRefused) {

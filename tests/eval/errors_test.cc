@@ -2,6 +2,7 @@
 #include "gtest/gtest.h"
 #include "support/option_error.h"
 #include "support/status_text.h"
+#include "support/str_util.h"
 #include "tests/eval/eval_test_util.h"
 
 namespace hloscope::eval {
@@ -138,7 +139,7 @@ TEST(EvalErrorsTest, BadConstantTextNamesTheInstruction) {
   absl::StatusOr<Literal> out = Evaluate(*m, {}, EvalOptions());
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(StatusText(out.status()),
-            "constant %c: literal column 6: expected '}' : dimension 0 of s32[2] has 2 elements");
+            "constant %c: literal column 8: expected '}' : dimension 0 of s32[2] has 2 elements");
 }
 
 TEST(EvalErrorsTest, ElidedConstantIsRefused) {
@@ -166,7 +167,72 @@ TEST(EvalErrorsTest, BitcastThatChangesTheSize) {
   ASSERT_NE(m, nullptr);
   absl::StatusOr<Literal> out = Evaluate(*m, RandomArguments(*m, 1), {});
   ASSERT_FALSE(out.ok());
-  EXPECT_EQ(StatusText(out.status()), "bitcast %b changes the size from 16 to 32 bytes");
+  EXPECT_EQ(StatusText(out.status()), "bitcast %b grows the size from 16 to 32 bytes");
+}
+
+// The verifier rejects a group_sizes of the wrong shape (XLA's rule); unverified, the
+// interpreter refuses it with the rule of the module's mode.
+TEST(EvalErrorsTest, RaggedDotGroupSizesOfTheWrongShape) {
+  std::unique_ptr<Module> m = testing::Parse(
+      "HloModule m\nENTRY e {\n  l = f32[2,1,3] parameter(0)\n  r = f32[2,3,1] parameter(1)\n"
+      "  s = s32[3,2] parameter(2)\n  ROOT d = f32[2,2,1,1] ragged-dot(l, r, s), "
+      "lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, "
+      "rhs_contracting_dims={1}, lhs_ragged_dims={2}\n}\n");
+  ASSERT_NE(m, nullptr);
+  EXPECT_FALSE(VerifyModule(*m).ok());
+  absl::StatusOr<Literal> out = Evaluate(*m, RandomArguments(*m, 1), {});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(StatusText(out.status()),
+            "cannot run %d: ragged-dot group_sizes s32[3,2] must be [G] or [the lhs batch "
+            "dims..., the lhs contracting dims before the ragged one..., G]");
+}
+
+// A sparse convolution that XLA's MaterializeSparseOperand does not define is refused.
+TEST(EvalErrorsTest, SparseConvolutionsXlaDoesNotDefine) {
+  auto error = [](std::string_view config, std::string_view indices_type) {
+    std::unique_ptr<Module> m = testing::Parse(
+        StrCat("HloModule m\nENTRY e {\n  l = f32[1,4] constant({{1, 2, 3, 4}})\n"
+               "  v = f32[1,1] constant({{10}})\n  i = ",
+               indices_type, "[1,1] constant({{1}})\n  k = (f32[1,1], ", indices_type,
+               "[1,1]) tuple(v, i)\n  ROOT c = f32[1,1] convolution(l, k), dim_labels=bf_io->bf, "
+               "sparsity_config=",
+               config, "\n}\n"));
+    if (m == nullptr) return std::string("parse error");
+    absl::StatusOr<Literal> out = Evaluate(*m, {}, {});
+    return out.ok() ? std::string("ok") : std::string(StatusText(out.status()));
+  };
+  EXPECT_EQ(error("{rhs={sparsity=1x4 dimension=0 stride=1}}", "s32"), "ok");
+  EXPECT_EQ(error("{rhs={sparsity=2x4 dimension=0 stride=1}}", "s32"),
+            "cannot run %c: rhs sparsity: only 1:N sparsity is defined (XLA's evaluator)");
+  EXPECT_EQ(error("{rhs={sparsity=1x4 dimension=0}}", "s32"),
+            "cannot run %c: rhs sparsity: only stride=1 is defined (XLA's evaluator)");
+  EXPECT_EQ(error("{rhs={sparsity=1x4 dimension=2 stride=1}}", "s32"),
+            "cannot run %c: rhs sparsity: dimension=2 is not a dimension of f32[1,1]");
+  EXPECT_EQ(error("{rhs={sparsity=1x4 dimension=0 stride=1}}", "f32"),
+            "cannot run %c: rhs sparsity: the indices f32[1,1] must be integers of the values' "
+            "dims f32[1,1]");
+  EXPECT_EQ(error("{rhs={sparsity=1x0 dimension=0 stride=1}}", "s32"),
+            "cannot run %c: rhs sparsity: the block size must be positive");
+}
+
+// XLA's evaluator lets a bitcast shrink and reads the operand's first bytes (HandleBitcast in
+// xla/hlo/evaluator/hlo_evaluator.cc at openxla/xla 2c731115; XLA's memory-space-assignment
+// tests bitcast u32[10] to u32[5]), in both of the interpreter's modes.
+TEST(EvalErrorsTest, BitcastThatShrinksReadsTheFirstBytes) {
+  std::unique_ptr<Module> m = testing::Parse(
+      "HloModule m\nENTRY e {\n  a = s32[5] constant({1, 2, 3, 4, 5})\n  b = s32[2] bitcast(a)\n"
+      "  ROOT n = s32[2] negate(b)\n}\n");
+  ASSERT_NE(m, nullptr);
+  for (bool defines : {false, true}) {
+    for (EvalMode mode : {EvalMode::kValue, EvalMode::kBuffer}) {
+      EvalOptions options;
+      options.mode = mode;
+      options.dataflow.bitcast_defines_value = defines;
+      absl::StatusOr<Literal> out = Evaluate(*m, {}, options);
+      ASSERT_TRUE(out.ok()) << StatusText(out.status());
+      EXPECT_EQ(FormatLiteral(*out, false), "s32[2] {-1, -2}\n");
+    }
+  }
 }
 
 }  // namespace

@@ -144,14 +144,47 @@ TEST(LiteralTest, ParseLiteralReportsWhatWasExpected) {
   };
   EXPECT_EQ(err("{1, 2, 3}", 0), "literal column 2: expected '{' for dimension 1 of f32[2,3]");
   EXPECT_EQ(err("{{1, 2}, {3, 4}}", 0),
-            "literal column 7: expected ',' : dimension 1 of f32[2,3] has 3 elements");
+            "literal column 7: dimension 1 of f32[2,3] has 3 elements, found '}' after 2");
+  // Commas are optional, as XLA's parser skips them (ParseDenseLiteral): rows written `} {`.
+  EXPECT_EQ(err("{{1 2 3} {4, 5, 6,},}", 0), "ok");
+  EXPECT_EQ(err("{{1, 2, 3}, {4, 5, 6, 7}}", 0),
+            "literal column 23: expected '}' : dimension 1 of f32[2,3] has 3 elements");
   EXPECT_EQ(err("{{1, 2, 3}, {4, x, 6}}", 0), "literal column 17: 'x' is not a f32 value");
   EXPECT_EQ(err("{{1, 2, 3}, {4, 5, 6}} 7", 0),
             "literal column 24: unexpected text after the literal");
   EXPECT_EQ(err("{true, false, 2}", 4), "literal column 15: '2' is not a pred value");
   EXPECT_EQ(err("{1, 256}", 5), "literal column 5: '256' is out of range for u8");
-  EXPECT_EQ(err("(1 {1,2,3,4})", 2), "literal column 4: expected ',' between tuple elements");
+  EXPECT_EQ(err("(1 {1,2,3,4})", 2), "ok");  // commas are optional between tuple elements too
+  EXPECT_EQ(err("(1, {1,2,3,4}, 5)", 2), "literal column 16: expected ')' after 2 tuple elements");
   EXPECT_EQ(err("{1, /*index=1*/ 2}", 5), "ok");
+}
+
+// A NaN payload is the mantissa of the NaN, as XLA's parser sets it (hlo_parser.cc
+// SetValueInLiteral, xla/util.h NanWithSignAndPayload at openxla/xla 2c731115): bf16
+// -nan(0x7f) is 0xffff; a payload wider than the mantissa is an error.
+TEST(LiteralTest, NanPayloadsSetTheMantissa) {
+  Shapes s;
+  absl::StatusOr<Literal> t = ParseLiteral("(7, {-nan(0x7f), nan(0x3f), nan, -nan})", s[2]);
+  ASSERT_TRUE(t.ok()) << StatusText(t.status());
+  absl::Span<const uint8_t> b = t->elements()[1].data();
+  ASSERT_EQ(b.size(), 8u);
+  auto bits = [&](int i) { return b[2 * i] | (b[2 * i + 1] << 8); };
+  EXPECT_EQ(bits(0), 0xffff);
+  EXPECT_EQ(bits(1), 0x7fbf);
+  EXPECT_EQ(bits(2) & 0x7fff, 0x7fc0);
+  EXPECT_EQ(bits(3) & 0x8000, 0x8000);
+  absl::StatusOr<Literal> wide = ParseLiteral("(7, {nan(0x3ff), 1, 2, 3})", s[2]);
+  ASSERT_FALSE(wide.ok());
+  EXPECT_EQ(StatusText(wide.status()),
+            "literal column 6: 'nan(0x3ff)': NaN payload 0x3ff is out of range for bf16 (0x7f)");
+  absl::StatusOr<Literal> malformed = ParseLiteral("(7, {nan(0xZZ), 1, 2, 3})", s[2]);
+  ASSERT_FALSE(malformed.ok());
+  EXPECT_EQ(StatusText(malformed.status()), "literal column 6: 'nan(0xZZ)' is not a bf16 value");
+  absl::StatusOr<Literal> f32 = ParseLiteral("{{nan(0x1), 0, 0}, {0, 0, 0}}", s[0]);
+  ASSERT_TRUE(f32.ok()) << StatusText(f32.status());
+  uint32_t word = 0;
+  std::memcpy(&word, f32->data().data(), 4);
+  EXPECT_EQ(word, 0x7f800001u);
 }
 
 // XLA's parser takes one value for a whole array (`f32[9] constant(0)`): every element is it.
@@ -165,7 +198,8 @@ TEST(LiteralTest, OneValueForAWholeArray) {
   EXPECT_EQ(StatusText(bad.status()), "literal column 1: 'x' is not a f32 value");
   absl::StatusOr<Literal> none = ParseLiteral("", s[0]);
   ASSERT_FALSE(none.ok());
-  EXPECT_EQ(StatusText(none.status()), "literal column 1: expected '{' for dimension 0 of f32[2,3]");
+  EXPECT_EQ(StatusText(none.status()),
+            "literal column 1: expected '{' for dimension 0 of f32[2,3]");
 }
 
 TEST(LiteralTest, Bf16AndF16RoundToNearestEven) {

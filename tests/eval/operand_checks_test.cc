@@ -26,9 +26,16 @@ TEST(OperandChecksTest, EveryMisfitIsRefusedWithAReason) {
       {"  p = f32[4] parameter(0)\n  ROOT n = f32[5] negate(p)",
        "cannot run %n: operand 0 has shape f32[4] but the result is f32[5]"},
       {"  p = f32[4] parameter(0)\n  q = s32[4] parameter(1)\n  ROOT n = f32[4] add(p, q)",
-       "cannot run %n: operands have different element types"},
+       "cannot run %n: operands have different element types, f32 and s32 (mixed precision is "
+       "not run: XLA's evaluator reads both operands as one type)"},
       {"  p = f32[4] parameter(0)\n  ROOT n = f32[4] select(p, p, p)",
-       "cannot run %n: select needs a pred and two operands of the result type"},
+       "cannot run %n: select needs a pred and two operands of the result type, not f32, f32 "
+       "and f32 into f32"},
+      {"  c = pred[4] parameter(0)\n  p = f32[4] parameter(1)\n  q = bf16[4] parameter(2)\n"
+       "  ROOT n = f32[4] select(c, p, q)",
+       "cannot run %n: select needs a pred and two operands of the result type, not pred, f32 "
+       "and bf16 into f32 (mixed precision is not run: XLA's evaluator reads both branches as "
+       "the result type)"},
       {"  p = f32[4] parameter(0)\n  ROOT n = f32[8] slice(p), slice={[0:8]}",
        "cannot run %n: slice dimension 0 [0:8:1] does not fit f32[4] -> f32[8]"},
       {"  p = f32[4] parameter(0)\n  ROOT n = f32[4,3] broadcast(p), dimensions={1}",
@@ -52,7 +59,7 @@ TEST(OperandChecksTest, EveryMisfitIsRefusedWithAReason) {
       // BroadcastsAreAlwaysDuplicableIntoConsumers broadcasts f16 to f32).
       {"  p = f16[4] parameter(0)\n  ROOT n = f32[4,3] broadcast(p), dimensions={0}",
        "cannot run %n: broadcast moves operand 0's f16 elements into a f32 result (mixed "
-       "precision is not run)"},
+       "precision is not run, nor by XLA's evaluator)"},
       {"  p = bf16[4,3] parameter(0)\n  ROOT n = f32[3,4] transpose(p), dimensions={1,0}",
        "cannot run %n: transpose moves operand 0's bf16 elements into a f32 result (mixed "
        "precision is not run)"},

@@ -119,6 +119,49 @@ ENTRY main {
   EXPECT_EQ(seen[255], 0);  // high is excluded
 }
 
+// bf16, f16 and the f8 types: XLA's evaluator computes them in f32
+// (HloEvaluatorTypedVisitor<T, float>, xla/hlo/evaluator/hlo_evaluator.cc and HandleRng in
+// hlo_evaluator_typed_visitor.h at openxla/xla 2c731115): a float draw, rounded to the type,
+// drawn again until the rounded value is in [low, high).
+TEST(RngTest, NarrowFloatsAreDrawnInF32AndRounded) {
+  absl::StatusOr<Literal> out = RunSeeded(R"(HloModule r
+ENTRY main {
+  lo = bf16[] constant(-1)
+  hi = bf16[] constant(3)
+  u = bf16[64] rng(lo, hi), distribution=rng_uniform
+  m = f16[] constant(10)
+  s = f16[] constant(2)
+  n = f16[8] rng(m, s), distribution=rng_normal
+  ROOT t = (bf16[64], f16[8]) tuple(u, n)
+}
+)",
+                                          7);
+  ASSERT_TRUE(out.ok()) << StatusText(out.status());
+  // bf16 is the top half of an f32, rounded to nearest even (written out here, not taken
+  // from the interpreter).
+  auto to_bf16 = [](float f) {
+    uint32_t bits = 0;
+    std::memcpy(&bits, &f, 4);
+    return static_cast<uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+  };
+  std::minstd_rand0 engine;
+  engine.seed(7);
+  std::uniform_real_distribution<float> u(-1.0f, 3.0f);
+  std::vector<uint16_t> want_u;
+  for (int i = 0; i < 64; ++i) {
+    uint16_t v;
+    do {
+      v = to_bf16(u(engine));
+    } while (v == to_bf16(3.0f));
+    want_u.push_back(v);
+  }
+  EXPECT_EQ(Values<uint16_t>(out->elements()[0]), want_u);
+  std::normal_distribution<float> n(10.0f, 2.0f);
+  std::vector<uint16_t> want_n;
+  for (int i = 0; i < 8; ++i) want_n.push_back(FloatToHalf(n(engine)));
+  EXPECT_EQ(Values<uint16_t>(out->elements()[1]), want_n);
+}
+
 TEST(RngTest, Refusals) {
   auto error = [](std::string_view type, std::string_view dist, std::string_view lo,
                   std::string_view hi, std::optional<uint64_t> seed) {
@@ -132,18 +175,34 @@ TEST(RngTest, Refusals) {
             "the interpreter runs rng only with a seed (instruction %r): XLA draws it from an "
             "engine seeded with the module's seed, and from a random one without");
   EXPECT_EQ(error("f32", "rng_uniform", "0", "1", 0), "ok");
-  EXPECT_EQ(
-      error("bf16", "rng_uniform", "0", "1", 1),
-      "the interpreter does not run rng on bf16: XLA's evaluator draws only f32, f64, integers and "
-      "pred (instruction %r)");
-  EXPECT_EQ(
-      error("s32", "rng_normal", "0", "1", 1),
-      "the interpreter does not run rng_normal on s32: XLA defines the normal distribution for f32 "
-      "and f64 only (instruction %r)");
+  EXPECT_EQ(error("bf16", "rng_uniform", "0", "1", 1), "ok");
+  EXPECT_EQ(error("c64", "rng_uniform", "(0, 0)", "(1, 0)", 1),
+            "the interpreter does not run rng on c64: XLA's evaluator draws only floats, integers "
+            "and pred (instruction %r)");
+  EXPECT_EQ(error("s32", "rng_normal", "0", "1", 1),
+            "the interpreter does not run rng_normal on s32: XLA defines the normal distribution "
+            "for floating-point types only (instruction %r)");
   EXPECT_EQ(error("f32", "rng_uniform", "1", "1", 1),
             "cannot run %r: rng_uniform needs low < high, got [1, 1)");
+  EXPECT_EQ(error("f16", "rng_uniform", "2", "1", 1),
+            "cannot run %r: rng_uniform needs low < high, got [2, 1)");
   EXPECT_EQ(error("s32", "rng_uniform", "4", "4", 1),
-            "cannot run %r: rng_uniform needs low < high, got [4, 3]");
+            "cannot run %r: rng_uniform needs low < high, got low 4 and high 4 "
+            "(std::uniform_int_distribution is undefined on an empty range)");
+  // f32 bounds of an f16 rng verify with mixed precision, but XLA's evaluator reads them as
+  // f16; XLA's rng-expander tests give a third operand, which XLA's verifier rejects.
+  auto run = [](std::string_view body) {
+    absl::StatusOr<Literal> out =
+        RunSeeded(StrCat("HloModule r\nENTRY main {\n", body, "\n}\n"), 1);
+    return out.ok() ? std::string("ok") : std::string(StatusText(out.status()));
+  };
+  EXPECT_EQ(run("  a = f32[] constant(0)\n  b = f32[] constant(1)\n"
+                "  ROOT r = f16[3] rng(a, b), distribution=rng_uniform"),
+            "cannot run %r: rng takes two scalars of its element type f16, not f32[] and f32[] "
+            "(XLA's evaluator reads the bounds as the result type)");
+  EXPECT_EQ(run("  a = f32[] constant(0)\n  b = f32[] constant(1)\n  s = u64[1] constant({3})\n"
+                "  ROOT r = f32[3] rng(a, b, s), distribution=rng_uniform"),
+            "cannot run %r: rng takes two operands (the bounds), not 3");
   EXPECT_EQ(error("f64", "rng_normal", "0", "0", 1),
             "cannot run %r: rng_normal needs stddev > 0, got 0");
 }
