@@ -1,5 +1,6 @@
 #include "eval/scalar_signature.h"
 
+#include "eval/kernels.h"
 #include "support/str_util.h"
 
 namespace hloscope::eval {
@@ -37,6 +38,21 @@ absl::Status CheckScalarSignature(const Computation& comp, size_t args) {
                StrCat("returns ", root.ToString(false), ", not a scalar or a tuple of scalars"));
   }
   return absl::OkStatus();
+}
+
+std::optional<Opcode> ReductionKind(const Computation& comp) {
+  const Instruction* root = comp.root();
+  if (comp.parameter_count() != 2 || root->operand_count() != 2) return std::nullopt;
+  const Opcode op = root->opcode();
+  if (!IsSupportedElementwise(op) || op == Opcode::kCompare || op == Opcode::kSelect) {
+    return std::nullopt;
+  }
+  const Instruction* a = root->operand(0);
+  const Instruction* b = root->operand(1);
+  if (a->opcode() != Opcode::kParameter || b->opcode() != Opcode::kParameter || a == b) {
+    return std::nullopt;
+  }
+  return op;
 }
 
 absl::Status CheckBinaryReducer(const Instruction& instr, const Computation& comp,
