@@ -92,7 +92,7 @@ absl::StatusOr<std::vector<Bytes>> TopK(const Instruction& instr, const ArrayRef
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](int64_t l, int64_t r) {
       if (!failed.ok()) return false;
-      absl::StatusOr<bool> c = less(row[l], row[r]);
+      absl::StatusOr<bool> c = less(row[l], row[r], l, r);
       if (!c.ok()) {
         failed = c.status();
         return false;

@@ -41,9 +41,12 @@ namespace hloscope::eval {
 
 bool IsKnownCustomCallTarget(std::string_view target);
 
-// `less` is TopK's comparator on two scalars (true: the first comes first); unused otherwise.
+// `less` is TopK's comparator on two scalars and their indices in the row (true: the first comes
+// first); unused otherwise. XLA's TopkDecomposer sorts the operand with an iota of indices
+// beside it when the comparator takes four parameters (value, value, index, index).
+using ScalarPredicate = std::function<absl::StatusOr<bool>(const Scalar& a, const Scalar& b,
+                                                           int64_t a_index, int64_t b_index)>;
 // `run` applies a scalar computation inside the current run (xla_builder.math.*).
-using ScalarPredicate = std::function<absl::StatusOr<bool>(const Scalar& a, const Scalar& b)>;
 
 // One result per array of the instruction's shape (a tuple's elements in order).
 absl::StatusOr<std::vector<Bytes>> EvalCustomCall(const Instruction& instr,

@@ -30,6 +30,7 @@
 #include "eval/operand_checks.h"
 #include "eval/replicas.h"
 #include "eval/rng.h"
+#include "eval/scalar_signature.h"
 #include "eval/scan.h"
 #include "eval/send_recv_pairs.h"
 #include "eval/sparse_convolution.h"
@@ -492,8 +493,12 @@ class Evaluator {
   absl::StatusOr<std::vector<Scalar>> ApplyScalar(const Computation& comp,
                                                   absl::Span<const Scalar> args) {
     const Instruction* root = comp.root();
+    if (static_cast<int64_t>(args.size()) != comp.parameter_count()) {
+      return CheckScalarSignature(comp, args.size());
+    }
     // Fast path: a single binary op on the two parameters (add, maximum, ...).
-    if (args.size() == 2 && root->operand_count() == 2 && IsSupportedElementwise(root->opcode()) &&
+    if (args.size() == 2 && root->shape().IsArray() && root->shape().rank() == 0 &&
+        root->operand_count() == 2 && IsSupportedElementwise(root->opcode()) &&
         root->opcode() != Opcode::kCompare && root->opcode() != Opcode::kSelect &&
         root->operand(0)->opcode() == Opcode::kParameter &&
         root->operand(1)->opcode() == Opcode::kParameter &&
@@ -503,6 +508,7 @@ class Evaluator {
       return std::vector<Scalar>{
           ApplyBinary(root->opcode(), root->shape().element_type, args[a], args[b])};
     }
+    if (absl::Status s = CheckScalarSignature(comp, args.size()); !s.ok()) return s;
     std::vector<Value> params;
     for (size_t i = 0; i < args.size(); ++i) {
       const Shape& s = comp.parameter(static_cast<int64_t>(i))->shape();

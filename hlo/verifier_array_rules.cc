@@ -385,38 +385,17 @@ absl::Status CheckPad(const Instruction& instr, const VerifierOptions& options) 
 
 // reduce(inputs..., inits...): N inputs of the same dimensions and N scalar init values; the
 // result (an array, or a tuple of N arrays) is the input without the reduced dimensions.
-// XLA's reducer rule (ShapeInference's VerifyReducerShape): a reduce of N inputs applies a
-// computation of 2N scalar parameters (N accumulators, then N input elements) that returns one
-// scalar, or a tuple of N. The interpreter applies it element by element on that promise.
-absl::Status CheckReducer(const Instruction& instr, int64_t n) {
-  const Computation* reducer = instr.to_apply();
-  if (reducer == nullptr) return absl::OkStatus();  // the structure check names a missing one
-  if (reducer->parameter_count() != 2 * n) {
-    return InstrError(instr, StrCat("reduce to_apply '", reducer->name(), "' has ",
-                                    Count(reducer->parameter_count(), "parameter", "parameters"),
-                                    ", expected ", 2 * n, " (an accumulator and an element for ",
-                                    Count(n, "input", "inputs"), ")"));
+// XLA's reducer rule (ShapeInference's VerifyReducerShape, verifier_callee_rules.cc): a reduce
+// of N inputs applies a computation of 2N scalar parameters (N accumulators, then N input
+// elements) that returns one scalar, or a tuple of N. The interpreter applies it element by
+// element on that promise.
+absl::Status CheckReducer(const Instruction& instr, int64_t n, const VerifierOptions& options) {
+  Dims inputs, inits;
+  for (int64_t i = 0; i < n; ++i) {
+    inputs.push_back(i);
+    inits.push_back(n + i);
   }
-  auto scalar = [](const Shape& s) { return s.IsArray() && s.rank() == 0; };
-  for (int64_t i = 0; i < reducer->parameter_count(); ++i) {
-    const Shape& s = reducer->parameter(i)->shape();
-    if (!scalar(s)) {
-      return InstrError(instr, StrCat("reduce to_apply '", reducer->name(), "' parameter ", i,
-                                      " has shape ", ShapeText(s), ", not a scalar"));
-    }
-  }
-  const Shape& root = reducer->root()->shape();
-  bool root_ok = n == 1 && scalar(root);
-  if (root.IsTuple() && static_cast<int64_t>(root.tuple_elements.size()) == n) {
-    root_ok = std::all_of(root.tuple_elements.begin(), root.tuple_elements.end(),
-                          [&](const Shape* e) { return scalar(*e); });
-  }
-  if (!root_ok) {
-    return InstrError(
-        instr, StrCat("reduce to_apply '", reducer->name(), "' returns ", ShapeText(root), ", not ",
-                      n == 1 ? "a scalar" : StrCat("a tuple of ", n, " scalars")));
-  }
-  return absl::OkStatus();
+  return CheckReducerSignature(instr, "to_apply", instr.to_apply(), n, inits, inputs, options);
 }
 
 absl::Status CheckReduce(const Instruction& instr, const VerifierOptions& options) {
@@ -480,7 +459,7 @@ absl::Status CheckReduce(const Instruction& instr, const VerifierOptions& option
                                       " left after reducing ", DimsAttr("dimensions", reduced)));
     }
   }
-  return CheckReducer(instr, n);
+  return CheckReducer(instr, n, options);
 }
 
 // The result shape inferred for a convolution or reduce-window (hlo/shape_inference.h) and
@@ -509,9 +488,12 @@ absl::Status CheckConvolution(const Instruction& instr, const VerifierOptions&) 
 
 // reduce-window of one input: its dimensions are the window positions over the input, its
 // element type the init value's; the result is an array, or a 1-tuple when the reducer returns
-// one. Variadic reduce-window is not checked.
+// one. Of a variadic reduce-window only the reducer's signature is checked.
 absl::Status CheckReduceWindow(const Instruction& instr, const VerifierOptions& options) {
-  if (instr.operand_count() != 2) return absl::OkStatus();
+  if (instr.operand_count() != 2) {
+    if (instr.operand_count() % 2 != 0) return absl::OkStatus();
+    return CheckReducer(instr, instr.operand_count() / 2, options);
+  }
   const Shape& written = instr.shape();
   const Shape& out = written.IsTuple() && written.tuple_elements.size() == 1
                          ? *written.tuple_elements[0]
@@ -537,9 +519,19 @@ absl::Status CheckReduceWindow(const Instruction& instr, const VerifierOptions& 
                                     PrimitiveTypeName(instr.operand(1)->shape().element_type),
                                     " of init value ", OperandRef(instr, 1)));
   }
-  return CheckInferred(
-      instr, out, InferReduceWindowResult(instr, *instr.module()),
-      StrCat("the window's positions over operand '", instr.operand(0)->name(), "'"));
+  if (absl::Status s = CheckInferred(
+          instr, out, InferReduceWindowResult(instr, *instr.module()),
+          StrCat("the window's positions over operand '", instr.operand(0)->name(), "'"));
+      !s.ok()) {
+    return s;
+  }
+  return CheckReducer(instr, 1, options);
+}
+
+// map: an elementwise op whose element function is its to_apply computation.
+absl::Status CheckMap(const Instruction& instr, const VerifierOptions& options) {
+  if (absl::Status s = CheckElementwise(instr, options); !s.ok()) return s;
+  return CheckMapComputation(instr, options);
 }
 
 absl::Status CheckIota(const Instruction& instr, const VerifierOptions&) {
@@ -579,6 +571,8 @@ ShapeRule ArrayShapeRule(Opcode op) {
       return CheckConvolution;
     case Opcode::kReduceWindow:
       return CheckReduceWindow;
+    case Opcode::kMap:
+      return CheckMap;
     default:
       return IsElementwise(op) ? CheckElementwise : nullptr;
   }

@@ -73,6 +73,24 @@ absl::Status CheckFirstOperandsShapesAt(const Instruction& instr, const Shape& o
 absl::Status CheckCallee(const Instruction& instr, const Computation* callee, std::string_view kind,
                          std::string_view attr, const Shape& result, std::string_view result_name);
 
+// verifier_callee_rules.cc: XLA's reducer rule (VerifyReducerShape) for the computation `role`
+// of a reduce, reduce-window, scatter or select-and-scatter combining n inputs: 2n scalar
+// parameters (n accumulators, then n elements), one scalar or a tuple of n returned, of the
+// element types of operands init_operands[i] and input_operands[i]. nullptr passes (the
+// structure check names a missing computation).
+absl::Status CheckReducerSignature(const Instruction& instr, std::string_view role,
+                                   const Computation* reducer, int64_t n,
+                                   absl::Span<const int64_t> init_operands,
+                                   absl::Span<const int64_t> input_operands,
+                                   const VerifierOptions& options);
+// sort's comparator: 2N scalars for N operands, returning pred[].
+absl::Status CheckSortComparator(const Instruction& instr, const VerifierOptions& options);
+// map's to_apply: one scalar per operand, returning a scalar of the map's element type.
+absl::Status CheckMapComputation(const Instruction& instr, const VerifierOptions& options);
+// select-and-scatter's select (two operand elements -> pred[]) and scatter (a reducer).
+absl::Status CheckSelectAndScatterComputations(const Instruction& instr,
+                                               const VerifierOptions& options);
+
 // verifier_alias_rule.cc: the module's input_output_alias against its entry computation.
 absl::Status CheckInputOutputAliases(const Module& module);
 // verifier_buffer_rules.cc: XLA's rules on b(...) buffer values (VerifyBuffers): where buffers

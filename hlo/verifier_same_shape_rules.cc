@@ -104,7 +104,11 @@ absl::Status CheckSort(const Instruction& instr, const VerifierOptions& options)
     return InstrError(instr, StrCat("sort dimensions={", StrJoin(dim, ","),
                                     "} is not one dimension of operand 0 shape ", ShapeText(keys)));
   }
-  return CheckFirstOperandsShapes(instr, instr.operand_count(), "operands'", options);
+  if (absl::Status s = CheckFirstOperandsShapes(instr, instr.operand_count(), "operands'", options);
+      !s.ok()) {
+    return s;
+  }
+  return CheckSortComparator(instr, options);
 }
 
 // scatter(operands..., indices, updates...) updates its N operands in place: the result is
@@ -116,7 +120,25 @@ absl::Status CheckScatter(const Instruction& instr, const VerifierOptions& optio
     return InstrError(instr, StrCat("scatter has ", Count(count, "operand", "operands"),
                                     ", expected operands, indices and as many updates"));
   }
-  return CheckFirstOperandsShapes(instr, (count - 1) / 2, "scattered operands'", options);
+  const int64_t n = (count - 1) / 2;
+  if (absl::Status s = CheckFirstOperandsShapes(instr, n, "scattered operands'", options);
+      !s.ok()) {
+    return s;
+  }
+  // The update computation combines an operand's element (its accumulator) with an update's.
+  Dims operands, updates;
+  for (int64_t i = 0; i < n; ++i) {
+    operands.push_back(i);
+    updates.push_back(n + 1 + i);
+  }
+  return CheckReducerSignature(instr, "to_apply", instr.to_apply(), n, operands, updates, options);
+}
+
+// select-and-scatter(operand, source, init) returns the operand's shape; its select and
+// scatter computations are checked as XLA's shape inference does.
+absl::Status CheckSelectAndScatter(const Instruction& instr, const VerifierOptions& options) {
+  if (absl::Status s = CheckFirstOperandShape(instr, options); !s.ok()) return s;
+  return CheckSelectAndScatterComputations(instr, options);
 }
 
 // bitcast-convert reinterprets each element: between types of one width the dimensions stay;
@@ -212,8 +234,9 @@ ShapeRule SameShapeRule(Opcode op) {
     case Opcode::kOptBarrier:
     case Opcode::kAddDependency:
     case Opcode::kDomain:
-    case Opcode::kSelectAndScatter:
       return CheckFirstOperandShape;
+    case Opcode::kSelectAndScatter:
+      return CheckSelectAndScatter;
     case Opcode::kScatter:
       return CheckScatter;
     case Opcode::kBitcastConvert:

@@ -442,8 +442,11 @@ const RuleTable kRules = [] {
   }
   // async-start's rule compares with its wrapped computation.
   t.callees[static_cast<size_t>(Opcode::kAsyncStart)] = true;
-  // reduce's rule checks its to_apply's signature.
-  t.callees[static_cast<size_t>(Opcode::kReduce)] = true;
+  // These rules check the signatures of the computations they apply (verifier_callee_rules.cc).
+  for (Opcode op : {Opcode::kReduce, Opcode::kReduceWindow, Opcode::kScatter,
+                    Opcode::kSelectAndScatter, Opcode::kSort, Opcode::kMap}) {
+    t.callees[static_cast<size_t>(op)] = true;
+  }
   for (const RuleEntry& e : kShapeRules) {
     t.rule[static_cast<size_t>(e.op)] = e.rule;
     t.callees[static_cast<size_t>(e.op)] = e.callees;

@@ -73,6 +73,23 @@ const MixedCase kMixedCases[] = {
      "  ROOT c = f32[] reduce(a, z), dimensions={0}, to_apply=add",
      "computation 'e': instruction 'c': reduce result shape f32[] does not have the element type "
      "bf16 of init value operand 1 'z'"},
+    // XLA's SameElementTypesForOperandsAndToApplyParameters: the computation map, reduce and
+    // reduce-window apply takes their operands' exact types (verifier_callee_rules.cc).
+    {"map",
+     "  a = bf16[4] parameter(0)\n  b = bf16[4] parameter(1)\n"
+     "  ROOT c = f32[4] map(a, b), dimensions={0}, to_apply=add",
+     "computation 'e': instruction 'c': map to_apply 'add' parameter 0 has element type f32, but "
+     "operand 0 'a' has bf16"},
+    {"reduce to_apply",
+     "  a = bf16[4] parameter(0)\n  z = bf16[] parameter(1)\n"
+     "  ROOT c = bf16[] reduce(a, z), dimensions={0}, to_apply=add",
+     "computation 'e': instruction 'c': reduce to_apply 'add' parameter 0 has element type f32, "
+     "but operand 0 'a' has bf16"},
+    {"reduce-window to_apply",
+     "  a = bf16[4] parameter(0)\n  z = bf16[] parameter(1)\n"
+     "  ROOT c = bf16[2] reduce-window(a, z), window={size=2 stride=2}, to_apply=add",
+     "computation 'e': instruction 'c': reduce-window to_apply 'add' parameter 0 has element type "
+     "f32, but operand 0 'a' has bf16"},
 };
 
 TEST(VerifierOptions, MixedFloatPrecisionIsAcceptedByDefaultAndRejectedWhenStrict) {
