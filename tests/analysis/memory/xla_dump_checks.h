@@ -36,19 +36,40 @@ inline void ExpectWithinOnePercent(std::string_view kind, int64_t ours, int64_t 
       << file << ": " << kind << " ours " << ours << ", XLA's " << xla;
 }
 
-// The model at `alignment`, or at the alignment XLA's offsets show when there is none.
-inline void ExpectModelWithinOnePercentOfXla(const std::filesystem::path& path,
-                                             std::optional<int64_t> alignment) {
-  const std::string file = path.filename().string();
+// One after-optimization HloProto read: the module, XLA's assignment of it, and our model of
+// that assignment.
+struct DumpAndModel {
+  std::unique_ptr<Module> module;
+  std::optional<XlaBufferAssignment> xla;
+  std::optional<XlaModelAssignment> ours;
+};
+
+// Reads `path` into *out, the model at `alignment`, or at the alignment XLA's offsets show when
+// there is none (fails the test and leaves *out partial when a step fails).
+inline void LoadDumpAndModel(const std::filesystem::path& path, std::optional<int64_t> alignment,
+                             DumpAndModel* out) {
   const std::string bytes = ReadAll(path);
   absl::StatusOr<std::unique_ptr<Module>> module =
       ParseModuleProto(bytes, InputFormat::kBinaryProto, path.string());
   ASSERT_TRUE(module.ok()) << module.status();
+  out->module = *std::move(module);
   absl::StatusOr<XlaBufferAssignment> xla = ReadXlaBufferAssignmentProto(bytes, path.string());
   ASSERT_TRUE(xla.ok()) << xla.status();
+  out->xla = *std::move(xla);
   absl::StatusOr<XlaModelAssignment> ours =
-      AssignLikeXla(**module, {.alignment = alignment.value_or(XlaAlignmentOf(*xla))});
+      AssignLikeXla(*out->module, {.alignment = alignment.value_or(XlaAlignmentOf(*out->xla))});
   ASSERT_TRUE(ours.ok()) << ours.status();
+  out->ours = *std::move(ours);
+}
+
+// The model at `alignment`, or at the alignment XLA's offsets show when there is none.
+inline void ExpectModelWithinOnePercentOfXla(const std::filesystem::path& path,
+                                             std::optional<int64_t> alignment) {
+  const std::string file = path.filename().string();
+  DumpAndModel d;
+  ASSERT_NO_FATAL_FAILURE(LoadDumpAndModel(path, alignment, &d));
+  const XlaBufferAssignment* xla = &*d.xla;
+  const XlaModelAssignment* ours = &*d.ours;
   const XlaAllocationTotals x = xla->Totals();
   const XlaModelTotals& o = ours->totals;
   ExpectWithinOnePercent("parameter", o.parameter_bytes, x.parameter_bytes, file);

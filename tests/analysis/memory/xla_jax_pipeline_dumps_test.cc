@@ -55,19 +55,13 @@ TEST(XlaJaxPipelineDumps, PerKindTotalsExact) {
   ASSERT_EQ(files.size(), 4u);
   for (const std::filesystem::path& path : files) {
     const std::string file = path.filename().string();
-    const std::string bytes = ReadAll(path);
-    absl::StatusOr<std::unique_ptr<Module>> module =
-        ParseModuleProto(bytes, InputFormat::kBinaryProto, path.string());
-    ASSERT_TRUE(module.ok()) << module.status();
-    absl::StatusOr<XlaBufferAssignment> xla = ReadXlaBufferAssignmentProto(bytes, path.string());
-    ASSERT_TRUE(xla.ok()) << xla.status();
-    const bool gpu = file.find("_gpu_") != std::string::npos;
-    if (gpu) {
+    DumpAndModel d;
+    ASSERT_NO_FATAL_FAILURE(LoadDumpAndModel(path, std::nullopt, &d));
+    const XlaBufferAssignment* xla = &*d.xla;
+    const XlaModelAssignment* ours = &*d.ours;
+    if (file.find("_gpu_") != std::string::npos) {
       EXPECT_EQ(XlaAlignmentOf(*xla), 256) << file;
     }
-    absl::StatusOr<XlaModelAssignment> ours =
-        AssignLikeXla(**module, {.alignment = XlaAlignmentOf(*xla)});
-    ASSERT_TRUE(ours.ok()) << ours.status();
     const XlaAllocationTotals x = xla->Totals();
     const XlaModelTotals& o = ours->totals;
     EXPECT_EQ(o.parameter_bytes, x.parameter_bytes) << file;
