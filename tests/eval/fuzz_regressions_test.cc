@@ -48,5 +48,53 @@ ENTRY e {
   EXPECT_NE(printed[0].find("1, 1, 1", first + 1), std::string::npos) << printed[0];
 }
 
+// map, reduce, reduce-window and scatter without their computation verified, and the
+// interpreter then called a null one (found from a map whose `to_apply=` the fuzzer had cut).
+// XLA's parser requires the attribute (to_apply for all four: xla/hlo/parser/hlo_parser.cc),
+// so the verifier refuses the module now, naming the instruction.
+TEST(EvalFuzzRegressions, AppliedComputationMissingIsAVerifierError) {
+  struct Case {
+    const char* text;
+    const char* message;
+  };
+  const Case kCases[] = {
+      {R"(HloModule m
+ENTRY e {
+  c = f32[3] constant({1, 2, 3})
+  ROOT m = f32[3] map(c), dimensions={0}
+})",
+       "map has no to_apply computation"},
+      {R"(HloModule m
+ENTRY e {
+  p = f32[4] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[] reduce(p, z), dimensions={0}
+})",
+       "reduce has no to_apply computation"},
+      {R"(HloModule m
+ENTRY e {
+  p = f32[4] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[2] reduce-window(p, z), window={size=2 stride=2}
+})",
+       "reduce-window has no to_apply computation"},
+      {R"(HloModule m
+ENTRY e {
+  p = f32[4] parameter(0)
+  i = s32[1,1] constant({{1}})
+  u = f32[1] constant({5})
+  ROOT s = f32[4] scatter(p, i, u), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1
+})",
+       "scatter has no"},
+  };
+  for (const Case& c : kCases) {
+    std::unique_ptr<Module> m = testing::Parse(c.text);
+    ASSERT_NE(m, nullptr) << c.text;
+    absl::Status s = VerifyModule(*m);
+    ASSERT_FALSE(s.ok()) << c.text;
+    EXPECT_NE(StatusText(s).find(c.message), std::string::npos) << StatusText(s);
+  }
+}
+
 }  // namespace
 }  // namespace hloscope::eval
