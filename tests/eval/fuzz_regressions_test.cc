@@ -12,6 +12,8 @@
 namespace hloscope::eval {
 namespace {
 
+using testing::RunBoth;
+
 // An empty array's byte vector may have a null data(): RandomLiteral and buffer mode's store of a
 // result into its buffer called memcpy(null, null, 0), which UBSan reports (seeds
 // testdata/tools/hlo_run/evaluator/concatenate_zero_element.hlo,
@@ -93,6 +95,36 @@ ENTRY e {
     absl::Status s = VerifyModule(*m);
     ASSERT_FALSE(s.ok()) << c.text;
     EXPECT_NE(StatusText(s).find(c.message), std::string::npos) << StatusText(s);
+  }
+}
+
+// recv-done's data typed f32 for a recv of f16 (and send's likewise) verified under mixed
+// precision, and the interpreter copied the recv's 4 bytes as 8 (ASan: heap-buffer-overflow).
+// XLA's ShapeVerifier::CheckShape compares send, send-done, recv and recv-done with ShapesSame
+// (xla/service/hlo_verifier.cc), so they are exact now whatever allow_mixed_precision says.
+TEST(EvalFuzzRegressions, SendAndRecvDoneKeepTheirDataTypeExactly) {
+  constexpr char kRecv[] = R"(HloModule m
+ENTRY e {
+  tok = token[] after-all()
+  r = (f16[2], u32[], token[]) recv(tok), channel_id=1
+  rd = (f32[2], token[]) recv-done(r), channel_id=1
+  ROOT d = f32[2] get-tuple-element(rd), index=0
+})";
+  constexpr char kSend[] = R"(HloModule m
+ENTRY e {
+  tok = token[] after-all()
+  x = f16[2] constant({1, 2})
+  s = (f32[2], u32[], token[]) send(x, tok), channel_id=1
+  ROOT sd = token[] send-done(s), channel_id=1
+})";
+  for (const char* text : {kRecv, kSend}) {
+    std::unique_ptr<Module> m = testing::Parse(text);
+    ASSERT_NE(m, nullptr) << text;
+    VerifierOptions options;
+    options.allow_mixed_precision = true;
+    absl::Status s = VerifyModule(*m, options);
+    ASSERT_FALSE(s.ok()) << text;
+    EXPECT_NE(StatusText(s).find("f16[2]"), std::string::npos) << StatusText(s);
   }
 }
 
