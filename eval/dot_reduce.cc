@@ -236,7 +236,10 @@ absl::StatusOr<std::vector<Bytes>> EvalReduce(const Instruction& instr,
   absl::Status status;
   ForEachIndex(kdims, [&](const std::vector<int64_t>& o) {
     if (!status.ok()) return;
-    for (size_t k = 0; k < n; ++k) args[k] = LoadScalar(types[k], operands[n + k].data);
+    // Each init value in its own type: under mixed precision it may differ from its input's.
+    for (size_t k = 0; k < n; ++k) {
+      args[k] = LoadScalar(operands[n + k].shape->element_type, operands[n + k].data);
+    }
     for (size_t i = 0; i < kept.size(); ++i) full[static_cast<size_t>(kept[i])] = o[i];
     // Reduced elements in row-major order of the operand (dimensions sorted).
     if (sum_in_double) {

@@ -128,5 +128,40 @@ ENTRY e {
   }
 }
 
+// reduce-window (and reduce) of an f64 input with an f32 init value and reducer, which mixed
+// precision allows: the init value was read as the input's type, 8 bytes from a 4-byte scalar
+// (ASan: heap-buffer-overflow in EvalReduceWindow). Each init value is read in its own type now.
+constexpr char kMaxF32[] = R"(HloModule m
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+)";
+
+TEST(EvalFuzzRegressions, ReduceWindowReadsItsInitValueInTheInitType) {
+  EXPECT_EQ(RunBoth(std::string(kMaxF32) + R"(
+ENTRY e {
+  x = f64[4] parameter(0)
+  init = f32[] constant(-1)
+  ROOT r = f32[2] reduce-window(x, init), window={size=2 stride=2}, to_apply=max
+}
+)",
+                    {"{1, -3, -5, -7}"}),
+            "f32[2] {1, -1}");
+}
+
+TEST(EvalFuzzRegressions, ReduceReadsItsInitValueInTheInitType) {
+  EXPECT_EQ(RunBoth(std::string(kMaxF32) + R"(
+ENTRY e {
+  x = f64[2,2] parameter(0)
+  init = f32[] constant(-1)
+  ROOT r = f32[2] reduce(x, init), dimensions={1}, to_apply=max
+}
+)",
+                    {"{{1, -3}, {-5, -7}}"}),
+            "f32[2] {1, -1}");
+}
+
 }  // namespace
 }  // namespace hloscope::eval
