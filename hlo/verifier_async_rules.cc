@@ -47,8 +47,17 @@ absl::Status CheckAsyncDone(const Instruction& instr, const VerifierOptions& opt
   return CheckDone(instr, 1, options);
 }
 
+// copy-start and copy-done move bytes unconverted: XLA's ShapeVerifier::CheckShape compares
+// their shapes with ShapesSame, mixed precision or not (xla/service/hlo_verifier.cc), and the
+// interpreter copies the operand's bytes (an f16 copy of an f32 operand overran its buffer).
+VerifierOptions ExactTypes(const VerifierOptions& options) {
+  VerifierOptions exact = options;
+  exact.allow_mixed_precision = false;
+  return exact;
+}
+
 absl::Status CheckCopyDone(const Instruction& instr, const VerifierOptions& options) {
-  return CheckDone(instr, 0, options);
+  return CheckDone(instr, 0, ExactTypes(options));
 }
 
 // all-reduce-done of the (operands, results) form of all-reduce-start returns element 1.
@@ -251,8 +260,8 @@ absl::Status CheckCopyStart(const Instruction& instr, const VerifierOptions& opt
   const Shape& out = instr.shape();
   const Shape& in = instr.operand(0)->shape();
   const bool fits = out.IsTuple() && out.tuple_elements.size() == 3 &&
-                    ShapesAgree(*out.tuple_elements[0], in, options) &&
-                    ShapesAgree(*out.tuple_elements[1], in, options) &&
+                    ShapesAgree(*out.tuple_elements[0], in, ExactTypes(options)) &&
+                    ShapesAgree(*out.tuple_elements[1], in, ExactTypes(options)) &&
                     IsScalarOf(*out.tuple_elements[2], PrimitiveType::kU32);
   if (fits) return absl::OkStatus();
   return InstrError(instr, StrCat("copy-start shape ", ShapeText(out), " is not (", ShapeText(in),

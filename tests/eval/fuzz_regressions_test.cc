@@ -163,5 +163,32 @@ ENTRY e {
             "f32[2] {1, -1}");
 }
 
+// copy-start of an f32 operand typed (f16, f32, u32[]) verified under mixed precision, and
+// the interpreter relaid the f32 bytes into the f16 slot (ASan: heap-buffer-overflow in
+// Relayout). XLA's ShapeVerifier::CheckShape compares copy-start and copy-done with ShapesSame.
+TEST(EvalFuzzRegressions, CopyStartAndCopyDoneKeepTheOperandTypeExactly) {
+  constexpr char kStart[] = R"(HloModule m
+ENTRY e {
+  p = f32[2,2] parameter(0)
+  cs = (f16[2,2], f32[2,2], u32[]) copy-start(p)
+  ROOT cd = f32[2,2] copy-done(cs)
+})";
+  constexpr char kDone[] = R"(HloModule m
+ENTRY e {
+  p = f32[2,2] parameter(0)
+  cs = (f32[2,2], f32[2,2], u32[]) copy-start(p)
+  ROOT cd = f16[2,2] copy-done(cs)
+})";
+  for (const char* text : {kStart, kDone}) {
+    std::unique_ptr<Module> m = testing::Parse(text);
+    ASSERT_NE(m, nullptr) << text;
+    VerifierOptions options;
+    options.allow_mixed_precision = true;
+    absl::Status s = VerifyModule(*m, options);
+    ASSERT_FALSE(s.ok()) << text;
+    EXPECT_NE(StatusText(s).find("copy-"), std::string::npos) << StatusText(s);
+  }
+}
+
 }  // namespace
 }  // namespace hloscope::eval
