@@ -231,9 +231,12 @@ absl::Status CheckAsyncUpdate(const Instruction& instr, const VerifierOptions& o
 
 // The generic async-done: every parameter is bound by then; it returns the bound result, or,
 // when none was bound, the computation's result.
+// XLA's HandleAsyncDone compares the result with the start's element 1 by ShapesSame: the
+// done hands that value on unconverted (an f64 done of an f32 negate-start was read past its
+// bytes).
 absl::Status CheckGenericAsyncDone(const Instruction& instr, const VerifierOptions& options) {
   const Computation* wrapped = AsyncChainComputation(instr);
-  if (wrapped == nullptr) return CheckDone(instr, 1, options);
+  if (wrapped == nullptr) return CheckDone(instr, 1, ExactTypes(options));
   const std::string kind(instr.PrintedOpcode());
   const Instruction& prev = *instr.operand(0);
   const int64_t bound = AsyncBoundCount(prev);
@@ -253,7 +256,7 @@ absl::Status CheckGenericAsyncDone(const Instruction& instr, const VerifierOptio
                       ShapeText(root), " of computation '", wrapped->name(),
                       "' (no result bound before it)"));
   }
-  return CheckDone(instr, 1, options);
+  return CheckDone(instr, 1, ExactTypes(options));
 }
 
 absl::Status CheckCopyStart(const Instruction& instr, const VerifierOptions& options) {

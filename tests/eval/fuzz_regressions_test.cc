@@ -190,5 +190,24 @@ ENTRY e {
   }
 }
 
+// A negate-done typed f64 after an f32 negate-start verified under mixed precision, and the
+// interpreter handed the 4-byte value on as 8 (ASan: heap-buffer-overflow). XLA's
+// ShapeVerifier::HandleAsyncDone compares the done with the start's element 1 by ShapesSame.
+TEST(EvalFuzzRegressions, AsyncDoneKeepsTheStartedResultTypeExactly) {
+  std::unique_ptr<Module> m = testing::Parse(R"(HloModule m
+ENTRY e {
+  init = f32[] constant(42)
+  s = ((f32[]), f32[], u32[]) negate-start(init)
+  u = ((f32[]), f32[], u32[]) negate-update(s)
+  ROOT d = f64[] negate-done(u)
+})");
+  ASSERT_NE(m, nullptr);
+  VerifierOptions options;
+  options.allow_mixed_precision = true;
+  absl::Status s = VerifyModule(*m, options);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(StatusText(s).find("negate-done shape f64[]"), std::string::npos) << StatusText(s);
+}
+
 }  // namespace
 }  // namespace hloscope::eval
