@@ -209,5 +209,32 @@ ENTRY e {
   EXPECT_NE(StatusText(s).find("negate-done shape f64[]"), std::string::npos) << StatusText(s);
 }
 
+// A block_scaled_dot custom-call declaring f32[2,3] for operands that give [1,3]: the dot
+// kernel wrote 6 elements into the 3 its operands make (ASan: heap-buffer-overflow). A
+// custom-call's declared result is not verified against the dot it computes, so the kernel
+// checks the element count itself now and refuses.
+TEST(EvalFuzzRegressions, DotComputedForACustomCallChecksTheDeclaredResultSize) {
+  std::unique_ptr<Module> m = testing::Parse(R"(HloModule m
+ENTRY e {
+  lhs = f8e4m3fn[1,4] parameter(0)
+  lhs_scale = f8e8m0fnu[1,2] parameter(1)
+  rhs = f8e4m3fn[3,4] parameter(2)
+  rhs_scale = f8e8m0fnu[3,2] parameter(3)
+  ROOT d = f32[2,3] custom-call(lhs, rhs, lhs_scale, rhs_scale), custom_call_target="__op$block_scaled_dot"
+})");
+  ASSERT_NE(m, nullptr);
+  ASSERT_TRUE(VerifyModule(*m).ok());
+  std::vector<Literal> args = RandomArguments(*m, 1);
+  for (EvalMode mode : {EvalMode::kValue, EvalMode::kBuffer}) {
+    EvalOptions options;
+    options.mode = mode;
+    absl::StatusOr<Literal> out = Evaluate(*m, args, options);
+    ASSERT_FALSE(out.ok());
+    EXPECT_NE(StatusText(out.status()).find("f32[2,3] does not hold the 3 elements"),
+              std::string::npos)
+        << StatusText(out.status());
+  }
+}
+
 }  // namespace
 }  // namespace hloscope::eval
