@@ -236,5 +236,27 @@ ENTRY e {
   }
 }
 
+// __cublas$lt$matmul$f8 with beta 1 (c third, scales after it) but only 4 operands: the
+// b_scale was read from past the operand list (UBSan/absl: span index out of range).
+TEST(EvalFuzzRegressions, CublasLtF8WithBetaNeedsTheScalesAfterC) {
+  std::unique_ptr<Module> m = testing::Parse(R"(HloModule m
+ENTRY e {
+  a = f8e4m3fn[2,2] constant({{1, 2}, {3, 4}})
+  b = f8e4m3fn[2,2] constant({{1, 1}, {1.5, 2}})
+  a_scale = f32[] constant(2)
+  b_scale = f32[] constant(3)
+  g = (f32[2,2], s8[16]) custom-call(a, b, a_scale, b_scale), custom_call_target="__cublas$lt$matmul$f8", backend_config={"gemm_backend_config":{"alpha_real":0.5,"beta":1,"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["0"],"lhs_batch_dimensions":[],"rhs_batch_dimensions":[]}}}
+  ROOT d = f32[2,2] get-tuple-element(g), index=0
+})");
+  ASSERT_NE(m, nullptr);
+  ASSERT_TRUE(VerifyModule(*m).ok());
+  absl::StatusOr<Literal> out = Evaluate(*m, {}, {});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(StatusText(out.status())
+                .find("with beta not 0 it takes (a, b, c, a_scale, b_scale, ...), not 4"),
+            std::string::npos)
+      << StatusText(out.status());
+}
+
 }  // namespace
 }  // namespace hloscope::eval
