@@ -225,8 +225,9 @@ absl::Status CheckAsyncUpdate(const Instruction& instr, const VerifierOptions& o
   const Computation* wrapped = AsyncChainComputation(instr);
   // Without a computation to bind to (sugar, or a value carried through a loop), an update
   // passes its operand on unchanged.
-  if (wrapped == nullptr) return CheckDone(instr, -1, options);
-  return CheckLateBoundUpdate(instr, *wrapped, options);
+  // XLA's HandleAsyncUpdate: the update's shape is its operand's, by ShapesSame.
+  if (wrapped == nullptr) return CheckDone(instr, -1, ExactTypes(options));
+  return CheckLateBoundUpdate(instr, *wrapped, ExactTypes(options));
 }
 
 // The generic async-done: every parameter is bound by then; it returns the bound result, or,

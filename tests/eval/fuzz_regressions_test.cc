@@ -258,5 +258,25 @@ ENTRY e {
       << StatusText(out.status());
 }
 
+// A dot-update typed f32 after an f16 dot-start verified under mixed precision, and the
+// interpreter read the f16 value as f32 (ASan: heap-buffer-overflow). XLA's
+// ShapeVerifier::HandleAsyncUpdate requires the update's shape to be its operand's (ShapesSame).
+TEST(EvalFuzzRegressions, AsyncUpdateKeepsItsOperandTypeExactly) {
+  std::unique_ptr<Module> m = testing::Parse(R"(HloModule m
+ENTRY e {
+  p = f32[3,4] parameter(0)
+  w = f32[4,2] parameter(1)
+  s = ((f32[3,4], f32[4,2]), f16[3,2], u32[]) dot-start(p, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  u = ((f32[3,4], f32[4,2]), f32[3,2], u32[]) dot-update(s)
+  ROOT d = f32[3,2] dot-done(u)
+})");
+  ASSERT_NE(m, nullptr);
+  VerifierOptions options;
+  options.allow_mixed_precision = true;
+  absl::Status s = VerifyModule(*m, options);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(StatusText(s).find("dot-update"), std::string::npos) << StatusText(s);
+}
+
 }  // namespace
 }  // namespace hloscope::eval
