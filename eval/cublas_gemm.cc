@@ -190,6 +190,13 @@ absl::StatusOr<std::vector<Bytes>> EvalCublasGemm(const Instruction& instr,
       return refuse("without damax_output");
     }
     const size_t scale_at = beta != 0 ? 3 : 2;
+    if (all_operands.size() < scale_at + 2) {
+      // beta != 0 puts c third, so 4 operands have no b_scale.
+      return absl::InvalidArgumentError(
+          StrCat("XLA rejects custom-call %", instr.name(), " (", instr.custom_call_target(),
+                 "): with beta not 0 it takes (a, b, c, a_scale, b_scale, ...), not ",
+                 all_operands.size(), " operands"));
+    }
     const ArrayRef& a_scale = all_operands[scale_at];
     const ArrayRef& b_scale = all_operands[scale_at + 1];
     for (const ArrayRef* scale : {&a_scale, &b_scale}) {

@@ -160,6 +160,36 @@ absl::StatusOr<Bytes> EvalDotAs(const Instruction& instr, const Shape& out,
     return absl::InvalidArgumentError(
         StrCat("dot %", instr.name(), ": batch or contracting dimensions do not match"));
   }
+  // The kernels write batch x lhs-free x rhs-free elements. A plain dot's result is verified to
+  // be that shape, but a custom-call computed as a dot (block_scaled_dot, cuBLAS gemm) declares
+  // its own: one of another size was written past its buffer.
+  // Batch and lhs-free dimensions of the lhs, then the rhs's free ones (a product past int64
+  // is no result size).
+  int64_t elements = 1;
+  bool overflow = false;
+  auto times = [&](int64_t d) { overflow |= __builtin_mul_overflow(elements, d, &elements); };
+  for (int64_t i = 0; i < ls.rank(); ++i) {
+    if (std::find(lc.begin(), lc.end(), i) == lc.end()) times(ls.dims[static_cast<size_t>(i)]);
+  }
+  for (int64_t i = 0; i < rs.rank(); ++i) {
+    if (std::find(rb.begin(), rb.end(), i) == rb.end() &&
+        std::find(rc.begin(), rc.end(), i) == rc.end()) {
+      times(rs.dims[static_cast<size_t>(i)]);
+    }
+  }
+  if (overflow || !out.IsArray() || out.ElementCount() != elements) {
+    // Operand dimensions only: a custom-call's prepared operands are shapes built in code.
+    auto dims = [](const Shape& shape) {
+      std::string text = "[";
+      for (size_t i = 0; i < shape.dims.size(); ++i) {
+        text += StrCat(i == 0 ? "" : ",", shape.dims[i]);
+      }
+      return text + "]";
+    };
+    return absl::InvalidArgumentError(
+        StrCat("dot %", instr.name(), ": result shape ", out.ToString(false), " does not hold the ",
+               elements, " elements of operands ", dims(ls), " and ", dims(rs)));
+  }
   PrimitiveType t = out.element_type;
   if (t == PrimitiveType::kF64)
     return DotWith<double>(out, operands[0], operands[1], lb, lc, rb, rc);
@@ -236,7 +266,10 @@ absl::StatusOr<std::vector<Bytes>> EvalReduce(const Instruction& instr,
   absl::Status status;
   ForEachIndex(kdims, [&](const std::vector<int64_t>& o) {
     if (!status.ok()) return;
-    for (size_t k = 0; k < n; ++k) args[k] = LoadScalar(types[k], operands[n + k].data);
+    // Each init value in its own type: under mixed precision it may differ from its input's.
+    for (size_t k = 0; k < n; ++k) {
+      args[k] = LoadScalar(operands[n + k].shape->element_type, operands[n + k].data);
+    }
     for (size_t i = 0; i < kept.size(); ++i) full[static_cast<size_t>(kept[i])] = o[i];
     // Reduced elements in row-major order of the operand (dimensions sorted).
     if (sum_in_double) {

@@ -473,7 +473,8 @@ class Evaluator {
     if (storage->size() < n) storage->resize(n);
     // The result was computed into its own bytes first, so an op whose output buffer is one
     // of its inputs has read them all before this write.
-    std::memcpy(storage->data(), v.bytes->data(), n);
+    // Not for 0 bytes: an empty array's vectors may hold null pointers (UB for memcpy).
+    if (n > 0) std::memcpy(storage->data(), v.bytes->data(), n);
     v.bytes = storage;
   }
 

@@ -148,7 +148,8 @@ Literal RandomLiteral(const Shape& shape, uint64_t seed) {
     }
   }
   std::vector<uint8_t> physical = ToPhysical(shape, std::move(row_major));
-  std::memcpy(lit.mutable_data().data(), physical.data(), physical.size());
+  // An empty array's vectors may hold null pointers, which memcpy must not get even for 0 bytes.
+  if (!physical.empty()) std::memcpy(lit.mutable_data().data(), physical.data(), physical.size());
   return lit;
 }
 

@@ -172,7 +172,10 @@ absl::StatusOr<std::vector<Bytes>> EvalReduceWindow(const Instruction& instr,
   }
   ForEachIndex(out_shapes[0]->dims, [&](const std::vector<int64_t>& o) {
     if (!status.ok()) return;
-    for (size_t k = 0; k < n; ++k) args[k] = LoadScalar(types[k], operands[n + k].data);
+    // Each init value in its own type: under mixed precision it may differ from its input's.
+    for (size_t k = 0; k < n; ++k) {
+      args[k] = LoadScalar(operands[n + k].shape->element_type, operands[n + k].data);
+    }
     walker.ForEach(o, [&](int64_t off) {
       if (!status.ok()) return;
       for (size_t k = 0; k < n; ++k)

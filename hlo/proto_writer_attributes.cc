@@ -137,7 +137,9 @@ absl::StatusOr<std::vector<std::pair<std::string_view, std::string_view>>> KeyVa
 absl::Status MetadataToProto(std::string_view inner, xla_proto::OpMetadata* out) {
   absl::StatusOr<std::vector<std::pair<std::string_view, std::string_view>>> kvs = KeyValues(inner);
   if (!kvs.ok()) return kvs.status();
-  for (const auto& [key, value] : *kvs) {
+  for (const auto& [key, bound_value] : *kvs) {
+    // clang 14 (the fuzz build's compiler) cannot capture a structured binding in a lambda.
+    const std::string_view value = bound_value;
     absl::Status s;
     auto str = [&](void (xla_proto::OpMetadata::*set)(const std::string&)) {
       absl::StatusOr<std::string> v = Unquoted(value);

@@ -47,8 +47,17 @@ absl::Status CheckAsyncDone(const Instruction& instr, const VerifierOptions& opt
   return CheckDone(instr, 1, options);
 }
 
+// copy-start and copy-done move bytes unconverted: XLA's ShapeVerifier::CheckShape compares
+// their shapes with ShapesSame, mixed precision or not (xla/service/hlo_verifier.cc), and the
+// interpreter copies the operand's bytes (an f16 copy of an f32 operand overran its buffer).
+VerifierOptions ExactTypes(const VerifierOptions& options) {
+  VerifierOptions exact = options;
+  exact.allow_mixed_precision = false;
+  return exact;
+}
+
 absl::Status CheckCopyDone(const Instruction& instr, const VerifierOptions& options) {
-  return CheckDone(instr, 0, options);
+  return CheckDone(instr, 0, ExactTypes(options));
 }
 
 // all-reduce-done of the (operands, results) form of all-reduce-start returns element 1.
@@ -216,15 +225,19 @@ absl::Status CheckAsyncUpdate(const Instruction& instr, const VerifierOptions& o
   const Computation* wrapped = AsyncChainComputation(instr);
   // Without a computation to bind to (sugar, or a value carried through a loop), an update
   // passes its operand on unchanged.
-  if (wrapped == nullptr) return CheckDone(instr, -1, options);
-  return CheckLateBoundUpdate(instr, *wrapped, options);
+  // XLA's HandleAsyncUpdate: the update's shape is its operand's, by ShapesSame.
+  if (wrapped == nullptr) return CheckDone(instr, -1, ExactTypes(options));
+  return CheckLateBoundUpdate(instr, *wrapped, ExactTypes(options));
 }
 
 // The generic async-done: every parameter is bound by then; it returns the bound result, or,
 // when none was bound, the computation's result.
+// XLA's HandleAsyncDone compares the result with the start's element 1 by ShapesSame: the
+// done hands that value on unconverted (an f64 done of an f32 negate-start was read past its
+// bytes).
 absl::Status CheckGenericAsyncDone(const Instruction& instr, const VerifierOptions& options) {
   const Computation* wrapped = AsyncChainComputation(instr);
-  if (wrapped == nullptr) return CheckDone(instr, 1, options);
+  if (wrapped == nullptr) return CheckDone(instr, 1, ExactTypes(options));
   const std::string kind(instr.PrintedOpcode());
   const Instruction& prev = *instr.operand(0);
   const int64_t bound = AsyncBoundCount(prev);
@@ -244,15 +257,15 @@ absl::Status CheckGenericAsyncDone(const Instruction& instr, const VerifierOptio
                       ShapeText(root), " of computation '", wrapped->name(),
                       "' (no result bound before it)"));
   }
-  return CheckDone(instr, 1, options);
+  return CheckDone(instr, 1, ExactTypes(options));
 }
 
 absl::Status CheckCopyStart(const Instruction& instr, const VerifierOptions& options) {
   const Shape& out = instr.shape();
   const Shape& in = instr.operand(0)->shape();
   const bool fits = out.IsTuple() && out.tuple_elements.size() == 3 &&
-                    ShapesAgree(*out.tuple_elements[0], in, options) &&
-                    ShapesAgree(*out.tuple_elements[1], in, options) &&
+                    ShapesAgree(*out.tuple_elements[0], in, ExactTypes(options)) &&
+                    ShapesAgree(*out.tuple_elements[1], in, ExactTypes(options)) &&
                     IsScalarOf(*out.tuple_elements[2], PrimitiveType::kU32);
   if (fits) return absl::OkStatus();
   return InstrError(instr, StrCat("copy-start shape ", ShapeText(out), " is not (", ShapeText(in),

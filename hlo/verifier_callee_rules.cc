@@ -82,6 +82,11 @@ absl::Status RootIsPred(const Instruction& instr, std::string_view role, const C
                     StrCat(Called(instr, role, c), " returns ", ShapeText(root), ", not pred[]"));
 }
 
+// An instruction whose `role` computation (to_apply=, scatter=) is not written.
+absl::Status Missing(const Instruction& instr, std::string_view role) {
+  return InstrError(instr, StrCat(instr.PrintedOpcode(), " has no ", role, " computation"));
+}
+
 }  // namespace
 
 absl::Status CheckReducerSignature(const Instruction& instr, std::string_view role,
@@ -89,7 +94,8 @@ absl::Status CheckReducerSignature(const Instruction& instr, std::string_view ro
                                    absl::Span<const int64_t> init_operands,
                                    absl::Span<const int64_t> input_operands,
                                    const VerifierOptions& options) {
-  if (reducer == nullptr) return absl::OkStatus();  // the structure check names a missing one
+  // XLA's parser requires the attribute, and the interpreter would call a null computation.
+  if (reducer == nullptr) return Missing(instr, role);
   const Computation& c = *reducer;
   if (absl::Status s = ParameterCount(
           instr, role, c, 2 * n,
@@ -183,9 +189,9 @@ absl::Status CheckSortComparator(const Instruction& instr, const VerifierOptions
 // a scalar of the map's element type.
 absl::Status CheckMapComputation(const Instruction& instr, const VerifierOptions& options) {
   const Computation* f = instr.to_apply();
-  if (f == nullptr) return absl::OkStatus();  // the structure check names a missing one
-  const Computation& c = *f;
   constexpr std::string_view kRole = "to_apply";
+  if (f == nullptr) return Missing(instr, kRole);  // as for reducers
+  const Computation& c = *f;
   const int64_t n = instr.operand_count();
   if (absl::Status s = ParameterCount(
           instr, kRole, c, n, StrCat(" (one for each of ", Count(n, "operand", "operands"), ")"));

@@ -28,10 +28,19 @@ absl::Status RequireToken(const Instruction& instr) {
   return NotForm(instr, "token[]");
 }
 
+// send and recv-done pass their data on unconverted: XLA's ShapeVerifier::CheckShape compares
+// their shapes with ShapesSame, mixed precision or not (xla/service/hlo_verifier.cc), and the
+// interpreter copies the bytes as they are (an f16 recv read as f32 overran its buffer).
+VerifierOptions ExactTypes(const VerifierOptions& options) {
+  VerifierOptions exact = options;
+  exact.allow_mixed_precision = false;
+  return exact;
+}
+
 absl::Status CheckSend(const Instruction& instr, const VerifierOptions& options) {
   const Shape& out = instr.shape();
   const Shape& data = instr.operand(0)->shape();
-  if (IsTupleOf(out, 3) && ShapesAgree(*out.tuple_elements[0], data, options) &&
+  if (IsTupleOf(out, 3) && ShapesAgree(*out.tuple_elements[0], data, ExactTypes(options)) &&
       IsScalarOf(*out.tuple_elements[1], PrimitiveType::kU32) && out.tuple_elements[2]->IsToken()) {
     return absl::OkStatus();
   }
@@ -55,7 +64,7 @@ absl::Status CheckRecvDone(const Instruction& instr, const VerifierOptions& opti
     return NotForm(instr, "(data, token[])");
   }
   if (IsTupleOf(recv, 3) &&
-      !ShapesAgree(*out.tuple_elements[0], *recv.tuple_elements[0], options)) {
+      !ShapesAgree(*out.tuple_elements[0], *recv.tuple_elements[0], ExactTypes(options))) {
     return InstrError(instr,
                       StrCat("recv-done element 0 shape ", ShapeText(*out.tuple_elements[0]),
                              " does not match element 0 shape ", ShapeText(*recv.tuple_elements[0]),
