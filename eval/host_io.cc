@@ -23,14 +23,6 @@ bool NamesReplicas(const Instruction& instr) {
   return !pairs.ok() || pairs->has_value();
 }
 
-// SplitMix64's finalizer: the k-th read's seed spread over all 64 bits.
-uint64_t Mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
 std::string Heading(const OutsideWrite& w, bool with_replica) {
   return StrCat(with_replica ? StrCat("replica ", w.replica, ": ") : std::string(), w.kind, " %",
                 w.instruction, " #", w.occurrence);
@@ -60,7 +52,7 @@ bool HostChannels::WritesOutside(const Instruction& send) const {
 Literal OutsideReads::Next(const Shape& shape) {
   // Salted so that the first read with seed S differs from entry parameter 0's argument of
   // seed S (RandomArguments mixes the seed with the parameter number).
-  const uint64_t seed = Mix(seed_ ^ Mix(0x6f75747369646500ull + reads_++));
+  const uint64_t seed = MixBits(seed_ ^ MixBits(0x6f75747369646500ull + reads_++));
   return RandomLiteral(shape, seed);
 }
 

@@ -104,15 +104,15 @@ double Literal::GetLinear(int64_t linear) const {
 
 // --- random contents ---------------------------------------------------------------------
 
-namespace {
-// splitmix64: a fixed, portable mixing function (no std:: distributions).
-uint64_t Mix(uint64_t x) {
+uint64_t MixBits(uint64_t x) {
   x += 0x9e3779b97f4a7c15ull;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
   return x ^ (x >> 31);
 }
-uint64_t MixSeed(uint64_t seed, uint64_t i) { return Mix(seed ^ Mix(i + 0x1234567ull)); }
+
+namespace {
+uint64_t MixSeed(uint64_t seed, uint64_t i) { return MixBits(seed ^ MixBits(i + 0x1234567ull)); }
 }  // namespace
 
 Literal RandomLiteral(const Shape& shape, uint64_t seed) {
@@ -131,7 +131,7 @@ Literal RandomLiteral(const Shape& shape, uint64_t seed) {
   int bytes = ElementBytes(t);
   // Values follow the logical (row-major) index, so every layout gets the same logical values.
   for (int64_t i = 0; i < shape.ElementCount(); ++i) {
-    uint64_t r = Mix(seed * 0x100000001b3ull + static_cast<uint64_t>(i)) >> 40;
+    uint64_t r = MixBits(seed * 0x100000001b3ull + static_cast<uint64_t>(i)) >> 40;
     uint8_t* p = row_major.data() + i * bytes;
     if (IsFloatType(t)) {
       StoreDouble(t, p, (static_cast<double>(r % 32) - 16.0) / 8.0);

@@ -84,6 +84,9 @@ class Literal {
 // [-2, 2) (exact in every float type, including bf16 and f16), signed integers in [-8, 8),
 // unsigned integers in [0, 16), pred 0/1. Tuples recursively, each element its own stream.
 Literal RandomLiteral(const Shape& shape, uint64_t seed);
+// SplitMix64's finalizer: spreads a counter or seed over all 64 bits (portable, no std::
+// distributions); RandomLiteral's seeds and host I/O's stream are derived with it.
+uint64_t MixBits(uint64_t x);
 // One literal per entry parameter: parameter i gets RandomLiteral(shape_i, a mix of seed and i).
 std::vector<Literal> RandomArguments(const Module& module, uint64_t seed);
 
