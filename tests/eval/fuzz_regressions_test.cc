@@ -3,6 +3,7 @@
 // a crash). Labelled robustness, so scripts/test runs them under ASan+UBSan as well: some of
 // these failed only there (undefined behaviour that a plain build does not show).
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -13,6 +14,18 @@ namespace hloscope::eval {
 namespace {
 
 using testing::RunBoth;
+
+// The verifier rejects `text` even with mixed precision allowed (these rules compare exact element
+// types, as XLA's ShapesSame does), and its message contains `needle`.
+void ExpectRejectedWithMixedPrecision(const char* text, std::string_view needle) {
+  std::unique_ptr<Module> m = testing::Parse(text);
+  ASSERT_NE(m, nullptr) << text;
+  VerifierOptions options;
+  options.allow_mixed_precision = true;
+  absl::Status s = VerifyModule(*m, options);
+  ASSERT_FALSE(s.ok()) << text;
+  EXPECT_NE(StatusText(s).find(needle), std::string::npos) << StatusText(s);
+}
 
 // An empty array's byte vector may have a null data(): RandomLiteral and buffer mode's store of a
 // result into its buffer called memcpy(null, null, 0), which UBSan reports (seeds
@@ -117,15 +130,8 @@ ENTRY e {
   s = (f32[2], u32[], token[]) send(x, tok), channel_id=1
   ROOT sd = token[] send-done(s), channel_id=1
 })";
-  for (const char* text : {kRecv, kSend}) {
-    std::unique_ptr<Module> m = testing::Parse(text);
-    ASSERT_NE(m, nullptr) << text;
-    VerifierOptions options;
-    options.allow_mixed_precision = true;
-    absl::Status s = VerifyModule(*m, options);
-    ASSERT_FALSE(s.ok()) << text;
-    EXPECT_NE(StatusText(s).find("f16[2]"), std::string::npos) << StatusText(s);
-  }
+  ExpectRejectedWithMixedPrecision(kRecv, "f16[2]");
+  ExpectRejectedWithMixedPrecision(kSend, "f16[2]");
 }
 
 // reduce-window (and reduce) of an f64 input with an f32 init value and reducer, which mixed
@@ -179,34 +185,22 @@ ENTRY e {
   cs = (f32[2,2], f32[2,2], u32[]) copy-start(p)
   ROOT cd = f16[2,2] copy-done(cs)
 })";
-  for (const char* text : {kStart, kDone}) {
-    std::unique_ptr<Module> m = testing::Parse(text);
-    ASSERT_NE(m, nullptr) << text;
-    VerifierOptions options;
-    options.allow_mixed_precision = true;
-    absl::Status s = VerifyModule(*m, options);
-    ASSERT_FALSE(s.ok()) << text;
-    EXPECT_NE(StatusText(s).find("copy-"), std::string::npos) << StatusText(s);
-  }
+  ExpectRejectedWithMixedPrecision(kStart, "copy-");
+  ExpectRejectedWithMixedPrecision(kDone, "copy-");
 }
 
 // A negate-done typed f64 after an f32 negate-start verified under mixed precision, and the
 // interpreter handed the 4-byte value on as 8 (ASan: heap-buffer-overflow). XLA's
 // ShapeVerifier::HandleAsyncDone compares the done with the start's element 1 by ShapesSame.
 TEST(EvalFuzzRegressions, AsyncDoneKeepsTheStartedResultTypeExactly) {
-  std::unique_ptr<Module> m = testing::Parse(R"(HloModule m
+  ExpectRejectedWithMixedPrecision(R"(HloModule m
 ENTRY e {
   init = f32[] constant(42)
   s = ((f32[]), f32[], u32[]) negate-start(init)
   u = ((f32[]), f32[], u32[]) negate-update(s)
   ROOT d = f64[] negate-done(u)
-})");
-  ASSERT_NE(m, nullptr);
-  VerifierOptions options;
-  options.allow_mixed_precision = true;
-  absl::Status s = VerifyModule(*m, options);
-  ASSERT_FALSE(s.ok());
-  EXPECT_NE(StatusText(s).find("negate-done shape f64[]"), std::string::npos) << StatusText(s);
+})",
+                                   "negate-done shape f64[]");
 }
 
 // A block_scaled_dot custom-call declaring f32[2,3] for operands that give [1,3]: the dot
@@ -262,20 +256,15 @@ ENTRY e {
 // interpreter read the f16 value as f32 (ASan: heap-buffer-overflow). XLA's
 // ShapeVerifier::HandleAsyncUpdate requires the update's shape to be its operand's (ShapesSame).
 TEST(EvalFuzzRegressions, AsyncUpdateKeepsItsOperandTypeExactly) {
-  std::unique_ptr<Module> m = testing::Parse(R"(HloModule m
+  ExpectRejectedWithMixedPrecision(R"(HloModule m
 ENTRY e {
   p = f32[3,4] parameter(0)
   w = f32[4,2] parameter(1)
   s = ((f32[3,4], f32[4,2]), f16[3,2], u32[]) dot-start(p, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
   u = ((f32[3,4], f32[4,2]), f32[3,2], u32[]) dot-update(s)
   ROOT d = f32[3,2] dot-done(u)
-})");
-  ASSERT_NE(m, nullptr);
-  VerifierOptions options;
-  options.allow_mixed_precision = true;
-  absl::Status s = VerifyModule(*m, options);
-  ASSERT_FALSE(s.ok());
-  EXPECT_NE(StatusText(s).find("dot-update"), std::string::npos) << StatusText(s);
+})",
+                                   "dot-update");
 }
 
 }  // namespace
