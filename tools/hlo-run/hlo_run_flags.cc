@@ -179,6 +179,27 @@ FlagTable RunFlagTable(RunFlags& flags) {
                                                                 : eval::ElidedConstants::kRefuse;
                      return absl::OkStatus();
                    }));
+  table.Add(Valued("--custom-calls", "refuse|opaque",
+                   "Custom-calls whose target hlo-run does not know (their meaning is\n"
+                   "not public: Neuron, Transformer Engine, Pallas kernels, ...):\n"
+                   "'refuse' (default, as XLA's evaluator) refuses the module, naming the\n"
+                   "target; 'opaque' fills each result with values hashed from the target,\n"
+                   "its backend_config and attributes and its operands' values (not their\n"
+                   "layout), the same in every run; a call with side effects (or without\n"
+                   "array results) also counts its calls and is printed after the outputs\n"
+                   "as a write, \"custom-call 'TARGET' %NAME #K: u64[] HASH\". It is for\n"
+                   "differential checks (--compare of a module and its transformed\n"
+                   "version), never the call's real result. Called computations of such\n"
+                   "a call are not run.",
+                   [&flags](std::string_view name, std::string_view value) {
+                     if (value != "refuse" && value != "opaque") {
+                       return FlagError(fmt::format(
+                           "bad value '{}' for {} (expected 'refuse' or 'opaque')", value, name));
+                     }
+                     flags.custom_calls = value == "opaque" ? eval::CustomCalls::kOpaque
+                                                            : eval::CustomCalls::kRefuse;
+                     return absl::OkStatus();
+                   }));
   table.Add(Mode("--mode", "value|buffer", "How to run FILE (default value).", &flags.mode));
   Flag mode_a =
       Mode("--mode-a", "M", "With --compare: the modes of A and B (defaults value and buffer).",
