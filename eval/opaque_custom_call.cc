@@ -90,14 +90,6 @@ Literal ResultLeaves(const Shape& shape, uint64_t seed, ShapeIndex& index) {
   return RandomLiteral(shape, leaf_seed);
 }
 
-bool HasArrayLeaf(const Shape& shape) {
-  if (shape.IsArray()) return true;
-  for (const Shape* e : shape.tuple_elements) {
-    if (HasArrayLeaf(*e)) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 uint64_t OpaqueCallKey(const Instruction& instr) {
@@ -115,8 +107,8 @@ uint64_t OpaqueCallKey(const Instruction& instr) {
 
 uint64_t HashLogicalContents(const Literal& literal) { return MixLiteral(0, literal); }
 
-bool OpaqueCallHasSideEffect(const Instruction& instr, const Shape& result) {
-  return RawAttribute(instr, "custom_call_has_side_effect") == "true" || !HasArrayLeaf(result);
+bool OpaqueCallHasSideEffect(const Instruction& instr) {
+  return RawAttribute(instr, "custom_call_has_side_effect") == "true";
 }
 
 OpaqueCallResult EvalOpaqueCustomCall(const Instruction& instr, absl::Span<const Literal> operands,
@@ -124,7 +116,7 @@ OpaqueCallResult EvalOpaqueCustomCall(const Instruction& instr, absl::Span<const
   uint64_t h = Mix(OpaqueCallKey(instr), operands.size());
   for (const Literal& o : operands) h = Mix(h, HashLogicalContents(o));
   uint64_t seed = h;
-  if (OpaqueCallHasSideEffect(instr, result)) {
+  if (OpaqueCallHasSideEffect(instr)) {
     seed = Mix(seed, static_cast<uint64_t>(side_effect_count));
   }
   ShapeIndex index;
