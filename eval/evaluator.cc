@@ -849,8 +849,8 @@ class Evaluator {
   }
 
 #include "eval/evaluator_async.inc"
-#include "eval/evaluator_dynamic.inc"
 #include "eval/evaluator_host_io.inc"
+#include "eval/evaluator_dynamic.inc"
 
   const Module& module_;
   EvalOptions options_;
