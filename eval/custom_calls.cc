@@ -6,8 +6,11 @@
 
 #include "absl/status/status.h"
 #include "eval/block_scaled_dot.h"
+#include "eval/buffers.h"
 #include "eval/cub_sort.h"
+#include "eval/dynamic_shapes.h"
 #include "eval/element_io.h"
+#include "eval/evaluator.h"
 #include "eval/layout_util.h"
 #include "eval/spmd_multi_slice.h"
 #include "eval/xla_builder_calls.h"
@@ -123,6 +126,34 @@ bool IsKnownCustomCallTarget(std::string_view target) {
          target == "__op$block_scaled_dot" || IsCudnnConvolutionTarget(target) ||
          IsXlaBuilderTarget(target) || IsCubSortTarget(target) || target == kGlobalToLocal ||
          target == kLocalToGlobal || target == "_SPMDInternalOp_MultiSlice";
+}
+
+namespace {
+bool HasBufferLeaf(const Shape& shape) {
+  if (shape.IsBuffer()) return true;
+  for (const Shape* e : shape.tuple_elements) {
+    if (HasBufferLeaf(*e)) return true;
+  }
+  return false;
+}
+}  // namespace
+
+CustomCallRun RunnableCustomCall(const Instruction& instr, const EvalOptions& options) {
+  const std::string_view target = instr.custom_call_target();
+  if (IsKnownCustomCallTarget(target)) return CustomCallRun::kKnown;
+  // Run before the custom-call dispatch, and only in the plain form (not wrapped in a start).
+  if (instr.opcode() == Opcode::kCustomCall &&
+      (IsDynamicShapeCustomCall(target) || IsBufferOp(instr))) {
+    return CustomCallRun::kKnown;
+  }
+  if (options.custom_calls != CustomCalls::kOpaque || IsDynamicShapeCustomCall(target) ||
+      target == "CreateBuffer" || HasBufferLeaf(instr.shape())) {
+    return CustomCallRun::kRefused;
+  }
+  for (const Instruction* o : instr.operands()) {
+    if (HasBufferLeaf(o->shape())) return CustomCallRun::kRefused;
+  }
+  return CustomCallRun::kOpaque;
 }
 
 absl::StatusOr<std::vector<Bytes>> EvalCustomCall(const Instruction& instr,

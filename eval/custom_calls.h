@@ -39,7 +39,20 @@
 
 namespace hloscope::eval {
 
+struct EvalOptions;
+
 bool IsKnownCustomCallTarget(std::string_view target);
+
+// How the interpreter runs custom-call (or custom-call-start) `instr` under `options`:
+//  - kKnown: by its real meaning. A known target (the list above); for the plain custom-call
+//    also PadToStatic and SliceToDynamic (dynamic_shapes.h) and the buffer ops Pin, Unpin and
+//    CreateBuffer (buffers.h), which the evaluator dispatches before custom-calls.
+//  - kOpaque: an unknown target with options.custom_calls == kOpaque, as an opaque function of
+//    its operands (opaque_custom_call.h); not when the call takes or gives a buffer (b(T)), whose
+//    storage an opaque call could not model.
+//  - kRefused: anything else.
+enum class CustomCallRun { kRefused, kKnown, kOpaque };
+CustomCallRun RunnableCustomCall(const Instruction& instr, const EvalOptions& options);
 
 // `less` is TopK's comparator on two scalars and their indices in the row (true: the first comes
 // first); unused otherwise. XLA's TopkDecomposer sorts the operand with an iota of indices

@@ -27,6 +27,7 @@
 #include "eval/inplace_permute.h"
 #include "eval/kernels.h"
 #include "eval/layout_util.h"
+#include "eval/opaque_custom_call.h"
 #include "eval/operand_checks.h"
 #include "eval/replicas.h"
 #include "eval/rng.h"
@@ -73,6 +74,17 @@ absl::Status UnsupportedCustomCallTarget(const Instruction& instr) {
   return absl::UnimplementedError(StrCat("the interpreter does not support custom-call target '",
                                          instr.custom_call_target(), "' (instruction %",
                                          instr.name(), ")"));
+}
+
+// The refusal of custom-call (or custom-call-start) `instr`, lifted by custom_calls when the
+// opaque mode would run it (eval/opaque_custom_call.h).
+absl::Status RefusedCustomCall(const Instruction& instr, const EvalOptions& options) {
+  EvalOptions opaque = options;
+  opaque.custom_calls = CustomCalls::kOpaque;
+  if (RunnableCustomCall(instr, opaque) != CustomCallRun::kOpaque) {
+    return UnsupportedCustomCallTarget(instr);
+  }
+  return LiftedByOption(UnsupportedCustomCallTarget(instr), "custom_calls");
 }
 
 bool IsForwarding(Opcode op) {
@@ -145,7 +157,7 @@ int64_t LeafBytes(const Shape& shape) {
 // calls, fusions (calls= names the fused computation), collectives, known custom-calls,
 // slice, dynamic-slice, dynamic-update-slice and dot (eval/wrapped_ops.h) and elementwise ops whose
 // meaning needs no attribute (compare's direction is not kept for the wrapped op).
-bool IsRunnableWrapped(const Instruction& instr) {
+bool IsRunnableWrapped(const Instruction& instr, const EvalOptions& options) {
   switch (instr.async_wrapped_opcode()) {
     case Opcode::kOpcodeCount:
     case Opcode::kCall:
@@ -160,7 +172,7 @@ bool IsRunnableWrapped(const Instruction& instr) {
     case Opcode::kCustomCall:
       // The target is on the start; its -update and -done follow it.
       return instr.opcode() != Opcode::kAsyncStart ||
-             IsKnownCustomCallTarget(instr.custom_call_target());
+             RunnableCustomCall(instr, options) != CustomCallRun::kRefused;
     case Opcode::kCompare:
       return false;
     default:
@@ -187,22 +199,22 @@ absl::Status CheckSupported(const Module& module, const EvalOptions& options) {
   for (const Computation* c : module.computations()) {
     for (const Instruction* instr : c->instructions()) {
       if (instr->opcode() == Opcode::kAsyncStart &&
-          instr->async_wrapped_opcode() == Opcode::kCustomCall && !IsRunnableWrapped(*instr)) {
+          instr->async_wrapped_opcode() == Opcode::kCustomCall &&
+          !IsRunnableWrapped(*instr, options)) {
         // custom-call-start: refused by its target, as the custom-call itself would be.
-        return UnsupportedCustomCallTarget(*instr);
+        return RefusedCustomCall(*instr, options);
       }
       if (IsHostIoOpcode(instr->opcode()) && options.host_io != HostIo::kSeeded) {
         return LiftedByOption(UnsupportedOpcode(*instr), "host_io");
       }
       if ((!IsSupportedOpcode(instr->opcode()) && !IsHostIoOpcode(instr->opcode())) ||
-          !IsRunnableWrapped(*instr)) {
+          !IsRunnableWrapped(*instr, options)) {
         return UnsupportedOpcode(*instr);
       }
       if (absl::Status s = CheckElidedConstant(*instr, options); !s.ok()) return s;
       if (instr->opcode() == Opcode::kCustomCall &&
-          !IsKnownCustomCallTarget(instr->custom_call_target()) &&
-          !IsDynamicShapeCustomCall(instr->custom_call_target()) && !IsBufferOp(*instr)) {
-        return UnsupportedCustomCallTarget(*instr);
+          RunnableCustomCall(*instr, options) == CustomCallRun::kRefused) {
+        return RefusedCustomCall(*instr, options);
       }
       if ((instr->opcode() == Opcode::kCollectivePermute ||
            instr->opcode() == Opcode::kCollectivePermuteStart) &&
@@ -874,6 +886,8 @@ class Evaluator {
   HostChannels host_channels_;
   OutsideReads outside_reads_;
   std::vector<OutsideWrite> outside_writes_;
+  // Side-effecting opaque custom-calls run so far (eval/opaque_custom_call.h).
+  int64_t opaque_side_effects_ = 0;
   absl::flat_hash_map<const Instruction*, int64_t> outside_write_counts_;
   int64_t depth_ = 0;  // computations running inside each other now
   int64_t steps_ = 0;  // instructions evaluated so far in this run

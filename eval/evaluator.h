@@ -42,8 +42,16 @@ enum class EvalMode { kValue, kBuffer };
 // values keyed by its name (eval/elided_constants.h says why and how).
 enum class ElidedConstants { kRefuse, kSeeded };
 
+// What to do with a custom-call whose target the interpreter does not know (eval/custom_calls.h
+// lists the known ones): refuse the module, as XLA's evaluator does, or run the call as an
+// opaque, deterministic function of its operands (eval/opaque_custom_call.h), which is enough
+// for a differential check (a module against its transformed version) and is not the call's
+// real result.
+enum class CustomCalls { kRefuse, kOpaque };
+
 // A refusal that an EvalOptions field would lift (rng without rng_seed, a module past
-// max_bytes, a run past max_steps, an elided constant without elided_constants) records that field
+// max_bytes, a run past max_steps, an elided constant without elided_constants, an unknown
+// custom-call target without custom_calls) records that field
 // as the option lifting it (support/option_error.h LiftingOption). The message names no tool or
 // flag: a tool that sets the field from a flag says which (hlo-run adds "(--max-bytes)").
 struct EvalOptions {
@@ -82,6 +90,10 @@ struct EvalOptions {
   // mixed from elided_constants_seed and the constant's name (eval/elided_constants.h).
   ElidedConstants elided_constants = ElidedConstants::kRefuse;
   uint64_t elided_constants_seed = 0;
+  // Custom-calls of unknown targets: refused by default (named in the error); kOpaque gives each
+  // result a value hashed from the call and its operands, and logs side-effecting calls in
+  // *outside_writes (eval/opaque_custom_call.h).
+  CustomCalls custom_calls = CustomCalls::kRefuse;
 };
 
 // Runs the entry computation on `arguments` (one per entry parameter, shapes compatible with the

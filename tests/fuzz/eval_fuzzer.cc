@@ -67,6 +67,7 @@ eval::EvalOptions Options(eval::EvalMode mode) {
   options.host_io_seed = kSeed;
   options.elided_constants = eval::ElidedConstants::kSeeded;
   options.elided_constants_seed = kSeed;
+  options.custom_calls = eval::CustomCalls::kOpaque;
   return options;
 }
 

@@ -47,6 +47,7 @@ std::string CannotRunText(const absl::Status& s) {
            : option == "max_bytes"        ? "--max-bytes"
            : option == "max_steps"        ? "--max-steps"
            : option == "elided_constants" ? "--elided-constants=seeded"
+           : option == "custom_calls"     ? "--custom-calls=opaque"
                                           : "";
   })));
 }
@@ -109,6 +110,7 @@ eval::EvalOptions Options(const RunFlags& flags, eval::EvalMode mode) {
   options.host_io_seed = flags.seed;
   options.elided_constants = flags.elided_constants;
   options.elided_constants_seed = flags.seed;
+  options.custom_calls = flags.custom_calls;
   return options;
 }
 

@@ -46,7 +46,8 @@ the same operands (a group of one: XLA's one-participant meaning). Async pairs, 
 and send/recv on one channel_id within the module run; custom-calls run only for targets with a
 documented meaning (Sharding, ShardBarrierFrom/To, MoveToHost, MoveToDevice, AllocateBuffer,
 SPMDFullToShardShape, SPMDShardToFullShape, Pin, Unpin, CreateBuffer, TopK, __cublas$gemm,
-__cublas$lt$matmul, the __cudnn$conv* convolutions, ...), others are refused by name. Buffers
+__cublas$lt$matmul, the __cudnn$conv* convolutions, ...), others are refused by name, or run as
+opaque functions of their operands with --custom-calls=opaque (for differential checks). Buffers
 b(T) hold an array that Pin takes in, Unpin gives back and dynamic-update-slice updates in
 place; reading a CreateBuffer buffer that nothing wrote is refused.
 With --replicas=N, N replicas run in lockstep and collectives are computed from all of them;
@@ -177,6 +178,28 @@ FlagTable RunFlagTable(RunFlags& flags) {
                      }
                      flags.elided_constants = value == "seeded" ? eval::ElidedConstants::kSeeded
                                                                 : eval::ElidedConstants::kRefuse;
+                     return absl::OkStatus();
+                   }));
+  table.Add(Valued("--custom-calls", "refuse|opaque",
+                   "Custom-calls whose target hlo-run does not know (their meaning is\n"
+                   "not public: Neuron, Transformer Engine, Pallas kernels, ...):\n"
+                   "'refuse' (default, as XLA's evaluator) refuses the module, naming the\n"
+                   "target; 'opaque' fills each result with values hashed from the target,\n"
+                   "its backend_config and attributes and its operands' values (not their\n"
+                   "layout), the same in every run; a call with\n"
+                   "custom_call_has_side_effect=true also mixes in how many such calls ran\n"
+                   "before it and is printed after the outputs as a write,\n"
+                   "\"custom-call 'TARGET' %NAME #K: u64[] HASH\". It is for\n"
+                   "differential checks (--compare of a module and its transformed\n"
+                   "version), never the call's real result. Called computations of such\n"
+                   "a call are not run.",
+                   [&flags](std::string_view name, std::string_view value) {
+                     if (value != "refuse" && value != "opaque") {
+                       return FlagError(fmt::format(
+                           "bad value '{}' for {} (expected 'refuse' or 'opaque')", value, name));
+                     }
+                     flags.custom_calls = value == "opaque" ? eval::CustomCalls::kOpaque
+                                                            : eval::CustomCalls::kRefuse;
                      return absl::OkStatus();
                    }));
   table.Add(Mode("--mode", "value|buffer", "How to run FILE (default value).", &flags.mode));

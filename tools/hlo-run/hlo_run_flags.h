@@ -27,6 +27,8 @@ struct RunFlags {
   eval::HostIo host_io = eval::HostIo::kRefuse;     // --host-io=refuse|seeded
   // --elided-constants=refuse|seeded: what constants dumped as {...} hold.
   eval::ElidedConstants elided_constants = eval::ElidedConstants::kRefuse;
+  // --custom-calls=refuse|opaque: what custom-calls of unknown targets compute.
+  eval::CustomCalls custom_calls = eval::CustomCalls::kRefuse;
   eval::EvalMode mode = eval::EvalMode::kValue;
   eval::EvalMode mode_a = eval::EvalMode::kValue;
   eval::EvalMode mode_b = eval::EvalMode::kBuffer;

@@ -196,6 +196,7 @@ const std::map<std::string, std::string, std::less<>> kSamples = {
     {"--max-steps", "1000"},
     {"--host-io", "seeded"},
     {"--elided-constants", "seeded"},
+    {"--custom-calls", "opaque"},
     // hlo-gen
     {"--layout", "mpmd"},
     {"--stage", "1"},
