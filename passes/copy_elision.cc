@@ -1535,7 +1535,8 @@ CopyElision::CopyElision(CopyElisionOptions options) : options_(options) {
       "region-analysis", &options_.xla_region_analysis,
       "Decide as XLA's copy insertion with region analysis on (use_region_based_live_range_"
       "analysis=-1, as many of XLA's tests run it): a removal must also fit XLA's ordered value "
-      "lists, an unordered reader of a value that is not read-only may be ordered before the "
+      "lists or, where they refuse, pass XLA's region-based interference test; an unordered reader "
+      "of a value that is not read-only may be ordered before the "
       "writer with a control edge, and a copy kept only because the instruction it copies cannot "
       "write over "
       "its operand is moved to that operand.");
