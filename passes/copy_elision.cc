@@ -25,6 +25,7 @@
 #include "hlo/reachable_computations.h"
 #include "passes/control_edges.h"
 #include "passes/copy_elision_report.h"
+#include "passes/copy_region_interference.h"
 #include "passes/in_flight_buffers.h"
 #include "passes/schedule_order.h"
 #include "support/checked_int.h"
@@ -427,11 +428,28 @@ std::optional<std::string> Elider::ListProblem(ValueId x, ValueId vc) {
   };
   const absl::Span<const ValueId> s(src), d(dst);
   pending_list_.clear();
+  // Where the lists refuse, XLA asks its region analysis (CopyRemover::TryElideCopy), except
+  // for a copy of a broadcast; if that finds no interference the lists are spliced all the
+  // same.
+  auto ask_regions = [&](std::string refusal, RegionMerge merge) -> std::optional<std::string> {
+    if (source_ != nullptr && source_->opcode() == Opcode::kBroadcast) return refusal;
+    std::vector<ValueId> from_x(src.begin() + static_cast<std::ptrdiff_t>(i), src.end());
+    from_x.insert(from_x.end(), src.begin(), src.begin() + static_cast<std::ptrdiff_t>(i));
+    std::vector<ValueId> from_c(dst.begin() + static_cast<std::ptrdiff_t>(j), dst.end());
+    from_c.insert(from_c.end(), dst.begin(), dst.begin() + static_cast<std::ptrdiff_t>(j));
+    if (auto why = RegionInterference(live_, from_x, from_c, merge)) {
+      return fmt::format("{}, and its region analysis finds interference: {}", refusal, *why);
+    }
+    not_in_place_.reset();  // the lists' reason no longer decides
+    return std::nullopt;
+  };
   if (j == 0) {
     // The copy defines the destination's first value: the source's values up to x, then the
     // destination's after the copy, then the source's after x.
-    if (auto p = all_before(s.subspan(0, i + 1), d.subspan(1))) return p;
-    if (auto p = all_before(d, s.subspan(i + 1))) return p;
+    std::optional<std::string> p = all_before(s.subspan(0, i + 1), d.subspan(1));
+    if (!p) p = all_before(d, s.subspan(i + 1));
+    if (p) p = ask_regions(*p, RegionMerge::kFirstDestInSource);
+    if (p) return p;
     pending_list_.assign(src.begin(), src.begin() + static_cast<std::ptrdiff_t>(i) + 1);
     pending_list_.insert(pending_list_.end(), dst.begin() + 1, dst.end());
     pending_list_.insert(pending_list_.end(), src.begin() + static_cast<std::ptrdiff_t>(i) + 1,
@@ -441,8 +459,10 @@ std::optional<std::string> Elider::ListProblem(ValueId x, ValueId vc) {
   if (i + 1 == src.size()) {
     // The copy reads the source's last value: the destination's values before the copy, the
     // whole source, then the destination's after the copy.
-    if (auto p = all_before(d.subspan(0, j), s)) return p;
-    if (auto p = all_before(s, d.subspan(j + 1))) return p;
+    std::optional<std::string> p = all_before(d.subspan(0, j), s);
+    if (!p) p = all_before(s, d.subspan(j + 1));
+    if (p) p = ask_regions(*p, RegionMerge::kLastSourceInDest);
+    if (p) return p;
     pending_list_.assign(dst.begin(), dst.begin() + static_cast<std::ptrdiff_t>(j));
     pending_list_.insert(pending_list_.end(), src.begin(), src.end());
     pending_list_.insert(pending_list_.end(), dst.begin() + static_cast<std::ptrdiff_t>(j) + 1,
@@ -1515,7 +1535,8 @@ CopyElision::CopyElision(CopyElisionOptions options) : options_(options) {
       "region-analysis", &options_.xla_region_analysis,
       "Decide as XLA's copy insertion with region analysis on (use_region_based_live_range_"
       "analysis=-1, as many of XLA's tests run it): a removal must also fit XLA's ordered value "
-      "lists, an unordered reader of a value that is not read-only may be ordered before the "
+      "lists or, where they refuse, pass XLA's region-based interference test; an unordered reader "
+      "of a value that is not read-only may be ordered before the "
       "writer with a control edge, and a copy kept only because the instruction it copies cannot "
       "write over "
       "its operand is moved to that operand.");

@@ -86,8 +86,10 @@ struct CopyElisionOptions {
   //  - XLA's ordered value lists (CopyRemover): each buffer's values sorted by definition; a
   //    copy goes only if the source's list can be spliced in at the copy's place, the copy
   //    defining the destination's first value or reading the source's last, with every value
-  //    before the splice point ending before every value after it. Where XLA would then ask
-  //    its region analysis, this keeps the copy (so this may keep a copy XLA removes).
+  //    before the splice point ending before every value after it. Where they refuse, XLA's
+  //    region-based interference test decides, as in XLA (copy_region_interference.h; it
+  //    answers "interfere" where XLA would add control edges, so this may keep a copy XLA
+  //    removes), and the live ranges must agree.
   //  - order_unordered_readers also orders any reader (a copy or not) of a value that is not
   //    read-only before the writer (XLA's ForceRuntimeOrder; not for copies of broadcasts,
   //    which XLA's region analysis skips);
