@@ -3,8 +3,8 @@
 // value, such as a get-tuple-element out of a while loop):
 //  - async-done, all-gather-done and collective-permute-done return element 1 of it;
 //  - copy-done returns element 0 (copy-start gives destination, source and a u32[] context);
-//  - all-reduce-done returns all of it (all-reduce-start returns all-reduce's shape), or
-//    element 1 of the (operands, results) form XLA's MHLO import tests write.
+//  - all-reduce-done returns all of it (all-reduce-start returns all-reduce's shape; the
+//    (operands, results) form XLA's MHLO import tests write is rejected, as in XLA).
 // async-start returns ((operands...), result, context...), where the result is the root of the
 // wrapped computation (`calls=`) when the text names one. With a computation the chain may
 // bind late (below, hlo/async_chain.h): element 0 holds the operands bound so far, element 1
@@ -60,13 +60,8 @@ absl::Status CheckCopyDone(const Instruction& instr, const VerifierOptions& opti
   return CheckDone(instr, 0, ExactTypes(options));
 }
 
-// all-reduce-done of the (operands, results) form of all-reduce-start returns element 1.
+// all-reduce-done returns its operand's shape (InferAllReduceDoneShape in XLA).
 absl::Status CheckAllReduceDone(const Instruction& instr, const VerifierOptions& options) {
-  const Shape& started = instr.operand(0)->shape();
-  if (started.IsTuple() && started.tuple_elements.size() == 2 &&
-      ShapesAgree(instr.shape(), *started.tuple_elements[1], options)) {
-    return absl::OkStatus();
-  }
   return CheckDone(instr, -1, options);
 }
 

@@ -138,24 +138,13 @@ const Shape* ResultFor(const Shape& out, int64_t i, int64_t n) {
   return element->IsArray() ? element : nullptr;
 }
 
-// all-reduce and all-reduce-start return their operands' shapes; XLA's MHLO import tests also
-// write all-reduce-start returning (operands, results).
+// all-reduce and all-reduce-start return their operands' shapes. XLA's MHLO import tests write
+// all-reduce-start returning (operands, results), an old form XLA's verifier rejects: its
+// HandleAllReduceStart checks the shape of InferAllReduceStartShape, all-reduce's
+// (xla/service/hlo_verifier.cc and shape_inference.cc at openxla/xla 33ab2836).
 absl::Status CheckAllReduce(const Instruction& instr, const VerifierOptions& options) {
   if (absl::Status s = CheckGroups(instr, ReadReplicaGroups(instr), false); !s.ok()) return s;
-  const int64_t n = instr.operand_count();
-  const Shape& out = instr.shape();
-  // The old form is a pair whose elements hold all operands: arrays for one operand (whose
-  // current form is an array), tuples for several (whose current form is a tuple of arrays).
-  if (instr.opcode() == Opcode::kAllReduceStart && out.IsTuple() &&
-      out.tuple_elements.size() == 2 && (n == 1 || out.tuple_elements[0]->IsTuple())) {
-    if (absl::Status s =
-            CheckFirstOperandsShapesAt(instr, *out.tuple_elements[0], 0, n, "operands'", options);
-        !s.ok()) {
-      return s;
-    }
-    return CheckFirstOperandsShapesAt(instr, *out.tuple_elements[1], 1, n, "operands'", options);
-  }
-  return CheckFirstOperandsShapes(instr, n, "operands'", options);
+  return CheckFirstOperandsShapes(instr, instr.operand_count(), "operands'", options);
 }
 
 absl::Status CheckCollectiveBroadcast(const Instruction& instr, const VerifierOptions& options) {
