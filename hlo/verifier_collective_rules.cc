@@ -152,12 +152,90 @@ absl::Status CheckCollectiveBroadcast(const Instruction& instr, const VerifierOp
   return CheckFirstOperandsShapes(instr, instr.operand_count(), "operands'", options);
 }
 
+// The offsets of one in-place buffer: a tuple of index tuples (one per slice sent), each with
+// one entry per dimension of the buffer, or one such index tuple itself.
+std::optional<std::string> BufferOffsetProblem(const Shape& buffer, const Shape& offsets) {
+  if (!offsets.IsTuple()) return "is not a tuple";
+  bool all_arrays = true, all_tuples = true;
+  for (const Shape* e : offsets.tuple_elements) {
+    all_arrays = all_arrays && e->IsArray();
+    all_tuples = all_tuples && e->IsTuple();
+  }
+  if (!all_arrays && !all_tuples) return "mixes arrays and tuples";
+  const size_t rank = buffer.IsArray() ? static_cast<size_t>(buffer.rank()) : 0;
+  bool fits = true;
+  if (all_tuples && !offsets.tuple_elements.empty()) {
+    for (const Shape* e : offsets.tuple_elements) fits = fits && e->tuple_elements.size() == rank;
+  } else {
+    fits = offsets.tuple_elements.size() == rank;
+  }
+  if (!fits) return StrCat("does not have one index per dimension of the buffer (rank ", rank, ")");
+  return std::nullopt;
+}
+
+// The in-place form's buffers and offsets pair up: input and output are both arrays or both
+// tuples of as many buffers, and each buffer has its offsets (XLA's verifier,
+// CheckInplaceCollectivePermute and CheckBufferOffset in xla/service/hlo_verifier.cc at
+// openxla/xla 33ab2836).
+absl::Status CheckInPlaceBuffers(const Instruction& instr) {
+  const Shape& input = instr.operand(0)->shape();
+  const Shape& output = instr.operand(1)->shape();
+  auto offsets_of = [&](int64_t buffer_operand, const Shape& buffer, const Shape& offsets,
+                        std::string_view which) -> absl::Status {
+    if (std::optional<std::string> problem = BufferOffsetProblem(buffer, offsets)) {
+      return InstrError(instr, StrCat(instr.PrintedOpcode(), " ", which, " offsets ",
+                                      OperandRef(instr, buffer_operand + 2), " shape ",
+                                      ShapeText(offsets), " ", *problem));
+    }
+    return absl::OkStatus();
+  };
+  auto buffers_mismatch = [&]() {
+    return InstrError(
+        instr, StrCat(instr.PrintedOpcode(), " input ", OperandRef(instr, 0), " shape ",
+                      ShapeText(input), " and output ", OperandRef(instr, 1), " shape ",
+                      ShapeText(output), " are not both arrays or both tuples of as many buffers"));
+  };
+  if (input.IsArray() && output.IsArray()) {
+    if (absl::Status s = offsets_of(0, input, instr.operand(2)->shape(), "input"); !s.ok()) {
+      return s;
+    }
+    return offsets_of(1, output, instr.operand(3)->shape(), "output");
+  }
+  if (!input.IsTuple() || !output.IsTuple() ||
+      input.tuple_elements.size() != output.tuple_elements.size()) {
+    return buffers_mismatch();
+  }
+  for (int64_t b = 0; b < 2; ++b) {
+    const Shape& buffers = b == 0 ? input : output;
+    const Shape& offsets = instr.operand(2 + b)->shape();
+    const std::string_view which = b == 0 ? "input" : "output";
+    if (!offsets.IsTuple() || offsets.tuple_elements.size() != buffers.tuple_elements.size()) {
+      return InstrError(
+          instr, StrCat(instr.PrintedOpcode(), " ", which, " offsets ", OperandRef(instr, 2 + b),
+                        " shape ", ShapeText(offsets), " do not have one entry per ", which,
+                        " buffer (", buffers.tuple_elements.size(), ")"));
+    }
+    for (size_t k = 0; k < buffers.tuple_elements.size(); ++k) {
+      if (std::optional<std::string> problem =
+              BufferOffsetProblem(*buffers.tuple_elements[k], *offsets.tuple_elements[k])) {
+        return InstrError(instr,
+                          StrCat(instr.PrintedOpcode(), " ", which, " offsets of buffer ", k, " (",
+                                 OperandRef(instr, 2 + b), " element ", k, ") ", *problem));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 // collective-permute(x) returns x's shape, several operands a tuple of theirs. The in-place
 // form (input, output, input offsets, output offsets; the offsets are tuples) returns the
 // output buffer's shape. A device sends to one target and receives from one source, except
 // that the in-place form may send one slice per offset.
 absl::Status CheckCollectivePermute(const Instruction& instr, const VerifierOptions& options) {
   const bool in_place = instr.operand_count() == 4 && instr.operand(2)->shape().IsTuple();
+  if (in_place) {
+    if (absl::Status s = CheckInPlaceBuffers(instr); !s.ok()) return s;
+  }
   if (std::optional<std::string_view> pairs = RawAttribute(instr, "source_target_pairs")) {
     int64_t allowed = 1;
     if (in_place) {
