@@ -337,6 +337,12 @@ absl::Status CheckOperands(const Instruction& instr, absl::Span<const Shape* con
   }
   switch (op) {
     case Opcode::kCopy:
+      // Mixed precision converts (an array of one floating-point type to another, as XLA's
+      // HandleCopy); a tuple copy moves its elements unconverted.
+      if (ops[0]->IsArray() && out.IsArray() && ops[0]->dims == out.dims &&
+          IsFloatType(ops[0]->element_type) && IsFloatType(out.element_type)) {
+        return absl::OkStatus();
+      }
       if (!ops[0]->Compatible(out))
         return Bad(instr, StrCat("copy of ", Dims(*ops[0]), " to ", Dims(out)));
       return absl::OkStatus();

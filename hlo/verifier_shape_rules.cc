@@ -388,9 +388,12 @@ absl::Status CheckBitcast(const Instruction& instr, const VerifierOptions&) {
   return absl::OkStatus();
 }
 
-absl::Status CheckCopy(const Instruction& instr, const VerifierOptions&) {
+// copy returns its operand's shape; with allow_mixed_precision the floating-point types may
+// differ, as in XLA, whose CheckShape compares a copy like most ops (unlike copy-start and
+// copy-done) and whose evaluator converts (HandleCopy; hlo_evaluator_test's CopyDifferentTypes).
+absl::Status CheckCopy(const Instruction& instr, const VerifierOptions& options) {
   const Instruction& op = *instr.operand(0);
-  if (!instr.shape().Compatible(op.shape())) {
+  if (!ShapesAgree(instr.shape(), op.shape(), options)) {
     return InstrError(instr,
                       StrCat("copy shape ", ShapeText(instr.shape()), " does not match operand '",
                              op.name(), "' shape ", ShapeText(op.shape())));
