@@ -304,8 +304,11 @@ absl::Status CheckDynamicSlice(const Instruction& instr, const VerifierOptions&)
 }
 
 // Operand 0 may be a b(...) buffer, as in XLA: the update is written into the storage it holds
-// (verifier_buffer_rules.cc checks the rest: the result is that buffer, the only one).
-absl::Status CheckDynamicUpdateSlice(const Instruction& instr, const VerifierOptions&) {
+// (verifier_buffer_rules.cc checks the rest: the result is that buffer, the only one). With
+// allow_mixed_precision the update's floating-point type may differ from the operand's, as in
+// XLA's InferDynamicUpdateSliceShape (SameElementTypeIgnoringFpPrecision); the result is the
+// operand's shape exactly (CheckShape's ShapesSame for dynamic-update-slice).
+absl::Status CheckDynamicUpdateSlice(const Instruction& instr, const VerifierOptions& options) {
   const Instruction& op = *instr.operand(0);
   if (!op.shape().IsBuffer()) {
     if (absl::Status s = CheckArrayOperand(instr, 0); !s.ok()) return s;
@@ -319,7 +322,7 @@ absl::Status CheckDynamicUpdateSlice(const Instruction& instr, const VerifierOpt
                                     ShapeText(up), " has rank ", up.rank(), " but operand '",
                                     op.name(), "' shape ", ShapeText(in), " has rank ", in.rank()));
   }
-  if (up.element_type != in.element_type) {
+  if (!TypesAgree(up.element_type, in.element_type, options)) {
     return InstrError(
         instr, StrCat("dynamic-update-slice update '", update.name(), "' element type ",
                       PrimitiveTypeName(up.element_type), " does not match operand '", op.name(),
