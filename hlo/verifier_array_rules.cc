@@ -134,10 +134,28 @@ absl::Status CheckElementwise(const Instruction& instr, const VerifierOptions& o
     // Conversions, and ops whose result type is not an operand's: only dimensions are checked
     // (complex's result is complex; map's follows its computation).
     case Opcode::kConvert:
-    case Opcode::kStochasticConvert:
     case Opcode::kComplex:
     case Opcode::kMap:
       return absl::OkStatus();
+    case Opcode::kStochasticConvert: {
+      // A real floating-point operand and unsigned random bits of its width (XLA's
+      // InferStochasticConvertShape, xla/service/shape_inference.cc at openxla/xla 33ab2836).
+      const PrimitiveType in = instr.operand(0)->shape().element_type;
+      const PrimitiveType bits = instr.operand(1)->shape().element_type;
+      const int width = GetPrimitiveTypeInfo(in).bits;
+      if (!GetPrimitiveTypeInfo(in).is_float) {
+        return InstrError(instr,
+                          StrCat(instr.PrintedOpcode(), " ", OperandRef(instr, 0), " element type ",
+                                 PrimitiveTypeName(in), " is not a real floating-point type"));
+      }
+      if (!GetPrimitiveTypeInfo(bits).is_unsigned_int || GetPrimitiveTypeInfo(bits).bits != width) {
+        return InstrError(
+            instr, StrCat(instr.PrintedOpcode(), " ", OperandRef(instr, 1), " element type ",
+                          PrimitiveTypeName(bits),
+                          " is not an unsigned integer type of the operand's ", width, " bits"));
+      }
+      return absl::OkStatus();
+    }
     case Opcode::kCompare:
     case Opcode::kIsFinite:
       if (t != PrimitiveType::kPred) {
