@@ -19,6 +19,8 @@
 #include <string>
 
 #include "hlo/async_chain.h"
+#include "hlo/attribute_values.h"
+#include "hlo/shape_inference.h"
 #include "hlo/verifier_internal.h"
 #include "support/str_util.h"
 
@@ -137,6 +139,32 @@ absl::Status CheckWrappedAsyncStart(const Instruction& instr, const Computation&
   return CheckAsyncResultSlot(instr, wrapped, kind);
 }
 
+// `dot-start(lhs, rhs)` wraps a dot with the start's dimension numbers and element 1 as its
+// result; XLA's parser builds that computation and its verifier checks the dot like any other
+// (HandleDot; hlo_parser_test's DesugarParsingTest_DotStart gives a dot without contracting
+// dimensions an f32[128,128] result). Other sugar-wrapped ops are not checked here.
+absl::Status CheckSugarDot(const Instruction& instr) {
+  if (instr.async_wrapped_opcode() != Opcode::kDot || instr.operand_count() != 2) {
+    return absl::OkStatus();
+  }
+  const Shape& lhs = instr.operand(0)->shape();
+  const Shape& rhs = instr.operand(1)->shape();
+  const Shape& result = *instr.shape().tuple_elements[1];
+  if (!lhs.IsArray() || !rhs.IsArray() || !result.IsArray()) return absl::OkStatus();
+  const DotDimensionNumbers dnums = ReadDotDimensionNumbers(instr);
+  if (!DotDimensionsInRange(lhs, rhs, dnums)) {
+    return InstrError(instr, StrCat(instr.PrintedOpcode(), " dimension numbers do not fit lhs ",
+                                    ShapeText(lhs), " and rhs ", ShapeText(rhs)));
+  }
+  const Shape dot = InferDotShape(lhs, rhs, dnums, result.element_type);
+  if (DimsAre(result, dot.dims)) return absl::OkStatus();
+  return InstrError(
+      instr, StrCat(instr.PrintedOpcode(), " element 1 shape ", ShapeText(result),
+                    " does not match ", ShapeText(ExpectedArray(result.element_type, dot.dims)),
+                    " (its wrapped dot: batch dimensions, then the free dimensions "
+                    "of lhs and rhs)"));
+}
+
 absl::Status CheckAsyncStart(const Instruction& instr, const VerifierOptions& options) {
   const Shape& out = instr.shape();
   if (!out.IsTuple() || out.tuple_elements.size() < 2) {
@@ -147,8 +175,12 @@ absl::Status CheckAsyncStart(const Instruction& instr, const VerifierOptions& op
   // in the text: its operands are all there.
   const Computation* wrapped = AsyncChainComputation(instr);
   if (wrapped != nullptr) return CheckWrappedAsyncStart(instr, *wrapped, options);
-  return CheckFirstOperandsShapesAt(instr, *out.tuple_elements[0], 0, instr.operand_count(),
-                                    "operands'", options);
+  if (absl::Status s = CheckFirstOperandsShapesAt(instr, *out.tuple_elements[0], 0,
+                                                  instr.operand_count(), "operands'", options);
+      !s.ok()) {
+    return s;
+  }
+  return CheckSugarDot(instr);
 }
 
 // An async-update of a chain with a computation: it keeps the slots bound before it, binds the
