@@ -278,6 +278,19 @@ absl::StatusOr<Bytes> EvalDataMovement(const Instruction& instr,
   int64_t linear = 0;
   switch (instr.opcode()) {
     case Opcode::kCopy:
+      if (operands[0].shape->element_type != out.element_type) {
+        // A mixed-precision copy (f32 of a bf16 operand, which XLA's verifier lets through
+        // with allow_mixed_precision) converts each element, as XLA's HandleCopy does
+        // (Literal::Convert in xla/hlo/evaluator/hlo_evaluator.cc at openxla/xla 33ab2836).
+        const PrimitiveType from = operands[0].shape->element_type;
+        const int64_t from_bytes = ElementBytes(from);
+        for (int64_t i = 0; i < out.ElementCount(); ++i) {
+          StoreDouble(out.element_type, result.data() + i * eb,
+                      LoadDouble(from, in[0].data + i * from_bytes));
+        }
+        break;
+      }
+      [[fallthrough]];
     case Opcode::kReshape:
       // Same logical elements in row-major order.
       std::memcpy(result.data(), in[0].data, result.size());

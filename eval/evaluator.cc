@@ -629,7 +629,16 @@ class Evaluator {
       case Opcode::kDomain:  // a sharding-domain marker: its operand, unchanged
         return ops[0];
       case Opcode::kCopy:
-        if (instr.shape().IsTuple()) return Value{instr.shape_ptr(), nullptr, ops[0].elements};
+        if (instr.shape().IsTuple()) {
+          // XLA's HandleCopy clones a tuple unconverted, after checking the shapes agree.
+          if (!instr.shape().Compatible(*ops[0].shape)) {
+            return absl::InvalidArgumentError(
+                StrCat("cannot run %", instr.name(), ": copy of ", ops[0].shape->ToString(false),
+                       " to ", instr.shape().ToString(false),
+                       " changes element types inside a tuple, which XLA's evaluator does not"));
+          }
+          return Value{instr.shape_ptr(), nullptr, ops[0].elements};
+        }
         break;
       case Opcode::kCall:
         return RunComputation(*instr.to_apply(), ops, buffered);
@@ -849,8 +858,8 @@ class Evaluator {
   }
 
 #include "eval/evaluator_async.inc"
-#include "eval/evaluator_host_io.inc"
 #include "eval/evaluator_dynamic.inc"
+#include "eval/evaluator_host_io.inc"
 
   const Module& module_;
   EvalOptions options_;

@@ -37,6 +37,23 @@ namespace {
 // field (`split_input_file`); each tool spells it as its flag (support/option_error.h).
 constexpr std::string_view kSplitInputFileOption = "split_input_file";
 
+// Ops that have their own -start and -done opcodes (all-reduce-start, copy-start, send, ...)
+// and so are never the wrapped op of async-start: XLA's parser reads `copy-update`,
+// `send-start`, `all-reduce-update` and the like as unknown opcodes, not as async sugar.
+bool HasOwnAsyncOpcodes(Opcode op) {
+  switch (op) {
+    case Opcode::kAllGather:
+    case Opcode::kAllReduce:
+    case Opcode::kCollectivePermute:
+    case Opcode::kCopy:
+    case Opcode::kRecv:
+    case Opcode::kSend:
+      return true;
+    default:
+      return false;
+  }
+}
+
 constexpr std::string_view kFrameTableNames[] = {"FileNames", "FunctionNames", "FileLocations",
                                                  "StackFrames"};
 
@@ -587,6 +604,15 @@ Instruction* Parser::ParseInstructionTail(Computation* comp, std::string_view na
                                     std::pair{std::string_view("-done"), Opcode::kAsyncDone}}) {
       if (opcode_text.size() > suffix.size() && opcode_text.ends_with(suffix)) {
         if (auto inner = ParseOpcode(opcode_text.substr(0, opcode_text.size() - suffix.size()))) {
+          if (HasOwnAsyncOpcodes(*inner)) {
+            // XLA's parser refuses this sugar too (ParseOpcode in xla/hlo/parser/hlo_parser.cc:
+            // "Unknown opcode"): these ops are never wrapped in async-start.
+            cur_.Error(opcode_at,
+                       StrCat("unknown opcode '", opcode_text, "': ", OpcodeName(*inner),
+                              " is not wrapped in async ops; it has its own start and done "
+                              "opcodes"));
+            return nullptr;
+          }
           opcode = async_op;
           wrapped = *inner;
         }

@@ -385,9 +385,18 @@ const Shape* InferShape(const Instruction& instr, const Computation* callee, Mod
       *error = CannotInfer(instr, "operand is not an array");
       return nullptr;
     }
-    if (op != Opcode::kCompare) return base;
+    // As XLA's InferUnaryOpShape: abs, real and imag of a complex operand are its real
+    // component type (c64 -> f32), is-finite and compare give pred.
+    std::optional<PrimitiveType> type;
+    if (op == Opcode::kCompare || op == Opcode::kIsFinite) {
+      type = PrimitiveType::kPred;
+    } else if ((op == Opcode::kAbs || op == Opcode::kReal || op == Opcode::kImag) &&
+               GetPrimitiveTypeInfo(base->element_type).is_complex) {
+      type = ComponentType(base->element_type);
+    }
+    if (!type) return base;
     Shape s = *base;
-    s.element_type = PrimitiveType::kPred;
+    s.element_type = *type;
     return module.InternShape(std::move(s));
   }
   *error = StrCat("cannot infer the result shape of '", instr.name(), "' (", instr.PrintedOpcode(),

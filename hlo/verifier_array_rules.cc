@@ -106,10 +106,11 @@ absl::Status RequireSameType(const Instruction& instr, int64_t i, std::string_vi
 absl::Status CheckElementwise(const Instruction& instr, const VerifierOptions& options) {
   const Opcode op = instr.opcode();
   // Most elementwise instructions have operands of exactly their own shape, which satisfies
-  // every rule below except the predicate types of compare, is-finite and select. The parser
-  // interns shapes, so that is one pointer comparison per operand.
+  // every rule below except the predicate types of compare, is-finite and select and the
+  // operand types of abs, real and imag. The parser interns shapes, so that is one pointer
+  // comparison per operand.
   if (op != Opcode::kCompare && op != Opcode::kIsFinite && op != Opcode::kSelect &&
-      instr.shape().IsArray()) {
+      op != Opcode::kAbs && op != Opcode::kReal && op != Opcode::kImag && instr.shape().IsArray()) {
     bool same = true;
     for (const Instruction* operand : instr.operands()) {
       same = same && operand->shape_ptr() == instr.shape_ptr();
@@ -134,10 +135,28 @@ absl::Status CheckElementwise(const Instruction& instr, const VerifierOptions& o
     // Conversions, and ops whose result type is not an operand's: only dimensions are checked
     // (complex's result is complex; map's follows its computation).
     case Opcode::kConvert:
-    case Opcode::kStochasticConvert:
     case Opcode::kComplex:
     case Opcode::kMap:
       return absl::OkStatus();
+    case Opcode::kStochasticConvert: {
+      // A real floating-point operand and unsigned random bits of its width (XLA's
+      // InferStochasticConvertShape, xla/service/shape_inference.cc at openxla/xla 33ab2836).
+      const PrimitiveType in = instr.operand(0)->shape().element_type;
+      const PrimitiveType bits = instr.operand(1)->shape().element_type;
+      const int width = GetPrimitiveTypeInfo(in).bits;
+      if (!GetPrimitiveTypeInfo(in).is_float) {
+        return InstrError(instr,
+                          StrCat(instr.PrintedOpcode(), " ", OperandRef(instr, 0), " element type ",
+                                 PrimitiveTypeName(in), " is not a real floating-point type"));
+      }
+      if (!GetPrimitiveTypeInfo(bits).is_unsigned_int || GetPrimitiveTypeInfo(bits).bits != width) {
+        return InstrError(
+            instr, StrCat(instr.PrintedOpcode(), " ", OperandRef(instr, 1), " element type ",
+                          PrimitiveTypeName(bits),
+                          " is not an unsigned integer type of the operand's ", width, " bits"));
+      }
+      return absl::OkStatus();
+    }
     case Opcode::kCompare:
     case Opcode::kIsFinite:
       if (t != PrimitiveType::kPred) {
@@ -152,8 +171,18 @@ absl::Status CheckElementwise(const Instruction& instr, const VerifierOptions& o
     case Opcode::kAbs:
     case Opcode::kReal:
     case Opcode::kImag: {
+      // A complex operand gives its real component type (c64 -> f32), any other its own type,
+      // as XLA's InferUnaryOpShape; real and imag take floating-point or complex operands, abs
+      // signed ones too. (The result type is compared exactly: hlo-run reads it as given.)
       const PrimitiveType in = instr.operand(0)->shape().element_type;
-      if (t == in || t == ComponentType(in)) return absl::OkStatus();
+      const PrimitiveTypeInfo& info = GetPrimitiveTypeInfo(in);
+      if (!info.is_complex && !info.is_float && !(op == Opcode::kAbs && info.is_signed_int)) {
+        return InstrError(instr, StrCat(instr.PrintedOpcode(), " ", OperandRef(instr, 0),
+                                        " element type ", PrimitiveTypeName(in), " is not ",
+                                        op == Opcode::kAbs ? "signed, floating-point or complex"
+                                                           : "floating-point or complex"));
+      }
+      if (t == (info.is_complex ? ComponentType(in) : in)) return absl::OkStatus();
       return TypeMismatch(instr, 0, "the element type of its shape", t);
     }
     case Opcode::kSelect:

@@ -138,29 +138,93 @@ const Shape* ResultFor(const Shape& out, int64_t i, int64_t n) {
   return element->IsArray() ? element : nullptr;
 }
 
-// all-reduce and all-reduce-start return their operands' shapes; XLA's MHLO import tests also
-// write all-reduce-start returning (operands, results).
+// all-reduce and all-reduce-start return their operands' shapes. XLA's MHLO import tests write
+// all-reduce-start returning (operands, results), an old form XLA's verifier rejects: its
+// HandleAllReduceStart checks the shape of InferAllReduceStartShape, all-reduce's
+// (xla/service/hlo_verifier.cc and shape_inference.cc at openxla/xla 33ab2836).
 absl::Status CheckAllReduce(const Instruction& instr, const VerifierOptions& options) {
   if (absl::Status s = CheckGroups(instr, ReadReplicaGroups(instr), false); !s.ok()) return s;
-  const int64_t n = instr.operand_count();
-  const Shape& out = instr.shape();
-  // The old form is a pair whose elements hold all operands: arrays for one operand (whose
-  // current form is an array), tuples for several (whose current form is a tuple of arrays).
-  if (instr.opcode() == Opcode::kAllReduceStart && out.IsTuple() &&
-      out.tuple_elements.size() == 2 && (n == 1 || out.tuple_elements[0]->IsTuple())) {
-    if (absl::Status s =
-            CheckFirstOperandsShapesAt(instr, *out.tuple_elements[0], 0, n, "operands'", options);
-        !s.ok()) {
-      return s;
-    }
-    return CheckFirstOperandsShapesAt(instr, *out.tuple_elements[1], 1, n, "operands'", options);
-  }
-  return CheckFirstOperandsShapes(instr, n, "operands'", options);
+  return CheckFirstOperandsShapes(instr, instr.operand_count(), "operands'", options);
 }
 
 absl::Status CheckCollectiveBroadcast(const Instruction& instr, const VerifierOptions& options) {
   if (absl::Status s = CheckGroups(instr, ReadReplicaGroups(instr), false); !s.ok()) return s;
   return CheckFirstOperandsShapes(instr, instr.operand_count(), "operands'", options);
+}
+
+// The offsets of one in-place buffer: a tuple of index tuples (one per slice sent), each with
+// one entry per dimension of the buffer, or one such index tuple itself.
+std::optional<std::string> BufferOffsetProblem(const Shape& buffer, const Shape& offsets) {
+  if (!offsets.IsTuple()) return "is not a tuple";
+  bool all_arrays = true, all_tuples = true;
+  for (const Shape* e : offsets.tuple_elements) {
+    all_arrays = all_arrays && e->IsArray();
+    all_tuples = all_tuples && e->IsTuple();
+  }
+  if (!all_arrays && !all_tuples) return "mixes arrays and tuples";
+  const size_t rank = buffer.IsArray() ? static_cast<size_t>(buffer.rank()) : 0;
+  bool fits = true;
+  if (all_tuples && !offsets.tuple_elements.empty()) {
+    for (const Shape* e : offsets.tuple_elements) fits = fits && e->tuple_elements.size() == rank;
+  } else {
+    fits = offsets.tuple_elements.size() == rank;
+  }
+  if (!fits) return StrCat("does not have one index per dimension of the buffer (rank ", rank, ")");
+  return std::nullopt;
+}
+
+// The in-place form's buffers and offsets pair up: input and output are both arrays or both
+// tuples of as many buffers, and each buffer has its offsets (XLA's verifier,
+// CheckInplaceCollectivePermute and CheckBufferOffset in xla/service/hlo_verifier.cc at
+// openxla/xla 33ab2836).
+absl::Status CheckInPlaceBuffers(const Instruction& instr) {
+  const Shape& input = instr.operand(0)->shape();
+  const Shape& output = instr.operand(1)->shape();
+  auto offsets_of = [&](int64_t buffer_operand, const Shape& buffer, const Shape& offsets,
+                        std::string_view which) -> absl::Status {
+    if (std::optional<std::string> problem = BufferOffsetProblem(buffer, offsets)) {
+      return InstrError(instr, StrCat(instr.PrintedOpcode(), " ", which, " offsets ",
+                                      OperandRef(instr, buffer_operand + 2), " shape ",
+                                      ShapeText(offsets), " ", *problem));
+    }
+    return absl::OkStatus();
+  };
+  auto buffers_mismatch = [&]() {
+    return InstrError(
+        instr, StrCat(instr.PrintedOpcode(), " input ", OperandRef(instr, 0), " shape ",
+                      ShapeText(input), " and output ", OperandRef(instr, 1), " shape ",
+                      ShapeText(output), " are not both arrays or both tuples of as many buffers"));
+  };
+  if (input.IsArray() && output.IsArray()) {
+    if (absl::Status s = offsets_of(0, input, instr.operand(2)->shape(), "input"); !s.ok()) {
+      return s;
+    }
+    return offsets_of(1, output, instr.operand(3)->shape(), "output");
+  }
+  if (!input.IsTuple() || !output.IsTuple() ||
+      input.tuple_elements.size() != output.tuple_elements.size()) {
+    return buffers_mismatch();
+  }
+  for (int64_t b = 0; b < 2; ++b) {
+    const Shape& buffers = b == 0 ? input : output;
+    const Shape& offsets = instr.operand(2 + b)->shape();
+    const std::string_view which = b == 0 ? "input" : "output";
+    if (!offsets.IsTuple() || offsets.tuple_elements.size() != buffers.tuple_elements.size()) {
+      return InstrError(
+          instr, StrCat(instr.PrintedOpcode(), " ", which, " offsets ", OperandRef(instr, 2 + b),
+                        " shape ", ShapeText(offsets), " do not have one entry per ", which,
+                        " buffer (", buffers.tuple_elements.size(), ")"));
+    }
+    for (size_t k = 0; k < buffers.tuple_elements.size(); ++k) {
+      if (std::optional<std::string> problem =
+              BufferOffsetProblem(*buffers.tuple_elements[k], *offsets.tuple_elements[k])) {
+        return InstrError(instr,
+                          StrCat(instr.PrintedOpcode(), " ", which, " offsets of buffer ", k, " (",
+                                 OperandRef(instr, 2 + b), " element ", k, ") ", *problem));
+      }
+    }
+  }
+  return absl::OkStatus();
 }
 
 // collective-permute(x) returns x's shape, several operands a tuple of theirs. The in-place
@@ -169,6 +233,9 @@ absl::Status CheckCollectiveBroadcast(const Instruction& instr, const VerifierOp
 // that the in-place form may send one slice per offset.
 absl::Status CheckCollectivePermute(const Instruction& instr, const VerifierOptions& options) {
   const bool in_place = instr.operand_count() == 4 && instr.operand(2)->shape().IsTuple();
+  if (in_place) {
+    if (absl::Status s = CheckInPlaceBuffers(instr); !s.ok()) return s;
+  }
   if (std::optional<std::string_view> pairs = RawAttribute(instr, "source_target_pairs")) {
     int64_t allowed = 1;
     if (in_place) {

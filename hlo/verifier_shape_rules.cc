@@ -304,8 +304,11 @@ absl::Status CheckDynamicSlice(const Instruction& instr, const VerifierOptions&)
 }
 
 // Operand 0 may be a b(...) buffer, as in XLA: the update is written into the storage it holds
-// (verifier_buffer_rules.cc checks the rest: the result is that buffer, the only one).
-absl::Status CheckDynamicUpdateSlice(const Instruction& instr, const VerifierOptions&) {
+// (verifier_buffer_rules.cc checks the rest: the result is that buffer, the only one). With
+// allow_mixed_precision the update's floating-point type may differ from the operand's, as in
+// XLA's InferDynamicUpdateSliceShape (SameElementTypeIgnoringFpPrecision); the result is the
+// operand's shape exactly (CheckShape's ShapesSame for dynamic-update-slice).
+absl::Status CheckDynamicUpdateSlice(const Instruction& instr, const VerifierOptions& options) {
   const Instruction& op = *instr.operand(0);
   if (!op.shape().IsBuffer()) {
     if (absl::Status s = CheckArrayOperand(instr, 0); !s.ok()) return s;
@@ -319,7 +322,7 @@ absl::Status CheckDynamicUpdateSlice(const Instruction& instr, const VerifierOpt
                                     ShapeText(up), " has rank ", up.rank(), " but operand '",
                                     op.name(), "' shape ", ShapeText(in), " has rank ", in.rank()));
   }
-  if (up.element_type != in.element_type) {
+  if (!TypesAgree(up.element_type, in.element_type, options)) {
     return InstrError(
         instr, StrCat("dynamic-update-slice update '", update.name(), "' element type ",
                       PrimitiveTypeName(up.element_type), " does not match operand '", op.name(),
@@ -388,9 +391,30 @@ absl::Status CheckBitcast(const Instruction& instr, const VerifierOptions&) {
   return absl::OkStatus();
 }
 
-absl::Status CheckCopy(const Instruction& instr, const VerifierOptions&) {
+// copy returns its operand's shape; with allow_mixed_precision the floating-point types may
+// differ, as in XLA, whose CheckShape compares a copy like most ops (unlike copy-start and
+// copy-done) and whose evaluator converts (HandleCopy; hlo_evaluator_test's CopyDifferentTypes).
+// A copy to or from host memory (S(5)) moves bytes between memories: it keeps the element
+// type even with mixed precision (XLA's layout-sensitive CheckShape for kCopy; hlo_verifier_test's
+// HostOffloadingCopyCannotChangeType). Memory spaces exist only after layout assignment.
+constexpr int64_t kHostMemorySpace = 5;
+
+absl::Status CheckCopy(const Instruction& instr, const VerifierOptions& options) {
   const Instruction& op = *instr.operand(0);
-  if (!instr.shape().Compatible(op.shape())) {
+  const Shape& out = instr.shape();
+  const Shape& in = op.shape();
+  if (out.IsArray() && in.IsArray() && out.has_layout && in.has_layout &&
+      out.layout.memory_space != in.layout.memory_space &&
+      (out.layout.memory_space == kHostMemorySpace || in.layout.memory_space == kHostMemorySpace) &&
+      out.element_type != in.element_type) {
+    return InstrError(
+        instr,
+        StrCat("copy between memory spaces S(", in.layout.memory_space, ") and S(",
+               out.layout.memory_space, ") changes the element type ",
+               PrimitiveTypeName(in.element_type), " to ", PrimitiveTypeName(out.element_type),
+               ": a copy to or from host memory moves bytes unconverted"));
+  }
+  if (!ShapesAgree(instr.shape(), op.shape(), options)) {
     return InstrError(instr,
                       StrCat("copy shape ", ShapeText(instr.shape()), " does not match operand '",
                              op.name(), "' shape ", ShapeText(op.shape())));

@@ -574,6 +574,11 @@ std::string Elider::Check(Instruction& copy, bool* final) {
   }
   if (copy.shape().IsTuple()) return "copies a tuple (only its index table)";
   if (!(src.shape() == copy.shape())) {
+    if (src.shape().element_type != copy.shape().element_type) {
+      // A mixed-precision copy converts (the verifier lets it through as XLA's does).
+      return fmt::format("converts {} to {}", PrimitiveTypeName(src.shape().element_type),
+                         PrimitiveTypeName(copy.shape().element_type));
+    }
     if (src.shape().layout.memory_space != copy.shape().layout.memory_space) {
       return fmt::format("changes the memory space: S({}) to S({})",
                          src.shape().layout.memory_space, copy.shape().layout.memory_space);

@@ -76,7 +76,7 @@ TEST(OperandChecksTest, EveryMisfitIsRefusedWithAReason) {
       {"  p = f32[4] parameter(0)\n  u = f16[2] parameter(1)\n  i = s32[] constant(0)\n  ROOT n = "
        "f32[4] dynamic-update-slice(p, u, i)",
        "cannot run %n: dynamic-update-slice moves operand 1's f16 elements into a f32 result "
-       "(mixed precision is not run)"},
+       "(mixed precision is not run: XLA's evaluator copies the bytes unconverted)"},
       {"  p = f32[4] parameter(0)\n  i = s32[] parameter(1)\n  ROOT n = f32[5] dynamic-slice(p, "
        "i), dynamic_slice_sizes={5}",
        "cannot run %n: dynamic-slice operands do not fit the result"},
