@@ -379,56 +379,25 @@ class Assigner {
       std::sort(buffers.begin(), buffers.end(),
                 [](const HloBuffer* a, const HloBuffer* b) { return a->id < b->id; });
       for (const HloBuffer* b : buffers) {
-        int32_t first = -1;
-        for (ValueId v : b->values) {
-          const XlaLiveRange r = RangeOf(v);
-          const int32_t i = static_cast<int32_t>(heap.size());
-          heap.push_back({AliasAnalysis::ValueBytes(flow_.value(v)), static_cast<int32_t>(r.start),
-                          static_cast<int32_t>(r.end), first});
-          if (first < 0) first = i;
-          value_of.push_back(v);
-          index_of[v] = i;
-        }
+        for (ValueId v : b->values) value_of.push_back(v);
       }
-      // A result takes over the chunk of an operand value that dies at its instruction (XLA's
-      // heap simulator ShareWith), once per operand value. As HeapSimulator::RunComputation
-      // does, only between values that are alone in their buffers (a value of a buffer with
-      // several, a while's state say, stays where its buffer is, so its chunk is not free
-      // after its own last use), and only when the operand value is defined by an operand of
-      // the user itself (not one forwarded through a get-tuple-element or a bitcast).
-      absl::flat_hash_set<int32_t> shared;
-      for (size_t i = 0; i < heap.size(); ++i) {
-        const HloValue& v = flow_.value(value_of[i]);
-        if (v.is_phi || heap[i].colocated_with >= 0) continue;
-        if (alias_.BufferOf(value_of[i]).values.size() != 1) continue;
-        const Instruction* in = v.instruction;
-        if (in->opcode() == Opcode::kCopy) continue;
-        const int64_t t = RangeOf(value_of[i]).start;
-        bool done = false;
-        for (const Instruction* op : in->operands()) {
-          for (int32_t q = 0; q < flow_.PositionCount(*op) && !done; ++q) {
-            for (ValueId u : flow_.ValuesAtPosition(*op, q)) {
-              auto it = index_of.find(u);
-              if (it == index_of.end() || shared.contains(it->second)) continue;
-              if (alias_.BufferOf(u).values.size() != 1) continue;
-              if (!absl::c_linear_search(in->operands(), flow_.value(u).instruction)) continue;
-              const HeapBuffer& hu = heap[it->second];
-              if (hu.bytes != heap[i].bytes || hu.last != t) continue;
-              if (!CanShareOperandBufferWithUser(*op, flow_.IndexAt(*op, q), *in, v.index,
-                                                 flow_.options())) {
-                continue;
-              }
-              heap[i].colocated_with = it->second;
-              shared.insert(it->second);
-              done = true;
-              break;
-            }
-          }
-          if (done) break;
-        }
+      // By value id: XLA's heap breaks ties between equal intervals by its value id.
+      std::sort(value_of.begin(), value_of.end());
+      for (ValueId v : value_of) {
+        const XlaLiveRange r = RangeOf(v);
+        index_of[v] = static_cast<int32_t>(heap.size());
+        heap.push_back({AliasAnalysis::ValueBytes(flow_.value(v)), static_cast<int32_t>(r.start),
+                        static_cast<int32_t>(r.end), -1});
       }
+      // XLA's heap simulator replays the values' definitions and frees step by step
+      // (HeapSimulator::RunComputation), and its heap algorithm sees them only as Alloc,
+      // ShareWith and Free calls: it takes each call as one tick of its own clock, so the
+      // intervals it packs are in those ticks, not in schedule steps (a range's length, by
+      // which the spatial order sorts equal sizes, counts the calls made meanwhile).
+      const std::vector<HeapBuffer> ticks = ReplayHeapEvents(heap, value_of, index_of);
+      for (size_t i = 0; i < heap.size(); ++i) heap[i].colocated_with = ticks[i].colocated_with;
       const HeapLayout layout =
-          PackBestFit(heap, {.order = options_.heap_order, .alignment = options_.alignment});
+          PackBestFit(ticks, {.order = options_.heap_order, .alignment = options_.alignment});
       const HeapLayout ideal =
           PackBestFit(heap, {.order = HeapOrder::kIdeal, .alignment = options_.alignment});
       XlaModelAllocation m;
@@ -449,6 +418,96 @@ class Assigner {
       allocations_.emplace_back();
       allocations_.back().reusable = false;
     }
+  }
+
+  // XLA's HeapSimulator::RunComputation over the heap's values (`heap`: schedule steps, by
+  // value id), returned in the heap algorithm's clock: each Alloc, ShareWith and Free call of
+  // a value with bytes is one tick. At each step the values defined there are taken by (start,
+  // end, id): a value of a buffer whose first value is already placed shares its chunk; else
+  // it takes over the chunk of an operand value that dies at this step (freed first, then
+  // shared), when both are the only values of their buffers, the operand value is the
+  // operand's own top-level value, not yet taken, the user is no copy and
+  // CanShareOperandBufferWithUser allows; else it is allocated. Then the step's other values
+  // are freed, in the same order. `colocated_with` names the value whose chunk one shares.
+  std::vector<HeapBuffer> ReplayHeapEvents(
+      const std::vector<HeapBuffer>& heap, const std::vector<ValueId>& value_of,
+      const absl::flat_hash_map<ValueId, int32_t>& index_of) const {
+    const int32_t n = static_cast<int32_t>(heap.size());
+    std::vector<int32_t> order(n);
+    for (int32_t i = 0; i < n; ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+      return std::make_tuple(heap[a].first, heap[a].last, a) <
+             std::make_tuple(heap[b].first, heap[b].last, b);
+    });
+    std::vector<int32_t> by_end = order;
+    std::stable_sort(by_end.begin(), by_end.end(),
+                     [&](int32_t a, int32_t b) { return heap[a].last < heap[b].last; });
+    std::vector<HeapBuffer> out = heap;
+    std::vector<bool> freed(n, false);
+    absl::flat_hash_map<BufferId, int32_t> first_placed;
+    int32_t tick = 0;
+    size_t d = 0, f = 0;
+    constexpr int32_t kNone = std::numeric_limits<int32_t>::max();
+    while (d < order.size() || f < by_end.size()) {
+      const int32_t step = std::min(d < order.size() ? heap[order[d]].first : kNone,
+                                    f < by_end.size() ? heap[by_end[f]].last : kNone);
+      for (; d < order.size() && heap[order[d]].first == step; ++d) {
+        const int32_t i = order[d];
+        const bool counts = heap[i].bytes > 0;
+        const BufferId buffer = alias_.BufferOf(value_of[i]).id;
+        if (auto it = first_placed.find(buffer); it != first_placed.end()) {
+          out[i].colocated_with = it->second;
+          out[i].first = tick;
+          if (counts) ++tick;
+          continue;
+        }
+        const int32_t with = OperandToShare(heap, value_of, index_of, freed, i, step);
+        if (with >= 0) {
+          freed[with] = true;
+          out[with].last = tick;
+          if (heap[with].bytes > 0) ++tick;
+          out[i].colocated_with = with;
+        } else {
+          first_placed[buffer] = i;
+        }
+        out[i].first = tick;
+        if (counts) ++tick;
+      }
+      for (; f < by_end.size() && heap[by_end[f]].last == step; ++f) {
+        const int32_t i = by_end[f];
+        if (freed[i]) continue;
+        freed[i] = true;
+        out[i].last = tick;
+        if (heap[i].bytes > 0) ++tick;
+      }
+    }
+    return out;
+  }
+
+  // The operand value whose chunk heap value `i`, defined at `step`, takes over; -1: none.
+  int32_t OperandToShare(const std::vector<HeapBuffer>& heap, const std::vector<ValueId>& value_of,
+                         const absl::flat_hash_map<ValueId, int32_t>& index_of,
+                         const std::vector<bool>& freed, int32_t i, int32_t step) const {
+    const HloValue& v = flow_.value(value_of[i]);
+    if (v.is_phi || alias_.BufferOf(value_of[i]).values.size() != 1) return -1;
+    const Instruction* in = v.instruction;
+    if (in->opcode() == Opcode::kCopy) return -1;
+    for (const Instruction* op : in->operands()) {
+      for (int32_t q = 0; q < flow_.PositionCount(*op); ++q) {
+        if (!flow_.IndexAt(*op, q).empty()) continue;  // XLA reads the operand's top level
+        for (ValueId u : flow_.ValuesAtPosition(*op, q)) {
+          auto it = index_of.find(u);
+          if (it == index_of.end() || freed[it->second]) continue;
+          if (alias_.BufferOf(u).values.size() != 1) continue;
+          if (flow_.value(u).instruction != op) continue;
+          // Equal sizes: XLA's heap checks that a value is freed at the size it was shared at.
+          if (heap[it->second].last != step || heap[it->second].bytes != heap[i].bytes) continue;
+          if (!CanShareOperandBufferWithUser(*op, {}, *in, v.index, flow_.options())) continue;
+          return it->second;
+        }
+      }
+    }
+    return -1;
   }
 
   // The heap's peak: the first time with the most bytes in chunks (a chunk counted once while
@@ -653,6 +712,12 @@ int64_t XlaModelAssignment::AllocationOf(std::string_view value_name) const {
   return -1;
 }
 
+DataflowOptions XlaModelDataflowOptions() {
+  DataflowOptions options;
+  options.in_place_through_bitcast = false;
+  return options;
+}
+
 absl::StatusOr<XlaModelAssignment> AssignLikeXla(const Module& module,
                                                  const XlaModelOptions& options) {
   if (module.entry() == nullptr) {
@@ -662,7 +727,8 @@ absl::StatusOr<XlaModelAssignment> AssignLikeXla(const Module& module,
     return absl::InvalidArgumentError(
         fmt::format("alignment {} is not a positive number of bytes", options.alignment));
   }
-  absl::StatusOr<std::unique_ptr<AliasAnalysis>> alias = AliasAnalysis::Run(module, {});
+  absl::StatusOr<std::unique_ptr<AliasAnalysis>> alias =
+      AliasAnalysis::Run(module, XlaModelDataflowOptions());
   if (!alias.ok()) return alias.status();
   absl::StatusOr<XlaLiveRanges> ranges = ComputeXlaLiveRanges(module, **alias, options.live_ranges);
   if (!ranges.ok()) return ranges.status();
