@@ -15,7 +15,6 @@
 #include "analysis/alias.h"
 #include "analysis/call_graph.h"
 #include "analysis/in_place_pairs.h"
-#include "analysis/memory/instruction_sequence.h"
 #include "fmt/format.h"
 #include "hlo/computation.h"
 #include "hlo/input_output_alias.h"
@@ -71,6 +70,39 @@ std::string ValueName(const HloValue& v) {
   return name;
 }
 
+// XLA's HloComputation::MakeInstructionPostOrder: a depth-first walk from each instruction
+// without users, in the computation's order, operands first to last, control predecessors
+// before them (they are pushed last), each instruction after what it reads.
+std::vector<const Instruction*> XlaInstructionPostOrder(const Computation& c) {
+  std::vector<const Instruction*> out;
+  absl::flat_hash_set<const Instruction*> done, entered;
+  std::vector<const Instruction*> stack;
+  for (const Instruction* root : c.instructions()) {
+    if (!root->users().empty()) continue;
+    stack.push_back(root);
+    while (!stack.empty()) {
+      const Instruction* at = stack.back();
+      if (done.contains(at)) {
+        stack.pop_back();
+        continue;
+      }
+      if (!entered.insert(at).second) {
+        stack.pop_back();
+        done.insert(at);
+        out.push_back(at);
+        continue;
+      }
+      for (auto it = at->operands().rbegin(); it != at->operands().rend(); ++it) {
+        if (!done.contains(*it)) stack.push_back(*it);
+      }
+      for (const Instruction* p : at->control_predecessors()) {
+        if (!done.contains(p)) stack.push_back(p);
+      }
+    }
+  }
+  return out;
+}
+
 class Assigner {
  public:
   Assigner(const Module& module, const AliasAnalysis& alias, const XlaLiveRanges& ranges,
@@ -106,9 +138,7 @@ class Assigner {
       }
       int64_t position = 0;
       for (const Computation* c : order) {
-        for (const Instruction* in : InstructionSequence(*c, /*scheduled=*/false)) {
-          post_order_[in] = position++;
-        }
+        for (const Instruction* in : XlaInstructionPostOrder(*c)) post_order_[in] = position++;
       }
     }
     std::vector<const HloBuffer*> global, thread_local_buffers;
@@ -125,8 +155,8 @@ class Assigner {
     for (auto* list : {&global, &thread_local_buffers}) {
       std::vector<const HloBuffer*>& buffers = *list;
       std::sort(buffers.begin(), buffers.end(), [&](const HloBuffer* a, const HloBuffer* b) {
-        return std::make_tuple(-a->bytes, !a->live_out, FirstPosition(*a), a->id) <
-               std::make_tuple(-b->bytes, !b->live_out, FirstPosition(*b), b->id);
+        return std::make_tuple(-a->bytes, !a->live_out, FirstPosition(*a), XlaBufferRank(*a)) <
+               std::make_tuple(-b->bytes, !b->live_out, FirstPosition(*b), XlaBufferRank(*b));
       });
       reusable_.clear();
       for (const HloBuffer* b : buffers) AssignOne(*b, list == &thread_local_buffers);
@@ -162,6 +192,14 @@ class Assigner {
     bool readonly = false;
     bool reusable = true;
   };
+
+  // XLA's HloBuffer ids follow its values' ids: a buffer ranks by its lowest value's.
+  int64_t XlaBufferRank(const HloBuffer& b) {
+    const std::vector<int64_t>& rank = XlaValueRanks();
+    int64_t lowest = std::numeric_limits<int64_t>::max();
+    for (ValueId v : b.values) lowest = std::min(lowest, rank[v]);
+    return lowest;
+  }
 
   int64_t FirstPosition(const HloBuffer& b) const {
     int64_t first = std::numeric_limits<int64_t>::max();
@@ -381,8 +419,10 @@ class Assigner {
       for (const HloBuffer* b : buffers) {
         for (ValueId v : b->values) value_of.push_back(v);
       }
-      // By value id: XLA's heap breaks ties between equal intervals by its value id.
-      std::sort(value_of.begin(), value_of.end());
+      // In XLA's value id order: XLA's heap breaks ties between equal intervals by that id.
+      const std::vector<int64_t>& rank = XlaValueRanks();
+      std::sort(value_of.begin(), value_of.end(),
+                [&](ValueId a, ValueId b) { return rank[a] < rank[b]; });
       for (ValueId v : value_of) {
         const XlaLiveRange r = RangeOf(v);
         index_of[v] = static_cast<int32_t>(heap.size());
@@ -418,6 +458,45 @@ class Assigner {
       allocations_.emplace_back();
       allocations_.back().reusable = false;
     }
+  }
+
+  // The order of XLA's value ids (HloDataflowAnalysis::InitializeInstructionValueSets): the
+  // computations in post order (each after those its instructions call, in instruction order,
+  // from the module's list: HloModule::MakeComputationPostOrder), in each the instructions in
+  // XlaInstructionPostOrder, in each its values by shape index in pre-order; the phi values,
+  // made later while the analysis propagates, after all of them (among themselves by our id).
+  // Rank by ValueId.
+  const std::vector<int64_t>& XlaValueRanks() {
+    if (!value_rank_.empty()) return value_rank_;
+    std::vector<const Computation*> computations;
+    absl::flat_hash_set<const Computation*> seen;
+    auto visit = [&](auto&& self, const Computation* c) -> void {
+      if (!seen.insert(c).second) return;
+      for (const Instruction* in : c->instructions()) {
+        for (const Computation* callee : in->called_computations()) self(self, callee);
+      }
+      computations.push_back(c);
+    };
+    for (const Computation* c : module_.computations()) visit(visit, c);
+    absl::flat_hash_map<const Instruction*, int64_t> instruction_rank;
+    int64_t next = 0;
+    for (const Computation* c : computations) {
+      for (const Instruction* in : XlaInstructionPostOrder(*c)) instruction_rank[in] = next++;
+    }
+    const int64_t n = static_cast<int64_t>(flow_.values().size());
+    std::vector<ValueId> ids(n);
+    for (int64_t v = 0; v < n; ++v) ids[v] = static_cast<ValueId>(v);
+    auto key = [&](ValueId v) {
+      const HloValue& hv = flow_.value(v);
+      auto it = instruction_rank.find(hv.instruction);
+      const int64_t r = it == instruction_rank.end() ? next : it->second;
+      return std::make_tuple(hv.is_phi, hv.is_phi ? 0 : r,
+                             std::vector<int64_t>(hv.index.begin(), hv.index.end()), v);
+    };
+    std::stable_sort(ids.begin(), ids.end(), [&](ValueId a, ValueId b) { return key(a) < key(b); });
+    value_rank_.assign(n, 0);
+    for (int64_t k = 0; k < n; ++k) value_rank_[ids[k]] = k;
+    return value_rank_;
   }
 
   // XLA's HeapSimulator::RunComputation over the heap's values (`heap`: schedule steps, by
@@ -697,7 +776,8 @@ class Assigner {
   absl::flat_hash_map<BufferId, size_t> allocation_of_;
   std::vector<int64_t> allocation_of_value_;  // by ValueId; -1: none (yet)
   std::vector<const HloBuffer*> temporaries_;
-  bool heap_simulated_ = false;  // temp_fragmentation_bytes holds a sum
+  bool heap_simulated_ = false;      // temp_fragmentation_bytes holds a sum
+  std::vector<int64_t> value_rank_;  // XlaValueRanks, by ValueId
   XlaModelAssignment out_;
 };
 
