@@ -1254,6 +1254,33 @@ ENTRY e {
   EXPECT_EQ(a.totals.preallocated_temp_bytes, 2048);
 }
 
+// XLA's BufferAssigner takes buffers of equal size (live-out first) by the post order position
+// of their first value's instruction, where the post order is HloComputation::
+// MakeInstructionPostOrder's: depth first from the root, operands first to last (buffer
+// assignment, AssignBuffersForComputations, tchatow/xla commit
+// 91c3b76c682c81d6a9e1b7e5dc7cee183d364c3f), not the text order. Here s = add(y, x): the walk
+// reaches y before x (post order p, y, x, s, r), though x is written first. All f32[64] (256
+// bytes). r, live out, gets the output allocation first; then y ([2,3]) joins it (no overlap
+// with r [4,5]); x ([1,3]) overlaps y there, so it is the heap's: temp 256; s joins its
+// operand y's allocation (it may reuse what it reads). By the text order x took the output
+// allocation and y the heap. On the corpus's MaxText init dump this order puts every value in
+// XLA's allocation (33 were in another one).
+TEST(XlaBufferAssignmentModel, RuleBuffersInXlaPostOrder) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule Order, is_scheduled=true
+ENTRY e {
+  p = f32[] parameter(0)
+  x = f32[64]{0} broadcast(p), dimensions={}
+  y = f32[64]{0} broadcast(p), dimensions={}
+  s = f32[64]{0} add(y, x)
+  ROOT r = f32[64]{0} negate(s)
+})");
+  EXPECT_EQ(a.AllocationOf("y"), a.AllocationOf("r"));
+  EXPECT_EQ(a.AllocationOf("s"), a.AllocationOf("r"));
+  EXPECT_TRUE(Alloc(a, "x").preallocated_temp);
+  EXPECT_EQ(a.totals.preallocated_temp_bytes, 256);
+}
+
 // XLA's -buffer-assignment.txt layout, on Basic: the output allocation first (created first: the
 // largest live-out buffer), its values by id (ours: the text order), then the parameters.
 TEST(XlaBufferAssignmentModel, PrintsXlaLayout) {
