@@ -251,15 +251,17 @@ HeapLayout PackInOrder(const std::vector<HeapBuffer>& buffers, HeapOrder kind, i
     }
     // Gaps between the occupied bytes, by offset: the smallest that fits at an aligned offset
     // (touching segments leave no gap, so sets that overlap one another give the gaps of their
-    // union).
+    // union). A gap is measured from its aligned start, as XLA's free chunks begin at the
+    // aligned end of the chunk below (MakeFreeChunks): of two gaps that fit, the one with
+    // less room above the alignment padding wins.
     int64_t best_offset = -1;
     int64_t best_gap = kMax;
     int64_t top = 0;  // the lowest offset above everything seen so far
     for (const Segment& s : occupied) {
       if (s.start > top) {
-        const int64_t gap = s.start - top;
         const int64_t aligned = RoundUp(top, alignment);
-        if (aligned <= s.start && s.start - aligned >= g.bytes && gap < best_gap) {
+        const int64_t gap = s.start - aligned;
+        if (aligned <= s.start && gap >= g.bytes && gap < best_gap) {
           best_gap = gap;
           best_offset = aligned;
         }
