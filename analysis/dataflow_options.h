@@ -13,6 +13,12 @@ struct DataflowOptions {
   // may be reached through bitcasts (XLA's GPU and TPU backends). With true a bitcast defines a
   // new value with a buffer of its own.
   bool bitcast_defines_value = false;
+  // With true (default) the walk from a fusion's root to the parameter it updates in place
+  // passes through bitcasts (when bitcasts are aliases), as XLA:GPU's emitter finds an in-place
+  // dynamic-update-slice. False is XLA's dataflow itself (GetInPlaceInputOutputPairs follows
+  // only tuples and get-tuple-elements): the buffer assignment model (xla_assignment_model.h)
+  // sets it, as XLA's alias analysis keeps such a fusion and its operand in two buffers.
+  bool in_place_through_bitcast = true;
   // Phi values at merge points (dataflow.h); false gives the union form. The alias analysis
   // always builds from the SSA form and ignores it.
   bool ssa_form = true;

@@ -18,7 +18,7 @@ std::vector<InPlacePair> PairsOf(const Instruction& instr, const DataflowOptions
                                  int depth);
 
 // Walks from (instr, index) towards the instruction that produced that subshape, through
-// tuple, get-tuple-element, and bitcast when bitcasts are aliases.
+// tuple, get-tuple-element, and bitcast when bitcasts are aliases and the options walk them.
 std::pair<const Instruction*, ShapeIndex> FollowIndirection(const Instruction* instr,
                                                             ShapeIndex index,
                                                             const DataflowOptions& options) {
@@ -30,8 +30,9 @@ std::pair<const Instruction*, ShapeIndex> FollowIndirection(const Instruction* i
     } else if (instr->opcode() == Opcode::kGetTupleElement && instr->operand_count() == 1) {
       index.insert(index.begin(), instr->tuple_index());
       instr = instr->operand(0);
-    } else if (!options.bitcast_defines_value && instr->opcode() == Opcode::kBitcast &&
-               index.empty() && instr->operand_count() == 1) {
+    } else if (!options.bitcast_defines_value && options.in_place_through_bitcast &&
+               instr->opcode() == Opcode::kBitcast && index.empty() &&
+               instr->operand_count() == 1) {
       instr = instr->operand(0);
     } else {
       return {instr, std::move(index)};

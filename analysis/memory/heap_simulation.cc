@@ -164,6 +164,9 @@ HeapLayout PackInOrder(const std::vector<HeapBuffer>& buffers, HeapOrder kind, i
     int32_t leader;
     int64_t bytes;  // the chunk: the largest member
     int32_t last;   // the members' latest end
+    // The member that shares no one's chunk (XLA's interval that needs an allocation; the
+    // others joined it with ShareWith): XLA's orders read its size, start, end and id.
+    int32_t owner;
   };
   std::vector<Group> order;
   order.reserve(buffers.size());
@@ -171,13 +174,18 @@ HeapLayout PackInOrder(const std::vector<HeapBuffer>& buffers, HeapOrder kind, i
   for (size_t i = 0; i < buffers.size(); ++i) {
     const absl::Span<const int32_t> members = groups.Of(static_cast<int32_t>(i));
     if (members.empty()) continue;  // not a leader
-    Group g{static_cast<int32_t>(i), 0, buffers[i].last};
+    Group g{static_cast<int32_t>(i), 0, buffers[i].last, -1};
     for (int32_t m : members) {
+      const int32_t with = buffers[m].colocated_with;
+      if (g.owner < 0 && (with < 0 || with >= static_cast<int32_t>(buffers.size()) || with == m)) {
+        g.owner = m;
+      }
       g.bytes = std::max(g.bytes, buffers[m].bytes);
       g.last = std::max(g.last, buffers[m].last);
       steps = std::max(steps, buffers[m].last + 1);
     }
-    if (g.bytes <= 0) continue;  // takes no space; offset 0
+    if (g.bytes <= 0) continue;           // takes no space; offset 0
+    if (g.owner < 0) g.owner = g.leader;  // a cycle: no member owns the chunk
     order.push_back(g);
   }
   auto by = [&](auto key) {
@@ -192,14 +200,14 @@ HeapLayout PackInOrder(const std::vector<HeapBuffer>& buffers, HeapOrder kind, i
       break;
     case HeapOrder::kXlaSpatial:
       by([&](const Group& g) {
-        const HeapBuffer& b = buffers[g.leader];
-        return std::make_tuple(-b.bytes, -length(b), g.leader);
+        const HeapBuffer& b = buffers[g.owner];
+        return std::make_tuple(-b.bytes, -length(b), g.owner);
       });
       break;
     case HeapOrder::kXlaTemporal:
       by([&](const Group& g) {
-        const HeapBuffer& b = buffers[g.leader];
-        return std::make_tuple(b.first - int64_t{g.last}, -b.bytes, g.leader);
+        const HeapBuffer& b = buffers[g.owner];
+        return std::make_tuple(b.first - int64_t{g.last}, -b.bytes, g.owner);
       });
       break;
   }
@@ -243,15 +251,17 @@ HeapLayout PackInOrder(const std::vector<HeapBuffer>& buffers, HeapOrder kind, i
     }
     // Gaps between the occupied bytes, by offset: the smallest that fits at an aligned offset
     // (touching segments leave no gap, so sets that overlap one another give the gaps of their
-    // union).
+    // union). A gap is measured from its aligned start, as XLA's free chunks begin at the
+    // aligned end of the chunk below (MakeFreeChunks): of two gaps that fit, the one with
+    // less room above the alignment padding wins.
     int64_t best_offset = -1;
     int64_t best_gap = kMax;
     int64_t top = 0;  // the lowest offset above everything seen so far
     for (const Segment& s : occupied) {
       if (s.start > top) {
-        const int64_t gap = s.start - top;
         const int64_t aligned = RoundUp(top, alignment);
-        if (aligned <= s.start && s.start - aligned >= g.bytes && gap < best_gap) {
+        const int64_t gap = s.start - aligned;
+        if (aligned <= s.start && gap >= g.bytes && gap < best_gap) {
           best_gap = gap;
           best_offset = aligned;
         }

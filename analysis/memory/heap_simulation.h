@@ -20,8 +20,10 @@
 //    ChooseBestHeapAlgorithm does for buffer assignment.
 // Colocated buffers (XLA's ShareWith: `colocated_with` names the index of the buffer whose chunk
 // this one shares, transitively) share one chunk, as large as the largest of them, placed where
-// it is free over every member's range; the group sorts by its first buffer. Offsets are rounded
-// up to `alignment` (a gap fits when the aligned offset leaves room).
+// it is free over every member's range. kIdeal sorts the group by its first buffer; XLA's orders
+// by its owner, the member that shares no one's chunk (XLA's interval that needed an
+// allocation; the others joined it with ShareWith), its size, range and index as the id. Offsets
+// are rounded up to `alignment` (a gap fits when the aligned offset leaves room).
 #pragma once
 
 #include <cstdint>

@@ -15,7 +15,6 @@
 #include "analysis/alias.h"
 #include "analysis/call_graph.h"
 #include "analysis/in_place_pairs.h"
-#include "analysis/memory/instruction_sequence.h"
 #include "fmt/format.h"
 #include "hlo/computation.h"
 #include "hlo/input_output_alias.h"
@@ -71,6 +70,39 @@ std::string ValueName(const HloValue& v) {
   return name;
 }
 
+// XLA's HloComputation::MakeInstructionPostOrder: a depth-first walk from each instruction
+// without users, in the computation's order, operands first to last, control predecessors
+// before them (they are pushed last), each instruction after what it reads.
+std::vector<const Instruction*> XlaInstructionPostOrder(const Computation& c) {
+  std::vector<const Instruction*> out;
+  absl::flat_hash_set<const Instruction*> done, entered;
+  std::vector<const Instruction*> stack;
+  for (const Instruction* root : c.instructions()) {
+    if (!root->users().empty()) continue;
+    stack.push_back(root);
+    while (!stack.empty()) {
+      const Instruction* at = stack.back();
+      if (done.contains(at)) {
+        stack.pop_back();
+        continue;
+      }
+      if (!entered.insert(at).second) {
+        stack.pop_back();
+        done.insert(at);
+        out.push_back(at);
+        continue;
+      }
+      for (auto it = at->operands().rbegin(); it != at->operands().rend(); ++it) {
+        if (!done.contains(*it)) stack.push_back(*it);
+      }
+      for (const Instruction* p : at->control_predecessors()) {
+        if (!done.contains(p)) stack.push_back(p);
+      }
+    }
+  }
+  return out;
+}
+
 class Assigner {
  public:
   Assigner(const Module& module, const AliasAnalysis& alias, const XlaLiveRanges& ranges,
@@ -106,9 +138,7 @@ class Assigner {
       }
       int64_t position = 0;
       for (const Computation* c : order) {
-        for (const Instruction* in : InstructionSequence(*c, /*scheduled=*/false)) {
-          post_order_[in] = position++;
-        }
+        for (const Instruction* in : XlaInstructionPostOrder(*c)) post_order_[in] = position++;
       }
     }
     std::vector<const HloBuffer*> global, thread_local_buffers;
@@ -125,8 +155,8 @@ class Assigner {
     for (auto* list : {&global, &thread_local_buffers}) {
       std::vector<const HloBuffer*>& buffers = *list;
       std::sort(buffers.begin(), buffers.end(), [&](const HloBuffer* a, const HloBuffer* b) {
-        return std::make_tuple(-a->bytes, !a->live_out, FirstPosition(*a), a->id) <
-               std::make_tuple(-b->bytes, !b->live_out, FirstPosition(*b), b->id);
+        return std::make_tuple(-a->bytes, !a->live_out, FirstPosition(*a), XlaBufferRank(*a)) <
+               std::make_tuple(-b->bytes, !b->live_out, FirstPosition(*b), XlaBufferRank(*b));
       });
       reusable_.clear();
       for (const HloBuffer* b : buffers) AssignOne(*b, list == &thread_local_buffers);
@@ -162,6 +192,14 @@ class Assigner {
     bool readonly = false;
     bool reusable = true;
   };
+
+  // XLA's HloBuffer ids follow its values' ids: a buffer ranks by its lowest value's.
+  int64_t XlaBufferRank(const HloBuffer& b) {
+    const std::vector<int64_t>& rank = XlaValueRanks();
+    int64_t lowest = std::numeric_limits<int64_t>::max();
+    for (ValueId v : b.values) lowest = std::min(lowest, rank[v]);
+    return lowest;
+  }
 
   int64_t FirstPosition(const HloBuffer& b) const {
     int64_t first = std::numeric_limits<int64_t>::max();
@@ -379,56 +417,27 @@ class Assigner {
       std::sort(buffers.begin(), buffers.end(),
                 [](const HloBuffer* a, const HloBuffer* b) { return a->id < b->id; });
       for (const HloBuffer* b : buffers) {
-        int32_t first = -1;
-        for (ValueId v : b->values) {
-          const XlaLiveRange r = RangeOf(v);
-          const int32_t i = static_cast<int32_t>(heap.size());
-          heap.push_back({AliasAnalysis::ValueBytes(flow_.value(v)), static_cast<int32_t>(r.start),
-                          static_cast<int32_t>(r.end), first});
-          if (first < 0) first = i;
-          value_of.push_back(v);
-          index_of[v] = i;
-        }
+        for (ValueId v : b->values) value_of.push_back(v);
       }
-      // A result takes over the chunk of an operand value that dies at its instruction (XLA's
-      // heap simulator ShareWith), once per operand value. As HeapSimulator::RunComputation
-      // does, only between values that are alone in their buffers (a value of a buffer with
-      // several, a while's state say, stays where its buffer is, so its chunk is not free
-      // after its own last use), and only when the operand value is defined by an operand of
-      // the user itself (not one forwarded through a get-tuple-element or a bitcast).
-      absl::flat_hash_set<int32_t> shared;
-      for (size_t i = 0; i < heap.size(); ++i) {
-        const HloValue& v = flow_.value(value_of[i]);
-        if (v.is_phi || heap[i].colocated_with >= 0) continue;
-        if (alias_.BufferOf(value_of[i]).values.size() != 1) continue;
-        const Instruction* in = v.instruction;
-        if (in->opcode() == Opcode::kCopy) continue;
-        const int64_t t = RangeOf(value_of[i]).start;
-        bool done = false;
-        for (const Instruction* op : in->operands()) {
-          for (int32_t q = 0; q < flow_.PositionCount(*op) && !done; ++q) {
-            for (ValueId u : flow_.ValuesAtPosition(*op, q)) {
-              auto it = index_of.find(u);
-              if (it == index_of.end() || shared.contains(it->second)) continue;
-              if (alias_.BufferOf(u).values.size() != 1) continue;
-              if (!absl::c_linear_search(in->operands(), flow_.value(u).instruction)) continue;
-              const HeapBuffer& hu = heap[it->second];
-              if (hu.bytes != heap[i].bytes || hu.last != t) continue;
-              if (!CanShareOperandBufferWithUser(*op, flow_.IndexAt(*op, q), *in, v.index,
-                                                 flow_.options())) {
-                continue;
-              }
-              heap[i].colocated_with = it->second;
-              shared.insert(it->second);
-              done = true;
-              break;
-            }
-          }
-          if (done) break;
-        }
+      // In XLA's value id order: XLA's heap breaks ties between equal intervals by that id.
+      const std::vector<int64_t>& rank = XlaValueRanks();
+      std::sort(value_of.begin(), value_of.end(),
+                [&](ValueId a, ValueId b) { return rank[a] < rank[b]; });
+      for (ValueId v : value_of) {
+        const XlaLiveRange r = RangeOf(v);
+        index_of[v] = static_cast<int32_t>(heap.size());
+        heap.push_back({AliasAnalysis::ValueBytes(flow_.value(v)), static_cast<int32_t>(r.start),
+                        static_cast<int32_t>(r.end), -1});
       }
+      // XLA's heap simulator replays the values' definitions and frees step by step
+      // (HeapSimulator::RunComputation), and its heap algorithm sees them only as Alloc,
+      // ShareWith and Free calls: it takes each call as one tick of its own clock, so the
+      // intervals it packs are in those ticks, not in schedule steps (a range's length, by
+      // which the spatial order sorts equal sizes, counts the calls made meanwhile).
+      const std::vector<HeapBuffer> ticks = ReplayHeapEvents(heap, value_of, index_of);
+      for (size_t i = 0; i < heap.size(); ++i) heap[i].colocated_with = ticks[i].colocated_with;
       const HeapLayout layout =
-          PackBestFit(heap, {.order = options_.heap_order, .alignment = options_.alignment});
+          PackBestFit(ticks, {.order = options_.heap_order, .alignment = options_.alignment});
       const HeapLayout ideal =
           PackBestFit(heap, {.order = HeapOrder::kIdeal, .alignment = options_.alignment});
       XlaModelAllocation m;
@@ -449,6 +458,135 @@ class Assigner {
       allocations_.emplace_back();
       allocations_.back().reusable = false;
     }
+  }
+
+  // The order of XLA's value ids (HloDataflowAnalysis::InitializeInstructionValueSets): the
+  // computations in post order (each after those its instructions call, in instruction order,
+  // from the module's list: HloModule::MakeComputationPostOrder), in each the instructions in
+  // XlaInstructionPostOrder, in each its values by shape index in pre-order; the phi values,
+  // made later while the analysis propagates, after all of them (among themselves by our id).
+  // Rank by ValueId.
+  const std::vector<int64_t>& XlaValueRanks() {
+    if (!value_rank_.empty()) return value_rank_;
+    std::vector<const Computation*> computations;
+    absl::flat_hash_set<const Computation*> seen;
+    auto visit = [&](auto&& self, const Computation* c) -> void {
+      if (!seen.insert(c).second) return;
+      for (const Instruction* in : c->instructions()) {
+        for (const Computation* callee : in->called_computations()) self(self, callee);
+      }
+      computations.push_back(c);
+    };
+    for (const Computation* c : module_.computations()) visit(visit, c);
+    absl::flat_hash_map<const Instruction*, int64_t> instruction_rank;
+    int64_t next = 0;
+    for (const Computation* c : computations) {
+      for (const Instruction* in : XlaInstructionPostOrder(*c)) instruction_rank[in] = next++;
+    }
+    const int64_t n = static_cast<int64_t>(flow_.values().size());
+    std::vector<ValueId> ids(n);
+    for (int64_t v = 0; v < n; ++v) ids[v] = static_cast<ValueId>(v);
+    auto key = [&](ValueId v) {
+      const HloValue& hv = flow_.value(v);
+      auto it = instruction_rank.find(hv.instruction);
+      const int64_t r = it == instruction_rank.end() ? next : it->second;
+      return std::make_tuple(hv.is_phi, hv.is_phi ? 0 : r,
+                             std::vector<int64_t>(hv.index.begin(), hv.index.end()), v);
+    };
+    std::stable_sort(ids.begin(), ids.end(), [&](ValueId a, ValueId b) { return key(a) < key(b); });
+    value_rank_.assign(n, 0);
+    for (int64_t k = 0; k < n; ++k) value_rank_[ids[k]] = k;
+    return value_rank_;
+  }
+
+  // XLA's HeapSimulator::RunComputation over the heap's values (`heap`: schedule steps, by
+  // value id), returned in the heap algorithm's clock: each Alloc, ShareWith and Free call of
+  // a value with bytes is one tick. At each step the values defined there are taken by (start,
+  // end, id): a value of a buffer whose first value is already placed shares its chunk; else
+  // it takes over the chunk of an operand value that dies at this step (freed first, then
+  // shared), when both are the only values of their buffers, the operand value is the
+  // operand's own top-level value, not yet taken, the user is no copy and
+  // CanShareOperandBufferWithUser allows; else it is allocated. Then the step's other values
+  // are freed, in the same order. `colocated_with` names the value whose chunk one shares.
+  std::vector<HeapBuffer> ReplayHeapEvents(
+      const std::vector<HeapBuffer>& heap, const std::vector<ValueId>& value_of,
+      const absl::flat_hash_map<ValueId, int32_t>& index_of) const {
+    const int32_t n = static_cast<int32_t>(heap.size());
+    std::vector<int32_t> order(n);
+    for (int32_t i = 0; i < n; ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+      return std::make_tuple(heap[a].first, heap[a].last, a) <
+             std::make_tuple(heap[b].first, heap[b].last, b);
+    });
+    std::vector<int32_t> by_end = order;
+    std::stable_sort(by_end.begin(), by_end.end(),
+                     [&](int32_t a, int32_t b) { return heap[a].last < heap[b].last; });
+    std::vector<HeapBuffer> out = heap;
+    std::vector<bool> freed(n, false);
+    absl::flat_hash_map<BufferId, int32_t> first_placed;
+    int32_t tick = 0;
+    size_t d = 0, f = 0;
+    constexpr int32_t kNone = std::numeric_limits<int32_t>::max();
+    while (d < order.size() || f < by_end.size()) {
+      const int32_t step = std::min(d < order.size() ? heap[order[d]].first : kNone,
+                                    f < by_end.size() ? heap[by_end[f]].last : kNone);
+      for (; d < order.size() && heap[order[d]].first == step; ++d) {
+        const int32_t i = order[d];
+        const bool counts = heap[i].bytes > 0;
+        const BufferId buffer = alias_.BufferOf(value_of[i]).id;
+        if (auto it = first_placed.find(buffer); it != first_placed.end()) {
+          out[i].colocated_with = it->second;
+          out[i].first = tick;
+          if (counts) ++tick;
+          continue;
+        }
+        const int32_t with = OperandToShare(heap, value_of, index_of, freed, i, step);
+        if (with >= 0) {
+          freed[with] = true;
+          out[with].last = tick;
+          if (heap[with].bytes > 0) ++tick;
+          out[i].colocated_with = with;
+        } else {
+          first_placed[buffer] = i;
+        }
+        out[i].first = tick;
+        if (counts) ++tick;
+      }
+      for (; f < by_end.size() && heap[by_end[f]].last == step; ++f) {
+        const int32_t i = by_end[f];
+        if (freed[i]) continue;
+        freed[i] = true;
+        out[i].last = tick;
+        if (heap[i].bytes > 0) ++tick;
+      }
+    }
+    return out;
+  }
+
+  // The operand value whose chunk heap value `i`, defined at `step`, takes over; -1: none.
+  int32_t OperandToShare(const std::vector<HeapBuffer>& heap, const std::vector<ValueId>& value_of,
+                         const absl::flat_hash_map<ValueId, int32_t>& index_of,
+                         const std::vector<bool>& freed, int32_t i, int32_t step) const {
+    const HloValue& v = flow_.value(value_of[i]);
+    if (v.is_phi || alias_.BufferOf(value_of[i]).values.size() != 1) return -1;
+    const Instruction* in = v.instruction;
+    if (in->opcode() == Opcode::kCopy) return -1;
+    for (const Instruction* op : in->operands()) {
+      for (int32_t q = 0; q < flow_.PositionCount(*op); ++q) {
+        if (!flow_.IndexAt(*op, q).empty()) continue;  // XLA reads the operand's top level
+        for (ValueId u : flow_.ValuesAtPosition(*op, q)) {
+          auto it = index_of.find(u);
+          if (it == index_of.end() || freed[it->second]) continue;
+          if (alias_.BufferOf(u).values.size() != 1) continue;
+          if (flow_.value(u).instruction != op) continue;
+          // Equal sizes: XLA's heap checks that a value is freed at the size it was shared at.
+          if (heap[it->second].last != step || heap[it->second].bytes != heap[i].bytes) continue;
+          if (!CanShareOperandBufferWithUser(*op, {}, *in, v.index, flow_.options())) continue;
+          return it->second;
+        }
+      }
+    }
+    return -1;
   }
 
   // The heap's peak: the first time with the most bytes in chunks (a chunk counted once while
@@ -638,7 +776,8 @@ class Assigner {
   absl::flat_hash_map<BufferId, size_t> allocation_of_;
   std::vector<int64_t> allocation_of_value_;  // by ValueId; -1: none (yet)
   std::vector<const HloBuffer*> temporaries_;
-  bool heap_simulated_ = false;  // temp_fragmentation_bytes holds a sum
+  bool heap_simulated_ = false;      // temp_fragmentation_bytes holds a sum
+  std::vector<int64_t> value_rank_;  // XlaValueRanks, by ValueId
   XlaModelAssignment out_;
 };
 
@@ -653,6 +792,12 @@ int64_t XlaModelAssignment::AllocationOf(std::string_view value_name) const {
   return -1;
 }
 
+DataflowOptions XlaModelDataflowOptions() {
+  DataflowOptions options;
+  options.in_place_through_bitcast = false;
+  return options;
+}
+
 absl::StatusOr<XlaModelAssignment> AssignLikeXla(const Module& module,
                                                  const XlaModelOptions& options) {
   if (module.entry() == nullptr) {
@@ -662,7 +807,8 @@ absl::StatusOr<XlaModelAssignment> AssignLikeXla(const Module& module,
     return absl::InvalidArgumentError(
         fmt::format("alignment {} is not a positive number of bytes", options.alignment));
   }
-  absl::StatusOr<std::unique_ptr<AliasAnalysis>> alias = AliasAnalysis::Run(module, {});
+  absl::StatusOr<std::unique_ptr<AliasAnalysis>> alias =
+      AliasAnalysis::Run(module, XlaModelDataflowOptions());
   if (!alias.ok()) return alias.status();
   absl::StatusOr<XlaLiveRanges> ranges = ComputeXlaLiveRanges(module, **alias, options.live_ranges);
   if (!ranges.ok()) return ranges.status();

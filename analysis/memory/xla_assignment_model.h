@@ -10,7 +10,9 @@
 //     conditional, async computations) share one assignment; those called by reduce, map,
 //     sort, scatter, all-reduce, custom-call and the like (not fusion) get thread-local
 //     allocations; values inside fusions get none.
-//  2. Buffers (alias analysis: values that share storage; sizes as XLA's size function, tuples 8
+//  2. Buffers (alias analysis with XLA's own in-place rule, XlaModelDataflowOptions: a
+//     fusion updates in place only a parameter its root reaches through tuples, not through a
+//     bitcast; values that share storage; sizes as XLA's size function, tuples 8
 //     bytes per element) sorted largest first, live-out first among equals, then by the post
 //     order of their first value, then id. Each in turn: a constant gets its own constant
 //     allocation; an entry parameter its parameter allocation (reusable by later buffers when
@@ -29,14 +31,16 @@
 //     share a chunk, a result shares the chunk of an operand value that dies at its
 //     instruction when CanShareOperandBufferWithUser allows (once per operand value; only
 //     when both are alone in their buffers and the result's instruction reads the operand
-//     value directly, as HeapSimulator::RunComputation), and the packing is XLA's
+//     value directly, as HeapSimulator::RunComputation, which replays definitions and frees
+//     step by step, the definitions of a step by (start, end, id)), and the packing is XLA's
 //     (heap_simulation.h, HeapOrder::kXla: both orders, the smaller heap), every chunk at a
-//     multiple of `alignment`. `ideal_temp_bytes` is the same heap packed by our own order
-//     (kIdeal): what a better packer would need. The heap is made after the global
-//     computations' allocations and before the thread-local ones. Then, as XLA's
-//     CombineTempAllocations, every temp allocation of a memory space (the temporary tuple
-//     tables' and the heap's) is concatenated into one, each part at a multiple of
-//     `alignment`, after the other allocations, all in the order XLA's unstable
+//     multiple of `alignment`, on the heap algorithm's own clock: each Alloc, ShareWith and
+//     Free call one tick, so a range's length counts the calls made while it lives.
+//     `ideal_temp_bytes` is the same heap packed by our own order (kIdeal): what a better packer
+//     would need. The heap is made after the global computations' allocations and before the
+//     thread-local ones. Then, as XLA's CombineTempAllocations, every temp allocation of a memory
+//     space (the temporary tuple tables' and the heap's) is concatenated into one, each part at a
+//     multiple of `alignment`, after the other allocations, all in the order XLA's unstable
 //     std::partition leaves them (the largest tuple tables after the heap).
 //  4. An allocation is maybe-live-out when a value in it may be in the entry's result,
 //     parameter and constant allocations included. Totals add each allocation to every kind it
@@ -48,6 +52,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "analysis/dataflow_options.h"
 #include "analysis/memory/heap_simulation.h"
 #include "analysis/memory/xla_live_range.h"
 #include "hlo/module.h"
@@ -139,6 +144,12 @@ struct XlaModelAssignment {
 
 absl::StatusOr<XlaModelAssignment> AssignLikeXla(const Module& module,
                                                  const XlaModelOptions& options = {});
+
+// The dataflow options AssignLikeXla analyses the module with: XLA's own in-place rule, a
+// fusion updating in place only the parameter its root reaches through tuples alone
+// (DataflowOptions::in_place_through_bitcast = false). Values are the same as with the default
+// options; buffers may be split where a bitcast stood between.
+DataflowOptions XlaModelDataflowOptions();
 
 // The assignment in the layout of XLA's `*-buffer-assignment.txt` (BufferAllocation::ToString
 // per allocation, values by id, then "Total bytes used"), so that `diff` against XLA's dump

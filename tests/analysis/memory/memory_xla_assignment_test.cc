@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "analysis/dataflow.h"
+#include "analysis/in_place_pairs.h"
 #include "analysis/memory/memory_report.pb.h"
 #include "analysis/memory/xla_assignment_model.h"
 #include "analysis/memory/xla_model_json.h"
@@ -1183,6 +1184,101 @@ ENTRY e {
   // The other allocations in partition order: the thread-local ones came forward, reversed.
   ASSERT_EQ(a.allocations.size(), 7u);
   EXPECT_TRUE(a.allocations[0].thread_local_);
+}
+
+// XLA's heap algorithm has its own clock (HeapSimulator::RunComputation replays the values'
+// definitions and frees step by step, and GlobalDecreasingSizeBestFitHeap counts each Alloc,
+// ShareWith and Free call as one tick; heap_simulator.cc, tensorflow/xla commit
+// 91c3b76c682c81d6a9e1b7e5dc7cee183d364c3f of tchatow/xla), so the spatial order's "longer
+// range first" among equal sizes counts calls, not schedule steps. Timeline: p 0, b 1, a 2,
+// s 3, c 4, da 5, r 6; b [1,4] and a [2,5], both three steps long and f32[64] (256 bytes);
+// c, da and r live out. Calls: b alloc 0, a alloc 1, s alloc 2, at step 4 b freed 3 and s
+// freed 4 (s, defined after b, is freed after it), a freed 5: b spans 3 ticks, a 4, so a is
+// placed first, at 0, and b above it at 256 (by steps the two tie and the lower id, b, went
+// first). s (8 bytes) above both: temp 520.
+TEST(XlaBufferAssignmentModel, RuleHeapRangesInHeapCalls) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule Ticks, is_scheduled=true
+ENTRY main {
+  p = f32[] parameter(0)
+  b = f32[64]{0} broadcast(p), dimensions={}
+  a = f32[64]{0} broadcast(p), dimensions={}
+  s = f32[2]{0} broadcast(p), dimensions={}
+  c = f32[66]{0} concatenate(b, s), dimensions={0}
+  da = f32[] dot(a, a), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+  ROOT r = (f32[66]{0}, f32[]) tuple(c, da)
+})");
+  EXPECT_EQ(std::get<1>(SliceOf(a, "a")), 0);
+  EXPECT_EQ(std::get<1>(SliceOf(a, "b")), 256);
+  EXPECT_EQ(std::get<1>(SliceOf(a, "s")), 512);
+  EXPECT_EQ(a.totals.preallocated_temp_bytes, 520);
+}
+
+// XLA's dataflow takes a fusion as updating a parameter in place only when the root's
+// in-place operand reaches that parameter through tuples and get-tuple-elements
+// (GetFusionInstructionInPlaceInputOutputPairs and FollowTupleIndirection,
+// hlo_dataflow_analysis.cc, tchatow/xla commit 91c3b76c682c81d6a9e1b7e5dc7cee183d364c3f and
+// openxla/xla 0e06ac8223feb02e71adc5643a8d2d79b72673af), not through a bitcast; our default
+// walks bitcasts, as XLA:GPU's emitter does. Here the dynamic-update-slice updates bitcast(p0):
+// for the model a (f32[256], negate) and f (f32[16,16]) are two buffers, and f cannot take
+// over a's chunk either (another shape: no sharing without an in-place pair), so a [1,2] and f
+// [2,3] need 1024 bytes each: temp 2048 (with the pair they were one buffer: 1024). The MaxText
+// train step of the corpus has two such fusions (f32[8,640,8,128] after bitcast): XLA gives
+// each its own 20 MiB chunk.
+TEST(XlaBufferAssignmentModel, RuleFusionInPlaceOnlyThroughTuples) {
+  constexpr std::string_view kText = R"(
+HloModule BitcastDus, is_scheduled=true
+fused {
+  p0 = f32[256]{0} parameter(0)
+  pb = f32[16,16]{1,0} bitcast(p0)
+  u = f32[1,16]{1,0} parameter(1)
+  i = s32[] parameter(2)
+  z = s32[] constant(0)
+  ROOT d = f32[16,16]{1,0} dynamic-update-slice(pb, u, i, z)
+}
+ENTRY e {
+  p = f32[256]{0} parameter(0)
+  u = f32[1,16]{1,0} parameter(1)
+  i = s32[] parameter(2)
+  a = f32[256]{0} negate(p)
+  f = f32[16,16]{1,0} fusion(a, u, i), kind=kLoop, calls=fused
+  ROOT r = pred[16,16]{1,0} compare(f, f), direction=GT
+})";
+  auto m = Parse(kText);
+  ASSERT_NE(m, nullptr);
+  const Instruction* f = m->entry()->root()->operand(0);
+  EXPECT_EQ(GetInPlaceInputOutputPairs(*f).size(), 1u);
+  EXPECT_TRUE(GetInPlaceInputOutputPairs(*f, XlaModelDataflowOptions()).empty());
+  const XlaModelAssignment a = Assign(kText);
+  EXPECT_NE(std::get<1>(SliceOf(a, "a")), std::get<1>(SliceOf(a, "f")));
+  EXPECT_EQ(a.totals.preallocated_temp_bytes, 2048);
+}
+
+// XLA's BufferAssigner takes buffers of equal size (live-out first) by the post order position
+// of their first value's instruction, where the post order is HloComputation::
+// MakeInstructionPostOrder's: depth first from the root, operands first to last (buffer
+// assignment, AssignBuffersForComputations, tchatow/xla commit
+// 91c3b76c682c81d6a9e1b7e5dc7cee183d364c3f), not the text order. Here s = add(y, x): the walk
+// reaches y before x (post order p, y, x, s, r), though x is written first. All f32[64] (256
+// bytes). r, live out, gets the output allocation first; then y ([2,3]) joins it (no overlap
+// with r [4,5]); x ([1,3]) overlaps y there, so it is the heap's: temp 256; s joins its
+// operand y's allocation (it may reuse what it reads). By the text order x took the output
+// allocation and y the heap. On the corpus's MaxText init dump this order puts every value in
+// XLA's allocation (33 were in another one).
+TEST(XlaBufferAssignmentModel, RuleBuffersInXlaPostOrder) {
+  const XlaModelAssignment a = Assign(R"(
+HloModule Order, is_scheduled=true
+ENTRY e {
+  p = f32[] parameter(0)
+  x = f32[64]{0} broadcast(p), dimensions={}
+  y = f32[64]{0} broadcast(p), dimensions={}
+  s = f32[64]{0} add(y, x)
+  ROOT r = f32[64]{0} negate(s)
+})");
+  EXPECT_EQ(a.AllocationOf("y"), a.AllocationOf("r"));
+  EXPECT_EQ(a.AllocationOf("s"), a.AllocationOf("r"));
+  EXPECT_TRUE(Alloc(a, "x").preallocated_temp);
+  EXPECT_EQ(a.totals.preallocated_temp_bytes, 256);
 }
 
 // XLA's -buffer-assignment.txt layout, on Basic: the output allocation first (created first: the

@@ -2,14 +2,20 @@
 // assignments: the three HloProto dumps of the corpus (xla_dumps/, XLA:GPU after optimizations,
 // module and BufferAssignmentProto from one compilation). At XLA:GPU's alignment (128 bytes)
 // every per-kind total (parameter, constant, maybe-live-out, thread-local, preallocated temp,
-// total) is within 1% of XLA's, and the model makes as many allocations as XLA. What still
-// differs is listed in docs/xla_memory_tests.md ("Real dumps").
+// total) is within 1% of XLA's, and the model makes as many allocations as XLA; all but two
+// temp totals are exact, and those two remainders are pinned. What still differs is listed in
+// docs/xla_memory_tests.md ("Real dumps").
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
+#include <map>
 #include <set>
 #include <string>
+#include <vector>
 
+#include "analysis/memory/heap_simulation.h"
 #include "analysis/memory/memory_comparison.h"
 #include "analysis/memory/xla_assignment_model.h"
 #include "analysis/memory/xla_buffer_assignment.h"
@@ -30,6 +36,103 @@ TEST(XlaRealDumps, PerKindTotalsWithinOnePercent) {
     ExpectModelWithinOnePercentOfXla(entry.path(), 128);
   }
   EXPECT_EQ(files, 3);
+}
+
+// Tighter than the 1% above: at XLA:GPU's alignment every per-kind total is XLA's to the byte
+// but the preallocated temp of two dumps, whose remainders are pinned (docs/xla_memory_tests.md,
+// "Real dumps", names the values behind them): the MaxText train step 640 bytes short, the Pax
+// step 1,152 bytes short. The MaxText init module is exact, allocation by allocation.
+TEST(XlaRealDumps, PerKindTotalsExactButPinnedTempRemainders) {
+  const std::filesystem::path dir = std::filesystem::path(HLOSCOPE_CORPUS_DIR) / "xla_dumps";
+  const std::map<std::string, int64_t> temp_remainder = {
+      {"module_0003", 0}, {"module_0016", -640}, {"module_0040", -1152}};
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".pb") continue;
+    const std::string file = entry.path().filename().string();
+    auto it = std::find_if(temp_remainder.begin(), temp_remainder.end(),
+                           [&](const auto& r) { return file.find(r.first) != std::string::npos; });
+    ASSERT_NE(it, temp_remainder.end()) << file;
+    ++files;
+    DumpAndModel d;
+    ASSERT_NO_FATAL_FAILURE(LoadDumpAndModel(entry.path(), 128, &d));
+    const XlaAllocationTotals x = d.xla->Totals();
+    const XlaModelTotals& o = d.ours->totals;
+    EXPECT_EQ(o.parameter_bytes, x.parameter_bytes) << file;
+    EXPECT_EQ(o.constant_bytes, x.constant_bytes) << file;
+    EXPECT_EQ(o.maybe_live_out_bytes, x.maybe_live_out_bytes) << file;
+    EXPECT_EQ(o.thread_local_bytes, x.thread_local_bytes) << file;
+    EXPECT_EQ(o.preallocated_temp_bytes - x.preallocated_temp_bytes, it->second) << file;
+    EXPECT_EQ(o.total_bytes - x.total_bytes, it->second) << file;
+    EXPECT_EQ(static_cast<int64_t>(d.ours->allocations.size()), x.allocations) << file;
+  }
+  EXPECT_EQ(files, 3);
+}
+
+// XLA's packer alone: the whole-module heap-simulator trace of each dump replayed through
+// PackBestFit. Each trace event is one tick of XLA's heap clock (an
+// Alloc opens an interval, a Free closes it, a ShareWith opens one in the chunk of the value it
+// names), the intervals are ordered by XLA's value id (its tie-break), and the packing must
+// put every value at XLA's offset (less the heap's base inside the combined temp allocation)
+// with XLA's heap size. Sorting a shared chunk by its lowest index rather than by the
+// interval that allocated it put 1093 of the train step's 1130 values elsewhere, in a heap
+// 40 MB larger.
+TEST(XlaRealDumps, PackerReplaysXlasHeapTraceExactly) {
+  const std::filesystem::path dir = std::filesystem::path(HLOSCOPE_CORPUS_DIR) / "xla_dumps";
+  int traces = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".pb") continue;
+    const std::string file = entry.path().filename().string();
+    absl::StatusOr<XlaBufferAssignment> xla =
+        ReadXlaBufferAssignmentProto(ReadAll(entry.path()), entry.path().string());
+    ASSERT_TRUE(xla.ok()) << xla.status();
+    for (const XlaHeapTrace& trace : xla->heap_traces) {
+      if (!trace.whole_module) continue;
+      ++traces;
+      // By id over every allocation: the trace names the heap's allocation before XLA combined
+      // the temp allocations (the Pax step's says 1187, a small one; its values are in 1322).
+      std::map<int64_t, const XlaAssignedValue*> value;
+      for (const XlaAllocation& a : xla->allocations) {
+        for (const XlaAssignedValue& v : a.values) value[v.id] = &v;
+      }
+      std::map<int64_t, HeapBuffer> by_id;  // XLA's value id -> its interval in ticks
+      std::map<int64_t, int64_t> share_with;
+      int32_t tick = 0;
+      for (const XlaHeapEvent& e : trace.events) {
+        ASSERT_TRUE(value.contains(e.value_id)) << file << ": value " << e.value_id;
+        if (e.kind == XlaHeapEvent::Kind::kFree) {
+          by_id.at(e.value_id).last = tick++;
+          continue;
+        }
+        by_id[e.value_id] = {value.at(e.value_id)->bytes, tick, tick, -1};
+        if (e.kind == XlaHeapEvent::Kind::kShareWith) share_with[e.value_id] = e.share_with;
+        ++tick;
+      }
+      std::map<int64_t, int32_t> index;
+      std::vector<HeapBuffer> buffers;
+      std::vector<int64_t> ids;
+      for (const auto& [id, b] : by_id) {
+        index[id] = static_cast<int32_t>(buffers.size());
+        buffers.push_back(b);
+        ids.push_back(id);
+      }
+      for (const auto& [id, with] : share_with)
+        buffers[index.at(id)].colocated_with = index.at(with);
+      const HeapLayout layout = PackBestFit(buffers, {.order = HeapOrder::kXla, .alignment = 128});
+      int64_t base = std::numeric_limits<int64_t>::max(), end = 0;
+      for (int64_t id : ids) {
+        base = std::min(base, value.at(id)->offset);
+        end = std::max(end, value.at(id)->offset + value.at(id)->bytes);
+      }
+      int misplaced = 0;
+      for (size_t i = 0; i < ids.size(); ++i) {
+        if (layout.offsets[i] != value.at(ids[i])->offset - base) ++misplaced;
+      }
+      EXPECT_EQ(misplaced, 0) << file << ": of " << ids.size() << " values";
+      EXPECT_EQ(layout.heap_bytes, end - base) << file;
+    }
+  }
+  EXPECT_EQ(traces, 3);
 }
 
 // The side-by-side of `hlo-opt X.hlo.pb --memory-report` (AddXlaBufferAssignment with the
