@@ -15,6 +15,7 @@
 #include "analysis/alias.h"
 #include "analysis/call_graph.h"
 #include "analysis/in_place_pairs.h"
+#include "analysis/memory/xla_gpu_buffer_sharing.h"
 #include "fmt/format.h"
 #include "hlo/computation.h"
 #include "hlo/input_output_alias.h"
@@ -111,7 +112,8 @@ class Assigner {
         alias_(alias),
         flow_(alias.dataflow()),
         ranges_(ranges),
-        options_(options) {}
+        options_(options),
+        gpu_sharing_(options.gpu_buffer_sharing.value_or(LooksLikeXlaGpuModule(module))) {}
 
   absl::StatusOr<XlaModelAssignment> Run() {
     scopes_ = Scopes(module_);
@@ -232,8 +234,18 @@ class Assigner {
     if (end == nullptr || u.instruction->opcode() == Opcode::kCopy) return false;
     const auto users = end->users();
     if (std::find(users.begin(), users.end(), u.instruction) == users.end()) return false;
-    return CanShareOperandBufferWithUser(*end, flow_.IndexAt(*end, operand_range.end_position),
-                                         *u.instruction, u.index, flow_.options());
+    return CanShare(*end, flow_.IndexAt(*end, operand_range.end_position), *u.instruction, u.index);
+  }
+
+  // XLA's HloDataflowAnalysis::CanShareOperandBufferWithUser, with XLA:GPU's hint when the
+  // model models XLA:GPU.
+  bool CanShare(const Instruction& operand, const ShapeIndex& operand_index,
+                const Instruction& user, const ShapeIndex& user_index) const {
+    if (gpu_sharing_) {
+      return XlaGpuCanShareOperandBufferWithUser(operand, operand_index, user, user_index,
+                                                 flow_.options());
+    }
+    return CanShareOperandBufferWithUser(operand, operand_index, user, user_index, flow_.options());
   }
 
   bool MaybeAssign(size_t index, const HloBuffer& b) {
@@ -581,7 +593,7 @@ class Assigner {
           if (flow_.value(u).instruction != op) continue;
           // Equal sizes: XLA's heap checks that a value is freed at the size it was shared at.
           if (heap[it->second].last != step || heap[it->second].bytes != heap[i].bytes) continue;
-          if (!CanShareOperandBufferWithUser(*op, {}, *in, v.index, flow_.options())) continue;
+          if (!CanShare(*op, {}, *in, v.index)) continue;
           return it->second;
         }
       }
@@ -766,6 +778,7 @@ class Assigner {
   const DataflowAnalysis& flow_;
   const XlaLiveRanges& ranges_;
   const XlaModelOptions& options_;
+  const bool gpu_sharing_;  // XLA:GPU's CanShareBufferHint decides before the generic rule
   absl::flat_hash_map<const Computation*, Scope> scopes_;
   absl::flat_hash_set<std::pair<int64_t, std::string>> donated_;
   std::vector<std::vector<const Instruction*>> positions_;
