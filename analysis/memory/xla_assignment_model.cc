@@ -347,6 +347,41 @@ class Assigner {
     return out;
   }
 
+  // An async-start in the short form (`reduce-scatter-start(...)`, no wrapped computation in
+  // our module) whose wrapped op returns a tuple: XLA holds that op in a computation of its
+  // own, where it defines its own tuple table beside the async-start's {1}; the dumps' XLA
+  // assignments have one such temporary table per wrapped tuple (the MaxText train step's
+  // five reduce-scatters, 640 bytes at alignment 128; Pax's four, 1,152 bytes). The model adds
+  // it as a temp allocation of the table's size, named `<start>{1}.wrapped`, made just after
+  // the {1} table's (its place among the parts is not XLA's).
+  void AddWrappedTupleTables(const HloBuffer& b) {
+    for (ValueId v : b.values) {
+      const HloValue& hv = flow_.value(v);
+      if (hv.is_phi || hv.index.size() != 1 || hv.index[0] != 1) continue;
+      const Instruction* in = hv.instruction;
+      if (in->opcode() != Opcode::kAsyncStart) continue;
+      const Opcode wrapped = in->async_wrapped_opcode();
+      if (wrapped == Opcode::kOpcodeCount || wrapped == Opcode::kCall ||
+          wrapped == Opcode::kFusion || !hv.shape->IsTuple()) {
+        continue;
+      }
+      XlaModelAllocation m;
+      m.index = static_cast<int64_t>(out_.allocations.size());
+      m.size = b.bytes;
+      m.memory_space = SpaceOf(b);
+      m.tuple = true;
+      m.preallocated_temp = true;
+      XlaModelValue value = ModelValue(v, 0, b.bytes);
+      value.name += ".wrapped";
+      value.buffer = -1;
+      m.peak_values.push_back(value.name);
+      m.values.push_back(std::move(value));
+      out_.allocations.push_back(std::move(m));
+      allocations_.emplace_back();
+      allocations_.back().reusable = false;
+    }
+  }
+
   void AssignOne(const HloBuffer& b, bool thread_local_buffer) {
     for (ValueId v : b.values) {
       const HloValue& hv = flow_.value(v);
@@ -391,6 +426,7 @@ class Assigner {
         out_.allocations[i].tuple = true;
         out_.allocations[i].preallocated_temp = !b.live_out;
         allocations_[i].reusable = false;
+        AddWrappedTupleTables(b);
         return;
       }
       if (!hv.index.empty()) continue;
