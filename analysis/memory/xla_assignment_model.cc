@@ -291,6 +291,11 @@ class Assigner {
       return XlaGpuCanShareOperandBufferWithUser(operand, operand_index, user, user_index,
                                                  flow_.options());
     }
+    if (operand.opcode() == Opcode::kConstant) return false;
+    if (std::optional<bool> slices =
+            XlaSliceInputFusionShare(operand, operand_index, user, user_index)) {
+      return *slices;
+    }
     return CanShareOperandBufferWithUser(operand, operand_index, user, user_index, flow_.options());
   }
 

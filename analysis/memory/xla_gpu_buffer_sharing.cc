@@ -4,6 +4,7 @@
 #include <charconv>
 #include <deque>
 #include <string_view>
+#include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "analysis/in_place_pairs.h"
@@ -54,6 +55,144 @@ const Instruction* ReductionHero(const Computation& fused) {
     if (const Instruction* hero = ReduceHeroOf(r)) return hero;
   }
   return nullptr;
+}
+
+// XLA's Is1dSliceWithoutStrides.
+bool Is1dSliceWithoutStrides(const Instruction& in) {
+  if (in.opcode() != Opcode::kSlice) return false;
+  const auto dims = in.slice();
+  return dims.size() == 1 && dims[0].stride == 1;
+}
+
+// XLA's IsSliceInputFusion: an input fusion whose root is a tuple of 1-D unstrided slices (what
+// horizontal fusion makes).
+bool IsSliceInputFusion(const Instruction& fusion) {
+  if (fusion.opcode() != Opcode::kFusion || fusion.fusion_kind() != FusionKind::kInput) {
+    return false;
+  }
+  const Computation* fused = fusion.fused_computation();
+  const Instruction* root = fused == nullptr ? nullptr : fused->root();
+  if (root == nullptr || root->opcode() != Opcode::kTuple) return false;
+  const auto ops = root->operands();
+  return std::all_of(ops.begin(), ops.end(),
+                     [](const Instruction* in) { return Is1dSliceWithoutStrides(*in); });
+}
+
+struct ConcatUsage {
+  const Instruction* concat = nullptr;
+  int64_t operand_number = 0;
+  const Instruction* slice_recovering_operand = nullptr;
+};
+
+// XLA's ConcatIsEffectivelyElementwise: the concat's users are 1-D unstrided slices that cut it
+// back into its (distinct) operands, in order; a concat seen before must be alike (same shape
+// and dimension, operands aside) and `operand` at the same operand number.
+std::optional<ConcatUsage> ConcatIsEffectivelyElementwise(const Instruction& concat,
+                                                          const Instruction& operand,
+                                                          const ConcatUsage& seen) {
+  std::vector<const Instruction*> users(concat.users().begin(), concat.users().end());
+  if (!std::all_of(users.begin(), users.end(),
+                   [](const Instruction* u) { return Is1dSliceWithoutStrides(*u); })) {
+    return std::nullopt;
+  }
+  const auto ops = concat.operands();
+  const absl::flat_hash_set<const Instruction*> unique(ops.begin(), ops.end());
+  if (static_cast<int64_t>(users.size()) != concat.operand_count() ||
+      static_cast<int64_t>(unique.size()) != concat.operand_count()) {
+    return std::nullopt;
+  }
+  std::sort(users.begin(), users.end(), [](const Instruction* a, const Instruction* b) {
+    return a->slice()[0].start < b->slice()[0].start;
+  });
+  int64_t previous_limit = 0;
+  for (size_t i = 0; i < users.size(); ++i) {
+    const SliceDim& d = users[i]->slice()[0];
+    if (d.start != previous_limit ||
+        d.limit - d.start != concat.operand(static_cast<int64_t>(i))->shape().ElementCount()) {
+      return std::nullopt;
+    }
+    previous_limit = d.limit;
+  }
+  const int64_t number = FirstOperandIndex(concat, &operand);
+  if (seen.concat != nullptr) {
+    const bool alike =
+        seen.concat->shape() == concat.shape() &&
+        seen.concat->operand_count() == concat.operand_count() &&
+        std::equal(seen.concat->dimensions().begin(), seen.concat->dimensions().end(),
+                   concat.dimensions().begin(), concat.dimensions().end());
+    if (!alike || seen.operand_number != number) return std::nullopt;
+  }
+  return ConcatUsage{&concat, number, users[static_cast<size_t>(number)]};
+}
+
+// Dimensions without those of size 1: a reshape that keeps them (and the default layouts on
+// both sides) moves no element, as XLA's ShapeUtil::ReshapeIsBitcast asks; other reshapes are
+// taken as moving elements (a narrower reading of XLA's rule).
+bool ReshapeIsBitcast(const Shape& from, const Shape& to) {
+  auto squeeze = [](const Shape& s) {
+    std::vector<int64_t> out;
+    for (int64_t d : s.dims) {
+      if (d != 1) out.push_back(d);
+    }
+    return out;
+  };
+  auto major_to_minor = [](const Shape& s) {
+    if (!s.has_layout) return true;
+    const auto& m2m = s.layout.minor_to_major;
+    for (size_t i = 0; i < m2m.size(); ++i) {
+      if (m2m[i] != static_cast<int64_t>(m2m.size() - 1 - i)) return false;
+    }
+    return true;
+  };
+  return from.element_type == to.element_type && squeeze(from) == squeeze(to) &&
+         major_to_minor(from) && major_to_minor(to);
+}
+
+// XLA's AreTransitiveUsesEffectivelyElementwise: every use from the fused parameter on is
+// elementwise (same layout), a bitcast reshape, or a concat that the root's slices undo (then
+// only the slice recovering this operand is followed), and the walk reaches output
+// `out_index` of the root tuple.
+bool AreTransitiveUsesEffectivelyElementwise(const Instruction* param,
+                                             const Instruction* root_tuple, int64_t out_index) {
+  absl::flat_hash_set<const Instruction*> visited;
+  std::vector<const Instruction*> stack = {param};
+  ConcatUsage concat_usage;
+  bool output_reachable = false;
+  while (!stack.empty()) {
+    const Instruction* current = stack.back();
+    stack.pop_back();
+    visited.insert(current);
+    for (const Instruction* user : current->users()) {
+      switch (user->opcode()) {
+        case Opcode::kTuple:
+          if (user == root_tuple && out_index < root_tuple->operand_count() &&
+              current == root_tuple->operand(out_index)) {
+            output_reachable = true;
+          }
+          break;
+        case Opcode::kReshape:
+          if (!ReshapeIsBitcast(current->shape(), user->shape())) return false;
+          break;
+        case Opcode::kConcatenate: {
+          std::optional<ConcatUsage> usage =
+              ConcatIsEffectivelyElementwise(*user, *current, concat_usage);
+          if (!usage) return false;
+          concat_usage = *usage;
+          if (visited.contains(concat_usage.slice_recovering_operand)) return false;
+          stack.push_back(concat_usage.slice_recovering_operand);
+          continue;
+        }
+        default:
+          for (int64_t i = 0; i < user->operand_count(); ++i) {
+            if (user->operand(i) == current && !ElementwiseOnOperand(*user, i)) return false;
+          }
+          if (!(current->shape().layout == user->shape().layout)) return false;
+          break;
+      }
+      if (!visited.contains(user)) stack.push_back(user);
+    }
+  }
+  return output_reachable;
 }
 
 std::optional<bool> FusionHint(const Instruction& fusion, const Instruction& operand,
@@ -183,11 +322,35 @@ std::optional<bool> XlaGpuCanShareBufferHint(const Instruction& user, const Inst
   }
 }
 
+std::optional<bool> XlaSliceInputFusionShare(const Instruction& operand,
+                                             const ShapeIndex& operand_index,
+                                             const Instruction& user,
+                                             const ShapeIndex& user_index) {
+  if (!IsSliceInputFusion(user)) return std::nullopt;
+  const Shape* operand_subshape = Subshape(operand.shape(), operand_index);
+  const Shape* user_subshape = Subshape(user.shape(), user_index);
+  const Computation* fused = user.fused_computation();
+  const int64_t number = FirstOperandIndex(user, &operand);
+  if (operand_subshape == nullptr || user_subshape == nullptr || user_index.size() != 1 ||
+      number < 0 || number >= fused->parameter_count()) {
+    return false;
+  }
+  return operand_subshape->IsArray() && user_subshape->IsArray() &&
+         operand_subshape->ElementCount() == user_subshape->ElementCount() &&
+         operand_subshape->element_type == user_subshape->element_type &&
+         AreTransitiveUsesEffectivelyElementwise(fused->parameter(number), fused->root(),
+                                                 user_index[0]);
+}
+
 bool XlaGpuCanShareOperandBufferWithUser(const Instruction& operand,
                                          const ShapeIndex& operand_index, const Instruction& user,
                                          const ShapeIndex& user_index,
                                          const DataflowOptions& options) {
   if (operand.opcode() == Opcode::kConstant) return false;
+  if (std::optional<bool> slices =
+          XlaSliceInputFusionShare(operand, operand_index, user, user_index)) {
+    return *slices;
+  }
   const Shape* operand_subshape = Subshape(operand.shape(), operand_index);
   const Shape* user_subshape = Subshape(user.shape(), user_index);
   if (operand_subshape == nullptr || user_subshape == nullptr) return false;

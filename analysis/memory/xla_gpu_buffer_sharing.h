@@ -26,9 +26,20 @@ namespace hloscope {
 std::optional<bool> XlaGpuCanShareBufferHint(const Instruction& user, const Instruction& operand,
                                              const ShapeIndex& user_index);
 
+// XLA's rule for a slice input fusion (an input fusion whose root is a tuple of 1-D unstrided
+// slices, what horizontal fusion makes), which HloDataflowAnalysis::CanShareOperandBufferWithUser
+// applies before any other, on every backend: output `user_index` may take the operand's buffer
+// when both are arrays of the same element count and type and the operand's fused parameter
+// reaches that output only through elementwise ops, bitcast reshapes and a concat that the root
+// slices undo. nullopt for any other user.
+std::optional<bool> XlaSliceInputFusionShare(const Instruction& operand,
+                                             const ShapeIndex& operand_index,
+                                             const Instruction& user, const ShapeIndex& user_index);
+
 // HloDataflowAnalysis::CanShareOperandBufferWithUser with XLA:GPU's hook installed: a constant
-// never; an in-place pair of equal shapes always; then the hint; then the generic rule
-// (CanShareOperandBufferWithUser of analysis/in_place_pairs.h).
+// never; a slice input fusion by XlaSliceInputFusionShare; an in-place pair of equal shapes
+// always; then the hint; then the generic rule (CanShareOperandBufferWithUser of
+// analysis/in_place_pairs.h).
 bool XlaGpuCanShareOperandBufferWithUser(const Instruction& operand,
                                          const ShapeIndex& operand_index, const Instruction& user,
                                          const ShapeIndex& user_index,

@@ -154,6 +154,45 @@ ENTRY e {
   EXPECT_TRUE(LooksLikeXlaGpuModule(*m));  // the cuBLAS target
 }
 
+// XLA's rule for a slice input fusion (horizontal fusion: operands concatenated, then cut back
+// by 1-D slices), which XLA applies before any other on every backend: output k may take
+// operand k's buffer (same element count and type) when the operand's parameter reaches
+// output k only through elementwise ops and the concat the slices undo. Output 0 comes from
+// parameter 0 (through the multiply), not from parameter 1. On the Pax step this put
+// all-gather-start.9{1,187} in XLA's output allocation 481, where input_slice_fusion{1} takes
+// it over.
+TEST(XlaGpuBufferSharing, SliceInputFusionSharesOperandKWithOutputK) {
+  auto m = Parse(R"(
+HloModule M
+horizontal {
+  p0 = f32[4]{0} parameter(0)
+  p1 = f32[6]{0} parameter(1)
+  m0 = f32[4]{0} multiply(p0, p0)
+  c = f32[10]{0} concatenate(m0, p1), dimensions={0}
+  s0 = f32[4]{0} slice(c), slice={[0:4]}
+  s1 = f32[6]{0} slice(c), slice={[4:10]}
+  ROOT t = (f32[4]{0}, f32[6]{0}) tuple(s0, s1)
+}
+ENTRY e {
+  a = f32[4]{0} parameter(0)
+  b = f32[6]{0} parameter(1)
+  na = f32[4]{0} negate(a)
+  nb = f32[6]{0} negate(b)
+  ROOT f = (f32[4]{0}, f32[6]{0}) fusion(na, nb), kind=kInput, calls=horizontal
+})");
+  ASSERT_NE(m, nullptr);
+  const Instruction* f = Find(*m, "f");
+  const Instruction* na = Find(*m, "na");
+  const Instruction* nb = Find(*m, "nb");
+  EXPECT_EQ(XlaSliceInputFusionShare(*na, {}, *f, {0}), std::optional<bool>(true));
+  EXPECT_EQ(XlaSliceInputFusionShare(*nb, {}, *f, {1}), std::optional<bool>(true));
+  EXPECT_EQ(XlaSliceInputFusionShare(*nb, {}, *f, {0}), std::optional<bool>(false));
+  EXPECT_EQ(XlaSliceInputFusionShare(*na, {}, *Find(*m, "nb"), {}), std::nullopt);
+  // Both the GPU rule and the generic one take it first.
+  EXPECT_TRUE(XlaGpuCanShareOperandBufferWithUser(*na, {}, *f, {0}, {}));
+  EXPECT_FALSE(CanShareOperandBufferWithUser(*na, {}, *f, {0}));
+}
+
 // The model: a f32[2,2048] value read by a fusion through a bitcast as f32[1,2,2048]. With
 // XLA:GPU's rule the fusion's buffer may take a's allocation, where a's live range ends at the
 // fusion: r (live out) gets the output allocation, a ([1,2]) joins it, then f ([2,3]) touches
