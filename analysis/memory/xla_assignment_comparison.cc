@@ -223,6 +223,17 @@ void ReadTrace(const XlaBufferAssignment& xla, const StepMap& steps,
         }
         continue;
       }
+      // A result taking over a dying operand's chunk: XLA frees the operand just before the
+      // ShareWith, at the result's own time (HeapSimulator::RunComputation), so that free
+      // lies at the result's step, not somewhere before it.
+      std::optional<int64_t> freed_for_share;
+      if (e.kind == XlaHeapEvent::Kind::kShareWith) {
+        auto f = std::find(freed_since_alloc.begin(), freed_since_alloc.end(), e.share_with);
+        if (f != freed_since_alloc.end()) {
+          freed_for_share = e.share_with;
+          freed_since_alloc.erase(f);
+        }
+      }
       if (previous_alloc == nullptr || previous_alloc->instruction != e.instruction ||
           previous_alloc->computation != e.computation) {
         ++tick;
@@ -230,6 +241,11 @@ void ReadTrace(const XlaBufferAssignment& xla, const StepMap& steps,
           const bool in_entry = e.computation == steps.entry || e.computation.empty();
           bound_frees(in_entry ? *at - 1 : *at);
           step = std::max(step.value_or(0), *at);
+        }
+      }
+      if (freed_for_share && step) {
+        if (auto r = range.find(*freed_for_share); r != range.end()) {
+          r->second.last = r->second.last_max = *step;
         }
       }
       previous_alloc = &e;

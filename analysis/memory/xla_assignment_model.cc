@@ -15,6 +15,7 @@
 #include "analysis/alias.h"
 #include "analysis/call_graph.h"
 #include "analysis/in_place_pairs.h"
+#include "analysis/memory/xla_gpu_buffer_sharing.h"
 #include "fmt/format.h"
 #include "hlo/computation.h"
 #include "hlo/input_output_alias.h"
@@ -111,7 +112,8 @@ class Assigner {
         alias_(alias),
         flow_(alias.dataflow()),
         ranges_(ranges),
-        options_(options) {}
+        options_(options),
+        gpu_sharing_(options.gpu_buffer_sharing.value_or(LooksLikeXlaGpuModule(module))) {}
 
   absl::StatusOr<XlaModelAssignment> Run() {
     scopes_ = Scopes(module_);
@@ -140,6 +142,7 @@ class Assigner {
       for (const Computation* c : order) {
         for (const Instruction* in : XlaInstructionPostOrder(*c)) post_order_[in] = position++;
       }
+      WrappedPositions(position);
     }
     std::vector<const HloBuffer*> global, thread_local_buffers;
     for (const HloBuffer& b : alias_.buffers()) {
@@ -201,12 +204,57 @@ class Assigner {
     return lowest;
   }
 
+  // Whether `v` is the value of an op a short-form async-start wraps (`reduce-scatter-start`:
+  // its output element {1, ...}, but for the {1} table of a tuple result, which the
+  // async-start defines itself): XLA defines it in the wrapped computation.
+  bool DefinedInWrappedComputation(const HloValue& v) const {
+    const Instruction* in = v.instruction;
+    if (v.is_phi || in->opcode() != Opcode::kAsyncStart || v.index.empty() || v.index[0] != 1) {
+      return false;
+    }
+    const Opcode wrapped = in->async_wrapped_opcode();
+    if (wrapped == Opcode::kOpcodeCount || wrapped == Opcode::kCall || wrapped == Opcode::kFusion) {
+      return false;
+    }
+    return !(v.index.size() == 1 && v.shape->IsTuple());
+  }
+
+  // XLA's buffer order ranks a buffer by the post-order position of its first value's
+  // instruction over the global computations, callers first, the reverse of a callees-first
+  // walk (as `order` above): an async-start's wrapped computation comes after every caller,
+  // and of two called from the entry the later caller's first. Our short form has no wrapped
+  // computation, so the values of each short-form async-start's wrapped op get positions after
+  // every instruction's, the last async-start's first. On the Pax step this put the async
+  // reduce-scatters' 384-byte outputs (`reduce-scatter-start.3{1,2}`, `{1,3}`) in XLA's donated
+  // parameter allocations 274 and 422, not `reduce-scatter-start{1,12}`, `{1,13}` (values that
+  // differ 8 -> 4). Async fusions are left at their start (the JAX dumps are exact so).
+  void WrappedPositions(int64_t position) {
+    std::vector<std::pair<int64_t, const Instruction*>> starts;
+    for (const Computation* c : module_.computations()) {
+      for (const Instruction* in : c->instructions()) {
+        if (in->opcode() != Opcode::kAsyncStart) continue;
+        auto it = post_order_.find(in);
+        if (it != post_order_.end()) starts.push_back({it->second, in});
+      }
+    }
+    std::sort(starts.begin(), starts.end());
+    std::reverse(starts.begin(), starts.end());
+    for (const auto& [at, in] : starts) wrapped_position_[in] = position++;
+  }
+
+  int64_t PositionOf(ValueId v) const {
+    const HloValue& hv = flow_.value(v);
+    if (DefinedInWrappedComputation(hv)) {
+      auto it = wrapped_position_.find(hv.instruction);
+      if (it != wrapped_position_.end()) return it->second;
+    }
+    auto it = post_order_.find(hv.instruction);
+    return it == post_order_.end() ? std::numeric_limits<int64_t>::max() : it->second;
+  }
+
   int64_t FirstPosition(const HloBuffer& b) const {
     int64_t first = std::numeric_limits<int64_t>::max();
-    for (ValueId v : b.values) {
-      auto it = post_order_.find(flow_.value(v).instruction);
-      if (it != post_order_.end()) first = std::min(first, it->second);
-    }
+    for (ValueId v : b.values) first = std::min(first, PositionOf(v));
     return first;
   }
 
@@ -232,8 +280,23 @@ class Assigner {
     if (end == nullptr || u.instruction->opcode() == Opcode::kCopy) return false;
     const auto users = end->users();
     if (std::find(users.begin(), users.end(), u.instruction) == users.end()) return false;
-    return CanShareOperandBufferWithUser(*end, flow_.IndexAt(*end, operand_range.end_position),
-                                         *u.instruction, u.index, flow_.options());
+    return CanShare(*end, flow_.IndexAt(*end, operand_range.end_position), *u.instruction, u.index);
+  }
+
+  // XLA's HloDataflowAnalysis::CanShareOperandBufferWithUser, with XLA:GPU's hint when the
+  // model models XLA:GPU.
+  bool CanShare(const Instruction& operand, const ShapeIndex& operand_index,
+                const Instruction& user, const ShapeIndex& user_index) const {
+    if (gpu_sharing_) {
+      return XlaGpuCanShareOperandBufferWithUser(operand, operand_index, user, user_index,
+                                                 flow_.options());
+    }
+    if (operand.opcode() == Opcode::kConstant) return false;
+    if (std::optional<bool> slices =
+            XlaSliceInputFusionShare(operand, operand_index, user, user_index)) {
+      return *slices;
+    }
+    return CanShareOperandBufferWithUser(operand, operand_index, user, user_index, flow_.options());
   }
 
   bool MaybeAssign(size_t index, const HloBuffer& b) {
@@ -335,6 +398,41 @@ class Assigner {
     return out;
   }
 
+  // An async-start in the short form (`reduce-scatter-start(...)`, no wrapped computation in
+  // our module) whose wrapped op returns a tuple: XLA holds that op in a computation of its
+  // own, where it defines its own tuple table beside the async-start's {1}; the dumps' XLA
+  // assignments have one such temporary table per wrapped tuple (the MaxText train step's
+  // five reduce-scatters, 640 bytes at alignment 128; Pax's four, 1,152 bytes). The model adds
+  // it as a temp allocation of the table's size, named `<start>{1}.wrapped`, made just after
+  // the {1} table's (its place among the parts is not XLA's).
+  void AddWrappedTupleTables(const HloBuffer& b) {
+    for (ValueId v : b.values) {
+      const HloValue& hv = flow_.value(v);
+      if (hv.is_phi || hv.index.size() != 1 || hv.index[0] != 1) continue;
+      const Instruction* in = hv.instruction;
+      if (in->opcode() != Opcode::kAsyncStart) continue;
+      const Opcode wrapped = in->async_wrapped_opcode();
+      if (wrapped == Opcode::kOpcodeCount || wrapped == Opcode::kCall ||
+          wrapped == Opcode::kFusion || !hv.shape->IsTuple()) {
+        continue;
+      }
+      XlaModelAllocation m;
+      m.index = static_cast<int64_t>(out_.allocations.size());
+      m.size = b.bytes;
+      m.memory_space = SpaceOf(b);
+      m.tuple = true;
+      m.preallocated_temp = true;
+      XlaModelValue value = ModelValue(v, 0, b.bytes);
+      value.name += ".wrapped";
+      value.buffer = -1;
+      m.peak_values.push_back(value.name);
+      m.values.push_back(std::move(value));
+      out_.allocations.push_back(std::move(m));
+      allocations_.emplace_back();
+      allocations_.back().reusable = false;
+    }
+  }
+
   void AssignOne(const HloBuffer& b, bool thread_local_buffer) {
     for (ValueId v : b.values) {
       const HloValue& hv = flow_.value(v);
@@ -379,6 +477,7 @@ class Assigner {
         out_.allocations[i].tuple = true;
         out_.allocations[i].preallocated_temp = !b.live_out;
         allocations_[i].reusable = false;
+        AddWrappedTupleTables(b);
         return;
       }
       if (!hv.index.empty()) continue;
@@ -581,7 +680,7 @@ class Assigner {
           if (flow_.value(u).instruction != op) continue;
           // Equal sizes: XLA's heap checks that a value is freed at the size it was shared at.
           if (heap[it->second].last != step || heap[it->second].bytes != heap[i].bytes) continue;
-          if (!CanShareOperandBufferWithUser(*op, {}, *in, v.index, flow_.options())) continue;
+          if (!CanShare(*op, {}, *in, v.index)) continue;
           return it->second;
         }
       }
@@ -766,10 +865,12 @@ class Assigner {
   const DataflowAnalysis& flow_;
   const XlaLiveRanges& ranges_;
   const XlaModelOptions& options_;
+  const bool gpu_sharing_;  // XLA:GPU's CanShareBufferHint decides before the generic rule
   absl::flat_hash_map<const Computation*, Scope> scopes_;
   absl::flat_hash_set<std::pair<int64_t, std::string>> donated_;
   std::vector<std::vector<const Instruction*>> positions_;
   absl::flat_hash_map<const Instruction*, int64_t> post_order_;
+  absl::flat_hash_map<const Instruction*, int64_t> wrapped_position_;
   std::vector<Allocation> allocations_;  // parallel to out_.allocations
   std::vector<size_t> reusable_;         // XLA's allocation_indices
   absl::flat_hash_set<BufferId> assigned_;

@@ -48,6 +48,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,10 @@ struct XlaModelOptions {
   int64_t alignment = 1;  // of temp chunks (XLA:GPU: 256, older versions 128; its tests 1, 64)
   HeapOrder heap_order = HeapOrder::kXla;
   XlaLiveRangeOptions live_ranges = {};
+  // Whether buffers share by XLA:GPU's rule (its CanShareBufferHint: xla_gpu_buffer_sharing.h)
+  // or XLA's generic one; unset: XLA:GPU's when the module carries XLA:GPU's marks
+  // (LooksLikeXlaGpuModule).
+  std::optional<bool> gpu_buffer_sharing = std::nullopt;
 };
 
 struct XlaModelValue {

@@ -15,6 +15,8 @@
 
 namespace hloscope {
 namespace {
+// How a wrapped tuple-shaped instruction's own table is named on the async-start.
+constexpr std::string_view kWrappedTupleTableSuffix = "{1}.wrapped";
 
 std::string IndexText(const std::vector<int64_t>& index) {
   std::string out = "{";
@@ -435,11 +437,26 @@ absl::StatusOr<XlaBufferAssignment> MapXlaBufferAssignmentOntoModule(
       wrapping_of.try_emplace(w.wrapped_instruction, &w);
     }
   }
+  // A wrapped instruction with values below its top level returns a tuple: its own tuple
+  // table (its top-level value) is not the async-start's {1}, which XLA defines apart; the
+  // XLA assignment model names it `<async-start>{1}.wrapped` (xla_assignment_model.cc).
+  absl::flat_hash_set<std::string_view> wrapped_tuples;
+  for (const XlaAllocation& a : assignment.allocations) {
+    for (const XlaAssignedValue& v : a.values) {
+      if (!v.index.empty() && wrapping_of.contains(v.instruction)) {
+        wrapped_tuples.insert(v.instruction);
+      }
+    }
+  }
   XlaBufferAssignment out = assignment;
   for (XlaAllocation& a : out.allocations) {
     for (XlaAssignedValue& v : a.values) {
       auto w = wrapping_of.find(v.instruction);
       if (w == wrapping_of.end()) continue;
+      if (v.index.empty() && wrapped_tuples.contains(v.instruction)) {
+        v.instruction = w->second->async_start + std::string(kWrappedTupleTableSuffix);
+        continue;
+      }
       v.instruction = w->second->async_start;
       v.index.insert(v.index.begin(), 1);
     }
@@ -454,7 +471,12 @@ absl::StatusOr<XlaBufferAssignment> MapXlaBufferAssignmentOntoModule(
   }
   for (const XlaAllocation& a : out.allocations) {
     for (const XlaAssignedValue& v : a.values) {
-      if (!names.contains(v.instruction)) {
+      std::string_view name = v.instruction;
+      if (name.size() > kWrappedTupleTableSuffix.size() &&
+          name.substr(name.size() - kWrappedTupleTableSuffix.size()) == kWrappedTupleTableSuffix) {
+        name.remove_suffix(kWrappedTupleTableSuffix.size());
+      }
+      if (!names.contains(name)) {
         return absl::InvalidArgumentError(
             fmt::format("{}: error: buffer assignment does not match module '{}': no instruction "
                         "'{}' (allocation {})",
