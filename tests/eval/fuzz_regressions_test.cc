@@ -169,6 +169,41 @@ ENTRY e {
             "f32[2] {1, -1}");
 }
 
+// copy, reshape and dynamic-update-slice of an empty array called memcpy(null, null, 0), which
+// UBSan reports (found by the pipeline fuzzer: copy-insertion copies an f32[<=0] entry
+// parameter returned at the root). Each runs, in both modes, to an empty result.
+TEST(EvalFuzzRegressions, EmptyArraysCopiedReshapedAndUpdated) {
+  EXPECT_EQ(RunBoth(R"(
+HloModule m
+ENTRY e {
+  p = f32[<=0] parameter(0)
+  ROOT c = f32[<=0] copy(p)
+}
+)",
+                    {"{}"}),
+            "f32[<=0](0) {}");
+  EXPECT_EQ(RunBoth(R"(
+HloModule m
+ENTRY e {
+  p = f32[0,3] parameter(0)
+  ROOT r = f32[3,0] reshape(p)
+}
+)",
+                    {"{}"}),
+            "f32[3,0] {{}, {}, {}}");
+  EXPECT_EQ(RunBoth(R"(
+HloModule m
+ENTRY e {
+  p = f32[0] parameter(0)
+  u = f32[0] parameter(1)
+  i = s32[] constant(0)
+  ROOT c = f32[0] dynamic-update-slice(p, u, i)
+}
+)",
+                    {"{}", "{}"}),
+            "f32[0] {}");
+}
+
 // set-dimension-size of an f64[4,4] typed f32[4,<=4] verifies under mixed precision; the
 // interpreter relaid the f64 bytes into the f32 result (ASan: heap-buffer-overflow in Relayout;
 // found by the pipeline fuzzer on an mhlo import test's module). XLA's HandleSetDimensionSize
