@@ -164,7 +164,8 @@ void DynamicUpdateSliceInto(const Shape& out, absl::Span<const ArrayRef> operand
   const auto ueb = static_cast<size_t>(eb);
   int64_t linear = 0;
   const Shape& us = *update.shape;
-  std::memcpy(result.data(), operand.data, result.size());
+  // An empty array's bytes may have a null data(): memcpy must not see it, even for 0 bytes.
+  if (!result.empty()) std::memcpy(result.data(), operand.data, result.size());
   std::vector<int64_t> start(static_cast<size_t>(out.rank()));
   for (int64_t d = 0; d < out.rank(); ++d) {
     start[static_cast<size_t>(d)] =
@@ -292,8 +293,8 @@ absl::StatusOr<Bytes> EvalDataMovement(const Instruction& instr,
       }
       [[fallthrough]];
     case Opcode::kReshape:
-      // Same logical elements in row-major order.
-      std::memcpy(result.data(), in[0].data, result.size());
+      // Same logical elements in row-major order (none: an empty array's data() may be null).
+      if (!result.empty()) std::memcpy(result.data(), in[0].data, result.size());
       break;
     case Opcode::kBroadcast: {
       auto dims = instr.dimensions();

@@ -171,6 +171,13 @@ absl::Status CheckAsyncStart(const Instruction& instr, const VerifierOptions& op
     return InstrError(instr, StrCat(instr.PrintedOpcode(), " shape ", ShapeText(out),
                                     " is not a tuple of (operands), result and context"));
   }
+  // XLA's verifier checks the aliasing of the custom-call or fusion it wraps; ours are the
+  // start's own attribute, of the wrapped op's result at element {1} (in_place_pairs.cc).
+  const Opcode wrapped_op = instr.async_wrapped_opcode();
+  const ShapeIndex alias_base = wrapped_op == Opcode::kCustomCall || wrapped_op == Opcode::kFusion
+                                    ? ShapeIndex{1}
+                                    : ShapeIndex{};
+  if (absl::Status s = CheckOperandAliasing(instr, alias_base); !s.ok()) return s;
   // A wrapped op written as sugar (`custom-call-start(...)` without calls=) has no computation
   // in the text: its operands are all there.
   const Computation* wrapped = AsyncChainComputation(instr);

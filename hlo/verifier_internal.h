@@ -73,6 +73,10 @@ absl::Status CheckFirstOperandsShapesAt(const Instruction& instr, const Shape& o
 absl::Status CheckCallee(const Instruction& instr, const Computation* callee, std::string_view kind,
                          std::string_view attr, const Shape& result, std::string_view result_name);
 
+// verifier_shape_rules.cc: the output_to_operand_aliasing entries of `instr` name operands
+// and subshapes that exist and agree with the subshape at `result_index` of its result ({} for
+// fusion and custom-call, {1} for their async form, as analysis/in_place_pairs.cc reads them).
+absl::Status CheckOperandAliasing(const Instruction& instr, const ShapeIndex& result_index);
 // verifier_callee_rules.cc: XLA's reducer rule (VerifyReducerShape) for the computation `role`
 // of a reduce, reduce-window, scatter or select-and-scatter combining n inputs: 2n scalar
 // parameters (n accumulators, then n elements), one scalar or a tuple of n returned, of the

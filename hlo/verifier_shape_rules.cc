@@ -169,16 +169,13 @@ absl::Status CheckCallee(const Instruction& instr, const Computation* callee, st
   return absl::OkStatus();
 }
 
-namespace {
-
-absl::Status CheckCall(const Instruction& instr, const VerifierOptions&) {
-  return CheckCallee(instr, instr.to_apply(), "call", "to_apply", instr.shape(), "call shape");
-}
-
-// output_to_operand_aliasing (fusion, custom-call): each entry names an operand, a subshape of
-// it and a subshape of the result that exist and agree, since the in-place analyses make the
-// two share a buffer.
-absl::Status CheckOperandAliasing(const Instruction& instr) {
+// output_to_operand_aliasing (fusion, custom-call, and the async form of either, whose output
+// indices are of element {1}, the wrapped op's result): each entry names an operand, a
+// subshape of it and a subshape of the result that exist and agree, since the in-place
+// analyses make the two share a buffer.
+absl::Status CheckOperandAliasing(const Instruction& instr, const ShapeIndex& result_index) {
+  const Shape* result = Subshape(instr.shape(), result_index);
+  if (result == nullptr) return absl::OkStatus();  // the -start's own rule names its shape
   for (const OperandAlias& alias : instr.output_to_operand_aliasing()) {
     auto entry = [&] {
       return StrCat(instr.PrintedOpcode(), " output_to_operand_aliasing entry ",
@@ -198,11 +195,11 @@ absl::Status CheckOperandAliasing(const Instruction& instr) {
                         " of ", OperandRef(instr, alias.operand), " shape ",
                         ShapeText(operand_shape), ", which has none"));
     }
-    const Shape* to = Subshape(instr.shape(), alias.output_index);
+    const Shape* to = Subshape(*result, alias.output_index);
     if (to == nullptr) {
       return InstrError(instr, StrCat(entry(), " names output shape index ",
                                       ShapeIndexToString(alias.output_index), " of shape ",
-                                      ShapeText(instr.shape()), ", which has none"));
+                                      ShapeText(*result), ", which has none"));
     }
     // A buffer `b(f32[16])` aliases the array it holds (XLA's Pin and Unpin custom-calls).
     auto array_of = [](const Shape* s) { return s->IsBuffer() ? s->tuple_elements[0] : s; };
@@ -214,18 +211,24 @@ absl::Status CheckOperandAliasing(const Instruction& instr) {
   return absl::OkStatus();
 }
 
+namespace {
+
+absl::Status CheckCall(const Instruction& instr, const VerifierOptions&) {
+  return CheckCallee(instr, instr.to_apply(), "call", "to_apply", instr.shape(), "call shape");
+}
+
 absl::Status CheckFusion(const Instruction& instr, const VerifierOptions&) {
   if (absl::Status s = CheckCallee(instr, instr.fused_computation(), "fusion", "calls",
                                    instr.shape(), "fusion shape");
       !s.ok()) {
     return s;
   }
-  return CheckOperandAliasing(instr);
+  return CheckOperandAliasing(instr, {});
 }
 
 // A custom-call's shapes are its target's business; only its aliasing is checked.
 absl::Status CheckCustomCall(const Instruction& instr, const VerifierOptions&) {
-  return CheckOperandAliasing(instr);
+  return CheckOperandAliasing(instr, {});
 }
 
 // The deprecated form of dynamic-(update-)slice start indices: one integer vector with an

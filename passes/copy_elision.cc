@@ -1277,6 +1277,8 @@ void PlaceRelocatedCopies(ElisionRun& run) {
     d.executions_per_step = ExecutionsPerStep(*copy, run.ordering, &d.executions_known);
     run.copies.push_back(copy);
     run.decisions.push_back(std::move(d));
+    // Kept parallel to `copies`: CopyOperandsInstead reads it for every copy, these included.
+    run.not_in_place.emplace_back();
   }
 }
 

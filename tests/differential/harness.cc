@@ -82,7 +82,9 @@ std::optional<Baseline> MakeBaseline(const Module& module, absl::Span<const Pass
   std::vector<bool> bitcast_modes = {false};
   for (const PassUnderTest& p : passes)
     if (p.bitcast_defines_value && bitcast_modes.size() == 1) bitcast_modes.push_back(true);
-  eval::EvalOptions value{.mode = eval::EvalMode::kValue, .max_bytes = options.max_bytes};
+  eval::EvalOptions value{.mode = eval::EvalMode::kValue,
+                          .max_bytes = options.max_bytes,
+                          .max_steps = options.max_steps};
   // Before building arguments: a module of 2^62-byte parameters must be skipped, not allocated.
   if (absl::Status runnable = eval::CheckRunnable(module, value); !runnable.ok()) {
     result = {Verdict::kSkipped, SkipReason("value mode", runnable), {}, {}};
@@ -101,6 +103,7 @@ std::optional<Baseline> MakeBaseline(const Module& module, absl::Span<const Pass
       eval::EvalOptions buffer{.mode = eval::EvalMode::kBuffer,
                                .dataflow = {.bitcast_defines_value = bitcast_defines_value},
                                .max_bytes = options.max_bytes,
+                               .max_steps = options.max_steps,
                                .read_only_overwrites = &overwrites};
       absl::StatusOr<eval::Literal> shared = eval::Evaluate(module, args, buffer);
       b.read_only_overwrites[bitcast_defines_value].insert(overwrites.begin(), overwrites.end());
@@ -221,6 +224,7 @@ std::optional<std::string> RunPass(std::string_view text, const PassUnderTest& p
   eval::EvalOptions buffer{.mode = eval::EvalMode::kBuffer,
                            .dataflow = {.bitcast_defines_value = pass.bitcast_defines_value},
                            .max_bytes = options.max_bytes,
+                           .max_steps = options.max_steps,
                            .read_only_overwrites = &overwrites};
   for (size_t i = 0; i < baseline.expected.size(); ++i) {
     absl::StatusOr<eval::Literal> actual = eval::Evaluate(**module, baseline.arguments[i], buffer);

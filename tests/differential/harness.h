@@ -45,6 +45,8 @@ struct HarnessOptions {
   uint64_t first_seed = 1;
   // Modules whose storage would exceed this are skipped ("too large"): keeps tests fast.
   int64_t max_bytes = int64_t{16} << 20;
+  // The interpreter's step limit per run: a fuzzed while loop may never end (pipeline_fuzzer).
+  int64_t max_steps = 100'000'000;
 };
 
 // A pass as the harness runs it.

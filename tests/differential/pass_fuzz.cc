@@ -10,8 +10,10 @@
 // module that is not a valid baseline (buffer mode differs from value mode before any pass) is
 // reduced too, to show the copy it lacks.
 //
-// --passes defaults to every registered pass; `remove-all-copies` (the broken test pass) is
-// accepted too, to see a failure being found and reduced. --seed is the first seed (default:
+// --passes defaults to every registered pass (RegisteredPasses) and the variants of
+// kFuzzedOptions below; a pass list entry with options ("copy-elision{region-analysis=true}")
+// is accepted too, and so is `remove-all-copies` (the broken test pass), to see a failure
+// being found and reduced. --seed is the first seed (default:
 // derived from the clock, and printed, so a run can be repeated).
 #include <chrono>
 #include <cstdint>
@@ -23,6 +25,8 @@
 #include <vector>
 
 #include "fmt/format.h"
+#include "passes/pass_pipeline.h"
+#include "passes/pass_registry.h"
 #include "tests/differential/broken_pass.h"
 #include "tests/differential/harness.h"
 #include "tests/differential/random_module.h"
@@ -52,13 +56,54 @@ bool ParseNumber(std::string_view text, uint64_t* out) {
   return true;
 }
 
+// Boolean pass options (default false) that change what a pass decides without a matching
+// interpreter switch, so RegisteredPasses does not vary them: each pass that declares one is
+// fuzzed a second time with it true. region-analysis makes copy-elision remove copies the
+// ordered value lists refuse (XLA's region-based interference): more removals, more to check.
+constexpr std::string_view kFuzzedOptions[] = {"region-analysis"};
+
+// `spec` (a pass list entry, options included) as the harness runs it; null when it does not
+// make a pass.
+std::unique_ptr<hd::PassUnderTest> PassFromSpec(const std::string& spec) {
+  const hloscope::PassRegistry& registry = hloscope::PassRegistry::Global();
+  absl::StatusOr<std::unique_ptr<hloscope::Pass>> probe = hloscope::CreatePass(spec, registry);
+  if (!probe.ok()) return nullptr;
+  auto make = [spec, &registry]() -> std::unique_ptr<hloscope::Pass> {
+    absl::StatusOr<std::unique_ptr<hloscope::Pass>> pass = hloscope::CreatePass(spec, registry);
+    return pass.ok() ? *std::move(pass) : nullptr;  // cannot fail: the probe was made
+  };
+  return std::make_unique<hd::PassUnderTest>(spec, make, false,
+                                             (*probe)->LeavesUnsafeModulesAlone());
+}
+
+// RegisteredPasses and a variant per declared option of kFuzzedOptions.
+std::vector<hd::PassUnderTest> DefaultPasses() {
+  std::vector<hd::PassUnderTest> passes = hd::RegisteredPasses();
+  for (const hloscope::PassRegistry::Entry* e : hloscope::PassRegistry::Global().Entries()) {
+    std::unique_ptr<hloscope::Pass> probe = e->factory();
+    for (const hloscope::PassOption& option : probe->pass_options().options()) {
+      for (std::string_view fuzzed : kFuzzedOptions) {
+        if (option.name != fuzzed || option.default_value != "false") continue;
+        if (auto p = PassFromSpec(fmt::format("{}{{{}=true}}", e->name, fuzzed)))
+          passes.push_back(std::move(*p));
+      }
+    }
+  }
+  return passes;
+}
+
 // The passes named in `list` (comma separated), or an error message.
 std::string SelectPasses(std::string_view list, std::vector<hd::PassUnderTest>* out) {
-  std::vector<hd::PassUnderTest> all = hd::RegisteredPasses();
+  std::vector<hd::PassUnderTest> all = DefaultPasses();
   all.push_back(
       {"remove-all-copies", [] { return std::make_unique<hd::RemoveAllCopies>(); }, false});
   while (!list.empty()) {
+    // Options hold no commas outside braces only: "a{x=1,y=2},b" splits after the brace.
     size_t comma = list.find(',');
+    if (size_t brace = list.find('{'); brace < comma) {
+      size_t close = list.find('}', brace);
+      comma = close == std::string_view::npos ? close : list.find(',', close);
+    }
     std::string_view name = list.substr(0, comma);
     list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
     bool found = false;
@@ -67,7 +112,10 @@ std::string SelectPasses(std::string_view list, std::vector<hd::PassUnderTest>* 
         out->push_back(p);
         found = true;
       }
-    if (!found) return fmt::format("unknown pass '{}'", name);
+    if (found) continue;
+    std::unique_ptr<hd::PassUnderTest> p = PassFromSpec(std::string(name));
+    if (p == nullptr) return fmt::format("unknown pass '{}'", name);
+    out->push_back(std::move(*p));
   }
   return {};
 }
@@ -128,7 +176,7 @@ int main(int argc, char** argv) {
       return UsageError(fmt::format("unknown argument '{}'", arg));
     }
   }
-  if (passes.empty()) passes = hd::RegisteredPasses();
+  if (passes.empty()) passes = DefaultPasses();
   if (!module_file.empty()) return CheckFile(module_file, passes);
   std::vector<std::string> names;
   for (const hd::PassUnderTest& p : passes) names.push_back(p.name);

@@ -38,6 +38,24 @@ TEST(PassFuzzTest, CleanRunExitsZero) {
   EXPECT_NE(r.output.find("no failure"), std::string::npos) << r.output;
 }
 
+// copy-elision{region-analysis=true} decides by XLA's region analysis where the default
+// refuses: it is fuzzed by default, and a pass list entry with options is accepted.
+TEST(PassFuzzTest, RegionAnalysisIsFuzzedAndOptionsAreAccepted) {
+  ProcessResult all = PassFuzz("--time=1 --seed=7");
+  EXPECT_EQ(all.exit_code, 0) << all.output;
+  EXPECT_NE(all.output.find(", copy-elision{region-analysis=true}"), std::string::npos)
+      << all.output;
+  ProcessResult one =
+      PassFuzz("--time=1 --seed=7 '--passes=dce,copy-elision{region-analysis=true}'");
+  EXPECT_EQ(one.exit_code, 0) << one.output;
+  EXPECT_NE(one.output.find("passes: dce, copy-elision{region-analysis=true}\n"), std::string::npos)
+      << one.output;
+  ProcessResult bad = PassFuzz("'--passes=copy-elision{no-such-option=true}'");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("unknown pass 'copy-elision{no-such-option=true}'"), std::string::npos)
+      << bad.output;
+}
+
 TEST(PassFuzzTest, BrokenPassIsFoundReducedAndPrinted) {
   ProcessResult r = PassFuzz("--time=5 --seed=100 --passes=remove-all-copies");
   EXPECT_EQ(r.exit_code, 1) << r.output;

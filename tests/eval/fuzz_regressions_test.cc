@@ -169,6 +169,71 @@ ENTRY e {
             "f32[2] {1, -1}");
 }
 
+// copy, reshape and dynamic-update-slice of an empty array called memcpy(null, null, 0), which
+// UBSan reports (found by the pipeline fuzzer: copy-insertion copies an f32[<=0] entry
+// parameter returned at the root). Each runs, in both modes, to an empty result.
+TEST(EvalFuzzRegressions, EmptyArraysCopiedReshapedAndUpdated) {
+  EXPECT_EQ(RunBoth(R"(
+HloModule m
+ENTRY e {
+  p = f32[<=0] parameter(0)
+  ROOT c = f32[<=0] copy(p)
+}
+)",
+                    {"{}"}),
+            "f32[<=0](0) {}");
+  EXPECT_EQ(RunBoth(R"(
+HloModule m
+ENTRY e {
+  p = f32[0,3] parameter(0)
+  ROOT r = f32[3,0] reshape(p)
+}
+)",
+                    {"{}"}),
+            "f32[3,0] {{}, {}, {}}");
+  EXPECT_EQ(RunBoth(R"(
+HloModule m
+ENTRY e {
+  p = f32[0] parameter(0)
+  u = f32[0] parameter(1)
+  i = s32[] constant(0)
+  ROOT c = f32[0] dynamic-update-slice(p, u, i)
+}
+)",
+                    {"{}", "{}"}),
+            "f32[0] {}");
+}
+
+// set-dimension-size of an f64[4,4] typed f32[4,<=4] verifies under mixed precision; the
+// interpreter relaid the f64 bytes into the f32 result (ASan: heap-buffer-overflow in Relayout;
+// found by the pipeline fuzzer on an mhlo import test's module). XLA's HandleSetDimensionSize
+// memcpy's the operand bytes unconverted, so hlo-run refuses it, as for dynamic-update-slice.
+// Of one element type it still runs.
+TEST(EvalFuzzRegressions, SetDimensionSizeOfAnotherElementTypeIsRefused) {
+  constexpr char kText[] = R"(
+HloModule m
+ENTRY e {
+  p = f64[4,4] parameter(0)
+  n = s32[] parameter(1)
+  ROOT s = f32[4,<=4] set-dimension-size(p, n), dimensions={1}
+}
+)";
+  EXPECT_EQ(
+      RunBoth(kText, {"{{1, 2, 3, 4}, {5, 6, 7, 8}, {9, 10, 11, 12}, {13, 14, 15, 16}}", "2"}),
+      "error: cannot run %s: set-dimension-size moves f64 elements into a f32 result (mixed "
+      "precision is not run: XLA's evaluator copies the bytes unconverted)");
+  EXPECT_EQ(RunBoth(R"(
+HloModule m
+ENTRY e {
+  p = f32[2,2] parameter(0)
+  n = s32[] parameter(1)
+  ROOT s = f32[2,<=2] set-dimension-size(p, n), dimensions={1}
+}
+)",
+                    {"{{1, 2}, {3, 4}}", "1"}),
+            "f32[2,<=2](2,1) {{1}, {3}}");
+}
+
 // copy-start of an f32 operand typed (f16, f32, u32[]) verified under mixed precision, and
 // the interpreter relaid the f32 bytes into the f16 slot (ASan: heap-buffer-overflow in
 // Relayout). XLA's ShapeVerifier::CheckShape compares copy-start and copy-done with ShapesSame.
