@@ -9,8 +9,8 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "eval/backend_config.h"
 #include "eval/element_io.h"
+#include "hlo/backend_config.h"
 #include "hlo/primitive_type.h"
 #include "support/str_util.h"
 

@@ -33,12 +33,12 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "eval/backend_config.h"
 #include "eval/custom_calls.h"
 #include "eval/element_io.h"
 #include "eval/kernels.h"
 #include "eval/layout_util.h"
 #include "hlo/attribute_values.h"
+#include "hlo/backend_config.h"
 #include "support/str_util.h"
 
 namespace hloscope::eval {

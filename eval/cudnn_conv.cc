@@ -22,11 +22,11 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "eval/backend_config.h"
 #include "eval/convolution.h"
 #include "eval/custom_calls.h"
 #include "eval/element_io.h"
 #include "eval/layout_util.h"
+#include "hlo/backend_config.h"
 #include "support/status_text.h"
 #include "support/str_util.h"
 

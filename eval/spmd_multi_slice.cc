@@ -7,9 +7,9 @@
 #include <string_view>
 
 #include "absl/status/status.h"
-#include "eval/backend_config.h"
 #include "eval/element_io.h"
 #include "eval/layout_util.h"
+#include "hlo/backend_config.h"
 #include "support/str_util.h"
 
 namespace hloscope::eval {

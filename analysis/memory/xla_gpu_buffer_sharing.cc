@@ -1,13 +1,13 @@
 #include "analysis/memory/xla_gpu_buffer_sharing.h"
 
 #include <algorithm>
-#include <charconv>
 #include <deque>
 #include <string_view>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "analysis/in_place_pairs.h"
+#include "hlo/backend_config.h"
 #include "hlo/computation.h"
 
 namespace hloscope {
@@ -284,18 +284,6 @@ std::optional<bool> FusionHint(const Instruction& fusion, const Instruction& ope
   return found_path_to_output;
 }
 
-// The "beta" of a cuBLASLt matmul's gemm_backend_config (XLA reads it from the proto; the text
-// holds it as JSON). Missing or unreadable: 0, as the proto's default.
-double GemmBeta(std::string_view config) {
-  const size_t at = config.find("\"beta\":");
-  if (at == std::string_view::npos) return 0;
-  std::string_view rest = config.substr(at + 7);
-  while (!rest.empty() && (rest.front() == ' ' || rest.front() == '"')) rest.remove_prefix(1);
-  double beta = 0;
-  std::from_chars(rest.data(), rest.data() + rest.size(), beta);
-  return beta;
-}
-
 }  // namespace
 
 std::optional<bool> XlaGpuCanShareBufferHint(const Instruction& user, const Instruction& operand,
@@ -309,8 +297,9 @@ std::optional<bool> XlaGpuCanShareBufferHint(const Instruction& user, const Inst
     case Opcode::kCustomCall: {
       const std::string_view target = user.custom_call_target();
       if (target == "__cublas$lt$matmul") {
-        return GemmBeta(user.backend_config()) != 0 && user.operand_count() > 2 &&
-               user.operand(2) == &operand;
+        // XLA reads beta from the proto, 0 by default; the text holds the config as JSON.
+        const double beta = ConfigNumber(BackendConfigText(user), "beta").value_or(0);
+        return beta != 0 && user.operand_count() > 2 && user.operand(2) == &operand;
       }
       if (target == "__cusolver$cholesky") return user_index.size() == 1 && user_index[0] == 0;
       return false;
@@ -383,7 +372,7 @@ bool LooksLikeXlaGpuModule(const Module& module) {
       if (in->opcode() == Opcode::kCustomCall) {
         const std::string_view target = in->custom_call_target();
         for (std::string_view prefix : kTargetPrefixes) {
-          if (target.substr(0, prefix.size()) == prefix) return true;
+          if (target.starts_with(prefix)) return true;
         }
       }
     }

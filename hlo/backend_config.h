@@ -11,7 +11,7 @@
 
 #include "hlo/instruction.h"
 
-namespace hloscope::eval {
+namespace hloscope {
 
 // The backend_config text with escaped quotes unescaped ("" when there is none).
 std::string BackendConfigText(const Instruction& instr);
@@ -28,4 +28,4 @@ std::optional<std::string_view> ConfigWord(std::string_view json, std::string_vi
 // A list of integers written as strings or numbers: ["1","0"] or [1, 0].
 std::optional<std::vector<int64_t>> ConfigIntList(std::string_view json, std::string_view key);
 
-}  // namespace hloscope::eval
+}  // namespace hloscope

@@ -1,11 +1,11 @@
-#include "eval/backend_config.h"
+#include "hlo/backend_config.h"
 
 #include <cctype>
 #include <charconv>
 
 #include "hlo/attribute_values.h"
 
-namespace hloscope::eval {
+namespace hloscope {
 namespace {
 
 bool IsKeyChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
@@ -82,4 +82,4 @@ std::optional<std::vector<int64_t>> ConfigIntList(std::string_view json, std::st
   return out;
 }
 
-}  // namespace hloscope::eval
+}  // namespace hloscope
