@@ -157,10 +157,18 @@ class Assigner {
     // decides where CombineTemporaries puts each).
     for (auto* list : {&global, &thread_local_buffers}) {
       std::vector<const HloBuffer*>& buffers = *list;
-      std::sort(buffers.begin(), buffers.end(), [&](const HloBuffer* a, const HloBuffer* b) {
-        return std::make_tuple(-a->bytes, !a->live_out, FirstPosition(*a), XlaBufferRank(*a)) <
-               std::make_tuple(-b->bytes, !b->live_out, FirstPosition(*b), XlaBufferRank(*b));
-      });
+      // Each buffer's key computed once: FirstPosition and XlaBufferRank walk all of its
+      // values, which the comparator would otherwise do at every comparison. XlaBufferRank is
+      // unique per buffer, so the order is total.
+      using Key = std::tuple<int64_t, bool, int64_t, int64_t>;
+      std::vector<std::pair<Key, const HloBuffer*>> keyed;
+      keyed.reserve(buffers.size());
+      for (const HloBuffer* b : buffers) {
+        keyed.push_back({Key(-b->bytes, !b->live_out, FirstPosition(*b), XlaBufferRank(*b)), b});
+      }
+      std::sort(keyed.begin(), keyed.end(),
+                [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (size_t i = 0; i < keyed.size(); ++i) buffers[i] = keyed[i].second;
       reusable_.clear();
       for (const HloBuffer* b : buffers) AssignOne(*b, list == &thread_local_buffers);
       if (list == &global) PackTemporaries();
@@ -585,14 +593,26 @@ class Assigner {
     const int64_t n = static_cast<int64_t>(flow_.values().size());
     std::vector<ValueId> ids(n);
     for (int64_t v = 0; v < n; ++v) ids[v] = static_cast<ValueId>(v);
-    auto key = [&](ValueId v) {
-      const HloValue& hv = flow_.value(v);
+    // Each value's instruction rank looked up once, not at every comparison.
+    std::vector<int64_t> defined_at(n, 0);
+    for (int64_t v = 0; v < n; ++v) {
+      const HloValue& hv = flow_.value(static_cast<ValueId>(v));
+      if (hv.is_phi) continue;
       auto it = instruction_rank.find(hv.instruction);
-      const int64_t r = it == instruction_rank.end() ? next : it->second;
-      return std::make_tuple(hv.is_phi, hv.is_phi ? 0 : r,
-                             std::vector<int64_t>(hv.index.begin(), hv.index.end()), v);
-    };
-    std::stable_sort(ids.begin(), ids.end(), [&](ValueId a, ValueId b) { return key(a) < key(b); });
+      defined_at[v] = it == instruction_rank.end() ? next : it->second;
+    }
+    // By (phi last, instruction rank, shape index, id): ids are unique, so the order is total.
+    std::sort(ids.begin(), ids.end(), [&](ValueId a, ValueId b) {
+      const HloValue& x = flow_.value(a);
+      const HloValue& y = flow_.value(b);
+      if (x.is_phi != y.is_phi) return y.is_phi;
+      if (defined_at[a] != defined_at[b]) return defined_at[a] < defined_at[b];
+      if (x.index != y.index) {
+        return std::lexicographical_compare(x.index.begin(), x.index.end(), y.index.begin(),
+                                            y.index.end());
+      }
+      return a < b;
+    });
     value_rank_.assign(n, 0);
     for (int64_t k = 0; k < n; ++k) value_rank_[ids[k]] = k;
     return value_rank_;
