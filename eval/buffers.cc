@@ -16,12 +16,6 @@ bool IsTarget(const Instruction& instr, std::string_view target) {
   return instr.opcode() == Opcode::kCustomCall && instr.custom_call_target() == target;
 }
 
-bool HasBuffer(const Shape& shape) {
-  bool found = false;
-  ForEachSubshape(shape, [&](const Shape& s, const ShapeIndex&) { found = found || s.IsBuffer(); });
-  return found;
-}
-
 // Instructions that only hand values on (or run a computation on them): a buffer passes
 // through them as any value does.
 bool Forwards(Opcode op) {
@@ -56,6 +50,12 @@ Bytes Relaid(const ArrayRef& from, const Shape& to) {
 }
 
 }  // namespace
+
+bool HasBuffer(const Shape& shape) {
+  bool found = false;
+  ForEachSubshape(shape, [&](const Shape& s, const ShapeIndex&) { found = found || s.IsBuffer(); });
+  return found;
+}
 
 bool IsBufferOp(const Instruction& instr) {
   return IsTarget(instr, "Pin") || IsTarget(instr, "Unpin") || IsTarget(instr, "CreateBuffer") ||

@@ -34,6 +34,9 @@
 
 namespace hloscope::eval {
 
+// Whether `shape` is or holds a buffer b(T).
+bool HasBuffer(const Shape& shape);
+
 // Pin, Unpin, CreateBuffer, or a dynamic-update-slice into a buffer: run by EvalBufferOp.
 bool IsBufferOp(const Instruction& instr);
 

@@ -128,16 +128,6 @@ bool IsKnownCustomCallTarget(std::string_view target) {
          target == kLocalToGlobal || target == "_SPMDInternalOp_MultiSlice";
 }
 
-namespace {
-bool HasBufferLeaf(const Shape& shape) {
-  if (shape.IsBuffer()) return true;
-  for (const Shape* e : shape.tuple_elements) {
-    if (HasBufferLeaf(*e)) return true;
-  }
-  return false;
-}
-}  // namespace
-
 CustomCallRun RunnableCustomCall(const Instruction& instr, const EvalOptions& options) {
   const std::string_view target = instr.custom_call_target();
   if (IsKnownCustomCallTarget(target)) return CustomCallRun::kKnown;
@@ -147,11 +137,11 @@ CustomCallRun RunnableCustomCall(const Instruction& instr, const EvalOptions& op
     return CustomCallRun::kKnown;
   }
   if (options.custom_calls != CustomCalls::kOpaque || IsDynamicShapeCustomCall(target) ||
-      target == "CreateBuffer" || HasBufferLeaf(instr.shape())) {
+      target == "CreateBuffer" || HasBuffer(instr.shape())) {
     return CustomCallRun::kRefused;
   }
   for (const Instruction* o : instr.operands()) {
-    if (HasBufferLeaf(o->shape())) return CustomCallRun::kRefused;
+    if (HasBuffer(o->shape())) return CustomCallRun::kRefused;
   }
   return CustomCallRun::kOpaque;
 }
