@@ -19,8 +19,9 @@
 //    rather than inventing values a device would not have.
 //  - dynamic-update-slice into a buffer: the buffer's array with the update written in.
 // Any other instruction with a buffer operand or result, apart from the forwarding ones
-// (tuple, get-tuple-element, while, call, conditional, fusion, parameter), is refused by
-// CheckBufferUses, as is an entry computation that returns a buffer.
+// (tuple, get-tuple-element, while, call, conditional, fusion, parameter, async-start/-update/
+// -done), and custom-calls (refused by target unless known or opaque: opaque_custom_call.h),
+// is refused by CheckBufferUses, as is an entry computation that returns a buffer.
 #pragma once
 
 #include <optional>

@@ -358,11 +358,16 @@ class Evaluator {
         elements->push_back(ToValue(lit.elements()[i], *target.tuple_elements[i]));
       }
       v.elements = std::move(elements);
+    } else if (target.IsBuffer()) {  // `lit` is the array the buffer holds
+      v.elements =
+          std::make_shared<const std::vector<Value>>(1, ToValue(lit, *target.tuple_elements[0]));
     }
     return v;
   }
 
+  // A buffer b(T) gives the array it holds (written: see UnwrittenBuffer).
   static Literal ToLiteral(const Value& v) {
+    if (v.shape->IsBuffer()) return ToLiteral((*v.elements)[0]);
     if (v.shape->IsTuple()) {
       std::vector<Literal> elements;
       for (const Value& e : *v.elements) elements.push_back(ToLiteral(e));

@@ -125,7 +125,8 @@ TEST(EvalOpaqueCustomCallTest, RefusedByDefaultNamingTheOption) {
   EXPECT_TRUE(CheckRunnable(*m, opaque).ok());
 }
 
-TEST(EvalOpaqueCustomCallTest, RunnableCustomCallKeepsKnownDynamicAndBufferTargets) {
+TEST(EvalOpaqueCustomCallTest,
+     RunnableCustomCallKeepsKnownDynamicAndBufferOpsAndRunsUnknownBufferCalls) {
   std::unique_ptr<Module> m = testing::Parse(R"(HloModule m
 ENTRY e {
   p = f32[4] parameter(0)
@@ -154,10 +155,12 @@ ENTRY e {
     EXPECT_EQ(RunnableCustomCall(named("padded"), *options), CustomCallRun::kKnown);
     EXPECT_EQ(RunnableCustomCall(named("pin"), *options), CustomCallRun::kKnown);
     EXPECT_EQ(RunnableCustomCall(named("unpin"), *options), CustomCallRun::kKnown);
-    EXPECT_EQ(RunnableCustomCall(named("unknown_buffer"), *options), CustomCallRun::kRefused);
   }
-  EXPECT_EQ(RunnableCustomCall(named("unknown"), refuse), CustomCallRun::kRefused);
-  EXPECT_EQ(RunnableCustomCall(named("unknown"), opaque), CustomCallRun::kOpaque);
+  // An unknown target on buffers b(T) runs opaque too (opaque_buffer_calls.test).
+  for (std::string_view name : {"unknown", "unknown_buffer"}) {
+    EXPECT_EQ(RunnableCustomCall(named(name), refuse), CustomCallRun::kRefused) << name;
+    EXPECT_EQ(RunnableCustomCall(named(name), opaque), CustomCallRun::kOpaque) << name;
+  }
 }
 
 }  // namespace
