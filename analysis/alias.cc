@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <numeric>
 #include <string>
-#include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "analysis/in_place_pairs.h"
@@ -65,33 +64,20 @@ class Joiner {
     });
   }
 
-  // Joins the values at two positions. A buffer b(T) is one storage in XLA (its shape is a
-  // leaf there, openxla/xla 2c731115ef3b xla/shape.h IsBuffer); here its array has a position
-  // of its own ({0} under the buffer), so an in-place pair on a buffer position joins that array
-  // too: Pin's array lives in its operand's storage, Unpin's result in the buffer's, and a
-  // custom-call that updates a buffer writes the array its operand holds.
   void JoinPositions(const Instruction& a, const ShapeIndex& ai, const Instruction& b,
                      const ShapeIndex& bi) {
     ValueId anchor = kNoValue;
-    for (const auto& [instr, index] : {std::pair{&a, &ai}, std::pair{&b, &bi}}) {
-      JoinAt(*instr, *index, anchor);
-      const Shape* shape = Subshape(instr->shape(), *index);
-      if (shape != nullptr && shape->IsBuffer()) {
-        ShapeIndex array = *index;
-        array.push_back(0);
-        JoinAt(*instr, array, anchor);
-      }
+    for (ValueId v : df_.ValuesAt(a, ai)) {
+      if (anchor == kNoValue) anchor = v;
+      sets_.Union(anchor, v);
     }
-  }
-
- private:
-  void JoinAt(const Instruction& instr, const ShapeIndex& index, ValueId& anchor) {
-    for (ValueId v : df_.ValuesAt(instr, index)) {
+    for (ValueId v : df_.ValuesAt(b, bi)) {
       if (anchor == kNoValue) anchor = v;
       sets_.Union(anchor, v);
     }
   }
 
+ private:
   const DataflowAnalysis& df_;
   DisjointSets& sets_;
 };

@@ -199,29 +199,6 @@ ENTRY e {
   EXPECT_EQ(BufferAt(*aa, "e", "x"), "x{}");
 }
 
-// XLA's b(T) is one leaf (xla/shape.h); here its array has the position {0} under it. An
-// in-place pair on a buffer joins that array too, so Pin, the update and Unpin share the
-// pinned array's storage, as XLA:GPU's buffer handlers demand (one storage for input and
-// output). The tuple's own buffer stays apart.
-TEST(AliasTest, InPlacePairOnABufferJoinsTheArrayItHolds) {
-  auto m = Parse(R"(HloModule m
-ENTRY e {
-  x = f32[4] parameter(0)
-  a = f32[4] negate(x)
-  pin = b(f32[4]) custom-call(a), custom_call_target="Pin", output_to_operand_aliasing={{}: (0, {})}
-  upd = (b(f32[4]), s32[]) custom-call(pin), custom_call_target="foo", output_to_operand_aliasing={{0}: (0, {})}
-  ub = b(f32[4]) get-tuple-element(upd), index=0
-  ROOT v = f32[4] custom-call(ub), custom_call_target="Unpin", output_to_operand_aliasing={{}: (0, {})}
-})");
-  auto aa = RunAlias(*m);
-  const std::string joined = "a{}, pin{}, pin{0}, upd{0}, upd{0,0}, v{}";
-  EXPECT_EQ(BufferAt(*aa, "e", "a"), joined);
-  EXPECT_EQ(BufferAt(*aa, "e", "ub", {0}), joined);
-  EXPECT_EQ(BufferAt(*aa, "e", "upd", {1}), "upd{1}");
-  EXPECT_EQ(BufferAt(*aa, "e", "upd"), "upd{}");
-  EXPECT_EQ(BufferAt(*aa, "e", "x"), "x{}");
-}
-
 std::unique_ptr<Module> ReadCorpus(const std::string& name) {
   std::ifstream in(std::string(HLOSCOPE_CORPUS_DIR) + "/" + name);
   EXPECT_TRUE(in.good()) << name;
