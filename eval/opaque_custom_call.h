@@ -42,9 +42,10 @@
 //    result holds the leaf's opaque array. XLA's verifier (hlo_verifier.cc, VerifyBuffers*)
 //    demands that every buffer a call returns be aliased to a buffer operand through
 //    output_to_operand_aliasing, so the call updates that operand's storage: buffer mode
-//    stores the array where the alias analysis joins the pair (analysis/alias.cc joins a
-//    buffer position's array with it), by value the returned buffer carries the new contents.
-//    The CreateBuffer call itself keeps its meaning (buffers.h).
+//    stores the array in the storage of the buffer's position, which the in-place pair
+//    shares with the operand (and, through Pin, with the pinned array); by value the returned
+//    buffer carries the new contents. The CreateBuffer call itself keeps its meaning
+//    (buffers.h).
 //
 // What it cannot catch: a pass that is wrong only given the call's real meaning (say, one that
 // assumes the call reads only part of an operand). No pass here reasons about unknown targets.
