@@ -27,6 +27,11 @@ bool Forwards(Opcode op) {
     case Opcode::kCall:
     case Opcode::kConditional:
     case Opcode::kFusion:
+    // An async pair hands its operands and its wrapped op's result on (the wrapped computation
+    // is checked as any other).
+    case Opcode::kAsyncStart:
+    case Opcode::kAsyncUpdate:
+    case Opcode::kAsyncDone:
       return true;
     default:
       return false;

@@ -11,7 +11,9 @@
 // CreateBuffer's storage is whatever buffer assignment gives it, never written.
 //
 // So the interpreter gives (eval/evaluator.cc holds a buffer as a one-element value whose
-// element is its array, as the dataflow analysis sees b(T): position {} and the array at {0}):
+// element is its array; the dataflow analysis gives b(T) one position, as XLA's shape.h makes
+// it one leaf, and buffer mode keeps the array in that position's storage, so Pin, the
+// custom-calls that update the buffer and Unpin share the pinned array's storage):
 //  - Pin: a buffer holding the operand's values (relaid out when T's layout differs).
 //  - Unpin: the buffer's array (relaid out into the result's layout).
 //  - CreateBuffer: a buffer whose contents are unknown. Reading them (Unpin, or a
@@ -19,8 +21,9 @@
 //    rather than inventing values a device would not have.
 //  - dynamic-update-slice into a buffer: the buffer's array with the update written in.
 // Any other instruction with a buffer operand or result, apart from the forwarding ones
-// (tuple, get-tuple-element, while, call, conditional, fusion, parameter), is refused by
-// CheckBufferUses, as is an entry computation that returns a buffer.
+// (tuple, get-tuple-element, while, call, conditional, fusion, parameter, async-start/-update/
+// -done), and custom-calls (refused by target unless known or opaque: opaque_custom_call.h),
+// is refused by CheckBufferUses, as is an entry computation that returns a buffer.
 #pragma once
 
 #include <optional>

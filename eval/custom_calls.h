@@ -48,8 +48,8 @@ bool IsKnownCustomCallTarget(std::string_view target);
 //    also PadToStatic and SliceToDynamic (dynamic_shapes.h) and the buffer ops Pin, Unpin and
 //    CreateBuffer (buffers.h), which the evaluator dispatches before custom-calls.
 //  - kOpaque: an unknown target with options.custom_calls == kOpaque, as an opaque function of
-//    its operands (opaque_custom_call.h); not when the call takes or gives a buffer (b(T)), whose
-//    storage an opaque call could not model.
+//    its operands (opaque_custom_call.h), buffers b(T) among them: a buffer operand is read as
+//    the array it holds, a buffer result holds the opaque array.
 //  - kRefused: anything else.
 enum class CustomCallRun { kRefused, kKnown, kOpaque };
 CustomCallRun RunnableCustomCall(const Instruction& instr, const EvalOptions& options);

@@ -358,11 +358,16 @@ class Evaluator {
         elements->push_back(ToValue(lit.elements()[i], *target.tuple_elements[i]));
       }
       v.elements = std::move(elements);
+    } else if (target.IsBuffer()) {  // `lit` is the array the buffer holds
+      v.elements =
+          std::make_shared<const std::vector<Value>>(1, ToValue(lit, *target.tuple_elements[0]));
     }
     return v;
   }
 
+  // A buffer b(T) gives the array it holds (written: see UnwrittenBuffer).
   static Literal ToLiteral(const Value& v) {
+    if (v.shape->IsBuffer()) return ToLiteral((*v.elements)[0]);
     if (v.shape->IsTuple()) {
       std::vector<Literal> elements;
       for (const Value& e : *v.elements) elements.push_back(ToLiteral(e));
@@ -456,17 +461,21 @@ class Evaluator {
 
   // Buffer mode: every array that `instr` defines is written into its buffer's storage, and the
   // value then refers to that storage. Forwarded arrays already refer to it.
+  // A buffer b(T) is one position for the dataflow analysis (XLA's b(T) is one leaf), so its
+  // array goes to the storage of the buffer's own position: the storage its in-place pairs
+  // share with the pinned array (Pin, the custom-calls that update it, Unpin).
   void Place(const Instruction& instr, Value& v, ShapeIndex& index) {
-    if (v.shape->IsTuple() || v.shape->IsBuffer()) {  // a buffer: its array at index {0}
+    if (v.shape->IsTuple() || v.shape->IsBuffer()) {
       if (v.elements == nullptr) return;
+      const bool buffer = v.shape->IsBuffer();
       std::vector<Value> elements = *v.elements;
       bool changed = false;
       for (size_t i = 0; i < elements.size(); ++i) {
-        index.push_back(static_cast<int64_t>(i));
+        if (!buffer) index.push_back(static_cast<int64_t>(i));
         std::shared_ptr<Bytes> before = elements[i].bytes;
         Place(instr, elements[i], index);
         changed |= elements[i].bytes != before || !elements[i].shape->IsArray();
-        index.pop_back();
+        if (!buffer) index.pop_back();
       }
       if (changed) v.elements = std::make_shared<const std::vector<Value>>(std::move(elements));
       return;

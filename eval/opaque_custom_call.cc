@@ -72,7 +72,8 @@ uint64_t MixLiteral(uint64_t h, const Literal& literal) {
   return MixArray(h, literal);
 }
 
-// RandomLiteral for every array leaf of `shape`, each from its own seed; tokens stay tokens.
+// RandomLiteral for every array leaf of `shape`, each from its own seed; tokens stay tokens. A
+// buffer b(T) gets T's array, seeded as an array result at the buffer's index would be.
 Literal ResultLeaves(const Shape& shape, uint64_t seed, ShapeIndex& index) {
   if (shape.IsTuple()) {
     std::vector<Literal> elements;
@@ -83,6 +84,7 @@ Literal ResultLeaves(const Shape& shape, uint64_t seed, ShapeIndex& index) {
     }
     return Literal::MakeTuple(std::move(elements));
   }
+  if (shape.IsBuffer()) return ResultLeaves(*shape.tuple_elements[0], seed, index);
   if (!shape.IsArray()) return Literal::Zeros(shape);
   uint64_t leaf_seed = MixText(seed, shape.ToString(/*print_layout=*/false));
   leaf_seed = Mix(leaf_seed, index.size());

@@ -36,10 +36,22 @@
 //  - Computations a call names (called_computations) are not run: their meaning is the
 //    target's.
 //
+//  - Buffers b(T) (XLA's non-copyable buffers: Pin, Unpin, CreateBuffer and the calls that
+//    update them in place; buffers.h): a buffer operand is read as the array it holds (one
+//    nothing wrote, CreateBuffer's, is refused as Unpin refuses it), and a buffer leaf of the
+//    result holds the leaf's opaque array. XLA's verifier (hlo_verifier.cc, VerifyBuffers*)
+//    demands that every buffer a call returns be aliased to a buffer operand through
+//    output_to_operand_aliasing, so the call updates that operand's storage: buffer mode
+//    stores the array in the storage of the buffer's position, which the in-place pair
+//    shares with the operand (and, through Pin, with the pinned array); by value the returned
+//    buffer carries the new contents. The CreateBuffer call itself keeps its meaning
+//    (buffers.h).
+//
 // What it cannot catch: a pass that is wrong only given the call's real meaning (say, one that
 // assumes the call reads only part of an operand). No pass here reasons about unknown targets.
 // Known targets, dynamic-shape targets (PadToStatic, SliceToDynamic) and buffer ops (Pin, Unpin,
 // CreateBuffer) keep their real semantics; RunnableCustomCall (custom_calls.h) decides which.
+// `operands` and the result below give each buffer as the array it holds.
 #pragma once
 
 #include <cstdint>

@@ -1,11 +1,13 @@
 // Opaque custom-calls (eval/opaque_custom_call.h): the hash of the call (target and defining
 // attributes, not the name or metadata), of the operands' logical values (not their layout),
 // the side-effect counter, the refusal and its lifting option, and RunnableCustomCall's answer
-// for known, dynamic-shape, buffer and unknown targets.
+// for known, dynamic-shape, buffer and unknown targets; calls on buffers b(T) (the array a
+// buffer leaf holds, nested buffer operands, unwritten buffers).
 #include "eval/opaque_custom_call.h"
 
 #include "eval/custom_calls.h"
 #include "gtest/gtest.h"
+#include "hlo/verifier.h"
 #include "support/option_error.h"
 #include "support/status_text.h"
 #include "tests/eval/eval_test_util.h"
@@ -125,7 +127,8 @@ TEST(EvalOpaqueCustomCallTest, RefusedByDefaultNamingTheOption) {
   EXPECT_TRUE(CheckRunnable(*m, opaque).ok());
 }
 
-TEST(EvalOpaqueCustomCallTest, RunnableCustomCallKeepsKnownDynamicAndBufferTargets) {
+TEST(EvalOpaqueCustomCallTest,
+     RunnableCustomCallKeepsKnownDynamicAndBufferOpsAndRunsUnknownBufferCalls) {
   std::unique_ptr<Module> m = testing::Parse(R"(HloModule m
 ENTRY e {
   p = f32[4] parameter(0)
@@ -154,10 +157,92 @@ ENTRY e {
     EXPECT_EQ(RunnableCustomCall(named("padded"), *options), CustomCallRun::kKnown);
     EXPECT_EQ(RunnableCustomCall(named("pin"), *options), CustomCallRun::kKnown);
     EXPECT_EQ(RunnableCustomCall(named("unpin"), *options), CustomCallRun::kKnown);
-    EXPECT_EQ(RunnableCustomCall(named("unknown_buffer"), *options), CustomCallRun::kRefused);
   }
-  EXPECT_EQ(RunnableCustomCall(named("unknown"), refuse), CustomCallRun::kRefused);
-  EXPECT_EQ(RunnableCustomCall(named("unknown"), opaque), CustomCallRun::kOpaque);
+  // An unknown target on buffers b(T) runs opaque too (opaque_buffer_calls.test).
+  for (std::string_view name : {"unknown", "unknown_buffer"}) {
+    EXPECT_EQ(RunnableCustomCall(named(name), refuse), CustomCallRun::kRefused) << name;
+    EXPECT_EQ(RunnableCustomCall(named(name), opaque), CustomCallRun::kOpaque) << name;
+  }
+}
+
+// Buffers b(T): a buffer leaf of the result holds the array an array leaf of T at the same
+// index would get, so a call's values do not depend on whether T is pinned.
+TEST(EvalOpaqueCustomCallTest, BufferResultHoldsTheArrayAnArrayResultGets) {
+  std::unique_ptr<Module> m = testing::Parse(R"(HloModule m
+ENTRY e {
+  p = f32[4] parameter(0)
+  pin = b(f32[4]) custom-call(p), custom_call_target="Pin", output_to_operand_aliasing={{}: (0, {})}
+  on_buffer = (b(f32[4]), s32[2]) custom-call(pin), custom_call_target="foo", output_to_operand_aliasing={{0}: (0, {})}
+  on_array = (f32[4], s32[2]) custom-call(p), custom_call_target="foo", output_to_operand_aliasing={{0}: (0, {})}
+  b = b(f32[4]) get-tuple-element(on_buffer), index=0
+  v = f32[4] custom-call(b), custom_call_target="Unpin", output_to_operand_aliasing={{}: (0, {})}
+  ROOT t = (f32[4], (f32[4], s32[2])) tuple(v, on_array)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  const Instruction* on_buffer = m->entry()->root()->operand(0)->operand(0)->operand(0);
+  const Instruction& on_array = *m->entry()->root()->operand(1);
+  ASSERT_EQ(on_buffer->name(), "on_buffer");
+  std::vector<Literal> operands;
+  operands.push_back(Array("f32[4]", "{1, 2, 3, 4}"));
+  const OpaqueCallResult with_buffer =
+      EvalOpaqueCustomCall(*on_buffer, operands, on_buffer->shape(), 0);
+  const OpaqueCallResult with_array = EvalOpaqueCustomCall(on_array, operands, on_array.shape(), 0);
+  ASSERT_TRUE(with_buffer.result.is_tuple());
+  ASSERT_TRUE(with_buffer.result.elements()[0].is_array());
+  EXPECT_EQ(FirstDifference(with_buffer.result, with_array.result), std::nullopt);
+  EXPECT_EQ(with_buffer.operands_hash, with_array.operands_hash);
+}
+
+std::string RunOpaque(std::string_view text, const std::string& arg, EvalMode mode) {
+  std::unique_ptr<Module> m = testing::Parse(text);
+  if (m == nullptr) return "parse error";
+  absl::Status v = VerifyModule(*m);
+  EXPECT_TRUE(v.ok()) << StatusText(v);
+  EvalOptions options;
+  options.mode = mode;
+  options.custom_calls = CustomCalls::kOpaque;
+  absl::StatusOr<Literal> out = Evaluate(*m, testing::Args(*m, {arg}), options);
+  if (!out.ok()) return "error: " + std::string(StatusText(out.status()));
+  return FormatLiteral(*out, /*print_all=*/true);
+}
+
+// XLA's hlo_verifier_test VerifyBuffersNestedInOperands: the buffer reaches the call inside a
+// tuple, beside the array it pins. The call reads both; by value and in buffer mode alike.
+constexpr std::string_view kNestedOperand = R"(HloModule m
+ENTRY e {
+  p0 = f32[4] parameter(0)
+  a = f32[4] negate(p0)
+  b0 = b(f32[4]) custom-call(a), custom_call_target="Pin", output_to_operand_aliasing={{}:(0, {})}
+  tuple = (b(f32[4]), f32[4]) tuple(b0, p0)
+  b1 = b(f32[4]) custom-call(tuple), custom_call_target="foo", output_to_operand_aliasing={{}: (0, {0})}
+  ROOT v0 = f32[4] custom-call(b1), custom_call_target="Unpin", output_to_operand_aliasing={{}:(0, {})}
+}
+)";
+
+TEST(EvalOpaqueCustomCallTest, BufferInsideATupleOperandIsReadAndUpdated) {
+  const std::string value = RunOpaque(kNestedOperand, "{1, 2, 3, 4}", EvalMode::kValue);
+  EXPECT_EQ(value.rfind("f32[4] {", 0), 0u) << value;
+  EXPECT_EQ(RunOpaque(kNestedOperand, "{1, 2, 3, 4}", EvalMode::kBuffer), value);
+  EXPECT_EQ(RunOpaque(kNestedOperand, "{1, 2, 3, 4}", EvalMode::kValue), value);
+  // The pinned array's contents reach the call: another input, another result.
+  EXPECT_NE(RunOpaque(kNestedOperand, "{1, 2, 3, 5}", EvalMode::kValue), value);
+}
+
+TEST(EvalOpaqueCustomCallTest, UnwrittenBufferInsideATupleOperandIsRefused) {
+  const std::string got = RunOpaque(R"(HloModule m
+ENTRY e {
+  p0 = f32[4] parameter(0)
+  c = b(f32[4]) custom-call(), custom_call_target="CreateBuffer"
+  tuple = (b(f32[4]), f32[4]) tuple(c, p0)
+  b1 = b(f32[4]) custom-call(tuple), custom_call_target="foo", output_to_operand_aliasing={{}: (0, {0})}
+  ROOT v0 = f32[4] custom-call(b1), custom_call_target="Unpin", output_to_operand_aliasing={{}:(0, {})}
+}
+)",
+                                    "{1, 2, 3, 4}", EvalMode::kValue);
+  EXPECT_EQ(got,
+            "error: cannot run %b1: it reads buffer contents that nothing wrote (a CreateBuffer "
+            "buffer starts uninitialized: a device would read whatever its storage held)");
 }
 
 }  // namespace

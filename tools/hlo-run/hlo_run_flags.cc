@@ -48,8 +48,9 @@ documented meaning (Sharding, ShardBarrierFrom/To, MoveToHost, MoveToDevice, All
 SPMDFullToShardShape, SPMDShardToFullShape, Pin, Unpin, CreateBuffer, TopK, __cublas$gemm,
 __cublas$lt$matmul, the __cudnn$conv* convolutions, ...), others are refused by name, or run as
 opaque functions of their operands with --custom-calls=opaque (for differential checks). Buffers
-b(T) hold an array that Pin takes in, Unpin gives back and dynamic-update-slice updates in
-place; reading a CreateBuffer buffer that nothing wrote is refused.
+b(T) hold an array that Pin takes in, Unpin gives back and dynamic-update-slice (or, with
+--custom-calls=opaque, an unknown custom-call) updates in place; reading a CreateBuffer buffer
+that nothing wrote is refused.
 With --replicas=N, N replicas run in lockstep and collectives are computed from all of them;
 send and recv with _xla_send_recv_source_target_pairs carry data between replicas (a replica
 that no pair targets receives zeros; a deadlock is reported naming the waiting instructions).
@@ -192,7 +193,9 @@ FlagTable RunFlagTable(RunFlags& flags) {
                    "\"custom-call 'TARGET' %NAME #K: u64[] HASH\". It is for\n"
                    "differential checks (--compare of a module and its transformed\n"
                    "version), never the call's real result. Called computations of such\n"
-                   "a call are not run.",
+                   "a call are not run. A buffer b(T) operand is read as its array; a\n"
+                   "buffer the call returns holds the new array, written in place into\n"
+                   "the operand's storage that output_to_operand_aliasing names.",
                    [&flags](std::string_view name, std::string_view value) {
                      if (value != "refuse" && value != "opaque") {
                        return FlagError(fmt::format(
