@@ -233,6 +233,11 @@ absl::Status PadInto(const Instruction& instr, const RowMajor& operand, const Ro
   const uint8_t* pad_value = padding.shape->element_type == out.element_type ? padding.data : value;
   for (int64_t i = 0; i < out.ElementCount(); ++i)
     std::memcpy(result.data() + i * eb, pad_value, ueb);
+  // An operand of another float type is converted to the result's, as XLA's evaluator does
+  // (HandlePad converts it since fd39f27068; operand_checks.cc admits floats only).
+  const PrimitiveType from = operand.shape->element_type;
+  const bool convert = from != out.element_type;
+  const int64_t operand_eb = ElementBytes(from);
   std::vector<int64_t> ostrides = RowMajorStrides(out.dims);
   ForEachIndex(operand.shape->dims, [&](const std::vector<int64_t>& p) {
     int64_t dst = 0;
@@ -242,7 +247,12 @@ absl::Status PadInto(const Instruction& instr, const RowMajor& operand, const Ro
       if (pos < 0 || pos >= out.dims[k]) inside = false;
       dst += pos * ostrides[k];
     }
-    if (inside) std::memcpy(result.data() + dst * eb, operand.data + linear * eb, ueb);
+    if (inside && !convert) {
+      std::memcpy(result.data() + dst * eb, operand.data + linear * eb, ueb);
+    } else if (inside) {
+      StoreDouble(out.element_type, result.data() + dst * eb,
+                  LoadDouble(from, operand.data + linear * operand_eb));
+    }
     ++linear;
   });
   return absl::OkStatus();

@@ -276,6 +276,16 @@ Scalar ApplyBinary(Opcode op, PrimitiveType type, const Scalar& a, const Scalar&
     case Opcode::kMultiply:
       r.i = static_cast<int64_t>(ux * uy);
       break;
+    case Opcode::kMulhi:
+      // The high half of the double-width product, signed or unsigned as the type (XLA's
+      // HandleMulhi); the operands are already sign- or zero-extended to 64 bits.
+      if (is_unsigned) {
+        r.i = static_cast<int64_t>(static_cast<uint64_t>(
+            (static_cast<unsigned __int128>(ux & Mask(bits)) * (uy & Mask(bits))) >> bits));
+      } else {
+        r.i = static_cast<int64_t>((static_cast<__int128>(x) * y) >> bits);
+      }
+      break;
     case Opcode::kDivide:
       // XLA: x / 0 = -1 (all ones), INT_MIN / -1 = INT_MIN.
       if (uy == 0) {
@@ -385,6 +395,7 @@ bool IsSupportedElementwise(Opcode op) {
     case Opcode::kAdd:
     case Opcode::kSubtract:
     case Opcode::kMultiply:
+    case Opcode::kMulhi:
     case Opcode::kDivide:
     case Opcode::kRemainder:
     case Opcode::kPower:
@@ -419,6 +430,12 @@ absl::StatusOr<Bytes> EvalElementwise(const Instruction& instr,
   Bytes result(static_cast<size_t>(DenseBytes(out)));
   Opcode op = instr.opcode();
   if (NeedsComplexElementwise(instr, operands)) return EvalComplexElementwise(instr, operands);
+  if (op == Opcode::kMulhi && (IsFloatType(out_type) || out_type == PrimitiveType::kPred)) {
+    // XLA's evaluator computes mulhi of integers only (UnsupportedTypeError otherwise).
+    return absl::UnimplementedError(StrCat("the interpreter computes mulhi of integers only, not ",
+                                           PrimitiveTypeName(out_type), " (instruction %",
+                                           instr.name(), ")"));
+  }
 
   if (op == Opcode::kBitcastConvert) {
     const Shape& in = *operands[0].shape;

@@ -36,6 +36,7 @@
 #include "eval/send_recv_pairs.h"
 #include "eval/sparse_convolution.h"
 #include "eval/wrapped_ops.h"
+#include "hlo/async_chain.h"
 #include "hlo/attribute_values.h"
 #include "hlo/computation.h"
 #include "hlo/input_output_alias.h"
@@ -869,6 +870,7 @@ class Evaluator {
 #include "eval/evaluator_async.inc"
 #include "eval/evaluator_dynamic.inc"
 #include "eval/evaluator_host_io.inc"
+#include "eval/evaluator_late_bound_async.inc"
 
   const Module& module_;
   EvalOptions options_;

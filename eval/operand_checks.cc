@@ -100,10 +100,10 @@ absl::Status CheckMovedElementTypes(const Instruction& instr, absl::Span<const S
                            ? std::min<size_t>(ops.size(), 2)
                            : std::min<size_t>(ops.size(), 1);
   for (size_t k = 0; k < moved; ++k) {
-    // pad's padding value is one scalar: a float of another width is converted to the
-    // result type (data_movement.cc), as XLA's mixed precision means.
-    if (op == Opcode::kPad && k == 1 && IsFloatType(ops[k]->element_type) &&
-        IsFloatType(out.element_type)) {
+    // pad converts a float operand or padding value of another width to the result's float
+    // type (data_movement.cc), as XLA's evaluator does (HandlePad converts both since
+    // fd39f27068, any types; hlo-run converts floats only).
+    if (op == Opcode::kPad && IsFloatType(ops[k]->element_type) && IsFloatType(out.element_type)) {
       continue;
     }
     if (ops[k]->element_type != out.element_type) {

@@ -6,7 +6,8 @@
 //     rhs free (without the group dimension) dimensions, as dot.
 //   - contracting: the contraction is split by group; result [G, batch, lhs free, rhs free],
 //     entry g summing only over the contracted positions in group g.
-//   - batch: the groups change nothing; a plain dot.
+//   - batch: a plain dot, but batches past the last group give 0 (XLA's evaluator,
+//     HandleRaggedDotBatchModeWithLiterals since ee9909a2d6; its RaggedDotBatchMode* tests).
 // group_sizes is [G], or [b..., x..., G] (a set of groups for each index of those dims), as
 // XLA's shape inference requires (InferRaggedDotOpShape in xla/service/shape_inference.cc at
 // openxla/xla 2c731115): b... are the lhs batch dims (in batch mode only those before the
@@ -161,6 +162,8 @@ absl::StatusOr<Bytes> RaggedDotWith(const Instruction& instr, absl::Span<const A
         zero = true;
       else
         ridx[static_cast<size_t>(group_dim)] = g;
+    } else if (mode == kBatch) {
+      zero = bounds.empty() || lidx[static_cast<size_t>(ragged)] >= bounds.back().second;
     }
     Acc acc{0};
     if (!zero) {

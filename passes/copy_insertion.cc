@@ -18,6 +18,7 @@
 #include "analysis/ordering.h"
 #include "analysis/value_liveness.h"
 #include "fmt/format.h"
+#include "hlo/async_chain.h"
 #include "hlo/computation.h"
 #include "hlo/input_output_alias.h"
 #include "passes/control_edges.h"
@@ -271,23 +272,32 @@ absl::StatusOr<std::vector<Computation*>> ControlFlowComputations(const Module& 
   return out;
 }
 
-// The operands of an async-start (calls=) that its wrapped op updates in place. XLA's copy
-// insertion asks the wrapped instruction (the async computation's root) for its in-place pairs
-// and copies the start's operand for each: the wrapped op writes into the buffer the start
-// hands it. A wrapped operand that is not one of the parameters the start binds (a late-bound
-// one) is copied where it is bound, not here.
-std::vector<int64_t> WrappedInPlaceOperands(const Instruction& start) {
+// The operands of an async-start (calls=) or async-update that the chain's wrapped op updates
+// in place. XLA's copy insertion asks the wrapped instruction (the async computation's root)
+// for its in-place pairs and copies, for each, the operand that binds the parameter it
+// updates: the start's own operand, or in a late-bound chain the async-update's that binds it
+// (hlo/async_chain.h; XLA's copy_insertion.cc maps the wrapped operand number past the ones
+// bound before the update). Each is copied once, by the instruction that binds it.
+std::vector<int64_t> WrappedInPlaceOperands(const Instruction& instr) {
   std::vector<int64_t> out;
-  if (start.opcode() != Opcode::kAsyncStart) return out;
-  const Computation* wrapped = start.fused_computation();
+  const Instruction* start = &instr;
+  if (instr.opcode() == Opcode::kAsyncUpdate) {
+    for (int steps = 0; start != nullptr && start->opcode() == Opcode::kAsyncUpdate &&
+                        start->operand_count() > 0 && steps < 1 << 20;
+         ++steps) {
+      start = start->operand(0);
+    }
+  }
+  if (start == nullptr || start->opcode() != Opcode::kAsyncStart) return out;
+  const Computation* wrapped = start->fused_computation();
   if (wrapped == nullptr || wrapped->root() == nullptr) return out;
   const Instruction& op = *wrapped->root();
   for (const InPlacePair& p : GetInPlaceInputOutputPairs(op)) {
     if (p.input.operand_number < 0 || p.input.operand_number >= op.operand_count()) continue;
     const Instruction* operand = op.operand(p.input.operand_number);
     if (operand->opcode() != Opcode::kParameter) continue;
-    const int64_t k = operand->parameter_number();
-    if (k < start.operand_count()) out.push_back(k);
+    const AsyncBinding binding = FindAsyncParameterBinding(*start, operand->parameter_number());
+    if (binding.binder == &instr) out.push_back(binding.operand_number);
   }
   return out;
 }
@@ -401,7 +411,7 @@ absl::Status Inserter::PlanInterference(const DataflowAnalysis& flow,
         PlanWhile(flow, instr, plan);
       } else if (instr->opcode() == Opcode::kConditional) {
         PlanConditional(flow, instr, plan);
-      } else if (MayHaveInPlacePairs(instr->opcode())) {
+      } else if (MayHaveInPlacePairs(instr->opcode()) || instr->opcode() == Opcode::kAsyncUpdate) {
         if (absl::Status s = PlanInPlace(instr, plan); !s.ok()) return s;
       }
     }
