@@ -202,6 +202,45 @@ FlagTable RunFlagTable(RunFlags& flags) {
                                                             : eval::CustomCalls::kRefuse;
                      return absl::OkStatus();
                    }));
+  table.Add(Valued("--mixed-precision", "refuse|convert",
+                   "Ops that mix floating-point types (add(f32, bf16), select of f32 and\n"
+                   "bf16 branches, broadcast of f64 into f32), which XLA's verifier\n"
+                   "allows under mixed precision: 'refuse' (default, as XLA's evaluator,\n"
+                   "which reads every operand as one type) refuses the module; 'convert'\n"
+                   "converts the operands to the widest of the op's types, computes there\n"
+                   "and converts the result to its type, as XLA's FloatNormalization pass\n"
+                   "makes the CPU and GPU backends do (ops that only move elements get\n"
+                   "their operands in the result's type). For differential checks.",
+                   [&flags](std::string_view name, std::string_view value) {
+                     if (value != "refuse" && value != "convert") {
+                       return FlagError(fmt::format(
+                           "bad value '{}' for {} (expected 'refuse' or 'convert')", value, name));
+                     }
+                     flags.mixed_precision = value == "convert"
+                                                 ? eval::MixedPrecision::kConvertOperands
+                                                 : eval::MixedPrecision::kRefuse;
+                     return absl::OkStatus();
+                   }));
+  table.Add(Valued("--rng-default", "philox|three_fry|refuse",
+                   "rng-bit-generator with algorithm=rng_default, whose algorithm the\n"
+                   "backend chooses: 'refuse' (default, as XLA's evaluator) refuses the\n"
+                   "module; 'philox' runs it as Philox, as XLA's CPU and GPU compilers\n"
+                   "expand it (RngBitGeneratorExpander); 'three_fry' as ThreeFry.",
+                   [&flags](std::string_view name, std::string_view value) {
+                     if (value == "philox") {
+                       flags.rng_default = eval::RngDefault::kPhilox;
+                     } else if (value == "three_fry") {
+                       flags.rng_default = eval::RngDefault::kThreeFry;
+                     } else if (value == "refuse") {
+                       flags.rng_default = eval::RngDefault::kRefuse;
+                     } else {
+                       return FlagError(
+                           fmt::format("bad value '{}' for {} (expected 'philox', 'three_fry' or "
+                                       "'refuse')",
+                                       value, name));
+                     }
+                     return absl::OkStatus();
+                   }));
   table.Add(Mode("--mode", "value|buffer", "How to run FILE (default value).", &flags.mode));
   Flag mode_a =
       Mode("--mode-a", "M", "With --compare: the modes of A and B (defaults value and buffer).",
