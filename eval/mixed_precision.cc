@@ -88,6 +88,30 @@ std::vector<PrimitiveType> MixedPrecisionOperandTypes(const Instruction& instr,
   return result;
 }
 
+std::vector<PrimitiveType> MixedAllReduceTypes(absl::Span<const Shape* const> operands,
+                                               absl::Span<const Shape* const> results) {
+  if (operands.size() != results.size()) return {};
+  std::vector<PrimitiveType> wide;
+  bool mixed = false;
+  for (size_t k = 0; k < operands.size(); ++k) {
+    const Shape* in = operands[k];
+    const Shape* out = results[k];
+    if (in == nullptr || out == nullptr || !in->IsArray() || !out->IsArray()) return {};
+    const PrimitiveType a = in->element_type, b = out->element_type;
+    if (a == b) {
+      wide.push_back(a);
+      continue;
+    }
+    if (!IsFloatType(a) || !IsFloatType(b)) return {};
+    const PrimitiveType w = BitWidth(a) >= BitWidth(b) ? a : b;
+    if (!Holds(w, a) || !Holds(w, b)) return {};
+    wide.push_back(w);
+    mixed = true;
+  }
+  if (!mixed) return {};
+  return wide;
+}
+
 Bytes ConvertElements(const Shape& shape, const uint8_t* data, PrimitiveType to) {
   const int64_t n = shape.ElementCount();
   const int from_bytes = ElementBytes(shape.element_type);

@@ -34,6 +34,14 @@ namespace hloscope::eval {
 std::vector<PrimitiveType> MixedPrecisionOperandTypes(const Instruction& instr,
                                                       absl::Span<const Shape* const> operands);
 
+// all-reduce of operands into results of other floating-point types (bf16 into f32, f32 into
+// bf16): the type each operand k is reduced in, the wider of operand k's and result k's, as
+// FloatNormalization gives the backends (low-precision operands converted up, a low-precision
+// result computed in the high type and converted back, the reducer converted with them). Empty
+// when no pair mixes float types, or a pair differs otherwise (then it is refused as it is).
+std::vector<PrimitiveType> MixedAllReduceTypes(absl::Span<const Shape* const> operands,
+                                               absl::Span<const Shape* const> results);
+
 // The elements of array `shape` at `data` converted to `to`, in the same layout.
 Bytes ConvertElements(const Shape& shape, const uint8_t* data, PrimitiveType to);
 
