@@ -701,7 +701,8 @@ class Evaluator {
       case Opcode::kOutfeed:
         return EvalOutfeed(instr, ops);
       case Opcode::kRng: {
-        absl::StatusOr<Bytes> r = EvalRng(instr, arrays, rng_engine_);
+        absl::StatusOr<Bytes> r = EvalRng(
+            instr, arrays, rng_engine_, options_.rng_empty_range == RngEmptyRange::kBackendFormula);
         if (!r.ok()) return r.status();
         return ArrayValue(instr, std::move(*r));
       }

@@ -2,7 +2,9 @@
 // mixed precision converts and to what (eval/mixed_precision.h), that the default refusals
 // name the option that lifts them and that ops outside the rule stay refused without one, and
 // that rng_default runs as the algorithm it is given.
+#include <cstdint>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -191,6 +193,51 @@ TEST(JudgeModesTest, RngDefaultRunsAsTheNamedAlgorithm) {
   absl::StatusOr<Literal> kept = RunModule(RngText("rng_philox"), three_fry);
   ASSERT_TRUE(kept.ok());
   EXPECT_EQ(FormatLiteral(*kept, true), FormatLiteral(*named_philox, true));
+}
+
+constexpr std::string_view kEmptyRanges = R"(HloModule m
+ENTRY e {
+  one = s32[] constant(1)
+  zero = s32[] constant(0)
+  ints = s32[5] rng(one, zero), distribution=rng_uniform
+  same = s32[3] rng(one, one), distribution=rng_uniform
+  hi = f32[] constant(1)
+  lo = f32[] constant(0.125)
+  floats = f32[64] rng(hi, lo), distribution=rng_uniform
+  ROOT t = (s32[5], s32[3], f32[64]) tuple(ints, same, floats)
+}
+)";
+
+TEST(JudgeModesTest, RngEmptyRangeByTheBackendsFormula) {
+  EvalOptions options;
+  options.rng_seed = 7;
+  absl::StatusOr<Literal> refused = RunModule(kEmptyRanges, options);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(LiftingOption(refused.status()), "rng_empty_range");
+  options.rng_empty_range = RngEmptyRange::kBackendFormula;
+  absl::StatusOr<Literal> r = RunModule(kEmptyRanges, options);
+  ASSERT_TRUE(r.ok()) << StatusText(r.status());
+  // The words of the seeded engine, one 32-bit word per element in order, through
+  // ConvertRandomBitsToUniformInt: low 1, high 0 wraps the range to 2^32 - 1; low == high
+  // leaves the word whole (X % 0 == X).
+  std::minstd_rand0 engine;
+  engine.seed(7);
+  std::uniform_int_distribution<uint32_t> word(0, UINT32_MAX);
+  for (int64_t i = 0; i < 5; ++i) {
+    const uint32_t dist = word(engine) % 0xFFFFFFFFu;
+    EXPECT_EQ(static_cast<int64_t>(r->elements()[0].GetLinear(i)),
+              static_cast<int32_t>(1u + dist / 2 + (dist - dist / 2)));
+  }
+  for (int64_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(static_cast<int64_t>(r->elements()[1].GetLinear(i)),
+              static_cast<int32_t>(1u + word(engine)));
+  }
+  // f32 [1, 0.125): u * (0.125 - 1) + 1 with u in [0, 1), so in (0.125, 1].
+  for (int64_t i = 0; i < 64; ++i) {
+    const double v = r->elements()[2].GetLinear(i);
+    EXPECT_GT(v, 0.125);
+    EXPECT_LE(v, 1.0);
+  }
 }
 
 }  // namespace

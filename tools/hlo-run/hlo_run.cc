@@ -50,6 +50,7 @@ std::string CannotRunText(const absl::Status& s) {
            : option == "custom_calls"     ? "--custom-calls=opaque"
            : option == "mixed_precision"  ? "--mixed-precision=convert"
            : option == "rng_default"      ? "--rng-default=philox"
+           : option == "rng_empty_range"  ? "--rng-empty-range=backend"
                                           : "";
   })));
 }
@@ -115,6 +116,7 @@ eval::EvalOptions Options(const RunFlags& flags, eval::EvalMode mode) {
   options.custom_calls = flags.custom_calls;
   options.mixed_precision = flags.mixed_precision;
   options.rng_default = flags.rng_default;
+  options.rng_empty_range = flags.rng_empty_range;
   return options;
 }
 

@@ -244,6 +244,23 @@ FlagTable RunFlagTable(RunFlags& flags) {
                      }
                      return absl::OkStatus();
                    }));
+  table.Add(Valued("--rng-empty-range", "refuse|backend",
+                   "rng_uniform whose low is not below its high: 'refuse' (default, as\n"
+                   "XLA's evaluator, whose std:: distributions are undefined there)\n"
+                   "refuses the module; 'backend' draws by the formula of XLA's CPU and\n"
+                   "GPU backends (RngExpander: u * (high - low) + low for floats, low +\n"
+                   "random word mod (high - low) for 32- and 64-bit integers), with random\n"
+                   "words from the run's --rng-seed engine.",
+                   [&flags](std::string_view name, std::string_view value) {
+                     if (value != "refuse" && value != "backend") {
+                       return FlagError(fmt::format(
+                           "bad value '{}' for {} (expected 'refuse' or 'backend')", value, name));
+                     }
+                     flags.rng_empty_range = value == "backend"
+                                                 ? eval::RngEmptyRange::kBackendFormula
+                                                 : eval::RngEmptyRange::kRefuse;
+                     return absl::OkStatus();
+                   }));
   table.Add(Mode("--mode", "value|buffer", "How to run FILE (default value).", &flags.mode));
   Flag mode_a =
       Mode("--mode-a", "M", "With --compare: the modes of A and B (defaults value and buffer).",

@@ -199,6 +199,7 @@ const std::map<std::string, std::string, std::less<>> kSamples = {
     {"--custom-calls", "opaque"},
     {"--mixed-precision", "convert"},
     {"--rng-default", "philox"},
+    {"--rng-empty-range", "backend"},
     // hlo-gen
     {"--layout", "mpmd"},
     {"--stage", "1"},
