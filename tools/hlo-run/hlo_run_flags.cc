@@ -47,15 +47,15 @@ and send/recv on one channel_id within the module run; custom-calls run only for
 documented meaning (Sharding, ShardBarrierFrom/To, MoveToHost, MoveToDevice, AllocateBuffer,
 SPMDFullToShardShape, SPMDShardToFullShape, Pin, Unpin, CreateBuffer, TopK, __cublas$gemm,
 __cublas$lt$matmul, the __cudnn$conv* convolutions, ...), others are refused by name, or run as
-opaque functions of their operands with --custom-calls=opaque (for differential checks). Ops
-that mix floating-point types, rng-bit-generator's rng_default and rng_uniform with low >= high
-are refused, as by XLA's evaluator, or run as XLA's CPU and GPU backends run them with
---mixed-precision=convert, --rng-default=philox and --rng-empty-range=backend. Buffers
+opaque functions of their operands with --custom-calls=opaque (for differential checks). Buffers
 b(T) hold an array that Pin takes in, Unpin gives back and dynamic-update-slice updates in
 place; reading a CreateBuffer buffer that nothing wrote is refused.
 With --replicas=N, N replicas run in lockstep and collectives are computed from all of them;
 send and recv with _xla_send_recv_source_target_pairs carry data between replicas (a replica
 that no pair targets receives zeros; a deadlock is reported naming the waiting instructions).
+Ops that mix floating-point types, rng-bit-generator's rng_default and rng_uniform with low >=
+high are refused, as by XLA's evaluator, or run as XLA's CPU and GPU backends run them with
+--mixed-precision=convert, --rng-default=philox and --rng-empty-range=backend.
 
 )";
 
