@@ -879,7 +879,7 @@ class Evaluator {
                                              std::vector<Value>& converted) {
     const PrimitiveType out = instr.shape().element_type;
     if (!instr.shape().IsArray() || std::all_of(ops.begin(), ops.end(), [&](const Value& o) {
-          return o.shape == nullptr || o.shape->element_type == out;
+          return o.shape == nullptr || !o.shape->IsArray() || o.shape->element_type == out;
         })) {
       return false;
     }
