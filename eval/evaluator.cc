@@ -27,6 +27,7 @@
 #include "eval/inplace_permute.h"
 #include "eval/kernels.h"
 #include "eval/layout_util.h"
+#include "eval/mixed_precision.h"
 #include "eval/opaque_custom_call.h"
 #include "eval/operand_checks.h"
 #include "eval/replicas.h"
@@ -86,6 +87,19 @@ absl::Status RefusedCustomCall(const Instruction& instr, const EvalOptions& opti
     return UnsupportedCustomCallTarget(instr);
   }
   return LiftedByOption(UnsupportedCustomCallTarget(instr), "custom_calls");
+}
+
+// The algorithm rng-bit-generator's rng_default runs as; "" (refused) by default.
+std::string_view RngDefaultAlgorithm(RngDefault mode) {
+  switch (mode) {
+    case RngDefault::kPhilox:
+      return "rng_philox";
+    case RngDefault::kThreeFry:
+      return "rng_three_fry";
+    case RngDefault::kRefuse:
+      break;
+  }
+  return "";
 }
 
 bool IsForwarding(Opcode op) {
@@ -569,7 +583,7 @@ class Evaluator {
       case Opcode::kTopk:
         return EvalTopK(instr, arrays);
       case Opcode::kRngBitGenerator:
-        return EvalRngBitGenerator(instr, arrays);
+        return EvalRngBitGenerator(instr, arrays, RngDefaultAlgorithm(options_.rng_default));
       case Opcode::kReduceWindow:
         return EvalReduceWindow(instr, arrays, scalar_fn(instr.to_apply()));
       case Opcode::kSort: {
@@ -599,6 +613,12 @@ class Evaluator {
   }
 
   absl::StatusOr<Value> Eval(const Instruction& instr, absl::Span<const Value> ops, bool buffered) {
+    std::vector<Value> converted;  // mixed precision's operands (eval/mixed_precision.h)
+    if (absl::StatusOr<bool> mixed = ConvertMixedPrecision(instr, ops, converted); !mixed.ok()) {
+      return mixed.status();
+    } else if (*mixed) {
+      ops = converted;
+    }
     std::vector<ArrayRef> arrays;
     for (const Value& o : ops)
       arrays.push_back(ArrayRef{o.shape, o.bytes ? o.bytes->data() : nullptr});
@@ -691,7 +711,8 @@ class Evaluator {
       case Opcode::kOutfeed:
         return EvalOutfeed(instr, ops);
       case Opcode::kRng: {
-        absl::StatusOr<Bytes> r = EvalRng(instr, arrays, rng_engine_);
+        absl::StatusOr<Bytes> r = EvalRng(
+            instr, arrays, rng_engine_, options_.rng_empty_range == RngEmptyRange::kBackendFormula);
         if (!r.ok()) return r.status();
         return ArrayValue(instr, std::move(*r));
       }
@@ -861,6 +882,36 @@ class Evaluator {
     return ArrayValue(instr, std::move(*r));
   }
 
+  // Whether `instr` mixes floating-point types: then, with mixed_precision = kConvertOperands,
+  // *converted gets its operands in the types eval/mixed_precision.h gives (true); by default
+  // the operand check's refusal, lifted by mixed_precision.
+  absl::StatusOr<bool> ConvertMixedPrecision(const Instruction& instr, absl::Span<const Value> ops,
+                                             std::vector<Value>& converted) {
+    const PrimitiveType out = instr.shape().element_type;
+    if (!instr.shape().IsArray() || std::all_of(ops.begin(), ops.end(), [&](const Value& o) {
+          return o.shape == nullptr || !o.shape->IsArray() || o.shape->element_type == out;
+        })) {
+      return false;
+    }
+    std::vector<PrimitiveType> types = MixedPrecisionOperandTypes(instr, ShapesOf(ops));
+    if (types.empty()) return false;
+    if (options_.mixed_precision == MixedPrecision::kRefuse) {
+      if (absl::Status s = CheckArrayOperands(instr, ops); !s.ok()) {
+        return LiftedByOption(s, "mixed_precision");
+      }
+      return false;
+    }
+    for (size_t k = 0; k < ops.size(); ++k) {
+      Value v = ops[k];
+      if (v.shape != nullptr && v.bytes != nullptr && v.shape->element_type != types[k]) {
+        v.bytes = std::make_shared<Bytes>(ConvertElements(*v.shape, v.bytes->data(), types[k]));
+        v.shape = converted_shapes_.Get(*v.shape, types[k]);
+      }
+      converted.push_back(std::move(v));
+    }
+    return true;
+  }
+
   static absl::Status CheckArrayOperands(const Instruction& instr, absl::Span<const Value> ops) {
     std::vector<const Shape*> shapes;
     for (const Value& o : ops) shapes.push_back(o.shape);
@@ -896,7 +947,8 @@ class Evaluator {
   absl::flat_hash_map<int64_t, int64_t> sends_to_;
   absl::flat_hash_map<int64_t, int64_t> receives_from_;
   std::vector<PostedReceive> posted_receives_;
-  std::minstd_rand0 rng_engine_;  // rng's engine, seeded with options_.rng_seed
+  ConvertedShapes converted_shapes_;  // operand shapes of mixed_precision = kConvertOperands
+  std::minstd_rand0 rng_engine_;      // rng's engine, seeded with options_.rng_seed
   // rng-get-and-update-state's 128-bit state, per instruction.
   struct RngState {
     uint64_t low = 0, high = 0;

@@ -49,9 +49,23 @@ enum class ElidedConstants { kRefuse, kSeeded };
 // real result.
 enum class CustomCalls { kRefuse, kOpaque };
 
+// Judge-only modes for what XLA's evaluator refuses but XLA's backends compile
+// (docs/interpreter_coverage.md, "Judge-only run modes"). Mixed precision (add(f32, bf16),
+// select(pred, f32, bf16), broadcast of f64 into f32): refuse, as XLA's evaluator reads every
+// operand as one type, or convert the operands as XLA's FloatNormalization pass makes the
+// backends do (eval/mixed_precision.h).
+enum class MixedPrecision { kRefuse, kConvertOperands };
+// rng-bit-generator with algorithm=rng_default (the backend's choice): refuse, as XLA's
+// evaluator, or run it as the named algorithm (XLA's CPU and GPU pipelines expand it as Philox).
+enum class RngDefault { kRefuse, kPhilox, kThreeFry };
+// rng_uniform with low >= high: refuse, as XLA's evaluator (its std distributions are undefined
+// there), or draw by the formula of XLA's backends (eval/rng_empty_range.h).
+enum class RngEmptyRange { kRefuse, kBackendFormula };
+
 // A refusal that an EvalOptions field would lift (rng without rng_seed, a module past
 // max_bytes, a run past max_steps, an elided constant without elided_constants, an unknown
-// custom-call target without custom_calls) records that field
+// custom-call target without custom_calls, mixed precision without mixed_precision,
+// rng_default without rng_default, an empty rng range without rng_empty_range) records that field
 // as the option lifting it (support/option_error.h LiftingOption). The message names no tool or
 // flag: a tool that sets the field from a flag says which (hlo-run adds "(--max-bytes)").
 struct EvalOptions {
@@ -94,6 +108,12 @@ struct EvalOptions {
   // result a value hashed from the call and its operands, and logs side-effecting calls in
   // *outside_writes (eval/opaque_custom_call.h).
   CustomCalls custom_calls = CustomCalls::kRefuse;
+  // Operands of mixed floating-point types: refused by default (named in the error).
+  MixedPrecision mixed_precision = MixedPrecision::kRefuse;
+  // rng-bit-generator with algorithm=rng_default: refused by default (named in the error).
+  RngDefault rng_default = RngDefault::kRefuse;
+  // rng_uniform on an empty or reversed range: refused by default (named in the error).
+  RngEmptyRange rng_empty_range = RngEmptyRange::kRefuse;
 };
 
 // Runs the entry computation on `arguments` (one per entry parameter, shapes compatible with the

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -109,9 +110,11 @@ absl::StatusOr<std::vector<Bytes>> EvalSort(const Instruction& instr,
 absl::StatusOr<std::vector<Bytes>> EvalTopK(const Instruction& instr,
                                             absl::Span<const ArrayRef> operands);
 // rng-bit-generator with algorithm=rng_three_fry or rng_philox: (new state, bits).
-// rng_bit_generator.cc.
+// algorithm=rng_default runs as `default_algorithm` ("rng_philox" or "rng_three_fry"); with ""
+// it is refused, lifted by EvalOptions::rng_default. rng_bit_generator.cc.
 absl::StatusOr<std::vector<Bytes>> EvalRngBitGenerator(const Instruction& instr,
-                                                       absl::Span<const ArrayRef> operands);
+                                                       absl::Span<const ArrayRef> operands,
+                                                       std::string_view default_algorithm = "");
 // Threefry-2x32 with 20 rounds (Salmon et al. 2011), counter and key as two u32 words each.
 std::array<uint32_t, 2> Threefry2x32(std::array<uint32_t, 2> counter, std::array<uint32_t, 2> key);
 // Philox-4x32 with 10 rounds (Salmon et al. 2011), counter as four u32 words, key as two.

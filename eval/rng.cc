@@ -19,8 +19,10 @@
 #include "eval/element_io.h"
 #include "eval/kernels.h"
 #include "eval/layout_util.h"
+#include "eval/rng_empty_range.h"
 #include "fmt/format.h"
 #include "hlo/attribute_values.h"
+#include "support/option_error.h"
 #include "support/str_util.h"
 
 namespace hloscope::eval {
@@ -87,10 +89,23 @@ void FillNarrowFloat(PrimitiveType t, bool uniform, float a, float b, int64_t n,
   for (int64_t i = 0; i < n; ++i) StoreDouble(t, out + i * eb, static_cast<double>(dist(engine)));
 }
 
+// rng_uniform on an empty or reversed range: drawn by the backends' formula when asked and
+// defined there (eval/rng_empty_range.h), else refused with `why`, lifted by rng_empty_range
+// where the formula would run it.
+absl::StatusOr<Bytes> EmptyRange(const Instruction& instr, std::string_view why,
+                                 absl::Span<const ArrayRef> operands, bool by_formula,
+                                 std::minstd_rand0& engine) {
+  const Shape& out = instr.shape();
+  if (!RngFormulaDefines(out.element_type)) return Bad(instr, why);
+  if (!by_formula) return LiftedByOption(Bad(instr, why), "rng_empty_range");
+  return RngByBackendFormula(out.element_type, operands[0].data, operands[1].data,
+                             out.ElementCount(), engine);
+}
+
 }  // namespace
 
 absl::StatusOr<Bytes> EvalRng(const Instruction& instr, absl::Span<const ArrayRef> operands,
-                              std::minstd_rand0& engine) {
+                              std::minstd_rand0& engine, bool empty_range_by_formula) {
   const Shape& out = instr.shape();
   const PrimitiveType t = out.element_type;
   std::optional<std::string_view> dist = RawAttribute(instr, "distribution");
@@ -125,7 +140,8 @@ absl::StatusOr<Bytes> EvalRng(const Instruction& instr, absl::Span<const ArrayRe
   if (narrow) {
     const double a = LoadDouble(t, operands[0].data), b = LoadDouble(t, operands[1].data);
     if (uniform && !(a < b)) {
-      return Bad(instr, fmt::format("rng_uniform needs low < high, got [{}, {})", a, b));
+      return EmptyRange(instr, fmt::format("rng_uniform needs low < high, got [{}, {})", a, b),
+                        operands, empty_range_by_formula, engine);
     }
     if (normal && !(b > 0))
       return Bad(instr, fmt::format("rng_normal needs stddev > 0, got {}", b));
@@ -148,7 +164,8 @@ absl::StatusOr<Bytes> EvalRng(const Instruction& instr, absl::Span<const ArrayRe
     const double a = LoadDouble(t, operands[0].data), b = LoadDouble(t, operands[1].data);
     if (uniform && !(a < b)) {
       // The standard requires low < high; libstdc++ would loop for ever on low == high.
-      return Bad(instr, fmt::format("rng_uniform needs low < high, got [{}, {})", a, b));
+      return EmptyRange(instr, fmt::format("rng_uniform needs low < high, got [{}, {})", a, b),
+                        operands, empty_range_by_formula, engine);
     }
     if (normal && !(b > 0))
       return Bad(instr, fmt::format("rng_normal needs stddev > 0, got {}", b));
@@ -170,9 +187,11 @@ absl::StatusOr<Bytes> EvalRng(const Instruction& instr, absl::Span<const ArrayRe
   const int64_t high = HighMinusOne(t, LoadInt(t, operands[1].data));
   if (low > high) {
     // high - 1 as XLA computes it; the message gives the bounds as written.
-    return Bad(instr, StrCat("rng_uniform needs low < high, got low ", low, " and high ",
+    return EmptyRange(instr,
+                      StrCat("rng_uniform needs low < high, got low ", low, " and high ",
                              LoadInt(t, operands[1].data),
-                             " (std::uniform_int_distribution is undefined on an empty range)"));
+                             " (std::uniform_int_distribution is undefined on an empty range)"),
+                      operands, empty_range_by_formula, engine);
   }
   std::uniform_int_distribution<int64_t> d(low, high);
   for (int64_t i = 0; i < n; ++i) StoreInt(t, result.data() + i * eb, d(engine));

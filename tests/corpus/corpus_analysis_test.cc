@@ -417,6 +417,14 @@ class CorpusChecker {
     // output_to_operand_aliasing says) is what the two runs compare. It cannot catch a pass
     // that is wrong only given a call's real meaning, which no pass here reasons about.
     by_value.custom_calls = eval::CustomCalls::kOpaque;
+    // Judge-only modes for what XLA's backends run and XLA's evaluator refuses: mixed
+    // precision as FloatNormalization computes it, rng_default as the CPU and GPU compilers
+    // expand it (Philox). Both runs share them; the passes change neither types nor rng order.
+    by_value.mixed_precision = eval::MixedPrecision::kConvertOperands;
+    by_value.rng_default = eval::RngDefault::kPhilox;
+    // rng_uniform with low >= high (random bounds from the judge's inputs): the backends'
+    // formula on the seeded engine's words (eval/rng_empty_range.h), drawn in the same order.
+    by_value.rng_empty_range = eval::RngEmptyRange::kBackendFormula;
     eval::EvalOptions in_buffers = by_value;
     in_buffers.mode = eval::EvalMode::kBuffer;
     if (absl::Status s = eval::CheckRunnable(**original, by_value); !s.ok()) {

@@ -48,6 +48,9 @@ std::string CannotRunText(const absl::Status& s) {
            : option == "max_steps"        ? "--max-steps"
            : option == "elided_constants" ? "--elided-constants=seeded"
            : option == "custom_calls"     ? "--custom-calls=opaque"
+           : option == "mixed_precision"  ? "--mixed-precision=convert"
+           : option == "rng_default"      ? "--rng-default=philox"
+           : option == "rng_empty_range"  ? "--rng-empty-range=backend"
                                           : "";
   })));
 }
@@ -111,6 +114,9 @@ eval::EvalOptions Options(const RunFlags& flags, eval::EvalMode mode) {
   options.elided_constants = flags.elided_constants;
   options.elided_constants_seed = flags.seed;
   options.custom_calls = flags.custom_calls;
+  options.mixed_precision = flags.mixed_precision;
+  options.rng_default = flags.rng_default;
+  options.rng_empty_range = flags.rng_empty_range;
   return options;
 }
 

@@ -54,6 +54,9 @@ that nothing wrote is refused.
 With --replicas=N, N replicas run in lockstep and collectives are computed from all of them;
 send and recv with _xla_send_recv_source_target_pairs carry data between replicas (a replica
 that no pair targets receives zeros; a deadlock is reported naming the waiting instructions).
+Ops that mix floating-point types, rng-bit-generator's rng_default and rng_uniform with low >=
+high are refused, as by XLA's evaluator, or run as XLA's CPU and GPU backends run them with
+--mixed-precision=convert, --rng-default=philox and --rng-empty-range=backend.
 
 )";
 
@@ -203,6 +206,62 @@ FlagTable RunFlagTable(RunFlags& flags) {
                      }
                      flags.custom_calls = value == "opaque" ? eval::CustomCalls::kOpaque
                                                             : eval::CustomCalls::kRefuse;
+                     return absl::OkStatus();
+                   }));
+  table.Add(Valued("--mixed-precision", "refuse|convert",
+                   "Ops that mix floating-point types (add(f32, bf16), select of f32 and\n"
+                   "bf16 branches, broadcast of f64 into f32), which XLA's verifier\n"
+                   "allows under mixed precision: 'refuse' (default, as XLA's evaluator,\n"
+                   "which reads every operand as one type) refuses the module; 'convert'\n"
+                   "converts the operands to the widest of the op's types, computes there\n"
+                   "and converts the result to its type, as XLA's FloatNormalization pass\n"
+                   "makes the CPU and GPU backends do (ops that only move elements get\n"
+                   "their operands in the result's type). For differential checks.",
+                   [&flags](std::string_view name, std::string_view value) {
+                     if (value != "refuse" && value != "convert") {
+                       return FlagError(fmt::format(
+                           "bad value '{}' for {} (expected 'refuse' or 'convert')", value, name));
+                     }
+                     flags.mixed_precision = value == "convert"
+                                                 ? eval::MixedPrecision::kConvertOperands
+                                                 : eval::MixedPrecision::kRefuse;
+                     return absl::OkStatus();
+                   }));
+  table.Add(Valued("--rng-default", "philox|three_fry|refuse",
+                   "rng-bit-generator with algorithm=rng_default, whose algorithm the\n"
+                   "backend chooses: 'refuse' (default, as XLA's evaluator) refuses the\n"
+                   "module; 'philox' runs it as Philox, as XLA's CPU and GPU compilers\n"
+                   "expand it (RngBitGeneratorExpander); 'three_fry' as ThreeFry.",
+                   [&flags](std::string_view name, std::string_view value) {
+                     if (value == "philox") {
+                       flags.rng_default = eval::RngDefault::kPhilox;
+                     } else if (value == "three_fry") {
+                       flags.rng_default = eval::RngDefault::kThreeFry;
+                     } else if (value == "refuse") {
+                       flags.rng_default = eval::RngDefault::kRefuse;
+                     } else {
+                       return FlagError(
+                           fmt::format("bad value '{}' for {} (expected 'philox', 'three_fry' or "
+                                       "'refuse')",
+                                       value, name));
+                     }
+                     return absl::OkStatus();
+                   }));
+  table.Add(Valued("--rng-empty-range", "refuse|backend",
+                   "rng_uniform whose low is not below its high: 'refuse' (default, as\n"
+                   "XLA's evaluator, whose std:: distributions are undefined there)\n"
+                   "refuses the module; 'backend' draws by the formula of XLA's CPU and\n"
+                   "GPU backends (RngExpander: u * (high - low) + low for floats, low +\n"
+                   "random word mod (high - low) for 32- and 64-bit integers), with random\n"
+                   "words from the run's --rng-seed engine.",
+                   [&flags](std::string_view name, std::string_view value) {
+                     if (value != "refuse" && value != "backend") {
+                       return FlagError(fmt::format(
+                           "bad value '{}' for {} (expected 'refuse' or 'backend')", value, name));
+                     }
+                     flags.rng_empty_range = value == "backend"
+                                                 ? eval::RngEmptyRange::kBackendFormula
+                                                 : eval::RngEmptyRange::kRefuse;
                      return absl::OkStatus();
                    }));
   table.Add(Mode("--mode", "value|buffer", "How to run FILE (default value).", &flags.mode));

@@ -29,6 +29,12 @@ struct RunFlags {
   eval::ElidedConstants elided_constants = eval::ElidedConstants::kRefuse;
   // --custom-calls=refuse|opaque: what custom-calls of unknown targets compute.
   eval::CustomCalls custom_calls = eval::CustomCalls::kRefuse;
+  // --mixed-precision=refuse|convert: ops that mix floating-point types.
+  eval::MixedPrecision mixed_precision = eval::MixedPrecision::kRefuse;
+  // --rng-default=refuse|philox|three_fry: rng-bit-generator's algorithm=rng_default.
+  eval::RngDefault rng_default = eval::RngDefault::kRefuse;
+  // --rng-empty-range=refuse|backend: rng_uniform with low >= high.
+  eval::RngEmptyRange rng_empty_range = eval::RngEmptyRange::kRefuse;
   eval::EvalMode mode = eval::EvalMode::kValue;
   eval::EvalMode mode_a = eval::EvalMode::kValue;
   eval::EvalMode mode_b = eval::EvalMode::kBuffer;

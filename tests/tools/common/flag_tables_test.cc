@@ -197,6 +197,9 @@ const std::map<std::string, std::string, std::less<>> kSamples = {
     {"--host-io", "seeded"},
     {"--elided-constants", "seeded"},
     {"--custom-calls", "opaque"},
+    {"--mixed-precision", "convert"},
+    {"--rng-default", "philox"},
+    {"--rng-empty-range", "backend"},
     // hlo-gen
     {"--layout", "mpmd"},
     {"--stage", "1"},
