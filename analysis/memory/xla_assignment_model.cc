@@ -280,36 +280,68 @@ class Assigner {
   std::vector<XlaOrderNode> XlaComputationOrder() const {
     std::vector<XlaOrderNode> out;
     absl::flat_hash_set<const Computation*> seen;
-    // (computation, its next instruction to look at): no recursion, so a deep call chain
-    // cannot exhaust the stack.
-    std::vector<std::pair<const Computation*, size_t>> stack;
+    // (computation, its call sites in XLA's order, the next to look at): no recursion, so a
+    // deep call chain cannot exhaust the stack.
+    struct Frame {
+      const Computation* computation;
+      std::vector<const Instruction*> sites;
+      size_t next = 0;
+    };
+    std::vector<Frame> stack;
     seen.insert(module_.entry());
-    stack.push_back({module_.entry(), 0});
+    stack.push_back({module_.entry(), CallSitesInXlaOrder(*module_.entry())});
     while (!stack.empty()) {
-      auto& [c, next] = stack.back();
-      const auto instructions = c->instructions();
-      if (next == instructions.size()) {
-        out.push_back({c, nullptr});
+      Frame& frame = stack.back();
+      if (frame.next == frame.sites.size()) {
+        out.push_back({frame.computation, nullptr});
         stack.pop_back();
         continue;
       }
-      const Instruction* in = instructions[next++];
+      const Instruction* in = frame.sites[frame.next++];
       if (WrapsOpInOwnComputation(*in)) {
         out.push_back({nullptr, in});
         continue;
       }
-      if (CallContextOf(*in) != CallContext::kControlFlow || in->opcode() == Opcode::kAsyncStart) {
-        continue;
-      }
       // The callees in the order the instruction names them, pushed last first so the first
-      // is walked first; each is done before the next instruction is looked at.
+      // is walked first; each is done before the next call site is looked at (`frame` is not
+      // used after the pushes, which may move it).
       const auto callees = in->called_computations();
       for (auto it = callees.rbegin(); it != callees.rend(); ++it) {
-        if (seen.insert(*it).second) stack.push_back({*it, 0});
+        if (seen.insert(*it).second) stack.push_back({*it, CallSitesInXlaOrder(**it)});
       }
     }
     std::reverse(out.begin(), out.end());
     return out;
+  }
+
+  // The instructions of `c` XlaComputationOrder walks into: synchronous control flow and the
+  // short-form async-starts that stand for a wrapped computation. In XLA's in-memory order,
+  // by XlaModelOptions::instruction_ids, when every one of them has an id; else in the
+  // module's. On the MaxText train step, read back in schedule order, the entry's
+  // `reduce-scatter-start.4` (XLA's id 65158) comes before the layer loop `while.7.0` (id
+  // 9483), which XLA made long before it: by the module's order its wrapped computation ranked
+  // after the loop body, and its tuple table sat among the body's, 1,792 bytes from XLA's.
+  std::vector<const Instruction*> CallSitesInXlaOrder(const Computation& c) const {
+    std::vector<const Instruction*> sites;
+    for (const Instruction* in : c.instructions()) {
+      if (WrapsOpInOwnComputation(*in) || (CallContextOf(*in) == CallContext::kControlFlow &&
+                                           in->opcode() != Opcode::kAsyncStart)) {
+        sites.push_back(in);
+      }
+    }
+    const absl::flat_hash_map<std::string, int64_t>& ids = options_.instruction_ids;
+    if (ids.empty() || sites.size() < 2) return sites;
+    std::vector<std::pair<int64_t, const Instruction*>> by_id;
+    by_id.reserve(sites.size());
+    for (const Instruction* in : sites) {
+      auto it = ids.find(std::string(in->name()));
+      if (it == ids.end()) return sites;
+      by_id.push_back({it->second, in});
+    }
+    std::stable_sort(by_id.begin(), by_id.end(),
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (size_t i = 0; i < sites.size(); ++i) sites[i] = by_id[i].second;
+    return sites;
   }
 
   int64_t PositionOf(ValueId v) const {

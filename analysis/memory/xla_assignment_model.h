@@ -52,6 +52,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "analysis/dataflow_options.h"
 #include "analysis/memory/heap_simulation.h"
@@ -68,6 +69,12 @@ struct XlaModelOptions {
   // or XLA's generic one; unset: XLA:GPU's when the module carries XLA:GPU's marks
   // (LooksLikeXlaGpuModule).
   std::optional<bool> gpu_buffer_sharing = std::nullopt;
+  // XLA's unique ids of the module's instructions, by name (XlaBufferAssignment::instruction_ids
+  // of the HloProto the module came from). XLA's buffer order walks each computation's call
+  // sites in its in-memory instruction order, the order of these ids; a module read back from
+  // an HloProto is in schedule order instead. Empty, or missing an instruction of a
+  // computation: that computation's own order.
+  absl::flat_hash_map<std::string, int64_t> instruction_ids = {};
 };
 
 struct XlaModelValue {

@@ -9,14 +9,18 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "analysis/memory/xla_assignment_model.h"
 #include "analysis/memory/xla_buffer_assignment.h"
+#include "fmt/format.h"
 #include "gtest/gtest.h"
 #include "hlo/proto_reader.h"
 
@@ -57,9 +61,49 @@ inline void LoadDumpAndModel(const std::filesystem::path& path, std::optional<in
   ASSERT_TRUE(xla.ok()) << xla.status();
   out->xla = *std::move(xla);
   absl::StatusOr<XlaModelAssignment> ours =
-      AssignLikeXla(*out->module, {.alignment = alignment.value_or(XlaAlignmentOf(*out->xla))});
+      AssignLikeXla(*out->module, {.alignment = alignment.value_or(XlaAlignmentOf(*out->xla)),
+                                   .instruction_ids = out->xla->instruction_ids});
   ASSERT_TRUE(ours.ok()) << ours.status();
   out->ours = *std::move(ours);
+}
+
+// The values of the preallocated temp allocations held against XLA's by name (XLA's
+// assignment named on our module: MapXlaBufferAssignmentOntoModule): `same` at XLA's offset,
+// `apart` (one line each: name, bytes, our offset, XLA's) elsewhere, `unnamed` the values of
+// either side's temp allocations that the other side's do not name.
+struct TempOffsets {
+  int64_t same = 0;
+  int64_t unnamed = 0;
+  std::vector<std::string> apart = {};
+};
+
+inline void CompareTempOffsets(const DumpAndModel& d, TempOffsets* out) {
+  absl::StatusOr<XlaBufferAssignment> named = MapXlaBufferAssignmentOntoModule(*d.xla, *d.module);
+  ASSERT_TRUE(named.ok()) << named.status();
+  std::map<std::string, int64_t> xla_offset;
+  for (const XlaAllocation& a : named->allocations) {
+    if (!a.is_preallocated_temp()) continue;
+    for (const XlaAssignedValue& v : a.values) xla_offset[XlaValueName(v)] = v.offset;
+  }
+  std::set<std::string> ours;
+  for (const XlaModelAllocation& a : d.ours->allocations) {
+    if (!a.preallocated_temp) continue;
+    for (const XlaModelValue& v : a.values) {
+      ours.insert(v.name);
+      auto it = xla_offset.find(v.name);
+      if (it == xla_offset.end()) {
+        ++out->unnamed;
+      } else if (it->second == v.offset) {
+        ++out->same;
+      } else {
+        out->apart.push_back(fmt::format("{} ({} bytes): ours at {}, XLA's at {}", v.name, v.size,
+                                         v.offset, it->second));
+      }
+    }
+  }
+  for (const auto& [name, offset] : xla_offset) {
+    if (!ours.contains(name)) ++out->unnamed;
+  }
 }
 
 // The model at `alignment`, or at the alignment XLA's offsets show when there is none.
