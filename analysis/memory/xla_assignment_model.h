@@ -14,7 +14,10 @@
 //     fusion updates in place only a parameter its root reaches through tuples, not through a
 //     bitcast; values that share storage; sizes as XLA's size function, tuples 8
 //     bytes per element) sorted largest first, live-out first among equals, then by the post
-//     order of their first value, then id. Each in turn: a constant gets its own constant
+//     order of their first value (computations in the reverse of XLA's CallGraph::VisitNodes
+//     walk, call sites in XLA's instruction order when `instruction_ids` gives it; a
+//     short-form async-start's wrapped op, and the tuple table XLA gives it, at the place of
+//     the computation XLA wraps it in), then id. Each in turn: a constant gets its own constant
 //     allocation; an entry parameter its parameter allocation (reusable by later buffers when
 //     input_output_alias donates it); a thread-local buffer its own allocation; a tuple's
 //     table its own allocation (a temporary one unless it lives out).
