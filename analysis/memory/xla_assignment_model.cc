@@ -175,7 +175,7 @@ class Assigner {
         // A wrapped tuple-shaped collective's own table is a buffer of XLA's wrapped
         // computation: it takes its turn in the same order (no live-out, the wrapped
         // computation's position, its value's id: the root's table before its elements).
-        if (const ValueId table = WrappedTupleTableOf(*b); table != kNoValue) {
+        for (const ValueId table : WrappedTupleTablesOf(*b)) {
           keyed.push_back(
               {Key(-b->bytes, true, wrapped_position_.at(flow_.value(table).instruction),
                    XlaValueRanks()[table]),
@@ -268,15 +268,16 @@ class Assigner {
 
   // XLA's buffer order ranks a buffer by the post-order position of its first value's
   // instruction, over the global computations in the reverse of CallGraph::VisitNodes's order:
-  // a depth-first walk from the entry that visits each computation's callees in the order its
-  // instructions (in the computation's own order) call them, each computation after its
-  // callees. Here the walk follows the synchronous control flow (while, conditional, call), and
-  // each short-form async-start that wraps an op in a computation of its own stands for that
+  // a depth-first walk from the entry that visits each computation's callees in the order of
+  // its in-memory instruction list (CallSitesInXlaOrder), each computation after its callees.
+  // Here the walk follows the synchronous control flow (while, conditional, call), and each
+  // short-form async-start that wraps an op in a computation of its own stands for that
   // computation where it calls it. Reversed, the entry comes first, and a wrapped computation
-  // lands after its caller and after the callees of the instructions that follow its
-  // async-start (the later callee first). On the MaxText train step the wrapped computations
-  // of the reduce-scatters inside the layer loop's body rank before the entry's, which put
-  // their tuple tables among the temp allocation's parts where XLA's are.
+  // lands after its caller and after the callees of the call sites that follow its async-start
+  // (the later call site's first). On the MaxText train step the wrapped computation of the
+  // entry's reduce-scatter-start.4 ranks before the layer loop's body, those of the body's
+  // reduce-scatters after it, and their tuple tables take XLA's places among the temp
+  // allocation's parts.
   std::vector<XlaOrderNode> XlaComputationOrder() const {
     std::vector<XlaOrderNode> out;
     absl::flat_hash_set<const Computation*> seen;
@@ -505,23 +506,24 @@ class Assigner {
   // own, where it defines its own tuple table beside the async-start's {1}; the dumps' XLA
   // assignments have one such temporary table per wrapped tuple (the MaxText train step's
   // five reduce-scatters, 640 bytes at alignment 128; Pax's four, 1,152 bytes). The async-start's
-  // {1} value of buffer `b` stands for it (kNoValue: `b` has none). The table is a buffer of
+  // {1} value in buffer `b` stands for it (none: `b` holds no such value). The table is a buffer of
   // the wrapped computation in XLA, so it is made in XLA's buffer order, ranked at the wrapped
   // computation's position (XlaComputationOrder): where it is made decides its place among the
   // temp allocation's parts, so its offset (made right after the {1} table's, the MaxText
   // train step had 18 tables and Pax 64 at another offset than XLA's).
-  ValueId WrappedTupleTableOf(const HloBuffer& b) const {
+  std::vector<ValueId> WrappedTupleTablesOf(const HloBuffer& b) const {
+    std::vector<ValueId> out;
     for (ValueId v : b.values) {
       const HloValue& hv = flow_.value(v);
       if (hv.is_phi || hv.index.size() != 1 || hv.index[0] != 1) continue;
       const Instruction* in = hv.instruction;
       if (!WrapsOpInOwnComputation(*in) || !wrapped_position_.contains(in)) continue;
-      if (hv.shape->IsTuple()) return v;
+      if (hv.shape->IsTuple()) out.push_back(v);
     }
-    return kNoValue;
+    return out;
   }
 
-  // The wrapped table of WrappedTupleTableOf(b) == v: a temp tuple-table allocation of the
+  // The wrapped table of v, one of WrappedTupleTablesOf(b): a temp tuple-table allocation of the
   // {1} table's size, named `<start>{1}.wrapped`.
   void AddWrappedTupleTable(const HloBuffer& b, ValueId v) {
     XlaModelAllocation m;
