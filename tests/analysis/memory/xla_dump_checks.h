@@ -16,6 +16,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "analysis/memory/xla_assignment_model.h"
@@ -67,42 +68,48 @@ inline void LoadDumpAndModel(const std::filesystem::path& path, std::optional<in
   out->ours = *std::move(ours);
 }
 
-// The values of the preallocated temp allocations held against XLA's by name (XLA's
-// assignment named on our module: MapXlaBufferAssignmentOntoModule): `same` at XLA's offset,
-// `apart` (one line each: name, bytes, our offset, XLA's) elsewhere, `unnamed` the values of
-// either side's temp allocations that the other side's do not name.
-struct TempOffsets {
+// Every value's offset in its allocation held against XLA's by name (XLA's assignment named on
+// our module: MapXlaBufferAssignmentOntoModule), the preallocated temp allocation's apart from
+// the others': `same` at XLA's offset, `apart` (one line each: name, bytes, our offset, XLA's)
+// elsewhere, `unnamed` the values of either side that the other side does not name (in an
+// allocation of the same temp-or-not kind).
+struct Offsets {
   int64_t same = 0;
   int64_t unnamed = 0;
   std::vector<std::string> apart = {};
 };
+struct DumpOffsets {
+  Offsets temp;
+  Offsets other;  // parameter, constant, output, thread-local and tuple allocations
+};
 
-inline void CompareTempOffsets(const DumpAndModel& d, TempOffsets* out) {
+inline void CompareOffsets(const DumpAndModel& d, DumpOffsets* out) {
   absl::StatusOr<XlaBufferAssignment> named = MapXlaBufferAssignmentOntoModule(*d.xla, *d.module);
   ASSERT_TRUE(named.ok()) << named.status();
-  std::map<std::string, int64_t> xla_offset;
+  std::map<std::pair<bool, std::string>, int64_t> xla_offset;  // (temp, name) -> offset
   for (const XlaAllocation& a : named->allocations) {
-    if (!a.is_preallocated_temp()) continue;
-    for (const XlaAssignedValue& v : a.values) xla_offset[XlaValueName(v)] = v.offset;
+    for (const XlaAssignedValue& v : a.values) {
+      xla_offset[{a.is_preallocated_temp(), XlaValueName(v)}] = v.offset;
+    }
   }
-  std::set<std::string> ours;
+  std::set<std::pair<bool, std::string>> ours;
   for (const XlaModelAllocation& a : d.ours->allocations) {
-    if (!a.preallocated_temp) continue;
+    Offsets& o = a.preallocated_temp ? out->temp : out->other;
     for (const XlaModelValue& v : a.values) {
-      ours.insert(v.name);
-      auto it = xla_offset.find(v.name);
+      ours.insert({a.preallocated_temp, v.name});
+      auto it = xla_offset.find({a.preallocated_temp, v.name});
       if (it == xla_offset.end()) {
-        ++out->unnamed;
+        ++o.unnamed;
       } else if (it->second == v.offset) {
-        ++out->same;
+        ++o.same;
       } else {
-        out->apart.push_back(fmt::format("{} ({} bytes): ours at {}, XLA's at {}", v.name, v.size,
-                                         v.offset, it->second));
+        o.apart.push_back(fmt::format("{} ({} bytes): ours at {}, XLA's at {}", v.name, v.size,
+                                      v.offset, it->second));
       }
     }
   }
-  for (const auto& [name, offset] : xla_offset) {
-    if (!ours.contains(name)) ++out->unnamed;
+  for (const auto& [key, offset] : xla_offset) {
+    if (!ours.contains(key)) ++(key.first ? out->temp : out->other).unnamed;
   }
 }
 
