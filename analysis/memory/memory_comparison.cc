@@ -58,7 +58,8 @@ absl::Status AddXlaBufferAssignment(MemoryComparison& c, const Module& module,
     absl::StatusOr<XlaAssignmentComparison> compared;
     if (with_model) {
       absl::StatusOr<XlaModelAssignment> model =
-          AssignLikeXla(module, {.alignment = alignment > 0 ? alignment : XlaAlignmentOf(*xla)});
+          AssignLikeXla(module, {.alignment = alignment > 0 ? alignment : XlaAlignmentOf(*xla),
+                                 .instruction_ids = xla->instruction_ids});
       if (!model.ok()) return model.status();
       compared = CompareModelWithXla(module, *model, *xla, top);
     } else {

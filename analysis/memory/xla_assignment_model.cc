@@ -132,17 +132,22 @@ class Assigner {
     }
     // Post order: callers' computations first, each in operand-first order.
     {
-      std::vector<const Computation*> order =
-          flow_.call_graph().CalleesFirst(*module_.entry(), CallGraph::kSynchronous);
-      std::reverse(order.begin(), order.end());
-      for (const Computation* c : module_.computations()) {
-        if (std::find(order.begin(), order.end(), c) == order.end()) order.push_back(c);
-      }
       int64_t position = 0;
-      for (const Computation* c : order) {
+      absl::flat_hash_set<const Computation*> placed;
+      for (const XlaOrderNode& node : XlaComputationOrder()) {
+        if (node.wrapping != nullptr) {
+          wrapped_position_[node.wrapping] = position++;
+          continue;
+        }
+        placed.insert(node.computation);
+        for (const Instruction* in : XlaInstructionPostOrder(*node.computation)) {
+          post_order_[in] = position++;
+        }
+      }
+      for (const Computation* c : module_.computations()) {
+        if (placed.contains(c)) continue;
         for (const Instruction* in : XlaInstructionPostOrder(*c)) post_order_[in] = position++;
       }
-      WrappedPositions(position);
     }
     std::vector<const HloBuffer*> global, thread_local_buffers;
     for (const HloBuffer& b : alias_.buffers()) {
@@ -161,16 +166,32 @@ class Assigner {
       // values, which the comparator would otherwise do at every comparison. XlaBufferRank is
       // unique per buffer, so the order is total.
       using Key = std::tuple<int64_t, bool, int64_t, int64_t>;
-      std::vector<std::pair<Key, const HloBuffer*>> keyed;
+      std::vector<std::pair<Key, ToAssign>> keyed;
       keyed.reserve(buffers.size());
       for (const HloBuffer* b : buffers) {
-        keyed.push_back({Key(-b->bytes, !b->live_out, FirstPosition(*b), XlaBufferRank(*b)), b});
+        keyed.push_back(
+            {Key(-b->bytes, !b->live_out, FirstPosition(*b), XlaBufferRank(*b)), {b, kNoValue}});
+        if (list != &global) continue;
+        // A wrapped tuple-shaped collective's own table is a buffer of XLA's wrapped
+        // computation: it takes its turn in the same order (no live-out, the wrapped
+        // computation's position, its value's id: the root's table before its elements).
+        for (const ValueId table : WrappedTupleTablesOf(*b)) {
+          keyed.push_back(
+              {Key(-b->bytes, true, wrapped_position_.at(flow_.value(table).instruction),
+                   XlaValueRanks()[table]),
+               {b, table}});
+        }
       }
       std::sort(keyed.begin(), keyed.end(),
                 [](const auto& a, const auto& b) { return a.first < b.first; });
-      for (size_t i = 0; i < keyed.size(); ++i) buffers[i] = keyed[i].second;
       reusable_.clear();
-      for (const HloBuffer* b : buffers) AssignOne(*b, list == &thread_local_buffers);
+      for (const auto& [key, item] : keyed) {
+        if (item.wrapped_table != kNoValue) {
+          AddWrappedTupleTable(*item.buffer, item.wrapped_table);
+          continue;
+        }
+        AssignOne(*item.buffer, list == &thread_local_buffers);
+      }
       if (list == &global) PackTemporaries();
     }
     CombineTemporaries();
@@ -190,6 +211,13 @@ class Assigner {
   }
 
  private:
+  // One turn of the buffer order: a buffer to assign, or (wrapped_table set) the wrapped tuple
+  // table that the async-start's {1} value `wrapped_table` of `buffer` stands for.
+  struct ToAssign {
+    const HloBuffer* buffer;
+    ValueId wrapped_table;
+  };
+
   struct Allocation {
     std::vector<ValueId> values;
     // The values' live ranges by (start, end, id). Values assigned to one allocation never
@@ -212,42 +240,109 @@ class Assigner {
     return lowest;
   }
 
+  // Whether `in` is an async-start in the short form (`reduce-scatter-start`) around an op XLA
+  // holds in a wrapped computation of its own (not a call or fusion, whose computations the
+  // model has).
+  static bool WrapsOpInOwnComputation(const Instruction& in) {
+    if (in.opcode() != Opcode::kAsyncStart) return false;
+    const Opcode wrapped = in.async_wrapped_opcode();
+    return wrapped != Opcode::kOpcodeCount && wrapped != Opcode::kCall &&
+           wrapped != Opcode::kFusion;
+  }
+
   // Whether `v` is the value of an op a short-form async-start wraps (`reduce-scatter-start`:
   // its output element {1, ...}, but for the {1} table of a tuple result, which the
   // async-start defines itself): XLA defines it in the wrapped computation.
   bool DefinedInWrappedComputation(const HloValue& v) const {
-    const Instruction* in = v.instruction;
-    if (v.is_phi || in->opcode() != Opcode::kAsyncStart || v.index.empty() || v.index[0] != 1) {
-      return false;
-    }
-    const Opcode wrapped = in->async_wrapped_opcode();
-    if (wrapped == Opcode::kOpcodeCount || wrapped == Opcode::kCall || wrapped == Opcode::kFusion) {
-      return false;
-    }
+    if (v.is_phi || v.index.empty() || v.index[0] != 1) return false;
+    if (!WrapsOpInOwnComputation(*v.instruction)) return false;
     return !(v.index.size() == 1 && v.shape->IsTuple());
   }
 
+  // A computation of XLA's buffer order, or (`wrapping` set) the computation XLA wraps that
+  // short-form async-start's op in, which our module does not hold.
+  struct XlaOrderNode {
+    const Computation* computation = nullptr;
+    const Instruction* wrapping = nullptr;
+  };
+
   // XLA's buffer order ranks a buffer by the post-order position of its first value's
-  // instruction over the global computations, callers first, the reverse of a callees-first
-  // walk (as `order` above): an async-start's wrapped computation comes after every caller,
-  // and of two called from the entry the later caller's first. Our short form has no wrapped
-  // computation, so the values of each short-form async-start's wrapped op get positions after
-  // every instruction's, the last async-start's first. On the Pax step this put the async
-  // reduce-scatters' 384-byte outputs (`reduce-scatter-start.3{1,2}`, `{1,3}`) in XLA's donated
-  // parameter allocations 274 and 422, not `reduce-scatter-start{1,12}`, `{1,13}` (values that
-  // differ 8 -> 4). Async fusions are left at their start (the JAX dumps are exact so).
-  void WrappedPositions(int64_t position) {
-    std::vector<std::pair<int64_t, const Instruction*>> starts;
-    for (const Computation* c : module_.computations()) {
-      for (const Instruction* in : c->instructions()) {
-        if (in->opcode() != Opcode::kAsyncStart) continue;
-        auto it = post_order_.find(in);
-        if (it != post_order_.end()) starts.push_back({it->second, in});
+  // instruction, over the global computations in the reverse of CallGraph::VisitNodes's order:
+  // a depth-first walk from the entry that visits each computation's callees in the order of
+  // its in-memory instruction list (CallSitesInXlaOrder), each computation after its callees.
+  // Here the walk follows the synchronous control flow (while, conditional, call), and each
+  // short-form async-start that wraps an op in a computation of its own stands for that
+  // computation where it calls it. Reversed, the entry comes first, and a wrapped computation
+  // lands after its caller and after the callees of the call sites that follow its async-start
+  // (the later call site's first). On the MaxText train step the wrapped computation of the
+  // entry's reduce-scatter-start.4 ranks before the layer loop's body, those of the body's
+  // reduce-scatters after it, and their tuple tables take XLA's places among the temp
+  // allocation's parts.
+  std::vector<XlaOrderNode> XlaComputationOrder() const {
+    std::vector<XlaOrderNode> out;
+    absl::flat_hash_set<const Computation*> seen;
+    // (computation, its call sites in XLA's order, the next to look at): no recursion, so a
+    // deep call chain cannot exhaust the stack.
+    struct Frame {
+      const Computation* computation;
+      std::vector<const Instruction*> sites;
+      size_t next = 0;
+    };
+    std::vector<Frame> stack;
+    seen.insert(module_.entry());
+    stack.push_back({module_.entry(), CallSitesInXlaOrder(*module_.entry())});
+    while (!stack.empty()) {
+      Frame& frame = stack.back();
+      if (frame.next == frame.sites.size()) {
+        out.push_back({frame.computation, nullptr});
+        stack.pop_back();
+        continue;
+      }
+      const Instruction* in = frame.sites[frame.next++];
+      if (WrapsOpInOwnComputation(*in)) {
+        out.push_back({nullptr, in});
+        continue;
+      }
+      // The callees in the order the instruction names them, pushed last first so the first
+      // is walked first; each is done before the next call site is looked at (`frame` is not
+      // used after the pushes, which may move it).
+      const auto callees = in->called_computations();
+      for (auto it = callees.rbegin(); it != callees.rend(); ++it) {
+        if (seen.insert(*it).second) stack.push_back({*it, CallSitesInXlaOrder(**it)});
       }
     }
-    std::sort(starts.begin(), starts.end());
-    std::reverse(starts.begin(), starts.end());
-    for (const auto& [at, in] : starts) wrapped_position_[in] = position++;
+    std::reverse(out.begin(), out.end());
+    return out;
+  }
+
+  // The instructions of `c` XlaComputationOrder walks into: synchronous control flow and the
+  // short-form async-starts that stand for a wrapped computation. In XLA's in-memory order,
+  // by XlaModelOptions::instruction_ids, when every one of them has an id; else in the
+  // module's. On the MaxText train step, read back in schedule order, the entry's
+  // `reduce-scatter-start.4` (XLA's id 65158) comes before the layer loop `while.7.0` (id
+  // 9483), which XLA made long before it: by the module's order its wrapped computation ranked
+  // after the loop body, and its tuple table sat among the body's, 1,792 bytes from XLA's.
+  std::vector<const Instruction*> CallSitesInXlaOrder(const Computation& c) const {
+    std::vector<const Instruction*> sites;
+    for (const Instruction* in : c.instructions()) {
+      if (WrapsOpInOwnComputation(*in) || (CallContextOf(*in) == CallContext::kControlFlow &&
+                                           in->opcode() != Opcode::kAsyncStart)) {
+        sites.push_back(in);
+      }
+    }
+    const absl::flat_hash_map<std::string, int64_t>& ids = options_.instruction_ids;
+    if (ids.empty() || sites.size() < 2) return sites;
+    std::vector<std::pair<int64_t, const Instruction*>> by_id;
+    by_id.reserve(sites.size());
+    for (const Instruction* in : sites) {
+      auto it = ids.find(std::string(in->name()));
+      if (it == ids.end()) return sites;
+      by_id.push_back({it->second, in});
+    }
+    std::stable_sort(by_id.begin(), by_id.end(),
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (size_t i = 0; i < sites.size(); ++i) sites[i] = by_id[i].second;
+    return sites;
   }
 
   int64_t PositionOf(ValueId v) const {
@@ -410,35 +505,41 @@ class Assigner {
   // our module) whose wrapped op returns a tuple: XLA holds that op in a computation of its
   // own, where it defines its own tuple table beside the async-start's {1}; the dumps' XLA
   // assignments have one such temporary table per wrapped tuple (the MaxText train step's
-  // five reduce-scatters, 640 bytes at alignment 128; Pax's four, 1,152 bytes). The model adds
-  // it as a temp allocation of the table's size, named `<start>{1}.wrapped`, made just after
-  // the {1} table's (its place among the parts is not XLA's).
-  void AddWrappedTupleTables(const HloBuffer& b) {
+  // five reduce-scatters, 640 bytes at alignment 128; Pax's four, 1,152 bytes). The async-start's
+  // {1} value in buffer `b` stands for it (none: `b` holds no such value). The table is a buffer of
+  // the wrapped computation in XLA, so it is made in XLA's buffer order, ranked at the wrapped
+  // computation's position (XlaComputationOrder): where it is made decides its place among the
+  // temp allocation's parts, so its offset (made right after the {1} table's, the MaxText
+  // train step had 18 tables and Pax 64 at another offset than XLA's).
+  std::vector<ValueId> WrappedTupleTablesOf(const HloBuffer& b) const {
+    std::vector<ValueId> out;
     for (ValueId v : b.values) {
       const HloValue& hv = flow_.value(v);
       if (hv.is_phi || hv.index.size() != 1 || hv.index[0] != 1) continue;
       const Instruction* in = hv.instruction;
-      if (in->opcode() != Opcode::kAsyncStart) continue;
-      const Opcode wrapped = in->async_wrapped_opcode();
-      if (wrapped == Opcode::kOpcodeCount || wrapped == Opcode::kCall ||
-          wrapped == Opcode::kFusion || !hv.shape->IsTuple()) {
-        continue;
-      }
-      XlaModelAllocation m;
-      m.index = static_cast<int64_t>(out_.allocations.size());
-      m.size = b.bytes;
-      m.memory_space = SpaceOf(b);
-      m.tuple = true;
-      m.preallocated_temp = true;
-      XlaModelValue value = ModelValue(v, 0, b.bytes);
-      value.name += ".wrapped";
-      value.buffer = -1;
-      m.peak_values.push_back(value.name);
-      m.values.push_back(std::move(value));
-      out_.allocations.push_back(std::move(m));
-      allocations_.emplace_back();
-      allocations_.back().reusable = false;
+      if (!WrapsOpInOwnComputation(*in) || !wrapped_position_.contains(in)) continue;
+      if (hv.shape->IsTuple()) out.push_back(v);
     }
+    return out;
+  }
+
+  // The wrapped table of v, one of WrappedTupleTablesOf(b): a temp tuple-table allocation of the
+  // {1} table's size, named `<start>{1}.wrapped`.
+  void AddWrappedTupleTable(const HloBuffer& b, ValueId v) {
+    XlaModelAllocation m;
+    m.index = static_cast<int64_t>(out_.allocations.size());
+    m.size = b.bytes;
+    m.memory_space = SpaceOf(b);
+    m.tuple = true;
+    m.preallocated_temp = true;
+    XlaModelValue value = ModelValue(v, 0, b.bytes);
+    value.name += ".wrapped";
+    value.buffer = -1;
+    m.peak_values.push_back(value.name);
+    m.values.push_back(std::move(value));
+    out_.allocations.push_back(std::move(m));
+    allocations_.emplace_back();
+    allocations_.back().reusable = false;
   }
 
   void AssignOne(const HloBuffer& b, bool thread_local_buffer) {
@@ -485,7 +586,6 @@ class Assigner {
         out_.allocations[i].tuple = true;
         out_.allocations[i].preallocated_temp = !b.live_out;
         allocations_[i].reusable = false;
-        AddWrappedTupleTables(b);
         return;
       }
       if (!hv.index.empty()) continue;

@@ -14,7 +14,10 @@
 //     fusion updates in place only a parameter its root reaches through tuples, not through a
 //     bitcast; values that share storage; sizes as XLA's size function, tuples 8
 //     bytes per element) sorted largest first, live-out first among equals, then by the post
-//     order of their first value, then id. Each in turn: a constant gets its own constant
+//     order of their first value (computations in the reverse of XLA's CallGraph::VisitNodes
+//     walk, call sites in XLA's instruction order when `instruction_ids` gives it; a
+//     short-form async-start's wrapped op, and the tuple table XLA gives it, at the place of
+//     the computation XLA wraps it in), then id. Each in turn: a constant gets its own constant
 //     allocation; an entry parameter its parameter allocation (reusable by later buffers when
 //     input_output_alias donates it); a thread-local buffer its own allocation; a tuple's
 //     table its own allocation (a temporary one unless it lives out).
@@ -52,6 +55,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "analysis/dataflow_options.h"
 #include "analysis/memory/heap_simulation.h"
@@ -68,6 +72,12 @@ struct XlaModelOptions {
   // or XLA's generic one; unset: XLA:GPU's when the module carries XLA:GPU's marks
   // (LooksLikeXlaGpuModule).
   std::optional<bool> gpu_buffer_sharing = std::nullopt;
+  // XLA's unique ids of the module's instructions, by name (XlaBufferAssignment::instruction_ids
+  // of the HloProto the module came from). XLA's buffer order walks each computation's call
+  // sites in its in-memory instruction order, the order of these ids; a module read back from
+  // an HloProto is in schedule order instead. Empty, or missing an instruction of a
+  // computation: that computation's own order.
+  absl::flat_hash_map<std::string, int64_t> instruction_ids = {};
 };
 
 struct XlaModelValue {

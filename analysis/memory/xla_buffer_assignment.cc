@@ -283,6 +283,7 @@ absl::StatusOr<XlaBufferAssignment> ReadXlaBufferAssignmentProto(std::string_vie
   for (const xla_ba::ComputationNameView& c : proto.hlo_module().computations()) {
     for (const xla_ba::InstructionNameView& i : c.instructions()) {
       name_of_id.emplace(i.id(), &i.name());
+      out.instruction_ids.emplace(i.name(), i.id());
     }
   }
   out.async_wrappings = AsyncWrappings(proto.hlo_module());

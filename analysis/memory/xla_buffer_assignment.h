@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "hlo/module.h"
@@ -106,6 +107,12 @@ struct XlaBufferAssignment {
   // Every async-wrapped instruction of the HloProto's module (empty from a text dump, which
   // does not say which computation an async op calls).
   std::vector<XlaAsyncWrapping> async_wrappings;
+  // XLA's unique id of every instruction of the HloProto's module, by name (empty from a text
+  // dump). XLA hands ids out as instructions are added to their computation, so they give the
+  // order of its in-memory instruction lists, which the HloProto's own order (a post order)
+  // and the schedule do not; the XLA assignment model walks call sites in it
+  // (XlaModelOptions::instruction_ids).
+  absl::flat_hash_map<std::string, int64_t> instruction_ids;
 
   XlaAllocationTotals Totals() const;
   // The value with this id, or null (a linear search).

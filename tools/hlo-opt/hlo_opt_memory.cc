@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <utility>
 
 #include "analysis/memory/memory_comparison.h"
 #include "analysis/memory/memory_context.h"
@@ -552,13 +553,13 @@ bool DonateAndRunPasses(const std::vector<MemoryInput>& inputs, bool split_input
 // assignment was assigned by XLA as it is: the model runs on it as given (`given`, parsed here
 // when needed). Our flatten-call-graph would clone the reducer of each asynchronous collective
 // (reduce-scatter-start's to_apply) per call site and so add thread-local allocations XLA never
-// made. Sets `listing_alignment` to the alignment XLA's offsets show unless --alignment was
-// given. False when the run must stop (exit 1; an error other than parsing is printed).
+// made. Sets the listing's alignment to the alignment XLA's offsets show unless --alignment
+// was given, and its instruction ids to XLA's (the model's call-site order). False when the run
+// must stop (exit 1; an error other than parsing is printed).
 bool CompareWithXla(const std::vector<MemoryInput>& inputs, bool split_input_file,
                     const MemoryFlags& flags, const MemoryOptions& options,
                     const XlaAssignmentSource& xla, const Modules& before,
-                    MemoryComparison& comparison, ParsedModules& given,
-                    int64_t& listing_alignment) {
+                    MemoryComparison& comparison, ParsedModules& given, XlaModelOptions& listing) {
   const bool with_model = options.model == MemoryOptions::Model::kXla;
   if (with_model || flags.buffer_assignment) {
     given = ParseAll(inputs, split_input_file, /*flatten=*/false);
@@ -578,24 +579,30 @@ bool CompareWithXla(const std::vector<MemoryInput>& inputs, bool split_input_fil
     fmt::print(stderr, "hlo-opt: warning: XLA's buffer assignment in the dump is not shown: {}\n",
                StatusText(s));
   }
-  // The listing at the alignment XLA used, as the comparison beside it.
-  if (flags.buffer_assignment && !flags.alignment_given) {
+  // The listing at the alignment XLA used and in XLA's call-site order, as the comparison
+  // beside it.
+  if (flags.buffer_assignment) {
     absl::StatusOr<XlaBufferAssignment> parsed =
         ParseXlaBufferAssignment(xla.contents, xla.filename);
-    if (parsed.ok()) listing_alignment = XlaAlignmentOf(*parsed);
+    if (parsed.ok()) {
+      if (!flags.alignment_given) listing.alignment = XlaAlignmentOf(*parsed);
+      listing.instruction_ids = std::move(parsed->instruction_ids);
+    }
   }
   return true;
 }
 
-// XLA's assignment as modeled for each module as given (at `listing_alignment`) and after the
+// XLA's assignment as modeled for each module as given (with `listing`'s options) and after the
 // passes (at --alignment), kept in `comparison`. False on an error (printed).
 bool ModelXlaAssignments(const Modules& as_given, const Modules& after_passes,
-                         int64_t listing_alignment, int64_t alignment,
+                         const XlaModelOptions& listing, int64_t alignment,
                          MemoryComparison& comparison) {
+  const XlaModelOptions after_options = {.alignment = alignment};
   for (const Modules* list : {&as_given, &after_passes}) {
-    const int64_t list_alignment = list == &as_given ? listing_alignment : alignment;
+    const XlaModelOptions& list_options = list == &as_given ? listing : after_options;
+    const int64_t list_alignment = list_options.alignment;
     for (const auto& m : *list) {
-      absl::StatusOr<XlaModelAssignment> xla = AssignLikeXla(*m, {.alignment = list_alignment});
+      absl::StatusOr<XlaModelAssignment> xla = AssignLikeXla(*m, list_options);
       if (!xla.ok()) {
         PrintStatus(xla.status());
         return false;
@@ -704,17 +711,16 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
     return 1;
   }
   ParsedModules given;  // as XLA assigned it: not flattened (CompareWithXla)
-  int64_t listing_alignment = flags.alignment;
+  XlaModelOptions listing = {.alignment = flags.alignment};
   if (xla != nullptr && !CompareWithXla(inputs, split_input_file, flags, options, *xla,
-                                        before.modules, *comparison, given, listing_alignment)) {
+                                        before.modules, *comparison, given, listing)) {
     return 1;
   }
   // XLA's assignment as modeled, listed after the text report and carried in the JSON one.
   if (flags.buffer_assignment &&
       (flags.format == MemoryFormat::kText || flags.format == MemoryFormat::kJson)) {
     const Modules& as_given = given.modules.empty() ? before.modules : given.modules;
-    if (!ModelXlaAssignments(as_given, after.modules, listing_alignment, flags.alignment,
-                             *comparison)) {
+    if (!ModelXlaAssignments(as_given, after.modules, listing, flags.alignment, *comparison)) {
       return 1;
     }
   }

@@ -1303,6 +1303,87 @@ ENTRY e {
   EXPECT_LT(array.AllocationOf("rs{1}.wrapped"), 0);  // an array result has no table
 }
 
+// Two async reduce-scatters over two arrays each: their 16-byte tuple tables (a, a{0}, a{1},
+// ad, and b's) and the tables of the wrapped reduce-scatters are temporaries of their own, made
+// in XLA's buffer order (AssignBuffersForComputations: size, live-out, then the post-order
+// position of the first value's instruction over the global computations in the reverse of
+// CallGraph::VisitNodes; xla/service/buffer_assignment.cc at ROCm/xla
+// 183fa00cb5d82384463a1a7aed1ab06bc9026974). A wrapped table is a value of the wrapped
+// computation, which that walk puts after its caller, the later call site's first: b's wrapped
+// table, then a's, after all of the entry's tables. The order they are made in is their order
+// in the temp allocation, but for XLA's partition: the three thread-local allocations of the
+// reducer, made after the heap, swap places with the first three temp parts (a, a{0}, a{1}),
+// which go after the heap, reversed. At alignment 16: ad 0, b 16, b{0} 32, b{1} 48, bd 64,
+// b{1}.wrapped 80, a{1}.wrapped 96, the heap from 112 (384 bytes), a{1} 496, a{0} 512, a 528.
+// Made right after its async-start's {1}, a{1}.wrapped sat at 0 and b{1}.wrapped before bd;
+// on the MaxText train step and Pax 18 and 64 tuple tables were at another offset than XLA's.
+constexpr std::string_view kTwoWrappedTables = R"(
+HloModule TwoWrapped, is_scheduled=true
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY e {
+  p = f32[64]{0} parameter(0)
+  q = f32[64]{0} parameter(1)
+  a = ((f32[64]{0}, f32[64]{0}), (f32[32]{0}, f32[32]{0})) reduce-scatter-start(p, q), replica_groups={{0,1}}, dimensions={0}, to_apply=add
+  ad = (f32[32]{0}, f32[32]{0}) reduce-scatter-done(a)
+  b = ((f32[64]{0}, f32[64]{0}), (f32[32]{0}, f32[32]{0})) reduce-scatter-start(p, q), replica_groups={{0,1}}, dimensions={0}, to_apply=add
+  bd = (f32[32]{0}, f32[32]{0}) reduce-scatter-done(b)
+  a0 = f32[32]{0} get-tuple-element(ad), index=0
+  a1 = f32[32]{0} get-tuple-element(ad), index=1
+  b0 = f32[32]{0} get-tuple-element(bd), index=0
+  b1 = f32[32]{0} get-tuple-element(bd), index=1
+  s0 = f32[32]{0} add(a0, b0)
+  s1 = f32[32]{0} add(a1, b1)
+  ROOT r = f32[32]{0} add(s0, s1)
+})";
+
+TEST(XlaBufferAssignmentModel, RuleWrappedTableTakesItsTurnInXlaBufferOrder) {
+  const XlaModelAssignment a = Assign(kTwoWrappedTables, {.alignment = 16});
+  const std::vector<std::pair<std::string, int64_t>> offsets = {{"ad", 0},
+                                                                {"b", 16},
+                                                                {"b{0}", 32},
+                                                                {"b{1}", 48},
+                                                                {"bd", 64},
+                                                                {"b{1}.wrapped", 80},
+                                                                {"a{1}.wrapped", 96},
+                                                                {"a{1}", 496},
+                                                                {"a{0}", 512},
+                                                                {"a", 528}};
+  const int64_t temp = a.AllocationOf("ad");
+  ASSERT_GE(temp, 0);
+  EXPECT_TRUE(a.allocations[temp].preallocated_temp);
+  EXPECT_EQ(a.allocations[temp].size, 544);
+  for (const auto& [name, offset] : offsets) {
+    EXPECT_EQ(SliceOf(a, name), std::make_tuple(temp, offset, int64_t{16})) << name;
+  }
+}
+
+// XLA's CallGraph::VisitNodes walks a computation's call sites in the order of its in-memory
+// instruction list (CallGraphNode callees, xla/service/call_graph.cc at ROCm/xla
+// 183fa00cb5d82384463a1a7aed1ab06bc9026974), the order instructions were added in and so of
+// their unique ids; a module read from an HloProto is in schedule order instead. Given XLA's
+// ids (XlaModelOptions::instruction_ids) the walk follows them: with b made before a (b's id
+// lower), a's wrapped computation is the later call site and its table comes first. An
+// instruction without an id leaves the computation in the module's order. On the MaxText
+// train step the entry's reduce-scatter-start.4 (id 65158), scheduled before the layer loop
+// while.7.0 (id 9483), is XLA's later call site: by the schedule its wrapped table sat 1,792
+// bytes from XLA's, and 14 tables beside it 128 bytes off.
+TEST(XlaBufferAssignmentModel, RuleCallSitesInXlaInstructionIdOrder) {
+  const XlaModelAssignment by_ids = Assign(
+      kTwoWrappedTables, {.alignment = 16, .instruction_ids = {{"a", 20}, {"b", 10}, {"r", 30}}});
+  EXPECT_EQ(std::get<1>(SliceOf(by_ids, "a{1}.wrapped")), 80);
+  EXPECT_EQ(std::get<1>(SliceOf(by_ids, "b{1}.wrapped")), 96);
+  EXPECT_EQ(std::get<1>(SliceOf(by_ids, "bd")), 64);  // the entry's own tables keep their turns
+  // No id for b: the module's order, as without ids.
+  const XlaModelAssignment partial =
+      Assign(kTwoWrappedTables, {.alignment = 16, .instruction_ids = {{"a", 20}}});
+  EXPECT_EQ(std::get<1>(SliceOf(partial, "b{1}.wrapped")), 80);
+  EXPECT_EQ(std::get<1>(SliceOf(partial, "a{1}.wrapped")), 96);
+}
+
 // XLA's BufferAssigner takes buffers of equal size (live-out first) by the post order position
 // of their first value's instruction, where the post order is HloComputation::
 // MakeInstructionPostOrder's: depth first from the root, operands first to last (buffer

@@ -124,6 +124,22 @@ TEST(XlaBufferAssignmentProto, SpotCheckedAllocationOfTheTrainStep) {
   EXPECT_NE(ba->FindValue(5799), nullptr);
 }
 
+// XLA's unique ids of the module's instructions, by name (protoc's text form of the file: the
+// entry's layer loop was made long before the reduce-scatter scheduled ahead of it), for the
+// model's call-site order; a text dump has none.
+TEST(XlaBufferAssignmentProto, InstructionIdsOfTheTrainStep) {
+  absl::StatusOr<XlaBufferAssignment> ba =
+      ReadXlaBufferAssignmentProto(ReadFile(kTrainStep), kTrainStep);
+  ASSERT_TRUE(ba.ok()) << ba.status();
+  EXPECT_EQ(ba->instruction_ids.at("while.7.0"), 9483);
+  EXPECT_EQ(ba->instruction_ids.at("reduce-scatter-start.4"), 65158);
+  EXPECT_EQ(ba->instruction_ids.at("reduce-scatter-start"), 65084);
+  absl::StatusOr<XlaBufferAssignment> text = ParseXlaBufferAssignment(
+      ReadFile(kFixtures + "small.after_optimizations-buffer-assignment.txt"), "fixture");
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_TRUE(text->instruction_ids.empty());
+}
+
 TEST(XlaBufferAssignmentProto, ChosenByContent) {
   absl::StatusOr<XlaBufferAssignment> ba = ParseXlaBufferAssignment(ReadFile(kInit), kInit);
   ASSERT_TRUE(ba.ok()) << ba.status();

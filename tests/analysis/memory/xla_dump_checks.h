@@ -9,14 +9,19 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "analysis/memory/xla_assignment_model.h"
 #include "analysis/memory/xla_buffer_assignment.h"
+#include "fmt/format.h"
 #include "gtest/gtest.h"
 #include "hlo/proto_reader.h"
 
@@ -57,9 +62,55 @@ inline void LoadDumpAndModel(const std::filesystem::path& path, std::optional<in
   ASSERT_TRUE(xla.ok()) << xla.status();
   out->xla = *std::move(xla);
   absl::StatusOr<XlaModelAssignment> ours =
-      AssignLikeXla(*out->module, {.alignment = alignment.value_or(XlaAlignmentOf(*out->xla))});
+      AssignLikeXla(*out->module, {.alignment = alignment.value_or(XlaAlignmentOf(*out->xla)),
+                                   .instruction_ids = out->xla->instruction_ids});
   ASSERT_TRUE(ours.ok()) << ours.status();
   out->ours = *std::move(ours);
+}
+
+// Every value's offset in its allocation held against XLA's by name (XLA's assignment named on
+// our module: MapXlaBufferAssignmentOntoModule), the preallocated temp allocation's apart from
+// the others': `same` at XLA's offset, `apart` (one line each: name, bytes, our offset, XLA's)
+// elsewhere, `unnamed` the values of either side that the other side does not name (in an
+// allocation of the same temp-or-not kind).
+struct Offsets {
+  int64_t same = 0;
+  int64_t unnamed = 0;
+  std::vector<std::string> apart = {};
+};
+struct DumpOffsets {
+  Offsets temp;
+  Offsets other;  // parameter, constant, output, thread-local and tuple allocations
+};
+
+inline void CompareOffsets(const DumpAndModel& d, DumpOffsets* out) {
+  absl::StatusOr<XlaBufferAssignment> named = MapXlaBufferAssignmentOntoModule(*d.xla, *d.module);
+  ASSERT_TRUE(named.ok()) << named.status();
+  std::map<std::pair<bool, std::string>, int64_t> xla_offset;  // (temp, name) -> offset
+  for (const XlaAllocation& a : named->allocations) {
+    for (const XlaAssignedValue& v : a.values) {
+      xla_offset[{a.is_preallocated_temp(), XlaValueName(v)}] = v.offset;
+    }
+  }
+  std::set<std::pair<bool, std::string>> ours;
+  for (const XlaModelAllocation& a : d.ours->allocations) {
+    Offsets& o = a.preallocated_temp ? out->temp : out->other;
+    for (const XlaModelValue& v : a.values) {
+      ours.insert({a.preallocated_temp, v.name});
+      auto it = xla_offset.find({a.preallocated_temp, v.name});
+      if (it == xla_offset.end()) {
+        ++o.unnamed;
+      } else if (it->second == v.offset) {
+        ++o.same;
+      } else {
+        o.apart.push_back(fmt::format("{} ({} bytes): ours at {}, XLA's at {}", v.name, v.size,
+                                      v.offset, it->second));
+      }
+    }
+  }
+  for (const auto& [key, offset] : xla_offset) {
+    if (!ours.contains(key)) ++(key.first ? out->temp : out->other).unnamed;
+  }
 }
 
 // The model at `alignment`, or at the alignment XLA's offsets show when there is none.

@@ -74,5 +74,30 @@ TEST(XlaJaxPipelineDumps, PerKindTotalsExact) {
   }
 }
 
+// Offsets too: every value sits at XLA's offset in its allocation, on all four dumps, and both
+// sides name the same values (an async fusion's value named on the short form's fusion-start:
+// MapXlaBufferAssignmentOntoModule), in the temp allocation and in the others.
+TEST(XlaJaxPipelineDumps, EveryValueAtXlasOffset) {
+  const std::vector<std::filesystem::path> files = AfterOptimizationProtos();
+  ASSERT_EQ(files.size(), 4u);
+  for (const std::filesystem::path& path : files) {
+    const std::string file = path.filename().string();
+    DumpAndModel d;
+    ASSERT_NO_FATAL_FAILURE(LoadDumpAndModel(path, std::nullopt, &d));
+    DumpOffsets offsets;
+    ASSERT_NO_FATAL_FAILURE(CompareOffsets(d, &offsets));
+    const Offsets& t = offsets.temp;
+    const Offsets& other = offsets.other;
+    EXPECT_GT(other.same, 0) << file;
+    EXPECT_EQ(other.unnamed, 0) << file;
+    EXPECT_TRUE(other.apart.empty())
+        << file << ": first apart " << (other.apart.empty() ? "" : other.apart.front());
+    EXPECT_GT(t.same, 0) << file;
+    EXPECT_EQ(t.unnamed, 0) << file;
+    EXPECT_TRUE(t.apart.empty()) << file << ": " << t.apart.size() << " values apart, first "
+                                 << (t.apart.empty() ? "" : t.apart.front());
+  }
+}
+
 }  // namespace
 }  // namespace hloscope
