@@ -121,12 +121,13 @@ class Assigner {
       donated_.insert({a.parameter, ShapeIndexToString(a.parameter_index)});
     }
     allocation_of_value_.assign(flow_.values().size(), -1);
-    // Positions of every value (the output shape of an allocation asks for the root's).
+    // Positions of every value (the output shape of an allocation asks for the root's; sharing
+    // with a user asks for each).
     positions_.resize(flow_.values().size());
     for (const Computation* c : module_.computations()) {
       for (const Instruction* in : c->instructions()) {
         for (int32_t p = 0; p < flow_.PositionCount(*in); ++p) {
-          for (ValueId v : flow_.ValuesAtPosition(*in, p)) positions_[v].push_back(in);
+          for (ValueId v : flow_.ValuesAtPosition(*in, p)) positions_[v].push_back({in, p});
         }
       }
     }
@@ -372,18 +373,32 @@ class Assigner {
   bool Interferes(ValueId a, ValueId b) const {
     const XlaLiveRange ra = RangeOf(a), rb = RangeOf(b);
     if (ra.start > rb.end || rb.start > ra.end) return false;
-    if (ra.end == rb.start) return !CanShareAsOperand(b, ra);
-    if (rb.end == ra.start) return !CanShareAsOperand(a, rb);
+    if (ra.end == rb.start) return !CanShareAsOperand(b, a);
+    if (rb.end == ra.start) return !CanShareAsOperand(a, b);
     return true;
   }
 
-  bool CanShareAsOperand(ValueId user, const XlaLiveRange& operand_range) const {
+  // Whether the user's instruction may write over the operand value where their ranges touch:
+  // it reads the value at one of the value's positions (not necessarily the latest, which may
+  // be inside a loop the value also flows through) and may share that position's buffer. XLA
+  // asks every position since 183fa00cb5 (IntermediateValueWithMultiplePositionsCanBeReused);
+  // before, only the range's end position.
+  bool CanShareAsOperand(ValueId user, ValueId operand) const {
     const HloValue& u = flow_.value(user);
-    const Instruction* end = operand_range.end_instruction;
-    if (end == nullptr || u.instruction->opcode() == Opcode::kCopy) return false;
-    const auto users = end->users();
-    if (std::find(users.begin(), users.end(), u.instruction) == users.end()) return false;
-    return CanShare(*end, flow_.IndexAt(*end, operand_range.end_position), *u.instruction, u.index);
+    // A value off the timeline (another execution thread) shares nothing.
+    if (RangeOf(operand).end_instruction == nullptr || u.instruction->opcode() == Opcode::kCopy) {
+      return false;
+    }
+    const auto users_of = [&](const Instruction& in) {
+      const auto users = in.users();
+      return std::find(users.begin(), users.end(), u.instruction) != users.end();
+    };
+    for (const auto& [at, p] : positions_[operand]) {
+      if (users_of(*at) && CanShare(*at, flow_.IndexAt(*at, p), *u.instruction, u.index)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   // XLA's HloDataflowAnalysis::CanShareOperandBufferWithUser, with XLA:GPU's hint when the
@@ -478,7 +493,7 @@ class Assigner {
       a.ranges.insert({r.start, r.end, v});
       allocation_of_value_[v] = static_cast<int64_t>(index);
       m.values.push_back(ModelValue(v, 0, b.bytes));
-      for (const Instruction* at : positions_[v]) {
+      for (const auto& [at, unused_position] : positions_[v]) {
         if (at == module_.entry()->root() && flow_.IndexAt(*at, 0).empty() &&
             !flow_.ValuesAtPosition(*at, 0).empty() && flow_.ValuesAtPosition(*at, 0)[0] == v) {
           m.output_shape = at->shape().ToString(/*print_layout=*/false);
@@ -988,7 +1003,7 @@ class Assigner {
   const bool gpu_sharing_;  // XLA:GPU's CanShareBufferHint decides before the generic rule
   absl::flat_hash_map<const Computation*, Scope> scopes_;
   absl::flat_hash_set<std::pair<int64_t, std::string>> donated_;
-  std::vector<std::vector<const Instruction*>> positions_;
+  std::vector<std::vector<std::pair<const Instruction*, int32_t>>> positions_;
   absl::flat_hash_map<const Instruction*, int64_t> post_order_;
   absl::flat_hash_map<const Instruction*, int64_t> wrapped_position_;
   std::vector<Allocation> allocations_;  // parallel to out_.allocations
