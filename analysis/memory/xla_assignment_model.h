@@ -78,6 +78,11 @@ struct XlaModelOptions {
   // an HloProto is in schedule order instead. Empty, or missing an instruction of a
   // computation: that computation's own order.
   absl::flat_hash_map<std::string, int64_t> instruction_ids = {};
+  // XLA's --xla_multiheap_size_constraint_per_heap (bytes; -1: no limit): the temporaries fill
+  // heaps of at most this many bytes each (a buffer larger than the limit gets a heap of its
+  // own), an allocation per heap, and CombineTempAllocations starts another combined temp
+  // allocation when a part would bring the current one to the limit.
+  int64_t multiheap_size_constraint_per_heap = -1;
 };
 
 struct XlaModelValue {

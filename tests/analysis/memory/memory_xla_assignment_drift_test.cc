@@ -297,5 +297,60 @@ ENTRY e {
   EXPECT_GE(std::get<0>(a.SliceAt("add")), 0);
 }
 
+constexpr std::string_view kFourDots = R"(
+HloModule TempAllocationLimitResetsBuffer, is_scheduled=true
+ENTRY TempAllocationLimitResetsBuffer {
+  param_a = f32[10,10] parameter(0)
+  param_b = f32[10,10] parameter(1)
+  param_c = f32[10,10] parameter(2)
+  param_d = f32[10,10] parameter(3)
+  param_e = f32[10,10] parameter(4)
+  dot_ab = f32[10,10] dot(param_a, param_b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  dot_bc = f32[10,10] dot(param_b, param_c), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  dot_cd = f32[10,10] dot(param_c, param_d), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  dot_de = f32[10,10] dot(param_d, param_e), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT concatenate = f32[40,10] concatenate(dot_ab, dot_bc, dot_cd, dot_de), dimensions={0}
+})";
+
+// BufferAssignmentTest.TempAllocationLimitResetsBuffer (xla_multiheap_size_constraint_per_heap
+// 801, alignment 1): the four 400-byte dots, live together, fill two heaps of two (a third would
+// end at 1200 > 801), and the two 800-byte parts stay apart (800 + 800 >= 801): five parameter
+// allocations, the output and two temp allocations of 800, each dot in one of them.
+TEST(XlaBufferAssignmentDrift, TempAllocationLimitResetsBuffer) {
+  const Assigned a = Assign(kFourDots, "", {.multiheap_size_constraint_per_heap = 801});
+  EXPECT_EQ(a.a.allocations.size(), 8u);
+  std::set<int64_t> temps;
+  for (std::string_view dot : {"dot_ab", "dot_bc", "dot_cd", "dot_de"}) {
+    EXPECT_EQ(std::get<2>(a.SliceAt(dot)), 400) << dot;
+    EXPECT_EQ(a.AllocAt(dot).size, 800) << dot;
+    EXPECT_TRUE(a.AllocAt(dot).preallocated_temp) << dot;
+    temps.insert(a.AllocAt(dot).index);
+  }
+  EXPECT_EQ(temps.size(), 2u);
+}
+
+// Without the limit (-1, XLA's default) the same dots share one heap: 1600 bytes, seven
+// allocations.
+TEST(XlaBufferAssignmentDrift, RuleNoHeapLimitByDefault) {
+  const Assigned a = Assign(kFourDots);
+  EXPECT_EQ(a.a.allocations.size(), 7u);
+  EXPECT_EQ(a.AllocAt("dot_ab").size, 1600);
+  EXPECT_EQ(a.AllocAt("dot_de").index, a.AllocAt("dot_ab").index);
+}
+
+// A limit under one buffer's size is soft, as XLA's: each buffer still gets a heap (of its own
+// size), and no two parts combine (each sum reaches the limit).
+TEST(XlaBufferAssignmentDrift, RuleHeapLimitBelowABufferIsSoft) {
+  const Assigned a = Assign(kFourDots, "", {.multiheap_size_constraint_per_heap = 100});
+  EXPECT_EQ(a.a.allocations.size(), 10u);
+  std::set<int64_t> temps;
+  for (std::string_view dot : {"dot_ab", "dot_bc", "dot_cd", "dot_de"}) {
+    EXPECT_EQ(a.AllocAt(dot).size, 400) << dot;
+    EXPECT_EQ(std::get<1>(a.SliceAt(dot)), 0) << dot;
+    temps.insert(a.AllocAt(dot).index);
+  }
+  EXPECT_EQ(temps.size(), 4u);
+}
+
 }  // namespace
 }  // namespace hloscope
