@@ -290,6 +290,66 @@ TEST(XlaBufferAssignmentProto, ValuePastItsAllocationIsRefused) {
             "bytes: past its end");
 }
 
+// XLA's BufferAssignmentTest.FromProtoRejectsNegativeOffset and FromProtoRejectsNegativeSize
+// and BufferAllocationSliceProtoTest.FromProtoErrorNegativeOffsetOrSize (ROCm/xla 183fa00cb5):
+// a value at a negative offset or with a negative size is refused and named as such (a negative
+// offset is not "inside" the allocation). The varint of -1 is ten bytes.
+TEST(XlaBufferAssignmentProto, NegativeOffsetOrSizeIsRefused) {
+  const std::string minus_one("\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 10);
+  // logical_buffers { id: 1 defined_at { instruction_name: "a" } }
+  const std::string buffer(
+      "\x0a\x07\x08\x01\x1a\x03\x12\x01"
+      "a",
+      9);
+  // buffer_allocations { size: 4 assigned { logical_buffer_id: 1 offset: -1 size: 4 } }
+  const std::string negative_offset = std::string("\x1a\x1e", 2) + buffer +
+                                      std::string("\x1a\x13\x10\x04\x4a\x0f\x08\x01\x10", 9) +
+                                      minus_one + std::string("\x18\x04", 2);
+  // buffer_allocations { size: 4 assigned { logical_buffer_id: 1 offset: 0 size: -1 } }
+  const std::string negative_size =
+      std::string("\x1a\x1e", 2) + buffer +
+      std::string("\x1a\x13\x10\x04\x4a\x0f\x08\x01\x10\x00\x18", 11) + minus_one;
+  // buffer_allocations { size: -1 }
+  const std::string negative_allocation = std::string("\x1a\x0d\x1a\x0b\x10", 5) + minus_one;
+  const ProtoError cases[] = {
+      {negative_offset, "x.pb: error: allocation 0 holds logical buffer 1 at a negative offset -1"},
+      {negative_size, "x.pb: error: allocation 0 holds logical buffer 1 with a negative size -1"},
+      {negative_allocation, "x.pb: error: allocation 0 has a negative size -1"},
+  };
+  for (const ProtoError& c : cases) {
+    absl::StatusOr<XlaBufferAssignment> ba = ReadXlaBufferAssignmentProto(c.bytes, "x.pb");
+    ASSERT_FALSE(ba.ok()) << c.message;
+    EXPECT_EQ(StatusText(ba.status()), c.message);
+  }
+}
+
+// XLA's BufferAllocationSliceProtoTest.FromProtoErrorAllocationNotFound: what names an
+// allocation must name one the assignment has. In a BufferAssignmentProto that is a heap trace's
+// buffer_allocation_index (slices are in other protos).
+TEST(XlaBufferAssignmentProto, HeapTraceOfAnUnknownAllocationIsRefused) {
+  // logical_buffers { id: 1 defined_at { instruction_name: "a" } }
+  // buffer_allocations { size: 4 }
+  // heap_simulator_traces { events { buffer_id: 1 } buffer_allocation_index: 2 }
+  const std::string bytes(
+      "\x1a\x15"
+      "\x0a\x07\x08\x01\x1a\x03\x12\x01"
+      "a"
+      "\x1a\x02\x10\x04"
+      "\x22\x06\x0a\x02\x10\x01\x18\x02",
+      23);
+  absl::StatusOr<XlaBufferAssignment> ba = ReadXlaBufferAssignmentProto(bytes, "x.pb");
+  ASSERT_FALSE(ba.ok());
+  EXPECT_EQ(StatusText(ba.status()),
+            "x.pb: error: a heap-simulator trace names allocation 2, which the buffer assignment "
+            "does not have (it has 1)");
+  // The same trace on allocation 0 is read.
+  std::string good = bytes;
+  good.back() = '\x00';
+  absl::StatusOr<XlaBufferAssignment> ok = ReadXlaBufferAssignmentProto(good, "x.pb");
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(ok->heap_traces.at(0).allocation_index, 0);
+}
+
 TEST(XlaBufferAssignmentText, ReadsTheFixture) {
   const std::string path = kFixtures + "small.after_optimizations-buffer-assignment.txt";
   absl::StatusOr<XlaBufferAssignment> ba = ParseXlaBufferAssignment(ReadFile(path), path);
