@@ -155,10 +155,12 @@ int64_t RoundUp(int64_t x, int64_t alignment) {
   return x > kMax - (alignment - r) ? kMax : x + (alignment - r);
 }
 
-HeapLayout PackInOrder(const std::vector<HeapBuffer>& buffers, HeapOrder kind, int64_t alignment) {
+HeapLayout PackInOrder(const std::vector<HeapBuffer>& buffers, HeapOrder kind, int64_t alignment,
+                       int64_t size_limit_per_heap) {
   HeapLayout out;
   out.offsets.assign(buffers.size(), 0);
   out.sizes.assign(buffers.size(), 0);
+  out.heap_of.assign(buffers.size(), 0);
   const ColocationGroups groups = GroupColocated(buffers);
   struct Group {
     int32_t leader;
@@ -212,71 +214,89 @@ HeapLayout PackInOrder(const std::vector<HeapBuffer>& buffers, HeapOrder kind, i
       break;
   }
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-  PlacedIndex placed(steps);
   std::vector<Segment> occupied;  // the overlapping buffers' bytes, several sets' worth
   std::vector<Segment> scratch;
   std::vector<size_t> runs, next_runs;  // where each set's segments start in `occupied`
   auto by_start = [](const Segment& x, const Segment& y) { return x.start < y.start; };
-  for (const Group& g : order) {
-    const absl::Span<const int32_t> members = groups.Of(g.leader);
-    occupied.clear();
-    runs.assign(1, 0);
-    for (int32_t m : members) {
-      placed.ForEachOverlapping(buffers[m].first, buffers[m].last,
-                                [&](const std::vector<Segment>& set) {
-                                  if (set.empty()) return;
-                                  occupied.insert(occupied.end(), set.begin(), set.end());
-                                  runs.push_back(occupied.size());
-                                });
-    }
-    // Each set is sorted: merge them pairwise, in passes, rather than sort them all (a third
-    // faster on the curated models, where a buffer overlaps more sets).
-    while (runs.size() > 2) {
-      scratch.resize(occupied.size());
-      next_runs.assign(1, 0);
-      size_t r = 0;
-      for (; r + 2 < runs.size(); r += 2) {
-        std::merge(occupied.begin() + runs[r], occupied.begin() + runs[r + 1],
-                   occupied.begin() + runs[r + 1], occupied.begin() + runs[r + 2],
-                   scratch.begin() + runs[r], by_start);
-        next_runs.push_back(runs[r + 2]);
+  // One heap after another, each from the groups the ones before left (a do-while: XLA makes
+  // one heap also when there is nothing to place).
+  std::vector<Group> rest;
+  int32_t heap = 0;
+  do {
+    PlacedIndex placed(steps);
+    int64_t heap_size = 0;
+    rest.clear();
+    for (const Group& g : order) {
+      const absl::Span<const int32_t> members = groups.Of(g.leader);
+      occupied.clear();
+      runs.assign(1, 0);
+      for (int32_t m : members) {
+        placed.ForEachOverlapping(buffers[m].first, buffers[m].last,
+                                  [&](const std::vector<Segment>& set) {
+                                    if (set.empty()) return;
+                                    occupied.insert(occupied.end(), set.begin(), set.end());
+                                    runs.push_back(occupied.size());
+                                  });
       }
-      if (r + 1 < runs.size()) {  // an odd one out
-        std::copy(occupied.begin() + runs[r], occupied.begin() + runs[r + 1],
-                  scratch.begin() + runs[r]);
-        next_runs.push_back(runs[r + 1]);
-      }
-      occupied.swap(scratch);
-      runs.swap(next_runs);
-    }
-    // Gaps between the occupied bytes, by offset: the smallest that fits at an aligned offset
-    // (touching segments leave no gap, so sets that overlap one another give the gaps of their
-    // union). A gap is measured from its aligned start, as XLA's free chunks begin at the
-    // aligned end of the chunk below (MakeFreeChunks): of two gaps that fit, the one with
-    // less room above the alignment padding wins.
-    int64_t best_offset = -1;
-    int64_t best_gap = kMax;
-    int64_t top = 0;  // the lowest offset above everything seen so far
-    for (const Segment& s : occupied) {
-      if (s.start > top) {
-        const int64_t aligned = RoundUp(top, alignment);
-        const int64_t gap = s.start - aligned;
-        if (aligned <= s.start && gap >= g.bytes && gap < best_gap) {
-          best_gap = gap;
-          best_offset = aligned;
+      // Each set is sorted: merge them pairwise, in passes, rather than sort them all (a third
+      // faster on the curated models, where a buffer overlaps more sets).
+      while (runs.size() > 2) {
+        scratch.resize(occupied.size());
+        next_runs.assign(1, 0);
+        size_t r = 0;
+        for (; r + 2 < runs.size(); r += 2) {
+          std::merge(occupied.begin() + runs[r], occupied.begin() + runs[r + 1],
+                     occupied.begin() + runs[r + 1], occupied.begin() + runs[r + 2],
+                     scratch.begin() + runs[r], by_start);
+          next_runs.push_back(runs[r + 2]);
         }
+        if (r + 1 < runs.size()) {  // an odd one out
+          std::copy(occupied.begin() + runs[r], occupied.begin() + runs[r + 1],
+                    scratch.begin() + runs[r]);
+          next_runs.push_back(runs[r + 1]);
+        }
+        occupied.swap(scratch);
+        runs.swap(next_runs);
       }
-      top = std::max(top, s.end);
+      // Gaps between the occupied bytes, by offset: the smallest that fits at an aligned offset
+      // (touching segments leave no gap, so sets that overlap one another give the gaps of their
+      // union). A gap is measured from its aligned start, as XLA's free chunks begin at the
+      // aligned end of the chunk below (MakeFreeChunks): of two gaps that fit, the one with
+      // less room above the alignment padding wins.
+      int64_t best_offset = -1;
+      int64_t best_gap = kMax;
+      int64_t top = 0;  // the lowest offset above everything seen so far
+      for (const Segment& s : occupied) {
+        if (s.start > top) {
+          const int64_t aligned = RoundUp(top, alignment);
+          const int64_t gap = s.start - aligned;
+          if (aligned <= s.start && gap >= g.bytes && gap < best_gap) {
+            best_gap = gap;
+            best_offset = aligned;
+          }
+        }
+        top = std::max(top, s.end);
+      }
+      const int64_t offset = best_offset >= 0 ? best_offset : RoundUp(top, alignment);
+      const int64_t end = offset > kMax - g.bytes ? kMax : offset + g.bytes;
+      // Over the limit: left for a later heap, unless this heap is still empty.
+      if (end > size_limit_per_heap && heap_size > 0) {
+        rest.push_back(g);
+        continue;
+      }
+      heap_size = std::max(heap_size, end);
+      for (int32_t m : members) {
+        out.offsets[m] = offset;
+        out.sizes[m] = g.bytes;
+        out.heap_of[m] = heap;
+        placed.Insert(m, buffers[m].first, buffers[m].last, offset, end);
+      }
     }
-    const int64_t offset = best_offset >= 0 ? best_offset : RoundUp(top, alignment);
-    const int64_t end = offset > kMax - g.bytes ? kMax : offset + g.bytes;
-    out.heap_bytes = std::max(out.heap_bytes, end);
-    for (int32_t m : members) {
-      out.offsets[m] = offset;
-      out.sizes[m] = g.bytes;
-      placed.Insert(m, buffers[m].first, buffers[m].last, offset, end);
-    }
-  }
+    out.heap_sizes.push_back(heap_size);
+    out.heap_bytes = out.heap_bytes > kMax - heap_size ? kMax : out.heap_bytes + heap_size;
+    order.swap(rest);
+    ++heap;
+  } while (!order.empty());
   return out;
 }
 
@@ -284,9 +304,12 @@ HeapLayout PackInOrder(const std::vector<HeapBuffer>& buffers, HeapOrder kind, i
 
 HeapLayout PackBestFit(const std::vector<HeapBuffer>& buffers, const HeapPackOptions& options) {
   const int64_t alignment = std::max<int64_t>(options.alignment, 1);
-  if (options.order != HeapOrder::kXla) return PackInOrder(buffers, options.order, alignment);
-  HeapLayout spatial = PackInOrder(buffers, HeapOrder::kXlaSpatial, alignment);
-  HeapLayout temporal = PackInOrder(buffers, HeapOrder::kXlaTemporal, alignment);
+  const int64_t limit = options.size_limit_per_heap;
+  if (options.order != HeapOrder::kXla) {
+    return PackInOrder(buffers, options.order, alignment, limit);
+  }
+  HeapLayout spatial = PackInOrder(buffers, HeapOrder::kXlaSpatial, alignment, limit);
+  HeapLayout temporal = PackInOrder(buffers, HeapOrder::kXlaTemporal, alignment, limit);
   return temporal.heap_bytes < spatial.heap_bytes ? temporal : spatial;
 }
 

@@ -24,9 +24,15 @@
 // by its owner, the member that shares no one's chunk (XLA's interval that needed an
 // allocation; the others joined it with ShareWith), its size, range and index as the id. Offsets
 // are rounded up to `alignment` (a gap fits when the aligned offset leaves room).
+//
+// With `size_limit_per_heap` (XLA's --xla_multiheap_size_constraint_per_heap, as its
+// ConstrainedGlobalDecreasingSizeBestFitHeap), the buffers fill several heaps: each heap takes,
+// in the order above, every group whose chunk would end within the limit (the first group of a
+// heap always: the limit is soft), the rest go on to the next heap, which starts empty.
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace hloscope {
@@ -43,12 +49,17 @@ enum class HeapOrder { kIdeal, kXlaSpatial, kXlaTemporal, kXla };
 struct HeapPackOptions {
   HeapOrder order = HeapOrder::kIdeal;
   int64_t alignment = 1;  // every offset a multiple of it (>= 1)
+  int64_t size_limit_per_heap = std::numeric_limits<int64_t>::max();
 };
 
 struct HeapLayout {
   std::vector<int64_t> offsets;  // by input index
   std::vector<int64_t> sizes;    // by input index: the chunk's size (a colocated group's largest)
-  int64_t heap_bytes = 0;        // the highest end of any buffer (saturates at INT64_MAX)
+  // The sum of the heaps' sizes, each the highest end of its buffers (saturates at INT64_MAX);
+  // with one heap, the highest end of any buffer.
+  int64_t heap_bytes = 0;
+  std::vector<int32_t> heap_of;  // by input index: which heap holds the buffer (0 unless limited)
+  std::vector<int64_t> heap_sizes;  // by heap; at least one
 };
 
 HeapLayout PackBestFit(const std::vector<HeapBuffer>& buffers, const HeapPackOptions& options = {});

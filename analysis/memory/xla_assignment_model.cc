@@ -121,12 +121,13 @@ class Assigner {
       donated_.insert({a.parameter, ShapeIndexToString(a.parameter_index)});
     }
     allocation_of_value_.assign(flow_.values().size(), -1);
-    // Positions of every value (the output shape of an allocation asks for the root's).
+    // Positions of every value (the output shape of an allocation asks for the root's; sharing
+    // with a user asks for each).
     positions_.resize(flow_.values().size());
     for (const Computation* c : module_.computations()) {
       for (const Instruction* in : c->instructions()) {
         for (int32_t p = 0; p < flow_.PositionCount(*in); ++p) {
-          for (ValueId v : flow_.ValuesAtPosition(*in, p)) positions_[v].push_back(in);
+          for (ValueId v : flow_.ValuesAtPosition(*in, p)) positions_[v].push_back({in, p});
         }
       }
     }
@@ -372,18 +373,32 @@ class Assigner {
   bool Interferes(ValueId a, ValueId b) const {
     const XlaLiveRange ra = RangeOf(a), rb = RangeOf(b);
     if (ra.start > rb.end || rb.start > ra.end) return false;
-    if (ra.end == rb.start) return !CanShareAsOperand(b, ra);
-    if (rb.end == ra.start) return !CanShareAsOperand(a, rb);
+    if (ra.end == rb.start) return !CanShareAsOperand(b, a);
+    if (rb.end == ra.start) return !CanShareAsOperand(a, b);
     return true;
   }
 
-  bool CanShareAsOperand(ValueId user, const XlaLiveRange& operand_range) const {
+  // Whether the user's instruction may write over the operand value where their ranges touch:
+  // it reads the value at one of the value's positions (not necessarily the latest, which may
+  // be inside a loop the value also flows through) and may share that position's buffer. XLA
+  // asks every position since 183fa00cb5 (IntermediateValueWithMultiplePositionsCanBeReused);
+  // before, only the range's end position.
+  bool CanShareAsOperand(ValueId user, ValueId operand) const {
     const HloValue& u = flow_.value(user);
-    const Instruction* end = operand_range.end_instruction;
-    if (end == nullptr || u.instruction->opcode() == Opcode::kCopy) return false;
-    const auto users = end->users();
-    if (std::find(users.begin(), users.end(), u.instruction) == users.end()) return false;
-    return CanShare(*end, flow_.IndexAt(*end, operand_range.end_position), *u.instruction, u.index);
+    // A value off the timeline (another execution thread) shares nothing.
+    if (RangeOf(operand).end_instruction == nullptr || u.instruction->opcode() == Opcode::kCopy) {
+      return false;
+    }
+    const auto users_of = [&](const Instruction& in) {
+      const auto users = in.users();
+      return std::find(users.begin(), users.end(), u.instruction) != users.end();
+    };
+    for (const auto& [at, p] : positions_[operand]) {
+      if (users_of(*at) && CanShare(*at, flow_.IndexAt(*at, p), *u.instruction, u.index)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   // XLA's HloDataflowAnalysis::CanShareOperandBufferWithUser, with XLA:GPU's hint when the
@@ -478,7 +493,7 @@ class Assigner {
       a.ranges.insert({r.start, r.end, v});
       allocation_of_value_[v] = static_cast<int64_t>(index);
       m.values.push_back(ModelValue(v, 0, b.bytes));
-      for (const Instruction* at : positions_[v]) {
+      for (const auto& [at, unused_position] : positions_[v]) {
         if (at == module_.entry()->root() && flow_.IndexAt(*at, 0).empty() &&
             !flow_.ValuesAtPosition(*at, 0).empty() && flow_.ValuesAtPosition(*at, 0)[0] == v) {
           m.output_shape = at->shape().ToString(/*print_layout=*/false);
@@ -643,28 +658,65 @@ class Assigner {
       // which the spatial order sorts equal sizes, counts the calls made meanwhile).
       const std::vector<HeapBuffer> ticks = ReplayHeapEvents(heap, value_of, index_of);
       for (size_t i = 0; i < heap.size(); ++i) heap[i].colocated_with = ticks[i].colocated_with;
-      const HeapLayout layout =
-          PackBestFit(ticks, {.order = options_.heap_order, .alignment = options_.alignment});
+      const int64_t limit = options_.multiheap_size_constraint_per_heap < 0
+                                ? std::numeric_limits<int64_t>::max()
+                                : options_.multiheap_size_constraint_per_heap;
+      const HeapLayout layout = PackBestFit(ticks, {.order = options_.heap_order,
+                                                    .alignment = options_.alignment,
+                                                    .size_limit_per_heap = limit});
       const HeapLayout ideal =
           PackBestFit(heap, {.order = HeapOrder::kIdeal, .alignment = options_.alignment});
-      XlaModelAllocation m;
-      m.index = static_cast<int64_t>(out_.allocations.size());
-      m.size = layout.heap_bytes;
-      m.preallocated_temp = true;
-      m.memory_space = space;
-      for (size_t i = 0; i < heap.size(); ++i) {
-        if (flow_.value(value_of[i]).shape->IsTuple()) m.tuple = true;
-        m.values.push_back(ModelValue(value_of[i], layout.offsets[i],
-                                      AliasAnalysis::ValueBytes(flow_.value(value_of[i]))));
-      }
       out_.totals.ideal_temp_bytes += ideal.heap_bytes;
-      for (ValueId v : value_of) allocation_of_value_[v] = m.index;
-      FindPeak(heap, layout, value_of, m);
-      out_.allocations.push_back(std::move(m));
-      // allocations_ stays parallel to out_.allocations: thread-local allocations follow.
-      allocations_.emplace_back();
-      allocations_.back().reusable = false;
+      if (layout.heap_sizes.size() <= 1) {
+        AddHeapAllocation(space, heap, layout, value_of);
+        continue;
+      }
+      // Several heaps (a size limit per heap): an allocation for each, in heap order, as XLA's
+      // AssignBuffersFromHeapSimulator makes one per heap result.
+      for (size_t h = 0; h < layout.heap_sizes.size(); ++h) {
+        std::vector<HeapBuffer> part;
+        std::vector<ValueId> part_values;
+        std::vector<int32_t> part_index(heap.size(), -1);
+        HeapLayout part_layout;
+        part_layout.heap_bytes = layout.heap_sizes[h];
+        part_layout.heap_sizes = {layout.heap_sizes[h]};
+        for (size_t i = 0; i < heap.size(); ++i) {
+          if (layout.heap_of[i] != static_cast<int32_t>(h)) continue;
+          part_index[i] = static_cast<int32_t>(part.size());
+          part.push_back(heap[i]);
+          part_values.push_back(value_of[i]);
+          part_layout.offsets.push_back(layout.offsets[i]);
+          part_layout.sizes.push_back(layout.sizes[i]);
+          part_layout.heap_of.push_back(0);
+        }
+        // A colocated group is placed whole, so its members are all in this part.
+        for (HeapBuffer& b : part) {
+          if (b.colocated_with >= 0) b.colocated_with = part_index[b.colocated_with];
+        }
+        AddHeapAllocation(space, part, part_layout, part_values);
+      }
     }
+  }
+
+  // One preallocated temp allocation for a heap's values (`heap`, by index as `value_of`).
+  void AddHeapAllocation(int64_t space, const std::vector<HeapBuffer>& heap,
+                         const HeapLayout& layout, const std::vector<ValueId>& value_of) {
+    XlaModelAllocation m;
+    m.index = static_cast<int64_t>(out_.allocations.size());
+    m.size = layout.heap_bytes;
+    m.preallocated_temp = true;
+    m.memory_space = space;
+    for (size_t i = 0; i < heap.size(); ++i) {
+      if (flow_.value(value_of[i]).shape->IsTuple()) m.tuple = true;
+      m.values.push_back(ModelValue(value_of[i], layout.offsets[i],
+                                    AliasAnalysis::ValueBytes(flow_.value(value_of[i]))));
+    }
+    for (ValueId v : value_of) allocation_of_value_[v] = m.index;
+    FindPeak(heap, layout, value_of, m);
+    out_.allocations.push_back(std::move(m));
+    // allocations_ stays parallel to out_.allocations: thread-local allocations follow.
+    allocations_.emplace_back();
+    allocations_.back().reusable = false;
   }
 
   // The order of XLA's value ids (HloDataflowAnalysis::InitializeInstructionValueSets): the
@@ -931,9 +983,13 @@ class Assigner {
   // XlaPartitionOrder too.
   void CombineTemporaries() {
     std::vector<XlaModelAllocation> kept;
-    std::map<int64_t, XlaModelAllocation> combined;  // by memory space
+    // By memory space: the combined allocations, the last one taking parts (several only under
+    // a size limit per heap).
+    std::map<int64_t, std::vector<XlaModelAllocation>> combined;
     std::vector<int64_t> new_index(out_.allocations.size(), -1);
-    std::vector<int64_t> space_of(out_.allocations.size(), -1);
+    // Each temp part's combined allocation: (memory space, its place in that space's list).
+    std::vector<std::pair<int64_t, size_t>> part_of(out_.allocations.size(), {-1, 0});
+    const int64_t limit = options_.multiheap_size_constraint_per_heap;
     for (size_t k : XlaPartitionOrder()) {
       XlaModelAllocation& a = out_.allocations[k];
       const int64_t old = a.index;
@@ -943,13 +999,16 @@ class Assigner {
         kept.push_back(std::move(a));
         continue;
       }
-      space_of[old] = a.memory_space;
-      auto [it, first] = combined.emplace(a.memory_space, XlaModelAllocation{});
-      XlaModelAllocation& c = it->second;
-      if (first) {
-        c = std::move(a);
+      std::vector<XlaModelAllocation>& list = combined[a.memory_space];
+      // XLA's CombineTempAllocations starts another combined allocation when this part would
+      // bring the current one to the limit (xla_multiheap_size_constraint_per_heap; -1: none).
+      if (list.empty() || (limit >= 0 && list.back().size + a.size >= limit)) {
+        part_of[old] = {a.memory_space, list.size()};
+        list.push_back(std::move(a));
         continue;
       }
+      part_of[old] = {a.memory_space, list.size() - 1};
+      XlaModelAllocation& c = list.back();
       const int64_t base =
           (c.size + options_.alignment - 1) / options_.alignment * options_.alignment;
       for (XlaModelValue& v : a.values) {
@@ -967,12 +1026,16 @@ class Assigner {
         c.peak_computation = std::move(a.peak_computation);
       }
     }
-    for (auto& [space, c] : combined) {
-      c.index = static_cast<int64_t>(kept.size());
-      for (size_t old = 0; old < space_of.size(); ++old) {
-        if (space_of[old] == space) new_index[old] = c.index;
+    std::map<std::pair<int64_t, size_t>, int64_t> index_of_combined;
+    for (auto& [space, list] : combined) {
+      for (size_t i = 0; i < list.size(); ++i) {
+        list[i].index = static_cast<int64_t>(kept.size());
+        index_of_combined[{space, i}] = list[i].index;
+        kept.push_back(std::move(list[i]));
       }
-      kept.push_back(std::move(c));
+    }
+    for (size_t old = 0; old < part_of.size(); ++old) {
+      if (part_of[old].first >= 0) new_index[old] = index_of_combined[part_of[old]];
     }
     out_.allocations = std::move(kept);
     for (int64_t& a : allocation_of_value_) {
@@ -988,7 +1051,7 @@ class Assigner {
   const bool gpu_sharing_;  // XLA:GPU's CanShareBufferHint decides before the generic rule
   absl::flat_hash_map<const Computation*, Scope> scopes_;
   absl::flat_hash_set<std::pair<int64_t, std::string>> donated_;
-  std::vector<std::vector<const Instruction*>> positions_;
+  std::vector<std::vector<std::pair<const Instruction*, int32_t>>> positions_;
   absl::flat_hash_map<const Instruction*, int64_t> post_order_;
   absl::flat_hash_map<const Instruction*, int64_t> wrapped_position_;
   std::vector<Allocation> allocations_;  // parallel to out_.allocations

@@ -25,8 +25,8 @@
 //     reusable allocation made so far (donated parameters and live-out buffers' allocations),
 //     when it fits (MaybeAssignBuffer): not read-only, no larger, no live range interfering
 //     with any value already there (ranges that only touch interfere unless the later value's
-//     instruction uses the earlier one's last position and may share its buffer; a copy never
-//     shares with what it reads), and a live-out buffer only into an allocation of exactly its
+//     instruction reads the earlier value at one of its positions and may share that buffer,
+//     as XLA asks since 183fa00cb5; a copy never shares with what it reads), and a live-out buffer only into an allocation of exactly its
 //     size. What is left and not live out is a temporary; a live-out buffer gets a new
 //     allocation.
 //  3. Temporaries are packed into one preallocated temp allocation per memory space by the
@@ -36,7 +36,8 @@
 //     when both are alone in their buffers and the result's instruction reads the operand
 //     value directly, as HeapSimulator::RunComputation, which replays definitions and frees
 //     step by step, the definitions of a step by (start, end, id)), and the packing is XLA's
-//     (heap_simulation.h, HeapOrder::kXla: both orders, the smaller heap), every chunk at a
+//     (heap_simulation.h, HeapOrder::kXla: both orders, the smaller heap; under
+//     multiheap_size_constraint_per_heap several heaps, an allocation each), every chunk at a
 //     multiple of `alignment`, on the heap algorithm's own clock: each Alloc, ShareWith and
 //     Free call one tick, so a range's length counts the calls made while it lives.
 //     `ideal_temp_bytes` is the same heap packed by our own order (kIdeal): what a better packer
@@ -78,6 +79,11 @@ struct XlaModelOptions {
   // an HloProto is in schedule order instead. Empty, or missing an instruction of a
   // computation: that computation's own order.
   absl::flat_hash_map<std::string, int64_t> instruction_ids = {};
+  // XLA's --xla_multiheap_size_constraint_per_heap (bytes; -1: no limit): the temporaries fill
+  // heaps of at most this many bytes each (a buffer larger than the limit gets a heap of its
+  // own), an allocation per heap, and CombineTempAllocations starts another combined temp
+  // allocation when a part would bring the current one to the limit.
+  int64_t multiheap_size_constraint_per_heap = -1;
 };
 
 struct XlaModelValue {

@@ -329,6 +329,10 @@ absl::StatusOr<XlaBufferAssignment> ReadXlaBufferAssignmentProto(std::string_vie
                                               "them by index)",
                                               x.index, out.allocations.size()));
     }
+    if (x.bytes < 0) {
+      return ProtoError(filename,
+                        fmt::format("allocation {} has a negative size {}", x.index, x.bytes));
+    }
     for (const xla_ba::AssignedBuffer& assigned : a.assigned()) {
       auto it = buffers.find(assigned.logical_buffer_id());
       if (it == buffers.end()) {
@@ -336,8 +340,22 @@ absl::StatusOr<XlaBufferAssignment> ReadXlaBufferAssignmentProto(std::string_vie
                                                 "the buffer assignment does not define",
                                                 x.index, assigned.logical_buffer_id()));
       }
-      if (assigned.offset() < 0 || assigned.size() < 0 || assigned.size() > x.bytes ||
-          assigned.offset() > x.bytes - assigned.size()) {
+      // As XLA's BufferAllocation::AddAssignment (since FromProtoRejectsNegativeOffset and
+      // FromProtoRejectsNegativeSize): a negative offset or size is named as such, not taken
+      // for a value inside the allocation.
+      if (assigned.offset() < 0) {
+        return ProtoError(filename,
+                          fmt::format("allocation {} holds logical buffer {} at a "
+                                      "negative offset {}",
+                                      x.index, assigned.logical_buffer_id(), assigned.offset()));
+      }
+      if (assigned.size() < 0) {
+        return ProtoError(filename,
+                          fmt::format("allocation {} holds logical buffer {} with a "
+                                      "negative size {}",
+                                      x.index, assigned.logical_buffer_id(), assigned.size()));
+      }
+      if (assigned.size() > x.bytes || assigned.offset() > x.bytes - assigned.size()) {
         return ProtoError(
             filename, fmt::format("allocation {} of {} bytes holds logical buffer {} at "
                                   "offset {} with {} bytes: past its end",
@@ -385,6 +403,14 @@ absl::StatusOr<XlaBufferAssignment> ReadXlaBufferAssignmentProto(std::string_vie
       event.computation = e.computation_name();
       event.instruction = e.instruction_name();
       trace.events.push_back(std::move(event));
+    }
+    // The allocation the trace packed (checked after its events), as XLA's Slice::FromProto
+    // checks a slice's allocation.
+    if (trace.allocation_index < 0 ||
+        trace.allocation_index >= static_cast<int64_t>(out.allocations.size())) {
+      return ProtoError(filename, fmt::format("a heap-simulator trace names allocation {}, which "
+                                              "the buffer assignment does not have (it has {})",
+                                              trace.allocation_index, out.allocations.size()));
     }
     out.heap_traces.push_back(std::move(trace));
   }

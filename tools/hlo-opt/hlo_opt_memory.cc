@@ -315,6 +315,28 @@ void AddBufferAssignmentFlags(FlagTable& table, MemoryFlags& flags) {
                flags.alignment_given = true;
                return absl::OkStatus();
              }});
+  table.Add({.names = {"--multiheap-size-constraint-per-heap"},
+             .value = FlagValue::kRequired,
+             .placeholder = "N",
+             .help = "With --buffer-assignment: the modeled assignment as XLA's\n"
+                     "--xla_multiheap_size_constraint_per_heap=N makes it: temporaries\n"
+                     "in heaps of at most N bytes each (a larger buffer alone in one), a\n"
+                     "temp allocation per heap, combined while under N. -1 (the\n"
+                     "default, as XLA's): one heap.",
+             .handler = [&flags](std::optional<std::string_view> value) {
+               if (value && *value == "-1") {
+                 flags.multiheap_size_constraint_per_heap = -1;
+                 return absl::OkStatus();
+               }
+               int64_t n = 0;
+               if (!NonNegative("--multiheap-size-constraint-per-heap", value, &n).ok()) {
+                 return FlagError(
+                     "option '--multiheap-size-constraint-per-heap' needs -1 (no limit) or a "
+                     "number of bytes");
+               }
+               flags.multiheap_size_constraint_per_heap = n;
+               return absl::OkStatus();
+             }});
 }
 
 // The report's stages run under one of hlo-pipeline's schedules.
@@ -597,7 +619,9 @@ bool CompareWithXla(const std::vector<MemoryInput>& inputs, bool split_input_fil
 bool ModelXlaAssignments(const Modules& as_given, const Modules& after_passes,
                          const XlaModelOptions& listing, int64_t alignment,
                          MemoryComparison& comparison) {
-  const XlaModelOptions after_options = {.alignment = alignment};
+  const XlaModelOptions after_options = {
+      .alignment = alignment,
+      .multiheap_size_constraint_per_heap = listing.multiheap_size_constraint_per_heap};
   for (const Modules* list : {&as_given, &after_passes}) {
     const XlaModelOptions& list_options = list == &as_given ? listing : after_options;
     const int64_t list_alignment = list_options.alignment;
@@ -711,7 +735,9 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
     return 1;
   }
   ParsedModules given;  // as XLA assigned it: not flattened (CompareWithXla)
-  XlaModelOptions listing = {.alignment = flags.alignment};
+  XlaModelOptions listing = {
+      .alignment = flags.alignment,
+      .multiheap_size_constraint_per_heap = flags.multiheap_size_constraint_per_heap};
   if (xla != nullptr && !CompareWithXla(inputs, split_input_file, flags, options, *xla,
                                         before.modules, *comparison, given, listing)) {
     return 1;

@@ -37,6 +37,9 @@ struct MemoryFlags {
   // --buffer-assignment lists after the report (text format).
   int64_t alignment = 1;
   bool alignment_given = false;  // else XLA's assignment beside ours uses the alignment it shows
+  // --multiheap-size-constraint-per-heap=N: XLA's --xla_multiheap_size_constraint_per_heap for
+  // the modeled assignment --buffer-assignment lists (-1: no limit, XLA's default).
+  int64_t multiheap_size_constraint_per_heap = -1;
   // --pipeline-schedule=NAME --microbatches=M: per stage, what the schedule makes of the
   // activations (analysis/memory/memory_report_pipeline.h); empty: none.
   std::string pipeline_schedule;
@@ -59,7 +62,8 @@ struct MemoryFlags {
 // printers' format, which --format shares), --stage-by=module|attr:NAME, --stage-regex=RE,
 // --forward-regex=RE, --backward-regex=RE, --dim-value=N, --top=N, --count-tuple-tables,
 // --memory-model=liveness|xla, --schedule=text|dfs|list|post-order|min,
-// --timeline=entry|whole-program, --buffer-assignment, --alignment=N, --pipeline-schedule=NAME,
+// --timeline=entry|whole-program, --buffer-assignment, --alignment=N,
+// --multiheap-size-constraint-per-heap=N, --pipeline-schedule=NAME,
 // --microbatches=M, --memory-limit=SIZE, --opportunities and --assume-donated=all|LIST to
 // hlo-opt's table.
 void AddMemoryFlags(FlagTable& table, MemoryFlags& flags, AnalysisFlags& analysis);

@@ -4,9 +4,12 @@
 // the memory usage report, the match to a module, and every error path.
 #include "analysis/memory/xla_buffer_assignment.h"
 
+#include <cstdint>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "hlo/parser.h"
@@ -288,6 +291,172 @@ TEST(XlaBufferAssignmentProto, ValuePastItsAllocationIsRefused) {
   EXPECT_EQ(StatusText(ba.status()),
             "x.pb: error: allocation 0 of 4 bytes holds logical buffer 1 at offset 2 with 4 "
             "bytes: past its end");
+}
+
+// XLA's BufferAssignmentTest.FromProtoRejectsNegativeOffset and FromProtoRejectsNegativeSize
+// and BufferAllocationSliceProtoTest.FromProtoErrorNegativeOffsetOrSize (ROCm/xla 183fa00cb5):
+// a value at a negative offset or with a negative size is refused and named as such (a negative
+// offset is not "inside" the allocation). The varint of -1 is ten bytes.
+TEST(XlaBufferAssignmentProto, NegativeOffsetOrSizeIsRefused) {
+  const std::string minus_one("\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 10);
+  // logical_buffers { id: 1 defined_at { instruction_name: "a" } }
+  const std::string buffer(
+      "\x0a\x07\x08\x01\x1a\x03\x12\x01"
+      "a",
+      9);
+  // buffer_allocations { size: 4 assigned { logical_buffer_id: 1 offset: -1 size: 4 } }
+  const std::string negative_offset = std::string("\x1a\x1e", 2) + buffer +
+                                      std::string("\x1a\x13\x10\x04\x4a\x0f\x08\x01\x10", 9) +
+                                      minus_one + std::string("\x18\x04", 2);
+  // buffer_allocations { size: 4 assigned { logical_buffer_id: 1 offset: 0 size: -1 } }
+  const std::string negative_size =
+      std::string("\x1a\x1e", 2) + buffer +
+      std::string("\x1a\x13\x10\x04\x4a\x0f\x08\x01\x10\x00\x18", 11) + minus_one;
+  // buffer_allocations { size: -1 }
+  const std::string negative_allocation = std::string("\x1a\x0d\x1a\x0b\x10", 5) + minus_one;
+  const ProtoError cases[] = {
+      {negative_offset, "x.pb: error: allocation 0 holds logical buffer 1 at a negative offset -1"},
+      {negative_size, "x.pb: error: allocation 0 holds logical buffer 1 with a negative size -1"},
+      {negative_allocation, "x.pb: error: allocation 0 has a negative size -1"},
+  };
+  for (const ProtoError& c : cases) {
+    absl::StatusOr<XlaBufferAssignment> ba = ReadXlaBufferAssignmentProto(c.bytes, "x.pb");
+    ASSERT_FALSE(ba.ok()) << c.message;
+    EXPECT_EQ(StatusText(ba.status()), c.message);
+  }
+}
+
+// XLA's BufferAllocationSliceProtoTest.FromProtoErrorAllocationNotFound: what names an
+// allocation must name one the assignment has. In a BufferAssignmentProto that is a heap trace's
+// buffer_allocation_index (slices are in other protos).
+TEST(XlaBufferAssignmentProto, HeapTraceOfAnUnknownAllocationIsRefused) {
+  // logical_buffers { id: 1 defined_at { instruction_name: "a" } }
+  // buffer_allocations { size: 4 }
+  // heap_simulator_traces { events { buffer_id: 1 } buffer_allocation_index: 2 }
+  const std::string bytes(
+      "\x1a\x15"
+      "\x0a\x07\x08\x01\x1a\x03\x12\x01"
+      "a"
+      "\x1a\x02\x10\x04"
+      "\x22\x06\x0a\x02\x10\x01\x18\x02",
+      23);
+  absl::StatusOr<XlaBufferAssignment> ba = ReadXlaBufferAssignmentProto(bytes, "x.pb");
+  ASSERT_FALSE(ba.ok());
+  EXPECT_EQ(StatusText(ba.status()),
+            "x.pb: error: a heap-simulator trace names allocation 2, which the buffer assignment "
+            "does not have (it has 1)");
+  // The same trace on allocation 0 is read.
+  std::string good = bytes;
+  good.back() = '\x00';
+  absl::StatusOr<XlaBufferAssignment> ok = ReadXlaBufferAssignmentProto(good, "x.pb");
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(ok->heap_traces.at(0).allocation_index, 0);
+}
+
+// A BufferAssignmentProto inside an HloProto, written field by field: allocations in index
+// order (XLA writes each one's index; our reader holds it to its position).
+struct ProtoAllocation {
+  int64_t size = 0;
+  bool thread_local_ = false;
+  bool parameter = false;
+  bool constant = false;
+  bool live_out = false;
+};
+
+std::string Varint(uint64_t v) {
+  std::string out;
+  do {
+    const uint8_t low = v & 0x7f;
+    v >>= 7;
+    out.push_back(static_cast<char>(v ? (low | 0x80) : low));
+  } while (v);
+  return out;
+}
+
+std::string VarintField(uint64_t field, uint64_t v) { return Varint(field << 3) + Varint(v); }
+
+std::string MessageField(uint64_t field, const std::string& body) {
+  return Varint(field << 3 | 2) + Varint(body.size()) + body;
+}
+
+std::string HloProtoWithAllocations(const std::vector<ProtoAllocation>& allocations) {
+  std::string assignment;
+  for (size_t i = 0; i < allocations.size(); ++i) {
+    const ProtoAllocation& a = allocations[i];
+    std::string body = VarintField(1, i) + VarintField(2, static_cast<uint64_t>(a.size));
+    if (a.thread_local_) body += VarintField(3, 1);
+    if (a.parameter) body += VarintField(5, 1);
+    if (a.live_out) body += VarintField(7, 1);
+    if (a.constant) body += VarintField(12, 1);
+    assignment += MessageField(3, body);
+  }
+  return MessageField(3, assignment);
+}
+
+// XLA's ComputeTotalAllocationBytesTest (ROCm/xla 183fa00cb5) where every allocation is in
+// memory space 0: the total is Totals().total_bytes, which our side-by-side report prints
+// (it sums every memory space; the tests with other colors ask for one space's total, which
+// the report does not compute).
+TEST(XlaBufferAssignmentProto, ComputeTotalAllocationBytes) {
+  struct Case {
+    std::string_view xla_test;
+    std::vector<ProtoAllocation> allocations;
+    int64_t total;
+  };
+  const Case cases[] = {
+      {"EmptyProto", {}, 0},
+      {"LargeAllocations",
+       {{.size = int64_t{1} << 33}, {.size = int64_t{1} << 33}},
+       int64_t{1} << 34},
+      {"OnlyMatchingColorAllocations", {{.size = 10}, {.size = 20}}, 30},
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<XlaBufferAssignment> ba =
+        ReadXlaBufferAssignmentProto(HloProtoWithAllocations(c.allocations), "t.pb");
+    ASSERT_TRUE(ba.ok()) << c.xla_test << ": " << ba.status();
+    EXPECT_EQ(ba->Totals().total_bytes, c.total) << c.xla_test;
+    EXPECT_EQ(ba->Totals().allocations, static_cast<int64_t>(c.allocations.size())) << c.xla_test;
+  }
+}
+
+// XLA's ComputeIndefiniteAllocationsTest where every allocation is in memory space 0: the bytes
+// of allocations that live throughout (thread-local, parameter, constant or maybe-live-out) are
+// every allocation but the preallocated temporaries, Totals().total_bytes less
+// Totals().preallocated_temp_bytes (each allocation once, whatever kinds it has).
+TEST(XlaBufferAssignmentProto, ComputeIndefiniteAllocations) {
+  struct Case {
+    std::string_view xla_test;
+    std::vector<ProtoAllocation> allocations;
+    int64_t indefinite;
+  };
+  const Case cases[] = {
+      {"Empty", {}, 0},
+      {"AllConditionsFalse", {{.size = 10}}, 0},
+      {"IsThreadLocal", {{.size = 10, .thread_local_ = true}}, 10},
+      {"IsEntryComputationParameter", {{.size = 10, .parameter = true}}, 10},
+      {"IsConstant", {{.size = 10, .constant = true}}, 10},
+      {"MaybeLiveOut", {{.size = 10, .live_out = true}}, 10},
+      {"AllConditionsTrue",
+       {{.size = 10, .thread_local_ = true, .parameter = true, .constant = true, .live_out = true}},
+       10},
+      {"MultipleAllocations",
+       {{.size = 10, .thread_local_ = true},
+        {.size = 20, .parameter = true},
+        {.size = 30, .constant = true},
+        {.size = 40, .live_out = true},
+        {.size = 500}},
+       100},
+      {"OnlyMatchingColorAllocations",
+       {{.size = 10, .thread_local_ = true}, {.size = 20, .constant = true}},
+       30},
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<XlaBufferAssignment> ba =
+        ReadXlaBufferAssignmentProto(HloProtoWithAllocations(c.allocations), "t.pb");
+    ASSERT_TRUE(ba.ok()) << c.xla_test << ": " << ba.status();
+    const XlaAllocationTotals t = ba->Totals();
+    EXPECT_EQ(t.total_bytes - t.preallocated_temp_bytes, c.indefinite) << c.xla_test;
+  }
 }
 
 TEST(XlaBufferAssignmentText, ReadsTheFixture) {

@@ -174,6 +174,7 @@ const std::map<std::string, std::string, std::less<>> kSamples = {
     {"--dim-value", "4"},
     {"--top", "3"},
     {"--alignment", "128"},
+    {"--multiheap-size-constraint-per-heap", "801"},
     {"--memory-limit", "80GiB"},
     {"--assume-donated", "3,8"},
     {"--replicas", "2"},
