@@ -5,6 +5,7 @@
 #include <iterator>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -19,6 +20,7 @@
 #include "fmt/format.h"
 #include "hlo/computation.h"
 #include "hlo/input_output_alias.h"
+#include "support/checked_int.h"
 
 namespace hloscope {
 namespace {
@@ -902,6 +904,29 @@ class Assigner {
   XlaModelAssignment out_;
 };
 
+// Every size the model computes stays below a bound that fits in int64, or the module is
+// refused: an allocation holds one buffer (or a wrapped tuple table of its size), a heap at
+// most its values' sizes each padded to the alignment, the combined temp allocation its parts
+// each padded again, and the minimum memory its values' sizes. Four times the values' buffer
+// sizes plus the alignment, summed, bounds them all, so no sum below wraps (a module of two
+// 2^62-byte parameters did, found by the memory fuzzer; UBSan).
+absl::Status CheckSizesFit(const Module& module, const AliasAnalysis& alias, int64_t alignment) {
+  std::optional<int64_t> bound = 0;
+  for (const HloBuffer& b : alias.buffers()) {
+    std::optional<int64_t> padded = CheckedAdd(b.bytes, alignment);
+    std::optional<int64_t> per_value =
+        padded ? CheckedMul(*padded, 4 * static_cast<int64_t>(b.values.size())) : std::nullopt;
+    bound = per_value ? CheckedAdd(*bound, *per_value) : std::nullopt;
+    if (!bound) {
+      return absl::OutOfRangeError(fmt::format(
+          "module '{}': XLA's buffer assignment cannot be modeled: its buffers (with alignment "
+          "{}) add up past int64 bytes",
+          module.name(), alignment));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 int64_t XlaModelAssignment::AllocationOf(std::string_view value_name) const {
@@ -931,6 +956,7 @@ absl::StatusOr<XlaModelAssignment> AssignLikeXla(const Module& module,
   absl::StatusOr<std::unique_ptr<AliasAnalysis>> alias =
       AliasAnalysis::Run(module, XlaModelDataflowOptions());
   if (!alias.ok()) return alias.status();
+  if (absl::Status s = CheckSizesFit(module, **alias, options.alignment); !s.ok()) return s;
   absl::StatusOr<XlaLiveRanges> ranges = ComputeXlaLiveRanges(module, **alias, options.live_ranges);
   if (!ranges.ok()) return ranges.status();
   Assigner assigner(module, **alias, *ranges, options);
