@@ -561,7 +561,7 @@ class Assigner {
       }
       out_.totals.ideal_temp_bytes += ideal.heap_bytes;
       for (ValueId v : value_of) allocation_of_value_[v] = m.index;
-      FindPeak(heap, layout, value_of, m);
+      FindPeak(heap, ticks, layout, value_of, m);
       out_.allocations.push_back(std::move(m));
       // allocations_ stays parallel to out_.allocations: thread-local allocations follow.
       allocations_.emplace_back();
@@ -714,8 +714,10 @@ class Assigner {
   // any value sharing it lives), the values live then, and where that time is (the
   // instruction of the flattened timeline and its computation, a callee's when the peak is
   // inside one).
-  void FindPeak(const std::vector<HeapBuffer>& heap, const HeapLayout& layout,
-                const std::vector<ValueId>& value_of, XlaModelAllocation& m) {
+  // `ticks` is `heap` on the heap algorithm's clock (ReplayHeapEvents).
+  void FindPeak(const std::vector<HeapBuffer>& heap, const std::vector<HeapBuffer>& ticks,
+                const HeapLayout& layout, const std::vector<ValueId>& value_of,
+                XlaModelAllocation& m) {
     const int32_t n = static_cast<int32_t>(heap.size());
     std::vector<int32_t> root(n);
     for (int32_t i = 0; i < n; ++i) root[i] = i;
@@ -749,19 +751,12 @@ class Assigner {
       }
     }
     // XLA's fragmentation: the heap's size less the most bytes its values ever hold, each
-    // value counted whole while it lives (its NoFragmentationStatsHeap counts a shared value
-    // as an allocation of its own).
-    std::vector<int64_t> raw(static_cast<size_t>(steps) + 1, 0);
-    for (int32_t i = 0; i < n; ++i) {
-      if (heap[i].last < 0) continue;
-      raw[std::clamp<int64_t>(heap[i].first, 0, steps)] += heap[i].bytes;
-      raw[std::clamp<int64_t>(int64_t{heap[i].last} + 1, 0, steps)] -= heap[i].bytes;
-    }
-    int64_t raw_live = 0, raw_peak = 0;
-    for (int64_t t = 0; t < steps; ++t) {
-      raw_live += raw[t];
-      raw_peak = std::max(raw_peak, raw_live);
-    }
+    // value counted whole from its Alloc or ShareWith call to its Free call (XLA's
+    // NoFragmentationStatsHeap takes a ShareWith as an Alloc of its own). So it is counted on
+    // the heap's clock, not by schedule step: a result that takes over a dying operand's chunk
+    // comes after the operand's Free, and the two are never counted at once (by step they
+    // were, and a heap whose chunks were all shared that way showed a negative figure).
+    const int64_t raw_peak = NoFragmentationPeak(ticks);
     out_.totals.temp_fragmentation_bytes =
         (heap_simulated_ ? out_.totals.temp_fragmentation_bytes : 0) + layout.heap_bytes - raw_peak;
     heap_simulated_ = true;
@@ -785,19 +780,54 @@ class Assigner {
   }
 
   // XLA's MinimumMemoryForModule: the no-fragmentation heap over every value but constants
-  // (and thread-local ones, which are off the timeline), on the whole-module timeline.
-  int64_t MinimumMemoryForModule() const {
-    const int64_t steps = ranges_.end_time() + 2;
-    std::vector<int64_t> diff(static_cast<size_t>(steps) + 1, 0);
+  // (and thread-local ones, which are off the timeline), on the whole-module timeline, replayed
+  // as HeapSimulator::RunComputation calls it (ReplayHeapEvents): a result that takes over a
+  // dying operand's chunk is counted after the operand's Free, not beside it.
+  int64_t MinimumMemoryForModule() {
+    std::vector<std::pair<ValueId, int64_t>> sized;  // (value, its size in its allocation)
+    std::vector<int64_t> wrapped;  // wrapped tuple tables: no value of ours, counted apart
     for (const XlaModelAllocation& a : out_.allocations) {
       if (a.constant || a.thread_local_) continue;
       for (const XlaModelValue& v : a.values) {
-        diff[std::clamp<int64_t>(v.start, 0, steps)] += v.size;
-        diff[std::clamp<int64_t>(v.end + 1, 0, steps)] -= v.size;
+        if (v.buffer == -1) {
+          wrapped.push_back(v.size);
+        } else {
+          sized.push_back({static_cast<ValueId>(v.id), v.size});
+        }
       }
     }
+    const std::vector<int64_t>& rank = XlaValueRanks();
+    std::sort(sized.begin(), sized.end(),
+              [&](const auto& a, const auto& b) { return rank[a.first] < rank[b.first]; });
+    std::vector<HeapBuffer> heap;
+    std::vector<ValueId> value_of;
+    absl::flat_hash_map<ValueId, int32_t> index_of;
+    for (const auto& [v, bytes] : sized) {
+      const XlaLiveRange r = RangeOf(v);
+      index_of[v] = static_cast<int32_t>(heap.size());
+      value_of.push_back(v);
+      heap.push_back({bytes, static_cast<int32_t>(r.start), static_cast<int32_t>(r.end), -1});
+    }
+    int64_t peak = NoFragmentationPeak(ReplayHeapEvents(heap, value_of, index_of));
+    // A wrapped op's table lives in XLA's wrapped computation; counted whole, as before.
+    for (int64_t bytes : wrapped) peak += bytes;
+    return peak;
+  }
+
+  // XLA's NoFragmentationStatsHeap over values on the heap algorithm's clock (ticks from
+  // ReplayHeapEvents): the most bytes held at once, each value whole from its Alloc or
+  // ShareWith call to its Free call (a ShareWith counts as an Alloc of its own).
+  static int64_t NoFragmentationPeak(const std::vector<HeapBuffer>& ticks) {
+    int64_t end = 0;
+    for (const HeapBuffer& b : ticks) end = std::max<int64_t>(end, int64_t{b.last} + 2);
+    std::vector<int64_t> diff(static_cast<size_t>(end) + 1, 0);
+    for (const HeapBuffer& b : ticks) {
+      if (b.last < 0) continue;
+      diff[std::clamp<int64_t>(b.first, 0, end)] += b.bytes;
+      diff[std::clamp<int64_t>(int64_t{b.last} + 1, 0, end)] -= b.bytes;
+    }
     int64_t live = 0, peak = 0;
-    for (int64_t t = 0; t < steps; ++t) {
+    for (int64_t t = 0; t < end; ++t) {
       live += diff[t];
       peak = std::max(peak, live);
     }
