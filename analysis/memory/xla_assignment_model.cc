@@ -729,18 +729,29 @@ class Assigner {
       const int32_t j = heap[i].colocated_with;
       if (j >= 0 && j < n) root[find(i)] = find(j);
     }
-    std::vector<int32_t> first(n, std::numeric_limits<int32_t>::max()), last(n, -1);
+    // A chunk counts while any value sharing it lives: over the union of their ranges, not
+    // from the first one's start to the last one's end. A loop's values of one buffer leave
+    // gaps that the heap fills with other values (XLA's best-fit heap checks each colocated
+    // value's own interval); counted over the whole span, the peak passed the heap's size
+    // (found by the memory fuzzer on a layer-scan loop).
+    std::vector<std::tuple<int32_t, int32_t, int32_t>> spans;  // (chunk's root, first, last)
     for (int32_t i = 0; i < n; ++i) {
-      const int32_t r = find(i);
-      first[r] = std::min(first[r], heap[i].first);
-      last[r] = std::max(last[r], heap[i].last);
+      if (heap[i].last >= 0) spans.push_back({find(i), heap[i].first, heap[i].last});
     }
+    std::sort(spans.begin(), spans.end());
     const int64_t steps = ranges_.end_time() + 2;
     std::vector<int64_t> diff(static_cast<size_t>(steps) + 1, 0);
-    for (int32_t i = 0; i < n; ++i) {
-      if (find(i) != i || last[i] < 0) continue;
-      diff[std::clamp<int64_t>(first[i], 0, steps)] += layout.sizes[i];
-      diff[std::clamp<int64_t>(int64_t{last[i]} + 1, 0, steps)] -= layout.sizes[i];
+    for (size_t k = 0; k < spans.size();) {
+      const auto [r, lo, first_hi] = spans[k];
+      int32_t hi = first_hi;
+      for (++k; k < spans.size() && std::get<0>(spans[k]) == r &&
+                std::get<1>(spans[k]) <= int64_t{hi} + 1;
+           ++k) {
+        hi = std::max(hi, std::get<2>(spans[k]));
+      }
+      // [lo, hi]: one stretch of the chunk in use; after a gap the next span starts another.
+      diff[std::clamp<int64_t>(lo, 0, steps)] += layout.sizes[r];
+      diff[std::clamp<int64_t>(int64_t{hi} + 1, 0, steps)] -= layout.sizes[r];
     }
     int64_t live = 0, peak_time = -1;
     for (int64_t t = 0; t < steps; ++t) {
