@@ -71,7 +71,7 @@ ENTRY e {
   EXPECT_EQ(fits->totals.preallocated_temp_bytes, 16);  // x alone in the heap: one chunk at 0
 }
 
-// testdata/analysis/memory/peak_groups.hlo (a memory report lit test, a fuzzer seed). Timeline
+// testdata/analysis/memory/html_peak_groups.hlo (a memory report lit test, a fuzzer seed). Timeline
 // p 0, a 1, b 2, c 3, d 4, r 5; f32[256] = 1 KiB. c takes the result allocation (it dies at r,
 // which may share it), so the heap holds a [1, 4], b [2, 4] and d [4, 5]: d takes over a's
 // chunk as a dies at d. Heap: a and d at 1024, b at 0, 2048 bytes. XLA's heap simulator calls
@@ -113,8 +113,9 @@ ENTRY e {
 // free in the body from u, its last read, to y: the heap puts g into that gap, at the loop's
 // offset (2064, after the 16-byte tuple table and u's and k's chunks). At k the heap holds u, g
 // and k: 3072 bytes of its 3072. Counted over the loop chunk's whole span, the peak was 4096
-// at k, past the heap's size (found by the memory fuzzer on a layer-scan loop, where a
-// 2 GiB heap peaked at 2.25 GiB).
+// at k, past the heap's size (found by the memory fuzzer on the corpus seed
+// ..._collective_pipeline_parallelism_test.cc__JaxExampleWithDecomposedCycle.hlo, a layer loop
+// whose 2 GiB heap peaked at 2.25 GiB).
 TEST(XlaModelFuzzRegressions, PeakCountsAChunkOnlyWhileOneOfItsValuesLives) {
   std::unique_ptr<Module> m = ParseVerified(R"(
 HloModule gap, is_scheduled=true
