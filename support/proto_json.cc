@@ -1,6 +1,9 @@
 #include "support/proto_json.h"
 
 #include <cmath>
+#include <memory>
+#include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "fmt/core.h"
@@ -9,6 +12,116 @@
 #include "support/status_text.h"
 
 namespace hloscope {
+namespace {
+
+using google::protobuf::FieldDescriptor;
+using google::protobuf::Message;
+
+// The length of the UTF-8 sequence starting at text[i], or 0 when none does there (RFC 3629: no
+// overlong forms, no surrogates, nothing past U+10FFFF).
+size_t Utf8SequenceAt(std::string_view text, size_t i) {
+  const auto at = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char b = at(i);
+  if (b < 0x80) return 1;
+  size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xBF;  // the second byte's range
+  if (b >= 0xC2 && b <= 0xDF) {
+    n = 2;
+  } else if (b >= 0xE0 && b <= 0xEF) {
+    n = 3;
+    if (b == 0xE0) lo = 0xA0;
+    if (b == 0xED) hi = 0x9F;
+  } else if (b >= 0xF0 && b <= 0xF4) {
+    n = 4;
+    if (b == 0xF0) lo = 0x90;
+    if (b == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  if (i + n > text.size() || at(i + 1) < lo || at(i + 1) > hi) return 0;
+  for (size_t k = 2; k < n; ++k) {
+    if (at(i + k) < 0x80 || at(i + k) > 0xBF) return 0;
+  }
+  return n;
+}
+
+bool IsUtf8(std::string_view text) {
+  for (size_t i = 0; i < text.size();) {
+    const size_t n = Utf8SequenceAt(text, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+// `text` with each byte outside a UTF-8 sequence written as the four characters \xHH.
+std::string EscapeNonUtf8(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    const size_t n = Utf8SequenceAt(text, i);
+    if (n == 0) {
+      out += fmt::format("\\x{:02X}", static_cast<unsigned char>(text[i]));
+      ++i;
+    } else {
+      out.append(text.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
+// Whether a string field (not bytes) of `message`, or of a message inside it, is not UTF-8.
+bool HasNonUtf8Strings(const Message& message) {
+  const google::protobuf::Reflection* r = message.GetReflection();
+  std::vector<const FieldDescriptor*> fields;
+  r->ListFields(message, &fields);
+  for (const FieldDescriptor* f : fields) {
+    const int n = f->is_repeated() ? r->FieldSize(message, f) : 1;
+    for (int i = 0; i < n; ++i) {
+      if (f->type() == FieldDescriptor::TYPE_STRING) {
+        std::string scratch;
+        const std::string& value = f->is_repeated()
+                                       ? r->GetRepeatedStringReference(message, f, i, &scratch)
+                                       : r->GetStringReference(message, f, &scratch);
+        if (!IsUtf8(value)) return true;
+      } else if (f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
+        if (HasNonUtf8Strings(f->is_repeated() ? r->GetRepeatedMessage(message, f, i)
+                                               : r->GetMessage(message, f))) {
+          return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
+// Rewrites every string field of `message` (and of the messages inside it) that is not UTF-8
+// by EscapeNonUtf8.
+void EscapeNonUtf8Strings(Message& message) {
+  const google::protobuf::Reflection* r = message.GetReflection();
+  std::vector<const FieldDescriptor*> fields;
+  r->ListFields(message, &fields);
+  for (const FieldDescriptor* f : fields) {
+    const int n = f->is_repeated() ? r->FieldSize(message, f) : 1;
+    for (int i = 0; i < n; ++i) {
+      if (f->type() == FieldDescriptor::TYPE_STRING) {
+        const std::string value =
+            f->is_repeated() ? r->GetRepeatedString(message, f, i) : r->GetString(message, f);
+        if (IsUtf8(value)) continue;
+        if (f->is_repeated()) {
+          r->SetRepeatedString(&message, f, i, EscapeNonUtf8(value));
+        } else {
+          r->SetString(&message, f, EscapeNonUtf8(value));
+        }
+      } else if (f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
+        EscapeNonUtf8Strings(f->is_repeated() ? *r->MutableRepeatedMessage(&message, f, i)
+                                              : *r->MutableMessage(&message, f));
+      }
+    }
+  }
+}
+
+}  // namespace
 
 absl::StatusOr<std::string> PrintProtoJson(const google::protobuf::Message& message,
                                            ProtoJsonLayout layout) {
@@ -18,8 +131,19 @@ absl::StatusOr<std::string> PrintProtoJson(const google::protobuf::Message& mess
     options.always_print_primitive_fields = true;
     options.add_whitespace = true;
   }
+  // protobuf's printer drops the bytes of a string field that are not UTF-8 (a JSON string must
+  // be), saying so only in its log: a name in a report would silently lose them (metadata read
+  // from HLO text may hold any bytes). They are written as \xHH text instead, on a copy.
+  const Message* printed = &message;
+  std::unique_ptr<Message> escaped;
+  if (HasNonUtf8Strings(message)) {
+    escaped.reset(message.New());
+    escaped->CopyFrom(message);
+    EscapeNonUtf8Strings(*escaped);
+    printed = escaped.get();
+  }
   std::string out;
-  const auto status = google::protobuf::util::MessageToJsonString(message, &out, options);
+  const auto status = google::protobuf::util::MessageToJsonString(*printed, &out, options);
   if (!status.ok()) {
     return absl::InternalError(fmt::format("JSON printing failed: {}", status.ToString()));
   }

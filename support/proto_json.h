@@ -18,7 +18,9 @@ enum class ProtoJsonLayout {
 };
 
 // `message` as JSON with proto field names (int64 fields are strings, as proto3's JSON mapping
-// says). Fails ("JSON printing failed: ...") only on a google.protobuf.Any the printer cannot
+// says). A string field that is not UTF-8 (HLO text may put any bytes in a name or metadata)
+// has each stray byte written as the four characters \xHH; protobuf's printer would drop it.
+// Fails ("JSON printing failed: ...") only on a google.protobuf.Any the printer cannot
 // resolve, which our schemas do not use.
 absl::StatusOr<std::string> PrintProtoJson(const google::protobuf::Message& message,
                                            ProtoJsonLayout layout);

@@ -5,6 +5,7 @@
 #include <iterator>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -19,6 +20,7 @@
 #include "fmt/format.h"
 #include "hlo/computation.h"
 #include "hlo/input_output_alias.h"
+#include "support/checked_int.h"
 
 namespace hloscope {
 namespace {
@@ -668,13 +670,13 @@ class Assigner {
           PackBestFit(heap, {.order = HeapOrder::kIdeal, .alignment = options_.alignment});
       out_.totals.ideal_temp_bytes += ideal.heap_bytes;
       if (layout.heap_sizes.size() <= 1) {
-        AddHeapAllocation(space, heap, layout, value_of);
+        AddHeapAllocation(space, heap, ticks, layout, value_of);
         continue;
       }
       // Several heaps (a size limit per heap): an allocation for each, in heap order, as XLA's
       // AssignBuffersFromHeapSimulator makes one per heap result.
       for (size_t h = 0; h < layout.heap_sizes.size(); ++h) {
-        std::vector<HeapBuffer> part;
+        std::vector<HeapBuffer> part, part_ticks;
         std::vector<ValueId> part_values;
         std::vector<int32_t> part_index(heap.size(), -1);
         HeapLayout part_layout;
@@ -684,23 +686,28 @@ class Assigner {
           if (layout.heap_of[i] != static_cast<int32_t>(h)) continue;
           part_index[i] = static_cast<int32_t>(part.size());
           part.push_back(heap[i]);
+          part_ticks.push_back(ticks[i]);
           part_values.push_back(value_of[i]);
           part_layout.offsets.push_back(layout.offsets[i]);
           part_layout.sizes.push_back(layout.sizes[i]);
           part_layout.heap_of.push_back(0);
         }
         // A colocated group is placed whole, so its members are all in this part.
-        for (HeapBuffer& b : part) {
-          if (b.colocated_with >= 0) b.colocated_with = part_index[b.colocated_with];
+        for (std::vector<HeapBuffer>* v : {&part, &part_ticks}) {
+          for (HeapBuffer& b : *v) {
+            if (b.colocated_with >= 0) b.colocated_with = part_index[b.colocated_with];
+          }
         }
-        AddHeapAllocation(space, part, part_layout, part_values);
+        AddHeapAllocation(space, part, part_ticks, part_layout, part_values);
       }
     }
   }
 
-  // One preallocated temp allocation for a heap's values (`heap`, by index as `value_of`).
+  // One preallocated temp allocation for a heap's values (`heap`, by index as `value_of`;
+  // `ticks`, the same values on the heap's own clock).
   void AddHeapAllocation(int64_t space, const std::vector<HeapBuffer>& heap,
-                         const HeapLayout& layout, const std::vector<ValueId>& value_of) {
+                         const std::vector<HeapBuffer>& ticks, const HeapLayout& layout,
+                         const std::vector<ValueId>& value_of) {
     XlaModelAllocation m;
     m.index = static_cast<int64_t>(out_.allocations.size());
     m.size = layout.heap_bytes;
@@ -712,7 +719,7 @@ class Assigner {
                                     AliasAnalysis::ValueBytes(flow_.value(value_of[i]))));
     }
     for (ValueId v : value_of) allocation_of_value_[v] = m.index;
-    FindPeak(heap, layout, value_of, m);
+    FindPeak(heap, ticks, layout, value_of, m);
     out_.allocations.push_back(std::move(m));
     // allocations_ stays parallel to out_.allocations: thread-local allocations follow.
     allocations_.emplace_back();
@@ -864,8 +871,10 @@ class Assigner {
   // any value sharing it lives), the values live then, and where that time is (the
   // instruction of the flattened timeline and its computation, a callee's when the peak is
   // inside one).
-  void FindPeak(const std::vector<HeapBuffer>& heap, const HeapLayout& layout,
-                const std::vector<ValueId>& value_of, XlaModelAllocation& m) {
+  // `ticks` is `heap` on the heap algorithm's clock (ReplayHeapEvents).
+  void FindPeak(const std::vector<HeapBuffer>& heap, const std::vector<HeapBuffer>& ticks,
+                const HeapLayout& layout, const std::vector<ValueId>& value_of,
+                XlaModelAllocation& m) {
     const int32_t n = static_cast<int32_t>(heap.size());
     std::vector<int32_t> root(n);
     for (int32_t i = 0; i < n; ++i) root[i] = i;
@@ -877,18 +886,29 @@ class Assigner {
       const int32_t j = heap[i].colocated_with;
       if (j >= 0 && j < n) root[find(i)] = find(j);
     }
-    std::vector<int32_t> first(n, std::numeric_limits<int32_t>::max()), last(n, -1);
+    // A chunk counts while any value sharing it lives: over the union of their ranges, not
+    // from the first one's start to the last one's end. A loop's values of one buffer leave
+    // gaps that the heap fills with other values (XLA's best-fit heap checks each colocated
+    // value's own interval); counted over the whole span, the peak passed the heap's size
+    // (found by the memory fuzzer on a layer-scan loop).
+    std::vector<std::tuple<int32_t, int32_t, int32_t>> spans;  // (chunk's root, first, last)
     for (int32_t i = 0; i < n; ++i) {
-      const int32_t r = find(i);
-      first[r] = std::min(first[r], heap[i].first);
-      last[r] = std::max(last[r], heap[i].last);
+      if (heap[i].last >= 0) spans.push_back({find(i), heap[i].first, heap[i].last});
     }
+    std::sort(spans.begin(), spans.end());
     const int64_t steps = ranges_.end_time() + 2;
     std::vector<int64_t> diff(static_cast<size_t>(steps) + 1, 0);
-    for (int32_t i = 0; i < n; ++i) {
-      if (find(i) != i || last[i] < 0) continue;
-      diff[std::clamp<int64_t>(first[i], 0, steps)] += layout.sizes[i];
-      diff[std::clamp<int64_t>(int64_t{last[i]} + 1, 0, steps)] -= layout.sizes[i];
+    for (size_t k = 0; k < spans.size();) {
+      const auto [r, lo, first_hi] = spans[k];
+      int32_t hi = first_hi;
+      for (++k; k < spans.size() && std::get<0>(spans[k]) == r &&
+                std::get<1>(spans[k]) <= int64_t{hi} + 1;
+           ++k) {
+        hi = std::max(hi, std::get<2>(spans[k]));
+      }
+      // [lo, hi]: one stretch of the chunk in use; after a gap the next span starts another.
+      diff[std::clamp<int64_t>(lo, 0, steps)] += layout.sizes[r];
+      diff[std::clamp<int64_t>(int64_t{hi} + 1, 0, steps)] -= layout.sizes[r];
     }
     int64_t live = 0, peak_time = -1;
     for (int64_t t = 0; t < steps; ++t) {
@@ -899,19 +919,12 @@ class Assigner {
       }
     }
     // XLA's fragmentation: the heap's size less the most bytes its values ever hold, each
-    // value counted whole while it lives (its NoFragmentationStatsHeap counts a shared value
-    // as an allocation of its own).
-    std::vector<int64_t> raw(static_cast<size_t>(steps) + 1, 0);
-    for (int32_t i = 0; i < n; ++i) {
-      if (heap[i].last < 0) continue;
-      raw[std::clamp<int64_t>(heap[i].first, 0, steps)] += heap[i].bytes;
-      raw[std::clamp<int64_t>(int64_t{heap[i].last} + 1, 0, steps)] -= heap[i].bytes;
-    }
-    int64_t raw_live = 0, raw_peak = 0;
-    for (int64_t t = 0; t < steps; ++t) {
-      raw_live += raw[t];
-      raw_peak = std::max(raw_peak, raw_live);
-    }
+    // value counted whole from its Alloc or ShareWith call to its Free call (XLA's
+    // NoFragmentationStatsHeap takes a ShareWith as an Alloc of its own). So it is counted on
+    // the heap's clock, not by schedule step: a result that takes over a dying operand's chunk
+    // comes after the operand's Free, and the two are never counted at once (by step they
+    // were, and a heap whose chunks were all shared that way showed a negative figure).
+    const int64_t raw_peak = NoFragmentationPeak(ticks);
     out_.totals.temp_fragmentation_bytes =
         (heap_simulated_ ? out_.totals.temp_fragmentation_bytes : 0) + layout.heap_bytes - raw_peak;
     heap_simulated_ = true;
@@ -935,19 +948,54 @@ class Assigner {
   }
 
   // XLA's MinimumMemoryForModule: the no-fragmentation heap over every value but constants
-  // (and thread-local ones, which are off the timeline), on the whole-module timeline.
-  int64_t MinimumMemoryForModule() const {
-    const int64_t steps = ranges_.end_time() + 2;
-    std::vector<int64_t> diff(static_cast<size_t>(steps) + 1, 0);
+  // (and thread-local ones, which are off the timeline), on the whole-module timeline, replayed
+  // as HeapSimulator::RunComputation calls it (ReplayHeapEvents): a result that takes over a
+  // dying operand's chunk is counted after the operand's Free, not beside it.
+  int64_t MinimumMemoryForModule() {
+    std::vector<std::pair<ValueId, int64_t>> sized;  // (value, its size in its allocation)
+    std::vector<int64_t> wrapped;  // wrapped tuple tables: no value of ours, counted apart
     for (const XlaModelAllocation& a : out_.allocations) {
       if (a.constant || a.thread_local_) continue;
       for (const XlaModelValue& v : a.values) {
-        diff[std::clamp<int64_t>(v.start, 0, steps)] += v.size;
-        diff[std::clamp<int64_t>(v.end + 1, 0, steps)] -= v.size;
+        if (v.buffer == -1) {
+          wrapped.push_back(v.size);
+        } else {
+          sized.push_back({static_cast<ValueId>(v.id), v.size});
+        }
       }
     }
+    const std::vector<int64_t>& rank = XlaValueRanks();
+    std::sort(sized.begin(), sized.end(),
+              [&](const auto& a, const auto& b) { return rank[a.first] < rank[b.first]; });
+    std::vector<HeapBuffer> heap;
+    std::vector<ValueId> value_of;
+    absl::flat_hash_map<ValueId, int32_t> index_of;
+    for (const auto& [v, bytes] : sized) {
+      const XlaLiveRange r = RangeOf(v);
+      index_of[v] = static_cast<int32_t>(heap.size());
+      value_of.push_back(v);
+      heap.push_back({bytes, static_cast<int32_t>(r.start), static_cast<int32_t>(r.end), -1});
+    }
+    int64_t peak = NoFragmentationPeak(ReplayHeapEvents(heap, value_of, index_of));
+    // A wrapped op's table lives in XLA's wrapped computation; counted whole, as before.
+    for (int64_t bytes : wrapped) peak += bytes;
+    return peak;
+  }
+
+  // XLA's NoFragmentationStatsHeap over values on the heap algorithm's clock (ticks from
+  // ReplayHeapEvents): the most bytes held at once, each value whole from its Alloc or
+  // ShareWith call to its Free call (a ShareWith counts as an Alloc of its own).
+  static int64_t NoFragmentationPeak(const std::vector<HeapBuffer>& ticks) {
+    int64_t end = 0;
+    for (const HeapBuffer& b : ticks) end = std::max<int64_t>(end, int64_t{b.last} + 2);
+    std::vector<int64_t> diff(static_cast<size_t>(end) + 1, 0);
+    for (const HeapBuffer& b : ticks) {
+      if (b.last < 0) continue;
+      diff[std::clamp<int64_t>(b.first, 0, end)] += b.bytes;
+      diff[std::clamp<int64_t>(int64_t{b.last} + 1, 0, end)] -= b.bytes;
+    }
     int64_t live = 0, peak = 0;
-    for (int64_t t = 0; t < steps; ++t) {
+    for (int64_t t = 0; t < end; ++t) {
       live += diff[t];
       peak = std::max(peak, live);
     }
@@ -1065,6 +1113,29 @@ class Assigner {
   XlaModelAssignment out_;
 };
 
+// Every size the model computes stays below a bound that fits in int64, or the module is
+// refused: an allocation holds one buffer (or a wrapped tuple table of its size), a heap at
+// most its values' sizes each padded to the alignment, the combined temp allocation its parts
+// each padded again, and the minimum memory its values' sizes. Four times the values' buffer
+// sizes plus the alignment, summed, bounds them all, so no sum below wraps (a module of two
+// 2^62-byte parameters did, found by the memory fuzzer; UBSan).
+absl::Status CheckSizesFit(const Module& module, const AliasAnalysis& alias, int64_t alignment) {
+  std::optional<int64_t> bound = 0;
+  for (const HloBuffer& b : alias.buffers()) {
+    std::optional<int64_t> padded = CheckedAdd(b.bytes, alignment);
+    std::optional<int64_t> per_value =
+        padded ? CheckedMul(*padded, 4 * static_cast<int64_t>(b.values.size())) : std::nullopt;
+    bound = per_value ? CheckedAdd(*bound, *per_value) : std::nullopt;
+    if (!bound) {
+      return absl::OutOfRangeError(fmt::format(
+          "module '{}': XLA's buffer assignment cannot be modeled: its buffers (with alignment "
+          "{}) add up past int64 bytes",
+          module.name(), alignment));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 int64_t XlaModelAssignment::AllocationOf(std::string_view value_name) const {
@@ -1094,6 +1165,7 @@ absl::StatusOr<XlaModelAssignment> AssignLikeXla(const Module& module,
   absl::StatusOr<std::unique_ptr<AliasAnalysis>> alias =
       AliasAnalysis::Run(module, XlaModelDataflowOptions());
   if (!alias.ok()) return alias.status();
+  if (absl::Status s = CheckSizesFit(module, **alias, options.alignment); !s.ok()) return s;
   absl::StatusOr<XlaLiveRanges> ranges = ComputeXlaLiveRanges(module, **alias, options.live_ranges);
   if (!ranges.ok()) return ranges.status();
   Assigner assigner(module, **alias, *ranges, options);

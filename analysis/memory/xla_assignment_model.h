@@ -163,6 +163,9 @@ struct XlaModelAssignment {
   std::vector<const Instruction*> timeline = {};
 };
 
+// Errors: no entry, an alignment below 1, the alias analysis's or live ranges' errors, and
+// OutOfRange for a module whose buffers (with the alignment) add up past int64 bytes, whose
+// sizes and offsets could not be told.
 absl::StatusOr<XlaModelAssignment> AssignLikeXla(const Module& module,
                                                  const XlaModelOptions& options = {});
 
