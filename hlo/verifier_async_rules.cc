@@ -255,12 +255,34 @@ absl::Status CheckLateBoundUpdate(const Instruction& instr, const Computation& w
   return CheckAsyncResultSlot(instr, wrapped, kind);
 }
 
+// Without a computation to bind to (sugar, or a value carried through a loop), an update binds
+// nothing: it keeps its operand's elements {0} (the operands) and {1} (the result), and may
+// drop, add or change context elements {2}, ...: XLA's verifier compares only those two
+// elements along a chain and leaves the context to the backend (CheckAsyncUpdateOperands in
+// xla/service/hlo_verifier.cc at ROCm/xla 183fa00cb5; its dataflow tests
+// AsyncUpdate{Drops,Adds,Changes}Context verify such updates).
+absl::Status CheckUnboundUpdate(const Instruction& instr, const VerifierOptions& options) {
+  const Shape& out = instr.shape();
+  const Shape& in = instr.operand(0)->shape();
+  const bool async_tuples = out.IsTuple() && in.IsTuple() && out.tuple_elements.size() >= 2 &&
+                            in.tuple_elements.size() >= 2;
+  if (!async_tuples) return CheckDone(instr, -1, options);
+  for (int64_t k = 0; k < 2; ++k) {
+    const Shape& kept = *in.tuple_elements[k];
+    const Shape& own = *out.tuple_elements[k];
+    if (ShapesAgree(own, kept, options)) continue;
+    return InstrError(instr, StrCat(instr.PrintedOpcode(), " element ", k, " shape ",
+                                    ShapeText(own), " does not match element ", k, " shape ",
+                                    ShapeText(kept), " of ", OperandRef(instr, 0),
+                                    k == 0 ? " (it binds no operands)" : " (it binds no result)"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckAsyncUpdate(const Instruction& instr, const VerifierOptions& options) {
   const Computation* wrapped = AsyncChainComputation(instr);
-  // Without a computation to bind to (sugar, or a value carried through a loop), an update
-  // passes its operand on unchanged.
-  // XLA's HandleAsyncUpdate: the update's shape is its operand's, by ShapesSame.
-  if (wrapped == nullptr) return CheckDone(instr, -1, ExactTypes(options));
+  // XLA compares the elements by ShapesSame.
+  if (wrapped == nullptr) return CheckUnboundUpdate(instr, ExactTypes(options));
   return CheckLateBoundUpdate(instr, *wrapped, ExactTypes(options));
 }
 
