@@ -350,7 +350,44 @@ absl::Status CheckUnboundUpdate(const Instruction& instr, const VerifierOptions&
   return absl::OkStatus();
 }
 
+// An async-update's own output_to_operand_aliasing may only alias its context with the previous
+// async value's context: operand 0, both indices under element {2} (XLA's
+// CheckAsyncUpdateAliasConfig in xla/service/hlo_verifier.cc at ROCm/xla 183fa00cb5).
+absl::Status CheckUpdateAliasing(const Instruction& instr) {
+  const Shape& prev = instr.operand(0)->shape();
+  for (const OperandAlias& alias : instr.output_to_operand_aliasing()) {
+    const std::string entry = StrCat(instr.PrintedOpcode(), " output_to_operand_aliasing entry ",
+                                     ShapeIndexToString(alias.output_index), ": (", alias.operand,
+                                     ", ", ShapeIndexToString(alias.operand_index), ")");
+    if (alias.operand != 0) {
+      return InstrError(instr, StrCat(entry, " names operand ", alias.operand,
+                                      ": an async-update aliases only operand 0, the async value "
+                                      "before it"));
+    }
+    const Shape* from = Subshape(prev, alias.operand_index);
+    if (alias.operand_index.empty() || alias.operand_index[0] != 2 || from == nullptr) {
+      return InstrError(
+          instr, StrCat(entry, " names shape index ", ShapeIndexToString(alias.operand_index),
+                        " of ", OperandRef(instr, 0), " shape ", ShapeText(prev),
+                        ", not an element of its context ({2, ...})"));
+    }
+    const Shape* to = Subshape(instr.shape(), alias.output_index);
+    if (alias.output_index.empty() || alias.output_index[0] != 2 || to == nullptr) {
+      return InstrError(
+          instr, StrCat(entry, " names output shape index ", ShapeIndexToString(alias.output_index),
+                        " of shape ", ShapeText(instr.shape()),
+                        ", not an element of its context ({2, ...})"));
+    }
+    if (!to->Compatible(*from)) {
+      return InstrError(instr, StrCat(entry, " aliases output ", ShapeText(*to), " with ",
+                                      ShapeText(*from), ": the shapes differ"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckAsyncUpdate(const Instruction& instr, const VerifierOptions& options) {
+  if (absl::Status s = CheckUpdateAliasing(instr); !s.ok()) return s;
   const Computation* wrapped = AsyncChainComputation(instr);
   // XLA compares the elements by ShapesSame.
   if (wrapped == nullptr) return CheckUnboundUpdate(instr, ExactTypes(options));
