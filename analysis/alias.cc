@@ -217,12 +217,17 @@ namespace {
 // operands and outputs only, so it refuses such an entry rather than drop it.
 absl::Status RefuseLateBoundAlias(const Instruction& instr, const InPlacePair& p) {
   if (instr.opcode() != Opcode::kAsyncStart) return absl::OkStatus();
+  const Computation* wrapped = AsyncChainComputation(instr);
+  if (wrapped == nullptr) return absl::OkStatus();
+  const int64_t params = wrapped->parameter_count();
+  const int64_t bound = instr.operand_count();
+  const auto bound_later = [&](int64_t k) { return k >= bound && k < params; };
   const ShapeIndex& out = p.output_index;
   const Shape* result = Subshape(instr.shape(), {1});
-  const bool late_operand = p.input.operand_number >= instr.operand_count();
+  const bool late_operand = bound_later(p.input.operand_number) ||
+                            (out.size() >= 2 && out[0] == 0 && bound_later(out[1]));
   const bool late_result =
-      Subshape(instr.shape(), out) == nullptr ||
-      (!out.empty() && out[0] == 1 && result != nullptr && IsUnboundAsyncResult(*result));
+      !out.empty() && out[0] == 1 && result != nullptr && IsUnboundAsyncResult(*result);
   if (!late_operand && !late_result) return absl::OkStatus();
   return absl::UnimplementedError(fmt::format(
       "alias analysis: %{}'s output_to_operand_aliasing entry {}: ({}, {}) names {} its async "
