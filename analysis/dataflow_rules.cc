@@ -217,7 +217,13 @@ absl::Status LateBoundUpdateRule(const Instruction& instr, RuleBuilder& b) {
   }
   const int64_t elements = static_cast<int64_t>(instr.shape().tuple_elements.size());
   for (int64_t i = 2; i < elements; ++i) {
-    if (!b.Fits({i}, &prev, {i})) continue;
+    // Same leaf count is not enough: u32[] changed to f32[4] is a new value (XLA's
+    // HloDataflowAnalysisTest.AsyncUpdateChangesContext).
+    const Shape* own = Subshape(instr.shape(), {i});
+    const Shape* kept = Subshape(prev.shape(), {i});
+    if (!b.Fits({i}, &prev, {i}) || own == nullptr || kept == nullptr || !own->Compatible(*kept)) {
+      continue;
+    }
     if (absl::Status s = ForwardLeavesFrom(b, instr, {i}, &prev, {i}); !s.ok()) return s;
   }
   return absl::OkStatus();

@@ -436,6 +436,15 @@ absl::StatusOr<Bytes> EvalElementwise(const Instruction& instr,
                                            PrimitiveTypeName(out_type), " (instruction %",
                                            instr.name(), ")"));
   }
+  if ((op == Opcode::kShiftLeft || op == Opcode::kShiftRightLogical ||
+       op == Opcode::kShiftRightArithmetic) &&
+      IsFloatType(out_type)) {
+    // XLA's shape inference lets a shift take floating point; its evaluator shifts integers
+    // only (UnsupportedTypeError, hlo_evaluator_typed_visitor.h at ROCm/xla 183fa00cb5).
+    return absl::UnimplementedError(StrCat("the interpreter shifts integers only, not ",
+                                           PrimitiveTypeName(out_type), " (instruction %",
+                                           instr.name(), ")"));
+  }
 
   if (op == Opcode::kBitcastConvert) {
     const Shape& in = *operands[0].shape;

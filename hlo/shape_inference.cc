@@ -386,13 +386,18 @@ const Shape* InferShape(const Instruction& instr, const Computation* callee, Mod
       return nullptr;
     }
     // As XLA's InferUnaryOpShape: abs, real and imag of a complex operand are its real
-    // component type (c64 -> f32), is-finite and compare give pred.
+    // component type (c64 -> f32), is-finite and compare give pred; complex composes c64 or
+    // c128.
     std::optional<PrimitiveType> type;
     if (op == Opcode::kCompare || op == Opcode::kIsFinite) {
       type = PrimitiveType::kPred;
     } else if ((op == Opcode::kAbs || op == Opcode::kReal || op == Opcode::kImag) &&
                GetPrimitiveTypeInfo(base->element_type).is_complex) {
       type = ComponentType(base->element_type);
+    } else if (op == Opcode::kComplex && base->element_type == PrimitiveType::kF32) {
+      type = PrimitiveType::kC64;  // XLA's InferBinaryOpShape: complex(f32, f32) is c64
+    } else if (op == Opcode::kComplex && base->element_type == PrimitiveType::kF64) {
+      type = PrimitiveType::kC128;
     }
     if (!type) return base;
     Shape s = *base;

@@ -115,7 +115,7 @@ absl::Status CheckElementwise(const Instruction& instr, const VerifierOptions& o
     for (const Instruction* operand : instr.operands()) {
       same = same && operand->shape_ptr() == instr.shape_ptr();
     }
-    if (same) return absl::OkStatus();
+    if (same) return CheckElementTypes(instr);
   }
   if (absl::Status s = RequireArrays(instr); !s.ok()) return s;
   const Shape& out = instr.shape();
@@ -130,6 +130,7 @@ absl::Status CheckElementwise(const Instruction& instr, const VerifierOptions& o
                         " does not have the dimensions of its shape ", ShapeText(out)));
     }
   }
+  if (absl::Status s = CheckElementTypes(instr); !s.ok()) return s;
   const PrimitiveType t = out.element_type;
   switch (op) {
     // Conversions, and ops whose result type is not an operand's: only dimensions are checked

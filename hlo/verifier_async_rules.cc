@@ -165,6 +165,74 @@ absl::Status CheckSugarDot(const Instruction& instr) {
                     "of lhs and rhs)"));
 }
 
+// XLA's rule for an async-start's own output_to_operand_aliasing (CheckAsyncStartAliasConfig in
+// xla/service/hlo_verifier.cc at ROCm/xla 183fa00cb5): the entries are read against the whole
+// chain, not the start alone. The operand number is a parameter of the wrapped computation
+// (bound by the start or by a later update), and the output index one of the chain's shape
+// ((all parameters), the computation's result, the start's context...), which is non-empty.
+// A late-bound start may therefore alias a parameter it does not bind yet, or a result it
+// writes `()` for.
+absl::Status CheckChainAliasing(const Instruction& instr, const Computation& wrapped) {
+  const Shape& start = instr.shape();
+  const int64_t params = wrapped.parameter_count();
+  auto chain_text = [&] {
+    std::string params_text;
+    for (int64_t i = 0; i < params; ++i) {
+      params_text += StrCat(i == 0 ? "" : ", ", ShapeText(wrapped.parameter(i)->shape()));
+    }
+    std::string text = StrCat("((", params_text, "), ", ShapeText(wrapped.root()->shape()));
+    for (size_t i = 2; i < start.tuple_elements.size(); ++i) {
+      text += StrCat(", ", ShapeText(*start.tuple_elements[i]));
+    }
+    return text + ")";
+  };
+  for (const OperandAlias& alias : instr.output_to_operand_aliasing()) {
+    const std::string entry = StrCat(instr.PrintedOpcode(), " output_to_operand_aliasing entry ",
+                                     ShapeIndexToString(alias.output_index), ": (", alias.operand,
+                                     ", ", ShapeIndexToString(alias.operand_index), ")");
+    if (alias.operand < 0 || alias.operand >= params) {
+      return InstrError(instr,
+                        StrCat(entry, " names parameter ", alias.operand, ", but computation '",
+                               wrapped.name(), "' has ", Count(params, "parameter", "parameters")));
+    }
+    const Shape& param = wrapped.parameter(alias.operand)->shape();
+    const Shape* from = Subshape(param, alias.operand_index);
+    if (from == nullptr) {
+      return InstrError(
+          instr,
+          StrCat(entry, " names shape index ", ShapeIndexToString(alias.operand_index),
+                 " of parameter ", alias.operand, " shape ", ShapeText(param), ", which has none"));
+    }
+    const ShapeIndex& out = alias.output_index;
+    if (out.empty()) {
+      return InstrError(instr, StrCat(entry, " names the whole chain, not an element of it"));
+    }
+    const ShapeIndex rest(out.begin() + 1, out.end());
+    const Shape* to = nullptr;
+    if (out[0] == 0 && !rest.empty() && rest[0] >= 0 && rest[0] < params) {
+      to = Subshape(wrapped.parameter(rest[0])->shape(), ShapeIndex(rest.begin() + 1, rest.end()));
+    } else if (out[0] == 0 && rest.empty()) {
+      // The tuple of all the parameters, which no parameter's subshape can equal.
+      return InstrError(
+          instr, StrCat(entry, " aliases output {0}, the tuple of the parameters of computation '",
+                        wrapped.name(), "', with ", ShapeText(*from), ": the shapes differ"));
+    } else if (out[0] == 1) {
+      to = Subshape(wrapped.root()->shape(), rest);
+    } else if (out[0] >= 2) {
+      to = Subshape(start, out);
+    }
+    if (to == nullptr) {
+      return InstrError(instr, StrCat(entry, " names output shape index ", ShapeIndexToString(out),
+                                      " of the chain's shape ", chain_text(), ", which has none"));
+    }
+    if (!to->Compatible(*from)) {
+      return InstrError(instr, StrCat(entry, " aliases output ", ShapeText(*to), " with ",
+                                      ShapeText(*from), ": the shapes differ"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckAsyncStart(const Instruction& instr, const VerifierOptions& options) {
   const Shape& out = instr.shape();
   if (!out.IsTuple() || out.tuple_elements.size() < 2) {
@@ -174,13 +242,16 @@ absl::Status CheckAsyncStart(const Instruction& instr, const VerifierOptions& op
   // XLA's verifier checks the aliasing of the custom-call or fusion it wraps; ours are the
   // start's own attribute, of the wrapped op's result at element {1} (in_place_pairs.cc).
   const Opcode wrapped_op = instr.async_wrapped_opcode();
-  const ShapeIndex alias_base = wrapped_op == Opcode::kCustomCall || wrapped_op == Opcode::kFusion
-                                    ? ShapeIndex{1}
-                                    : ShapeIndex{};
-  if (absl::Status s = CheckOperandAliasing(instr, alias_base); !s.ok()) return s;
+  const bool aliasing_is_wrapped_ops =
+      wrapped_op == Opcode::kCustomCall || wrapped_op == Opcode::kFusion;
   // A wrapped op written as sugar (`custom-call-start(...)` without calls=) has no computation
   // in the text: its operands are all there.
   const Computation* wrapped = AsyncChainComputation(instr);
+  absl::Status aliasing =
+      wrapped != nullptr && !aliasing_is_wrapped_ops
+          ? CheckChainAliasing(instr, *wrapped)
+          : CheckOperandAliasing(instr, aliasing_is_wrapped_ops ? ShapeIndex{1} : ShapeIndex{});
+  if (!aliasing.ok()) return aliasing;
   if (wrapped != nullptr) return CheckWrappedAsyncStart(instr, *wrapped, options);
   if (absl::Status s = CheckFirstOperandsShapesAt(instr, *out.tuple_elements[0], 0,
                                                   instr.operand_count(), "operands'", options);
@@ -255,12 +326,71 @@ absl::Status CheckLateBoundUpdate(const Instruction& instr, const Computation& w
   return CheckAsyncResultSlot(instr, wrapped, kind);
 }
 
+// Without a computation to bind to (sugar, or a value carried through a loop), an update binds
+// nothing: it keeps its operand's elements {0} (the operands) and {1} (the result), and may
+// drop, add or change context elements {2}, ...: XLA's verifier compares only those two
+// elements along a chain and leaves the context to the backend (CheckAsyncUpdateOperands in
+// xla/service/hlo_verifier.cc at ROCm/xla 183fa00cb5; its dataflow tests
+// AsyncUpdate{Drops,Adds,Changes}Context verify such updates).
+absl::Status CheckUnboundUpdate(const Instruction& instr, const VerifierOptions& options) {
+  const Shape& out = instr.shape();
+  const Shape& in = instr.operand(0)->shape();
+  const bool async_tuples = out.IsTuple() && in.IsTuple() && out.tuple_elements.size() >= 2 &&
+                            in.tuple_elements.size() >= 2;
+  if (!async_tuples) return CheckDone(instr, -1, options);
+  for (int64_t k = 0; k < 2; ++k) {
+    const Shape& kept = *in.tuple_elements[k];
+    const Shape& own = *out.tuple_elements[k];
+    if (ShapesAgree(own, kept, options)) continue;
+    return InstrError(instr, StrCat(instr.PrintedOpcode(), " element ", k, " shape ",
+                                    ShapeText(own), " does not match element ", k, " shape ",
+                                    ShapeText(kept), " of ", OperandRef(instr, 0),
+                                    k == 0 ? " (it binds no operands)" : " (it binds no result)"));
+  }
+  return absl::OkStatus();
+}
+
+// An async-update's own output_to_operand_aliasing may only alias its context with the previous
+// async value's context: operand 0, both indices under element {2} (XLA's
+// CheckAsyncUpdateAliasConfig in xla/service/hlo_verifier.cc at ROCm/xla 183fa00cb5).
+absl::Status CheckUpdateAliasing(const Instruction& instr) {
+  const Shape& prev = instr.operand(0)->shape();
+  for (const OperandAlias& alias : instr.output_to_operand_aliasing()) {
+    const std::string entry = StrCat(instr.PrintedOpcode(), " output_to_operand_aliasing entry ",
+                                     ShapeIndexToString(alias.output_index), ": (", alias.operand,
+                                     ", ", ShapeIndexToString(alias.operand_index), ")");
+    if (alias.operand != 0) {
+      return InstrError(instr, StrCat(entry, " names operand ", alias.operand,
+                                      ": an async-update aliases only operand 0, the async value "
+                                      "before it"));
+    }
+    const Shape* from = Subshape(prev, alias.operand_index);
+    if (alias.operand_index.empty() || alias.operand_index[0] != 2 || from == nullptr) {
+      return InstrError(
+          instr, StrCat(entry, " names shape index ", ShapeIndexToString(alias.operand_index),
+                        " of ", OperandRef(instr, 0), " shape ", ShapeText(prev),
+                        ", not an element of its context ({2, ...})"));
+    }
+    const Shape* to = Subshape(instr.shape(), alias.output_index);
+    if (alias.output_index.empty() || alias.output_index[0] != 2 || to == nullptr) {
+      return InstrError(
+          instr, StrCat(entry, " names output shape index ", ShapeIndexToString(alias.output_index),
+                        " of shape ", ShapeText(instr.shape()),
+                        ", not an element of its context ({2, ...})"));
+    }
+    if (!to->Compatible(*from)) {
+      return InstrError(instr, StrCat(entry, " aliases output ", ShapeText(*to), " with ",
+                                      ShapeText(*from), ": the shapes differ"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckAsyncUpdate(const Instruction& instr, const VerifierOptions& options) {
+  if (absl::Status s = CheckUpdateAliasing(instr); !s.ok()) return s;
   const Computation* wrapped = AsyncChainComputation(instr);
-  // Without a computation to bind to (sugar, or a value carried through a loop), an update
-  // passes its operand on unchanged.
-  // XLA's HandleAsyncUpdate: the update's shape is its operand's, by ShapesSame.
-  if (wrapped == nullptr) return CheckDone(instr, -1, ExactTypes(options));
+  // XLA compares the elements by ShapesSame.
+  if (wrapped == nullptr) return CheckUnboundUpdate(instr, ExactTypes(options));
   return CheckLateBoundUpdate(instr, *wrapped, ExactTypes(options));
 }
 

@@ -131,6 +131,10 @@ ShapeRule TokenShapeRule(Opcode op);
 // verifier_numeric_rules.cc: batch-norm-*, cholesky, triangular-solve, fft, rng-bit-generator,
 // reduce-precision, topk, rng; or nullptr.
 ShapeRule NumericShapeRule(Opcode op);
+// verifier_element_type_rules.cc: the element types XLA's shape inference lets an elementwise
+// opcode take (popcnt of integers, floor of floating point, compare's comparison type, ...).
+// Called by the elementwise rule once the operands are known to be arrays.
+absl::Status CheckElementTypes(const Instruction& instr);
 // verifier_gather_rule.cc: gather's dimension numbers against its operand and result shapes.
 absl::Status CheckGather(const Instruction& instr, const VerifierOptions& options);
 // verifier_scan_rule.cc: scan's operands, result and to_apply computation agree.
