@@ -1,5 +1,7 @@
 // Step 5 of the verifier: the module-wide async rules of XLA's verifier
 // (xla/service/hlo_verifier.cc at ROCm/xla 183fa00cb5d82384463a1a7aed1ab06bc9026974):
+//  - one computation per chain (HandleAsyncUpdate, HandleAsyncDone): an async-update or -done
+//    that names its wrapped computation names one equal to its producer's (ignoring names);
 //  - pairing (VerifyAsynchronousInstructionPairs): every async-done traces back, through
 //    async-updates and the values that carry an async value (get-tuple-element, tuple,
 //    opt-barrier, copy, a few metadata custom-calls, while loops), to one async-start; no start
@@ -18,6 +20,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "hlo/async_chain.h"
 #include "hlo/verifier_internal.h"
 #include "support/str_util.h"
 
@@ -185,6 +188,71 @@ bool IsCarriedAcrossWhileLoop(const Instruction& op, const CallerMap& callers) {
   return false;
 }
 
+// Whether two wrapped computations compute the same thing: XLA compares an async op's wrapped
+// computation with its producer's by HloComputation::operator==, which walks both from the
+// root and ignores names. Layouts are ignored, as everywhere in this verifier.
+bool SameInstruction(const Instruction& a, const Instruction& b,
+                     absl::flat_hash_map<const Instruction*, const Instruction*>& matched) {
+  auto [it, inserted] = matched.emplace(&a, &b);
+  if (!inserted) return it->second == &b;
+  if (a.opcode() != b.opcode() || a.async_wrapped_opcode() != b.async_wrapped_opcode() ||
+      !a.shape().Compatible(b.shape()) || a.operand_count() != b.operand_count() ||
+      a.called_computations() != b.called_computations() ||
+      a.attributes().size() != b.attributes().size() || a.literal() != b.literal()) {
+    return false;
+  }
+  if (a.opcode() == Opcode::kParameter && a.parameter_number() != b.parameter_number()) {
+    return false;
+  }
+  if (a.opcode() == Opcode::kGetTupleElement && a.tuple_index() != b.tuple_index()) return false;
+  const Module* am = a.module();
+  const Module* bm = b.module();
+  for (size_t k = 0; k < a.attributes().size(); ++k) {
+    const Attribute& x = a.attributes()[k];
+    const Attribute& y = b.attributes()[k];
+    if (x.key == kAttrMetadata) continue;  // op_name and source lines name nothing computed
+    if (am == nullptr || bm == nullptr || am->AttrKeyName(x.key) != bm->AttrKeyName(y.key) ||
+        x.value != y.value) {
+      return false;
+    }
+  }
+  for (int64_t i = 0; i < a.operand_count(); ++i) {
+    if (!SameInstruction(*a.operand(i), *b.operand(i), matched)) return false;
+  }
+  return true;
+}
+
+bool SameComputation(const Computation& a, const Computation& b) {
+  if (&a == &b) return true;
+  if (a.instruction_count() != b.instruction_count() ||
+      a.parameter_count() != b.parameter_count() || a.root() == nullptr || b.root() == nullptr) {
+    return false;
+  }
+  absl::flat_hash_map<const Instruction*, const Instruction*> matched;
+  return SameInstruction(*a.root(), *b.root(), matched);
+}
+
+// The computation an async-start or -update names with calls=, or the one its chain started
+// with; nullptr for sugar forms.
+const Computation* WrappedBy(const Instruction& op) {
+  if (const Computation* c = op.fused_computation(); c != nullptr) return c;
+  return AsyncChainComputation(op);
+}
+
+// An async-update or -done that names its wrapped computation (calls=) names the one its
+// producer runs (XLA's HandleAsyncUpdate / HandleAsyncDone).
+absl::Status CheckSameWrapped(const Instruction& op, const Instruction& producer) {
+  const Computation* own = op.fused_computation();
+  const Computation* theirs = WrappedBy(producer);
+  if (own == nullptr || theirs == nullptr || SameComputation(*own, *theirs)) {
+    return absl::OkStatus();
+  }
+  return InstrError(op, StrCat(op.PrintedOpcode(), " wraps computation '", own->name(),
+                               "', but its async value comes from ", producer.PrintedOpcode(), " '",
+                               producer.name(), "', which wraps '", theirs->name(),
+                               "', a different computation"));
+}
+
 absl::Status CheckPairing(const Module& module, const CallerMap& callers) {
   std::vector<const Instruction*> starts, updates, dones;
   for (const Computation* c : module.computations()) {
@@ -200,13 +268,20 @@ absl::Status CheckPairing(const Module& module, const CallerMap& callers) {
   for (const Instruction* done : dones) {
     const std::string kind(done->PrintedOpcode());
     const Instruction* producer = tracer.Find(done->operand(0));
+    if (producer != nullptr) {
+      if (absl::Status s = CheckSameWrapped(*done, *producer); !s.ok()) return s;
+    }
     while (producer != nullptr && producer->opcode() == Opcode::kAsyncUpdate) {
       if (!chained_updates.insert(producer).second) {
         return InstrError(*producer, StrCat(producer->PrintedOpcode(),
                                             " is part of two async chains or of a cycle (", kind,
                                             " '", done->name(), "' reaches it again)"));
       }
-      producer = tracer.Find(producer->operand(0));
+      const Instruction* update = producer;
+      producer = tracer.Find(update->operand(0));
+      if (producer != nullptr) {
+        if (absl::Status s = CheckSameWrapped(*update, *producer); !s.ok()) return s;
+      }
     }
     if (producer == nullptr) {
       return InstrError(*done, StrCat(kind, " does not trace back to an async-start"));
