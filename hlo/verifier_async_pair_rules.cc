@@ -11,9 +11,10 @@
 //    the main thread holds only parameters and its root, unless its start is marked as a
 //    collectives group (frontend attribute _collectives_group) or it only unpacks tuples
 //    (parameters, get-tuple-elements and the root: an async barrier).
-// Only the generic async-start / -update / -done take part, as in XLA; the collectives' own
-// -start/-done ops are paired by their shape rules. The shape rules (step 3) ran first, so the
-// first problem a module has keeps its old message.
+// Only the generic async-start / -update / -done are paired, as in XLA (a collective's own
+// -done is only checked against the shape of what it reads), and only the plain `async-start`
+// form's computation is checked for triviality: the sugar forms (`custom-call-start`) wrap one
+// op. The shape rules (step 3) ran first, so the first problem a module has keeps its message.
 #include <string>
 #include <string_view>
 #include <vector>
