@@ -366,6 +366,17 @@ absl::Status CheckTrivialWrapped(const Module& module) {
 }  // namespace
 
 absl::Status CheckAsyncPairRules(const Module& module) {
+  // Most modules have no generic async op: skip the caller map (the verifier runs after every
+  // parse).
+  bool any_async = false;
+  for (const Computation* c : module.computations()) {
+    for (const Instruction* i : c->instructions()) {
+      const Opcode op = i->opcode();
+      any_async |=
+          op == Opcode::kAsyncStart || op == Opcode::kAsyncUpdate || op == Opcode::kAsyncDone;
+    }
+  }
+  if (!any_async) return absl::OkStatus();
   const CallerMap callers = Callers(module);
   if (absl::Status s = CheckPairing(module, callers); !s.ok()) return s;
   return CheckTrivialWrapped(module);
