@@ -20,11 +20,11 @@
 //  2. No computation calls itself, directly or through others.
 //  3. Per-opcode shape rules (option check_shapes): tuple, get-tuple-element, while,
 //     conditional, call, fusion, dynamic-slice, dynamic-update-slice, bitcast, copy, and the
-//     output_to_operand_aliasing of fusion and custom-call (verifier_shape_rules.cc); every
-//     elementwise op, broadcast, reshape, transpose, slice, concatenate, pad, reduce, iota,
-//     convolution, reduce-window (verifier_array_rules.cc, which lists where it is lenient); dot,
-//     ragged-dot, scaled-dot (verifier_dot_rules.cc); scan (verifier_scan_rule.cc); constant's
-//     literal against its shape (verifier_constant_rule.cc); reverse, sort, opt-barrier,
+//     output_to_operand_aliasing of fusion and custom-call (verifier_shape_rules.cc); every elementwise op, broadcast, reshape, transpose, slice,
+//     concatenate, pad, reduce, iota, convolution, reduce-window
+//     (verifier_array_rules.cc, which lists where it is lenient); dot, ragged-dot, scaled-dot
+//     (verifier_dot_rules.cc); scan (verifier_scan_rule.cc); constant's literal against its shape
+//     (verifier_constant_rule.cc); reverse, sort, opt-barrier,
 //     add-dependency, domain, scatter, select-and-scatter, set-dimension-size, bitcast-convert,
 //     get-dimension-size, partition-id, replica-id, after-all (verifier_same_shape_rules.cc);
 //     gather (verifier_gather_rule.cc); all-reduce, all-gather, reduce-scatter, all-to-all,
