@@ -708,6 +708,7 @@ absl::Status VerifyModule(const Module& module, const VerifierOptions& options) 
   if (s.ok() && options.check_shapes) s = structure.CheckShapes();
   if (s.ok()) s = verifier_internal::CheckInputOutputAliases(module);
   if (s.ok() && options.check_shapes) s = verifier_internal::CheckBufferRules(module);
+  if (s.ok() && options.check_shapes) s = verifier_internal::CheckAsyncPairRules(module);
   if (!s.ok() && !options.source_text.empty()) {
     return WithSourcePosition(module, std::move(s), options.source_text);
   }

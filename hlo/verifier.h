@@ -43,6 +43,9 @@
 //  4. With check_shapes, XLA's rules on b(...) buffer values (verifier_buffer_rules.cc):
 //     buffers only where XLA allows them, Pin/Unpin/CreateBuffer's shapes, every buffer
 //     operand and output of a custom-call named by one alias, and one writer per buffer value.
+//  5. With check_shapes, XLA's module-wide async rules (verifier_async_pair_rules.cc): every
+//     async-done traces back to one async-start, starts and updates reach a done or a while
+//     loop, and a wrapped computation on the main thread holds only parameters and its root.
 #pragma once
 
 #include "absl/status/status.h"

@@ -100,6 +100,10 @@ absl::Status CheckInputOutputAliases(const Module& module);
 // verifier_buffer_rules.cc: XLA's rules on b(...) buffer values (VerifyBuffers): where buffers
 // may be, Pin/Unpin/CreateBuffer's shapes, custom-call aliases of buffers, one writer each.
 absl::Status CheckBufferRules(const Module& module);
+// verifier_async_pair_rules.cc: XLA's module-wide async rules: each async-done traces back to
+// one async-start, every start and update reaches a done (or a while loop), and a wrapped
+// computation on the main thread holds only parameters and its root.
+absl::Status CheckAsyncPairRules(const Module& module);
 
 // Step 3. The rule for one opcode: returns the first problem with the instruction's shape.
 // Rules may assume the instruction and its operands passed step 1; those that read called

@@ -986,7 +986,9 @@ ENTRY e {
 // temporaries too, live from the start (4) to the done (6) beside n and m: its table (3 x 8),
 // its operand tuple's table (8) and its s32[] context (4), 36 bytes. Parameter 4096, live out
 // 4096, temp 8192 + 36 = 8228, 16420 in all; without the async extension n would die at m,
-// which would take its chunk: 4096 + 36.
+// which would take its chunk: 4096 + 36. The start is marked _collectives_group: XLA's verifier
+// wants a wrapped computation of more than parameters and root to be one
+// (VerifyAsyncComputation; errors/verifier-async-pairs-xla.hlo).
 TEST(XlaBufferAssignmentModel, RuleAsyncValuesLiveWhileTheComputationRuns) {
   const XlaModelAssignment a = Assign(R"(
 HloModule Async, is_scheduled=true
@@ -997,7 +999,8 @@ wrapped {
 }
 ENTRY e {
   a = f32[1024] parameter(0)
-  start = ((f32[1024]), f32[1024], s32[]) async-start(a), calls=wrapped
+  start = ((f32[1024]), f32[1024], s32[]) async-start(a), calls=wrapped,
+      frontend_attributes={_collectives_group=""}
   x = f32[1024] negate(a)
   done = f32[1024] async-done(start), calls=wrapped
   ROOT add = f32[1024] add(x, done)
