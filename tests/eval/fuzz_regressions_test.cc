@@ -332,5 +332,54 @@ ENTRY e {
                                    "dot-update");
 }
 
+// A collective-permute-done typed f16 after an f32 collective-permute-start verified (XLA's
+// ShapeVerifier::CheckShape lets the float types differ under mixed precision, the default
+// here), and the interpreter handed the start's tuple on as an f16 array (UBSan: member call on
+// a null byte vector in ToLiteral; a segfault in hlo-run). All-reduce-done's start is the
+// result itself: f64 after f32 would have read past its bytes. Now refused in both modes.
+TEST(EvalFuzzRegressions, CollectiveDoneOfAnotherTypeThanItsStartIsRefused) {
+  struct Case {
+    const char* text;
+    const char* message;
+  };
+  const Case kCases[] = {
+      {R"(HloModule m
+ENTRY e {
+  input = f32[4] parameter(0)
+  cp-start = (f32[4], f32[4]) collective-permute-start(input), source_target_pairs={{0,1}}
+  ROOT cp-done = f16[4] collective-permute-done(cp-start)
+})",
+       "cannot run %cp-done: collective-permute-done shape f16[4] is not the shape of the result "
+       "%cp-start gives ((f32[4], f32[4])); a -done converts no element type"},
+      {R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  input = f32[4] parameter(0)
+  ar-start = f32[4] all-reduce-start(input), to_apply=add
+  ROOT ar-done = f64[4] all-reduce-done(ar-start)
+})",
+       "cannot run %ar-done: all-reduce-done shape f64[4] is not the shape of the result "
+       "%ar-start gives (f32[4])"},
+  };
+  for (const Case& c : kCases) {
+    std::unique_ptr<Module> m = testing::Parse(c.text);
+    ASSERT_NE(m, nullptr) << c.text;
+    ASSERT_TRUE(VerifyModule(*m).ok()) << c.text;
+    std::vector<Literal> args = RandomArguments(*m, 1);
+    for (EvalMode mode : {EvalMode::kValue, EvalMode::kBuffer}) {
+      EvalOptions options;
+      options.mode = mode;
+      absl::StatusOr<Literal> out = Evaluate(*m, args, options);
+      ASSERT_FALSE(out.ok()) << c.text;
+      EXPECT_NE(StatusText(out.status()).find(c.message), std::string::npos)
+          << StatusText(out.status());
+    }
+  }
+}
+
 }  // namespace
 }  // namespace hloscope::eval
