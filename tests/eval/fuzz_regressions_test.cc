@@ -381,5 +381,33 @@ ENTRY e {
   }
 }
 
+// A dynamic-update-slice of an f64 update into a CreateBuffer b(f32[4]) verified (mixed
+// precision), and buffer mode copied the 32 update bytes into the 16 of the buffer's array
+// (ASan: heap-buffer-overflow in Relayout). A buffer is written in place, unconverted: refused.
+TEST(EvalFuzzRegressions, BufferUpdateOfAnotherElementTypeIsRefused) {
+  std::unique_ptr<Module> m = testing::Parse(R"(HloModule m
+ENTRY main {
+  x = f64[4] parameter(0)
+  c = b(f32[4]) custom-call(), custom_call_target="CreateBuffer"
+  zero = s32[] constant(0)
+  w = b(f32[4]) dynamic-update-slice(c, x, zero)
+  ROOT y = f32[4] custom-call(w), custom_call_target="Unpin", output_to_operand_aliasing={{}: (0, {})}
+})");
+  ASSERT_NE(m, nullptr);
+  ASSERT_TRUE(VerifyModule(*m).ok());
+  std::vector<Literal> args = RandomArguments(*m, 1);
+  for (EvalMode mode : {EvalMode::kValue, EvalMode::kBuffer}) {
+    EvalOptions options;
+    options.mode = mode;
+    absl::StatusOr<Literal> out = Evaluate(*m, args, options);
+    ASSERT_FALSE(out.ok());
+    EXPECT_NE(StatusText(out.status())
+                  .find("cannot run %w: a dynamic-update-slice into a buffer of f32[4] takes an "
+                        "update of its element type, not f64[4]"),
+              std::string::npos)
+        << StatusText(out.status());
+  }
+}
+
 }  // namespace
 }  // namespace hloscope::eval
