@@ -72,16 +72,26 @@ class RuleBuilder {
     if (dst_shape == nullptr || !dst_shape->IsTuple()) {
       return Forward(dst_index, instr_.operand(operand), src_index);
     }
-    absl::Status status = absl::OkStatus();
-    ForEachSubshape(*dst_shape, [&](const Shape& leaf, const ShapeIndex& rel) {
-      if (leaf.IsTuple() || !status.ok()) return;
-      ShapeIndex dst = dst_index;
-      ShapeIndex src = src_index;
-      dst.insert(dst.end(), rel.begin(), rel.end());
-      src.insert(src.end(), rel.begin(), rel.end());
-      status = Forward(dst, instr_.operand(operand), src);
-    });
-    return status;
+    ShapeIndex dst = dst_index;
+    ShapeIndex src = src_index;
+    return ForwardLeafTree(*dst_shape, dst, instr_.operand(operand), src);
+  }
+
+  // The leaves of `shape` (the output subtree at `dst`) from `src`'s subtree at `from`. A
+  // buffer b(T) is one leaf, as in XLA: the array Shape keeps inside it has no position of its
+  // own, so the walk stops there (descending asked for an index {..., 0} that does not exist).
+  absl::Status ForwardLeafTree(const Shape& shape, ShapeIndex& dst, const Instruction* src,
+                               ShapeIndex& from) {
+    if (!shape.IsTuple()) return Forward(dst, src, from);
+    for (size_t i = 0; i < shape.tuple_elements.size(); ++i) {
+      dst.push_back(static_cast<int64_t>(i));
+      from.push_back(static_cast<int64_t>(i));
+      absl::Status s = ForwardLeafTree(*shape.tuple_elements[i], dst, src, from);
+      dst.pop_back();
+      from.pop_back();
+      if (!s.ok()) return s;
+    }
+    return absl::OkStatus();
   }
 
   absl::Status ForwardOperand(const ShapeIndex& dst_index, int64_t operand,
@@ -179,16 +189,9 @@ absl::Status ForwardLeavesFrom(RuleBuilder& b, const Instruction& instr,
   if (src == nullptr) return b.Error("has no computation result to return");
   const Shape* dst_shape = Subshape(instr.shape(), dst_index);
   if (dst_shape == nullptr) return b.Error("has no such output index");
-  absl::Status status = absl::OkStatus();
-  ForEachSubshape(*dst_shape, [&](const Shape& leaf, const ShapeIndex& rel) {
-    if (leaf.IsTuple() || !status.ok()) return;
-    ShapeIndex dst = dst_index;
-    ShapeIndex from = src_index;
-    dst.insert(dst.end(), rel.begin(), rel.end());
-    from.insert(from.end(), rel.begin(), rel.end());
-    status = b.Forward(dst, src, from);
-  });
-  return status;
+  ShapeIndex dst = dst_index;
+  ShapeIndex from = src_index;
+  return b.ForwardLeafTree(*dst_shape, dst, src, from);
 }
 
 // An async-update that binds (hlo/async_chain.h): slots bound before it come from its first

@@ -124,6 +124,14 @@ absl::StatusOr<BufferContents> EvalBufferOp(const Instruction& instr,
                   "a dynamic-update-slice into a buffer takes the buffer, an update of its rank "
                   "and one index per dimension");
   }
+  // The verifier lets a float update's type differ under mixed precision (as XLA's does), but
+  // a buffer is written in place with no conversion: the f64 update of an f32 buffer was
+  // copied whole into it (ASan: heap-buffer-overflow in Relayout).
+  if (operands[1].shape->element_type != array.element_type) {
+    return Refuse(
+        instr, StrCat("a dynamic-update-slice into a buffer of ", array.ToString(),
+                      " takes an update of its element type, not ", operands[1].shape->ToString()));
+  }
   if (operands[0].data == nullptr) {
     // Start indices are clamped so the update fits: one as large as the buffer covers it all.
     if (operands[1].shape->dims == array.dims) {

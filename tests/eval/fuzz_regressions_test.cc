@@ -332,5 +332,82 @@ ENTRY e {
                                    "dot-update");
 }
 
+// A collective-permute-done typed f16 after an f32 collective-permute-start verified (XLA's
+// ShapeVerifier::CheckShape lets the float types differ under mixed precision, the default
+// here), and the interpreter handed the start's tuple on as an f16 array (UBSan: member call on
+// a null byte vector in ToLiteral; a segfault in hlo-run). All-reduce-done's start is the
+// result itself: f64 after f32 would have read past its bytes. Now refused in both modes.
+TEST(EvalFuzzRegressions, CollectiveDoneOfAnotherTypeThanItsStartIsRefused) {
+  struct Case {
+    const char* text;
+    const char* message;
+  };
+  const Case kCases[] = {
+      {R"(HloModule m
+ENTRY e {
+  input = f32[4] parameter(0)
+  cp-start = (f32[4], f32[4]) collective-permute-start(input), source_target_pairs={{0,1}}
+  ROOT cp-done = f16[4] collective-permute-done(cp-start)
+})",
+       "cannot run %cp-done: collective-permute-done shape f16[4] is not the shape of the result "
+       "%cp-start gives ((f32[4], f32[4])); a -done converts no element type"},
+      {R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  input = f32[4] parameter(0)
+  ar-start = f32[4] all-reduce-start(input), to_apply=add
+  ROOT ar-done = f64[4] all-reduce-done(ar-start)
+})",
+       "cannot run %ar-done: all-reduce-done shape f64[4] is not the shape of the result "
+       "%ar-start gives (f32[4])"},
+  };
+  for (const Case& c : kCases) {
+    std::unique_ptr<Module> m = testing::Parse(c.text);
+    ASSERT_NE(m, nullptr) << c.text;
+    ASSERT_TRUE(VerifyModule(*m).ok()) << c.text;
+    std::vector<Literal> args = RandomArguments(*m, 1);
+    for (EvalMode mode : {EvalMode::kValue, EvalMode::kBuffer}) {
+      EvalOptions options;
+      options.mode = mode;
+      absl::StatusOr<Literal> out = Evaluate(*m, args, options);
+      ASSERT_FALSE(out.ok()) << c.text;
+      EXPECT_NE(StatusText(out.status()).find(c.message), std::string::npos)
+          << StatusText(out.status());
+    }
+  }
+}
+
+// A dynamic-update-slice of an f64 update into a CreateBuffer b(f32[4]) verified (mixed
+// precision), and buffer mode copied the 32 update bytes into the 16 of the buffer's array
+// (ASan: heap-buffer-overflow in Relayout). A buffer is written in place, unconverted: refused.
+TEST(EvalFuzzRegressions, BufferUpdateOfAnotherElementTypeIsRefused) {
+  std::unique_ptr<Module> m = testing::Parse(R"(HloModule m
+ENTRY main {
+  x = f64[4] parameter(0)
+  c = b(f32[4]) custom-call(), custom_call_target="CreateBuffer"
+  zero = s32[] constant(0)
+  w = b(f32[4]) dynamic-update-slice(c, x, zero)
+  ROOT y = f32[4] custom-call(w), custom_call_target="Unpin", output_to_operand_aliasing={{}: (0, {})}
+})");
+  ASSERT_NE(m, nullptr);
+  ASSERT_TRUE(VerifyModule(*m).ok());
+  std::vector<Literal> args = RandomArguments(*m, 1);
+  for (EvalMode mode : {EvalMode::kValue, EvalMode::kBuffer}) {
+    EvalOptions options;
+    options.mode = mode;
+    absl::StatusOr<Literal> out = Evaluate(*m, args, options);
+    ASSERT_FALSE(out.ok());
+    EXPECT_NE(StatusText(out.status())
+                  .find("cannot run %w: a dynamic-update-slice into a buffer of f32[4] takes an "
+                        "update of its element type, not f64[4]"),
+              std::string::npos)
+        << StatusText(out.status());
+  }
+}
+
 }  // namespace
 }  // namespace hloscope::eval

@@ -229,6 +229,31 @@ TEST(EvalOpaqueCustomCallTest, BufferInsideATupleOperandIsReadAndUpdated) {
   EXPECT_NE(RunOpaque(kNestedOperand, "{1, 2, 3, 5}", EvalMode::kValue), value);
 }
 
+// A buffer bound at the async-start of a late-bound chain (hlo/async_chain.h), an array bound by
+// the update. The dataflow rule of the update walked into b(T) as if its array were an element
+// {0}, so buffer mode refused the module ("index {0,0,0} ... does not exist") that value mode
+// ran; XLA's b(T) is one leaf (found writing seeds for tests/fuzz/eval_fuzzer).
+TEST(EvalOpaqueCustomCallTest, BufferBoundInALateBoundAsyncChainRunsInBothModes) {
+  constexpr std::string_view kChain = R"(HloModule m
+wrapped {
+  pa = b(f32[3]) parameter(0)
+  x = f32[3] parameter(1)
+  ROOT va = b(f32[3]) custom-call(pa, x), custom_call_target="update", output_to_operand_aliasing={{}: (0, {})}
+}
+ENTRY e {
+  p = f32[3] parameter(0)
+  b = b(f32[3]) custom-call(p), custom_call_target="Pin", output_to_operand_aliasing={{}: (0, {})}
+  s = ((b(f32[3])), b(f32[3]), s32[]) async-start(b), calls=wrapped
+  u = ((b(f32[3]), f32[3]), b(f32[3]), s32[]) async-update(s, p)
+  d = b(f32[3]) async-done(u)
+  ROOT r = f32[3] custom-call(d), custom_call_target="Unpin", output_to_operand_aliasing={{}: (0, {})}
+}
+)";
+  const std::string value = RunOpaque(kChain, "{1, 2, 3}", EvalMode::kValue);
+  EXPECT_EQ(value.rfind("f32[3] {", 0), 0u) << value;
+  EXPECT_EQ(RunOpaque(kChain, "{1, 2, 3}", EvalMode::kBuffer), value);
+}
+
 TEST(EvalOpaqueCustomCallTest, UnwrittenBufferInsideATupleOperandIsRefused) {
   const std::string got = RunOpaque(R"(HloModule m
 ENTRY e {
