@@ -25,6 +25,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "hlo/async_chain.h"
+#include "hlo/attribute_values.h"
 #include "hlo/verifier_internal.h"
 #include "support/str_util.h"
 
@@ -317,15 +318,9 @@ absl::Status CheckPairing(const Module& module, const CallerMap& callers) {
 }
 
 std::string_view AsyncExecutionThread(const Instruction& start) {
-  const Module* module = start.module();
-  if (module == nullptr) return {};
-  for (const Attribute& a : start.attributes()) {
-    if (module->AttrKeyName(a.key) != "async_execution_thread") continue;
-    std::string_view v = a.value;
-    if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
-    return v;
-  }
-  return {};
+  std::string_view v = RawAttribute(start, "async_execution_thread").value_or("");
+  if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
+  return v;
 }
 
 bool OnMainThread(const Computation& wrapped, const Instruction& start) {
