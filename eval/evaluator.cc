@@ -887,10 +887,25 @@ class Evaluator {
   // the operand check's refusal, lifted by mixed_precision.
   absl::StatusOr<bool> ConvertMixedPrecision(const Instruction& instr, absl::Span<const Value> ops,
                                              std::vector<Value>& converted) {
+    // Nothing can be mixed (the common case, asked on every instruction, so without building
+    // the operands' shape list): every array operand is of the result's type or pred (a
+    // select's predicate), or the result is pred and the operands are of one type (compare).
     const PrimitiveType out = instr.shape().element_type;
-    if (!instr.shape().IsArray() || std::all_of(ops.begin(), ops.end(), [&](const Value& o) {
-          return o.shape == nullptr || !o.shape->IsArray() || o.shape->element_type == out;
-        })) {
+    if (!instr.shape().IsArray()) return false;
+    const auto array_type = [](const Value& o) {
+      return o.shape == nullptr || !o.shape->IsArray() ? PrimitiveType::kInvalid
+                                                       : o.shape->element_type;
+    };
+    const auto result_or_pred = [&](const Value& o) {
+      const PrimitiveType t = array_type(o);
+      return t == PrimitiveType::kInvalid || t == out || t == PrimitiveType::kPred;
+    };
+    const auto one_type = [&](const Value& o) {
+      const PrimitiveType t = array_type(o);
+      return t == PrimitiveType::kInvalid || ops.empty() || t == array_type(ops[0]);
+    };
+    if (std::all_of(ops.begin(), ops.end(), result_or_pred) ||
+        (out == PrimitiveType::kPred && std::all_of(ops.begin(), ops.end(), one_type))) {
       return false;
     }
     std::vector<PrimitiveType> types = MixedPrecisionOperandTypes(instr, ShapesOf(ops));

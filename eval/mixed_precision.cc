@@ -7,11 +7,10 @@
 namespace hloscope::eval {
 namespace {
 
-// The operands an op computes with or moves (the others, select's predicate and the start
-// indices of dynamic-slice, are read as they are); empty for ops outside the rule.
-std::vector<size_t> ValueOperands(Opcode op, size_t count) {
-  std::vector<size_t> all(count);
-  for (size_t k = 0; k < count; ++k) all[k] = k;
+// Whether operand k (of `count`) is one the op computes with or moves (the others, select's
+// predicate and the start indices of dynamic-slice, are read as they are); none for ops
+// outside the rule. A predicate, not a list: the interpreter asks on every instruction.
+bool IsValueOperand(Opcode op, size_t k, size_t count) {
   switch (op) {
     // These define their own operand types (a convert's is any type) or are not computations
     // on floats (map's to_apply gets each operand in its own type).
@@ -21,13 +20,13 @@ std::vector<size_t> ValueOperands(Opcode op, size_t count) {
     case Opcode::kMap:
     case Opcode::kCopy:
     case Opcode::kIota:
-      return {};
+      return false;
     case Opcode::kSelect:
-      return count == 3 ? std::vector<size_t>{1, 2} : std::vector<size_t>{};
+      return count == 3 && k >= 1;
     case Opcode::kConcatenate:
-      return all;
+      return true;
     case Opcode::kDynamicUpdateSlice:
-      return count >= 2 ? std::vector<size_t>{0, 1} : std::vector<size_t>{};
+      return count >= 2 && k <= 1;
     case Opcode::kBroadcast:
     case Opcode::kTranspose:
     case Opcode::kReshape:
@@ -36,9 +35,9 @@ std::vector<size_t> ValueOperands(Opcode op, size_t count) {
     case Opcode::kPad:  // the padding value is converted already (data_movement.cc)
     case Opcode::kReverse:
     case Opcode::kGather:
-      return count >= 1 ? std::vector<size_t>{0} : std::vector<size_t>{};
+      return k == 0;
     default:
-      return IsElementwise(op) ? all : std::vector<size_t>{};
+      return IsElementwise(op);
   }
 }
 
@@ -58,33 +57,44 @@ std::vector<PrimitiveType> MixedPrecisionOperandTypes(const Instruction& instr,
                                                       absl::Span<const Shape* const> operands) {
   const Opcode op = instr.opcode();
   const Shape& out = instr.shape();
-  const std::vector<size_t> values = ValueOperands(op, operands.size());
-  if (values.empty() || !out.IsArray()) return {};
+  if (!out.IsArray()) return {};
   // The types in play: the value operands' and, unless it is a comparison's pred, the result's.
-  std::vector<PrimitiveType> types;
-  for (size_t k : values) {
-    if (operands[k] == nullptr || !operands[k]->IsArray()) return {};
-    types.push_back(operands[k]->element_type);
-  }
-  if (op != Opcode::kCompare) types.push_back(out.element_type);
-  if (!std::all_of(types.begin(), types.end(), IsFloatType)) return {};
-  if (std::all_of(types.begin(), types.end(), [&](PrimitiveType t) { return t == types[0]; })) {
-    return {};
-  }
-  // The high precision type: the widest, which must hold each of the others exactly (f16 and
-  // bf16 together have none: no XLA pass normalizes that pair, so it stays refused).
-  PrimitiveType wide = types[0];
-  for (PrimitiveType t : types) {
+  // They must all be floating point, and not all one type; `wide` is the widest.
+  const bool with_result = op != Opcode::kCompare;
+  PrimitiveType first = PrimitiveType::kInvalid, wide = PrimitiveType::kInvalid;
+  bool mixed = false;
+  const auto take = [&](PrimitiveType t) {
+    if (!IsFloatType(t)) return false;
+    if (first == PrimitiveType::kInvalid) first = wide = t;
+    mixed |= t != first;
     if (BitWidth(t) > BitWidth(wide)) wide = t;
+    return true;
+  };
+  bool any = false;
+  for (size_t k = 0; k < operands.size(); ++k) {
+    if (!IsValueOperand(op, k, operands.size())) continue;
+    if (operands[k] == nullptr || !operands[k]->IsArray() || !take(operands[k]->element_type)) {
+      return {};
+    }
+    any = true;
   }
-  for (PrimitiveType t : types) {
-    if (!Holds(wide, t)) return {};
+  if (!any || (with_result && !take(out.element_type)) || !mixed) return {};
+  // The high precision type must hold each of the others exactly (f16 and bf16 together have
+  // none: no XLA pass normalizes that pair, so it stays refused).
+  for (size_t k = 0; k < operands.size(); ++k) {
+    if (IsValueOperand(op, k, operands.size()) && !Holds(wide, operands[k]->element_type)) {
+      return {};
+    }
   }
+  if (with_result && !Holds(wide, out.element_type)) return {};
   const PrimitiveType to = MovesElements(op) ? out.element_type : wide;
   std::vector<PrimitiveType> result;
-  for (const Shape* s : operands)
-    result.push_back(s == nullptr ? PrimitiveType::kInvalid : s->element_type);
-  for (size_t k : values) result[k] = to;
+  for (size_t k = 0; k < operands.size(); ++k) {
+    const Shape* s = operands[k];
+    result.push_back(IsValueOperand(op, k, operands.size()) ? to
+                     : s == nullptr                         ? PrimitiveType::kInvalid
+                                                            : s->element_type);
+  }
   return result;
 }
 
