@@ -916,15 +916,18 @@ class Evaluator {
       }
       return false;
     }
-    for (size_t k = 0; k < ops.size(); ++k) {
-      Value v = ops[k];
-      if (v.shape != nullptr && v.bytes != nullptr && v.shape->element_type != types[k]) {
-        v.bytes = std::make_shared<Bytes>(ConvertElements(*v.shape, v.bytes->data(), types[k]));
-        v.shape = converted_shapes_.Get(*v.shape, types[k]);
-      }
-      converted.push_back(std::move(v));
-    }
+    for (size_t k = 0; k < ops.size(); ++k) converted.push_back(ConvertedTo(ops[k], types[k]));
     return true;
+  }
+
+  // `v` with its elements converted to `to` (mixed precision; the same value when it is of
+  // that type already, or holds no array).
+  Value ConvertedTo(Value v, PrimitiveType to) {
+    if (v.shape != nullptr && v.bytes != nullptr && v.shape->element_type != to) {
+      v.bytes = std::make_shared<Bytes>(ConvertElements(*v.shape, v.bytes->data(), to));
+      v.shape = converted_shapes_.Get(*v.shape, to);
+    }
+    return v;
   }
 
   static absl::Status CheckArrayOperands(const Instruction& instr, absl::Span<const Value> ops) {
