@@ -3,6 +3,7 @@
 #include <cmath>
 #include <memory>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -70,8 +71,12 @@ std::string EscapeNonUtf8(std::string_view text) {
   return out;
 }
 
-// Whether a string field (not bytes) of `message`, or of a message inside it, is not UTF-8.
-bool HasNonUtf8Strings(const Message& message) {
+// Calls visit(m, field, index, value) for each string field (not bytes) of `message`, and of
+// the messages inside it, whose value is not UTF-8 (index -1 for a field that is not
+// repeated), until visit returns false; returns false when it did. One walk for both uses:
+// `M` const to look, not const to rewrite.
+template <typename M, typename Visit>
+bool VisitNonUtf8Strings(M& message, const Visit& visit) {
   const google::protobuf::Reflection* r = message.GetReflection();
   std::vector<const FieldDescriptor*> fields;
   r->ListFields(message, &fields);
@@ -83,42 +88,41 @@ bool HasNonUtf8Strings(const Message& message) {
         const std::string& value = f->is_repeated()
                                        ? r->GetRepeatedStringReference(message, f, i, &scratch)
                                        : r->GetStringReference(message, f, &scratch);
-        if (!IsUtf8(value)) return true;
+        if (!IsUtf8(value) && !visit(message, f, f->is_repeated() ? i : -1, value)) return false;
       } else if (f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
-        if (HasNonUtf8Strings(f->is_repeated() ? r->GetRepeatedMessage(message, f, i)
-                                               : r->GetMessage(message, f))) {
-          return true;
+        M* inner;
+        if constexpr (std::is_const_v<M>) {
+          inner =
+              f->is_repeated() ? &r->GetRepeatedMessage(message, f, i) : &r->GetMessage(message, f);
+        } else {
+          inner = f->is_repeated() ? r->MutableRepeatedMessage(&message, f, i)
+                                   : r->MutableMessage(&message, f);
         }
+        if (!VisitNonUtf8Strings(*inner, visit)) return false;
       }
     }
   }
-  return false;
+  return true;
+}
+
+bool HasNonUtf8Strings(const Message& message) {
+  return !VisitNonUtf8Strings(message, [](const Message&, const FieldDescriptor*, int,
+                                          const std::string&) { return false; });
 }
 
 // Rewrites every string field of `message` (and of the messages inside it) that is not UTF-8
 // by EscapeNonUtf8.
 void EscapeNonUtf8Strings(Message& message) {
-  const google::protobuf::Reflection* r = message.GetReflection();
-  std::vector<const FieldDescriptor*> fields;
-  r->ListFields(message, &fields);
-  for (const FieldDescriptor* f : fields) {
-    const int n = f->is_repeated() ? r->FieldSize(message, f) : 1;
-    for (int i = 0; i < n; ++i) {
-      if (f->type() == FieldDescriptor::TYPE_STRING) {
-        const std::string value =
-            f->is_repeated() ? r->GetRepeatedString(message, f, i) : r->GetString(message, f);
-        if (IsUtf8(value)) continue;
-        if (f->is_repeated()) {
-          r->SetRepeatedString(&message, f, i, EscapeNonUtf8(value));
+  VisitNonUtf8Strings(
+      message, [](Message& m, const FieldDescriptor* f, int index, const std::string& value) {
+        std::string escaped = EscapeNonUtf8(value);
+        if (index < 0) {
+          m.GetReflection()->SetString(&m, f, std::move(escaped));
         } else {
-          r->SetString(&message, f, EscapeNonUtf8(value));
+          m.GetReflection()->SetRepeatedString(&m, f, index, std::move(escaped));
         }
-      } else if (f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
-        EscapeNonUtf8Strings(f->is_repeated() ? *r->MutableRepeatedMessage(&message, f, i)
-                                              : *r->MutableMessage(&message, f));
-      }
-    }
-  }
+        return true;
+      });
 }
 
 }  // namespace
