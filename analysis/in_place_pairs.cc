@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "analysis/async_chain_pairs.h"
 #include "hlo/attribute_values.h"
 #include "hlo/computation.h"
 
@@ -168,7 +169,9 @@ std::vector<InPlacePair> PairsOf(const Instruction& instr, const DataflowOptions
       // calls=, a call-start) they are of the start's own shape.
       const Opcode wrapped = instr.async_wrapped_opcode();
       if (wrapped != Opcode::kCustomCall && wrapped != Opcode::kFusion) {
-        AppendAliasing(instr, out);
+        // The entries it binds (late-bound chains: async_chain_pairs.h); the alias analysis
+        // reports the entries XLA CHECK-fails on.
+        AppendAsyncChainPairs(instr, out).IgnoreError();
         break;
       }
       for (const OperandAlias& a : instr.output_to_operand_aliasing()) {
@@ -190,6 +193,11 @@ std::vector<InPlacePair> PairsOf(const Instruction& instr, const DataflowOptions
       }
       break;
     }
+    case Opcode::kAsyncUpdate:
+    case Opcode::kAsyncDone:
+      // What the chain's async-start aliases, where this update binds it or the done ends it.
+      AppendAsyncChainPairs(instr, out).IgnoreError();
+      break;
     case Opcode::kFusion:
       FusionPairs(instr, options, depth, out);
       AppendAliasing(instr, out);
@@ -263,7 +271,10 @@ bool SameTupleStructure(const Shape& a, const Shape& b) {
 
 // The opcode table flags the cases of PairsOf (kOpMayWriteInPlace); a test checks that every
 // opcode PairsOf answers for is flagged.
-bool MayHaveInPlacePairs(Opcode opcode) { return MayWriteInPlace(opcode); }
+// async-update and async-done take theirs from the chain's start (async_chain_pairs.h).
+bool MayHaveInPlacePairs(Opcode opcode) {
+  return MayWriteInPlace(opcode) || opcode == Opcode::kAsyncUpdate || opcode == Opcode::kAsyncDone;
+}
 
 bool CanShareOperandBufferWithUser(const Instruction& operand, const ShapeIndex& operand_index,
                                    const Instruction& user, const ShapeIndex& user_index,

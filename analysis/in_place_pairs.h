@@ -13,6 +13,9 @@
 //    output buffer operand 1 ↔ {} / {1} (and its elements, when it is a tuple).
 //  - custom-call, async-start and fusion: their output_to_operand_aliasing attribute (on the
 //    short `custom-call-start` / `fusion-start` form it is the wrapped op's: output {1, ...}).
+//    An async-start's own attribute is read along its chain, as XLA does for late binding
+//    (async_chain_pairs.h): the start, each async-update and the async-done take the entries
+//    whose parameter they bind or whose result they hold.
 //  - fusion: also every output whose fused root reaches, through tuple / get-tuple-element
 //    (and bitcast, when bitcasts are aliases), an in-place instruction (a DUS, a scatter, a
 //    nested fusion with such pairs) whose in-place operand reaches a fused parameter the same

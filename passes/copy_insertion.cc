@@ -12,6 +12,7 @@
 #include "absl/functional/function_ref.h"
 #include "analysis/alias.h"
 #include "analysis/analysis_cache.h"
+#include "analysis/async_chain_pairs.h"
 #include "analysis/buffer_consistency.h"
 #include "analysis/call_graph.h"
 #include "analysis/in_place_pairs.h"
@@ -483,14 +484,24 @@ void Inserter::PlanConditional(const DataflowAnalysis& flow, Instruction* condit
 // Each operand `instr` (or the op an async-start wraps) updates in place, once.
 absl::Status Inserter::PlanInPlace(Instruction* instr, InterferencePlan& plans) {
   std::vector<int64_t> done;
+  const bool chain_operand =
+      instr->opcode() == Opcode::kAsyncUpdate || instr->opcode() == Opcode::kAsyncDone;
   for (const InPlacePair& p : GetInPlaceInputOutputPairs(*instr)) {
     const int64_t k = p.input.operand_number;
+    // An update's or done's operand 0 is the chain itself, never copied (as XLA): its pairs
+    // name the operand bound earlier, which its binder copies (below).
+    if (chain_operand && k == 0) continue;
     if (k < 0 || k >= instr->operand_count()) {
       // XLA's verifier rejects such an output_to_operand_aliasing; ours lets it through.
       return absl::InvalidArgumentError(fmt::format(
           "copy-insertion: %{} aliases its output with operand {}, but it has {} operands",
           instr->name(), k, instr->operand_count()));
     }
+    if (std::find(done.begin(), done.end(), k) != done.end()) continue;
+    done.push_back(k);
+    plans.in_place.push_back({instr, k});
+  }
+  for (int64_t k : AsyncChainAliasedOperands(*instr)) {
     if (std::find(done.begin(), done.end(), k) != done.end()) continue;
     done.push_back(k);
     plans.in_place.push_back({instr, k});
