@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "analysis/async_chain_pairs.h"
 #include "analysis/in_place_pairs.h"
 #include "fmt/format.h"
@@ -205,6 +206,53 @@ class JoinCollector {
 };
 
 const Instruction* Root(const Computation* c) { return c == nullptr ? nullptr : c->root(); }
+// Every value at `index` of `instr` or below it, into `out`.
+void CollectValuesBelow(const DataflowAnalysis& flow, const Instruction& instr, ShapeIndex index,
+                        absl::flat_hash_set<ValueId>& out) {
+  const Shape* shape = Subshape(instr.shape(), index);
+  if (shape == nullptr) return;
+  for (ValueId v : flow.ValuesAt(instr, index)) out.insert(v);
+  for (size_t k = 0; shape->IsTuple() && k < shape->tuple_elements.size(); ++k) {
+    index.push_back(static_cast<int64_t>(k));
+    CollectValuesBelow(flow, instr, index, out);
+    index.pop_back();
+  }
+}
+
+// An async-done's pair from its chain's aliasing (analysis/async_chain_pairs.h) gives result r
+// the buffer of bound operand p. When the wrapped computation returns another bound operand q
+// unchanged at r, the dataflow gives r q's value, and the join would put p and q, which the
+// wrapped op reads side by side, into one buffer: no assignment can honour that (two entry
+// parameters would share memory), and copies cannot separate them, since an update's or done's
+// operand 0 is never copied. XLA's alias analysis joins them all the same; ours refuses
+// (found by the differential check on TuplePointsToAnalysisTest's
+// LateBindingAsync_InputAliased_OutputBoundLate module).
+absl::Status RefuseForwardedBoundOperand(const DataflowAnalysis& flow, const Instruction& done,
+                                         const InPlacePair& pair) {
+  const ShapeIndex& in = pair.input.operand_index;
+  const Instruction& chain = *done.operand(0);
+  const Shape* bound = Subshape(chain.shape(), {0});
+  if (bound == nullptr || !bound->IsTuple()) return absl::OkStatus();
+  absl::flat_hash_set<ValueId> result;
+  CollectValuesBelow(flow, done, pair.output_index, result);
+  for (size_t q = 0; q < bound->tuple_elements.size(); ++q) {
+    if (static_cast<int64_t>(q) == in[1]) continue;
+    absl::flat_hash_set<ValueId> operand;
+    CollectValuesBelow(flow, chain, {0, static_cast<int64_t>(q)}, operand);
+    for (ValueId v : operand) {
+      if (!result.contains(v)) continue;
+      return absl::InvalidArgumentError(fmt::format(
+          "async-done %{}: its chain's output_to_operand_aliasing gives result {} the buffer "
+          "of bound operand {}, but the wrapped computation returns bound operand {} there "
+          "unchanged; joining them would put two operands the wrapped op reads into one "
+          "buffer, which no buffer assignment can honour, so the alias analysis refuses this "
+          "chain (XLA's joins them)",
+          done.name(), ShapeIndexToString(pair.output_index), in[1], q));
+    }
+  }
+  return absl::OkStatus();
+}
+
 const Instruction* Param0(const Computation* c) {
   return c == nullptr || c->parameter_count() == 0 ? nullptr : c->parameter(0);
 }
@@ -255,6 +303,10 @@ absl::StatusOr<std::unique_ptr<AliasAnalysis>> AliasAnalysis::Run(
     }
     for (const InPlacePair& p : pairs) {
       if (p.input.operand_number < 0 || p.input.operand_number >= i->operand_count()) continue;
+      if (i->opcode() == Opcode::kAsyncDone && p.input.operand_number == 0 &&
+          p.input.operand_index.size() >= 2 && p.input.operand_index[0] == 0) {
+        if (absl::Status s = RefuseForwardedBoundOperand(flow, *i, p); !s.ok()) return s;
+      }
       join.JoinPositions(*i->operand(p.input.operand_number), p.input.operand_index, *i,
                          p.output_index);
     }
