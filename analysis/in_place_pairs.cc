@@ -190,6 +190,13 @@ std::vector<InPlacePair> PairsOf(const Instruction& instr, const DataflowOptions
       }
       break;
     }
+    case Opcode::kAsyncUpdate:
+      // Its own output_to_operand_aliasing (XLA's alias_info.cc since 3c1e341809): a context
+      // element {2, ...} the update defines that stays in the buffer of its operand's, usually
+      // {2}: (0, {2}). The pairs of the start's attribute projected onto an update that binds
+      // late are not among them (the chain's alias rule, analysis/alias.cc).
+      AppendAliasing(instr, out);
+      break;
     case Opcode::kFusion:
       FusionPairs(instr, options, depth, out);
       AppendAliasing(instr, out);
@@ -262,8 +269,12 @@ bool SameTupleStructure(const Shape& a, const Shape& b) {
 }
 
 // The opcode table flags the cases of PairsOf (kOpMayWriteInPlace); a test checks that every
-// opcode PairsOf answers for is flagged.
-bool MayHaveInPlacePairs(Opcode opcode) { return MayWriteInPlace(opcode); }
+// opcode PairsOf answers for is flagged. async-update is the one case outside the table: its
+// pairs alias its context to its operand's (never an array the op writes), and flagging it in
+// hlo/opcodes.def would rebuild every file for one opcode.
+bool MayHaveInPlacePairs(Opcode opcode) {
+  return MayWriteInPlace(opcode) || opcode == Opcode::kAsyncUpdate;
+}
 
 bool CanShareOperandBufferWithUser(const Instruction& operand, const ShapeIndex& operand_index,
                                    const Instruction& user, const ShapeIndex& user_index,

@@ -485,6 +485,10 @@ absl::Status Inserter::PlanInPlace(Instruction* instr, InterferencePlan& plans) 
   std::vector<int64_t> done;
   for (const InPlacePair& p : GetInPlaceInputOutputPairs(*instr)) {
     const int64_t k = p.input.operand_number;
+    // An async-update's pair with its chain operand keeps a context buffer of the chain in
+    // place: the chain is not copied (XLA's AddCopiesForInPlaceOperation is skipped for
+    // operand 0 of an async-update or async-done).
+    if (instr->opcode() == Opcode::kAsyncUpdate && k == 0) continue;
     if (k < 0 || k >= instr->operand_count()) {
       // XLA's verifier rejects such an output_to_operand_aliasing; ours lets it through.
       return absl::InvalidArgumentError(fmt::format(
