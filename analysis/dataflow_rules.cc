@@ -255,13 +255,16 @@ absl::Status LateBoundUpdateRule(const Instruction& instr, RuleBuilder& b) {
                          : ForwardLeavesFrom(b, instr, {0, i}, instr.operand(1 + i - before), {});
     if (!s.ok()) return s;
   }
+  // The part of the result bound so far (all of it, `()`, or a prefix of a tuple result,
+  // IsAsyncShapePrefix) holds the computation's result there, as XLA's
+  // UpdateAsyncChainOutputValueSet gives each bound leaf the root's value.
   const Shape& result = *instr.shape().tuple_elements[1];
   if (!IsUnboundAsyncResult(result)) {
     const Shape& prev_result = *prev.shape().tuple_elements[1];
     absl::Status s =
-        IsUnboundAsyncResult(prev_result)
-            ? ForwardLeavesFrom(b, instr, {1}, RootOf(AsyncChainComputation(instr)), {})
-            : ForwardLeavesFrom(b, instr, {1}, &prev, {1});
+        prev_result.Compatible(result)
+            ? ForwardLeavesFrom(b, instr, {1}, &prev, {1})
+            : ForwardLeavesFrom(b, instr, {1}, RootOf(AsyncChainComputation(instr)), {});
     if (!s.ok()) return s;
   }
   return UpdateContextRule(instr, b);
@@ -365,8 +368,11 @@ absl::Status BuildRule(const Instruction& instr, const CallGraph* calls,
     case Opcode::kAsyncDone: {  // the result element of the start's tuple (its arrays)
       const Shape& started = instr.operand(0)->shape();
       if (started.IsTuple() && started.tuple_elements.size() >= 2 &&
-          IsUnboundAsyncResult(*started.tuple_elements[1])) {
-        // Late-bound result: bound by the done itself, it is the computation's result.
+          (IsUnboundAsyncResult(*started.tuple_elements[1]) ||
+           (!started.tuple_elements[1]->Compatible(instr.shape()) &&
+            AsyncChainComputation(instr) != nullptr))) {
+        // Late-bound result, not bound before the done or only a prefix of it: the done binds
+        // the rest, and returns the computation's result.
         return ForwardLeavesFrom(b, instr, {}, RootOf(AsyncChainComputation(instr)), {});
       }
       return b.ForwardLeaves({}, 0, {1});
