@@ -194,10 +194,56 @@ absl::Status ForwardLeavesFrom(RuleBuilder& b, const Instruction& instr,
   return b.ForwardLeafTree(*dst_shape, dst, src, from);
 }
 
+// The opcode an async op wraps: its `<op>-start` sugar's, else the root of its calls= (XLA's
+// async_wrapped_opcode); kOpcodeCount when neither names one.
+Opcode WrappedOpcodeOf(const Instruction& instr) {
+  if (instr.async_wrapped_opcode() != Opcode::kOpcodeCount) return instr.async_wrapped_opcode();
+  const Computation* wrapped = instr.fused_computation();
+  if (wrapped == nullptr && !instr.called_computations().empty()) {
+    wrapped = instr.called_computations()[0];
+  }
+  const Instruction* root = RootOf(wrapped);
+  return root == nullptr ? Opcode::kOpcodeCount : root->opcode();
+}
+
+// XLA's one exception to "an async-update defines its context" (UpdateAsyncUpdateValueSet at
+// 183fa00cb5): a wrapped dynamic-slice or dynamic-update-slice whose chain comes through a
+// loop (operand 0 a get-tuple-element, tuple, while or parameter) passes every element after
+// the operands on from that operand, its context included.
+bool KeepsChainContext(const Instruction& instr) {
+  const Opcode chain = instr.operand(0)->opcode();
+  const bool loop_crossing = chain == Opcode::kGetTupleElement || chain == Opcode::kTuple ||
+                             chain == Opcode::kWhile || chain == Opcode::kParameter;
+  const Opcode wrapped = WrappedOpcodeOf(instr);
+  return loop_crossing &&
+         (wrapped == Opcode::kDynamicSlice || wrapped == Opcode::kDynamicUpdateSlice);
+}
+
+// The context elements {2, ...} of an async-update: its own values (XLA since 3c1e341809,
+// "async-update defines its context buffers instead of forwarding them"; at 183fa00cb5), so a
+// context handed on unchanged is a new value too; the buffer stays the start's only where the
+// update's output_to_operand_aliasing says so (an in-place pair, in_place_pairs.h). The loop
+// crossing slice of KeepsChainContext passes on the elements that keep their shape.
+absl::Status UpdateContextRule(const Instruction& instr, RuleBuilder& b) {
+  if (!KeepsChainContext(instr)) return absl::OkStatus();
+  const Instruction& prev = *instr.operand(0);
+  const int64_t elements = static_cast<int64_t>(instr.shape().tuple_elements.size());
+  for (int64_t i = 2; i < elements; ++i) {
+    // Same leaf count is not enough: u32[] changed to f32[4] is a new value (XLA compares the
+    // shapes, ShapeUtil::Compatible).
+    const Shape* own = Subshape(instr.shape(), {i});
+    const Shape* kept = Subshape(prev.shape(), {i});
+    if (!b.Fits({i}, &prev, {i}) || own == nullptr || kept == nullptr || !own->Compatible(*kept)) {
+      continue;
+    }
+    if (absl::Status s = ForwardLeavesFrom(b, instr, {i}, &prev, {i}); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
 // An async-update that binds (hlo/async_chain.h): slots bound before it come from its first
 // operand, the new ones from its other operands; a result already bound passes on, one bound
-// here is the computation's result; a context element passes on where it keeps its shape and
-// is defined here where it changes.
+// here is the computation's result. Its context is UpdateContextRule's.
 absl::Status LateBoundUpdateRule(const Instruction& instr, RuleBuilder& b) {
   const Instruction& prev = *instr.operand(0);
   const int64_t before = AsyncBoundCount(prev);
@@ -209,27 +255,32 @@ absl::Status LateBoundUpdateRule(const Instruction& instr, RuleBuilder& b) {
                          : ForwardLeavesFrom(b, instr, {0, i}, instr.operand(1 + i - before), {});
     if (!s.ok()) return s;
   }
+  // The part of the result bound so far (all of it, `()`, or a prefix of a tuple result,
+  // IsAsyncShapePrefix) holds the computation's result there, as XLA's
+  // UpdateAsyncChainOutputValueSet gives each bound leaf the root's value.
   const Shape& result = *instr.shape().tuple_elements[1];
   if (!IsUnboundAsyncResult(result)) {
     const Shape& prev_result = *prev.shape().tuple_elements[1];
     absl::Status s =
-        IsUnboundAsyncResult(prev_result)
-            ? ForwardLeavesFrom(b, instr, {1}, RootOf(AsyncChainComputation(instr)), {})
-            : ForwardLeavesFrom(b, instr, {1}, &prev, {1});
+        prev_result.Compatible(result)
+            ? ForwardLeavesFrom(b, instr, {1}, &prev, {1})
+            : ForwardLeavesFrom(b, instr, {1}, RootOf(AsyncChainComputation(instr)), {});
     if (!s.ok()) return s;
   }
+  return UpdateContextRule(instr, b);
+}
+
+// An async-update that binds nothing and keeps its operand's shape: the operands {0, ...} and
+// the result {1} pass on (their arrays; the tuples are its own), the context is
+// UpdateContextRule's.
+absl::Status UnboundUpdateRule(const Instruction& instr, RuleBuilder& b) {
   const int64_t elements = static_cast<int64_t>(instr.shape().tuple_elements.size());
-  for (int64_t i = 2; i < elements; ++i) {
-    // Same leaf count is not enough: u32[] changed to f32[4] is a new value (XLA's
-    // HloDataflowAnalysisTest.AsyncUpdateChangesContext).
-    const Shape* own = Subshape(instr.shape(), {i});
-    const Shape* kept = Subshape(prev.shape(), {i});
-    if (!b.Fits({i}, &prev, {i}) || own == nullptr || kept == nullptr || !own->Compatible(*kept)) {
-      continue;
+  for (int64_t i = 0; i < elements && i < 2; ++i) {
+    if (absl::Status s = ForwardLeavesFrom(b, instr, {i}, instr.operand(0), {i}); !s.ok()) {
+      return s;
     }
-    if (absl::Status s = ForwardLeavesFrom(b, instr, {i}, &prev, {i}); !s.ok()) return s;
   }
-  return absl::OkStatus();
+  return UpdateContextRule(instr, b);
 }
 
 // The table. Every opcode not listed defines a value at each index of its output.
@@ -257,9 +308,13 @@ absl::Status BuildRule(const Instruction& instr, const CallGraph* calls,
     case Opcode::kAddDependency:  // operand 1 is only an ordering token
       return b.ForwardOperand({}, 0, {});
     case Opcode::kAsyncUpdate:
-      // As XLA: the arrays (operands, result, context) pass on; the tuples are its own.
+      // As XLA at 183fa00cb5: the arrays of the operands and the result pass on; the tuples
+      // and the context elements are its own.
+      if (!instr.shape().IsTuple() || instr.shape().tuple_elements.size() < 2) {
+        return b.Error("is not a tuple of (operands, result, context...)");
+      }
       if (n == 1 && instr.shape().Compatible(instr.operand(0)->shape())) {
-        return b.ForwardLeaves({}, 0, {});
+        return UnboundUpdateRule(instr, b);
       }
       return LateBoundUpdateRule(instr, b);
     case Opcode::kAllReduceDone:  // the buffer all-reduce-start wrote (in place)
@@ -290,6 +345,9 @@ absl::Status BuildRule(const Instruction& instr, const CallGraph* calls,
       for (int64_t i = 0; i < n; ++i) {
         if (absl::Status s = b.ForwardOperand({0, i}, i, {}); !s.ok()) return s;
       }
+      // A result bound later (`()`, hlo/async_chain.h) is an empty tuple the start defines.
+      const Shape* result = Subshape(instr.shape(), {1});
+      if (result != nullptr && IsUnboundAsyncResult(*result)) return absl::OkStatus();
       const Opcode wrapped = instr.async_wrapped_opcode();
       if (wrapped != Opcode::kOpcodeCount) {
         // `<op>-start`: the wrapped op is not in a computation of its own; it defines the
@@ -305,16 +363,16 @@ absl::Status BuildRule(const Instruction& instr, const CallGraph* calls,
       if (root == nullptr && !instr.called_computations().empty()) {
         root = RootOf(instr.called_computations()[0]);
       }
-      // A result bound later (`()`, hlo/async_chain.h) is an empty tuple the start defines.
-      const Shape* result = Subshape(instr.shape(), {1});
-      if (result != nullptr && IsUnboundAsyncResult(*result)) return absl::OkStatus();
       return b.Forward({1}, root, {});
     }
     case Opcode::kAsyncDone: {  // the result element of the start's tuple (its arrays)
       const Shape& started = instr.operand(0)->shape();
       if (started.IsTuple() && started.tuple_elements.size() >= 2 &&
-          IsUnboundAsyncResult(*started.tuple_elements[1])) {
-        // Late-bound result: bound by the done itself, it is the computation's result.
+          (IsUnboundAsyncResult(*started.tuple_elements[1]) ||
+           (!started.tuple_elements[1]->Compatible(instr.shape()) &&
+            AsyncChainComputation(instr) != nullptr))) {
+        // Late-bound result, not bound before the done or only a prefix of it: the done binds
+        // the rest, and returns the computation's result.
         return ForwardLeavesFrom(b, instr, {}, RootOf(AsyncChainComputation(instr)), {});
       }
       return b.ForwardLeaves({}, 0, {1});

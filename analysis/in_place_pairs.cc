@@ -194,8 +194,15 @@ std::vector<InPlacePair> PairsOf(const Instruction& instr, const DataflowOptions
       break;
     }
     case Opcode::kAsyncUpdate:
+      // Its own output_to_operand_aliasing first (XLA's alias_info.cc since 3c1e341809): a
+      // context element {2, ...} the update defines that stays in the buffer of its operand's,
+      // usually {2}: (0, {2}); then what the chain's async-start aliases where this update
+      // binds it (async_chain_pairs.h), in XLA's order.
+      AppendAliasing(instr, out);
+      AppendAsyncChainPairs(instr, out).IgnoreError();
+      break;
     case Opcode::kAsyncDone:
-      // What the chain's async-start aliases, where this update binds it or the done ends it.
+      // What the chain's async-start aliases, where the done ends the chain.
       AppendAsyncChainPairs(instr, out).IgnoreError();
       break;
     case Opcode::kFusion:
@@ -270,8 +277,9 @@ bool SameTupleStructure(const Shape& a, const Shape& b) {
 }
 
 // The opcode table flags the cases of PairsOf (kOpMayWriteInPlace); a test checks that every
-// opcode PairsOf answers for is flagged.
-// async-update and async-done take theirs from the chain's start (async_chain_pairs.h).
+// opcode PairsOf answers for is flagged. async-update and async-done are the cases outside
+// the table: theirs come from the update's own aliasing and the chain's start
+// (async_chain_pairs.h), and flagging them in hlo/opcodes.def would rebuild every file.
 bool MayHaveInPlacePairs(Opcode opcode) {
   return MayWriteInPlace(opcode) || opcode == Opcode::kAsyncUpdate || opcode == Opcode::kAsyncDone;
 }

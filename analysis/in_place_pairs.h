@@ -21,6 +21,8 @@
 //    nested fusion with such pairs) whose in-place operand reaches a fused parameter the same
 //    way. That parameter's operand and that output share a buffer.
 //  - set-dimension-size: operand 0 ↔ {}; ragged-all-to-all: operand 1 ↔ {}.
+//  - async-update: its own output_to_operand_aliasing (a context element kept in the buffer of
+//    the chain's, e.g. {2} ↔ operand 0 {2}; XLA since 3c1e341809).
 #pragma once
 
 #include <cstdint>

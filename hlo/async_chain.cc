@@ -36,6 +36,19 @@ bool IsUnboundAsyncResult(const Shape& shape) {
   return shape.IsTuple() && shape.tuple_elements.empty();
 }
 
+bool IsAsyncShapePrefix(const Shape& prefix, const Shape& shape,
+                        absl::FunctionRef<bool(const Shape&, const Shape&)> same) {
+  if (same(prefix, shape) || IsUnboundAsyncResult(prefix)) return true;
+  if (!prefix.IsTuple() || !shape.IsTuple()) return false;
+  if (prefix.tuple_elements.size() > shape.tuple_elements.size()) return false;
+  for (size_t i = 0; i < prefix.tuple_elements.size(); ++i) {
+    if (!IsAsyncShapePrefix(*prefix.tuple_elements[i], *shape.tuple_elements[i], same)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 AsyncBinding FindAsyncParameterBinding(const Instruction& start, int64_t n) {
   if (n < start.operand_count()) return {&start, n};
   const Instruction* at = &start;

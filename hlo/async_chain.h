@@ -2,8 +2,8 @@
 // only the first K of its wrapped computation's N parameters; each async-update after it binds
 // the next ones with its operands after the first (left to right), and element 0 of every
 // shape in the chain is the tuple of the operands bound so far. The result (element 1) may be
-// `()` until an update or the done binds it, and the context elements may change shape along
-// the chain.
+// `()` until an update or the done binds it, or, for a tuple result, a prefix of it bound so
+// far (IsAsyncShapePrefix), and the context elements may change shape along the chain.
 //
 //   const Computation* w = AsyncChainComputation(*update);   // the start's calls=
 //   AsyncBinding b = FindAsyncParameterBinding(*start, 3);     // who binds parameter 3
@@ -15,6 +15,7 @@
 
 #include <cstdint>
 
+#include "absl/functional/function_ref.h"
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
 
@@ -32,6 +33,14 @@ int64_t AsyncBoundCount(const Instruction& op);
 
 // Whether a shape is the `()` of a result not bound yet.
 bool IsUnboundAsyncResult(const Shape& shape);
+
+// Whether `prefix` is what a chain may have bound of `shape` so far, as XLA's verifier reads it
+// (ShapeUtil::IsPrefix, xla/shape_util.cc at ROCm/xla 183fa00cb5): `same` holds for them, or
+// `prefix` is `()`, or both are tuples and each element of `prefix` is, in order, a prefix of
+// the element of `shape` at its index. A tuple result is so bound one element at a time:
+// `()`, then `(f32[3])`, then `(f32[3], f32[3])` (XLA's AsyncUpdate_BindOutput_Tuple).
+bool IsAsyncShapePrefix(const Shape& prefix, const Shape& shape,
+                        absl::FunctionRef<bool(const Shape&, const Shape&)> same);
 
 struct AsyncBinding {
   const Instruction* binder = nullptr;  // the start or update binding the parameter

@@ -72,14 +72,19 @@ absl::Status CheckAllReduceDone(const Instruction& instr, const VerifierOptions&
 // 0..K-1, each of the parameter's shape), element 1 the computation's result or `()` until
 // bound, and the context elements after them may change along the chain.
 
-// Element 1 of a start or update: the wrapped root's shape, or `()` not bound yet.
+// Element 1 of a start or update: the wrapped root's shape, `()` not bound yet, or a prefix of
+// a tuple result bound so far (IsAsyncShapePrefix; XLA's CheckAsyncOpComputationShapes).
 absl::Status CheckAsyncResultSlot(const Instruction& instr, const Computation& wrapped,
                                   const std::string& kind) {
   const Shape& result = *instr.shape().tuple_elements[1];
   const Instruction& root = *wrapped.root();
-  if (IsUnboundAsyncResult(result) || root.shape().Compatible(result)) return absl::OkStatus();
-  return InstrError(root, StrCat(kind, " root shape ", ShapeText(root.shape()), " does not match ",
-                                 kind, " element 1 shape ", ShapeText(result)));
+  const auto compatible = [](const Shape& a, const Shape& b) { return a.Compatible(b); };
+  if (IsAsyncShapePrefix(result, root.shape(), compatible)) return absl::OkStatus();
+  const char* what = result.IsTuple() && root.shape().IsTuple()
+                         ? " does not match, nor begin with, "
+                         : " does not match ";
+  return InstrError(root, StrCat(kind, " root shape ", ShapeText(root.shape()), what, kind,
+                                 " element 1 shape ", ShapeText(result)));
 }
 
 // Slot i of element 0 has parameter i's shape.
@@ -302,12 +307,17 @@ absl::Status CheckLateBoundUpdate(const Instruction& instr, const Computation& w
     }
     if (absl::Status s = CheckSlotParameter(instr, wrapped, i, kind, options); !s.ok()) return s;
   }
+  // What the operand has bound of the result stays bound: a prefix of this element 1 (XLA's
+  // CheckAsyncUpdateOperands), all of it once the result is whole.
   const Shape& prev_result = *prev.shape().tuple_elements[1];
   const Shape& result = *out.tuple_elements[1];
-  if (!IsUnboundAsyncResult(prev_result) && !ShapesAgree(result, prev_result, options)) {
+  const auto agree = [&](const Shape& a, const Shape& b) { return ShapesAgree(a, b, options); };
+  if (!IsAsyncShapePrefix(prev_result, result, agree)) {
+    const bool whole = wrapped.root()->shape().Compatible(prev_result);
+    const char* what = whole ? " does not match the result " : " does not extend the result ";
     return InstrError(
-        instr, StrCat(kind, " element 1 shape ", ShapeText(result), " does not match the result ",
-                      ShapeText(prev_result), " already bound by ", OperandRef(instr, 0)));
+        instr, StrCat(kind, " element 1 shape ", ShapeText(result), what, ShapeText(prev_result),
+                      " already bound by ", OperandRef(instr, 0)));
   }
   if (extra == after - before + 1) {  // the last operand is the result's buffer
     const int64_t last = instr.operand_count() - 1;
@@ -411,15 +421,19 @@ absl::Status CheckGenericAsyncDone(const Instruction& instr, const VerifierOptio
                                     Count(wrapped->parameter_count(), "parameter", "parameters"),
                                     " of computation '", wrapped->name(), "'"));
   }
+  // A result not bound, or bound only in part (a prefix of a tuple result), before the done:
+  // the done binds the rest, and returns the whole root (XLA compares every async-done with
+  // the computation's result).
   const Shape& prev_shape = prev.shape();
+  const Shape& root = wrapped->root()->shape();
   if (prev_shape.IsTuple() && prev_shape.tuple_elements.size() >= 2 &&
-      IsUnboundAsyncResult(*prev_shape.tuple_elements[1])) {
-    const Shape& root = wrapped->root()->shape();
+      !root.Compatible(*prev_shape.tuple_elements[1])) {
+    const bool none = IsUnboundAsyncResult(*prev_shape.tuple_elements[1]);
     if (root.Compatible(instr.shape())) return absl::OkStatus();
     return InstrError(
         instr, StrCat(kind, " shape ", ShapeText(instr.shape()), " does not match the root shape ",
-                      ShapeText(root), " of computation '", wrapped->name(),
-                      "' (no result bound before it)"));
+                      ShapeText(root), " of computation '", wrapped->name(), "' (",
+                      none ? "no result" : "only a part of the result", " bound before it)"));
   }
   return CheckDone(instr, 1, ExactTypes(options));
 }

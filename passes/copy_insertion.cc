@@ -488,8 +488,10 @@ absl::Status Inserter::PlanInPlace(Instruction* instr, InterferencePlan& plans) 
       instr->opcode() == Opcode::kAsyncUpdate || instr->opcode() == Opcode::kAsyncDone;
   for (const InPlacePair& p : GetInPlaceInputOutputPairs(*instr)) {
     const int64_t k = p.input.operand_number;
-    // An update's or done's operand 0 is the chain itself, never copied (as XLA): its pairs
-    // name the operand bound earlier, which its binder copies (below).
+    // An update's or done's operand 0 is the chain itself, never copied (XLA skips
+    // AddCopiesForInPlaceOperation for it): an update's own pair keeps a context buffer of the
+    // chain in place, and the chain's pairs name an operand bound earlier, which its binder
+    // copies (below).
     if (chain_operand && k == 0) continue;
     if (k < 0 || k >= instr->operand_count()) {
       // XLA's verifier rejects such an output_to_operand_aliasing; ours lets it through.

@@ -109,6 +109,28 @@ ENTRY e {
   EXPECT_EQ(Pairs(Find(*m, "e", "cc")), "0{}->{0} 1{1}->{1}");
 }
 
+// XLA's GetInPlaceInputOutputPairsTest.AsyncContextAliasing (alias_info_test.cc, added by
+// 3c1e341809; at 183fa00cb5): an async-update's own output_to_operand_aliasing is its pairs,
+// the start (no attribute) has none, and MayHaveInPlacePairs lets the update through.
+TEST(InPlacePairsTest, AsyncUpdateContextAliasing) {
+  auto m = Parse(R"(HloModule test
+async_computation {
+  p0 = f32[2,3] parameter(0)
+  ROOT abs = f32[2,3] abs(p0)
+}
+ENTRY main {
+  p0 = f32[2,3] parameter(0)
+  start = ((), (), s32[]) call-start(), to_apply=async_computation
+  update = ((f32[2,3]), f32[2,3], s32[]) async-update(start, p0), output_to_operand_aliasing={{2}: (0, {2})}
+  plain = ((f32[2,3]), f32[2,3], s32[]) async-update(start, p0)
+  ROOT done = f32[2,3] call-done(update)
+})");
+  EXPECT_EQ(Pairs(Find(*m, "main", "start")), "");
+  EXPECT_EQ(Pairs(Find(*m, "main", "update")), "0{2}->{2}");
+  EXPECT_EQ(Pairs(Find(*m, "main", "plain")), "");
+  EXPECT_TRUE(MayHaveInPlacePairs(Opcode::kAsyncUpdate));
+}
+
 constexpr std::string_view kDusFusion = R"(HloModule m
 fused {
   p0 = f32[8,2] parameter(0)
