@@ -17,13 +17,21 @@ using testing::Verify;
 
 // Parses `text` (which verifies), gives instruction `c` of computation `e` the shape of
 // parameter `wrong` and returns the verifier's message.
-std::string VerifyWithWrongShape(std::string_view text) {
+std::string VerifyWithWrongShape(std::string_view text, const VerifierOptions& options = {}) {
   std::unique_ptr<Module> m = Parse(text);
   if (m == nullptr) return "(does not parse)";
-  std::string before = Verify(*m);
+  std::string before = Verify(*m, options);
   if (before != "OK") return "(does not verify before the edit: " + before + ")";
   InstructionBuilder(Find(*m, "e", "c")).set_shape(Find(*m, "e", "wrong")->shape_ptr());
-  return Verify(*m);
+  return Verify(*m, options);
+}
+
+// send and recv-done pass their data on unconverted: exact element types even where mixed
+// precision is allowed (XLA's ShapeVerifier::CheckShape uses ShapesSame for them).
+VerifierOptions MixedPrecision() {
+  VerifierOptions options;
+  options.allow_mixed_precision = true;
+  return options;
 }
 
 TEST(VerifierBuiltShapesTest, Send) {
@@ -36,6 +44,20 @@ ENTRY e {
   ROOT c = (f32[4], u32[], token[]) send(a, t), channel_id=1
 })"),
             "computation 'e': instruction 'c': send shape (f32[4], token[]) is not (f32[4], "
+            "u32[], token[]) for operand 0 'a'");
+}
+
+TEST(VerifierBuiltShapesTest, SendDataTypeIsExactUnderMixedPrecision) {
+  EXPECT_EQ(VerifyWithWrongShape(R"(
+HloModule m
+ENTRY e {
+  a = f16[2] parameter(0)
+  wrong = (f32[2], u32[], token[]) parameter(1)
+  t = token[] after-all()
+  ROOT c = (f16[2], u32[], token[]) send(a, t), channel_id=1
+})",
+                                 MixedPrecision()),
+            "computation 'e': instruction 'c': send shape (f32[2], u32[], token[]) is not (f16[2], "
             "u32[], token[]) for operand 0 'a'");
 }
 
@@ -87,6 +109,20 @@ ENTRY e {
 })"),
             "computation 'e': instruction 'c': recv-done element 0 shape f32[8] does not match "
             "element 0 shape f32[4] of operand 0 'r'");
+}
+
+TEST(VerifierBuiltShapesTest, RecvDoneDataTypeIsExactUnderMixedPrecision) {
+  EXPECT_EQ(VerifyWithWrongShape(R"(
+HloModule m
+ENTRY e {
+  wrong = (f32[2], token[]) parameter(0)
+  t = token[] after-all()
+  r = (f16[2], u32[], token[]) recv(t), channel_id=1
+  ROOT c = (f16[2], token[]) recv-done(r), channel_id=1
+})",
+                                 MixedPrecision()),
+            "computation 'e': instruction 'c': recv-done element 0 shape f32[2] does not match "
+            "element 0 shape f16[2] of operand 0 'r'");
 }
 
 TEST(VerifierBuiltShapesTest, Infeed) {
