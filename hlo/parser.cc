@@ -99,7 +99,7 @@ class Parser {
   int AtFrameTable() const;  // index in kFrameTableNames, or -1
   bool ParseFrameTableEntries(int table);
   bool ParseComputation();
-  bool ParseSignature();
+  bool ParseSignature(const Shape** result, const char** result_at);
   bool ParseComputationBody(Computation* comp, const char* name_at);
   bool ParseInlineComputation(std::string_view base_name, Computation** out);
   bool RegisterParameters(Computation* comp, const char* name_at);
@@ -409,9 +409,10 @@ bool Parser::ParseFrameTableEntries(int table) {
   }
 }
 
-bool Parser::ParseSignature() {
+bool Parser::ParseSignature(const Shape** result, const char** result_at) {
   // `(p0: f32[2], p1: (s32[], f32[])) -> shape`; the parameter instructions carry the same
-  // information, so the signature is only checked for syntax.
+  // information, so the parameters are only checked for syntax. The result shape is compared
+  // with the root's once the body is parsed, as XLA's parser does (ParseComputation).
   if (!cur_.TryConsume(')')) {
     if (!cur_.ok()) return false;
     while (true) {
@@ -432,8 +433,9 @@ bool Parser::ParseSignature() {
                                  DescribeChar(cur_.pos(), cur_.end())));
   }
   cur_.set_pos(cur_.pos() + 2);
-  const Shape* ignored;
-  return shapes_.Parse(&ignored);
+  if (!cur_.SkipSpace()) return false;
+  *result_at = cur_.pos();
+  return shapes_.Parse(result);
 }
 
 bool Parser::ParseComputation() {
@@ -454,15 +456,26 @@ bool Parser::ParseComputation() {
     }
     module_->set_entry(comp);
   }
+  const Shape* signature_result = nullptr;
+  const char* signature_result_at = nullptr;
   if (cur_.TryConsume('(')) {
     comp->set_had_signature(true);
-    if (!ParseSignature()) return false;
+    if (!ParseSignature(&signature_result, &signature_result_at)) return false;
   }
   if (!cur_.ok() ||
       !(cur_.TryConsume('{') || cur_.Expect('{', StrCat("to open computation '", name, "'")))) {
     return false;
   }
   if (!ParseComputationBody(comp, name_at)) return false;
+  // XLA compares layouts-ignored (ShapeUtil::Compatible); the root's shape may be one the
+  // parser built (send-done's token[]), not the one written.
+  if (signature_result != nullptr && !comp->root()->shape().Compatible(*signature_result)) {
+    return cur_.Error(
+        signature_result_at,
+        StrCat("the shape of computation '", name, "', ", signature_result->ToString(),
+               ", is not compatible with that of its root instruction '", comp->root()->name(),
+               "', ", comp->root()->shape().ToString()));
+  }
   last_top_level_ = comp;
   // `}, execution_thread="host"` after the closing brace.
   const char* before = cur_.pos();
