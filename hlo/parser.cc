@@ -21,6 +21,7 @@
 #include "hlo/attribute_parser.h"
 #include "hlo/input_kind.h"
 #include "hlo/log_prefix.h"
+#include "hlo/parser_derived_shapes.h"
 #include "hlo/shape_inference.h"
 #include "hlo/shape_parser.h"
 #include "hlo/string_hash.h"
@@ -98,7 +99,7 @@ class Parser {
   int AtFrameTable() const;  // index in kFrameTableNames, or -1
   bool ParseFrameTableEntries(int table);
   bool ParseComputation();
-  bool ParseSignature();
+  bool ParseSignature(const Shape** result, const char** result_at);
   bool ParseComputationBody(Computation* comp, const char* name_at);
   bool ParseInlineComputation(std::string_view base_name, Computation** out);
   bool RegisterParameters(Computation* comp, const char* name_at);
@@ -117,6 +118,8 @@ class Parser {
   bool AtNestedInstruction() const;
   Instruction* ParseNestedInstruction(Instruction* user, const Shape* shape);
   bool ResolveForwardReferences(Computation* comp, const char* comp_start);
+  bool SetParserBuiltShape(Instruction* instr, const char* opcode_at);
+  bool CheckLateBuiltShapes();
   bool CheckAcyclic(Computation* comp, const char* comp_start);
   const char* FindDefinition(const char* from, std::string_view name) const;
   bool ResolveComputationReferences();
@@ -135,6 +138,13 @@ class Parser {
     return it != names_.end() && it->second->parent() == comp ? it->second : nullptr;
   }
   std::vector<PendingOperand> pending_;
+  // Instructions whose shape XLA's parser builds from operand 0 (send, recv-done,
+  // add-dependency) where that operand is defined after them: checked at the closing brace.
+  struct LateShape {
+    Instruction* instr;
+    const char* opcode_at;
+  };
+  std::vector<LateShape> late_shapes_;
   bool computation_has_forward_refs_ = false;
   int nested_counter_ = 0;
   Computation* last_top_level_ = nullptr;
@@ -399,9 +409,10 @@ bool Parser::ParseFrameTableEntries(int table) {
   }
 }
 
-bool Parser::ParseSignature() {
+bool Parser::ParseSignature(const Shape** result, const char** result_at) {
   // `(p0: f32[2], p1: (s32[], f32[])) -> shape`; the parameter instructions carry the same
-  // information, so the signature is only checked for syntax.
+  // information, so the parameters are only checked for syntax. The result shape is compared
+  // with the root's once the body is parsed, as XLA's parser does (ParseComputation).
   if (!cur_.TryConsume(')')) {
     if (!cur_.ok()) return false;
     while (true) {
@@ -422,8 +433,9 @@ bool Parser::ParseSignature() {
                                  DescribeChar(cur_.pos(), cur_.end())));
   }
   cur_.set_pos(cur_.pos() + 2);
-  const Shape* ignored;
-  return shapes_.Parse(&ignored);
+  if (!cur_.SkipSpace()) return false;
+  *result_at = cur_.pos();
+  return shapes_.Parse(result);
 }
 
 bool Parser::ParseComputation() {
@@ -444,15 +456,26 @@ bool Parser::ParseComputation() {
     }
     module_->set_entry(comp);
   }
+  const Shape* signature_result = nullptr;
+  const char* signature_result_at = nullptr;
   if (cur_.TryConsume('(')) {
     comp->set_had_signature(true);
-    if (!ParseSignature()) return false;
+    if (!ParseSignature(&signature_result, &signature_result_at)) return false;
   }
   if (!cur_.ok() ||
       !(cur_.TryConsume('{') || cur_.Expect('{', StrCat("to open computation '", name, "'")))) {
     return false;
   }
   if (!ParseComputationBody(comp, name_at)) return false;
+  // XLA compares layouts-ignored (ShapeUtil::Compatible); the root's shape may be one the
+  // parser built (send-done's token[]), not the one written.
+  if (signature_result != nullptr && !comp->root()->shape().Compatible(*signature_result)) {
+    return cur_.Error(
+        signature_result_at,
+        StrCat("the shape of computation '", name, "', ", signature_result->ToString(),
+               ", is not compatible with that of its root instruction '", comp->root()->name(),
+               "', ", comp->root()->shape().ToString()));
+  }
   last_top_level_ = comp;
   // `}, execution_thread="host"` after the closing brace.
   const char* before = cur_.pos();
@@ -476,6 +499,7 @@ bool Parser::ParseComputationBody(Computation* comp, const char* name_at) {
   // After the opening brace; parses instructions up to and including the closing brace.
   std::string_view name = comp->name();
   pending_.clear();
+  late_shapes_.clear();
   tuple_elements_.clear();
   forward_elements_.clear();
   pending_elements_.clear();
@@ -499,7 +523,8 @@ bool Parser::ParseComputationBody(Computation* comp, const char* name_at) {
   if (comp->root() == nullptr) comp->set_root(comp->instructions().back());
   if (!RegisterParameters(comp, name_at)) return false;
   if (!ResolveForwardReferences(comp, name_at)) return false;
-  return pending_elements_.empty() || ResolveTupleElementShapes();
+  if (!pending_elements_.empty() && !ResolveTupleElementShapes()) return false;
+  return late_shapes_.empty() || CheckLateBuiltShapes();
 }
 
 bool Parser::RegisterParameters(Computation* comp, const char* name_at) {
@@ -542,6 +567,8 @@ bool Parser::ParseInlineComputation(std::string_view base_name, Computation** ou
   Computation* comp = module_->AddComputation(name);
   auto saved_names = std::move(names_);
   auto saved_pending = std::move(pending_);
+  auto saved_late_shapes = std::move(late_shapes_);
+  late_shapes_ = {};
   auto saved_params = std::move(params_);
   params_ = {};
   auto saved_elements = std::move(tuple_elements_);
@@ -557,6 +584,7 @@ bool Parser::ParseInlineComputation(std::string_view base_name, Computation** ou
   bool ok = ParseComputationBody(comp, at);
   names_ = std::move(saved_names);
   pending_ = std::move(saved_pending);
+  late_shapes_ = std::move(saved_late_shapes);
   params_ = std::move(saved_params);
   tuple_elements_ = std::move(saved_elements);
   forward_elements_ = std::move(saved_forward_elements);
@@ -691,6 +719,10 @@ Instruction* Parser::ParseInstructionTail(Computation* comp, std::string_view na
     cur_.set_pos(cur_.pos() + 1);
     if (!attrs_.ParseAttribute(instr)) return nullptr;
   }
+  if (instr->shape_ptr() != nullptr && ParserBuildsShape(*opcode) &&
+      !SetParserBuiltShape(instr, opcode_at)) {
+    return nullptr;
+  }
   if (instr->shape_ptr() == nullptr) {
     std::string error;
     const Computation* callee = nullptr;
@@ -717,6 +749,61 @@ Instruction* Parser::ParseInstructionTail(Computation* comp, std::string_view na
   // appended while parsing them and so come first, at any depth.
   comp->AddInstruction(instr);
   return instr;
+}
+
+bool Parser::SetParserBuiltShape(Instruction* instr, const char* opcode_at) {
+  // XLA's parser gives these opcodes the shape its Create* helper builds, not the written one,
+  // and checks a -done's channel against its operand's (hlo/parser_derived_shapes.h). Operand 0
+  // defined later (or a `t#i` of a tuple defined later) has no shape yet: both wait for the
+  // closing brace, where the written shape must then be the built one, since instructions
+  // parsed in between may already have read it.
+  const Opcode op = instr->opcode();
+  const bool operand_ready =
+      instr->operand_count() == 0 ||
+      (instr->operand(0) != nullptr && instr->operand(0)->shape_ptr() != nullptr);
+  if (!operand_ready && (ParserShapeNeedsOperand(op) || ParserChecksOperandChannel(op))) {
+    late_shapes_.push_back({instr, opcode_at});
+  }
+  if (operand_ready || !ParserShapeNeedsOperand(op)) {
+    std::string error;
+    const Shape* built = ParserBuiltShape(*instr, *module_, &error);
+    if (built == nullptr) return cur_.Error(opcode_at, error);
+    InstructionBuilder(instr).set_shape(built);
+  }
+  if (operand_ready) {
+    std::string mismatch = ParserChannelMismatch(*instr, *module_);
+    if (!mismatch.empty()) return cur_.Error(opcode_at, mismatch);
+  }
+  return true;
+}
+
+bool Parser::CheckLateBuiltShapes() {
+  for (const LateShape& late : late_shapes_) {
+    Instruction* instr = late.instr;
+    std::string mismatch = ParserChannelMismatch(*instr, *module_);
+    if (!mismatch.empty()) return cur_.Error(late.opcode_at, mismatch);
+    if (!ParserShapeNeedsOperand(instr->opcode())) continue;
+    std::string error;
+    const Shape* built = ParserBuiltShape(*instr, *module_, &error);
+    if (built == nullptr) return cur_.Error(late.opcode_at, error);
+    if (built != instr->shape_ptr()) {
+      // A `t#i` operand is a get-tuple-element not named yet: named as it was written.
+      const Instruction* operand = instr->operand(0);
+      std::string suffix;
+      while (operand->name().empty() && operand->opcode() == Opcode::kGetTupleElement) {
+        suffix = StrCat("#", operand->tuple_index(), suffix);
+        operand = operand->operand(0);
+      }
+      return cur_.Error(late.opcode_at,
+                        StrCat("the shape of '", instr->name(), "' (", instr->PrintedOpcode(),
+                               ") is built from its operand '", operand->name(), suffix,
+                               "', which is defined after it: XLA's parser makes it ",
+                               built->ToString(), ", not the written ", instr->shape().ToString(),
+                               "; define the operand first or write that shape"));
+    }
+  }
+  late_shapes_.clear();
+  return true;
 }
 
 bool Parser::ParseLiteralOperand(Instruction* instr) {
