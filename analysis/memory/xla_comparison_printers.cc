@@ -64,6 +64,19 @@ void AppendXlaComparisonText(const XlaAssignmentComparison& c, std::string& out)
     out += fmt::format("  {:<20} {:>16} {:>16} {:>16} {:>9}\n", t.kind, t.ours, t.xla,
                        t.difference(), Percent(t.difference(), t.xla));
   }
+  if (c.xla_peak_bytes) {
+    out += fmt::format("  XLA's peak (from its heap-simulator traces): {} bytes padded, {}\n",
+                       *c.xla_peak_bytes,
+                       c.xla_peak_unpadded_bytes
+                           ? fmt::format("{} bytes unpadded", *c.xla_peak_unpadded_bytes)
+                           : fmt::format("unpadded not known ({})", c.xla_peak_unpadded_unknown));
+  }
+  for (const XlaMemorySpaceTotals& m : c.xla_memory_spaces) {
+    out += fmt::format(
+        "  XLA's memory space S({}): {} bytes in {} allocation{}, {} bytes live throughout\n",
+        m.memory_space, m.total_bytes, m.allocations, m.allocations == 1 ? "" : "s",
+        m.indefinite_bytes);
+  }
   out += "  allocations (XLA's | ours):\n";
   for (const XlaAllocationPair& a : c.allocations) {
     const std::string xla = a.xla_index < 0
@@ -120,6 +133,18 @@ void FillXlaComparisonProto(const XlaAssignmentComparison& c, report::XlaAssignm
   p->set_has_heap_trace(c.has_heap_trace);
   p->set_xla_heap_bytes(c.xla_heap_bytes);
   p->set_xla_heap_steps(c.xla_heap_steps);
+  p->set_has_xla_peak(c.xla_peak_bytes.has_value());
+  p->set_xla_peak_bytes(c.xla_peak_bytes.value_or(0));
+  p->set_has_xla_peak_unpadded(c.xla_peak_unpadded_bytes.has_value());
+  p->set_xla_peak_unpadded_bytes(c.xla_peak_unpadded_bytes.value_or(0));
+  p->set_xla_peak_unpadded_unknown(c.xla_peak_unpadded_unknown);
+  for (const XlaMemorySpaceTotals& m : c.xla_memory_spaces) {
+    report::XlaMemorySpaceTotal* o = p->add_xla_memory_spaces();
+    o->set_memory_space(m.memory_space);
+    o->set_total_bytes(m.total_bytes);
+    o->set_indefinite_bytes(m.indefinite_bytes);
+    o->set_allocations(m.allocations);
+  }
 }
 
 void AppendXlaComparisonCsv(const XlaAssignmentComparison& c, std::string& out) {
