@@ -311,6 +311,26 @@ void AppendXlaComparisonHtml(const XlaAssignmentComparison& c, const ModuleMemor
                        Percent(t.difference(), t.xla));
   }
   out += "</table>\n";
+  if (c.xla_peak_bytes) {
+    out += fmt::format(
+        "<p class=\"xla-peak\">XLA's peak (from its heap-simulator traces): {} padded, {}</p>\n",
+        BytesCell(*c.xla_peak_bytes),
+        c.xla_peak_unpadded_bytes
+            ? BytesCell(*c.xla_peak_unpadded_bytes) + " unpadded"
+            : "unpadded not known (" + HtmlEscape(c.xla_peak_unpadded_unknown) + ")");
+  }
+  if (!c.xla_memory_spaces.empty()) {
+    out +=
+        "<table class=\"xla-memory-spaces\"><caption>XLA's allocations per memory space"
+        "</caption>\n<tr><th>memory space</th><th>bytes</th><th>allocations</th>"
+        "<th>live throughout</th></tr>\n";
+    for (const XlaMemorySpaceTotals& m : c.xla_memory_spaces) {
+      out +=
+          fmt::format("<tr><td>S({})</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", m.memory_space,
+                      BytesCell(m.total_bytes), m.allocations, BytesCell(m.indefinite_bytes));
+    }
+    out += "</table>\n";
+  }
   out +=
       "<table class=\"xla-allocations\"><caption>allocations side by side</caption>\n"
       "<tr><th>XLA's</th><th>kind</th><th>bytes</th><th>values</th><th>ours</th><th>kind</th>"
