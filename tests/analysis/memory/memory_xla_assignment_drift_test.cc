@@ -157,6 +157,24 @@ ENTRY main {
   EXPECT_EQ(a.AllocAt("p2").memory_space, 0);
 }
 
+// BufferAssignmentTest.DusViewColorUnsetAllocatesBuffer (XLA 183fa00cb5): without a backend's
+// dus_view_color (the shipped default, the only one the model has), a value of any color is
+// allocated like any other: the view, in memory space 7 here (the test colorer's color), gets
+// an allocation of its own, in its space, and so does the output.
+TEST(XlaBufferAssignmentDrift, DusViewColorUnsetAllocatesBuffer) {
+  const Assigned a = Assign(R"(
+HloModule DusViewDisabled, is_scheduled=true
+ENTRY e {
+  p0 = f32[100,10]{1,0} parameter(0)
+  view = f32[100,10]{1,0:S(7)} custom-call(p0), custom_call_target="view"
+  ROOT out = f32[100,10]{1,0} add(view, view)
+})");
+  EXPECT_GE(a.AllocAt("view").index, 0);
+  EXPECT_EQ(a.AllocAt("view").memory_space, 7);
+  EXPECT_GE(a.AllocAt("out").index, 0);
+  EXPECT_NE(a.AllocAt("view").index, a.AllocAt("out").index);
+}
+
 // BufferAssignmentTest.IntermediateValueWithMultiplePositionsCanBeReused: x_intermediate also
 // flows through the loop (its buffer holds the loop's element), and its last position is inside
 // the loop; x_final, which reads it last, still takes its allocation.
