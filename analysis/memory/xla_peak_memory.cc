@@ -4,9 +4,11 @@
 // LayoutUtil::SetToDefaultLayout (xla/layout_util.cc) and Shape::FromProto (xla/shape.cc).
 #include "analysis/memory/xla_peak_memory.h"
 
+#include <algorithm>
 #include <deque>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "analysis/memory/xla_buffer_assignment.pb.h"
 #include "fmt/format.h"
@@ -18,84 +20,31 @@ namespace {
 
 // XLA's PrimitiveType numbers (xla/xla_data.proto), the wire facts of ShapeProto's
 // element_type, onto our element types, whose table gives each one's width.
+struct XlaTypeNumber {
+  int number;
+  PrimitiveType type;
+};
+using P = PrimitiveType;
+// clang-format off
+constexpr XlaTypeNumber kXlaTypeNumbers[] = {
+    {1, P::kPred},        {30, P::kS1},          {26, P::kS2},      {21, P::kS4},
+    {2, P::kS8},          {3, P::kS16},          {4, P::kS32},      {5, P::kS64},
+    {31, P::kU1},         {27, P::kU2},          {22, P::kU4},      {6, P::kU8},
+    {7, P::kU16},         {8, P::kU32},          {9, P::kU64},      {10, P::kF16},
+    {11, P::kF32},        {16, P::kBF16},        {12, P::kF64},     {19, P::kF8E5M2},
+    {28, P::kF8E4M3},     {20, P::kF8E4M3FN},    {23, P::kF8E4M3B11FNUZ},
+    {29, P::kF8E3M4},     {24, P::kF8E5M2FNUZ},  {25, P::kF8E4M3FNUZ},
+    {32, P::kF4E2M1FN},   {33, P::kF8E8M0FNU},   {35, P::kF6E3M2FN},
+    {36, P::kF6E2M3FN},   {15, P::kC64},         {18, P::kC128},    {13, P::kTuple},
+    {14, P::kOpaque},     {17, P::kToken},       {34, P::kBuffer},
+};
+// clang-format on
+
 std::optional<PrimitiveType> TypeOfXlaNumber(int number) {
-  using P = PrimitiveType;
-  switch (number) {
-    case 1:
-      return P::kPred;
-    case 30:
-      return P::kS1;
-    case 26:
-      return P::kS2;
-    case 21:
-      return P::kS4;
-    case 2:
-      return P::kS8;
-    case 3:
-      return P::kS16;
-    case 4:
-      return P::kS32;
-    case 5:
-      return P::kS64;
-    case 31:
-      return P::kU1;
-    case 27:
-      return P::kU2;
-    case 22:
-      return P::kU4;
-    case 6:
-      return P::kU8;
-    case 7:
-      return P::kU16;
-    case 8:
-      return P::kU32;
-    case 9:
-      return P::kU64;
-    case 10:
-      return P::kF16;
-    case 11:
-      return P::kF32;
-    case 16:
-      return P::kBF16;
-    case 12:
-      return P::kF64;
-    case 19:
-      return P::kF8E5M2;
-    case 28:
-      return P::kF8E4M3;
-    case 20:
-      return P::kF8E4M3FN;
-    case 23:
-      return P::kF8E4M3B11FNUZ;
-    case 29:
-      return P::kF8E3M4;
-    case 24:
-      return P::kF8E5M2FNUZ;
-    case 25:
-      return P::kF8E4M3FNUZ;
-    case 32:
-      return P::kF4E2M1FN;
-    case 33:
-      return P::kF8E8M0FNU;
-    case 35:
-      return P::kF6E3M2FN;
-    case 36:
-      return P::kF6E2M3FN;
-    case 15:
-      return P::kC64;
-    case 18:
-      return P::kC128;
-    case 13:
-      return P::kTuple;
-    case 14:
-      return P::kOpaque;
-    case 17:
-      return P::kToken;
-    case 34:
-      return P::kBuffer;
-    default:
-      return std::nullopt;
+  for (const XlaTypeNumber& t : kXlaTypeNumbers) {
+    if (t.number == number) return t.type;
   }
+  return std::nullopt;
 }
 
 constexpr int64_t kPointerBytes = 8;  // XLA passes sizeof(void*)
