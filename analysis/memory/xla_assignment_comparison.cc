@@ -571,6 +571,10 @@ absl::StatusOr<XlaAssignmentComparison> Compare(const Module& module, const OurS
   out.module = std::string(module.name());
   out.source = xla.source;
   out.has_heap_trace = !xla.heap_traces.empty();
+  out.xla_peak_bytes = xla.peak_bytes;
+  out.xla_peak_unpadded_bytes = xla.peak_unpadded_bytes;
+  out.xla_peak_unpadded_unknown = xla.peak_unpadded_unknown;
+  out.xla_memory_spaces = xla.MemorySpaces();
 
   const XlaAllocationTotals t = xla.Totals();
   out.totals = {{"parameter", ours.parameter, t.parameter_bytes},

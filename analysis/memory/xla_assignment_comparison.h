@@ -30,6 +30,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -109,6 +110,14 @@ struct XlaAssignmentComparison {
   std::vector<XlaHeapBox> xla_heap;
   int32_t xla_heap_steps = 0;
   int64_t xla_heap_bytes = 0;
+  // XLA's own peak from its heap-simulator traces (XlaBufferAssignment::peak_bytes and
+  // peak_unpadded_bytes): the static allocations plus the most its traces hold at once; none
+  // from a text dump, no unpadded one where the module lacks a shape (the reason beside it).
+  std::optional<int64_t> xla_peak_bytes;
+  std::optional<int64_t> xla_peak_unpadded_bytes;
+  std::string xla_peak_unpadded_unknown;
+  // XLA's allocations per memory space (XlaBufferAssignment::MemorySpaces).
+  std::vector<XlaMemorySpaceTotals> xla_memory_spaces;
   // Which of our models is "ours": "xla" (CompareModelWithXla) or "liveness" (CompareWithXla).
   std::string ours_model;
   // Under the xla model, its preallocated temp allocation(s) laid end to end as XLA's are,

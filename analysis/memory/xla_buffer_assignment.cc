@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <optional>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "analysis/memory/xla_buffer_assignment.pb.h"
+#include "analysis/memory/xla_peak_memory.h"
 #include "fmt/format.h"
 #include "google/protobuf/descriptor.h"
 
@@ -50,9 +52,16 @@ bool ReadVarint(std::string_view bytes, size_t& pos, size_t end, uint64_t* out) 
   return false;
 }
 
-// (The schema does not nest itself, so the walk's depth is bounded by it.)
+// Nesting deeper than protobuf's parser takes (its default recursion limit) is an error
+// before any deeper walk: the schema nests itself (a shape's tuple elements).
+constexpr int kMaxMessageDepth = 100;
+
 std::optional<WireError> FirstWireError(std::string_view bytes, size_t pos, size_t end,
-                                        const google::protobuf::Descriptor* d) {
+                                        const google::protobuf::Descriptor* d, int depth = 0) {
+  if (depth > kMaxMessageDepth) {
+    return WireError{
+        pos, fmt::format("messages nested more than {} deep (protobuf's limit)", kMaxMessageDepth)};
+  }
   while (pos < end) {
     const size_t field_start = pos;
     uint64_t tag = 0;
@@ -96,7 +105,7 @@ std::optional<WireError> FirstWireError(std::string_view bytes, size_t pos, size
             d == nullptr ? nullptr : d->FindFieldByNumber(static_cast<int>(number));
         if (f != nullptr && f->type() == google::protobuf::FieldDescriptor::TYPE_MESSAGE) {
           if (std::optional<WireError> e =
-                  FirstWireError(bytes, pos, pos + length, f->message_type())) {
+                  FirstWireError(bytes, pos, pos + length, f->message_type(), depth + 1)) {
             return e;
           }
         }
@@ -240,6 +249,20 @@ XlaAllocationTotals XlaBufferAssignment::Totals() const {
     ++t.allocations;
   }
   return t;
+}
+
+std::vector<XlaMemorySpaceTotals> XlaBufferAssignment::MemorySpaces() const {
+  std::map<int64_t, XlaMemorySpaceTotals> by_space;
+  for (const XlaAllocation& a : allocations) {
+    XlaMemorySpaceTotals& t = by_space[a.color];
+    t.memory_space = a.color;
+    t.total_bytes += a.bytes;
+    if (!a.is_preallocated_temp()) t.indefinite_bytes += a.bytes;
+    ++t.allocations;
+  }
+  std::vector<XlaMemorySpaceTotals> out;
+  for (const auto& [space, t] : by_space) out.push_back(t);
+  return out;
 }
 
 const XlaAssignedValue* XlaBufferAssignment::FindValue(int64_t id) const {
@@ -413,6 +436,18 @@ absl::StatusOr<XlaBufferAssignment> ReadXlaBufferAssignmentProto(std::string_vie
                                               trace.allocation_index, out.allocations.size()));
     }
     out.heap_traces.push_back(std::move(trace));
+  }
+  absl::StatusOr<int64_t> peak = XlaPaddedPeakMemory(ba);
+  if (!peak.ok()) {
+    return ProtoError(filename, fmt::format("XLA's peak memory cannot be computed: {}",
+                                            std::string(peak.status().message())));
+  }
+  out.peak_bytes = *peak;
+  absl::StatusOr<XlaPeakMemory> sizes = XlaPeakMemorySizes(ba, proto.hlo_module());
+  if (sizes.ok()) {
+    out.peak_unpadded_bytes = sizes->unpadded;
+  } else {
+    out.peak_unpadded_unknown = std::string(sizes.status().message());
   }
   return out;
 }

@@ -97,6 +97,25 @@ struct XlaAllocationTotals {
   int64_t allocations = 0;
 };
 
+// XLA's peak memory from its heap-simulator traces (xla_peak_memory.h: ComputePeakMemorySizes):
+// padded, the logical buffers' sizes; unpadded, the bytes of the defining instructions' shapes
+// in the default layout.
+struct XlaPeakMemory {
+  int64_t padded = 0;
+  int64_t unpadded = 0;
+};
+
+// One memory space's allocations (XLA's color), as XLA's ComputeTotalAllocationBytes and
+// ComputeIndefiniteAllocationsInBytes count them for that color: every allocation once;
+// indefinite ones are those that live throughout (thread-local, entry parameter, constant or
+// maybe-live-out).
+struct XlaMemorySpaceTotals {
+  int64_t memory_space = 0;
+  int64_t total_bytes = 0;
+  int64_t indefinite_bytes = 0;
+  int64_t allocations = 0;
+};
+
 struct XlaBufferAssignment {
   std::string source;                      // the file it came from
   std::string module_name;                 // from the HloProto's module ("" from a text dump)
@@ -113,8 +132,18 @@ struct XlaBufferAssignment {
   // and the schedule do not; the XLA assignment model walks call sites in it
   // (XlaModelOptions::instruction_ids).
   absl::flat_hash_map<std::string, int64_t> instruction_ids;
+  // XLA's peak from the heap-simulator traces of an HloProto, padded (ComputePeakMemory); none
+  // from a text dump, which has neither the traces nor the logical buffers' own sizes.
+  std::optional<int64_t> peak_bytes;
+  // The same peak unpadded (ComputePeakMemorySizes), when the module gives every logical
+  // buffer's defining instruction a shape; otherwise none, and peak_unpadded_unknown says why
+  // (a hand-made or damaged dump: the rest of it is still read).
+  std::optional<int64_t> peak_unpadded_bytes;
+  std::string peak_unpadded_unknown;
 
   XlaAllocationTotals Totals() const;
+  // Per memory space that has an allocation, by memory space.
+  std::vector<XlaMemorySpaceTotals> MemorySpaces() const;
   // The value with this id, or null (a linear search).
   const XlaAssignedValue* FindValue(int64_t id) const;
 };
@@ -123,7 +152,9 @@ struct XlaBufferAssignment {
 // the module's instruction names (field 1) to name values written with ids only. `filename`
 // is for messages. Errors: bytes that are not a protobuf (with the byte offset where the wire
 // format breaks), no buffer assignment in it, a value or trace event that names an instruction
-// or buffer the proto does not define.
+// or buffer the proto does not define, a logical buffer of negative size, a peak past int64
+// bytes. (What keeps only the unpadded peak from being computed is not an error:
+// peak_unpadded_unknown.)
 absl::StatusOr<XlaBufferAssignment> ReadXlaBufferAssignmentProto(std::string_view bytes,
                                                                  std::string_view filename);
 

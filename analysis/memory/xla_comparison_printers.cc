@@ -64,6 +64,19 @@ void AppendXlaComparisonText(const XlaAssignmentComparison& c, std::string& out)
     out += fmt::format("  {:<20} {:>16} {:>16} {:>16} {:>9}\n", t.kind, t.ours, t.xla,
                        t.difference(), Percent(t.difference(), t.xla));
   }
+  if (c.xla_peak_bytes) {
+    out += fmt::format("  XLA's peak (from its heap-simulator traces): {} bytes padded, {}\n",
+                       *c.xla_peak_bytes,
+                       c.xla_peak_unpadded_bytes
+                           ? fmt::format("{} bytes unpadded", *c.xla_peak_unpadded_bytes)
+                           : fmt::format("unpadded not known ({})", c.xla_peak_unpadded_unknown));
+  }
+  for (const XlaMemorySpaceTotals& m : c.xla_memory_spaces) {
+    out += fmt::format(
+        "  XLA's memory space S({}): {} bytes in {} allocation{}, {} bytes live throughout\n",
+        m.memory_space, m.total_bytes, m.allocations, m.allocations == 1 ? "" : "s",
+        m.indefinite_bytes);
+  }
   out += "  allocations (XLA's | ours):\n";
   for (const XlaAllocationPair& a : c.allocations) {
     const std::string xla = a.xla_index < 0
@@ -120,6 +133,18 @@ void FillXlaComparisonProto(const XlaAssignmentComparison& c, report::XlaAssignm
   p->set_has_heap_trace(c.has_heap_trace);
   p->set_xla_heap_bytes(c.xla_heap_bytes);
   p->set_xla_heap_steps(c.xla_heap_steps);
+  p->set_has_xla_peak(c.xla_peak_bytes.has_value());
+  p->set_xla_peak_bytes(c.xla_peak_bytes.value_or(0));
+  p->set_has_xla_peak_unpadded(c.xla_peak_unpadded_bytes.has_value());
+  p->set_xla_peak_unpadded_bytes(c.xla_peak_unpadded_bytes.value_or(0));
+  p->set_xla_peak_unpadded_unknown(c.xla_peak_unpadded_unknown);
+  for (const XlaMemorySpaceTotals& m : c.xla_memory_spaces) {
+    report::XlaMemorySpaceTotal* o = p->add_xla_memory_spaces();
+    o->set_memory_space(m.memory_space);
+    o->set_total_bytes(m.total_bytes);
+    o->set_indefinite_bytes(m.indefinite_bytes);
+    o->set_allocations(m.allocations);
+  }
 }
 
 void AppendXlaComparisonCsv(const XlaAssignmentComparison& c, std::string& out) {
@@ -286,6 +311,26 @@ void AppendXlaComparisonHtml(const XlaAssignmentComparison& c, const ModuleMemor
                        Percent(t.difference(), t.xla));
   }
   out += "</table>\n";
+  if (c.xla_peak_bytes) {
+    out += fmt::format(
+        "<p class=\"xla-peak\">XLA's peak (from its heap-simulator traces): {} padded, {}</p>\n",
+        BytesCell(*c.xla_peak_bytes),
+        c.xla_peak_unpadded_bytes
+            ? BytesCell(*c.xla_peak_unpadded_bytes) + " unpadded"
+            : "unpadded not known (" + HtmlEscape(c.xla_peak_unpadded_unknown) + ")");
+  }
+  if (!c.xla_memory_spaces.empty()) {
+    out +=
+        "<table class=\"xla-memory-spaces\"><caption>XLA's allocations per memory space"
+        "</caption>\n<tr><th>memory space</th><th>bytes</th><th>allocations</th>"
+        "<th>live throughout</th></tr>\n";
+    for (const XlaMemorySpaceTotals& m : c.xla_memory_spaces) {
+      out +=
+          fmt::format("<tr><td>S({})</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", m.memory_space,
+                      BytesCell(m.total_bytes), m.allocations, BytesCell(m.indefinite_bytes));
+    }
+    out += "</table>\n";
+  }
   out +=
       "<table class=\"xla-allocations\"><caption>allocations side by side</caption>\n"
       "<tr><th>XLA's</th><th>kind</th><th>bytes</th><th>values</th><th>ours</th><th>kind</th>"

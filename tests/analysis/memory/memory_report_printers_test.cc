@@ -331,6 +331,12 @@ std::vector<XlaAssignmentComparison> EveryFieldXlaComparison() {
   c.has_heap_trace = true;
   c.xla_heap_bytes = 12;
   c.xla_heap_steps = 3;
+  c.xla_peak_bytes = 20;
+  c.xla_peak_unpadded_bytes = 18;
+  // Never beside an unpadded figure in a real comparison; set here so that the field is held.
+  c.xla_peak_unpadded_unknown = "logical buffer 3: no shape";
+  c.xla_memory_spaces = {
+      {.memory_space = 1, .total_bytes = 12, .indefinite_bytes = 4, .allocations = 2}};
   return {c};
 }
 

@@ -98,6 +98,83 @@ Assigned Assign(std::string_view text, std::string_view passes = "", XlaModelOpt
   return out;
 }
 
+// BufferAssignmentTest.BasicUniquelyColored and .BasicPartiallyColored (XLA 183fa00cb5): XLA's
+// test colorers give values colors (memory spaces) and check that colors keep values apart and
+// end up in the instructions' layouts. Written where a user meets colors, in the layouts of the
+// HLO text (`{0:S(n)}`, what XLA's colorer writes back), the model assigns by them: a value
+// shares an allocation only with values of its own memory space. Uniquely: every value its own
+// space (XLA's colorer numbers them by value id), so add cannot reuse mul's allocation.
+TEST(XlaBufferAssignmentDrift, BasicUniquelyColored) {
+  const Assigned a = Assign(R"(
+HloModule test, is_scheduled=true
+ENTRY main {
+  p = f32[] parameter(0)
+  broadcast = f32[100]{0:S(1)} broadcast(p), dimensions={}
+  p1 = f32[100]{0:S(2)} parameter(1)
+  p2 = f32[100]{0:S(3)} parameter(2)
+  mul = f32[100]{0:S(4)} multiply(broadcast, p1)
+  add = f32[100]{0:S(5)} add(mul, p2)
+  ROOT sub = f32[100]{0:S(6)} subtract(add, p2)
+})");
+  const int64_t p = a.AllocAt("p").index, p1 = a.AllocAt("p1").index, p2 = a.AllocAt("p2").index;
+  EXPECT_NE(p, p1);
+  EXPECT_NE(p, p2);
+  EXPECT_NE(p1, p2);
+  EXPECT_NE(a.AllocAt("mul").index, p1);
+  EXPECT_NE(a.AllocAt("add").index, a.AllocAt("mul").index);
+  EXPECT_TRUE(a.AllocAt("sub").maybe_live_out);
+  // Each allocation is in its value's memory space (XLA's check of the layouts' colors).
+  EXPECT_EQ(a.AllocAt("mul").memory_space, 4);
+  EXPECT_EQ(a.AllocAt("add").memory_space, 5);
+  EXPECT_EQ(a.AllocAt("sub").memory_space, 6);
+  EXPECT_EQ(a.AllocAt("p1").memory_space, 2);
+}
+
+// Partially: mul and add in memory space 1, the rest in 0, so add can reuse mul's allocation.
+TEST(XlaBufferAssignmentDrift, BasicPartiallyColored) {
+  const Assigned a = Assign(R"(
+HloModule test, is_scheduled=true
+ENTRY main {
+  p = f32[] parameter(0)
+  broadcast = f32[100]{0} broadcast(p), dimensions={}
+  p1 = f32[100]{0} parameter(1)
+  p2 = f32[100]{0} parameter(2)
+  mul = f32[100]{0:S(1)} multiply(broadcast, p1)
+  add = f32[100]{0:S(1)} add(mul, p2)
+  ROOT sub = f32[100]{0} subtract(add, p2)
+})");
+  const int64_t p = a.AllocAt("p").index, p1 = a.AllocAt("p1").index, p2 = a.AllocAt("p2").index;
+  EXPECT_NE(p, p1);
+  EXPECT_NE(p, p2);
+  EXPECT_NE(p1, p2);
+  EXPECT_NE(a.AllocAt("mul").index, p1);
+  EXPECT_EQ(a.AllocAt("add").index, a.AllocAt("mul").index);
+  EXPECT_TRUE(a.AllocAt("sub").maybe_live_out);
+  EXPECT_EQ(a.AllocAt("mul").memory_space, 1);
+  EXPECT_EQ(a.AllocAt("add").memory_space, 1);
+  EXPECT_EQ(a.AllocAt("sub").memory_space, 0);
+  EXPECT_EQ(a.AllocAt("p1").memory_space, 0);
+  EXPECT_EQ(a.AllocAt("p2").memory_space, 0);
+}
+
+// BufferAssignmentTest.DusViewColorUnsetAllocatesBuffer (XLA 183fa00cb5): without a backend's
+// dus_view_color (the shipped default, the only one the model has), a value of any color is
+// allocated like any other: the view, in memory space 7 here (the test colorer's color), gets
+// an allocation of its own, in its space, and so does the output.
+TEST(XlaBufferAssignmentDrift, DusViewColorUnsetAllocatesBuffer) {
+  const Assigned a = Assign(R"(
+HloModule DusViewDisabled, is_scheduled=true
+ENTRY e {
+  p0 = f32[100,10]{1,0} parameter(0)
+  view = f32[100,10]{1,0:S(7)} custom-call(p0), custom_call_target="view"
+  ROOT out = f32[100,10]{1,0} add(view, view)
+})");
+  EXPECT_GE(a.AllocAt("view").index, 0);
+  EXPECT_EQ(a.AllocAt("view").memory_space, 7);
+  EXPECT_GE(a.AllocAt("out").index, 0);
+  EXPECT_NE(a.AllocAt("view").index, a.AllocAt("out").index);
+}
+
 // BufferAssignmentTest.IntermediateValueWithMultiplePositionsCanBeReused: x_intermediate also
 // flows through the loop (its buffer holds the loop's element), and its last position is inside
 // the loop; x_final, which reads it last, still takes its allocation.

@@ -18,6 +18,7 @@
 
 #include "analysis/memory/memory_comparison.h"
 #include "analysis/memory/memory_report_printers.h"
+#include "analysis/memory/xla_buffer_assignment.pb.h"
 #include "gtest/gtest.h"
 #include "hlo/parser.h"
 #include "support/status_text.h"
@@ -200,6 +201,14 @@ TEST_F(XlaAssignmentComparisonTest, AddedToTheReportAndPrintedInEveryFormat) {
   EXPECT_NE(html->find("<svg id=\"our-heap\""), std::string::npos);
   EXPECT_NE(html->find("<title>a 1024 bytes at offset 1024</title>"), std::string::npos);
 
+  // XLA's peak from the trace and its one memory space, in the text and the JSON.
+  EXPECT_NE(text->find("  XLA's peak (from its heap-simulator traces): 5124 bytes padded, 5124 "
+                       "bytes unpadded\n  XLA's memory space S(0): 5124 bytes in 5 allocations, "
+                       "3076 bytes live throughout\n"),
+            std::string::npos)
+      << *text;
+  EXPECT_NE(json->find("\"xla_peak_unpadded_bytes\": \"5124\""), std::string::npos) << *json;
+
   // Errors: the reader's, the module's, and a module the report does not have.
   absl::Status s = AddXlaBufferAssignment(*mc, *module_, "", "e.pb", 10);
   EXPECT_EQ(StatusText(s), "e.pb: error: empty file: no buffer assignment");
@@ -212,6 +221,36 @@ TEST_F(XlaAssignmentComparisonTest, AddedToTheReportAndPrintedInEveryFormat) {
   s = AddXlaBufferAssignment(*mc, stranger, pb, "small.hlo.pb", 10);
   EXPECT_EQ(StatusText(s), "module 'stranger' is not in the memory report");
   EXPECT_EQ(mc->xla.size(), 1u);
+}
+
+// The same HloProto with its module's shapes taken out (a hand-made dump): the padded peak
+// stays, and the side-by-side says what keeps the unpadded one from being known.
+TEST_F(XlaAssignmentComparisonTest, UnpaddedPeakNotKnownWithoutShapes) {
+  xla_ba::HloProtoBufferAssignment proto;
+  ASSERT_TRUE(proto.ParseFromString(ReadFile(kFixtures + "small.hlo.pb")));
+  for (xla_ba::ComputationNameView& c : *proto.mutable_hlo_module()->mutable_computations()) {
+    for (xla_ba::InstructionNameView& i : *c.mutable_instructions()) i.clear_shape();
+  }
+  MemoryOptions options;
+  options.list_allocations = true;
+  absl::StatusOr<MemoryComparison> mc = ProfileBeforeAfter({module_.get()}, nullptr, "", options);
+  ASSERT_TRUE(mc.ok()) << mc.status();
+  ASSERT_TRUE(AddXlaBufferAssignment(*mc, *module_, proto.SerializeAsString(), "bare.pb", 10).ok());
+  absl::StatusOr<std::string> text =
+      PrintMemoryComparison(*mc, {.format = MemoryFormat::kText, .buffer_assignment = false});
+  ASSERT_TRUE(text.ok());
+  EXPECT_NE(text->find("  XLA's peak (from its heap-simulator traces): 5124 bytes padded, "
+                       "unpadded not known (logical buffer 0: the shape of instruction 'p0' (id "
+                       "1): malformed shape: no element type)\n"),
+            std::string::npos)
+      << *text;
+  absl::StatusOr<std::string> json =
+      PrintMemoryComparison(*mc, {.format = MemoryFormat::kJson, .buffer_assignment = false});
+  ASSERT_TRUE(json.ok());
+  EXPECT_NE(json->find("\"has_xla_peak_unpadded\": false"), std::string::npos) << *json;
+  EXPECT_NE(json->find("\"xla_peak_unpadded_unknown\": \"logical buffer 0: the shape"),
+            std::string::npos)
+      << *json;
 }
 
 }  // namespace

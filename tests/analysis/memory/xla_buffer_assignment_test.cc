@@ -416,6 +416,10 @@ TEST(XlaBufferAssignmentProto, ComputeTotalAllocationBytes) {
     ASSERT_TRUE(ba.ok()) << c.xla_test << ": " << ba.status();
     EXPECT_EQ(ba->Totals().total_bytes, c.total) << c.xla_test;
     EXPECT_EQ(ba->Totals().allocations, static_cast<int64_t>(c.allocations.size())) << c.xla_test;
+    // Memory space 0's own total (XLA's memory_color=0), which the report prints per space.
+    const std::vector<XlaMemorySpaceTotals> spaces = ba->MemorySpaces();
+    EXPECT_EQ(spaces.empty() ? 0 : spaces.front().total_bytes, c.total) << c.xla_test;
+    EXPECT_LE(spaces.size(), 1u) << c.xla_test;
   }
 }
 
@@ -456,6 +460,8 @@ TEST(XlaBufferAssignmentProto, ComputeIndefiniteAllocations) {
     ASSERT_TRUE(ba.ok()) << c.xla_test << ": " << ba.status();
     const XlaAllocationTotals t = ba->Totals();
     EXPECT_EQ(t.total_bytes - t.preallocated_temp_bytes, c.indefinite) << c.xla_test;
+    const std::vector<XlaMemorySpaceTotals> spaces = ba->MemorySpaces();
+    EXPECT_EQ(spaces.empty() ? 0 : spaces.front().indefinite_bytes, c.indefinite) << c.xla_test;
   }
 }
 
