@@ -80,7 +80,7 @@ class ExecutionOrdering {
   bool sequential() const { return sequential_; }
 
   // a finishes before b starts or ends: Constraint(a, b) is kRunBeforeStart, kRunBeforeEnd or
-  // kRunExclusiveBefore (false for a == b).
+  // kRunExclusiveBefore, except a in a branch of the conditional b (above); false for a == b.
   bool ExecutesBefore(const Instruction& a, const Instruction& b) const;
   ExecutionConstraint Constraint(const Instruction& a, const Instruction& b) const;
 
