@@ -7,6 +7,7 @@
 #include "absl/container/inlined_vector.h"
 #include "analysis/call_graph.h"
 #include "fmt/format.h"
+#include "hlo/async_chain.h"
 #include "hlo/computation.h"
 
 namespace hloscope {
@@ -81,7 +82,53 @@ std::optional<std::pair<size_t, size_t>> BranchSlots(const Instruction& conditio
   return std::pair{sa, sb};
 }
 
+// The branch slot of `conditional` that runs `c`, or -1 (c is nullptr, or not a branch).
+int BranchSlot(const Instruction& conditional, const Computation* c) {
+  if (c == nullptr) return -1;
+  const std::vector<Computation*> branches = conditional.branch_computations();
+  const auto it = std::find(branches.begin(), branches.end(), c);
+  return it == branches.end() ? -1 : static_cast<int>(it - branches.begin());
+}
+
 }  // namespace
+
+const char* ExecutionConstraintName(ExecutionConstraint c) {
+  switch (c) {
+    case ExecutionConstraint::kIsSame:
+      return "is-same";
+    case ExecutionConstraint::kRunBeforeStart:
+      return "run-before-start";
+    case ExecutionConstraint::kRunBeforeEnd:
+      return "run-before-end";
+    case ExecutionConstraint::kRunExclusiveBefore:
+      return "run-exclusive-before";
+    case ExecutionConstraint::kRunExclusiveAfter:
+      return "run-exclusive-after";
+    case ExecutionConstraint::kRunAfter:
+      return "run-after";
+    case ExecutionConstraint::kUnordered:
+      return "unordered";
+  }
+  return "unordered";
+}
+
+const Instruction* ExecutionOrdering::AsyncWrappedInstruction(const Instruction& op) {
+  const Instruction* at = &op;
+  // A chain is short; the bound only guards against a malformed cycle of updates.
+  for (int steps = 0; steps < 1 << 20; ++steps) {
+    if (at->opcode() == Opcode::kAsyncStart) break;
+    if (at->opcode() != Opcode::kAsyncUpdate && at->opcode() != Opcode::kAsyncDone) return nullptr;
+    if (at->operand_count() == 0) return nullptr;
+    at = at->operand(0);
+  }
+  // The short forms (`fusion-start`, `call-start`, ...) stand for the op themselves: XLA's
+  // wrapped instruction has no instruction of its own here.
+  if (at->opcode() != Opcode::kAsyncStart || at->async_wrapped_opcode() != Opcode::kOpcodeCount) {
+    return nullptr;
+  }
+  const Computation* wrapped = AsyncChainComputation(*at);
+  return wrapped == nullptr ? nullptr : wrapped->root();
+}
 
 absl::StatusOr<std::unique_ptr<ExecutionOrdering>> ExecutionOrdering::Run(const Module& module) {
   std::unique_ptr<ExecutionOrdering> o(new ExecutionOrdering());
@@ -322,21 +369,67 @@ bool ExecutionOrdering::MutuallyExclusive(const Instruction& a, const Instructio
 }
 
 bool ExecutionOrdering::ExecutesBefore(const Instruction& a, const Instruction& b) const {
-  if (&a == &b) return false;
-  if (a.parent() == b.parent()) return BeforeInComputation(a, b);
-  const Meeting m = Meet(a, b);
-  if (m.a == nullptr) return false;
-  if (m.a != m.b) return BeforeInComputation(*m.a, *m.b);
-  // Both inside the same calling instruction. A while runs its condition before its body. A
-  // conditional runs one branch only, so its branches never overlap: as in XLA's ordering, an
-  // earlier branch counts as before a later one.
-  const Instruction& call = *m.a;
-  if (call.opcode() == Opcode::kConditional) {
-    const auto slots = BranchSlots(call, m.a_callee, m.b_callee);
-    return slots && slots->first < slots->second;
+  switch (Constraint(a, b)) {
+    case ExecutionConstraint::kRunBeforeStart:
+    case ExecutionConstraint::kRunExclusiveBefore:
+      return true;
+    case ExecutionConstraint::kRunBeforeEnd:
+      // XLA says true for an instruction of a branch and its conditional too; ours stays false
+      // there, as it was when copy-elision's region analysis was held against XLA's copy
+      // insertion tests (which ask the conditional case themselves): answering true changes
+      // which copies of ConditionalBranchRootReplicatedBuffers it removes.
+      return b.opcode() != Opcode::kConditional || a.parent() == b.parent() ||
+             !std::any_of(b.called_computations().begin(), b.called_computations().end(),
+                          [&](const Computation* branch) { return IsNestedIn(a, *branch); });
+    case ExecutionConstraint::kIsSame:
+    case ExecutionConstraint::kRunExclusiveAfter:
+    case ExecutionConstraint::kRunAfter:
+    case ExecutionConstraint::kUnordered:
+      return false;
   }
-  return call.opcode() == Opcode::kWhile && m.a_callee != nullptr && m.b_callee != nullptr &&
-         m.a_callee == call.while_condition() && m.b_callee == call.while_body();
+  return false;
+}
+
+ExecutionConstraint ExecutionOrdering::Constraint(const Instruction& a,
+                                                  const Instruction& b) const {
+  // An async op and the op it wraps are one operation (XLA asks the same of both).
+  if (&a == &b || AsyncWrappedInstruction(a) == &b || AsyncWrappedInstruction(b) == &a) {
+    return ExecutionConstraint::kIsSame;
+  }
+  const Instruction* x = &a;
+  const Instruction* y = &b;
+  if (a.parent() != b.parent()) {
+    const Meeting m = Meet(a, b);
+    if (m.a == nullptr) return ExecutionConstraint::kUnordered;
+    if (m.a == m.b) {
+      // Both inside the same calling instruction. A while runs its condition before its
+      // body's end (one iteration's view).
+      const Instruction& call = *m.a;
+      if (call.opcode() == Opcode::kWhile && m.a_callee != nullptr &&
+          m.a_callee == call.while_condition() && m.b_callee != nullptr &&
+          m.b_callee == call.while_body()) {
+        return ExecutionConstraint::kRunBeforeEnd;
+      }
+      // A conditional runs one branch only, so its branches never overlap: as in XLA, an
+      // earlier branch counts as before a later one; and a branch ends before its conditional.
+      if (call.opcode() == Opcode::kConditional) {
+        const int sa = BranchSlot(call, m.a_callee), sb = BranchSlot(call, m.b_callee);
+        if (sa >= 0 && sb < 0 && m.b_callee == nullptr) {
+          return ExecutionConstraint::kRunBeforeEnd;
+        }
+        if (sb >= 0 && sa < 0 && m.a_callee == nullptr) return ExecutionConstraint::kRunAfter;
+        if (sa >= 0 && sb >= 0 && sa != sb) {
+          return sa < sb ? ExecutionConstraint::kRunExclusiveBefore
+                         : ExecutionConstraint::kRunExclusiveAfter;
+        }
+      }
+    }
+    x = m.a;
+    y = m.b;
+  }
+  if (BeforeInComputation(*x, *y)) return ExecutionConstraint::kRunBeforeStart;
+  if (BeforeInComputation(*y, *x)) return ExecutionConstraint::kRunAfter;
+  return ExecutionConstraint::kUnordered;
 }
 
 }  // namespace hloscope

@@ -26,6 +26,16 @@
 // done reads the start's result, so the wrapped op reads its operands from the start and
 // writes its result by the done. Anything that cannot be mapped (computations with several
 // callers, unrelated computations) is unordered.
+// An async-start, -update or -done and the instruction it wraps (the root of the wrapped
+// computation of the `async-start(...), calls=` form) are one operation: neither executes
+// before the other (XLA's kIsSame; a short form such as `fusion-start` wraps no instruction of
+// its own). Everything else the wrapped computation holds maps to the start, as above.
+// Constraint() gives XLA's HloOrdering::GetExecutionConstraint for a pair
+// (xla/hlo/analysis/hlo_ordering.cc at ROCm/xla 183fa00cb5), and ExecutesBefore is true for its
+// three "before" answers but one: an instruction of a conditional's branch is kRunBeforeEnd of
+// the conditional itself (it finishes first), where ExecutesBefore stays false (XLA: true), a
+// pinned difference (docs/xla_buffer_semantics_tests.md, hlo_ordering_test.cc). One of a loop's
+// body or a call's callee is unordered with its while or call, as in XLA.
 //
 // Cost: one topological numbering of every computation at Run. Reachability in dependency
 // order is answered from a bitset of ancestors per instruction for computations of up to
@@ -46,6 +56,19 @@
 
 namespace hloscope {
 
+// XLA's HloOrdering::ExecutionConstraint: how a runs relative to b.
+enum class ExecutionConstraint : uint8_t {
+  kIsSame,              // the same instruction, or an async op and the instruction it wraps
+  kRunBeforeStart,      // a finishes before b starts
+  kRunBeforeEnd,        // a finishes before b ends (a nested in b's conditional, say)
+  kRunExclusiveBefore,  // a and b in different branches of one conditional, a's branch first
+  kRunExclusiveAfter,   // the same, b's branch first
+  kRunAfter,            // b finishes before a starts (or a is b's conditional)
+  kUnordered,
+};
+// "is-same", "run-before-start", ...: the words `hlo-opt --ordering-query` prints.
+const char* ExecutionConstraintName(ExecutionConstraint c);
+
 class ExecutionOrdering {
  public:
   // Computations up to this many instructions answer reachability from bitsets.
@@ -56,8 +79,14 @@ class ExecutionOrdering {
 
   bool sequential() const { return sequential_; }
 
-  // a finishes before b starts (false for a == b).
+  // a finishes before b starts or ends: Constraint(a, b) is kRunBeforeStart, kRunBeforeEnd or
+  // kRunExclusiveBefore, except a in a branch of the conditional b (above); false for a == b.
   bool ExecutesBefore(const Instruction& a, const Instruction& b) const;
+  ExecutionConstraint Constraint(const Instruction& a, const Instruction& b) const;
+
+  // The instruction an async-start, -update or -done wraps (its chain's `calls=` computation's
+  // root, for the plain `async-start` form), or nullptr.
+  static const Instruction* AsyncWrappedInstruction(const Instruction& op);
 
   // a and b are in different branches of one conditional (directly or nested): never both run.
   bool MutuallyExclusive(const Instruction& a, const Instruction& b) const;

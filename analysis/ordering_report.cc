@@ -38,13 +38,16 @@ absl::StatusOr<std::vector<const Instruction*>> SelectedInstructions(
   return out;
 }
 
+const char* Bool(bool b) { return b ? "true" : "false"; }
+
+}  // namespace
+
 std::string UseText(const ValueUse& use) {
   return fmt::format("{} operand {} {}", use.instruction->name(), use.operand_number,
                      ShapeIndexToString(use.operand_index));
 }
 
-// Why a live range is not strictly before b's definition, in words.
-std::string ReasonText(const LiveRangeOrder& o, const HloValue& b) {
+std::string LiveRangeReasonText(const LiveRangeOrder& o, const HloValue& b) {
   switch (o.rule) {
     case LiveRangeRule::kBefore:
       return "";
@@ -65,10 +68,6 @@ std::string ReasonText(const LiveRangeOrder& o, const HloValue& b) {
   }
   return "";
 }
-
-const char* Bool(bool b) { return b ? "true" : "false"; }
-
-}  // namespace
 
 absl::StatusOr<std::string> PrintOrdering(const Module& module,
                                           const OrderingPrintOptions& options) {
@@ -135,7 +134,7 @@ absl::StatusOr<std::string> PrintOrdering(const Module& module,
       out += fmt::format("defined-before({}, {}): {}\n", va.ToString(), vb.ToString(),
                          Bool(live.IsDefinedBefore(a, b)));
       out += fmt::format("live-range-strictly-before({}, {}): {}{}\n", va.ToString(), vb.ToString(),
-                         Bool(o.before()), ReasonText(o, vb));
+                         Bool(o.before()), LiveRangeReasonText(o, vb));
       out += fmt::format("may-interfere({}, {}): {}\n", va.ToString(), vb.ToString(),
                          Bool(live.MayInterfere(a, b)));
     }

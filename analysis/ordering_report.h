@@ -19,6 +19,7 @@
 
 #include "absl/status/statusor.h"
 #include "analysis/dataflow_options.h"
+#include "analysis/value_liveness.h"
 #include "hlo/module.h"
 
 namespace hloscope {
@@ -39,6 +40,12 @@ struct OrderingPrintOptions {
 //   same-buffer-interference(buffer 2: constant1{}, while{0} (phi))
 absl::StatusOr<std::string> PrintOrdering(const Module& module,
                                           const OrderingPrintOptions& options);
+
+// A use as the printers write it: "add operand 1 {}".
+std::string UseText(const ValueUse& use);
+// Why a live range is not strictly before b's definition, as the printers append it to `false`
+// (" (read by add operand 1 {} not before b{})"); "" for kBefore.
+std::string LiveRangeReasonText(const LiveRangeOrder& o, const HloValue& b);
 
 // Each instruction's in-place pairs, then can-share-operand-buffer for every operand, operand
 // index and output index of every instruction that has operands.

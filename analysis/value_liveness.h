@@ -85,6 +85,15 @@ class ValueLiveness {
 
   // a's live range ends before b is defined (rules above); the first rule that fails.
   LiveRangeOrder StrictlyBefore(ValueId a, ValueId b) const;
+  // One use of `a` (the value at the operand position `use` reads) against b's definition:
+  // kBefore when the read comes first by the rules above, else the rule that failed. What XLA's
+  // UsesBeforeValueDefinition asks of each use it is given (`hlo-opt --ordering-query`); `use`
+  // must outlive the answer, which points at it.
+  LiveRangeOrder UseBeforeDefinition(ValueId a, const ValueUse& use, ValueId b) const {
+    LiveRangeOrder out;
+    if (!UseBefore(flow_.value(a), use, flow_.value(b), out)) return out;
+    return {};
+  }
   // a is defined before b: b's defining instruction runs after a's, or b is a phi of a while
   // or conditional result and a is defined inside that loop or branch (XLA's IsDefinedBefore).
   bool IsDefinedBefore(ValueId a, ValueId b) const {

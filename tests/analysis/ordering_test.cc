@@ -315,7 +315,10 @@ ENTRY main {
 }
 
 // async-update and async-done name the computation their start runs without running it: the
-// wrapped computation has one caller, the start, so what it does is ordered with the rest.
+// wrapped computation has one caller, the start, so what it does is ordered with the rest. The
+// wrapped op itself (the computation's root) is the async op: as in XLA's GetExecutionConstraint
+// (kIsSame, xla/hlo/analysis/hlo_ordering.cc at ROCm/xla 183fa00cb5) it is not before the done,
+// which it was here before (the done's value then counted as defined after the op's own).
 TEST(OrderingTest, AsyncWrappedComputationRunsAtItsStart) {
   auto m = Parse(R"(
 HloModule m
@@ -339,7 +342,110 @@ ENTRY main {
   EXPECT_EQ(o->CallerOf(*m->FindComputation("wrapped")), Find(*m, "main", "s"));
   EXPECT_TRUE(o->ExecutesBefore(*Find(*m, "main", "before"), w));
   EXPECT_TRUE(o->ExecutesBefore(w, *Find(*m, "main", "after")));
-  EXPECT_TRUE(o->ExecutesBefore(w, *Find(*m, "main", "d")));
+  EXPECT_FALSE(o->ExecutesBefore(w, *Find(*m, "main", "d")));
+  for (const char* op : {"s", "u", "d"}) {
+    SCOPED_TRACE(op);
+    const Instruction& async = *Find(*m, "main", op);
+    EXPECT_EQ(ExecutionOrdering::AsyncWrappedInstruction(async), &w);
+    EXPECT_EQ(o->Constraint(async, w), ExecutionConstraint::kIsSame);
+    EXPECT_EQ(o->Constraint(w, async), ExecutionConstraint::kIsSame);
+    EXPECT_FALSE(o->ExecutesBefore(w, async));
+    EXPECT_FALSE(o->ExecutesBefore(async, w));
+  }
+  // The wrapped computation's parameter is not the wrapped op: it maps to the start.
+  const Instruction& wp = *Find(*m, "wrapped", "wp");
+  EXPECT_EQ(o->Constraint(wp, *Find(*m, "main", "d")), ExecutionConstraint::kRunBeforeStart);
+  EXPECT_EQ(o->Constraint(*Find(*m, "main", "d"), wp), ExecutionConstraint::kRunAfter);
+  EXPECT_EQ(o->Constraint(wp, *Find(*m, "main", "s")), ExecutionConstraint::kUnordered);
+  EXPECT_EQ(ExecutionOrdering::AsyncWrappedInstruction(*Find(*m, "main", "after")), nullptr);
+}
+
+// A short form (`<op>-start`) wraps no instruction of its own: nothing is the same as it.
+TEST(OrderingTest, ShortAsyncFormWrapsNoInstruction) {
+  auto m = Parse(R"(
+HloModule m
+body {
+  bp = f32[4] parameter(0)
+  ROOT bn = f32[4] negate(bp)
+}
+ENTRY main {
+  p = f32[4] parameter(0)
+  s = ((f32[4]), f32[4], s32[]) fusion-start(p), kind=kLoop, calls=body
+  ROOT d = f32[4] fusion-done(s)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  auto o = Order(*m);
+  ASSERT_NE(o, nullptr);
+  EXPECT_EQ(ExecutionOrdering::AsyncWrappedInstruction(*Find(*m, "main", "s")), nullptr);
+  EXPECT_EQ(ExecutionOrdering::AsyncWrappedInstruction(*Find(*m, "main", "d")), nullptr);
+  EXPECT_NE(o->Constraint(*Find(*m, "body", "bn"), *Find(*m, "main", "d")),
+            ExecutionConstraint::kIsSame);
+}
+
+// XLA's constraints around a conditional: a branch ends before its conditional does
+// (kRunBeforeEnd; ExecutesBefore stays false there, the one pinned difference, ordering.h), the
+// conditional runs "after" what its branches hold, and branches are exclusive, the earlier slot
+// first. A while's condition runs before its body ends (and so executes before it); the body
+// and the while itself are unordered.
+TEST(OrderingTest, ConstraintsOfConditionalsAndLoops) {
+  auto m = Parse(R"(
+HloModule m
+br0 {
+  p0 = f32[4] parameter(0)
+  ROOT n0 = f32[4] negate(p0)
+}
+br1 {
+  p1 = f32[4] parameter(0)
+  ROOT n1 = f32[4] exponential(p1)
+}
+cond {
+  cp = (s32[]) parameter(0)
+  ci = s32[] get-tuple-element(cp), index=0
+  k = s32[] constant(3)
+  ROOT lt = pred[] compare(ci, k), direction=LT
+}
+body {
+  bp = (s32[]) parameter(0)
+  bi = s32[] get-tuple-element(bp), index=0
+  one = s32[] constant(1)
+  next = s32[] add(bi, one)
+  ROOT bt = (s32[]) tuple(next)
+}
+ENTRY main {
+  i = s32[] parameter(0)
+  x = f32[4] parameter(1)
+  c = f32[4] conditional(i, x, x), branch_computations={br0, br1}
+  t = (s32[]) tuple(i)
+  ROOT w = (s32[]) while(t), condition=cond, body=body
+}
+)");
+  ASSERT_NE(m, nullptr);
+  auto o = Order(*m);
+  ASSERT_NE(o, nullptr);
+  const Instruction& n0 = *Find(*m, "br0", "n0");
+  const Instruction& n1 = *Find(*m, "br1", "n1");
+  const Instruction& c = *Find(*m, "main", "c");
+  EXPECT_EQ(o->Constraint(n0, c), ExecutionConstraint::kRunBeforeEnd);
+  EXPECT_FALSE(o->ExecutesBefore(n0, c));
+  EXPECT_EQ(o->Constraint(c, n1), ExecutionConstraint::kRunAfter);
+  EXPECT_FALSE(o->ExecutesBefore(c, n1));
+  EXPECT_EQ(o->Constraint(n0, n1), ExecutionConstraint::kRunExclusiveBefore);
+  EXPECT_EQ(o->Constraint(n1, n0), ExecutionConstraint::kRunExclusiveAfter);
+  EXPECT_TRUE(o->ExecutesBefore(n0, n1));
+  EXPECT_FALSE(o->ExecutesBefore(n1, n0));
+  const Instruction& lt = *Find(*m, "cond", "lt");
+  const Instruction& next = *Find(*m, "body", "next");
+  const Instruction& w = *Find(*m, "main", "w");
+  EXPECT_EQ(o->Constraint(lt, next), ExecutionConstraint::kRunBeforeEnd);
+  EXPECT_TRUE(o->ExecutesBefore(lt, next));
+  EXPECT_EQ(o->Constraint(next, lt), ExecutionConstraint::kUnordered);
+  EXPECT_EQ(o->Constraint(next, w), ExecutionConstraint::kUnordered);
+  EXPECT_EQ(o->Constraint(*Find(*m, "main", "t"), next), ExecutionConstraint::kRunBeforeStart);
+  EXPECT_EQ(o->Constraint(next, *Find(*m, "main", "t")), ExecutionConstraint::kRunAfter);
+  EXPECT_EQ(o->Constraint(w, w), ExecutionConstraint::kIsSame);
+  EXPECT_STREQ(ExecutionConstraintName(ExecutionConstraint::kRunExclusiveAfter),
+               "run-exclusive-after");
 }
 
 // The printers name the instruction and the module the caller asked about, and no flag: a

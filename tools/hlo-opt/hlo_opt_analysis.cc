@@ -62,11 +62,44 @@ void AddAnalysisFlags(FlagTable& table, AnalysisFlags& flags) {
                }
                return absl::OkStatus();
              }});
+  table.Add({.names = {"--ordering-query"},
+             .value = FlagValue::kRequired,
+             .placeholder = "QUERY:ARGS",
+             .help = "Answer one ordering question, one line (repeat the flag for more;\n"
+                     "text only). A, B name instructions; a value V is NAME or\n"
+                     "NAME{INDEX} (the one value there); a use is NAME:OPERAND or\n"
+                     "NAME:OPERAND{INDEX}. Quote it: a shell expands {0,1}.\n"
+                     "  executes-before:A,B         A finishes before B starts\n"
+                     "  execution-constraint:A,B    XLA's word for them: is-same (an\n"
+                     "                              async op and the op it wraps),\n"
+                     "                              run-before-start, run-before-end,\n"
+                     "                              run-exclusive-before/-after\n"
+                     "                              (conditional branches), run-after,\n"
+                     "                              unordered\n"
+                     "  defined-before:V,W\n"
+                     "  live-range-strictly-before:V,W\n"
+                     "                              (with the reason when false)\n"
+                     "  may-interfere:V,W           whether V and W need storage at once\n"
+                     "  uses:V                      the uses of V\n"
+                     "  uses-before-def:V,USE,...   whether every USE is read before V\n"
+                     "                              is defined (the first one that is not)",
+             .handler = [&flags](std::optional<std::string_view> value) {
+               if (!value || value->empty()) {
+                 return FlagError(
+                     "option '--ordering-query' needs QUERY:ARGS, e.g. "
+                     "executes-before:a,b");
+               }
+               absl::StatusOr<OrderingQuery> query = ParseOrderingQuery(*value);
+               if (!query.ok()) return FlagError(StatusText(query.status()));
+               flags.ordering_queries.push_back(*std::move(query));
+               return absl::OkStatus();
+             }});
   table.Add({.names = {"--ssa-form"},
              .value = FlagValue::kRequired,
              .placeholder = "true|false",
-             .help = "Dataflow of --print-dataflow and --print-ordering: phi values at\n"
-                     "merge points (default true), or the union of what reaches them.",
+             .help = "Dataflow of --print-dataflow, --print-ordering and\n"
+                     "--ordering-query: phi values at merge points (default true), or\n"
+                     "the union of what reaches them.",
              .handler = [&flags](std::optional<std::string_view> value) {
                if (value != "true" && value != "false") {
                  return FlagError("option '--ssa-form' needs 'true' or 'false'");
@@ -76,6 +109,28 @@ void AddAnalysisFlags(FlagTable& table, AnalysisFlags& flags) {
              }});
 }
 
+namespace {
+
+// --ordering-query's lines, after the printers' reports.
+absl::Status AppendOrderingQueries(AnalysisCache& analyses, const AnalysisFlags& flags,
+                                   const DataflowOptions& dataflow, std::string& out) {
+  if (flags.ordering_queries.empty()) return absl::OkStatus();
+  if (flags.print.format == ReportFormat::kJson) {
+    return absl::InvalidArgumentError("--ordering-query prints text only; drop --format=json");
+  }
+  absl::StatusOr<const DataflowAnalysis*> flow = analyses.Dataflow(dataflow);
+  if (!flow.ok()) return flow.status();
+  absl::StatusOr<const ExecutionOrdering*> ordering = analyses.Ordering();
+  if (!ordering.ok()) return ordering.status();
+  absl::StatusOr<std::string> text =
+      AnswerOrderingQueries(**flow, **ordering, flags.ordering_queries);
+  if (!text.ok()) return text.status();
+  out += *text;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status AppendAnalysisReports(const Module& module, const AnalysisFlags& flags,
                                    std::string& out) {
   AnalysisCache analyses(module);
@@ -84,8 +139,8 @@ absl::Status AppendAnalysisReports(const Module& module, const AnalysisFlags& fl
 
 absl::Status AppendAnalysisReports(AnalysisCache& analyses, const AnalysisFlags& flags,
                                    std::string& out) {
-  if (!flags.ssa_form &&
-      (flags.print_buffers || (!flags.print_dataflow && !flags.print_ordering))) {
+  if (!flags.ssa_form && (flags.print_buffers || (!flags.print_dataflow && !flags.print_ordering &&
+                                                  flags.ordering_queries.empty()))) {
     return absl::InvalidArgumentError(
         "--ssa-form=false applies to --print-dataflow and --print-ordering only (buffers are "
         "always built from the SSA form)");
@@ -118,7 +173,7 @@ absl::Status AppendAnalysisReports(AnalysisCache& analyses, const AnalysisFlags&
       return absl::InvalidArgumentError(
           "--ordering-of names the instructions of --print-ordering or --print-sharing; give one");
     }
-    return absl::OkStatus();
+    return AppendOrderingQueries(analyses, flags, flow_print.dataflow, out);
   }
   if (flags.print.format == ReportFormat::kJson) {
     return absl::InvalidArgumentError(
@@ -144,7 +199,7 @@ absl::Status AppendAnalysisReports(AnalysisCache& analyses, const AnalysisFlags&
     if (!text.ok()) return with_flag(text.status());
     out += *text;
   }
-  return absl::OkStatus();
+  return AppendOrderingQueries(analyses, flags, flow_print.dataflow, out);
 }
 
 }  // namespace hloscope

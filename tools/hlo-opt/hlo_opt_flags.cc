@@ -194,17 +194,18 @@ MemoryDiffContext MemoryDiffContextOf(const HloOptFlags& f, bool input_seen) {
   c.files.insert(c.files.end(), f.more_inputs.begin(), f.more_inputs.end());
   c.output = f.output;
   c.xla_dump = f.xla_dump.enabled();
-  c.other_mode_flag = !f.passes.empty()           ? "--passes"
-                      : f.split_input_file        ? "--split-input-file"
-                      : f.stats                   ? "--stats"
-                      : f.check_in_place          ? "--check-in-place"
-                      : f.analysis.print_dataflow ? "--print-dataflow"
-                      : f.analysis.print_buffers  ? "--print-buffers"
-                      : f.analysis.print_ordering ? "--print-ordering"
-                      : f.analysis.print_sharing  ? "--print-sharing"
-                      : f.stage_costs.enabled     ? "--stage-costs"
-                      : f.copy_report.report      ? "--report"
-                                                  : "";
+  c.other_mode_flag = !f.passes.empty()                      ? "--passes"
+                      : f.split_input_file                   ? "--split-input-file"
+                      : f.stats                              ? "--stats"
+                      : f.check_in_place                     ? "--check-in-place"
+                      : f.analysis.print_dataflow            ? "--print-dataflow"
+                      : f.analysis.print_buffers             ? "--print-buffers"
+                      : f.analysis.print_ordering            ? "--print-ordering"
+                      : f.analysis.print_sharing             ? "--print-sharing"
+                      : !f.analysis.ordering_queries.empty() ? "--ordering-query"
+                      : f.stage_costs.enabled                ? "--stage-costs"
+                      : f.copy_report.report                 ? "--report"
+                                                             : "";
   return c;
 }
 

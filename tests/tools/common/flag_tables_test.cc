@@ -164,6 +164,7 @@ const std::map<std::string, std::string, std::less<>> kSamples = {
     {"--format", "json"},
     {"--input-format", "pb"},
     {"--ordering-of", "a,b"},
+    {"--ordering-query", "uses-before-def:v{0},u:1{0,1},w:0"},
     {"--ssa-form", "false"},
     {"--xla-buffer-assignment", "m-buffer-assignment.txt"},
     {"--output-format", "pbtxt"},
