@@ -8,6 +8,7 @@
 #include "analysis/value_liveness.h"
 #include "fmt/format.h"
 #include "hlo/computation.h"
+#include "support/option_error.h"
 #include "support/str_util.h"
 
 namespace hloscope {
@@ -54,8 +55,8 @@ const QuerySyntax& SyntaxOf(OrderingQueryKind kind) {
 }
 
 absl::Status QueryError(std::string_view text, std::string_view message) {
-  return absl::InvalidArgumentError(
-      fmt::format("option '--ordering-query' in '{}': {}", text, message));
+  return InvalidOptionError("option '", "ordering_query",
+                            fmt::format("' in '{}': {}", text, message));
 }
 
 // The arguments between commas outside braces ("a{0,1},b" is two).
@@ -207,8 +208,7 @@ class Resolver {
   }
 
   absl::Status Error(std::string_view message) const {
-    return absl::InvalidArgumentError(
-        fmt::format("--ordering-query '{}': {}", query_.text, message));
+    return InvalidOptionError("", "ordering_query", fmt::format(" '{}': {}", query_.text, message));
   }
 
  private:

@@ -7,6 +7,7 @@
 #include "analysis/ordering_report.h"
 #include "fmt/format.h"
 #include "support/status_text.h"
+#include "tools/hlo-opt/hlo_opt_option_flags.h"
 
 namespace hloscope {
 
@@ -90,7 +91,7 @@ void AddAnalysisFlags(FlagTable& table, AnalysisFlags& flags) {
                      "executes-before:a,b");
                }
                absl::StatusOr<OrderingQuery> query = ParseOrderingQuery(*value);
-               if (!query.ok()) return FlagError(StatusText(query.status()));
+               if (!query.ok()) return FlagError(StatusText(WithHloOptFlag(query.status())));
                flags.ordering_queries.push_back(*std::move(query));
                return absl::OkStatus();
              }});
@@ -124,7 +125,7 @@ absl::Status AppendOrderingQueries(AnalysisCache& analyses, const AnalysisFlags&
   if (!ordering.ok()) return ordering.status();
   absl::StatusOr<std::string> text =
       AnswerOrderingQueries(**flow, **ordering, flags.ordering_queries);
-  if (!text.ok()) return text.status();
+  if (!text.ok()) return WithHloOptFlag(text.status());
   out += *text;
   return absl::OkStatus();
 }

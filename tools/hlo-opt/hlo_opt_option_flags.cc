@@ -20,6 +20,7 @@ const std::vector<OptionFlag>& HloOptOptionFlags() {
       {"opportunities", "--opportunities", "--opportunities"},
       {"assume_donated", "--assume-donated", "--assume-donated"},
       {"memory_model", "--memory-model", "--memory-model"},
+      {"ordering_query", "--ordering-query", "--ordering-query"},
   };
   return kFlags;
 }
