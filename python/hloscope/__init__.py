@@ -335,12 +335,14 @@ def _literal_text(value):
         if value in (float("inf"), float("-inf")):
             return "inf" if value > 0 else "-inf"
         return repr(value)
+    if isinstance(value, complex):
+        return f"({_literal_text(value.real)}, {_literal_text(value.imag)})"
     if isinstance(value, tuple):
         return "(" + ", ".join(_literal_text(v) for v in value) + ")"
     if isinstance(value, list):
         return "{" + ", ".join(_literal_text(v) for v in value) + "}"
-    raise UsageError(f"an argument holds a {type(value).__name__}: give nested lists of "
-                     f"bool, int or float, a tuple for a tuple parameter, or HLO literal text")
+    raise UsageError(f"an argument holds {type(value).__name__!r}: give nested lists of bool, "
+                     f"int, float or complex, a tuple for a tuple parameter, or HLO literal text")
 
 
 def _argument_texts(arguments):
