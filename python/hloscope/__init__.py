@@ -22,7 +22,8 @@ __all__ = [
     "HloError", "UsageError", "load", "load_dump", "memory_report", "Module", "Computation",
     "Instruction", "MemoryReport", "PassResult", "DumpDirectory", "DumpModule", "Record",
     "Table", "simulate_pipeline", "PipelineSimulation", "write_schedule_csv",
-    "compare_pipelines", "PipelineComparison", "memory_diff", "MemoryDiff",
+    "compare_pipelines", "PipelineComparison", "memory_diff", "MemoryDiff", "OrderingAnswer",
+    "RunComparison",
 ]
 
 
@@ -285,8 +286,17 @@ class Module:
         replicas. Options and arguments as run(); other may be anything load() reads."""
         if not isinstance(other, Module):
             other = load(other)
-        return Record(self._impl.compare(other._impl, _run_args(options),
-                                         _argument_texts(arguments)))
+        return RunComparison(self._impl.compare(other._impl, _run_args(options),
+                                                _argument_texts(arguments)))
+
+
+class OrderingAnswer(Record):
+    """One answer of Module.ordering_query: query, kind, line (hlo-opt's), answer, reason,
+    live_out."""
+
+
+class RunComparison(Record):
+    """Module.compare's result: equal, difference, elements, mode_a, mode_b, replicas."""
 
 
 # The answer part of each query's line, after "KIND(SUBJECT): " (analysis/ordering_query.h).
@@ -311,7 +321,7 @@ def _ordering_answer(query, line):
         record["answer"] = [] if answer_text == "none" else answer_text.split(", ")
     else:
         record["answer"] = answer_text
-    return Record(record)
+    return OrderingAnswer(record)
 
 
 def _run_args(options):

@@ -48,6 +48,7 @@ def test_every_query_kind_answers_as_the_cli():
 def test_answers_are_python_values():
     m = hloscope.load(WHILE)
     r = m.ordering_query("executes-before:constant,add")
+    assert isinstance(r, hloscope.OrderingAnswer)
     assert (r.query, r.kind, r.answer, r.reason, r.live_out) == (
         "executes-before:constant,add", "executes-before", True, None, None)
     assert m.ordering_query("executes-before:add,constant").answer is False

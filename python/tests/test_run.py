@@ -157,6 +157,7 @@ def test_compare_as_hlo_run(tmp_path, hlo_run):
     b.write_text(ADD.replace("add(a, b)", "subtract(a, b)"))
     m = hloscope.load(a)
     same = m.compare(m.run_passes("copy-insertion").module, seed=2)
+    assert isinstance(same, hloscope.RunComparison)
     assert (same.equal, same.difference, same.elements) == (True, None, 4)
     assert (same.mode_a, same.mode_b) == ("value", "buffer")
     differ = m.compare(b, seed=2, mode_a="buffer")
