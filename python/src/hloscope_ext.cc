@@ -703,7 +703,7 @@ std::unique_ptr<Module> RunnableCopy(const PyModule& m, const RunFlags& flags) {
   if (flags.assume_donated) {
     absl::StatusOr<DonationResult> d = AssumeDonated(**copy, *flags.assume_donated);
     if (!d.ok()) {
-      RaiseUsage("option 'assume_donated': " + std::string(StatusText(d.status())));
+      RaiseUsage("option '--assume-donated': " + std::string(StatusText(d.status())));
     }
   }
   return *std::move(copy);

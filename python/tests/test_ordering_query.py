@@ -121,6 +121,25 @@ def test_names_the_module_lacks_are_hlo_errors(query):
     assert cli == "hlo-opt: error: " + e.value.message.replace("ordering_query", "--ordering-query", 1)
 
 
+def test_bitcast_defines_value_as_the_cli(tmp_path):
+    path = tmp_path / "bitcast.hlo"
+    path.write_text("""HloModule bitcast
+
+ENTRY e {
+  p = f32[4] parameter(0)
+  b = f32[2,2] bitcast(p)
+  ROOT n = f32[2,2] negate(b)
+}
+""")
+    m = hloscope.load(path)
+    alias = m.ordering_query("uses:b")
+    defines = m.ordering_query("uses:b", bitcast_defines_value=True)
+    assert alias.line == "uses(p{}): n operand 0 {}"  # the bitcast's value is p's
+    assert defines.line == "uses(b{}): n operand 0 {}"
+    assert defines.line == cli_lines(path, ["uses:b"], "--bitcast-defines-value=true")[0]
+    assert alias.line == cli_lines(path, ["uses:b"])[0]
+
+
 def test_ordering_queries_takes_a_list():
     m = hloscope.load(WHILE)
     with pytest.raises(TypeError):

@@ -143,6 +143,29 @@ def test_bad_arguments_are_usage_errors(arguments, message):
         hloscope.load(ADD).run("{1, 2, 3, 4}")
 
 
+def test_token_and_dynamic_outputs():
+    # A token is None; a bounded dynamic array gives the elements inside its size.
+    m = hloscope.load("""HloModule tok
+
+ENTRY e {
+  p = f32[4] parameter(0)
+  t = token[] after-all()
+  n = s32[] constant(3)
+  d = f32[<=4] set-dimension-size(p, n), dimensions={0}
+  ROOT r = (f32[<=4], token[]) tuple(d, t)
+}
+""")
+    assert m.run([[1, 2, 3, 4]]) == ([1.0, 2.0, 3.0], None)
+
+
+def test_bad_donation_is_hlo_runs_message(tmp_path, hlo_run):
+    path = tmp_path / "add.hlo"
+    path.write_text(ADD)
+    with pytest.raises(hloscope.UsageError) as e:
+        hloscope.load(path).run(assume_donated="9")
+    assert run_text(hlo_run, path, "--assume-donated=9", ok=False) == f"hlo-run: error: {e.value}"
+
+
 def test_run_leaves_the_module_as_loaded():
     m = hloscope.load(ADD)
     before = m.print()
@@ -168,6 +191,12 @@ def test_compare_as_hlo_run(tmp_path, hlo_run):
     assert done.stdout == f"outputs differ: {a} (buffer) vs {b} (buffer): {differ.difference}\n"
     # Given arguments: a + b and a - b agree where b is zero.
     assert m.compare(b, [[1, 2, 3, 4], [0, 0, 0, 0]]).equal
+
+
+def test_compare_refusals_are_the_interpreters():
+    with pytest.raises(hloscope.HloError, match=r"runs rng only with a seed .*\(rng_seed=N\)$"):
+        hloscope.load(RNG).compare(hloscope.load(RNG))
+    assert hloscope.load(RNG).compare(hloscope.load(RNG), rng_seed=1).equal
 
 
 def test_compare_refuses_other_parameters():
