@@ -22,7 +22,8 @@ __all__ = [
     "HloError", "UsageError", "load", "load_dump", "memory_report", "Module", "Computation",
     "Instruction", "MemoryReport", "PassResult", "DumpDirectory", "DumpModule", "Record",
     "Table", "simulate_pipeline", "PipelineSimulation", "write_schedule_csv",
-    "compare_pipelines", "PipelineComparison", "memory_diff", "MemoryDiff",
+    "compare_pipelines", "PipelineComparison", "memory_diff", "MemoryDiff", "OrderingAnswer",
+    "RunComparison",
 ]
 
 
@@ -239,6 +240,127 @@ class Module:
     def buffers(self, bitcast_defines_value=False):
         """hlo-opt --print-buffers --format=json: the buffers with their values."""
         return Record(self._impl.buffers(bitcast_defines_value=bitcast_defines_value))
+
+    def ordering_query(self, query, *, ssa_form=True, bitcast_defines_value=False):
+        """hlo-opt --ordering-query=QUERY: one question to XLA's ordering, as a Record.
+
+        query is the flag's value ("executes-before:a,b", "may-interfere:x{0},y",
+        "uses-before-def:v,add:1" ...; analysis/ordering_query.h). The Record has query (as
+        given), kind, line (hlo-opt's line), answer (a bool; execution-constraint's word as a
+        str; for uses, the list of uses), reason (why a live range is not before, or None) and
+        live_out (uses only). ssa_form=False asks of the union-form dataflow (--ssa-form=false).
+        A malformed query raises UsageError, a name the module lacks HloError.
+        """
+        return self.ordering_queries([query], ssa_form=ssa_form,
+                                     bitcast_defines_value=bitcast_defines_value)[0]
+
+    def ordering_queries(self, queries, *, ssa_form=True, bitcast_defines_value=False):
+        """Several ordering_query questions with one analysis: a Table, one Record each."""
+        if isinstance(queries, str):
+            raise TypeError("ordering_queries takes a list of queries (ordering_query takes one)")
+        queries = list(queries)
+        lines = self._impl.ordering_queries(queries, ssa_form=ssa_form,
+                                            bitcast_defines_value=bitcast_defines_value)
+        return Table([_ordering_answer(q, line) for q, line in zip(queries, lines)])
+
+    def run(self, arguments=None, **options):
+        """hlo-run: runs the module on the reference interpreter and returns its output.
+
+        arguments: one per entry parameter, each nested lists of numbers/bools (a tuple
+        parameter a Python tuple) or a str in HLO literal syntax (a line of hlo-run --inputs);
+        None gives hlo-run's seeded random arguments. Each keyword is one of hlo-run's flags
+        spelled with _: seed, mode ("value" or "buffer"), max_steps, max_bytes, rng_seed,
+        host_io, elided_constants, custom_calls, mixed_precision, rng_default,
+        rng_empty_range, replicas, bitcast_defines_value, assume_donated. The output is nested
+        lists of int/float/bool/complex, a tuple for a tuple, None for a token; with replicas
+        a list of each replica's. What the interpreter refuses raises HloError with its
+        message (naming the keyword that would lift a limit); a bad option or argument
+        raises UsageError.
+        """
+        return self._impl.run(_run_args(options), _argument_texts(arguments))
+
+    def compare(self, other, arguments=None, **options):
+        """hlo-run --compare: this module (mode_a, default "value") and other (mode_b, default
+        "buffer") on the same arguments, as a Record: equal, difference (hlo-run's words for
+        the first difference, or None), elements (compared, when equal), mode_a, mode_b,
+        replicas. Options and arguments as run(); other may be anything load() reads."""
+        if not isinstance(other, Module):
+            other = load(other)
+        return RunComparison(self._impl.compare(other._impl, _run_args(options),
+                                                _argument_texts(arguments)))
+
+
+class OrderingAnswer(Record):
+    """One answer of Module.ordering_query: query, kind, line (hlo-opt's), answer, reason,
+    live_out."""
+
+
+class RunComparison(Record):
+    """Module.compare's result: equal, difference, elements, mode_a, mode_b, replicas."""
+
+
+# The answer part of each query's line, after "KIND(SUBJECT): " (analysis/ordering_query.h).
+_BOOL_QUERIES = ("executes-before", "defined-before", "live-range-strictly-before",
+                 "may-interfere", "uses-before-def")
+
+
+def _ordering_answer(query, line):
+    kind = query.split(":", 1)[0]
+    answer_text = line.split("): ", 1)[1]
+    record = {"query": query, "kind": kind, "line": line, "answer": None, "reason": None,
+              "live_out": None}
+    if kind in _BOOL_QUERIES:
+        word, _, reason = answer_text.partition(" ")
+        record["answer"] = word == "true"
+        if reason:
+            record["reason"] = reason[1:-1]  # " (why)" without its parentheses
+    elif kind == "uses":
+        record["live_out"] = answer_text.endswith(" (live out)")
+        if record["live_out"]:
+            answer_text = answer_text[:-len(" (live out)")]
+        record["answer"] = [] if answer_text == "none" else answer_text.split(", ")
+    else:
+        record["answer"] = answer_text
+    return OrderingAnswer(record)
+
+
+def _run_args(options):
+    options = dict(options)
+    if isinstance(options.get("bitcast_defines_value"), bool):
+        options["bitcast_defines_value"] = "true" if options["bitcast_defines_value"] else "false"
+    return _flag_args(options)
+
+
+def _literal_text(value):
+    """A Python value in HLO literal syntax, for a parameter of any shape."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if value != value:
+            return "nan"
+        if value in (float("inf"), float("-inf")):
+            return "inf" if value > 0 else "-inf"
+        return repr(value)
+    if isinstance(value, complex):
+        return f"({_literal_text(value.real)}, {_literal_text(value.imag)})"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_literal_text(v) for v in value) + ")"
+    if isinstance(value, list):
+        return "{" + ", ".join(_literal_text(v) for v in value) + "}"
+    raise UsageError(f"an argument holds {type(value).__name__!r}: give nested lists of bool, "
+                     f"int, float or complex, a tuple for a tuple parameter, or HLO literal text")
+
+
+def _argument_texts(arguments):
+    if arguments is None:
+        return None
+    if isinstance(arguments, (str, bytes)) or not hasattr(arguments, "__iter__"):
+        raise TypeError("arguments is a list with one value per entry parameter")
+    return [_literal_text(a) for a in arguments]
 
 
 def _flag_args(options):

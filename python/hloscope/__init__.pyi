@@ -1,6 +1,6 @@
 # Type stubs of the hloscope package (docs/python.md describes every object and field).
 import os
-from typing import Any, Iterator, Optional, Protocol, Union
+from typing import Any, Iterable, Iterator, Optional, Protocol, Sequence, Union
 
 class HloError(Exception):
     message: str
@@ -70,6 +70,34 @@ class Module:
     def run_passes(self, passes: str) -> PassResult: ...
     def dataflow(self, bitcast_defines_value: bool = ...) -> Record: ...
     def buffers(self, bitcast_defines_value: bool = ...) -> Record: ...
+    def ordering_query(self, query: str, *, ssa_form: bool = ...,
+                       bitcast_defines_value: bool = ...) -> OrderingAnswer: ...
+    def ordering_queries(self, queries: Iterable[str], *, ssa_form: bool = ...,
+                         bitcast_defines_value: bool = ...) -> Table: ...
+    def run(self, arguments: Optional[Sequence[Any]] = ..., **options: Any) -> Any: ...
+    def compare(self, other: Union[Module, str, bytes, os.PathLike[str]],
+                arguments: Optional[Sequence[Any]] = ..., **options: Any) -> RunComparison: ...
+
+class OrderingAnswer(Record):
+    # hlo-opt --ordering-query's answer: the query as given, its kind, the CLI's line, the
+    # answer (bool; execution-constraint's word; the list of uses), the reason a live range is
+    # not before (or None) and, for uses, whether the value is live out.
+    query: str
+    kind: str
+    line: str
+    answer: Union[bool, str, list[str]]
+    reason: Optional[str]
+    live_out: Optional[bool]
+
+class RunComparison(Record):
+    # hlo-run --compare: whether the outputs match, hlo-run's first difference (or None), the
+    # elements compared when they match, and the modes and replicas of the run.
+    equal: bool
+    difference: Optional[str]
+    elements: Optional[int]
+    mode_a: str
+    mode_b: str
+    replicas: int
 
 class PassResult:
     module: Module

@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,6 +14,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_split.h"
+#include "analysis/analysis_cache.h"
 #include "analysis/dataflow_report.h"
 #include "analysis/dataflow_report.pb.h"
 #include "analysis/memory/memory_comparison.h"
@@ -22,6 +25,12 @@
 #include "analysis/memory/memory_report.pb.h"
 #include "analysis/memory/memory_report_printers.h"
 #include "analysis/memory/xla_buffer_assignment.h"
+#include "analysis/ordering_query.h"
+#include "eval/evaluator.h"
+#include "eval/host_io.h"
+#include "eval/literal.h"
+#include "eval/replicas.h"
+#include "fmt/format.h"
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
 #include "hlo/module.h"
@@ -40,7 +49,9 @@
 #include "pipeline/schedule.h"
 #include "pipeline/schedule_csv.h"
 #include "pipeline/trace_json.h"
+#include "python/src/literal_to_python.h"
 #include "python/src/proto_to_python.h"
+#include "support/option_error.h"
 #include "support/status_text.h"
 #include "tools/common/file_io.h"
 #include "tools/common/flag_table.h"
@@ -51,6 +62,7 @@
 #include "tools/hlo-opt/hlo_opt_memory.h"
 #include "tools/hlo-pipeline/hlo_pipeline_flags.h"
 #include "tools/hlo-pipeline/hlo_pipeline_run.h"
+#include "tools/hlo-run/hlo_run_flags.h"
 
 namespace py = pybind11;
 
@@ -586,6 +598,260 @@ py::tuple ComparePipelines(const std::vector<std::string>& args) {
                         runs);
 }
 
+// hlo-opt --ordering-query=Q for each query (analysis/ordering_query.h): the line each answer
+// prints, in order. A malformed query is a UsageError; a name, index or operand the module
+// lacks (or a position holding several values in the union form) an HloError. The library
+// names the option ordering_query, which is the Python method's name too.
+std::vector<std::string> OrderingQueries(const PyModule& m, const std::vector<std::string>& texts,
+                                         bool ssa_form, bool bitcast_defines_value) {
+  auto python_spelling = [](std::string_view option) { return std::string(option); };
+  std::vector<OrderingQuery> queries;
+  for (const std::string& text : texts) {
+    absl::StatusOr<OrderingQuery> q = ParseOrderingQuery(text);
+    if (!q.ok()) RaiseUsage(StatusText(RespellOption(q.status(), python_spelling)));
+    queries.push_back(*std::move(q));
+  }
+  absl::Status error;
+  std::string text;
+  {
+    py::gil_scoped_release release;
+    error = [&]() -> absl::Status {
+      AnalysisCache analyses(*m.module);
+      DataflowOptions options;
+      options.ssa_form = ssa_form;
+      options.bitcast_defines_value = bitcast_defines_value;
+      absl::StatusOr<const DataflowAnalysis*> flow = analyses.Dataflow(options);
+      if (!flow.ok()) return flow.status();
+      absl::StatusOr<const ExecutionOrdering*> ordering = analyses.Ordering();
+      if (!ordering.ok()) return ordering.status();
+      absl::StatusOr<std::string> answered = AnswerOrderingQueries(**flow, **ordering, queries);
+      if (!answered.ok()) return RespellOption(answered.status(), python_spelling);
+      text = *std::move(answered);
+      return absl::OkStatus();
+    }();
+  }
+  if (!error.ok()) Raise(error, "analysis");
+  std::vector<std::string> lines;
+  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
+    lines.emplace_back(line);
+  }
+  return lines;
+}
+
+// The keyword of Module.run that lifts an interpreter's refusal (the EvalOptions field it
+// records, support/option_error.h), as hlo-run names its flag.
+std::string RunKeywordOf(std::string_view option) {
+  return option == "rng_seed"           ? "rng_seed=N"
+         : option == "host_io"          ? "host_io=\"seeded\""
+         : option == "max_bytes"        ? "max_bytes"
+         : option == "max_steps"        ? "max_steps"
+         : option == "elided_constants" ? "elided_constants=\"seeded\""
+         : option == "custom_calls"     ? "custom_calls=\"opaque\""
+         : option == "mixed_precision"  ? "mixed_precision=\"convert\""
+         : option == "rng_default"      ? "rng_default=\"philox\""
+         : option == "rng_empty_range"  ? "rng_empty_range=\"backend\""
+                                        : "";
+}
+
+[[noreturn]] void RaiseCannotRun(const absl::Status& s) {
+  Raise(RespellOption(s, RunKeywordOf), "run");
+}
+
+// hlo-run's flags in `args`, parsed by its own table; the ones about files and printing are
+// the CLI's business (`what` names the call in the message).
+RunFlags ParseRunArgs(const std::vector<std::string>& args, std::string_view what) {
+  RunFlags f;
+  std::vector<std::string> storage = {"hloscope"};
+  for (const std::string& a : args) storage.push_back(a);
+  std::vector<char*> argv;
+  for (std::string& a : storage) argv.push_back(a.data());
+  if (absl::Status s = RunFlagTable(f).Parse(static_cast<int>(argv.size()), argv.data()); !s.ok()) {
+    RaiseUsage(StatusText(s));
+  }
+  if (f.compare || f.split_input_file || f.jobs != 0 || !f.inputs.empty() || f.print_all ||
+      f.help || !f.files.empty()) {
+    RaiseUsage(std::string(what) +
+               " takes hlo-run's run options (not compare, split_input_file, jobs, inputs, "
+               "print_all or help: the arguments are the call's, the outputs its result)");
+  }
+  return f;
+}
+
+eval::EvalOptions RunOptions(const RunFlags& flags, eval::EvalMode mode) {
+  eval::EvalOptions options;
+  options.mode = mode;
+  options.dataflow = flags.dataflow;
+  options.max_bytes = flags.max_bytes;
+  options.max_steps = flags.max_steps;
+  options.rng_seed = flags.rng_seed;
+  options.host_io = flags.host_io;
+  options.host_io_seed = flags.seed;
+  options.elided_constants = flags.elided_constants;
+  options.elided_constants_seed = flags.seed;
+  options.custom_calls = flags.custom_calls;
+  options.mixed_precision = flags.mixed_precision;
+  options.rng_default = flags.rng_default;
+  options.rng_empty_range = flags.rng_empty_range;
+  return options;
+}
+
+// A fresh copy of the module with hlo-run's --assume-donated applied (the run's buffer mode
+// gives a donated parameter's storage to its output); the Python Module stays as loaded.
+std::unique_ptr<Module> RunnableCopy(const PyModule& m, const RunFlags& flags) {
+  absl::StatusOr<std::unique_ptr<Module>> copy = Reparse(m);
+  if (!copy.ok()) Raise(copy.status(), "parse");
+  if (flags.assume_donated) {
+    absl::StatusOr<DonationResult> d = AssumeDonated(**copy, *flags.assume_donated);
+    if (!d.ok()) {
+      RaiseUsage("option '--assume-donated': " + std::string(StatusText(d.status())));
+    }
+  }
+  return *std::move(copy);
+}
+
+// The entry's arguments: `texts` parsed against the parameters' shapes (the literal syntax of
+// hlo-run --inputs, one per parameter), or seeded random ones as hlo-run makes them.
+std::vector<eval::Literal> RunArguments(const Module& module,
+                                        const std::optional<std::vector<std::string>>& texts,
+                                        uint64_t seed) {
+  if (!texts) return eval::RandomArguments(module, seed);
+  const Computation& entry = *module.entry();
+  if (static_cast<int64_t>(texts->size()) != entry.parameter_count()) {
+    RaiseUsage(fmt::format("{} arguments for {} entry parameters", texts->size(),
+                           entry.parameter_count()));
+  }
+  std::vector<eval::Literal> args;
+  for (size_t i = 0; i < texts->size(); ++i) {
+    const Instruction& p = *entry.parameter(static_cast<int64_t>(i));
+    absl::StatusOr<eval::Literal> lit = eval::ParseLiteral((*texts)[i], p.shape());
+    if (!lit.ok()) {
+      RaiseUsage(fmt::format("argument {} ({}): {}", i, p.shape().ToString(false),
+                             StatusText(lit.status())));
+    }
+    args.push_back(*std::move(lit));
+  }
+  return args;
+}
+
+// One argument list per replica (seed + R, as hlo-run --replicas gives them; the same given
+// arguments to each), or one without replicas.
+std::vector<std::vector<eval::Literal>> ReplicaArguments(
+    const Module& module, const std::optional<std::vector<std::string>>& texts,
+    const RunFlags& flags) {
+  std::vector<std::vector<eval::Literal>> args;
+  for (int64_t r = 0; r < std::max<int64_t>(flags.replicas, 1); ++r) {
+    args.push_back(RunArguments(module, texts, flags.seed + static_cast<uint64_t>(r)));
+  }
+  return args;
+}
+
+// Runs `module` as hlo-run does: each replica's output (one without replicas).
+absl::StatusOr<std::vector<eval::Literal>> Execute(
+    const Module& module, const std::vector<std::vector<eval::Literal>>& args,
+    const RunFlags& flags, eval::EvalMode mode, std::vector<eval::OutsideWrite>* writes) {
+  eval::EvalOptions options = RunOptions(flags, mode);
+  options.outside_writes = writes;
+  if (flags.replicas > 0) return eval::EvaluateReplicas(module, args, options);
+  absl::StatusOr<eval::Literal> out = eval::Evaluate(module, args[0], options);
+  if (!out.ok()) return out.status();
+  std::vector<eval::Literal> outs;
+  outs.push_back(*std::move(out));
+  return outs;
+}
+
+// hlo-run FILE [--inputs] with the flags in `args`: the output as Python values, or with
+// replicas a list of each replica's.
+py::object RunModule(const PyModule& m, const std::vector<std::string>& args,
+                     const std::optional<std::vector<std::string>>& arguments) {
+  const RunFlags flags = ParseRunArgs(args, "run");
+  std::unique_ptr<Module> module = RunnableCopy(m, flags);
+  if (absl::Status s = eval::CheckRunnable(*module, RunOptions(flags, flags.mode)); !s.ok()) {
+    RaiseCannotRun(s);
+  }
+  const std::vector<std::vector<eval::Literal>> inputs =
+      ReplicaArguments(*module, arguments, flags);
+  absl::StatusOr<std::vector<eval::Literal>> outs;
+  {
+    py::gil_scoped_release release;
+    std::vector<eval::OutsideWrite> writes;  // host_io="seeded": not returned yet (docs/python.md)
+    outs = Execute(*module, inputs, flags, flags.mode, &writes);
+  }
+  if (!outs.ok()) RaiseCannotRun(outs.status());
+  if (flags.replicas == 0) return LiteralToPython(outs->front());
+  py::list replicas;
+  for (const eval::Literal& out : *outs) replicas.append(LiteralToPython(out));
+  return replicas;
+}
+
+std::string_view ModeName(eval::EvalMode mode) {
+  return mode == eval::EvalMode::kValue ? "value" : "buffer";
+}
+
+// hlo-run --compare A B with the flags in `args`: both modules on the same arguments (A's
+// parameters must fit B's), A in mode_a and B in mode_b; a dict of whether they match, the
+// first difference (hlo-run's words) and the elements compared.
+py::dict CompareModules(const PyModule& a, const PyModule& b, const std::vector<std::string>& args,
+                        const std::optional<std::vector<std::string>>& arguments) {
+  const RunFlags flags = ParseRunArgs(args, "compare");
+  std::unique_ptr<Module> ma = RunnableCopy(a, flags);
+  std::unique_ptr<Module> mb = RunnableCopy(b, flags);
+  for (const Module* m : {ma.get(), mb.get()}) {
+    if (absl::Status s = eval::CheckRunnable(*m, RunOptions(flags, flags.mode_a)); !s.ok()) {
+      RaiseCannotRun(s);
+    }
+  }
+  const Computation& ea = *ma->entry();
+  const Computation& eb = *mb->entry();
+  bool same = ea.parameter_count() == eb.parameter_count();
+  for (int64_t i = 0; same && i < ea.parameter_count(); ++i) {
+    same = ea.parameter(i)->shape().Compatible(eb.parameter(i)->shape());
+  }
+  if (!same) {
+    std::string sa, sb;
+    for (const Instruction* p : ea.parameters())
+      sa += (sa.empty() ? "" : ", ") + p->shape().ToString(false);
+    for (const Instruction* p : eb.parameters())
+      sb += (sb.empty() ? "" : ", ") + p->shape().ToString(false);
+    Raise(absl::InvalidArgumentError(fmt::format(
+              "cannot compare: the entry parameters differ: {} takes ({}), {} takes ({})", a.label,
+              sa, b.label, sb)),
+          "run");
+  }
+  const std::vector<std::vector<eval::Literal>> inputs = ReplicaArguments(*ma, arguments, flags);
+  absl::StatusOr<std::vector<eval::Literal>> out_a, out_b;
+  // host_io="seeded": A and B read the same stream, and their writes to outside are compared.
+  std::vector<eval::OutsideWrite> writes_a, writes_b;
+  {
+    py::gil_scoped_release release;
+    out_a = Execute(*ma, inputs, flags, flags.mode_a, &writes_a);
+    if (out_a.ok()) out_b = Execute(*mb, inputs, flags, flags.mode_b, &writes_b);
+  }
+  if (!out_a.ok()) RaiseCannotRun(out_a.status());
+  if (!out_b.ok()) RaiseCannotRun(out_b.status());
+  py::dict d;
+  d["mode_a"] = std::string(ModeName(flags.mode_a));
+  d["mode_b"] = std::string(ModeName(flags.mode_b));
+  d["replicas"] = flags.replicas;
+  int64_t elements = 0;
+  std::optional<std::string> difference;
+  for (size_t r = 0; r < out_a->size() && !difference; ++r) {
+    difference = eval::FirstDifference((*out_a)[r], (*out_b)[r]);
+    if (difference && flags.replicas > 0)
+      *difference = fmt::format("replica {}: {}", r, *difference);
+    elements += eval::TotalElementCount((*out_a)[r]);
+  }
+  if (!difference) {
+    if (std::optional<std::string> w =
+            eval::FirstOutsideWriteDifference(writes_a, writes_b, flags.replicas > 0)) {
+      difference = "outside writes: " + *w;
+    }
+  }
+  d["equal"] = !difference.has_value();
+  d["difference"] = difference ? py::object(py::str(*difference)) : py::object(py::none());
+  d["elements"] = difference ? py::object(py::none()) : py::object(py::int_(elements));
+  return d;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_hloscope, m) {
@@ -644,7 +910,11 @@ PYBIND11_MODULE(_hloscope, m) {
       .def(
           "buffers",
           [](const PyModule& p, bool bitcast) { return AnalysisReport(p, true, bitcast); },
-          py::arg("bitcast_defines_value"));
+          py::arg("bitcast_defines_value"))
+      .def("ordering_queries", &OrderingQueries, py::arg("queries"), py::arg("ssa_form"),
+           py::arg("bitcast_defines_value"))
+      .def("run", &RunModule, py::arg("args"), py::arg("arguments"))
+      .def("compare", &CompareModules, py::arg("other"), py::arg("args"), py::arg("arguments"));
   m.def(
       "load_bytes",
       [](py::bytes data, std::string label, std::optional<std::string> input_format) {

@@ -72,6 +72,22 @@ def same_as_cli(python_value, cli_value, where="report"):
 
 
 @pytest.fixture(scope="session")
+def hlo_run(hlo_opt):
+    """hlo-run beside hlo-opt (HLOSCOPE_HLO_RUN to override)."""
+    path = pathlib.Path(os.environ.get("HLOSCOPE_HLO_RUN", hlo_opt.parent / "hlo-run"))
+    if not path.is_file():
+        pytest.fail(f"hlo-run is not at {path}: build it, or set HLOSCOPE_HLO_RUN")
+    return path
+
+
+def run_text(tool, *args, ok=True):
+    """A tool's stdout (ok) or the first line of its stderr (not ok), as text."""
+    done = subprocess.run([str(tool), *map(str, args)], capture_output=True, text=True, errors="replace")
+    assert (done.returncode == 0) == ok, (done.returncode, done.stderr)
+    return done.stdout if ok else done.stderr.splitlines()[0]
+
+
+@pytest.fixture(scope="session")
 def hlo_pipeline(hlo_opt):
     """hlo-pipeline beside hlo-opt (HLOSCOPE_HLO_PIPELINE to override)."""
     path = pathlib.Path(os.environ.get("HLOSCOPE_HLO_PIPELINE", hlo_opt.parent / "hlo-pipeline"))
