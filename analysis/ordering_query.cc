@@ -2,11 +2,13 @@
 
 #include <limits>
 #include <optional>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "analysis/ordering_report.h"
 #include "analysis/value_liveness.h"
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 #include "hlo/computation.h"
 #include "support/option_error.h"
 #include "support/str_util.h"
@@ -157,17 +159,42 @@ class Resolver {
  public:
   Resolver(const DataflowAnalysis& flow, const OrderingQuery& query) : flow_(flow), query_(query) {
     for (const Computation* c : flow.module().computations()) {
-      for (const Instruction* i : c->instructions()) by_name_.try_emplace(i->name(), i);
+      for (const Instruction* i : c->instructions()) by_name_[i->name()].push_back(i);
     }
   }
 
+  // NAME, or COMPUTATION/NAME where several computations have an instruction NAME (names are
+  // unique per computation only in hand-written modules and some of XLA's tests; answering
+  // about the first one found would answer a question the user did not ask).
   absl::StatusOr<const Instruction*> Instr(const OrderingQueryArg& arg) const {
-    auto it = by_name_.find(arg.instruction);
-    if (it == by_name_.end()) {
-      return Error(fmt::format("no instruction named '{}' in module {}", arg.instruction,
-                               flow_.module().name()));
+    std::string_view name = arg.instruction;
+    std::string_view computation;
+    if (const size_t slash = name.rfind('/'); slash != std::string_view::npos) {
+      computation = name.substr(0, slash);
+      name = name.substr(slash + 1);
     }
-    return it->second;
+    auto it = by_name_.find(name);
+    if (it == by_name_.end()) {
+      return Error(
+          fmt::format("no instruction named '{}' in module {}", name, flow_.module().name()));
+    }
+    const std::vector<const Instruction*>& found = it->second;
+    if (!computation.empty()) {
+      for (const Instruction* i : found) {
+        if (i->parent() != nullptr && i->parent()->name() == computation) return i;
+      }
+      return Error(fmt::format("no instruction named '{}' in computation '{}' of module {}", name,
+                               computation, flow_.module().name()));
+    }
+    if (found.size() == 1) return found[0];
+    std::vector<std::string> where;
+    for (const Instruction* i : found) {
+      where.push_back(i->parent() == nullptr ? std::string("?") : std::string(i->parent()->name()));
+    }
+    return Error(fmt::format(
+        "'{}' names an instruction in {} computations ({}); name one as COMPUTATION/NAME, "
+        "e.g. {}/{}",
+        name, found.size(), fmt::join(where, ", "), where[0], name));
   }
 
   absl::StatusOr<ValueId> Value(const OrderingQueryArg& arg) const {
@@ -214,7 +241,7 @@ class Resolver {
  private:
   const DataflowAnalysis& flow_;
   const OrderingQuery& query_;
-  absl::flat_hash_map<std::string_view, const Instruction*> by_name_;
+  absl::flat_hash_map<std::string_view, std::vector<const Instruction*>> by_name_;
 };
 
 std::string UsesLine(const DataflowAnalysis& flow, const ValueLiveness& live, ValueId v) {
@@ -245,7 +272,9 @@ absl::StatusOr<std::string> AnswerOfInstructions(const ExecutionOrdering& orderi
   const std::string answer = q.kind == OrderingQueryKind::kExecutesBefore
                                  ? Bool(ordering.ExecutesBefore(**a, **b))
                                  : ExecutionConstraintName(ordering.Constraint(**a, **b));
-  return fmt::format("{}({}, {}): {}\n", SyntaxOf(q.kind).name, (*a)->name(), (*b)->name(), answer);
+  // The names as written, so that a COMPUTATION/NAME stays telling in the answer.
+  return fmt::format("{}({}, {}): {}\n", SyntaxOf(q.kind).name, q.args[0].instruction,
+                     q.args[1].instruction, answer);
 }
 
 // uses-before-def: each use with each value at the position it reads (one in SSA form); the
