@@ -9,6 +9,7 @@
 #pragma once
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -43,8 +44,11 @@ class ToolTest : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    // The process id too: two checkouts running the same test at once (a second worktree,
+    // a CI job beside a developer's run) would otherwise share and delete one directory.
     dir_ = std::filesystem::path(::testing::TempDir()) /
-           (std::string(info->test_suite_name()) + "_" + info->name());
+           (std::string(info->test_suite_name()) + "_" + info->name() + "_" +
+            std::to_string(::getpid()));
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
   }
