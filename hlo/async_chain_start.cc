@@ -13,9 +13,11 @@ namespace hloscope {
 
 namespace {
 
-// Each instruction is entered at most a few times per search path; the budget bounds the
-// backtracking of a search through many nested loops and tuples.
-constexpr int64_t kMaxSearchSteps = 1 << 16;
+// The search recurses once per step (as XLA's does), so the budget bounds both its stack depth
+// and the backtracking of a search through many nested loops and tuples. A chain crosses a
+// loop in a handful of steps; a search past the budget finds nothing, which is what every
+// loop-crossing chain found before this search (the done then has no pairs).
+constexpr int64_t kMaxSearchSteps = 1 << 12;
 
 bool IsProducer(const Instruction& i) {
   return i.opcode() == Opcode::kAsyncStart || i.opcode() == Opcode::kAsyncUpdate;

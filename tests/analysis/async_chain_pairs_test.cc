@@ -225,5 +225,35 @@ ENTRY e {
   EXPECT_EQ(FindAsyncChainStartAcrossLoops(*Find(*m, "wrapped", "n")), nullptr);
 }
 
+// A chain op reached through copies (XLA steps over them too); the search gives up past its
+// step budget (hlo/async_chain_start.cc) instead of recursing without bound.
+std::string CopiedChain(int copies) {
+  std::string text = R"(HloModule m
+wrapped {
+  p = f32[4] parameter(0)
+  ROOT n = f32[4] negate(p)
+}
+ENTRY e {
+  x = f32[4] parameter(0)
+  c0 = ((f32[4]), f32[4], s32[]) async-start(x), calls=wrapped, output_to_operand_aliasing={{1}: (0, {})}
+)";
+  for (int k = 1; k <= copies; ++k) {
+    text += "  c" + std::to_string(k) + " = ((f32[4]), f32[4], s32[]) copy(c" +
+            std::to_string(k - 1) + ")\n";
+  }
+  return text + "  ROOT done = f32[4] async-done(c" + std::to_string(copies) + ")\n}\n";
+}
+
+TEST(AsyncChainPairsTest, TheSearchThroughCopiesHasABudget) {
+  auto near = Parse(CopiedChain(100));
+  ASSERT_NE(near, nullptr);
+  EXPECT_EQ(FindAsyncChainStartAcrossLoops(*Find(*near, "e", "done")), Find(*near, "e", "c0"));
+  EXPECT_EQ(ChainPairs(Find(*near, "e", "done")), "0{0,0}->{}");
+  auto far = Parse(CopiedChain(5000));
+  ASSERT_NE(far, nullptr);
+  EXPECT_EQ(FindAsyncChainStartAcrossLoops(*Find(*far, "e", "done")), nullptr);
+  EXPECT_EQ(ChainPairs(Find(*far, "e", "done")), "");
+}
+
 }  // namespace
 }  // namespace hloscope
