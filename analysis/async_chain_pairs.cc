@@ -6,6 +6,7 @@
 
 #include "fmt/format.h"
 #include "hlo/async_chain.h"
+#include "hlo/async_chain_start.h"
 #include "hlo/computation.h"
 #include "hlo/shape.h"
 
@@ -131,7 +132,9 @@ absl::Status AppendAsyncChainPairs(const Instruction& instr, std::vector<InPlace
       return AppendBinderPairs(instr, *start, BoundThrough(*instr.operand(0)), /*base=*/1, out);
     }
     case Opcode::kAsyncDone: {
+      // XLA's done finds its start through a loop the chain crosses (async_chain_start()).
       const Instruction* start = ChainStart(instr);
+      if (start == nullptr) start = FindAsyncChainStartAcrossLoops(instr);
       if (start == nullptr) return absl::OkStatus();
       for (const OperandAlias& a : StartAliasing(*start)) {
         // XLA logs and ignores an entry that does not name the result.

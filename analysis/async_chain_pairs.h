@@ -17,8 +17,11 @@
 //   if (absl::Status s = AppendAsyncChainPairs(*done, pairs); !s.ok()) ...
 //
 // The short forms (`custom-call-start`, `fusion-start`) carry the wrapped op's aliasing, not
-// the start's (in_place_pairs.cc reads them): their chains get no pairs here. A chain that does
-// not reach its async-start through operand 0 (one carried through a loop) gets none either.
+// the start's (in_place_pairs.cc reads them): their chains get no pairs here. An async-done
+// whose chain crosses a while loop finds its start through the loop state, as XLA's
+// async_chain_start() does (hlo/async_chain_start.h); a start or update that does not reach
+// its async-start through operand 0 gets no pairs (XLA's update needs its operand 0 to be an
+// async op, and for the bound-operand count walks the chain, which is left for later).
 #pragma once
 
 #include <vector>

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/container/inlined_vector.h"
+#include "analysis/async_chain_runs_at.h"
 #include "analysis/call_graph.h"
 #include "fmt/format.h"
 #include "hlo/async_chain.h"
@@ -146,9 +147,15 @@ absl::StatusOr<std::unique_ptr<ExecutionOrdering>> ExecutionOrdering::Run(const 
       if (o->sequential_) o->position_[i->unique_id()] = index++;
       // async-update and async-done name their start's computation without running it.
       if (CallContextOf(*i) == CallContext::kNone) continue;
+      // A late-bound chain runs its computation where it has bound everything (XLA's live
+      // range flattens it there, and its evaluator runs it there): an operand bound by an
+      // update is written before the body reads it. The async op stays is-same with the
+      // wrapped root (Constraint).
+      const Instruction* runs_at = AsyncChainRunsAt(*i);
+      if (runs_at == nullptr || runs_at->parent() != i->parent()) runs_at = i;
       for (const Computation* callee : i->called_computations()) {
         if (++callers[callee] == 1) {
-          o->caller_[callee] = i;
+          o->caller_[callee] = runs_at;
         } else {
           o->caller_[callee] = nullptr;
         }

@@ -24,12 +24,16 @@
 // one, so values of different branches never interfere. async-update and async-done are not
 // callers of the computation their async-start runs: what it does maps to the start, and the
 // done reads the start's result, so the wrapped op reads its operands from the start and
-// writes its result by the done. Anything that cannot be mapped (computations with several
-// callers, unrelated computations) is unordered.
+// writes its result by the done. A late-bound chain's computation maps to the first op of
+// the chain that has bound everything instead (analysis/async_chain_runs_at.h, where XLA's
+// HloLiveRange places it; XLA's HloOrdering maps it to the start, before an update has bound
+// what it reads). Anything that cannot be mapped (computations with several callers,
+// unrelated computations) is unordered.
 // An async-start, -update or -done and the instruction it wraps (the root of the wrapped
 // computation of the `async-start(...), calls=` form) are one operation: neither executes
 // before the other (XLA's kIsSame; a short form such as `fusion-start` wraps no instruction of
-// its own). Everything else the wrapped computation holds maps to the start, as above.
+// its own). Everything else the wrapped computation holds maps to the start (or the op that
+// binds the last of it), as above.
 // Constraint() gives XLA's HloOrdering::GetExecutionConstraint for a pair
 // (xla/hlo/analysis/hlo_ordering.cc at ROCm/xla 183fa00cb5), and ExecutesBefore is true for its
 // three "before" answers but one: an instruction of a conditional's branch is kRunBeforeEnd of

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "analysis/async_chain_runs_at.h"
 #include "hlo/async_chain.h"
 #include "hlo/computation.h"
 
@@ -76,6 +77,15 @@ bool ValueLiveness::UseBefore(const HloValue& a, const ValueUse& use, const HloV
     const Instruction& operand = *u.operand(use.operand_number);
     if (CanShareOperandBufferWithUser(operand, use.operand_index, u, b.index, in_place_)) {
       return true;
+    }
+    // The root of an async chain's wrapped computation writes in place where the chain's
+    // start aliases the result with the parameter it reads.
+    if (const Instruction* caller = ordering_.CallerOf(*u.parent())) {
+      const Instruction* start = AsyncChainStart(*caller);
+      if (start != nullptr &&
+          WrappedRootWritesInPlace(*start, u, use.operand_number, use.operand_index, b.index)) {
+        return true;
+      }
     }
     out = {LiveRangeRule::kNotInPlace, &use, nullptr, nullptr};
     return false;

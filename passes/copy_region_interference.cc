@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "analysis/in_place_pairs.h"
+#include "analysis/ordering.h"
 #include "fmt/format.h"
 #include "hlo/module.h"
 
@@ -156,7 +157,11 @@ class RelativeLocation {
 
   // XLA's HloOrdering::GetExecutionConstraint turned into an order (ComputeRuntimeOrdering).
   Order Constraint(const Instruction& a, const Instruction& b) const {
-    if (&a == &b) return kSameInstr;
+    // An async op and the instruction it wraps are one operation (XLA's kIsSame).
+    if (&a == &b || ExecutionOrdering::AsyncWrappedInstruction(a) == &b ||
+        ExecutionOrdering::AsyncWrappedInstruction(b) == &a) {
+      return kSameInstr;
+    }
     if (ordering_.MutuallyExclusive(a, b)) return kNoOverlap;  // kRunExclusiveBefore/After
     // Inside a conditional's branch: runs before the conditional ends.
     if (b.opcode() == Opcode::kConditional && NestedInCallee(a, b)) return kBeforeStartOrSameInstr;

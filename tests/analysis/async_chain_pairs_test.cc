@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analysis_test_util.h"
+#include "hlo/async_chain_start.h"
 
 namespace hloscope {
 namespace {
@@ -154,6 +155,104 @@ ENTRY e {
 })");
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(ChainPairs(Find(*m, "e", "start")), "5{}->{1}");
+}
+
+// XLA's LoopCrossingAsync2 (hlo_verifier_test.cc at 183fa00cb5) with the start's aliasing: the
+// chain enters the loop as state element 1 and leaves it through a get-tuple-element. The done
+// finds the start through the loop (hlo/async_chain_start.h), as XLA's async_chain_start().
+constexpr std::string_view kLoopCrossing = R"(HloModule m
+wrapped {
+  p = f32[4] parameter(0)
+  ROOT n = f32[4] negate(p)
+}
+cond {
+  s = (s32[], ((f32[4]), f32[4], s32[])) parameter(0)
+  c = s32[] get-tuple-element(s), index=0
+  k = s32[] constant(3)
+  ROOT lt = pred[] compare(c, k), direction=LT
+}
+body {
+  s = (s32[], ((f32[4]), f32[4], s32[])) parameter(0)
+  c = s32[] get-tuple-element(s), index=0
+  one = s32[] constant(1)
+  c1 = s32[] add(c, one)
+  chain = ((f32[4]), f32[4], s32[]) get-tuple-element(s), index=1
+  u = ((f32[4]), f32[4], s32[]) async-update(chain)
+  ROOT r = (s32[], ((f32[4]), f32[4], s32[])) tuple(c1, u)
+}
+ENTRY e {
+  x = f32[4] parameter(0)
+  start = ((f32[4]), f32[4], s32[]) async-start(x), calls=wrapped, output_to_operand_aliasing={{1}: (0, {})}
+  zero = s32[] constant(0)
+  init = (s32[], ((f32[4]), f32[4], s32[])) tuple(zero, start)
+  w = (s32[], ((f32[4]), f32[4], s32[])) while(init), condition=cond, body=body
+  after = ((f32[4]), f32[4], s32[]) get-tuple-element(w), index=1
+  ROOT done = f32[4] async-done(after)
+})";
+
+TEST(AsyncChainPairsTest, ADoneFindsItsStartThroughTheLoopTheChainCrosses) {
+  auto m = Parse(kLoopCrossing);
+  ASSERT_NE(m, nullptr);
+  const Instruction* start = Find(*m, "e", "start");
+  EXPECT_EQ(FindAsyncChainStartAcrossLoops(*Find(*m, "e", "done")), start);
+  EXPECT_TRUE(AsyncChainCrossesLoop(*Find(*m, "e", "done")));
+  // The update in the body reaches the start through the body's parameter and the while's
+  // operand.
+  EXPECT_EQ(FindAsyncChainStartAcrossLoops(*Find(*m, "body", "u")), start);
+  EXPECT_FALSE(AsyncChainCrossesLoop(*start));
+  EXPECT_EQ(ChainPairs(start), "0{}->{1}");
+  // The done pairs the carried operand {0,0} with its result; the update binds nothing.
+  EXPECT_EQ(ChainPairs(Find(*m, "e", "done")), "0{0,0}->{}");
+  EXPECT_EQ(ChainPairs(Find(*m, "body", "u")), "");
+}
+
+TEST(AsyncChainPairsTest, AValueThatLeadsToNoAsyncOpHasNoStart) {
+  // A done whose operand 0 is a parameter of a computation no while calls: no start.
+  auto m = Parse(R"(HloModule m
+wrapped {
+  p = f32[4] parameter(0)
+  ROOT n = f32[4] negate(p)
+}
+ENTRY e {
+  x = f32[4] parameter(0)
+  start = ((f32[4]), f32[4], s32[]) async-start(x), calls=wrapped
+  ROOT done = f32[4] async-done(start)
+})");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(FindAsyncChainStartAcrossLoops(*Find(*m, "e", "done")), Find(*m, "e", "start"));
+  EXPECT_FALSE(AsyncChainCrossesLoop(*Find(*m, "e", "done")));
+  EXPECT_EQ(FindAsyncChainStartAcrossLoops(*Find(*m, "e", "x")), nullptr);
+  EXPECT_EQ(FindAsyncChainStartAcrossLoops(*Find(*m, "wrapped", "n")), nullptr);
+}
+
+// A chain op reached through copies (XLA steps over them too); the search gives up past its
+// step budget (hlo/async_chain_start.cc) instead of recursing without bound.
+std::string CopiedChain(int copies) {
+  std::string text = R"(HloModule m
+wrapped {
+  p = f32[4] parameter(0)
+  ROOT n = f32[4] negate(p)
+}
+ENTRY e {
+  x = f32[4] parameter(0)
+  c0 = ((f32[4]), f32[4], s32[]) async-start(x), calls=wrapped, output_to_operand_aliasing={{1}: (0, {})}
+)";
+  for (int k = 1; k <= copies; ++k) {
+    text += "  c" + std::to_string(k) + " = ((f32[4]), f32[4], s32[]) copy(c" +
+            std::to_string(k - 1) + ")\n";
+  }
+  return text + "  ROOT done = f32[4] async-done(c" + std::to_string(copies) + ")\n}\n";
+}
+
+TEST(AsyncChainPairsTest, TheSearchThroughCopiesHasABudget) {
+  auto near = Parse(CopiedChain(100));
+  ASSERT_NE(near, nullptr);
+  EXPECT_EQ(FindAsyncChainStartAcrossLoops(*Find(*near, "e", "done")), Find(*near, "e", "c0"));
+  EXPECT_EQ(ChainPairs(Find(*near, "e", "done")), "0{0,0}->{}");
+  auto far = Parse(CopiedChain(5000));
+  ASSERT_NE(far, nullptr);
+  EXPECT_EQ(FindAsyncChainStartAcrossLoops(*Find(*far, "e", "done")), nullptr);
+  EXPECT_EQ(ChainPairs(Find(*far, "e", "done")), "");
 }
 
 }  // namespace

@@ -361,6 +361,43 @@ ENTRY main {
 }
 
 // A short form (`<op>-start`) wraps no instruction of its own: nothing is the same as it.
+TEST(OrderingTest, LateBoundChainRunsItsComputationWhereItHasBoundEverything) {
+  // The start binds nothing; the update binds the operand and the result; the done ends the
+  // chain. XLA's live range (and its evaluator) runs the computation at the update, the first
+  // op that has bound everything (analysis/async_chain_runs_at.h): `early`, which the update
+  // binds, runs before anything in the computation; the start stays is-same with the root.
+  auto m = Parse(R"(
+HloModule m
+wrapped {
+  wp = f32[4] parameter(0)
+  ROOT w = f32[4] negate(wp)
+}
+ENTRY main {
+  p = f32[4] parameter(0)
+  s = ((), (), s32[]) async-start(), calls=wrapped
+  early = f32[4] exponential(p)
+  u = ((f32[4]), f32[4], s32[]) async-update(s, early)
+  d = f32[4] async-done(u)
+  ROOT after = f32[4] sqrt(d)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  auto o = Order(*m);
+  ASSERT_NE(o, nullptr);
+  EXPECT_EQ(o->CallerOf(*m->FindComputation("wrapped")), Find(*m, "main", "u"));
+  const Instruction& w = *Find(*m, "wrapped", "w");
+  const Instruction& wp = *Find(*m, "wrapped", "wp");
+  const Instruction& early = *Find(*m, "main", "early");
+  EXPECT_EQ(o->Constraint(early, wp), ExecutionConstraint::kRunBeforeStart);
+  EXPECT_TRUE(o->ExecutesBefore(early, w));
+  EXPECT_TRUE(o->ExecutesBefore(wp, *Find(*m, "main", "d")));
+  for (const char* op : {"s", "u", "d"}) {
+    SCOPED_TRACE(op);
+    EXPECT_EQ(o->Constraint(*Find(*m, "main", op), w), ExecutionConstraint::kIsSame);
+  }
+  // A chain that binds everything at its start keeps the start (the test above).
+}
+
 TEST(OrderingTest, ShortAsyncFormWrapsNoInstruction) {
   auto m = Parse(R"(
 HloModule m

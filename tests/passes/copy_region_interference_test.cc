@@ -166,6 +166,40 @@ ENTRY main {
   EXPECT_EQ(*why, "unordered instructions would need control edges");
 }
 
+TEST(CopyRegionInterferenceTest, AsyncOpIsTheSameAsItsWrappedInstruction) {
+  // %a is read by the async-start and nothing after it; the wrapped dynamic-update-slice
+  // writes the result. XLA's ordering makes an async op and the op it wraps one operation
+  // (kIsSame; xla/hlo/analysis/hlo_ordering.cc at 183fa00cb5), so the start's read comes
+  // before the write: the two live ranges do not interfere. Before the region analysis asked
+  // the ordering's is-same rule, the start and the wrapped op were unordered, and it answered
+  // "unordered instructions would need control edges".
+  auto m = Parse(R"(
+HloModule m
+wrapped {
+  q = f32[8] parameter(0)
+  u = f32[2] parameter(1)
+  k = s32[] parameter(2)
+  ROOT dus = f32[8] dynamic-update-slice(q, u, k)
+}
+ENTRY main {
+  x = f32[8] parameter(0)
+  u = f32[2] parameter(1)
+  k = s32[] parameter(2)
+  a = f32[8] negate(x)
+  start = ((f32[8], f32[2], s32[]), f32[8], u32[]) async-start(a, u, k), calls=wrapped
+  done = f32[8] async-done(start)
+  ROOT r = f32[8] add(done, done)
+}
+)");
+  ASSERT_NE(m, nullptr);
+  Analyses an = Analyze(*m);
+  ASSERT_EQ(ExecutionOrdering::AsyncWrappedInstruction(*Find(*m, "main", "start")),
+            Find(*m, "wrapped", "dus"));
+  EXPECT_EQ(RegionInterference(*an.live, {an.At(*m, "main", "a")}, {an.At(*m, "wrapped", "dus")},
+                               RegionMerge::kFirstDestInSource),
+            std::nullopt);
+}
+
 TEST(CopyRegionInterferenceTest, LoopPhiIsOutsideTheModel) {
   auto m = Parse(R"(
 HloModule m
