@@ -71,6 +71,15 @@ void AppendXlaComparisonText(const XlaAssignmentComparison& c, std::string& out)
                            ? fmt::format("{} bytes unpadded", *c.xla_peak_unpadded_bytes)
                            : fmt::format("unpadded not known ({})", c.xla_peak_unpadded_unknown));
   }
+  if (c.modeled_xla_peak_bytes) {
+    out += fmt::format(
+        "  our model's peak (XLA's measure, on the model's heap trace): {} bytes padded, {} "
+        "live throughout{}\n",
+        *c.modeled_xla_peak_bytes, c.modeled_xla_peak_static_bytes.value_or(0),
+        c.xla_peak_bytes ? fmt::format("; {:+} bytes beside XLA's",
+                                       *c.modeled_xla_peak_bytes - *c.xla_peak_bytes)
+                         : std::string());
+  }
   for (const XlaMemorySpaceTotals& m : c.xla_memory_spaces) {
     out += fmt::format(
         "  XLA's memory space S({}): {} bytes in {} allocation{}, {} bytes live throughout\n",
