@@ -71,6 +71,9 @@ void AppendText(const MemoryReport& r, bool buffer_assignment, std::string& out)
         m.modeled_xla_peak_bytes
             ? fmt::format("; as XLA counts it: {}", BytesText(*m.modeled_xla_peak_bytes))
             : std::string());
+    out += fmt::format("  schedule: {}, {} entry instructions\n", m.schedule, m.instructions);
+    out += fmt::format("  heap ({} model, best fit): {} for {} live at the peak\n", m.model,
+                       BytesText(m.heap_bytes), BytesText(m.peak_bytes));
     if (m.modeled_xla_peak_bytes) {
       out += fmt::format(
           "  peaks: as XLA counts it (its ComputePeakMemory on our model of its buffer "
@@ -80,9 +83,6 @@ void AppendText(const MemoryReport& r, bool buffer_assignment, std::string& out)
     } else if (!m.modeled_xla_peak_unknown.empty()) {
       out += fmt::format("  XLA's measure of the peak not known: {}\n", m.modeled_xla_peak_unknown);
     }
-    out += fmt::format("  schedule: {}, {} entry instructions\n", m.schedule, m.instructions);
-    out += fmt::format("  heap ({} model, best fit): {} for {} live at the peak\n", m.model,
-                       BytesText(m.heap_bytes), BytesText(m.peak_bytes));
     for (const MemorySpacePeak& sp : m.memory_spaces) {
       out += fmt::format("  memory space S({}): peak {} at {}\n", sp.space,
                          BytesText(sp.peak_bytes), sp.peak_instruction);
