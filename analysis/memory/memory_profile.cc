@@ -20,6 +20,8 @@
 #include "analysis/memory/stage_assignment.h"
 #include "analysis/memory/stage_rows.h"
 #include "analysis/memory/stash_buffers.h"
+#include "analysis/memory/xla_assignment_model.h"
+#include "analysis/memory/xla_model_peak.h"
 #include "fmt/format.h"
 #include "hlo/computation.h"
 #include "hlo/input_output_alias.h"
@@ -596,6 +598,30 @@ void FillSummary(const Module& module, const MemoryOptions& options, ModuleProfi
   memory.model = options.model == MemoryOptions::Model::kXla ? "xla" : "liveness";
 }
 
+// Under the xla model, the peak as XLA counts it, on our model of XLA's assignment
+// (ModuleMemory::modeled_xla_peak_bytes). The model lays the module out in its text order when
+// it is scheduled, else in the topological order: the figure is given only when that is the
+// order the report's timeline is on.
+void FillModeledXlaPeak(const Module& module, const MemoryOptions& options, ModuleMemory& memory) {
+  if (options.model != MemoryOptions::Model::kXla) return;
+  if (!module.is_scheduled() && options.schedule != ScheduleKind::kText) {
+    memory.modeled_xla_peak_unknown = fmt::format(
+        "XLA's buffer assignment is modeled on the topological order of an unscheduled module, "
+        "not on the {} schedule",
+        memory.schedule);
+    return;
+  }
+  absl::StatusOr<XlaModelAssignment> assignment = AssignLikeXla(module);
+  absl::StatusOr<XlaModelPeak> peak =
+      assignment.ok() ? XlaModelPeakMemory(*assignment) : assignment.status();
+  if (!peak.ok()) {
+    memory.modeled_xla_peak_unknown = std::string(peak.status().message());
+    return;
+  }
+  memory.modeled_xla_peak_bytes = peak->peak_bytes;
+  memory.modeled_xla_peak_static_bytes = peak->static_bytes;
+}
+
 absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptions& options,
                                          StageNames& names, bool* dynamic) {
   if (module.entry() == nullptr) {
@@ -636,6 +662,7 @@ absl::StatusOr<ModuleProfile> ProfileOne(const Module& module, const MemoryOptio
   FindActivations(alias, options, builder.read_by_backward, profile, notes);
   AssignCategories(module, alias, profile);
   FillSummary(module, options, profile);
+  FillModeledXlaPeak(module, options, profile.memory);
   DescribePeak(alias, callees, names, options.top_buffers, profile);
   if (options.heap) FillHeap(alias, options, profile);
   FillTimeline(options, callees, profile);

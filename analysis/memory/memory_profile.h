@@ -304,6 +304,16 @@ struct ModuleMemory {
   // With MemoryOptions::list_allocations: parameters, constants and live-out buffers in entry
   // order of their first step, then the temp allocation.
   std::vector<SimulatedAllocation> simulated_allocations;
+  // Under the xla model: the peak as XLA itself counts it (its ComputePeakMemory, the figure
+  // of its compile statistics) on our model of XLA's buffer assignment of the module
+  // (xla_model_peak.h): the static allocations by their largest values, then the modeled heap
+  // trace call by call, a result that takes over its dying operand's chunk adding nothing.
+  // peak_bytes above is the timeline's: whole entry steps, a control-flow callee's peak as a
+  // block at its call. None under liveness, or when the model refuses the module
+  // (modeled_xla_peak_unknown says why).
+  std::optional<int64_t> modeled_xla_peak_bytes;
+  int64_t modeled_xla_peak_static_bytes = 0;  // its static part
+  std::string modeled_xla_peak_unknown;
 };
 
 struct MemoryReport {

@@ -38,6 +38,26 @@ std::string MemoryReportCsv(const MemoryReport& report, const MemoryReport* afte
   };
   rows(report, after == nullptr ? "" : "before");
   if (after != nullptr) rows(*after, "after");
+  // Under the xla model, each module's two peaks, named: the timeline's (the largest
+  // live_bytes above) and XLA's measure on our model of its assignment.
+  std::string peaks;
+  auto peak_rows = [&](const MemoryReport& r, std::string_view phase) {
+    for (const ModuleMemory& m : r.modules) {
+      if (!m.modeled_xla_peak_bytes) continue;
+      const std::string lead =
+          phase.empty() ? CsvField(m.module) : fmt::format("{},{}", phase, CsvField(m.module));
+      peaks += fmt::format("{},timeline_peak,{}\n", lead, m.peak_bytes);
+      peaks += fmt::format("{},modeled_xla_peak,{}\n", lead, *m.modeled_xla_peak_bytes);
+      peaks +=
+          fmt::format("{},modeled_xla_peak_static,{}\n", lead, m.modeled_xla_peak_static_bytes);
+    }
+  };
+  peak_rows(report, after == nullptr ? "" : "before");
+  if (after != nullptr) peak_rows(*after, "after");
+  if (!peaks.empty()) {
+    out += after == nullptr ? "\nmodule,peak,bytes\n" : "\nphase,module,peak,bytes\n";
+    out += peaks;
+  }
   if (xla != nullptr) {
     for (const XlaAssignmentComparison& c : *xla) AppendXlaComparisonCsv(c, out);
   }

@@ -542,6 +542,22 @@ std::string MemoryReportHtml(const MemoryReport& report, const MemoryReport* aft
                        Escape(HumanBytes(saving)));
   }
   out += "</p>\n";
+  // Under the xla model, beside the timeline's peak: the peak as XLA counts it.
+  std::string modeled;
+  for (const ModuleMemory& m : report.modules) {
+    if (!m.modeled_xla_peak_bytes) continue;
+    modeled += fmt::format(
+        "{}{}: {} bytes ({}), {} bytes ({}) of it live throughout", modeled.empty() ? "" : "; ",
+        Escape(m.module), *m.modeled_xla_peak_bytes, Escape(HumanBytes(*m.modeled_xla_peak_bytes)),
+        m.modeled_xla_peak_static_bytes, Escape(HumanBytes(m.modeled_xla_peak_static_bytes)));
+  }
+  if (!modeled.empty()) {
+    out += fmt::format(
+        "<p id=\"modeled-xla-peak\">peak as XLA counts it (its ComputePeakMemory on our model of "
+        "its buffer assignment, event by event; the peak above is the timeline's, by entry "
+        "step): {}</p>\n",
+        modeled);
+  }
   if (memory_limit) {
     out += fmt::format("<p id=\"memory-limit\">memory limit {} bytes ({})", *memory_limit,
                        Escape(HumanBytes(*memory_limit)));

@@ -73,6 +73,10 @@ void FillMemoryReportProto(const MemoryReport& r, report::MemoryReport* p) {
     o->set_instructions(m.instructions);
     o->set_saturated(m.saturated);
     o->set_memory_model(m.model);
+    o->set_has_modeled_xla_peak(m.modeled_xla_peak_bytes.has_value());
+    o->set_modeled_xla_peak_bytes(m.modeled_xla_peak_bytes.value_or(0));
+    o->set_modeled_xla_peak_static_bytes(m.modeled_xla_peak_static_bytes);
+    o->set_modeled_xla_peak_unknown(m.modeled_xla_peak_unknown);
     o->set_schedule(m.schedule);
     for (const MemorySpacePeak& sp : m.memory_spaces) {
       report::MemorySpacePeak* q = o->add_memory_spaces();

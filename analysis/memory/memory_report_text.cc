@@ -63,12 +63,26 @@ void AppendPeakGroupsText(const ModuleMemory& m, std::string& out) {
 
 void AppendText(const MemoryReport& r, bool buffer_assignment, std::string& out) {
   for (const ModuleMemory& m : r.modules) {
-    out += fmt::format("module {}: peak {} at {}{}\n", m.module, BytesText(m.peak_bytes),
-                       m.peak_instruction,
-                       m.peak_op_name.empty() ? "" : fmt::format(" ({})", m.peak_op_name));
+    // The timeline's peak first (what the rest of the block explains), then, under the xla
+    // model, the peak as XLA counts it: the figure to hold against XLA's own.
+    out += fmt::format(
+        "module {}: peak {} at {}{}{}\n", m.module, BytesText(m.peak_bytes), m.peak_instruction,
+        m.peak_op_name.empty() ? "" : fmt::format(" ({})", m.peak_op_name),
+        m.modeled_xla_peak_bytes
+            ? fmt::format("; as XLA counts it: {}", BytesText(*m.modeled_xla_peak_bytes))
+            : std::string());
     out += fmt::format("  schedule: {}, {} entry instructions\n", m.schedule, m.instructions);
     out += fmt::format("  heap ({} model, best fit): {} for {} live at the peak\n", m.model,
                        BytesText(m.heap_bytes), BytesText(m.peak_bytes));
+    if (m.modeled_xla_peak_bytes) {
+      out += fmt::format(
+          "  peaks: as XLA counts it (its ComputePeakMemory on our model of its buffer "
+          "assignment, event by event) {}, {} of it live throughout; the timeline's counts "
+          "whole entry steps, a callee's peak as a block at its call\n",
+          BytesText(*m.modeled_xla_peak_bytes), BytesText(m.modeled_xla_peak_static_bytes));
+    } else if (!m.modeled_xla_peak_unknown.empty()) {
+      out += fmt::format("  XLA's measure of the peak not known: {}\n", m.modeled_xla_peak_unknown);
+    }
     for (const MemorySpacePeak& sp : m.memory_spaces) {
       out += fmt::format("  memory space S({}): peak {} at {}\n", sp.space,
                          BytesText(sp.peak_bytes), sp.peak_instruction);

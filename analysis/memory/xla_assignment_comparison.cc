@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "analysis/memory/xla_model_peak.h"
 #include "fmt/format.h"
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
@@ -724,6 +725,10 @@ absl::StatusOr<XlaAssignmentComparison> CompareModelWithXla(const Module& module
   absl::StatusOr<XlaAssignmentComparison> out = Compare(module, side, xla, top);
   if (!out.ok()) return out.status();
   out->ours_model = "xla";
+  absl::StatusOr<XlaModelPeak> peak = XlaModelPeakMemory(ours);
+  if (!peak.ok()) return peak.status();
+  out->modeled_xla_peak_bytes = peak->peak_bytes;
+  out->modeled_xla_peak_static_bytes = peak->static_bytes;
   DrawModelHeap(ours, *out);
   return out;
 }

@@ -116,6 +116,12 @@ struct XlaAssignmentComparison {
   std::optional<int64_t> xla_peak_bytes;
   std::optional<int64_t> xla_peak_unpadded_bytes;
   std::string xla_peak_unpadded_unknown;
+  // Under the xla model: the same measure on our model of the assignment (XlaModelPeakMemory:
+  // XLA's ComputePeakMemory over the model's own simulated trace), and its static part (the
+  // entry-parameter, constant and maybe-live-out allocations by their largest values). None
+  // under liveness.
+  std::optional<int64_t> modeled_xla_peak_bytes;
+  std::optional<int64_t> modeled_xla_peak_static_bytes;
   // XLA's allocations per memory space (XlaBufferAssignment::MemorySpaces).
   std::vector<XlaMemorySpaceTotals> xla_memory_spaces;
   // Which of our models is "ours": "xla" (CompareModelWithXla) or "liveness" (CompareWithXla).

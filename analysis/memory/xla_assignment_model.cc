@@ -658,7 +658,9 @@ class Assigner {
       // ShareWith and Free calls: it takes each call as one tick of its own clock, so the
       // intervals it packs are in those ticks, not in schedule steps (a range's length, by
       // which the spatial order sorts equal sizes, counts the calls made meanwhile).
-      const std::vector<HeapBuffer> ticks = ReplayHeapEvents(heap, value_of, index_of);
+      out_.heap_traces.emplace_back();
+      const std::vector<HeapBuffer> ticks =
+          ReplayHeapEvents(heap, value_of, index_of, &out_.heap_traces.back());
       for (size_t i = 0; i < heap.size(); ++i) heap[i].colocated_with = ticks[i].colocated_with;
       const int64_t limit = options_.multiheap_size_constraint_per_heap < 0
                                 ? std::numeric_limits<int64_t>::max()
@@ -786,9 +788,17 @@ class Assigner {
   // operand's own top-level value, not yet taken, the user is no copy and
   // CanShareOperandBufferWithUser allows; else it is allocated. Then the step's other values
   // are freed, in the same order. `colocated_with` names the value whose chunk one shares.
-  std::vector<HeapBuffer> ReplayHeapEvents(
-      const std::vector<HeapBuffer>& heap, const std::vector<ValueId>& value_of,
-      const absl::flat_hash_map<ValueId, int32_t>& index_of) const {
+  // With `trace`, each call is also appended to it, in the order made (XLA's debug trace).
+  std::vector<HeapBuffer> ReplayHeapEvents(const std::vector<HeapBuffer>& heap,
+                                           const std::vector<ValueId>& value_of,
+                                           const absl::flat_hash_map<ValueId, int32_t>& index_of,
+                                           std::vector<XlaModelHeapEvent>* trace = nullptr) const {
+    using Event = XlaModelHeapEvent;
+    auto note = [&](Event::Kind kind, int32_t i, int32_t with) {
+      if (trace == nullptr) return;
+      trace->push_back({kind, static_cast<int64_t>(value_of[i]),
+                        with < 0 ? -1 : static_cast<int64_t>(value_of[with])});
+    };
     const int32_t n = static_cast<int32_t>(heap.size());
     std::vector<int32_t> order(n);
     for (int32_t i = 0; i < n; ++i) order[i] = i;
@@ -813,6 +823,7 @@ class Assigner {
         const bool counts = heap[i].bytes > 0;
         const BufferId buffer = alias_.BufferOf(value_of[i]).id;
         if (auto it = first_placed.find(buffer); it != first_placed.end()) {
+          note(Event::Kind::kShareWith, i, it->second);
           out[i].colocated_with = it->second;
           out[i].first = tick;
           if (counts) ++tick;
@@ -820,11 +831,14 @@ class Assigner {
         }
         const int32_t with = OperandToShare(heap, value_of, index_of, freed, i, step);
         if (with >= 0) {
+          note(Event::Kind::kFree, with, -1);
+          note(Event::Kind::kShareWith, i, with);
           freed[with] = true;
           out[with].last = tick;
           if (heap[with].bytes > 0) ++tick;
           out[i].colocated_with = with;
         } else {
+          note(Event::Kind::kAlloc, i, -1);
           first_placed[buffer] = i;
         }
         out[i].first = tick;
@@ -833,6 +847,7 @@ class Assigner {
       for (; f < by_end.size() && heap[by_end[f]].last == step; ++f) {
         const int32_t i = by_end[f];
         if (freed[i]) continue;
+        note(Event::Kind::kFree, i, -1);
         freed[i] = true;
         out[i].last = tick;
         if (heap[i].bytes > 0) ++tick;

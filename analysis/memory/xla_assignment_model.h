@@ -26,9 +26,9 @@
 //     when it fits (MaybeAssignBuffer): not read-only, no larger, no live range interfering
 //     with any value already there (ranges that only touch interfere unless the later value's
 //     instruction reads the earlier value at one of its positions and may share that buffer,
-//     as XLA asks since 183fa00cb5; a copy never shares with what it reads), and a live-out buffer only into an allocation of exactly its
-//     size. What is left and not live out is a temporary; a live-out buffer gets a new
-//     allocation.
+//     as XLA asks since 183fa00cb5; a copy never shares with what it reads), and a live-out buffer
+//     only into an allocation of exactly its size. What is left and not live out is a temporary; a
+//     live-out buffer gets a new allocation.
 //  3. Temporaries are packed into one preallocated temp allocation per memory space by the
 //     heap simulator over the whole-module timeline (xla_live_range.h): values of one buffer
 //     share a chunk, a result shares the chunk of an operand value that dies at its
@@ -150,8 +150,23 @@ struct XlaModelTotals {
   int64_t total_fragmentation_bytes = 0;
 };
 
+// One call of the modeled heap simulation, as XLA's HeapSimulator traces it
+// (HeapSimulatorTrace::Event): a value gets a chunk of its own (kAlloc), gives it back (kFree)
+// or takes the chunk of `shared_with` (kShareWith: a later value of the same buffer, or a
+// result taking over its dying operand's chunk, after that operand's kFree). Values by
+// XlaModelValue::id.
+struct XlaModelHeapEvent {
+  enum class Kind { kAlloc, kFree, kShareWith };
+  Kind kind = Kind::kAlloc;
+  int64_t value = 0;
+  int64_t shared_with = -1;
+};
+
 struct XlaModelAssignment {
   std::vector<XlaModelAllocation> allocations;
+  // The heap simulations' traces, one per memory space's heap in the order simulated, each in
+  // the order of XLA's calls (xla_model_peak.h replays them as XLA's ComputePeakMemory).
+  std::vector<std::vector<XlaModelHeapEvent>> heap_traces = {};
   XlaModelTotals totals;
   // The allocation index of the value defined as "name" or "name{i}"; -1 when it has none.
   int64_t AllocationOf(std::string_view value_name) const;

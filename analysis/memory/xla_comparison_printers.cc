@@ -71,6 +71,15 @@ void AppendXlaComparisonText(const XlaAssignmentComparison& c, std::string& out)
                            ? fmt::format("{} bytes unpadded", *c.xla_peak_unpadded_bytes)
                            : fmt::format("unpadded not known ({})", c.xla_peak_unpadded_unknown));
   }
+  if (c.modeled_xla_peak_bytes) {
+    out += fmt::format(
+        "  our model's peak (XLA's measure, on the model's heap trace): {} bytes padded, {} "
+        "live throughout{}\n",
+        *c.modeled_xla_peak_bytes, c.modeled_xla_peak_static_bytes.value_or(0),
+        c.xla_peak_bytes ? fmt::format("; {:+} bytes beside XLA's",
+                                       *c.modeled_xla_peak_bytes - *c.xla_peak_bytes)
+                         : std::string());
+  }
   for (const XlaMemorySpaceTotals& m : c.xla_memory_spaces) {
     out += fmt::format(
         "  XLA's memory space S({}): {} bytes in {} allocation{}, {} bytes live throughout\n",
@@ -138,6 +147,9 @@ void FillXlaComparisonProto(const XlaAssignmentComparison& c, report::XlaAssignm
   p->set_has_xla_peak_unpadded(c.xla_peak_unpadded_bytes.has_value());
   p->set_xla_peak_unpadded_bytes(c.xla_peak_unpadded_bytes.value_or(0));
   p->set_xla_peak_unpadded_unknown(c.xla_peak_unpadded_unknown);
+  p->set_has_modeled_xla_peak(c.modeled_xla_peak_bytes.has_value());
+  p->set_modeled_xla_peak_bytes(c.modeled_xla_peak_bytes.value_or(0));
+  p->set_modeled_xla_peak_static_bytes(c.modeled_xla_peak_static_bytes.value_or(0));
   for (const XlaMemorySpaceTotals& m : c.xla_memory_spaces) {
     report::XlaMemorySpaceTotal* o = p->add_xla_memory_spaces();
     o->set_memory_space(m.memory_space);
@@ -161,6 +173,29 @@ void AppendXlaComparisonCsv(const XlaAssignmentComparison& c, std::string& out) 
         fmt::format("{},{},{},{},{},{},{},{},{},{}\n", CsvField(c.module), a.xla_index,
                     CsvField(a.xla_kind), a.xla_bytes, a.xla_values, a.ours_index,
                     CsvField(a.ours_kind), a.ours_bytes, a.ours_values, CsvField(a.example_value));
+  }
+  // The peaks (XLA's from its traces; ours by the same measure on the model) and XLA's bytes
+  // per memory space, as the text and JSON give them.
+  std::string peaks;
+  if (c.xla_peak_bytes) {
+    peaks += fmt::format("{},xla_peak,{}\n", CsvField(c.module), *c.xla_peak_bytes);
+  }
+  if (c.xla_peak_unpadded_bytes) {
+    peaks +=
+        fmt::format("{},xla_peak_unpadded,{}\n", CsvField(c.module), *c.xla_peak_unpadded_bytes);
+  }
+  if (c.modeled_xla_peak_bytes) {
+    peaks += fmt::format("{},modeled_xla_peak,{}\n", CsvField(c.module), *c.modeled_xla_peak_bytes);
+    peaks += fmt::format("{},modeled_xla_peak_static,{}\n", CsvField(c.module),
+                         c.modeled_xla_peak_static_bytes.value_or(0));
+  }
+  if (!peaks.empty()) out += "\nmodule,peak,bytes\n" + peaks;
+  if (!c.xla_memory_spaces.empty()) {
+    out += "\nmodule,xla_memory_space,total_bytes,allocations,live_throughout_bytes\n";
+    for (const XlaMemorySpaceTotals& m : c.xla_memory_spaces) {
+      out += fmt::format("{},{},{},{},{}\n", CsvField(c.module), m.memory_space, m.total_bytes,
+                         m.allocations, m.indefinite_bytes);
+    }
   }
   out += "\nmodule,difference,value,bytes,xla,ours\n";
   for (const XlaValueDifference& d : c.differences) {
@@ -318,6 +353,16 @@ void AppendXlaComparisonHtml(const XlaAssignmentComparison& c, const ModuleMemor
         c.xla_peak_unpadded_bytes
             ? BytesCell(*c.xla_peak_unpadded_bytes) + " unpadded"
             : "unpadded not known (" + HtmlEscape(c.xla_peak_unpadded_unknown) + ")");
+  }
+  if (c.modeled_xla_peak_bytes) {
+    out += fmt::format(
+        "<p class=\"modeled-xla-peak\">our model's peak (XLA's measure, on the model's heap "
+        "trace): {} padded, {} live throughout{}</p>\n",
+        BytesCell(*c.modeled_xla_peak_bytes),
+        BytesCell(c.modeled_xla_peak_static_bytes.value_or(0)),
+        c.xla_peak_bytes ? "; " + SignedBytesCell(*c.modeled_xla_peak_bytes - *c.xla_peak_bytes) +
+                               " beside XLA's"
+                         : std::string());
   }
   if (!c.xla_memory_spaces.empty()) {
     out +=

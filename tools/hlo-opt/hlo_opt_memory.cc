@@ -243,8 +243,11 @@ void AddModelFlags(FlagTable& table, MemoryFlags& flags) {
              .placeholder = "liveness|xla",
              .help = "xla (default): as XLA's heap simulator counts - constants are\n"
                      "their own allocations, a result may take over an operand's\n"
-                     "buffer that dies there; liveness: every buffer from definition\n"
-                     "to last use. Both report the best-fit heap and its layout.",
+                     "buffer that dies there; beside each module's timeline peak,\n"
+                     "the peak as XLA counts it (its ComputePeakMemory on our model\n"
+                     "of its buffer assignment; JSON modeled_xla_peak_bytes);\n"
+                     "liveness: every buffer from definition to last use. Both\n"
+                     "report the best-fit heap and its layout.",
              .handler = [&o](std::optional<std::string_view> value) {
                if (value == "xla") {
                  o.model = MemoryOptions::Model::kXla;

@@ -272,6 +272,10 @@ MemoryReport EveryFieldReport(int64_t peak) {
   m.device_peak_instruction = "c";
   m.host_peak_bytes = 16;
   m.host_peak_instruction = "b";
+  m.modeled_xla_peak_bytes = peak - 4;
+  m.modeled_xla_peak_static_bytes = 8;
+  // Set only when the figure is missing; here beside it, so that the field is exercised.
+  m.modeled_xla_peak_unknown = "the model refused the module";
   m.callee_peaks = {{.computation = "body",
                      .caller = "w",
                      .peak_bytes = 48,
@@ -335,6 +339,8 @@ std::vector<XlaAssignmentComparison> EveryFieldXlaComparison() {
   c.xla_peak_unpadded_bytes = 18;
   // Never beside an unpadded figure in a real comparison; set here so that the field is held.
   c.xla_peak_unpadded_unknown = "logical buffer 3: no shape";
+  c.modeled_xla_peak_bytes = 20;
+  c.modeled_xla_peak_static_bytes = 12;
   c.xla_memory_spaces = {
       {.memory_space = 1, .total_bytes = 12, .indefinite_bytes = 4, .allocations = 2}};
   return {c};
