@@ -603,7 +603,7 @@ void FillSummary(const Module& module, const MemoryOptions& options, ModuleProfi
 // it is scheduled, else in the topological order: the figure is given only when that is the
 // order the report's timeline is on.
 void FillModeledXlaPeak(const Module& module, const MemoryOptions& options, ModuleMemory& memory) {
-  if (options.model != MemoryOptions::Model::kXla) return;
+  if (options.model != MemoryOptions::Model::kXla || !options.modeled_xla_peak) return;
   if (!module.is_scheduled() && options.schedule != ScheduleKind::kText) {
     memory.modeled_xla_peak_unknown = fmt::format(
         "XLA's buffer assignment is modeled on the topological order of an unscheduled module, "

@@ -102,6 +102,10 @@ struct MemoryOptions {
   // Keep the largest buffers' boxes (ModuleMemory::heap_boxes) that the HTML page draws. Off
   // when nothing draws them: they cost a name, a shape and an op name per box.
   bool heap_boxes = true;
+  // Under kXla, also lay the module out as XLA's buffer assignment would (AssignLikeXla) and
+  // count its peak as XLA's ComputePeakMemory does (ModuleMemory::modeled_xla_peak_bytes).
+  // Off by default: the layout costs several times the profile itself (4.5x on Mixtral 8x7B).
+  bool modeled_xla_peak = false;
 };
 
 // What a buffer live at a peak is.

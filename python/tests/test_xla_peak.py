@@ -49,3 +49,18 @@ def test_text_module_has_no_xla_peak(corpus):
     # A module read as HLO text has no heap traces: no XLA assignment, so no peak.
     m = hloscope.load(hloscope.load(corpus / TRAIN_STEP).print())
     assert m.memory_report().modules[0].xla_buffer_assignment is None
+
+
+def test_modeled_xla_peak_only_when_asked_for_or_beside_xlas(corpus, hlo_opt):
+    # Our model's peak as XLA counts it lays the whole module out: a plain report of a text
+    # module leaves it out; xla_peak=True (hlo-opt --xla-peak) asks for it, with the CLI's
+    # figure; beside XLA's own assignment (the .hlo.pb) it is there unasked, equal to XLA's.
+    text = hloscope.load(corpus / TRAIN_STEP).print()
+    plain = hloscope.load(text).memory_report().modules[0]
+    assert not plain.has_modeled_xla_peak and plain.modeled_xla_peak_unknown == ""
+    asked = hloscope.load(text).memory_report(xla_peak=True).modules[0]
+    assert asked.has_modeled_xla_peak and isinstance(asked.modeled_xla_peak_bytes, int)
+    beside = hloscope.load(corpus / TRAIN_STEP).memory_report()
+    xla = beside.modules[0].xla_buffer_assignment
+    assert beside.modules[0].has_modeled_xla_peak
+    assert beside.modules[0].modeled_xla_peak_bytes == xla.xla_peak_bytes

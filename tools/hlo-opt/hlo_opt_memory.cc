@@ -291,6 +291,12 @@ void AddModelFlags(FlagTable& table, MemoryFlags& flags) {
 
 // Our model of XLA's buffer assignment.
 void AddBufferAssignmentFlags(FlagTable& table, MemoryFlags& flags) {
+  table.Add(SwitchFlag({"--xla-peak"}, &flags.options.modeled_xla_peak,
+                       "With the memory report under --memory-model=xla: also the peak as\n"
+                       "XLA counts it (its ComputePeakMemory on our model of its buffer\n"
+                       "assignment), beside the timeline's. Automatic with --buffer-assignment\n"
+                       "and beside XLA's own assignment; it lays the whole module out, several\n"
+                       "times the profile's work on a large module."));
   table.Add({.names = {"--buffer-assignment"},
              .help = "With the memory report (implies --memory-report): the entry's\n"
                      "memory in XLA's BufferAssignment stats categories; in text, then\n"
@@ -712,6 +718,8 @@ int RunMemoryReport(const std::vector<MemoryInput>& inputs, bool split_input_fil
   }
   MemoryOptions options = flags.options;
   options.list_allocations = xla != nullptr;
+  // Beside XLA's assignment or the listing of ours the model runs anyway.
+  options.modeled_xla_peak = options.modeled_xla_peak || xla != nullptr || flags.buffer_assignment;
   options.heap_boxes = flags.format == MemoryFormat::kHtml;  // only the page draws them
   // The passes change modules in place and the report points into them: a second copy. With
   // --assume-donated the second copy is the what-if (donated, then the passes), and the first

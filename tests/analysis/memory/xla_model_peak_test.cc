@@ -138,15 +138,23 @@ MemoryOptions Options(MemoryOptions::Model model, ScheduleKind schedule = Schedu
   MemoryOptions o;
   o.model = model;
   o.schedule = schedule;
+  o.modeled_xla_peak = true;
   return o;
 }
 
-// The memory report under the xla model gives the figure beside the timeline's peak; under
-// liveness it gives none, and on an unscheduled module laid out by another schedule than the
-// model's topological order it says why not.
+// Asked for (MemoryOptions::modeled_xla_peak, hlo-opt --xla-peak), the memory report under the
+// xla model gives the figure beside the timeline's peak; under liveness it gives none, and on
+// an unscheduled module laid out by another schedule than the model's topological order it
+// says why not. Not asked for, it gives nothing and says nothing.
 TEST(XlaModelPeak, TheReportGivesItUnderTheXlaModelOnly) {
   std::unique_ptr<Module> m = Parse(kShare);
   ASSERT_NE(m, nullptr);
+  MemoryOptions unasked = Options(MemoryOptions::Model::kXla);
+  unasked.modeled_xla_peak = false;
+  absl::StatusOr<MemoryReport> plain = ProfileModule(*m, unasked);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_FALSE(plain->modules[0].modeled_xla_peak_bytes.has_value());
+  EXPECT_EQ(plain->modules[0].modeled_xla_peak_unknown, "");
   absl::StatusOr<MemoryReport> xla = ProfileModule(*m, Options(MemoryOptions::Model::kXla));
   ASSERT_TRUE(xla.ok()) << xla.status();
   ASSERT_TRUE(xla->modules[0].modeled_xla_peak_bytes.has_value());
