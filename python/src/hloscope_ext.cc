@@ -312,8 +312,8 @@ MemoryReportResult MemoryReportOf(const std::shared_ptr<PyModule>& module,
       MemoryOptions options = f.memory.options;
       options.list_allocations = !xla_contents.empty();
       // As hlo-opt: beside XLA's assignment or the listing of ours the model runs anyway.
-      options.modeled_xla_peak = options.modeled_xla_peak || !xla_contents.empty() ||
-                                 f.memory.buffer_assignment;
+      options.modeled_xla_peak =
+          options.modeled_xla_peak || !xla_contents.empty() || f.memory.buffer_assignment;
       const std::vector<const Module*> after_modules = {after.get()};
       const std::string label = !f.memory.assume_donated
                                     ? passes
