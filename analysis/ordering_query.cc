@@ -157,9 +157,7 @@ class Resolver {
  public:
   Resolver(const DataflowAnalysis& flow, const OrderingQuery& query) : flow_(flow), query_(query) {
     for (const Computation* c : flow.module().computations()) {
-      for (const Instruction* i : c->instructions()) {
-        if (!by_name_.try_emplace(i->name(), i).second) again_.try_emplace(i->name(), i);
-      }
+      for (const Instruction* i : c->instructions()) by_name_.try_emplace(i->name(), i);
     }
   }
 
@@ -168,14 +166,6 @@ class Resolver {
     if (it == by_name_.end()) {
       return Error(fmt::format("no instruction named '{}' in module {}", arg.instruction,
                                flow_.module().name()));
-    }
-    // Our parser scopes names by computation, as XLA's does, but XLA then makes every name
-    // unique in the module: answering for the first of two would answer a question not asked.
-    if (auto again = again_.find(arg.instruction); again != again_.end()) {
-      return Error(fmt::format(
-          "'{}' names an instruction of computation {} and one of computation {}; rename one "
-          "(XLA names every instruction of a module once)",
-          arg.instruction, it->second->parent()->name(), again->second->parent()->name()));
     }
     return it->second;
   }
@@ -225,8 +215,6 @@ class Resolver {
   const DataflowAnalysis& flow_;
   const OrderingQuery& query_;
   absl::flat_hash_map<std::string_view, const Instruction*> by_name_;
-  // The second instruction of each name that more than one instruction has.
-  absl::flat_hash_map<std::string_view, const Instruction*> again_;
 };
 
 std::string UsesLine(const DataflowAnalysis& flow, const ValueLiveness& live, ValueId v) {

@@ -63,8 +63,7 @@ struct OrderingQuery {
 // worded for the flag ("option '--ordering-query' ...").
 absl::StatusOr<OrderingQuery> ParseOrderingQuery(std::string_view text);
 
-// One line per query, in order. A name the module lacks or gives to instructions of two
-// computations (XLA would have renamed one), an index its shape lacks, an operand
+// One line per query, in order. A name the module lacks, an index its shape lacks, an operand
 // number past the instruction's operands, or a value position holding several values (the
 // union form) is InvalidArgument naming the query; nothing is answered then.
 absl::StatusOr<std::string> AnswerOrderingQueries(const DataflowAnalysis& flow,
