@@ -77,6 +77,19 @@ absl::StatusOr<std::vector<Bytes>> EvalScatter(const Instruction& instr,
   for (int64_t d = 0; d < os.rank(); ++d) {
     if (!Contains(inserted, d) && !Contains(batching, d)) operand_window.push_back(d);
   }
+  if (!ok) return Misfit(instr);
+  // The rank check above counts inserted and batching dims apart; a dim in both (or repeated
+  // in one) leaves more operand window dims than update window dims. XLA's shape inference
+  // (InferScatterShape at ROCm/xla 183fa00cb5) refuses a repeat but not a dim in both, and
+  // our verifier keeps the dimension numbers as text; the window walk below pairs them one
+  // to one.
+  if (operand_window.size() != window_dims.size()) {
+    return absl::InvalidArgumentError(
+        StrCat("cannot run %", instr.name(), ": scatter leaves ", operand_window.size(),
+               " operand dimensions for its ", window_dims.size(),
+               " update_window_dims (an operand dimension is both in inserted_window_dims and "
+               "input_batching_dims, or repeated)"));
+  }
   for (size_t w = 0; ok && w < window_dims.size(); ++w) {
     ok = us.dims[static_cast<size_t>(window_dims[w])] <=
          os.dims[static_cast<size_t>(operand_window[w])];

@@ -355,6 +355,14 @@ absl::Status CheckGatherOrScatter(const Instruction& instr, const VerifierOption
   // operand 0).
   const Shape& in_ref = instr.operand(reference)->shape();
   const Shape& out_ref = *ResultFor(out, reference, n);
+  // The result keeps the operand's rank; dimension d is read from both before the shapes are
+  // compared whole below.
+  if (out_ref.rank() != in_ref.rank()) {
+    return InstrError(
+        instr, StrCat(op(), " ", element_of(reference), "shape ", ShapeText(out_ref), " has rank ",
+                      out_ref.rank(), ", but ", OperandRef(instr, reference), " shape ",
+                      ShapeText(in_ref), " has rank ", in_ref.rank()));
+  }
   const int64_t small = gather ? in_ref.dims[d] : out_ref.dims[d];
   const int64_t large = gather ? out_ref.dims[d] : in_ref.dims[d];
   int64_t implied = 0;

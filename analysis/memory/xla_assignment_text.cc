@@ -66,6 +66,11 @@ std::string XlaAssignmentStatsString(const XlaModelTotals& t) {
 
 std::string XlaAssignmentToString(const XlaModelAssignment& assignment) {
   std::string out;
+  // A wrapped tuple table (buffer -1: no value of ours) carries the id of the async-start's
+  // {1} value it stands beside, which keeps it in that value's place in the listing; it is
+  // printed under an id past all of ours, since XLA's layout gives each value its own and the
+  // reader of XLA's text refuses one assigned twice.
+  int64_t next_table_id = static_cast<int64_t>(assignment.value_allocation.size());
   for (const XlaModelAllocation& a : assignment.allocations) {
     out += fmt::format("allocation {}: size {}", a.index, a.size);
     if (a.memory_space != 0) out += fmt::format(", color {}", a.memory_space);
@@ -84,7 +89,8 @@ std::string XlaAssignmentToString(const XlaModelAssignment& assignment) {
     std::sort(values.begin(), values.end(),
               [](const XlaModelValue* x, const XlaModelValue* y) { return x->id < y->id; });
     for (const XlaModelValue* v : values) {
-      out += fmt::format(" value: <{} {}{} @{}> (size={},offset={}): {}\n", v->id, v->name,
+      const int64_t id = v->buffer == -1 ? next_table_id++ : v->id;
+      out += fmt::format(" value: <{} {}{} @{}> (size={},offset={}): {}\n", id, v->name,
                          v->phi ? " (phi)" : "", a.memory_space, v->size, v->offset, v->shape);
     }
   }

@@ -142,6 +142,13 @@ absl::Status ParseValueLine(LineCursor& c, const XlaAllocation& a, XlaAssignedVa
   }
   v->instruction = std::string(name);
   if (c.Rest().starts_with("{") && !c.Index(&v->index)) return c.Error("expected a shape index");
+  // Our model of XLA's assignment lists the table of a tuple-shaped op that an async-start
+  // wraps as `<start>{1}.wrapped` (xla_assignment_model.cc): one name, as the module mapping
+  // (MapXlaBufferAssignmentOntoModule) names XLA's own value of that table, not an index.
+  if (v->index == std::vector<int64_t>{1} && c.Consume(".wrapped")) {
+    v->instruction += "{1}.wrapped";
+    v->index.clear();
+  }
   c.Consume(" (phi)");
   if (c.Consume(" @")) {
     int64_t color = 0;

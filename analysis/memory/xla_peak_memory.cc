@@ -130,6 +130,7 @@ absl::Status BufferError(std::string what) { return absl::InvalidArgumentError(s
 // XLA's Buffer of the replay: a logical buffer's two sizes, its references and, once it
 // shares another's region, that buffer.
 struct ReplayBuffer {
+  int64_t id = 0;
   int64_t size = 0;
   int64_t unpadded_size = 0;
   int ref_count = 0;
@@ -170,7 +171,8 @@ absl::StatusOr<XlaPeakMemory> Replay(const xla_ba::BufferAssignmentProto& proto,
       return BufferError(fmt::format("logical buffer {} has a negative size {}", b.id(), b.size()));
     }
     auto unpadded = unpadded_sizes.find(b.id());
-    buffers.push_back({.size = b.size(),
+    buffers.push_back({.id = b.id(),
+                       .size = b.size(),
                        .unpadded_size = unpadded == unpadded_sizes.end() ? 0 : unpadded->second});
     by_id[b.id()] = &buffers.back();  // a repeated id: the last one, as XLA's map keeps
   }
@@ -203,8 +205,21 @@ absl::StatusOr<XlaPeakMemory> Replay(const xla_ba::BufferAssignmentProto& proto,
     }
     return it->second;
   };
-  auto root_of = [](ReplayBuffer* b) {
-    while (b->underlying != nullptr) b = b->underlying;
+  // The root of a buffer's chain of shares. A share points at a root, so the one cycle a
+  // trace can make is a buffer sharing its own region (SHARE_WITH of itself, or of a buffer
+  // that shares its region); XLA's walk to the root then never ends, here it is an error.
+  auto root_of = [](ReplayBuffer* b, const xla_ba::HeapSimulatorEvent& event,
+                    std::string_view what) -> absl::StatusOr<ReplayBuffer*> {
+    while (b->underlying != nullptr) {
+      if (b->underlying == b) {
+        return BufferError(fmt::format(
+            "a heap-simulator event ({} logical buffer {}) walks the shares to logical buffer "
+            "{}, which an earlier SHARE_WITH made share its own region: XLA's replay never "
+            "ends there",
+            what, event.buffer_id(), b->id));
+      }
+      b = b->underlying;
+    }
     return b;
   };
   for (const xla_ba::HeapSimulatorTrace& trace : proto.heap_simulator_traces()) {
@@ -218,7 +233,9 @@ absl::StatusOr<XlaPeakMemory> Replay(const xla_ba::BufferAssignmentProto& proto,
           }
           break;
         case xla_ba::HeapSimulatorEvent::FREE: {
-          ReplayBuffer* root = root_of(*buffer);
+          absl::StatusOr<ReplayBuffer*> found = root_of(*buffer, event, "FREE of");
+          if (!found.ok()) return found.status();
+          ReplayBuffer* root = *found;
           (*buffer)->underlying = nullptr;  // it no longer shares
           if (--root->ref_count == 0) running.Subtract(*root);
           break;
@@ -227,7 +244,9 @@ absl::StatusOr<XlaPeakMemory> Replay(const xla_ba::BufferAssignmentProto& proto,
           absl::StatusOr<ReplayBuffer*> shared =
               find(event.share_with_canonical_id(), " (as the buffer shared with)");
           if (!shared.ok()) return shared.status();
-          ReplayBuffer* root = root_of(*shared);
+          absl::StatusOr<ReplayBuffer*> found = root_of(*shared, event, "SHARE_WITH by");
+          if (!found.ok()) return found.status();
+          ReplayBuffer* root = *found;
           (*buffer)->underlying = root;
           if (++root->ref_count == 1) {
             if (absl::Status s = running.Add(*root); !s.ok()) return s;

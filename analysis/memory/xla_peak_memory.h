@@ -19,7 +19,8 @@
 //    shape when it has no element i; a tuple counts 8 bytes per element (its table).
 // Where XLA would crash or read past an array (an event naming an undefined buffer, a buffer
 // defined at an instruction id the module lacks, a malformed shape, a negative size or
-// index), these return an error naming it instead. An allocation that names an undefined
+// index), or loop forever (an event walking the shares to a buffer that shares its own
+// region), these return an error naming it instead. An allocation that names an undefined
 // logical buffer is skipped, as XLA skips it.
 #pragma once
 

@@ -423,5 +423,44 @@ ENTRY main {
   }
 }
 
+// Fuzz round 10: a scatter whose operand dimension 0 is both an inserted window dim and an
+// input batching dim verifies (XLA's InferScatterShape counts the two lists apart and does not
+// refuse the overlap), and leaves operand dim 1 as a window dim with no update window dim to
+// walk it: the interpreter read update_window_dims past its end (ASan: heap-buffer-overflow in
+// EvalScatter). The fuzzer's input was XLA's EvaluateScatter_ExplicitBatchDims with
+// inserted_window_dims={0} beside input_batching_dims={0,3}. Refused in both modes.
+TEST(EvalFuzzRegressions, ScatterDimensionBothInsertedAndBatchingIsRefused) {
+  std::unique_ptr<Module> m = testing::Parse(R"(HloModule m
+add {
+  x = s32[] parameter(0)
+  y = s32[] parameter(1)
+  ROOT s = s32[] add(x, y)
+}
+
+ENTRY main {
+  input = s32[2,3] parameter(0)
+  indices = s32[2,1] parameter(1)
+  updates = s32[2] parameter(2)
+  ROOT s = s32[2,3] scatter(input, indices, updates), update_window_dims={},
+    inserted_window_dims={0}, scatter_dims_to_operand_dims={1}, index_vector_dim=1,
+    input_batching_dims={0}, scatter_indices_batching_dims={0}, to_apply=add
+})");
+  ASSERT_NE(m, nullptr);
+  ASSERT_TRUE(VerifyModule(*m).ok());
+  std::vector<Literal> args = RandomArguments(*m, 1);
+  for (EvalMode mode : {EvalMode::kValue, EvalMode::kBuffer}) {
+    EvalOptions options;
+    options.mode = mode;
+    absl::StatusOr<Literal> out = Evaluate(*m, args, options);
+    ASSERT_FALSE(out.ok());
+    EXPECT_NE(StatusText(out.status())
+                  .find("cannot run %s: scatter leaves 1 operand dimensions for its 0 "
+                        "update_window_dims (an operand dimension is both in "
+                        "inserted_window_dims and input_batching_dims, or repeated)"),
+              std::string::npos)
+        << StatusText(out.status());
+  }
+}
+
 }  // namespace
 }  // namespace hloscope::eval

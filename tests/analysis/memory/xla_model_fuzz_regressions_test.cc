@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "analysis/memory/xla_assignment_model.h"
+#include "analysis/memory/xla_buffer_assignment.h"
 #include "gtest/gtest.h"
 #include "hlo/parser.h"
 #include "hlo/verifier.h"
@@ -171,6 +172,46 @@ ENTRY e {
   EXPECT_EQ(heap.peak_bytes, 3072);
   EXPECT_EQ(heap.peak_instruction, "k");
   EXPECT_EQ(heap.heap_peak_values, (std::vector<std::string>{"u", "g", "k"}));
+}
+
+// Fuzz round 10, testdata/xla/dataflow/tuple_shaped_async_op.hlo (XLA's TupleShapedAsyncOp, a
+// seed): the model lists the table of the tuple-shaped custom-call that the start wraps as
+// `<async-start{1}.wrapped @0>`, and the reader of XLA's text stopped after the index
+// ("expected '> (size=BYTES,offset=BYTES):'"), and the table had the id of the start's {1}
+// ("value 3 is assigned twice"): the model's own listing did not read back. It reads back now
+// as one value named `async-start{1}.wrapped` (the name the module mapping gives XLA's own
+// value of that table) under an id of its own, with the model's totals.
+TEST(XlaModelFuzzRegressions, WrappedTupleTableReadsBack) {
+  std::unique_ptr<Module> m = ParseVerified(R"(
+HloModule module
+ENTRY entry {
+  p0 = f32[2,3] parameter(0)
+  async-start = ((f32[2,3]), (f32[2,3], f32[2,3]), u32[]) custom-call-start(p0), custom_call_target="foo"
+  async-update = ((f32[2,3]), (f32[2,3], f32[2,3]), u32[]) custom-call-update(async-start)
+  ROOT async-done = (f32[2,3], f32[2,3]) custom-call-done(async-update)
+})");
+  ASSERT_NE(m, nullptr);
+  absl::StatusOr<XlaModelAssignment> a = AssignLikeXla(*m, {.alignment = 256});
+  ASSERT_TRUE(a.ok()) << StatusText(a.status());
+  const std::string listing = XlaAssignmentToString(*a);
+  ASSERT_NE(listing.find(" async-start{1}.wrapped @0>"), std::string::npos) << listing;
+  absl::StatusOr<XlaBufferAssignment> read = ParseXlaBufferAssignment(listing, "listing");
+  ASSERT_TRUE(read.ok()) << StatusText(read.status()) << "\n" << listing;
+  // The table and the start's {1} each read back once, under ids of their own.
+  const XlaAssignedValue* wrapped = nullptr;
+  const XlaAssignedValue* start_table = nullptr;
+  for (const XlaAllocation& alloc : read->allocations) {
+    for (const XlaAssignedValue& v : alloc.values) {
+      if (v.instruction == "async-start{1}.wrapped") wrapped = &v;
+      if (v.instruction == "async-start" && v.index == std::vector<int64_t>{1}) start_table = &v;
+    }
+  }
+  ASSERT_NE(wrapped, nullptr) << listing;
+  ASSERT_NE(start_table, nullptr) << listing;
+  EXPECT_TRUE(wrapped->index.empty());
+  EXPECT_NE(wrapped->id, start_table->id);
+  EXPECT_EQ(read->Totals().total_bytes, a->totals.total_bytes);
+  EXPECT_EQ(read->allocations.size(), a->allocations.size());
 }
 
 }  // namespace
