@@ -680,24 +680,6 @@ RunFlags ParseRunArgs(const std::vector<std::string>& args, std::string_view wha
   return f;
 }
 
-eval::EvalOptions RunOptions(const RunFlags& flags, eval::EvalMode mode) {
-  eval::EvalOptions options;
-  options.mode = mode;
-  options.dataflow = flags.dataflow;
-  options.max_bytes = flags.max_bytes;
-  options.max_steps = flags.max_steps;
-  options.rng_seed = flags.rng_seed;
-  options.host_io = flags.host_io;
-  options.host_io_seed = flags.seed;
-  options.elided_constants = flags.elided_constants;
-  options.elided_constants_seed = flags.seed;
-  options.custom_calls = flags.custom_calls;
-  options.mixed_precision = flags.mixed_precision;
-  options.rng_default = flags.rng_default;
-  options.rng_empty_range = flags.rng_empty_range;
-  return options;
-}
-
 // A fresh copy of the module with hlo-run's --assume-donated applied (the run's buffer mode
 // gives a donated parameter's storage to its output); the Python Module stays as loaded.
 std::unique_ptr<Module> RunnableCopy(const PyModule& m, const RunFlags& flags) {
@@ -752,7 +734,7 @@ std::vector<std::vector<eval::Literal>> ReplicaArguments(
 absl::StatusOr<std::vector<eval::Literal>> Execute(
     const Module& module, const std::vector<std::vector<eval::Literal>>& args,
     const RunFlags& flags, eval::EvalMode mode, std::vector<eval::OutsideWrite>* writes) {
-  eval::EvalOptions options = RunOptions(flags, mode);
+  eval::EvalOptions options = EvalOptionsOf(flags, mode);
   options.outside_writes = writes;
   if (flags.replicas > 0) return eval::EvaluateReplicas(module, args, options);
   absl::StatusOr<eval::Literal> out = eval::Evaluate(module, args[0], options);
@@ -768,7 +750,7 @@ py::object RunModule(const PyModule& m, const std::vector<std::string>& args,
                      const std::optional<std::vector<std::string>>& arguments) {
   const RunFlags flags = ParseRunArgs(args, "run");
   std::unique_ptr<Module> module = RunnableCopy(m, flags);
-  if (absl::Status s = eval::CheckRunnable(*module, RunOptions(flags, flags.mode)); !s.ok()) {
+  if (absl::Status s = eval::CheckRunnable(*module, EvalOptionsOf(flags, flags.mode)); !s.ok()) {
     RaiseCannotRun(s);
   }
   const std::vector<std::vector<eval::Literal>> inputs =
@@ -799,26 +781,12 @@ py::dict CompareModules(const PyModule& a, const PyModule& b, const std::vector<
   std::unique_ptr<Module> ma = RunnableCopy(a, flags);
   std::unique_ptr<Module> mb = RunnableCopy(b, flags);
   for (const Module* m : {ma.get(), mb.get()}) {
-    if (absl::Status s = eval::CheckRunnable(*m, RunOptions(flags, flags.mode_a)); !s.ok()) {
+    if (absl::Status s = eval::CheckRunnable(*m, EvalOptionsOf(flags, flags.mode_a)); !s.ok()) {
       RaiseCannotRun(s);
     }
   }
-  const Computation& ea = *ma->entry();
-  const Computation& eb = *mb->entry();
-  bool same = ea.parameter_count() == eb.parameter_count();
-  for (int64_t i = 0; same && i < ea.parameter_count(); ++i) {
-    same = ea.parameter(i)->shape().Compatible(eb.parameter(i)->shape());
-  }
-  if (!same) {
-    std::string sa, sb;
-    for (const Instruction* p : ea.parameters())
-      sa += (sa.empty() ? "" : ", ") + p->shape().ToString(false);
-    for (const Instruction* p : eb.parameters())
-      sb += (sb.empty() ? "" : ", ") + p->shape().ToString(false);
-    Raise(absl::InvalidArgumentError(fmt::format(
-              "cannot compare: the entry parameters differ: {} takes ({}), {} takes ({})", a.label,
-              sa, b.label, sb)),
-          "run");
+  if (absl::Status s = CheckComparableEntries(*ma, a.label, *mb, b.label); !s.ok()) {
+    Raise(s, "run");
   }
   const std::vector<std::vector<eval::Literal>> inputs = ReplicaArguments(*ma, arguments, flags);
   absl::StatusOr<std::vector<eval::Literal>> out_a, out_b;

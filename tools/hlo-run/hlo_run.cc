@@ -102,24 +102,6 @@ absl::StatusOr<std::vector<eval::Literal>> Arguments(const RunFlags& flags, cons
   return ParseInputs(text, flags.inputs, module);
 }
 
-eval::EvalOptions Options(const RunFlags& flags, eval::EvalMode mode) {
-  eval::EvalOptions options;
-  options.mode = mode;
-  options.dataflow = flags.dataflow;
-  options.max_bytes = flags.max_bytes;
-  options.max_steps = flags.max_steps;
-  options.rng_seed = flags.rng_seed;
-  options.host_io = flags.host_io;
-  options.host_io_seed = flags.seed;
-  options.elided_constants = flags.elided_constants;
-  options.elided_constants_seed = flags.seed;
-  options.custom_calls = flags.custom_calls;
-  options.mixed_precision = flags.mixed_precision;
-  options.rng_default = flags.rng_default;
-  options.rng_empty_range = flags.rng_empty_range;
-  return options;
-}
-
 // --host-io=seeded: the run's writes to outside, after the outputs (eval/host_io.h's form).
 std::string OutsideWritesText(const RunFlags& flags,
                               const std::vector<eval::OutsideWrite>& writes) {
@@ -146,7 +128,7 @@ int RunReplicas(const RunFlags& flags, const Module& module) {
     args.push_back(*std::move(a));
   }
   std::vector<eval::OutsideWrite> writes;
-  eval::EvalOptions options = Options(flags, flags.mode);
+  eval::EvalOptions options = EvalOptionsOf(flags, flags.mode);
   options.outside_writes = &writes;
   absl::StatusOr<std::vector<eval::Literal>> outs = eval::EvaluateReplicas(module, args, options);
   if (!outs.ok()) return CannotRun(outs.status());
@@ -161,14 +143,14 @@ int RunOne(const RunFlags& flags) {
   int code = 0;
   std::unique_ptr<LoadedModule> a = Load(flags, flags.file, &code);
   if (a == nullptr) return code;
-  if (absl::Status s = eval::CheckRunnable(*a->module, Options(flags, flags.mode)); !s.ok())
+  if (absl::Status s = eval::CheckRunnable(*a->module, EvalOptionsOf(flags, flags.mode)); !s.ok())
     return CannotRun(s);
   if (flags.replicas > 0) return RunReplicas(flags, *a->module);
   absl::StatusOr<std::vector<eval::Literal>> args = Arguments(flags, *a->module, &code);
   if (!args.ok())
     return code == kRunBadUsage ? UsageError(StatusText(args.status())) : CannotRun(args.status());
   std::vector<eval::OutsideWrite> writes;
-  eval::EvalOptions options = Options(flags, flags.mode);
+  eval::EvalOptions options = EvalOptionsOf(flags, flags.mode);
   options.outside_writes = &writes;
   absl::StatusOr<eval::Literal> out = eval::Evaluate(*a->module, *args, options);
   if (!out.ok()) return CannotRun(out.status());
@@ -197,26 +179,11 @@ PairResult CannotRunResult(std::string_view context, const absl::Status& s) {
 PairResult ComparePair(const RunFlags& flags, const Module& a, const Module& b,
                        std::string_view context) {
   for (const Module* m : {&a, &b}) {
-    if (absl::Status s = eval::CheckRunnable(*m, Options(flags, flags.mode_a)); !s.ok())
+    if (absl::Status s = eval::CheckRunnable(*m, EvalOptionsOf(flags, flags.mode_a)); !s.ok())
       return CannotRunResult(context, s);
   }
-  const Computation& ea = *a.entry();
-  const Computation& eb = *b.entry();
-  bool same = ea.parameter_count() == eb.parameter_count();
-  for (int64_t i = 0; same && i < ea.parameter_count(); ++i) {
-    same = ea.parameter(i)->shape().Compatible(eb.parameter(i)->shape());
-  }
-  if (!same) {
-    std::string sa, sb;
-    for (const Instruction* p : ea.parameters())
-      sa += (sa.empty() ? "" : ", ") + p->shape().ToString(false);
-    for (const Instruction* p : eb.parameters())
-      sb += (sb.empty() ? "" : ", ") + p->shape().ToString(false);
-    return CannotRunResult(
-        context, absl::InvalidArgumentError(fmt::format(
-                     "cannot compare: the entry parameters differ: {} takes ({}), {} takes ({})",
-                     flags.file, sa, flags.file_b, sb)));
-  }
+  if (absl::Status s = CheckComparableEntries(a, flags.file, b, flags.file_b); !s.ok())
+    return CannotRunResult(context, s);
   // One argument list per replica (seed + R, as --replicas alone gives them); one without.
   std::vector<std::vector<eval::Literal>> args;
   for (int64_t r = 0; r < std::max<int64_t>(flags.replicas, 1); ++r) {
@@ -237,7 +204,7 @@ PairResult ComparePair(const RunFlags& flags, const Module& a, const Module& b,
   auto run =
       [&](const Module& m, eval::EvalMode mode,
           std::vector<eval::OutsideWrite>* writes) -> absl::StatusOr<std::vector<eval::Literal>> {
-    eval::EvalOptions options = Options(flags, mode);
+    eval::EvalOptions options = EvalOptionsOf(flags, mode);
     options.outside_writes = writes;
     if (flags.replicas > 0) return eval::EvaluateReplicas(m, args, options);
     absl::StatusOr<eval::Literal> out = eval::Evaluate(m, args[0], options);

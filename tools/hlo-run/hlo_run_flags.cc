@@ -4,6 +4,8 @@
 #include <utility>
 
 #include "fmt/format.h"
+#include "hlo/computation.h"
+#include "hlo/module.h"
 #include "support/status_text.h"
 #include "support/str_util.h"
 
@@ -376,6 +378,43 @@ std::optional<std::string> ParseRunFlags(int argc, char** argv, RunFlags* flags)
   flags->file = files[0];
   if (flags->compare) flags->file_b = files[1];
   return std::nullopt;
+}
+
+eval::EvalOptions EvalOptionsOf(const RunFlags& flags, eval::EvalMode mode) {
+  eval::EvalOptions options;
+  options.mode = mode;
+  options.dataflow = flags.dataflow;
+  options.max_bytes = flags.max_bytes;
+  options.max_steps = flags.max_steps;
+  options.rng_seed = flags.rng_seed;
+  options.host_io = flags.host_io;
+  options.host_io_seed = flags.seed;
+  options.elided_constants = flags.elided_constants;
+  options.elided_constants_seed = flags.seed;
+  options.custom_calls = flags.custom_calls;
+  options.mixed_precision = flags.mixed_precision;
+  options.rng_default = flags.rng_default;
+  options.rng_empty_range = flags.rng_empty_range;
+  return options;
+}
+
+absl::Status CheckComparableEntries(const Module& a, std::string_view label_a, const Module& b,
+                                    std::string_view label_b) {
+  const Computation& ea = *a.entry();
+  const Computation& eb = *b.entry();
+  bool same = ea.parameter_count() == eb.parameter_count();
+  for (int64_t i = 0; same && i < ea.parameter_count(); ++i) {
+    same = ea.parameter(i)->shape().Compatible(eb.parameter(i)->shape());
+  }
+  if (same) return absl::OkStatus();
+  std::string sa, sb;
+  for (const Instruction* p : ea.parameters())
+    sa += (sa.empty() ? "" : ", ") + p->shape().ToString(false);
+  for (const Instruction* p : eb.parameters())
+    sb += (sb.empty() ? "" : ", ") + p->shape().ToString(false);
+  return absl::InvalidArgumentError(
+      fmt::format("cannot compare: the entry parameters differ: {} takes ({}), {} takes ({})",
+                  label_a, sa, label_b, sb));
 }
 
 }  // namespace hloscope

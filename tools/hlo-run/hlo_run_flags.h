@@ -5,8 +5,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "analysis/dataflow_options.h"
 #include "eval/evaluator.h"
 #include "passes/assumed_donation.h"
@@ -52,6 +54,15 @@ struct RunFlags {
 
 // The table whose handlers fill `flags` (which must outlive it).
 FlagTable RunFlagTable(RunFlags& flags);
+
+// The interpreter's options for a run in `mode` under `flags` (hlo-run's and Python's
+// Module.run / Module.compare: one mapping, so a new run flag reaches both).
+eval::EvalOptions EvalOptionsOf(const RunFlags& flags, eval::EvalMode mode);
+
+// --compare runs B on A's arguments: an error naming both parameter lists (by `label_a` and
+// `label_b`) when B's entry parameters are not A's in number and shape, else OK.
+absl::Status CheckComparableEntries(const Module& a, std::string_view label_a, const Module& b,
+                                    std::string_view label_b);
 
 // The whole --help text.
 std::string RunHelp();
